@@ -1,0 +1,123 @@
+// Declares typed property keys (Property<T>) and the standard keys every device understands.
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "vireo/any.hpp"
+
+namespace vireo {
+
+enum class PropertyMutability { RO, RW };
+
+/// A property name with its mutability, as `supported_properties` lists them.
+class PropertyName : public std::string {
+public:
+    PropertyName(const std::string& name = {}, PropertyMutability mutability = PropertyMutability::RW)  // NOLINT
+        : std::string(name), m_mutability(mutability) {}
+    PropertyName(const char* name, PropertyMutability mutability = PropertyMutability::RW)  // NOLINT
+        : std::string(name), m_mutability(mutability) {}
+    bool is_mutable() const { return m_mutability == PropertyMutability::RW; }
+    PropertyMutability mutability() const { return m_mutability; }
+
+private:
+    PropertyMutability m_mutability;
+};
+
+/// A typed key. `key(value)` makes a {name, Any} pair for an AnyMap, so calls read
+///     core.compile_model(model, "TEMPLATE", {enable_profiling(true), num_streams(2)});
+///     bool on = compiled.get_property(enable_profiling);
+template <typename T, PropertyMutability M = PropertyMutability::RW>
+class Property {
+public:
+    using value_type = T;
+    constexpr explicit Property(const char* name) : m_name(name) {}
+    constexpr const char* name() const { return m_name; }
+    operator PropertyName() const { return PropertyName(m_name, M); }  // NOLINT
+    operator std::string() const { return m_name; }                   // NOLINT
+    template <typename... Args, PropertyMutability MM = M,
+              typename = std::enable_if_t<MM == PropertyMutability::RW>>
+    std::pair<std::string, Any> operator()(Args&&... args) const {
+        return {m_name, Any(T(std::forward<Args>(args)...))};
+    }
+
+private:
+    const char* m_name;
+};
+
+template <typename T, PropertyMutability M>
+bool operator==(const std::string& a, const Property<T, M>& b) { return a == b.name(); }
+
+// ---- Standard keys (each plugin may add its own, with its own prefix) ----
+
+/// Every property the object answers, with mutability.
+inline constexpr Property<std::vector<PropertyName>, PropertyMutability::RO> supported_properties{"SUPPORTED_PROPERTIES"};
+/// Instance ids a plugin serves ("0", "1"); the core lists "NAME.id" for each.
+inline constexpr Property<std::vector<std::string>, PropertyMutability::RO> available_devices{"AVAILABLE_DEVICES"};
+/// Directory for the model cache; empty disables caching.
+inline constexpr Property<std::string> cache_dir{"CACHE_DIR"};
+/// Collect per-op and per-stage timings for get_profiling_info().
+inline constexpr Property<bool> enable_profiling{"PERF_COUNT"};
+/// Number of parallel execution streams; 0 lets the performance hint decide.
+inline constexpr Property<int32_t> num_streams{"NUM_STREAMS"};
+/// Threads used for inference; 0 means all cores.
+inline constexpr Property<int32_t> inference_num_threads{"INFERENCE_NUM_THREADS"};
+/// How many requests the compiled model suggests running in parallel.
+inline constexpr Property<uint32_t, PropertyMutability::RO> optimal_number_of_infer_requests{"OPTIMAL_NUMBER_OF_INFER_REQUESTS"};
+inline constexpr Property<std::string, PropertyMutability::RO> model_name{"NETWORK_NAME"};
+/// Devices the compiled model runs on ("TEMPLATE", "MOCK_REMOTE.1").
+inline constexpr Property<std::vector<std::string>, PropertyMutability::RO> execution_devices{"EXECUTION_DEVICES"};
+/// True when the compiled model came from the model cache.
+inline constexpr Property<bool, PropertyMutability::RO> loaded_from_cache{"LOADED_FROM_CACHE"};
+
+namespace device {
+/// Instance id ("0", "1"); the core sets it from "NAME.N".
+inline constexpr Property<std::string> id{"DEVICE_ID"};
+inline constexpr Property<std::string, PropertyMutability::RO> full_name{"FULL_DEVICE_NAME"};
+/// What the device can do; see the capability names below.
+inline constexpr Property<std::vector<std::string>, PropertyMutability::RO> capabilities{"OPTIMIZATION_CAPABILITIES"};
+namespace capability {
+inline constexpr const char* kFP32 = "FP32";
+inline constexpr const char* kFP16 = "FP16";
+inline constexpr const char* kExportImport = "EXPORT_IMPORT";
+inline constexpr const char* kDynamicShapes = "DYNAMIC_SHAPES";
+inline constexpr const char* kStates = "STATES";
+inline constexpr const char* kRemoteTensors = "REMOTE_TENSORS";
+inline constexpr const char* kProfiling = "PROFILING";
+}  // namespace capability
+}  // namespace device
+
+namespace hint {
+enum class PerformanceMode { LATENCY, THROUGHPUT, CUMULATIVE_THROUGHPUT };
+std::ostream& operator<<(std::ostream& out, PerformanceMode mode);
+std::istream& operator>>(std::istream& in, PerformanceMode& mode);
+inline constexpr Property<PerformanceMode> performance_mode{"PERFORMANCE_HINT"};
+/// Upper bound on requests the application will run at once (0 = no limit).
+inline constexpr Property<uint32_t> num_requests{"PERFORMANCE_HINT_NUM_REQUESTS"};
+}  // namespace hint
+
+namespace log {
+enum class Level { NO, ERR, WARNING, INFO, DEBUG, TRACE };
+std::ostream& operator<<(std::ostream& out, Level level);
+std::istream& operator>>(std::istream& in, Level& level);
+inline constexpr Property<Level> level{"LOG_LEVEL"};
+}  // namespace log
+
+/// Finds `key` in `properties` and returns it as T, or `fallback` if absent. Throws
+/// InvalidArgument naming the key when the value does not convert.
+template <typename T>
+T get_or(const AnyMap& properties, const std::string& key, const T& fallback) {
+    auto it = properties.find(key);
+    if (it == properties.end()) return fallback;
+    try {
+        return it->second.as<T>();
+    } catch (const Exception& e) {
+        throw_error<InvalidArgument>("property ", key, ": ", e.what());
+    }
+}
+
+}  // namespace vireo

@@ -1,0 +1,100 @@
+// Declares IAsyncInferRequest: the asynchronous request as a pipeline of {executor, task}
+// stages, with the state machine every plugin shares.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "vireo/sdk/isync_infer_request.hpp"
+#include "vireo/sdk/itask_executor.hpp"
+
+namespace vireo::sdk {
+
+/// An asynchronous request. The derived class sets m_pipeline in its constructor: stages run in
+/// order, each on its executor; after the last stage (or the first failing one, or a cancel
+/// noticed between stages) the completion runs on the callback executor (inline if there is
+/// none): the state returns to idle, the user callback gets the error (or null), then wait()
+/// returns or rethrows.
+///
+/// States: idle -> busy (start_async/infer) -> idle. While busy, set_tensor/set_callback/
+/// start_async/infer throw Busy. cancel() while busy stops the pipeline before its next stage
+/// and asks the sync request to stop; wait() then throws Cancelled, and the request is idle
+/// and usable again. cancel() while idle does nothing.
+///
+/// The callback: called exactly once per start_async, never for infer(); it may call
+/// start_async() on its own request (chaining). An exception it throws is caught, logged and
+/// reported by the next wait() (it replaces a stage's success, never its error).
+///
+/// A derived class MUST call stop_and_wait() first thing in its destructor, so that no stage
+/// runs on a half-destroyed object. Destroying a running request is then safe: it waits.
+///
+/// Thread safety: all public methods may be called from any thread.
+class IAsyncInferRequest {
+public:
+    using Callback = std::function<void(std::exception_ptr)>;
+    using Stage = std::pair<std::shared_ptr<ITaskExecutor>, std::function<void()>>;
+    using Pipeline = std::vector<Stage>;
+
+    /// Default pipelines: one stage {task_executor, request->infer()} for start_async, and the
+    /// same task inline for infer().
+    IAsyncInferRequest(const std::shared_ptr<ISyncInferRequest>& request,
+                       const std::shared_ptr<ITaskExecutor>& task_executor,
+                       const std::shared_ptr<ITaskExecutor>& callback_executor);
+    virtual ~IAsyncInferRequest();
+
+    virtual void start_async();
+    /// Runs the sync pipeline in the caller's thread; throws the stage's error.
+    virtual void infer();
+    /// Waits for the last start_async; rethrows its error (Cancelled if cancelled). Returns at
+    /// once if nothing was started.
+    virtual void wait();
+    /// Like wait() with a timeout; false if still running. Throws InvalidArgument if negative.
+    virtual bool wait_for(std::chrono::milliseconds timeout);
+    virtual void cancel();
+    virtual void set_callback(Callback callback);
+
+    virtual Tensor get_tensor(const Output& port) const;
+    virtual void set_tensor(const Output& port, const Tensor& tensor);
+    virtual std::vector<Tensor> get_tensors(const Output& port) const;
+    virtual void set_tensors(const Output& port, const std::vector<Tensor>& tensors);
+    virtual std::vector<ProfilingInfo> get_profiling_info() const;
+    virtual std::vector<std::shared_ptr<IVariableState>> query_state() const;
+
+    const OutputVector& get_inputs() const { return m_sync_request->get_inputs(); }
+    const OutputVector& get_outputs() const { return m_sync_request->get_outputs(); }
+    const std::shared_ptr<ISyncInferRequest>& get_sync_request() const { return m_sync_request; }
+
+protected:
+    /// Waits for a running pipeline and refuses new starts. Call from the derived destructor.
+    void stop_and_wait();
+    /// Throws Busy if a pipeline is running.
+    void check_state() const;
+    /// True once cancel() was called on the running pipeline; stages of long work may poll it.
+    bool is_cancelled() const;
+
+    Pipeline m_pipeline;       ///< for start_async
+    Pipeline m_sync_pipeline;  ///< for infer(); run inline in order
+
+private:
+    enum class State { kIdle, kBusy, kCancelled, kStopped };
+    struct Run;  // one start_async: its result, completion flag and waiters
+
+    void run_stage(const std::shared_ptr<Run>& run, size_t stage);
+    void finish(const std::shared_ptr<Run>& run, std::exception_ptr error);
+
+    std::shared_ptr<ISyncInferRequest> m_sync_request;
+    std::shared_ptr<ITaskExecutor> m_callback_executor;
+    mutable std::mutex m_mutex;
+    std::condition_variable m_done_cv;
+    State m_state = State::kIdle;
+    Callback m_callback;
+    std::shared_ptr<Run> m_last_run;
+};
+
+}  // namespace vireo::sdk

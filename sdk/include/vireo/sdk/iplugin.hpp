@@ -1,0 +1,73 @@
+// Declares IPlugin, the object a backend module's entry point creates: one per registered device.
+#pragma once
+
+#include <istream>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "vireo/any.hpp"
+#include "vireo/model.hpp"
+#include "vireo/version.hpp"
+
+namespace vireo::sdk {
+
+class ICompiledModel;
+class IRemoteContext;
+
+/// Op friendly name -> device name that supports it.
+using SupportedOpsMap = std::map<std::string, std::string>;
+
+/// A device backend. The core creates it once per registered device name through the module's
+/// entry point (VIREO_DEFINE_PLUGIN), then calls set_device_name() and set_version().
+///
+/// Lifetime: every object a plugin returns (compiled models, requests, tensors, contexts,
+/// states) may outlive the Core and this IPlugin; the core keeps the module loaded for as long
+/// as any of them lives, so code and data of the module stay valid. A compiled model should
+/// hold the plugin (shared_from_this()) if it needs it later.
+///
+/// Thread safety: every method may be called from several threads at once.
+///
+/// Errors: throw vireo exceptions (InvalidArgument for bad properties or models, NotFound for
+/// unknown keys, NotImplemented for optional features). The core adds the device name.
+class IPlugin : public std::enable_shared_from_this<IPlugin> {
+public:
+    virtual ~IPlugin() = default;
+
+    /// Compiles `model` with `properties` (already merged by the core: call arguments over
+    /// per-device settings over plugins.xml defaults). The model is the caller's: clone it
+    /// before changing it.
+    virtual std::shared_ptr<ICompiledModel> compile_model(const std::shared_ptr<const Model>& model,
+                                                          const AnyMap& properties) const = 0;
+    /// Optional: compile for a specific remote context. Default throws NotImplemented.
+    virtual std::shared_ptr<ICompiledModel> compile_model(const std::shared_ptr<const Model>& model,
+                                                          const AnyMap& properties,
+                                                          const std::shared_ptr<IRemoteContext>& context) const;
+    /// Rebuilds a compiled model from what ICompiledModel::export_model wrote. Throws
+    /// InvalidArgument on a blob of another plugin, version or a damaged blob.
+    virtual std::shared_ptr<ICompiledModel> import_model(std::istream& blob, const AnyMap& properties) const = 0;
+    /// Which ops of `model` this device runs.
+    virtual SupportedOpsMap query_model(const std::shared_ptr<const Model>& model,
+                                        const AnyMap& properties) const = 0;
+    /// Sets device-wide properties. Throws NotFound for an unknown key (listing the supported
+    /// ones) and InvalidArgument for a bad value.
+    virtual void set_property(const AnyMap& properties) = 0;
+    /// Reads a property; `arguments` may qualify it (e.g. device::id). Throws NotFound.
+    virtual Any get_property(const std::string& name, const AnyMap& arguments) const = 0;
+    /// Optional remote-memory support. Defaults throw NotImplemented.
+    virtual std::shared_ptr<IRemoteContext> create_context(const AnyMap& params) const;
+    virtual std::shared_ptr<IRemoteContext> get_default_context(const AnyMap& params) const;
+
+    /// The name the device was registered under ("TEMPLATE"); set by the core.
+    const std::string& get_device_name() const { return m_device_name; }
+    void set_device_name(const std::string& name) { m_device_name = name; }
+    const Version& get_version() const { return m_version; }
+    void set_version(const Version& version) { m_version = version; }
+
+private:
+    // Identity only, set once by the core before any other call (as OpenVINO's IPlugin).
+    std::string m_device_name;
+    Version m_version;
+};
+
+}  // namespace vireo::sdk

@@ -1,0 +1,81 @@
+// Declares ISyncInferRequest: the plugin's synchronous request, with the tensor bookkeeping and
+// validation every plugin needs.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "vireo/model.hpp"
+#include "vireo/profiling_info.hpp"
+#include "vireo/tensor.hpp"
+
+namespace vireo::sdk {
+
+class ICompiledModel;
+class IVariableState;
+
+/// Base of a plugin's synchronous request. It owns one tensor slot per input and output port,
+/// finds ports (by handle, or by index and names for handles from another copy of the model),
+/// and validates every tensor a user sets:
+/// - unknown port: NotFound naming the port;
+/// - element type differs from the port's: InvalidArgument with both types;
+/// - shape does not fit the port's partial shape: InvalidArgument with both shapes;
+/// - a host tensor without memory: InvalidArgument.
+/// A tensor that passes is stored as given (zero copy); the plugin reads it in infer().
+///
+/// A plugin derives, allocates its tensors in its constructor (allocate_tensor), and implements
+/// infer(), get_profiling_info() and query_state(). Not thread-safe: the async request
+/// serialises access.
+class ISyncInferRequest {
+public:
+    explicit ISyncInferRequest(const std::shared_ptr<const ICompiledModel>& compiled_model);
+    virtual ~ISyncInferRequest();
+
+    /// Runs one inference on the current tensors.
+    virtual void infer() = 0;
+    virtual std::vector<ProfilingInfo> get_profiling_info() const = 0;
+    virtual std::vector<std::shared_ptr<IVariableState>> query_state() const = 0;
+    /// Asks a running infer() to stop soon (between ops). Default: nothing to stop.
+    virtual void cancel() {}
+
+    Tensor get_tensor(const Output& port) const;
+    void set_tensor(const Output& port, const Tensor& tensor);
+    /// Batched input: N tensors of batch 1 for one input of batch N. Empty when none are set.
+    std::vector<Tensor> get_tensors(const Output& port) const;
+    void set_tensors(const Output& port, const std::vector<Tensor>& tensors);
+
+    const OutputVector& get_inputs() const;
+    const OutputVector& get_outputs() const;
+    const std::shared_ptr<const ICompiledModel>& get_compiled_model() const { return m_compiled_model; }
+    /// Validates every input and output tensor (used before an inference starts).
+    virtual void check_tensors() const;
+
+protected:
+    struct FoundPort {
+        enum class Type { kNotFound, kInput, kOutput };
+        size_t index = 0;
+        Type type = Type::kNotFound;
+        bool found() const { return type != Type::kNotFound; }
+        bool is_input() const { return type == Type::kInput; }
+        bool is_output() const { return type == Type::kOutput; }
+    };
+    FoundPort find_port(const Output& port) const;
+    /// Throws as described in the class comment.
+    virtual void check_tensor(const Output& port, const Tensor& tensor) const;
+    /// Batched tensors; default throws NotImplemented.
+    virtual void set_tensors_impl(const Output& port, const std::vector<Tensor>& tensors);
+    /// Stores a tensor for `port` without validation (the plugin's own allocation).
+    void allocate_tensor(const Output& port, const Tensor& tensor);
+    Tensor& tensor_slot(const Output& port);
+
+    std::vector<Tensor> m_input_tensors;
+    std::vector<Tensor> m_output_tensors;
+    std::map<size_t, std::vector<Tensor>> m_batched_tensors;  // input index -> tensors
+
+private:
+    std::shared_ptr<const ICompiledModel> m_compiled_model;
+};
+
+}  // namespace vireo::sdk

@@ -1,0 +1,68 @@
+// Declares the module entry point (VIREO_DEFINE_PLUGIN) and the ABI version the core checks.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "vireo/sdk/iplugin.hpp"
+
+/// The plugin ABI version. Bump it on any change a built plugin would not survive: a virtual
+/// method of an SDK interface added, removed or reordered, a change of signature, a layout
+/// change of a type passed across the boundary (Tensor, Any, Model, Node, OpDef, ProfilingInfo).
+#define VIREO_PLUGIN_ABI_VERSION 1
+
+#define VIREO_STRINGIFY_IMPL(x) #x
+#define VIREO_STRINGIFY(x) VIREO_STRINGIFY_IMPL(x)
+
+/// The C++ standard library and its ABI flavour: plugins pass std:: types across the
+/// boundary, so a module built against another library is refused at load time.
+#if defined(_LIBCPP_VERSION)
+#define VIREO_TOOLCHAIN_TAG "libc++"
+#elif defined(__GLIBCXX__)
+#define VIREO_TOOLCHAIN_TAG "libstdc++/cxx11abi=" VIREO_STRINGIFY(_GLIBCXX_USE_CXX11_ABI)
+#else
+#define VIREO_TOOLCHAIN_TAG "unknown"
+#endif
+
+/// Name of the single exported symbol.
+#define VIREO_PLUGIN_ENTRY_SYMBOL "vireo_plugin_entry"
+
+namespace vireo::sdk {
+
+/// What the entry point returns. The first three fields are plain C so the core can read them
+/// safely before it trusts anything C++; only after abi_version and toolchain_tag match does it
+/// call create().
+struct PluginEntry {
+    uint32_t abi_version;
+    const char* toolchain_tag;
+    const char* plugin_version;
+    /// Creates the plugin. Returns null and fills `error` (if room) on failure.
+    std::shared_ptr<IPlugin> (*create)(std::string* error);
+};
+
+using PluginEntryFunction = const PluginEntry* (*)();
+
+}  // namespace vireo::sdk
+
+/// Defines the module's entry point for `PluginClass` (default-constructible, derived from
+/// vireo::sdk::IPlugin). Use once per module, at namespace scope:
+///     VIREO_DEFINE_PLUGIN(my_device::Plugin, "1.2.0")
+#define VIREO_DEFINE_PLUGIN(PluginClass, version)                                                  \
+    extern "C" __attribute__((visibility("default"))) const ::vireo::sdk::PluginEntry*            \
+    vireo_plugin_entry() {                                                                         \
+        static const ::vireo::sdk::PluginEntry entry{                                              \
+            VIREO_PLUGIN_ABI_VERSION, VIREO_TOOLCHAIN_TAG, version,                                \
+            [](std::string* error) -> std::shared_ptr<::vireo::sdk::IPlugin> {                     \
+                try {                                                                              \
+                    return std::make_shared<PluginClass>();                                        \
+                } catch (const std::exception& e) {                                                \
+                    if (error) *error = e.what();                                                  \
+                } catch (...) {                                                                    \
+                    if (error) *error = "unknown exception";                                       \
+                }                                                                                  \
+                return nullptr;                                                                    \
+            }};                                                                                    \
+        return &entry;                                                                             \
+    }

@@ -1,0 +1,68 @@
+// Declares the reference kernel interface and registry: one prepared kernel per node, created at
+// compile time and executed per inference, reusable by any plugin.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "vireo/node.hpp"
+#include "vireo/tensor.hpp"
+
+namespace vireo::reference {
+
+/// A kernel prepared for one node: attributes are read and constant inputs may be repacked when
+/// it is created; execute() then does only arithmetic. Inputs and outputs are host tensors,
+/// contiguous, of the node's element types; outputs are allocated by the caller with the shapes
+/// shape inference gives for the inputs' actual shapes (and values). A kernel handles any input
+/// shape its node accepts (dynamic models), and must not keep pointers into tensors between calls.
+///
+/// Thread safety: execute() may run concurrently on different tensors (one kernel serves every
+/// request of a compiled model), so per-call scratch memory lives on the stack or in
+/// thread-local storage, never in the kernel.
+class Kernel {
+public:
+    virtual ~Kernel() = default;
+    virtual void execute(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const = 0;
+    /// Rough work estimate for modelled devices and profiling: floating-point operations of one
+    /// execution with these shapes (default: one per output element).
+    virtual double flops(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) const;
+};
+
+/// Makes a kernel for `node`; throws NotImplemented naming the op and element type when the
+/// node's configuration is not supported.
+using KernelFactory = std::function<std::unique_ptr<Kernel>(const Node& node)>;
+
+/// Kernels by op type. Thread-safe; built-in kernels are registered on first use.
+class KernelRegistry {
+public:
+    static KernelRegistry& instance();
+    /// Registers (or replaces) the factory for op `type` (canonical name, e.g. "Convolution").
+    void add(const std::string& type, KernelFactory factory);
+    /// True if a factory exists for the node's type and it accepts the node (element types,
+    /// attributes). Parameter, Result, Constant, ReadValue and Assign are handled by executors
+    /// and are reported as supported.
+    bool supports(const Node& node) const;
+    /// Creates the kernel; throws NotImplemented naming the op type and the reason.
+    std::unique_ptr<Kernel> create(const Node& node) const;
+    std::vector<std::string> types() const;
+
+private:
+    KernelRegistry();
+    mutable std::mutex m_mutex;
+    std::map<std::string, KernelFactory> m_factories;
+};
+
+/// Runs `node` once on `inputs`: infers output shapes from the inputs' shapes and values,
+/// allocates outputs, executes. For constant folding, tests and simple interpreters.
+std::vector<Tensor> evaluate(const Node& node, const std::vector<Tensor>& inputs);
+
+/// Converts `src` into `dst` element by element (same element count; any static types except
+/// sub-byte ones), as the Convert op does: round-to-nearest-even for real->f16/bf16, truncation
+/// toward zero for real->integer with saturation at the target's range... see docs/ops.md.
+void convert_elements(const Tensor& src, Tensor& dst);
+
+}  // namespace vireo::reference
