@@ -28,4 +28,23 @@ function(vireo_add_plugin)
   if(NOT VIREO_SANITIZE)
     target_link_options(${ARG_NAME} PRIVATE -Wl,--no-undefined)
   endif()
+  # Inside Vireo's own build, list the plugin in the build tree's plugins.xml.
+  if(VIREO_IN_TREE AND ARG_DEVICE_NAME)
+    set_property(GLOBAL APPEND PROPERTY VIREO_BUILD_PLUGINS "${ARG_DEVICE_NAME}|${ARG_NAME}")
+  endif()
+endfunction()
+
+# Writes <lib dir>/plugins.xml listing every plugin added with vireo_add_plugin in this build,
+# by file name (relative locations resolve against the XML's folder). Call once, at the end.
+function(vireo_write_build_plugins_xml)
+  get_property(_plugins GLOBAL PROPERTY VIREO_BUILD_PLUGINS)
+  set(_xml "<ie>\n    <plugins>\n")
+  foreach(_entry IN LISTS _plugins)
+    string(REPLACE "|" ";" _parts "${_entry}")
+    list(GET _parts 0 _device)
+    list(GET _parts 1 _target)
+    string(APPEND _xml "        <plugin name=\"${_device}\" location=\"$<TARGET_FILE_NAME:${_target}>\"/>\n")
+  endforeach()
+  string(APPEND _xml "    </plugins>\n</ie>\n")
+  file(GENERATE OUTPUT ${CMAKE_LIBRARY_OUTPUT_DIRECTORY}/plugins.xml CONTENT "${_xml}")
 endfunction()
