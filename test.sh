@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs the dependencies, builds and runs every test with ctest; fails on any failure.
+#
+#   ./test.sh              Release build in build/, the whole suite (what CI runs first)
+#   ./test.sh --sanitize   AddressSanitizer+UndefinedBehaviorSanitizer build of the whole suite
+#                          (build-asan/), then ThreadSanitizer on the threading, async, executor
+#                          and plugin-loading tests (build-tsan/)
+#   ./test.sh --fuzz [S]   builds the libFuzzer targets with clang and runs each for S seconds
+#                          (default 60) over its committed corpus (build-fuzz/)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+mode="${1:-default}"
+jobs=$(nproc)
+
+configure_and_build() {  # dir, extra cmake args...
+  local dir=$1; shift
+  cmake -S . -B "$dir" -G Ninja "$@" >/dev/null
+  cmake --build "$dir" -j "$jobs"
+}
+
+case "$mode" in
+  default)
+    ./scripts/install_deps.sh
+    configure_and_build build -DCMAKE_BUILD_TYPE=Release -DVIREO_WERROR=ON
+    (cd build && ctest --output-on-failure -j "$jobs")
+    if [[ -x scripts/out_of_tree_check.sh ]]; then
+      ./scripts/out_of_tree_check.sh build
+    fi
+    ;;
+  --sanitize)
+    ./scripts/install_deps.sh
+    # ASan + UBSan over the whole suite. Benchmarks and samples' long demos are not built.
+    configure_and_build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVIREO_SANITIZE=address,undefined \
+      -DVIREO_BUILD_BENCHMARKS=OFF
+    (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      ctest --output-on-failure -j "$jobs" -LE "no_asan")
+    # TSan over the tests labelled "threading" (executors, async pipeline, plugin loading, stress).
+    configure_and_build build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVIREO_SANITIZE=thread \
+      -DVIREO_BUILD_BENCHMARKS=OFF -DVIREO_BUILD_SAMPLES=OFF
+    (cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+      ctest --output-on-failure -j "$jobs" -L "threading")
+    ;;
+  --fuzz)
+    seconds="${2:-60}"
+    ./scripts/install_deps.sh --fuzz
+    ./scripts/run_fuzzers.sh "$seconds"
+    ;;
+  *)
+    echo "usage: $0 [--sanitize | --fuzz [seconds]]" >&2
+    exit 2
+    ;;
+esac
