@@ -1,6 +1,9 @@
-// Declares helpers shared by the op definitions in core/src/ops (internal).
+// Declares helpers shared by the op definitions in core/src/ops (internal): attribute-spec
+// shorthands, input checks, numpy/pdpd shape broadcasting, axis handling and conv/pool arithmetic.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,6 +11,98 @@
 
 namespace vireo::ops_impl {
 
+// ---- Registration of each family (one file each) ----
 void register_io_ops(OpRegistry& registry);
+void register_elementwise_ops(OpRegistry& registry);   // elementwise.cpp
+void register_activation_ops(OpRegistry& registry);    // activations.cpp
+void register_matmul_conv_ops(OpRegistry& registry);   // conv.cpp
+void register_pooling_ops(OpRegistry& registry);       // pooling.cpp
+void register_reduction_ops(OpRegistry& registry);     // reductions.cpp
+void register_shape_ops(OpRegistry& registry);         // shape_ops.cpp
+void register_slicing_ops(OpRegistry& registry);       // slicing.cpp
+void register_gather_scatter_ops(OpRegistry& registry);  // gather_scatter.cpp
+void register_generator_ops(OpRegistry& registry);     // generators.cpp (ShapeOf, Range, Broadcast, Tile, Pad)
+void register_normalization_ops(OpRegistry& registry);  // normalization.cpp
+void register_misc_ops(OpRegistry& registry);          // misc_ops.cpp (Interpolate, TopK, FakeQuantize, state)
+
+using Inputs = std::vector<InferInput>;
+using Outputs = std::vector<InferOutput>;
+
+// ---- Attribute spec shorthands ----
+/// A required attribute.
+AttrSpec required_attr(const std::string& name, AttrType type, std::vector<std::string> choices = {});
+/// An optional attribute with its default.
+AttrSpec optional_attr(const std::string& name, AttrType type, AttrValue default_value,
+                       std::vector<std::string> choices = {});
+/// `auto_broadcast` of the elementwise ops: none | numpy | pdpd, default `def`.
+AttrSpec auto_broadcast_attr(const std::string& def = "numpy");
+
+// ---- Input checks (all throw InvalidArgument naming the node and the input) ----
+/// Merges the element types of inputs `a` and `b`; throws if both are static and differ.
+element::Type merge_types(const Node& node, const Inputs& in, size_t a, size_t b);
+/// Merges the element types of every input in `indices`.
+element::Type merge_types(const Node& node, const Inputs& in, const std::vector<size_t>& indices);
+/// Throws unless input `i`'s type is dynamic or satisfies `ok`; `expected` words the rule.
+void check_type(const Node& node, const Inputs& in, size_t i, const char* name, bool (*ok)(element::Type),
+                const char* expected);
+bool is_integral_number(element::Type t);
+bool is_real(element::Type t);
+bool is_boolean(element::Type t);
+bool is_numeric(element::Type t);
+/// Throws unless input `i` has a dynamic rank or a rank in [min_rank, max_rank].
+void check_rank(const Node& node, const Inputs& in, size_t i, const char* name, int64_t min_rank,
+                int64_t max_rank);
+/// Input `i`'s rank when static, else nullopt.
+std::optional<int64_t> static_rank(const InferInput& in);
+
+// ---- Values ----
+/// The integer values of input `i` when known.
+std::optional<std::vector<int64_t>> values_of(const Inputs& in, size_t i);
+/// The single integer value of a scalar/1-element input `i`; throws if it holds several.
+std::optional<int64_t> scalar_value(const Node& node, const Inputs& in, size_t i, const char* name);
+/// Number of elements a 1-D (or scalar) input holds when its shape says so, else nullopt.
+std::optional<int64_t> static_length(const InferInput& in);
+/// A shape given as values (Reshape target, Broadcast target_shape): exact when the values are
+/// known, else `rank` dynamic dims when the 1-D input has a static length, else dynamic rank.
+/// Negative values throw (use Reshape's own logic for -1).
+PartialShape shape_from_values(const Node& node, const Inputs& in, size_t i, const char* name);
+
+// ---- Axes ----
+/// Normalises every axis against `rank`; throws on out-of-range or (when !allow_repeats)
+/// repeated axes. The result keeps the given order.
+std::vector<size_t> normalize_axes(const Node& node, const std::vector<int64_t>& axes, int64_t rank,
+                                   const char* what, bool allow_repeats = false);
+size_t normalize_axis(const Node& node, int64_t axis, int64_t rank, const char* what);
+
+// ---- Broadcasting ----
+/// Broadcast of two shapes by `mode` ("none": shapes must merge, "numpy", "pdpd" with axis -1).
+/// Throws naming both shapes when incompatible.
+PartialShape broadcast_shapes(const Node& node, const PartialShape& a, const PartialShape& b,
+                              const std::string& mode);
+/// Numpy broadcast of several shapes.
+PartialShape numpy_broadcast(const Node& node, const std::vector<PartialShape>& shapes);
+
+// ---- Convolution and pooling arithmetic ----
+/// One spatial axis of a windowed op: input size, (dilated) window, stride, pads.
+struct WindowAxis {
+    Dimension input;
+    int64_t window = 1;    // kernel size before dilation
+    int64_t stride = 1;
+    int64_t dilation = 1;
+    int64_t pad_begin = 0;
+    int64_t pad_end = 0;
+};
+/// Output size of one spatial axis under `auto_pad` ("explicit"/"notset", "valid", "same_upper",
+/// "same_lower"), with floor (default) or ceil rounding (`ceil_mode`, pooling only).
+Dimension window_output_dim(const Node& node, const WindowAxis& axis, const std::string& auto_pad,
+                            bool ceil_mode = false);
+/// Checks an int-list attribute has `count` entries (or is empty when `allow_empty`), naming it.
+void check_attr_length(const Node& node, const std::vector<int64_t>& values, size_t count, const char* attr,
+                       bool allow_empty = false);
+/// Attribute `name` as an int list, or `count` copies of `fill` when it is empty.
+std::vector<int64_t> int_list_or(const Node& node, const char* name, size_t count, int64_t fill);
+
+/// "[1,2,3]" for messages.
+std::string to_text(const std::vector<int64_t>& values);
 
 }  // namespace vireo::ops_impl

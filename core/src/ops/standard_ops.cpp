@@ -1,10 +1,16 @@
-// Registers every standard op definition with the OpRegistry.
+// Registers every standard op definition with the OpRegistry, one family (file) at a time.
 #include "ops/op_helpers.hpp"
 
 namespace vireo {
 
 void register_standard_ops(OpRegistry& registry) {
     ops_impl::register_io_ops(registry);
+    ops_impl::register_elementwise_ops(registry);
+    ops_impl::register_activation_ops(registry);
+    ops_impl::register_matmul_conv_ops(registry);
+    ops_impl::register_pooling_ops(registry);
+    ops_impl::register_reduction_ops(registry);
+    ops_impl::register_shape_ops(registry);
 }
 
 }  // namespace vireo
