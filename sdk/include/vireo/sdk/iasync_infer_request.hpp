@@ -83,18 +83,27 @@ protected:
 
 private:
     enum class State { kIdle, kBusy, kCancelled, kStopped };
-    struct Run;  // one start_async: its result, completion flag and waiters
+    struct Run;  // one start_async or infer(): its result, cancel flag and completion flag
 
     void run_stage(const std::shared_ptr<Run>& run, size_t stage);
     void finish(const std::shared_ptr<Run>& run, std::exception_ptr error);
+    void complete(const std::shared_ptr<Run>& run, std::exception_ptr error);
+    /// Throws Busy (busy or cancelling) or Exception (stopped); m_mutex must be held.
+    void check_state_locked(const char* what) const;
+    std::shared_ptr<Run> begin_run_locked(const char* what);
 
     std::shared_ptr<ISyncInferRequest> m_sync_request;
     std::shared_ptr<ITaskExecutor> m_callback_executor;
     mutable std::mutex m_mutex;
     std::condition_variable m_done_cv;
     State m_state = State::kIdle;
-    Callback m_callback;
-    std::shared_ptr<Run> m_last_run;
+    // Held by shared_ptr so a completion can call it without moving it out of the request: a
+    // callback that chains start_async() then still has a callback for the chained run.
+    std::shared_ptr<Callback> m_callback;
+    std::shared_ptr<Run> m_last_run;      // the last start_async, for wait()
+    std::shared_ptr<Run> m_current_run;   // the running start_async or infer(), for cancel()
+    size_t m_unfinished = 0;              // runs whose completion has not finished yet
+    std::exception_ptr m_callback_error;  // thrown by a callback, for the next wait()
 };
 
 }  // namespace vireo::sdk

@@ -64,8 +64,13 @@ protected:
     FoundPort find_port(const Output& port) const;
     /// Throws as described in the class comment.
     virtual void check_tensor(const Output& port, const Tensor& tensor) const;
-    /// Batched tensors; default throws NotImplemented.
+    /// Stores validated batched tensors (`port` is this request's own input). Default: keeps them
+    /// in m_batched_tensors and makes the input's slot a fresh buffer of the whole batch, which
+    /// convert_batched_tensors() fills. Override to consume them another way (e.g. zero copy).
     virtual void set_tensors_impl(const Output& port, const std::vector<Tensor>& tensors);
+    /// Copies every input's batched tensors into its slot (one tensor of the whole batch), for a
+    /// plugin to call at the start of infer(). Inputs without batched tensors are untouched.
+    void convert_batched_tensors();
     /// Stores a tensor for `port` without validation (the plugin's own allocation).
     void allocate_tensor(const Output& port, const Tensor& tensor);
     Tensor& tensor_slot(const Output& port);

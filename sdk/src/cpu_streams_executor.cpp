@@ -1,0 +1,257 @@
+// Implements CPUStreamsExecutor: stream worker threads over one FIFO queue, per-stream helper
+// threads for parallel_for, thread naming and optional pinning.
+#include "vireo/sdk/cpu_streams_executor.hpp"
+
+#include <glog/logging.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "vireo/exception.hpp"
+
+namespace vireo::sdk {
+namespace {
+
+// The helper threads of one stream and the chunks of parallel_for waiting for them. Only the
+// stream's worker posts chunks, and it waits for (and helps with) them before it returns.
+struct StreamHelpers {
+    std::mutex mutex;
+    std::condition_variable job_cv;   // a job was posted, or stopping
+    std::condition_variable done_cv;  // a job finished
+    std::deque<std::function<void()>> jobs;
+    bool stopping = false;
+};
+
+// What the calling thread is, for current_stream_id() and parallel_for().
+thread_local int t_stream_id = -1;
+thread_local StreamHelpers* t_helpers = nullptr;  // set on a stream's worker thread only
+thread_local int t_stream_threads = 1;
+
+void log_task_error(const std::string& executor, std::exception_ptr error) {
+    try {
+        std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+        LOG(ERROR) << "executor '" << executor << "': a task threw: " << e.what();
+    } catch (...) {
+        LOG(ERROR) << "executor '" << executor << "': a task threw a non-std exception";
+    }
+}
+
+std::vector<int> allowed_cpus() {
+    std::vector<int> cpus;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+        for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+            if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+    }
+    return cpus;
+}
+
+// State the threads share. Held by shared_ptr from every thread, so a thread that had to be
+// detached (the executor was destroyed from one of its own tasks) can finish safely.
+struct ExecutorShared {
+    StreamsConfig config;
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::deque<Task> queue;
+    bool stopping = false;
+    std::vector<std::unique_ptr<StreamHelpers>> helpers;  // one per stream
+    std::vector<int> cpus;                                // for pinning
+};
+
+}  // namespace
+
+struct CPUStreamsExecutor::Impl {
+    std::shared_ptr<ExecutorShared> shared;
+    std::vector<std::thread> workers;
+    std::vector<std::thread> helper_threads;
+};
+
+namespace {
+
+void name_and_pin(const StreamsConfig& config, const std::vector<int>& cpus, int stream, int thread) {
+    // Linux limits thread names to 15 characters: keep the suffix, cut the name.
+    std::string suffix = "/" + std::to_string(stream);
+    if (thread > 0) suffix += "." + std::to_string(thread);
+    const size_t room = suffix.size() < 15 ? 15 - suffix.size() : 0;
+    const std::string name = config.name.substr(0, room) + suffix;
+    pthread_setname_np(pthread_self(), name.c_str());
+    if (config.pin_threads && !cpus.empty()) {
+        const size_t index = (static_cast<size_t>(stream) * config.threads_per_stream + thread) % cpus.size();
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpus[index], &set);
+        if (const int rc = pthread_setaffinity_np(pthread_self(), sizeof(set), &set); rc != 0)
+            LOG(WARNING) << "executor '" << config.name << "': cannot pin thread " << name << " to cpu "
+                         << cpus[index] << " (error " << rc << ")";
+    }
+}
+
+void worker_loop(std::shared_ptr<ExecutorShared> shared, int stream) {
+    name_and_pin(shared->config, shared->cpus, stream, 0);
+    t_stream_id = stream;
+    t_helpers = shared->helpers[stream].get();
+    t_stream_threads = shared->config.threads_per_stream;
+    for (;;) {
+        Task task;
+        {
+            std::unique_lock<std::mutex> lock(shared->mutex);
+            shared->cv.wait(lock, [&] { return shared->stopping || !shared->queue.empty(); });
+            if (shared->queue.empty()) break;  // stopping, and drained
+            task = std::move(shared->queue.front());
+            shared->queue.pop_front();
+        }
+        try {
+            task();
+        } catch (...) {
+            log_task_error(shared->config.name, std::current_exception());
+        }
+    }
+}
+
+void helper_loop(std::shared_ptr<ExecutorShared> shared, int stream, int thread) {
+    name_and_pin(shared->config, shared->cpus, stream, thread);
+    t_stream_id = stream;
+    StreamHelpers& helpers = *shared->helpers[stream];
+    for (;;) {
+        std::function<void()> job;
+        {
+            std::unique_lock<std::mutex> lock(helpers.mutex);
+            helpers.job_cv.wait(lock, [&] { return helpers.stopping || !helpers.jobs.empty(); });
+            if (helpers.jobs.empty()) break;
+            job = std::move(helpers.jobs.front());
+            helpers.jobs.pop_front();
+        }
+        job();  // parallel_for's jobs never throw: they record their error
+    }
+}
+
+void join_or_detach(std::thread& thread) {
+    if (!thread.joinable()) return;
+    if (thread.get_id() == std::this_thread::get_id())
+        thread.detach();  // destroyed from its own task: it finishes on its own, holding Shared
+    else
+        thread.join();
+}
+
+}  // namespace
+
+CPUStreamsExecutor::CPUStreamsExecutor(StreamsConfig config) : m_impl(std::make_unique<Impl>()) {
+    if (config.streams < 1)
+        throw_error<InvalidArgument>("CPUStreamsExecutor '", config.name, "': streams must be >= 1, got ",
+                                     config.streams);
+    if (config.threads_per_stream < 1)
+        throw_error<InvalidArgument>("CPUStreamsExecutor '", config.name, "': threads_per_stream must be >= 1, got ",
+                                     config.threads_per_stream);
+    auto shared = std::make_shared<ExecutorShared>();
+    shared->config = std::move(config);
+    if (shared->config.pin_threads) shared->cpus = allowed_cpus();
+    for (int s = 0; s < shared->config.streams; ++s) shared->helpers.push_back(std::make_unique<StreamHelpers>());
+    m_impl->shared = shared;
+    for (int s = 0; s < shared->config.streams; ++s) {
+        m_impl->workers.emplace_back(worker_loop, shared, s);
+        for (int t = 1; t < shared->config.threads_per_stream; ++t)
+            m_impl->helper_threads.emplace_back(helper_loop, shared, s, t);
+    }
+}
+
+CPUStreamsExecutor::~CPUStreamsExecutor() {
+    auto& shared = *m_impl->shared;
+    {
+        std::lock_guard<std::mutex> lock(shared.mutex);
+        shared.stopping = true;
+    }
+    shared.cv.notify_all();
+    for (auto& worker : m_impl->workers) join_or_detach(worker);
+    // Workers are done (or detached and able to run parallel_for chunks themselves): stop helpers.
+    for (auto& helpers : shared.helpers) {
+        {
+            std::lock_guard<std::mutex> lock(helpers->mutex);
+            helpers->stopping = true;
+        }
+        helpers->job_cv.notify_all();
+    }
+    for (auto& helper : m_impl->helper_threads) join_or_detach(helper);
+}
+
+void CPUStreamsExecutor::run(Task task) {
+    if (!task) throw_error<InvalidArgument>("CPUStreamsExecutor '", get_config().name, "': run() got an empty task");
+    auto& shared = *m_impl->shared;
+    {
+        std::lock_guard<std::mutex> lock(shared.mutex);
+        shared.queue.push_back(std::move(task));
+    }
+    shared.cv.notify_one();
+}
+
+const StreamsConfig& CPUStreamsExecutor::get_config() const { return m_impl->shared->config; }
+
+int CPUStreamsExecutor::get_streams_num() const { return m_impl->shared->config.streams; }
+
+size_t CPUStreamsExecutor::queued() const {
+    std::lock_guard<std::mutex> lock(m_impl->shared->mutex);
+    return m_impl->shared->queue.size();
+}
+
+int CPUStreamsExecutor::current_stream_id() { return t_stream_id; }
+
+void CPUStreamsExecutor::parallel_for(size_t n, const std::function<void(size_t, size_t)>& body) {
+    if (n == 0) return;
+    StreamHelpers* helpers = t_helpers;
+    if (!helpers || t_stream_threads <= 1 || n == 1) {
+        body(0, n);
+        return;
+    }
+    const size_t chunks = std::min(n, static_cast<size_t>(t_stream_threads));
+    size_t pending = chunks - 1;  // guarded by helpers->mutex
+    std::exception_ptr first_error;
+    auto chunk = [&](size_t k) {
+        std::exception_ptr error;
+        try {
+            body(k * n / chunks, (k + 1) * n / chunks);
+        } catch (...) {
+            error = std::current_exception();
+        }
+        return error;
+    };
+    {
+        std::lock_guard<std::mutex> lock(helpers->mutex);
+        for (size_t k = 1; k < chunks; ++k) {
+            helpers->jobs.push_back([&, k] {
+                std::exception_ptr error = chunk(k);
+                std::lock_guard<std::mutex> job_lock(helpers->mutex);
+                if (error && !first_error) first_error = error;
+                --pending;
+                helpers->done_cv.notify_all();  // under the lock: the waiter's frame owns `pending`
+            });
+        }
+    }
+    helpers->job_cv.notify_all();
+    std::exception_ptr own_error = chunk(0);
+    // Wait for the helpers, running still-queued chunks here (so progress never depends on the
+    // helpers, e.g. for a nested parallel_for or while the executor shuts down).
+    std::unique_lock<std::mutex> lock(helpers->mutex);
+    while (pending > 0) {
+        if (!helpers->jobs.empty()) {
+            auto job = std::move(helpers->jobs.front());
+            helpers->jobs.pop_front();
+            lock.unlock();
+            job();
+            lock.lock();
+            continue;
+        }
+        helpers->done_cv.wait(lock);
+    }
+    if (own_error) std::rethrow_exception(own_error);
+    if (first_error) std::rethrow_exception(first_error);
+}
+
+}  // namespace vireo::sdk

@@ -1,0 +1,295 @@
+// Implements ISyncInferRequest: tensor slots per port, port lookup, and the validation of
+// single and batched tensors a user sets.
+#include "vireo/sdk/isync_infer_request.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "vireo/exception.hpp"
+#include "vireo/sdk/icompiled_model.hpp"
+
+namespace vireo::sdk {
+namespace {
+
+// "input 'data'" or "input #0 (Parameter 'p')" when the port has no tensor name.
+std::string describe_port(const Output& port, bool is_input, size_t index) {
+    std::ostringstream out;
+    out << (is_input ? "input " : "output ");
+    if (!port.get_names().empty())
+        out << "'" << port.get_any_name() << "'";
+    else
+        out << "#" << index << " (" << port.get_node()->describe() << ")";
+    return out.str();
+}
+
+// A port the request does not know, as the caller gave it.
+std::string describe_foreign_port(const Output& port) {
+    if (!port) return "<null port>";
+    std::ostringstream out;
+    out << "port " << port.get_index() << " of " << port.get_node()->describe();
+    if (!port.get_names().empty()) out << " (tensor '" << port.get_any_name() << "')";
+    return out.str();
+}
+
+std::string list_ports(const OutputVector& ports) {
+    std::ostringstream out;
+    out << "[";
+    for (size_t i = 0; i < ports.size(); ++i) {
+        if (i) out << ", ";
+        if (ports[i].get_names().empty())
+            out << "#" << i;
+        else
+            out << "'" << ports[i].get_any_name() << "'";
+    }
+    out << "]";
+    return out.str();
+}
+
+bool names_match(const Output& theirs, const Output& ours) {
+    const auto& their_names = theirs.get_names();
+    if (their_names.empty()) return theirs.get_node()->get_friendly_name() == ours.get_node()->get_friendly_name();
+    const auto& our_names = ours.get_names();
+    return std::all_of(their_names.begin(), their_names.end(),
+                       [&](const std::string& name) { return our_names.count(name) != 0; });
+}
+
+// Index of the batch axis: "N" of the port's layout in rt_info ("NCHW", "[N,C,H,W]", "...N,C"),
+// else 0. Throws InvalidArgument if the layout has no N.
+size_t batch_axis(const Output& port, const std::string& what, size_t rank) {
+    const Any* layout = nullptr;
+    const auto& rt = port.get_rt_info();
+    if (auto it = rt.find("layout"); it != rt.end()) layout = &it->second;
+    const auto& node_rt = port.get_node()->get_rt_info();
+    if (!layout) {
+        if (auto it = node_rt.find("layout"); it != node_rt.end()) layout = &it->second;
+    }
+    if (!layout) return 0;
+    std::string text = layout->to_string();
+    text.erase(std::remove_if(text.begin(), text.end(), [](char c) { return c == '[' || c == ']' || c == ' '; }),
+               text.end());
+    std::vector<std::string> tokens;
+    if (text.find(',') != std::string::npos) {
+        std::istringstream in(text);
+        for (std::string token; std::getline(in, token, ',');) tokens.push_back(token);
+    } else {
+        for (size_t i = 0; i < text.size(); ++i) {
+            if (text.compare(i, 3, "...") == 0) {
+                tokens.emplace_back("...");
+                i += 2;
+            } else {
+                tokens.emplace_back(1, text[i]);
+            }
+        }
+    }
+    const auto n = std::find(tokens.begin(), tokens.end(), "N");
+    if (n == tokens.end())
+        throw_error<InvalidArgument>(what, ": layout '", layout->to_string(), "' has no batch dimension 'N'");
+    const bool ellipsis_before = std::find(tokens.begin(), n, "...") != n;
+    if (!ellipsis_before) return static_cast<size_t>(n - tokens.begin());
+    const size_t after = static_cast<size_t>(tokens.end() - n - 1);
+    if (after + 1 > rank)
+        throw_error<InvalidArgument>(what, ": layout '", layout->to_string(), "' does not fit rank ", rank);
+    return rank - after - 1;
+}
+
+}  // namespace
+
+ISyncInferRequest::ISyncInferRequest(const std::shared_ptr<const ICompiledModel>& compiled_model)
+    : m_compiled_model(compiled_model) {
+    if (!m_compiled_model) throw_error<InvalidArgument>("ISyncInferRequest: the compiled model is null");
+    // Default host tensors: zero-filled for static ports, an empty {0} placeholder for dynamic
+    // ones (an input must then be set; an output is resized by the plugin).
+    auto make_default = [](const Output& port) {
+        const auto& type = port.get_element_type();
+        if (type.is_dynamic()) return Tensor();
+        const auto& shape = port.get_partial_shape();
+        return shape.is_static() ? Tensor(type, shape.to_shape()) : Tensor(type, Shape{0});
+    };
+    for (const auto& port : get_inputs()) m_input_tensors.push_back(make_default(port));
+    for (const auto& port : get_outputs()) m_output_tensors.push_back(make_default(port));
+}
+
+ISyncInferRequest::~ISyncInferRequest() = default;
+
+const OutputVector& ISyncInferRequest::get_inputs() const { return m_compiled_model->inputs(); }
+
+const OutputVector& ISyncInferRequest::get_outputs() const { return m_compiled_model->outputs(); }
+
+ISyncInferRequest::FoundPort ISyncInferRequest::find_port(const Output& port) const {
+    FoundPort found;
+    if (!port) return found;
+    const auto& inputs = get_inputs();
+    const auto& outputs = get_outputs();
+    for (size_t i = 0; i < inputs.size(); ++i)
+        if (inputs[i] == port) return {i, FoundPort::Type::kInput};
+    for (size_t i = 0; i < outputs.size(); ++i)
+        if (outputs[i] == port) return {i, FoundPort::Type::kOutput};
+    // A handle from another copy of the model (the caller's original, or a clone): the same
+    // kind of port with matching names.
+    const std::string& type = port.get_node()->get_type_name();
+    if (type == "Parameter") {
+        for (size_t i = 0; i < inputs.size(); ++i)
+            if (inputs[i].get_index() == port.get_index() && names_match(port, inputs[i]))
+                return {i, FoundPort::Type::kInput};
+        return found;
+    }
+    if (type == "Result") {
+        for (size_t i = 0; i < outputs.size(); ++i)
+            if (names_match(port, outputs[i])) return {i, FoundPort::Type::kOutput};
+        return found;
+    }
+    // Any other node's output can only be a model output (a Result shares its source's names).
+    if (!port.get_names().empty()) {
+        for (size_t i = 0; i < outputs.size(); ++i)
+            if (names_match(port, outputs[i])) return {i, FoundPort::Type::kOutput};
+    }
+    return found;
+}
+
+namespace {
+[[noreturn]] void throw_not_found(const Output& port, const OutputVector& inputs, const OutputVector& outputs) {
+    throw_error<NotFound>("infer request has no ", describe_foreign_port(port), "; inputs are ", list_ports(inputs),
+                          ", outputs are ", list_ports(outputs));
+}
+}  // namespace
+
+Tensor& ISyncInferRequest::tensor_slot(const Output& port) {
+    const FoundPort found = find_port(port);
+    if (!found.found()) throw_not_found(port, get_inputs(), get_outputs());
+    return found.is_input() ? m_input_tensors[found.index] : m_output_tensors[found.index];
+}
+
+Tensor ISyncInferRequest::get_tensor(const Output& port) const {
+    const FoundPort found = find_port(port);
+    if (!found.found()) throw_not_found(port, get_inputs(), get_outputs());
+    return found.is_input() ? m_input_tensors[found.index] : m_output_tensors[found.index];
+}
+
+void ISyncInferRequest::check_tensor(const Output& port, const Tensor& tensor) const {
+    const FoundPort found = find_port(port);
+    if (!found.found()) throw_not_found(port, get_inputs(), get_outputs());
+    const Output& ours = found.is_input() ? get_inputs()[found.index] : get_outputs()[found.index];
+    const std::string what = describe_port(ours, found.is_input(), found.index);
+    if (!tensor) throw_error<InvalidArgument>(what, ": the tensor is empty (a default-constructed handle)");
+    const auto& type = ours.get_element_type();
+    if (!type.is_dynamic() && tensor.get_element_type() != type)
+        throw_error<InvalidArgument>(what, ": element type mismatch: expected ", type, ", got ",
+                                     tensor.get_element_type());
+    const auto& expected = ours.get_partial_shape();
+    const Shape& shape = tensor.get_shape();
+    // A dynamic output may hold a zero-element placeholder: the plugin sets its shape in infer().
+    const bool placeholder = found.is_output() && expected.is_dynamic() && shape_size(shape) == 0;
+    if (!placeholder && !expected.relaxes(PartialShape(shape)))
+        throw_error<InvalidArgument>(what, ": shape mismatch: expected ", expected, ", got ", shape.to_string());
+    if (!tensor.is_remote() && tensor.data() == nullptr && tensor.get_byte_size() != 0)
+        throw_error<InvalidArgument>(what, ": the host tensor of shape ", shape.to_string(), " has no memory");
+}
+
+void ISyncInferRequest::set_tensor(const Output& port, const Tensor& tensor) {
+    const FoundPort found = find_port(port);
+    if (!found.found()) throw_not_found(port, get_inputs(), get_outputs());
+    check_tensor(port, tensor);
+    if (found.is_input()) {
+        m_input_tensors[found.index] = tensor;
+        m_batched_tensors.erase(found.index);  // a later set_tensor wins over set_tensors
+    } else {
+        m_output_tensors[found.index] = tensor;
+    }
+}
+
+std::vector<Tensor> ISyncInferRequest::get_tensors(const Output& port) const {
+    const FoundPort found = find_port(port);
+    if (!found.found()) throw_not_found(port, get_inputs(), get_outputs());
+    if (!found.is_input()) return {};
+    auto it = m_batched_tensors.find(found.index);
+    return it == m_batched_tensors.end() ? std::vector<Tensor>{} : it->second;
+}
+
+void ISyncInferRequest::set_tensors(const Output& port, const std::vector<Tensor>& tensors) {
+    const FoundPort found = find_port(port);
+    if (!found.found()) throw_not_found(port, get_inputs(), get_outputs());
+    const Output& ours = found.is_input() ? get_inputs()[found.index] : get_outputs()[found.index];
+    const std::string what = "set_tensors: " + describe_port(ours, found.is_input(), found.index);
+    if (!found.is_input()) throw_error<InvalidArgument>(what, ": batched tensors can only be set on inputs");
+    if (tensors.empty()) throw_error<InvalidArgument>(what, ": the list of tensors is empty");
+    if (tensors.size() == 1) {
+        set_tensor(port, tensors[0]);
+        return;
+    }
+    const PartialShape& expected = ours.get_partial_shape();
+    if (!expected.rank_is_static())
+        throw_error<InvalidArgument>(what, ": the port's rank is dynamic (", expected, "); no batch axis");
+    const size_t rank = expected.size();
+    const size_t axis = batch_axis(ours, what, rank);
+    if (axis >= rank) throw_error<InvalidArgument>(what, ": batch axis ", axis, " is outside the port's rank ", rank);
+    const Dimension batch = expected[axis];
+    if (!batch.relaxes(Dimension(static_cast<Dimension::value_type>(tensors.size()))))
+        throw_error<InvalidArgument>(what, ": ", tensors.size(), " tensors given, but the batch dimension ", axis,
+                                     " of ", expected, " is ", batch);
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const Tensor& item = tensors[i];
+        if (!item) throw_error<InvalidArgument>(what, ": tensor #", i, " is empty");
+        if (item.get_element_type() != ours.get_element_type() && !ours.get_element_type().is_dynamic())
+            throw_error<InvalidArgument>(what, ": tensor #", i, " has element type ", item.get_element_type(),
+                                         ", expected ", ours.get_element_type());
+        const Shape& shape = item.get_shape();
+        if (shape.size() != rank || shape[axis] != 1)
+            throw_error<InvalidArgument>(what, ": tensor #", i, " has shape ", shape.to_string(),
+                                         ", expected rank ", rank, " with 1 on batch axis ", axis);
+        if (i > 0 && (shape != tensors[0].get_shape() || item.get_element_type() != tensors[0].get_element_type()))
+            throw_error<InvalidArgument>(what, ": tensor #", i, " is ", item.get_element_type(), " ",
+                                         shape.to_string(), " but tensor #0 is ", tensors[0].get_element_type(),
+                                         " ", tensors[0].get_shape().to_string(), "; all must be alike");
+        if (!item.is_remote() && item.data() == nullptr && item.get_byte_size() != 0)
+            throw_error<InvalidArgument>(what, ": tensor #", i, " has no memory");
+    }
+    Shape full = tensors[0].get_shape();
+    full[axis] = tensors.size();
+    if (!expected.relaxes(PartialShape(full)))
+        throw_error<InvalidArgument>(what, ": the batch of shape ", full.to_string(), " does not fit ", expected);
+    set_tensors_impl(ours, tensors);
+}
+
+void ISyncInferRequest::set_tensors_impl(const Output& port, const std::vector<Tensor>& tensors) {
+    const size_t index = find_port(port).index;
+    m_batched_tensors[index] = tensors;
+    // The slot becomes a buffer of the whole batch that convert_batched_tensors() fills; never
+    // the caller's own tensor, which must not be overwritten.
+    const size_t axis = batch_axis(port, "set_tensors", port.get_partial_shape().size());
+    Shape full = tensors[0].get_shape();
+    full[axis] = tensors.size();
+    m_input_tensors[index] = Tensor(tensors[0].get_element_type(), full);
+}
+
+void ISyncInferRequest::convert_batched_tensors() {
+    for (const auto& [index, items] : m_batched_tensors) {
+        const Output& port = get_inputs()[index];
+        const size_t axis = batch_axis(port, describe_port(port, true, index), port.get_partial_shape().size());
+        Shape full = items[0].get_shape();
+        full[axis] = items.size();
+        Tensor& slot = m_input_tensors[index];
+        if (!slot || slot.is_remote() || slot.get_shape() != full) slot = Tensor(items[0].get_element_type(), full);
+        for (size_t k = 0; k < items.size(); ++k) {
+            Coordinate begin(full.size(), 0);
+            Coordinate end(full.begin(), full.end());
+            begin[axis] = k;
+            end[axis] = k + 1;
+            Tensor view(slot, begin, end);
+            items[k].copy_to(view);
+        }
+    }
+}
+
+void ISyncInferRequest::allocate_tensor(const Output& port, const Tensor& tensor) { tensor_slot(port) = tensor; }
+
+void ISyncInferRequest::check_tensors() const {
+    const auto& inputs = get_inputs();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        if (m_batched_tensors.count(i)) continue;  // validated by set_tensors
+        check_tensor(inputs[i], m_input_tensors[i]);
+    }
+    const auto& outputs = get_outputs();
+    for (size_t i = 0; i < outputs.size(); ++i) check_tensor(outputs[i], m_output_tensors[i]);
+}
+
+}  // namespace vireo::sdk
