@@ -1,0 +1,25 @@
+// Implements AsyncInferRequest: the default one-stage pipeline and cancel forwarding.
+#include "async_infer_request.hpp"
+
+namespace vireo::template_plugin {
+
+AsyncInferRequest::AsyncInferRequest(const std::shared_ptr<InferRequest>& request,
+                                     const std::shared_ptr<sdk::ITaskExecutor>& task_executor,
+                                     const std::shared_ptr<sdk::ITaskExecutor>& callback_executor)
+    : IAsyncInferRequest(request, task_executor, callback_executor), m_request(request) {
+    // The base's state knows about a cancel that came before the stage started running.
+    m_request->set_cancel_check([this] { return is_cancelled(); });
+}
+
+AsyncInferRequest::~AsyncInferRequest() {
+    stop_and_wait();
+    m_request->set_cancel_check(nullptr);
+}
+
+void AsyncInferRequest::cancel() {
+    IAsyncInferRequest::cancel();
+    // Harmless if the base forwarded it already; a no-op for the next run (infer() clears it).
+    m_request->cancel();
+}
+
+}  // namespace vireo::template_plugin

@@ -1,0 +1,159 @@
+// Implements Plugin: properties, compile (clone, transform, plan), import/export and query.
+#include "plugin.hpp"
+
+#include <set>
+#include <sstream>
+
+#include "blob_format.hpp"
+#include "compiled_model.hpp"
+#include "execution_plan.hpp"
+#include "transformations.hpp"
+#include "vireo/ir.hpp"
+#include "vireo/reference/kernel.hpp"
+#include "vireo/sdk/executor_manager.hpp"
+#include "vireo/sdk/plugin_entry.hpp"
+
+#ifndef VIREO_PLUGIN_VERSION
+#define VIREO_PLUGIN_VERSION "0.0.0"
+#endif
+
+namespace vireo::template_plugin {
+namespace {
+
+constexpr const char* kFullName = "Vireo TEMPLATE reference interpreter";
+
+std::vector<PropertyName> ro_properties() {
+    return {supported_properties, available_devices, device::full_name, device::capabilities};
+}
+
+std::string list_keys(const std::vector<PropertyName>& keys) {
+    std::string out;
+    for (const auto& k : keys) out += (out.empty() ? "" : ", ") + static_cast<const std::string&>(k);
+    return out;
+}
+
+}  // namespace
+
+Plugin::Plugin() { set_device_name(kDeviceName); }
+
+Plugin::~Plugin() {
+    // Idle executors of this plugin's models would otherwise outlive the library's code.
+    sdk::ExecutorManager::get()->clear("TemplateStreams");
+}
+
+const char* Plugin::version() { return VIREO_PLUGIN_VERSION; }
+
+Config Plugin::config_with(const AnyMap& properties) const {
+    Config config;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        config = m_config;
+    }
+    config.apply(properties, /*skip_core_keys=*/true);
+    return config;
+}
+
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile_transformed(std::shared_ptr<Model> model, const Config& config,
+                                                                 bool loaded_from_cache, Tensor weights) const {
+    auto plan = std::make_shared<const ExecutionPlan>(model);
+    auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
+    return std::make_shared<CompiledModel>(std::move(model), std::move(plan), self, config, loaded_from_cache,
+                                           std::move(weights));
+}
+
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr<const Model>& model,
+                                                           const AnyMap& properties) const {
+    if (!model) throw_error<InvalidArgument>(kDeviceName, ": compile_model got no model");
+    const Config config = config_with(properties);
+    auto copy = model->clone();
+    transform_model(*copy);
+    return compile_transformed(std::move(copy), config, false, {});
+}
+
+std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream, const AnyMap& properties) const {
+    const BlobContents blob = read_blob(stream);
+    if (blob.plugin_version != version())
+        throw_error<InvalidArgument>(kDeviceName, ": the blob was exported by TEMPLATE plugin version ",
+                                     blob.plugin_version, ", this is version ", version());
+    Config config = config_with({});
+    config.apply(blob.properties, true);
+    config.apply(properties, true);
+    const bool from_cache = get_or<bool>(properties, loaded_from_cache.name(), false);
+    Tensor weights;
+    if (!blob.weights.empty()) {
+        weights = Tensor(element::u8, Shape{blob.weights.size()});
+        std::copy(blob.weights.begin(), blob.weights.end(), static_cast<char*>(weights.data()));
+    }
+    std::shared_ptr<Model> model;
+    try {
+        model = read_model_from_string(blob.xml, weights);
+    } catch (const Exception& e) {
+        throw_error<InvalidArgument>(kDeviceName, ": the blob's model cannot be read: ", e.what());
+    }
+    // The exported model is already transformed; running the passes again is a cheap no-op
+    // that keeps import and compile on one path.
+    transform_model(*model);
+    return compile_transformed(std::move(model), config, from_cache, std::move(weights));
+}
+
+sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
+    if (!model) throw_error<InvalidArgument>(kDeviceName, ": query_model got no model");
+    config_with(properties);  // validates the properties
+    auto copy = model->clone();
+    transform_model(*copy);
+    // Names of the layers that run: supported nodes of the transformed graph, and every layer
+    // folded into one of its Constants.
+    std::set<std::string> runs;
+    auto& kernels = reference::KernelRegistry::instance();
+    for (const auto& node : copy->get_ordered_ops()) {
+        if (!kernels.supports(*node)) continue;
+        runs.insert(node->get_friendly_name());
+        auto it = node->get_rt_info().find(kOriginalLayersNames);
+        if (it == node->get_rt_info().end()) continue;
+        std::stringstream names(it->second.as<std::string>());
+        for (std::string name; std::getline(names, name, ',');) runs.insert(name);
+    }
+    sdk::SupportedOpsMap supported;
+    for (const auto& node : model->get_ordered_ops())
+        if (runs.count(node->get_friendly_name())) supported[node->get_friendly_name()] = get_device_name();
+    return supported;
+}
+
+void Plugin::set_property(const AnyMap& properties) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    Config updated = m_config;
+    for (const auto& [key, value] : properties) {
+        for (const auto& ro : ro_properties())
+            if (key == ro)
+                throw_error<InvalidArgument>(kDeviceName, ": property ", key, " is read-only");
+    }
+    updated.apply(properties, /*skip_core_keys=*/false);
+    m_config = updated;
+}
+
+Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const {
+    if (name == supported_properties.name()) {
+        auto keys = ro_properties();
+        for (const auto& rw : Config::rw_properties()) keys.push_back(rw);
+        return keys;
+    }
+    if (name == available_devices.name()) return std::vector<std::string>{""};
+    if (name == device::full_name.name()) return std::string(kFullName);
+    if (name == device::capabilities.name()) {
+        namespace cap = device::capability;
+        return std::vector<std::string>{cap::kFP32,   cap::kFP16,   cap::kExportImport,
+                                        cap::kDynamicShapes, cap::kStates, cap::kProfiling};
+    }
+    std::lock_guard<std::mutex> lock(m_mutex);
+    try {
+        return m_config.get(name);
+    } catch (const NotFound&) {
+        auto keys = ro_properties();
+        for (const auto& rw : Config::rw_properties()) keys.push_back(rw);
+        throw_error<NotFound>(kDeviceName, ": unsupported property ", name, " (supported: ", list_keys(keys), ")");
+    }
+}
+
+}  // namespace vireo::template_plugin
+
+VIREO_DEFINE_PLUGIN(vireo::template_plugin::Plugin, VIREO_PLUGIN_VERSION)
