@@ -122,6 +122,75 @@ NodePtr squeeze(const Output& x, const Output& axes = {});
 NodePtr unsqueeze(const Output& x, const Output& axes);
 NodePtr concat(const OutputVector& inputs, int64_t axis);
 
+// ---- Slicing, indexing ----
+/// Split-1 into `num_splits` equal outputs along the scalar `axis`.
+NodePtr split(const Output& x, const Output& axis, int64_t num_splits);
+/// VariadicSplit-1: one output per entry of `split_lengths` (one entry may be -1).
+NodePtr variadic_split(const Output& x, const Output& axis, const Output& split_lengths);
+/// StridedSlice-1. Mask entries are 0/1 per slice entry (missing entries are 0); a begin/end mask
+/// bit of 1 ignores that begin/end value. An empty `stride` means all 1.
+NodePtr strided_slice(const Output& x, const Output& begin, const Output& end, const Output& stride,
+                      const std::vector<int64_t>& begin_mask, const std::vector<int64_t>& end_mask,
+                      const std::vector<int64_t>& new_axis_mask = {}, const std::vector<int64_t>& shrink_axis_mask = {},
+                      const std::vector<int64_t>& ellipsis_mask = {});
+/// Slice-8: python-style slices start:stop:step over `axes` (default: the first len(start) axes).
+NodePtr slice(const Output& x, const Output& start, const Output& stop, const Output& step, const Output& axes = {});
+/// Gather-8 (negative indices count from the end).
+NodePtr gather(const Output& data, const Output& indices, const Output& axis, int64_t batch_dims = 0);
+NodePtr gather_elements(const Output& data, const Output& indices, int64_t axis);
+NodePtr scatter_update(const Output& data, const Output& indices, const Output& updates, const Output& axis);
+
+// ---- Shapes and generators ----
+NodePtr shape_of(const Output& x, element::Type output_type = element::i64);
+/// Range-4.
+NodePtr range(const Output& start, const Output& stop, const Output& step, element::Type output_type);
+/// Broadcast-3; `mode` is "numpy", "explicit" (needs `axes_mapping`), "bidirectional" or "pdpd".
+NodePtr broadcast(const Output& x, const Output& target_shape, const std::string& mode = "numpy",
+                  const Output& axes_mapping = {});
+NodePtr tile(const Output& x, const Output& repeats);
+/// Pad-12 (negative pads crop); `pad_mode` is "constant", "edge", "reflect" or "symmetric".
+NodePtr pad(const Output& x, const Output& pads_begin, const Output& pads_end, const std::string& pad_mode = "constant",
+            const Output& pad_value = {});
+
+// ---- Normalisation ----
+/// BatchNormInference-5 (data first).
+NodePtr batch_norm_inference(const Output& x, const Output& gamma, const Output& beta, const Output& mean,
+                             const Output& variance, double epsilon);
+/// MVN-6; `eps_mode` is "inside_sqrt" or "outside_sqrt".
+NodePtr mvn(const Output& x, const Output& axes, bool normalize_variance, double eps,
+            const std::string& eps_mode = "inside_sqrt");
+/// NormalizeL2-1; `eps_mode` is "add" or "max".
+NodePtr normalize_l2(const Output& x, const Output& axes, double eps, const std::string& eps_mode = "add");
+
+// ---- Interpolate, TopK, FakeQuantize ----
+/// Attributes of Interpolate-4/11, named as in the IR; defaults as the specification gives them.
+struct InterpolateAttrs {
+    std::string mode = "nearest";
+    std::string shape_calculation_mode = "sizes";
+    std::string coordinate_transformation_mode = "half_pixel";
+    std::string nearest_mode = "round_prefer_floor";
+    bool antialias = false;
+    std::vector<int64_t> pads_begin{0};
+    std::vector<int64_t> pads_end{0};
+    double cube_coeff = -0.75;
+};
+/// Interpolate-11: `scales_or_sizes` (f32 scales or integer sizes, by shape_calculation_mode) per
+/// entry of `axes` (default: every axis).
+NodePtr interpolate(const Output& x, const Output& scales_or_sizes, const InterpolateAttrs& attrs,
+                    const Output& axes = {});
+/// TopK-11: output 0 values, output 1 indices. `mode` "max"/"min", `sort` "value"/"index"/"none".
+NodePtr topk(const Output& x, const Output& k, int64_t axis, const std::string& mode, const std::string& sort,
+             element::Type index_element_type = element::i32, bool stable = false);
+NodePtr fake_quantize(const Output& x, const Output& input_low, const Output& input_high, const Output& output_low,
+                      const Output& output_high, int64_t levels, const std::string& auto_broadcast = "numpy");
+
+// ---- State (variables are matched by variable_id) ----
+/// ReadValue-6. Without `init` the first read gives zeros of variable_type/variable_shape.
+NodePtr read_value(const std::string& variable_id, element::Type variable_type, const PartialShape& variable_shape,
+                   const Output& init = {});
+/// Assign-6: writes `value` to the variable; add the node to the Model's sinks.
+NodePtr assign(const Output& value, const std::string& variable_id);
+
 // ---- Implementation of the template above ----
 namespace detail {
 NodePtr constant_from_doubles(element::Type type, const Shape& shape, const std::vector<double>& values);

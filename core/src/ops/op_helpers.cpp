@@ -2,6 +2,8 @@
 // broadcasting of shapes, axis normalisation and the spatial arithmetic of convolution and pooling.
 #include "ops/op_helpers.hpp"
 
+#include "vireo/float16.hpp"
+
 #include <algorithm>
 #include <set>
 
@@ -84,6 +86,41 @@ void check_rank(const Node& node, const Inputs& in, size_t i, const char* name, 
 std::optional<std::vector<int64_t>> values_of(const Inputs& in, size_t i) {
     if (i >= in.size()) return std::nullopt;
     return in[i].int_values();
+}
+
+namespace {
+template <typename T>
+std::vector<double> to_doubles(const Tensor& t) {
+    const T* p = static_cast<const T*>(t.data());
+    std::vector<double> out(t.get_size());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(p[i]);
+    return out;
+}
+}  // namespace
+
+std::optional<std::vector<double>> real_values(const Inputs& in, size_t i) {
+    if (i >= in.size() || !in[i].value) return std::nullopt;
+    const Tensor& t = in[i].value;
+    switch (t.get_element_type().id()) {
+    case element::TypeId::f16: {
+        std::vector<double> out(t.get_size());
+        const auto* p = static_cast<const float16*>(t.data());
+        for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<float>(p[k]);
+        return out;
+    }
+    case element::TypeId::bf16: {
+        std::vector<double> out(t.get_size());
+        const auto* p = static_cast<const bfloat16*>(t.data());
+        for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<float>(p[k]);
+        return out;
+    }
+    case element::TypeId::f32: return to_doubles<float>(t);
+    case element::TypeId::f64: return to_doubles<double>(t);
+    default: break;
+    }
+    auto ints = in[i].int_values();
+    if (!ints) return std::nullopt;
+    return std::vector<double>(ints->begin(), ints->end());
 }
 
 std::optional<int64_t> scalar_value(const Node& node, const Inputs& in, size_t i, const char* name) {

@@ -23,7 +23,8 @@ void register_slicing_ops(OpRegistry& registry);       // slicing.cpp
 void register_gather_scatter_ops(OpRegistry& registry);  // gather_scatter.cpp
 void register_generator_ops(OpRegistry& registry);     // generators.cpp (ShapeOf, Range, Broadcast, Tile, Pad)
 void register_normalization_ops(OpRegistry& registry);  // normalization.cpp
-void register_misc_ops(OpRegistry& registry);          // misc_ops.cpp (Interpolate, TopK, FakeQuantize, state)
+void register_interpolate_ops(OpRegistry& registry);   // interpolate.cpp
+void register_misc_ops(OpRegistry& registry);          // misc_ops.cpp (TopK, FakeQuantize, ReadValue, Assign)
 
 using Inputs = std::vector<InferInput>;
 using Outputs = std::vector<InferOutput>;
@@ -58,6 +59,8 @@ std::optional<int64_t> static_rank(const InferInput& in);
 // ---- Values ----
 /// The integer values of input `i` when known.
 std::optional<std::vector<int64_t>> values_of(const Inputs& in, size_t i);
+/// The values of input `i` as doubles (any number type) when known.
+std::optional<std::vector<double>> real_values(const Inputs& in, size_t i);
 /// The single integer value of a scalar/1-element input `i`; throws if it holds several.
 std::optional<int64_t> scalar_value(const Node& node, const Inputs& in, size_t i, const char* name);
 /// Number of elements a 1-D (or scalar) input holds when its shape says so, else nullopt.

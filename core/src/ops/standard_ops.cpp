@@ -11,6 +11,12 @@ void register_standard_ops(OpRegistry& registry) {
     ops_impl::register_pooling_ops(registry);
     ops_impl::register_reduction_ops(registry);
     ops_impl::register_shape_ops(registry);
+    ops_impl::register_slicing_ops(registry);
+    ops_impl::register_gather_scatter_ops(registry);
+    ops_impl::register_generator_ops(registry);
+    ops_impl::register_normalization_ops(registry);
+    ops_impl::register_interpolate_ops(registry);
+    ops_impl::register_misc_ops(registry);
 }
 
 }  // namespace vireo

@@ -1,0 +1,108 @@
+// Defines Interpolate-4 (data, sizes, scales[, axes]) and Interpolate-11 (data, scales_or_sizes
+// [, axes]), with pads, shape_calculation_mode and the resampling attributes.
+#include "ops/op_helpers.hpp"
+
+#include <cmath>
+
+namespace vireo::ops_impl {
+namespace {
+
+// Scales are applied with a small epsilon so that e.g. 3 * (2/3.f) still gives 2.
+constexpr double kScaleEpsilon = 1e-5;
+
+int64_t scaled(int64_t size, double scale) {
+    return static_cast<int64_t>(std::floor(static_cast<double>(size) * scale + kScaleEpsilon));
+}
+
+Dimension scale_dim(const Dimension& d, double scale) {
+    if (d.is_static()) return Dimension(scaled(d.get_length(), scale));
+    const int64_t lo = scaled(d.get_min_length(), scale);
+    const int64_t hi = d.is_bounded() ? scaled(d.get_max_length(), scale) : Dimension::kInfinity;
+    return Dimension(lo, std::max(lo, hi));
+}
+
+// `target` is the index of the sizes-or-scales input in use, `axes_index` that of axes (may be
+// absent); `scales_mode` says which of the two the target input holds.
+Outputs infer_interpolate(const Node& node, const Inputs& in, size_t target, size_t axes_index, bool scales_mode) {
+    check_rank(node, in, target, scales_mode ? "scales" : "sizes", 1, 1);
+    if (axes_index < in.size()) {
+        check_type(node, in, axes_index, "axes", is_integral_number, "an integer type");
+        check_rank(node, in, axes_index, "axes", 1, 1);
+    }
+    if (scales_mode) {
+        check_type(node, in, target, "scales", is_real, "a floating-point type");
+    } else {
+        check_type(node, in, target, "sizes", is_integral_number, "an integer type");
+    }
+    const PartialShape& data = in[0].shape;
+    if (!data.rank_is_static()) return {{in[0].type, PartialShape::dynamic()}};
+    const size_t rank = data.size();
+    const auto& pads_begin = node.get_attribute<std::vector<int64_t>>("pads_begin");
+    const auto& pads_end = node.get_attribute<std::vector<int64_t>>("pads_end");
+    for (const auto* pads : {&pads_begin, &pads_end})
+        if (pads->size() > rank)
+            throw_error<InvalidArgument>(node.describe(), ": pads ", to_text(*pads), " have more entries than data ", data,
+                                         " has axes");
+    PartialShape out;
+    for (size_t i = 0; i < rank; ++i) {
+        const int64_t pads = (i < pads_begin.size() ? pads_begin[i] : 0) + (i < pads_end.size() ? pads_end[i] : 0);
+        out.push_back(pads >= 0 ? data[i] + Dimension(pads) : data[i] - Dimension(-pads));
+    }
+    // Axes default to all axes of data.
+    std::optional<std::vector<size_t>> axes;
+    if (axes_index < in.size()) {
+        if (auto values = values_of(in, axes_index)) axes = normalize_axes(node, *values, static_cast<int64_t>(rank), "axes");
+    } else {
+        axes = std::vector<size_t>(rank);
+        for (size_t i = 0; i < rank; ++i) (*axes)[i] = i;
+    }
+    if (!axes) {
+        // Unknown axes: any axis may be resized.
+        return {{in[0].type, PartialShape::dynamic(rank)}};
+    }
+    if (auto len = static_length(in[target]); len && static_cast<size_t>(*len) != axes->size())
+        throw_error<InvalidArgument>(node.describe(), ": input ", target, " (", scales_mode ? "scales" : "sizes",
+                                     ") has shape ", in[target].shape, " but there are ", axes->size(), " axes");
+    if (scales_mode) {
+        auto scales = real_values(in, target);
+        for (size_t j = 0; j < axes->size(); ++j)
+            out[(*axes)[j]] = scales ? scale_dim(out[(*axes)[j]], (*scales)[j]) : Dimension();
+    } else {
+        auto sizes = values_of(in, target);
+        for (size_t j = 0; j < axes->size(); ++j) out[(*axes)[j]] = sizes ? Dimension((*sizes)[j]) : Dimension();
+    }
+    return {{in[0].type, out}};
+}
+
+std::vector<AttrSpec> interpolate_attrs(std::vector<std::string> modes) {
+    return {required_attr("mode", AttrType::kString, std::move(modes)),
+            required_attr("shape_calculation_mode", AttrType::kString, {"sizes", "scales"}),
+            optional_attr("coordinate_transformation_mode", AttrType::kString, std::string("half_pixel"),
+                          {"half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_for_nn", "align_corners"}),
+            optional_attr("nearest_mode", AttrType::kString, std::string("round_prefer_floor"),
+                          {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple"}),
+            optional_attr("antialias", AttrType::kBool, false),
+            optional_attr("pads_begin", AttrType::kIntList, std::vector<int64_t>{0}),
+            optional_attr("pads_end", AttrType::kIntList, std::vector<int64_t>{0}),
+            optional_attr("cube_coeff", AttrType::kFloat, -0.75)};
+}
+
+}  // namespace
+
+void register_interpolate_ops(OpRegistry& r) {
+    r.add(OpDef{"Interpolate", 4, "", 3, 4, interpolate_attrs({"nearest", "linear", "linear_onnx", "cubic"}),
+                [](const Node& n, const Inputs& in) {
+                    const bool scales = n.get_attribute<std::string>("shape_calculation_mode") == "scales";
+                    return infer_interpolate(n, in, scales ? 2 : 1, 3, scales);
+                },
+                {}});
+    r.add(OpDef{"Interpolate", 11, "", 2, 3,
+                interpolate_attrs({"nearest", "linear", "linear_onnx", "cubic", "bilinear_pillow", "bicubic_pillow"}),
+                [](const Node& n, const Inputs& in) {
+                    const bool scales = n.get_attribute<std::string>("shape_calculation_mode") == "scales";
+                    return infer_interpolate(n, in, 1, 2, scales);
+                },
+                {}});
+}
+
+}  // namespace vireo::ops_impl
