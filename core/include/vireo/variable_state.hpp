@@ -1,0 +1,55 @@
+// Declares VariableState, the application's handle to one variable of a stateful model
+// (a ReadValue/Assign pair) inside one infer request.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "vireo/tensor.hpp"
+
+namespace vireo {
+namespace sdk {
+class IVariableState;
+}
+
+/// One variable's value in one infer request, from InferRequest::query_state().
+///
+///     for (VariableState& state : request.query_state())
+///         if (state.get_name() == "h0") state.reset();
+///
+/// Ownership: a handle; copies share the same state. It keeps the request's plugin library
+/// loaded, so it may outlive the Core, the compiled model and the request.
+/// Thread safety: use it only while its request is idle (not between start_async and wait).
+/// Errors: plugin errors are rethrown as vireo::Exception of the same kind, prefixed with the
+/// device name; a default-constructed handle throws InvalidArgument.
+class VariableState {
+public:
+    VariableState() = default;
+    /// Used by the core: adopts a plugin's state; `so` keeps the plugin library loaded.
+    VariableState(std::shared_ptr<sdk::IVariableState> impl, std::shared_ptr<void> so);
+    ~VariableState();
+    VariableState(const VariableState&) = default;
+    VariableState(VariableState&&) noexcept = default;
+    VariableState& operator=(const VariableState&) = default;
+    VariableState& operator=(VariableState&&) noexcept = default;
+
+    /// The variable id (ReadValue's variable_id).
+    std::string get_name() const;
+    /// Back to the initial value (zeros, or the ReadValue's initialiser).
+    void reset();
+    /// Copies `state` in. Throws InvalidArgument naming the variable on a type or shape mismatch.
+    void set_state(const Tensor& state);
+    /// The current value, a handle to the state's storage (keeps the plugin library loaded).
+    Tensor get_state() const;
+
+    explicit operator bool() const { return m_impl != nullptr; }
+
+private:
+    const std::shared_ptr<sdk::IVariableState>& checked_impl() const;
+
+    // m_so first: members die in reverse order, so the library outlives the implementation.
+    std::shared_ptr<void> m_so;
+    std::shared_ptr<sdk::IVariableState> m_impl;
+};
+
+}  // namespace vireo

@@ -1,0 +1,132 @@
+// Implements the compiled-model blob format (header checks, checksum).
+#include "runtime/blob_format.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "vireo/exception.hpp"
+#include "vireo/sdk/plugin_entry.hpp"
+
+namespace vireo::runtime {
+namespace {
+
+constexpr uint32_t kMaxNameLength = 4096;  // a header string longer than this is garbage
+constexpr size_t kReadChunk = 1 << 20;     // payloads are read in chunks: a damaged size
+                                           // must not make us allocate terabytes up front
+
+template <typename T>
+void put(std::ostream& out, T value) {
+    unsigned char bytes[sizeof(T)];
+    for (size_t i = 0; i < sizeof(T); ++i) bytes[i] = static_cast<unsigned char>(value >> (8 * i));
+    out.write(reinterpret_cast<const char*>(bytes), sizeof(T));
+}
+
+void put_string(std::ostream& out, const std::string& s) {
+    put<uint32_t>(out, static_cast<uint32_t>(s.size()));
+    out.write(s.data(), static_cast<std::streamsize>(s.size()));
+}
+
+class Reader {
+public:
+    Reader(std::istream& in, const std::string& source) : m_in(in), m_source(source) {}
+
+    template <typename T>
+    T get(const char* what) {
+        unsigned char bytes[sizeof(T)];
+        if (!m_in.read(reinterpret_cast<char*>(bytes), sizeof(T))) truncated(what);
+        T value = 0;
+        for (size_t i = 0; i < sizeof(T); ++i) value |= static_cast<T>(bytes[i]) << (8 * i);
+        return value;
+    }
+    std::string get_string(const char* what) {
+        const uint32_t size = get<uint32_t>(what);
+        if (size > kMaxNameLength)
+            throw_error<InvalidArgument>(m_source, ": damaged blob header: ", what, " is ", size,
+                                         " bytes long, at most ", kMaxNameLength, " expected");
+        std::string s(size, '\0');
+        if (size && !m_in.read(s.data(), size)) truncated(what);
+        return s;
+    }
+    std::string get_payload(uint64_t size) {
+        std::string payload;
+        while (payload.size() < size) {
+            const size_t chunk = static_cast<size_t>(std::min<uint64_t>(kReadChunk, size - payload.size()));
+            const size_t old = payload.size();
+            payload.resize(old + chunk);
+            m_in.read(payload.data() + old, static_cast<std::streamsize>(chunk));
+            if (static_cast<size_t>(m_in.gcount()) != chunk)
+                throw_error<InvalidArgument>(m_source, ": truncated blob: the header announces a payload of ", size,
+                                             " bytes, found only ", old + static_cast<size_t>(m_in.gcount()));
+        }
+        return payload;
+    }
+    [[noreturn]] void truncated(const char* what) {
+        throw_error<InvalidArgument>(m_source, ": truncated blob: it ends inside the header (reading ", what, ")");
+    }
+
+private:
+    std::istream& m_in;
+    const std::string& m_source;
+};
+
+}  // namespace
+
+BlobIdentity blob_identity_of(const Version& version) {
+    return {version.description, version.build_number, VIREO_PLUGIN_ABI_VERSION};
+}
+
+uint64_t fnv1a64(const void* data, size_t size, uint64_t seed) {
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    uint64_t hash = seed;
+    for (size_t i = 0; i < size; ++i) {
+        hash ^= bytes[i];
+        hash *= 0x100000001b3ULL;
+    }
+    return hash;
+}
+
+void write_blob(std::ostream& out, const BlobIdentity& writer, const std::string& payload) {
+    out.write(kBlobMagic, sizeof(kBlobMagic));
+    put<uint32_t>(out, kBlobFormatVersion);
+    put<uint32_t>(out, writer.abi_version);
+    put_string(out, writer.plugin_name);
+    put_string(out, writer.plugin_version);
+    put<uint64_t>(out, payload.size());
+    put<uint64_t>(out, fnv1a64(payload.data(), payload.size()));
+    out.write(payload.data(), static_cast<std::streamsize>(payload.size()));
+    if (!out) throw_error<Exception>("cannot write the compiled-model blob: the output stream failed");
+}
+
+std::string read_blob(std::istream& in, const BlobIdentity& reader, const std::string& source) {
+    Reader r(in, source);
+    char magic[sizeof(kBlobMagic)] = {};
+    if (!in.read(magic, sizeof(magic)) || std::memcmp(magic, kBlobMagic, sizeof(magic)) != 0)
+        throw_error<InvalidArgument>(source, ": not a Vireo compiled-model blob (expected the magic \"VIREOBLB\" "
+                                             "that CompiledModel::export_model writes)");
+    const uint32_t format = r.get<uint32_t>("format version");
+    if (format != kBlobFormatVersion)
+        throw_error<InvalidArgument>(source, ": blob format version ", format, ", this runtime reads version ",
+                                     kBlobFormatVersion);
+    BlobIdentity writer;
+    writer.abi_version = r.get<uint32_t>("ABI version");
+    writer.plugin_name = r.get_string("plugin name");
+    writer.plugin_version = r.get_string("plugin version");
+    const uint64_t size = r.get<uint64_t>("payload size");
+    const uint64_t checksum = r.get<uint64_t>("payload checksum");
+    if (writer.plugin_name != reader.plugin_name || writer.plugin_version != reader.plugin_version ||
+        writer.abi_version != reader.abi_version)
+        throw_error<InvalidArgument>(source, ": the blob was exported by plugin '", writer.plugin_name, "' version '",
+                                     writer.plugin_version, "' (ABI ", writer.abi_version,
+                                     "), but it is being imported by plugin '", reader.plugin_name, "' version '",
+                                     reader.plugin_version, "' (ABI ", reader.abi_version,
+                                     "); re-export it with this plugin");
+    std::string payload = r.get_payload(size);
+    const uint64_t actual = fnv1a64(payload.data(), payload.size());
+    if (actual != checksum)
+        throw_error<InvalidArgument>(source, ": damaged blob: payload checksum ", std::hex, actual,
+                                     " does not match the header's ", checksum);
+    return payload;
+}
+
+}  // namespace vireo::runtime

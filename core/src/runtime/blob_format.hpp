@@ -1,0 +1,46 @@
+// Declares the compiled-model blob format shared by CompiledModel::export_model,
+// Core::import_model and the model cache: a checked header, then the plugin's own export.
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <ostream>
+#include <string>
+
+#include "vireo/version.hpp"
+
+namespace vireo::runtime {
+
+/// Layout (integers little-endian):
+///   8 bytes  magic "VIREOBLB"
+///   u32      format version (kBlobFormatVersion)
+///   u32      plugin ABI version (VIREO_PLUGIN_ABI_VERSION of the runtime that wrote it)
+///   u32 len, bytes   plugin name (its library name, "vireo_template_plugin")
+///   u32 len, bytes   plugin version (build number)
+///   u64      payload size in bytes
+///   u64      payload checksum (FNV-1a 64 over the payload)
+///   payload  what ICompiledModel::export_model wrote
+inline constexpr char kBlobMagic[8] = {'V', 'I', 'R', 'E', 'O', 'B', 'L', 'B'};
+inline constexpr uint32_t kBlobFormatVersion = 1;
+
+/// Who wrote a blob, or who is asked to read it.
+struct BlobIdentity {
+    std::string plugin_name;
+    std::string plugin_version;
+    uint32_t abi_version = 0;
+};
+
+/// The identity of a plugin with `version` (as the core sets it: build number, library name)
+/// under this runtime's ABI version.
+BlobIdentity blob_identity_of(const Version& version);
+
+uint64_t fnv1a64(const void* data, size_t size, uint64_t seed = 0xcbf29ce484222325ULL);
+
+/// Writes the header for `payload`, then the payload.
+void write_blob(std::ostream& out, const BlobIdentity& writer, const std::string& payload);
+/// Reads a blob and returns its payload after checking, in order: magic, format version,
+/// complete header, plugin name, plugin version and ABI version equal to `reader`'s, payload
+/// complete, checksum. Throws InvalidArgument naming `source` and what was expected vs found.
+std::string read_blob(std::istream& in, const BlobIdentity& reader, const std::string& source);
+
+}  // namespace vireo::runtime

@@ -1,0 +1,281 @@
+// Implements CoreImpl: discovery, device routing, property precedence, compile and import.
+#include "runtime/core_impl.hpp"
+
+#include <glog/logging.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <sstream>
+
+#include "runtime/model_cache.hpp"
+#include "runtime/shared_library.hpp"
+#include "vireo/log.hpp"
+#include "vireo/sdk/icompiled_model.hpp"
+#include "vireo/sdk/iremote_context.hpp"
+
+namespace vireo {
+using runtime::DeviceName;
+using runtime::Plugin;
+
+namespace {
+
+constexpr const char* kPluginsXmlVariable = "VIREO_PLUGINS_XML";
+
+bool is_core_key(const std::string& key) { return key == cache_dir.name(); }
+
+std::vector<PropertyName> core_properties() {
+    return {PropertyName(supported_properties.name(), PropertyMutability::RO),
+            PropertyName(available_devices.name(), PropertyMutability::RO),
+            PropertyName(cache_dir.name(), PropertyMutability::RW),
+            PropertyName(log::level.name(), PropertyMutability::RW)};
+}
+
+std::string list_names(const std::vector<PropertyName>& names) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + static_cast<const std::string&>(n);
+    return out;
+}
+
+void check_model(const std::shared_ptr<const Model>& model, const char* call) {
+    if (!model) throw_error<InvalidArgument>(call, ": the model is null");
+}
+
+}  // namespace
+
+CoreImpl::CoreImpl(const std::string& plugins_xml_path) {
+    // The argument, then the environment variable, then plugins.xml beside libvireo; only the
+    // last may be missing.
+    if (!plugins_xml_path.empty()) {
+        register_plugins(plugins_xml_path);
+        return;
+    }
+    if (const char* from_env = std::getenv(kPluginsXmlVariable); from_env && *from_env) {
+        try {
+            register_plugins(from_env);
+        } catch (...) {
+            rethrow_with_context(std::current_exception(),
+                                 std::string("plugins.xml named by the environment variable ") + kPluginsXmlVariable);
+        }
+        return;
+    }
+    const std::string dir = runtime::runtime_library_directory();
+    if (dir.empty()) return;
+    const std::string path = (std::filesystem::path(dir) / "plugins.xml").string();
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec))
+        register_plugins(path);
+    else
+        VLOG(1) << "no default plugins.xml at '" << path << "'; no plugins registered";
+}
+
+void CoreImpl::register_plugins(const std::string& xml_path) {
+    m_registry.add(runtime::parse_plugins_xml(xml_path));
+}
+
+void CoreImpl::register_plugin(const std::string& library_path, const std::string& device_name,
+                               const AnyMap& properties) {
+    if (library_path.empty())
+        throw_error<InvalidArgument>("register_plugin: the library path for device '", device_name, "' is empty");
+    runtime::check_registrable_name(device_name);
+    m_registry.add({runtime::PluginDescriptor{device_name, library_path,
+                                              runtime::candidates_for_registered_path(library_path), properties,
+                                              "register_plugin"}});
+}
+
+void CoreImpl::unload_plugin(const std::string& device_name) {
+    m_registry.unload(DeviceName::parse(device_name).name);
+}
+
+std::vector<std::string> CoreImpl::list_available_devices() const {
+    std::vector<std::string> out;
+    for (const auto& name : m_registry.names()) {
+        std::vector<std::string> ids;
+        try {
+            ids = m_registry.get(name)->get_property(available_devices.name()).as<std::vector<std::string>>();
+        } catch (const std::exception& e) {
+            LOG(WARNING) << "get_available_devices: skipping device '" << name << "': " << e.what();
+            continue;
+        }
+        if (ids.size() > 1) {
+            for (const auto& id : ids) out.push_back(name + "." + id);
+        } else {
+            out.push_back(name);
+        }
+    }
+    return out;
+}
+
+std::map<std::string, Version> CoreImpl::versions(const std::string& device_name) const {
+    const DeviceName device = DeviceName::parse(device_name);
+    return {{device.name, m_registry.get(device.name)->version()}};
+}
+
+AnyMap CoreImpl::plugin_config(const DeviceName& device, const AnyMap& call, std::string* cache_dir_out) const {
+    AnyMap config = m_registry.merged_properties(device);
+    for (const auto& [key, value] : call) config[key] = value;
+    if (!device.id.empty()) {
+        auto it = call.find(device::id.name());
+        if (it != call.end() && it->second.as<std::string>() != device.id)
+            throw_error<InvalidArgument>("device '", device.full(), "': property ", device::id.name(), " is '",
+                                         it->second.as<std::string>(), "', but the device name selects id '",
+                                         device.id, "'");
+        config[device::id.name()] = device.id;
+    }
+    std::string dir = global_cache_dir();
+    if (auto it = config.find(cache_dir.name()); it != config.end()) {
+        dir = it->second.as<std::string>();
+        config.erase(it);
+    }
+    if (cache_dir_out) *cache_dir_out = dir;
+    return config;
+}
+
+void CoreImpl::check_settable(const Plugin& plugin, const DeviceName& device, const AnyMap& properties) const {
+    const std::vector<PropertyName> supported = plugin.supported_properties_or_empty();
+    if (supported.empty()) return;
+    for (const auto& [key, value] : properties) {
+        if (is_core_key(key)) continue;
+        auto it = std::find(supported.begin(), supported.end(), key);
+        if (it == supported.end())
+            throw_error<NotFound>("device '", device.full(), "': unknown property '", key,
+                                  "'; supported properties: ", list_names(supported), ", ", cache_dir.name());
+        if (!it->is_mutable())
+            throw_error<InvalidArgument>("device '", device.full(), "': property '", key,
+                                         "' is read-only and cannot be set");
+    }
+}
+
+std::string CoreImpl::global_cache_dir() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_cache_dir;
+}
+
+CompiledModel CoreImpl::compile_model(const std::shared_ptr<const Model>& model, const std::string& device_name,
+                                      const AnyMap& properties) const {
+    check_model(model, "compile_model");
+    const DeviceName device = DeviceName::parse(device_name);
+    std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
+    check_settable(*plugin, device, properties);
+    std::string dir;
+    const AnyMap config = plugin_config(device, properties, &dir);
+    if (!dir.empty()) return runtime::ModelCache(dir).compile(plugin, model, device.full(), config);
+    return CompiledModel(plugin->compile_model(model, config), plugin->library());
+}
+
+CompiledModel CoreImpl::compile_model(const std::shared_ptr<const Model>& model, const RemoteContext& context,
+                                      const AnyMap& properties) const {
+    check_model(model, "compile_model");
+    if (!context) throw_error<InvalidArgument>("compile_model: the remote context is empty");
+    const DeviceName device = DeviceName::parse(context.get_device_name());
+    std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
+    check_settable(*plugin, device, properties);
+    const AnyMap config = plugin_config(device, properties, nullptr);
+    return CompiledModel(plugin->compile_model(model, config, context.impl()), plugin->library());
+}
+
+CompiledModel CoreImpl::import_model(std::istream& blob, const std::string& device_name,
+                                     const AnyMap& properties) const {
+    const DeviceName device = DeviceName::parse(device_name);
+    std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
+    check_settable(*plugin, device, properties);
+    const AnyMap config = plugin_config(device, properties, nullptr);
+    std::istringstream payload(runtime::read_blob(blob, runtime::blob_identity_of(plugin->version()), "import_model on device '" +
+                                                                                    device.full() + "'"));
+    return CompiledModel(plugin->import_model(payload, config), plugin->library());
+}
+
+std::map<std::string, std::string> CoreImpl::query_model(const std::shared_ptr<const Model>& model,
+                                                         const std::string& device_name,
+                                                         const AnyMap& properties) const {
+    check_model(model, "query_model");
+    const DeviceName device = DeviceName::parse(device_name);
+    std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
+    check_settable(*plugin, device, properties);
+    return plugin->query_model(model, plugin_config(device, properties, nullptr));
+}
+
+void CoreImpl::set_property(const AnyMap& properties) {
+    // Validate everything before changing anything.
+    std::string new_cache_dir;
+    std::optional<log::Level> new_level;
+    for (const auto& [key, value] : properties) {
+        if (key == cache_dir.name()) {
+            new_cache_dir = get_or<std::string>(properties, key, "");
+        } else if (key == log::level.name()) {
+            new_level = get_or<log::Level>(properties, key, log::Level::WARNING);
+        } else {
+            throw_error<NotFound>("unknown core property '", key, "'; the core accepts ", cache_dir.name(), " and ",
+                                  log::level.name(), " (device properties go to set_property(device, ...))");
+        }
+    }
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (properties.count(cache_dir.name())) m_cache_dir = new_cache_dir;
+    if (new_level) set_log_level(*new_level);
+}
+
+void CoreImpl::set_property(const std::string& device_name, const AnyMap& properties) {
+    const DeviceName device = DeviceName::parse(device_name);
+    std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
+    check_settable(*plugin, device, properties);
+    get_or<std::string>(properties, cache_dir.name(), "");  // a cache_dir that is not text throws here
+    if (device.id.empty()) {
+        AnyMap for_plugin = properties;
+        for_plugin.erase(cache_dir.name());
+        if (!for_plugin.empty()) plugin->set_property(for_plugin);
+    }
+    // Only what the plugin accepted is stored; "NAME.N" values are applied at compile time.
+    m_registry.store_properties(device, properties);
+}
+
+Any CoreImpl::get_property(const std::string& name) const {
+    if (name == cache_dir.name()) return global_cache_dir();
+    if (name == log::level.name()) return get_log_level();
+    if (name == supported_properties.name()) return core_properties();
+    if (name == available_devices.name()) return list_available_devices();
+    throw_error<NotFound>("unknown core property '", name, "'; supported: ", list_names(core_properties()));
+}
+
+Any CoreImpl::get_property(const std::string& device_name, const std::string& name, const AnyMap& arguments) const {
+    const DeviceName device = DeviceName::parse(device_name);
+    std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
+    if (name == cache_dir.name()) {
+        std::string dir;
+        plugin_config(device, {}, &dir);
+        return dir;
+    }
+    if (name == supported_properties.name()) {
+        std::vector<PropertyName> list = plugin->get_property(name, arguments).as<std::vector<PropertyName>>();
+        if (std::find(list.begin(), list.end(), cache_dir.name()) == list.end())
+            list.emplace_back(cache_dir.name(), PropertyMutability::RW);
+        Any value(std::move(list));
+        value.set_shared_object(plugin->library());
+        return value;
+    }
+    AnyMap args = arguments;
+    if (!device.id.empty() && name != available_devices.name()) args[device::id.name()] = device.id;
+    const std::vector<PropertyName> supported = plugin->supported_properties_or_empty();
+    if (!supported.empty() && std::find(supported.begin(), supported.end(), name) == supported.end())
+        throw_error<NotFound>("device '", device.full(), "': unknown property '", name,
+                              "'; supported properties: ", list_names(supported), ", ", cache_dir.name());
+    return plugin->get_property(name, args);
+}
+
+RemoteContext CoreImpl::create_context(const std::string& device_name, const AnyMap& params) const {
+    const DeviceName device = DeviceName::parse(device_name);
+    std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
+    AnyMap args = params;
+    if (!device.id.empty()) args[device::id.name()] = device.id;
+    return RemoteContext(plugin->create_context(args), plugin->library());
+}
+
+RemoteContext CoreImpl::get_default_context(const std::string& device_name) const {
+    const DeviceName device = DeviceName::parse(device_name);
+    std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
+    AnyMap args;
+    if (!device.id.empty()) args[device::id.name()] = device.id;
+    return RemoteContext(plugin->get_default_context(args), plugin->library());
+}
+
+}  // namespace vireo

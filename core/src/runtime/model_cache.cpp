@@ -1,0 +1,142 @@
+// Implements the model cache: key computation, lookup with full validation, atomic writes.
+#include "runtime/model_cache.hpp"
+
+#include <glog/logging.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "runtime/guard.hpp"
+#include "vireo/ir.hpp"
+#include "vireo/properties.hpp"
+#include "vireo/sdk/icompiled_model.hpp"
+#include "vireo/sdk/plugin_entry.hpp"
+
+namespace vireo::runtime {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kKeyFormat = "vireo-model-cache-key-1";
+
+// FNV-1a 64 over a sequence of fields, each preceded by its length so that field boundaries
+// are part of the hash ("ab"+"c" differs from "a"+"bc").
+class KeyHash {
+public:
+    void add(const std::string& bytes) {
+        const uint64_t size = bytes.size();
+        m_hash = fnv1a64(&size, sizeof(size), m_hash);
+        m_hash = fnv1a64(bytes.data(), bytes.size(), m_hash);
+    }
+    std::string hex() const {
+        std::ostringstream out;
+        out << std::hex;
+        out.width(16);
+        out.fill('0');
+        out << m_hash;
+        return out.str();
+    }
+
+private:
+    uint64_t m_hash = fnv1a64(nullptr, 0);
+};
+
+bool can_export(const Plugin& plugin) {
+    std::vector<std::string> capabilities;
+    try {
+        capabilities = plugin.get_property(device::capabilities.name()).as<std::vector<std::string>>();
+    } catch (const std::exception&) {
+        return true;  // the plugin does not say: try, and let export_model tell
+    }
+    return std::find(capabilities.begin(), capabilities.end(), device::capability::kExportImport) !=
+           capabilities.end();
+}
+
+}  // namespace
+
+ModelCache::ModelCache(std::string directory) : m_directory(std::move(directory)) {}
+
+std::string ModelCache::entry_path(const std::string& key) const {
+    return (fs::path(m_directory) / (key + ".blob")).string();
+}
+
+std::string ModelCache::compute_key(const Model& model, const std::string& device, const AnyMap& config,
+                                    const Version& plugin_version) {
+    std::ostringstream xml;
+    std::ostringstream bin(std::ios::binary);
+    serialize(model, xml, bin);
+    KeyHash hash;
+    hash.add(kKeyFormat);
+    hash.add(xml.str());
+    hash.add(bin.str());
+    hash.add(device);
+    for (const auto& [key, value] : config) hash.add(key + "=" + value.to_string());
+    hash.add(plugin_version.description);
+    hash.add(plugin_version.build_number);
+    hash.add(std::to_string(VIREO_PLUGIN_ABI_VERSION));
+    return hash.hex();
+}
+
+CompiledModel ModelCache::compile(const std::shared_ptr<Plugin>& plugin, const std::shared_ptr<const Model>& model,
+                                  const std::string& device, const AnyMap& config) const {
+    if (!can_export(*plugin)) {
+        VLOG(1) << "model cache: device '" << device << "' cannot export compiled models; compiling without cache";
+        return CompiledModel(plugin->compile_model(model, config), plugin->library());
+    }
+    const std::string path = entry_path(compute_key(*model, device, config, plugin->version()));
+    if (auto hit = try_load(*plugin, path, config)) return std::move(*hit);
+
+    std::shared_ptr<sdk::ICompiledModel> compiled = plugin->compile_model(model, config);
+    try {
+        std::ostringstream payload(std::ios::binary);
+        guarded([&] { return plugin->device_name(); }, [&] { compiled->export_model(payload); });
+        store(path, blob_identity_of(plugin->version()), payload.str());
+    } catch (const std::exception& e) {
+        LOG(WARNING) << "model cache: cannot store '" << path << "' for device '" << device << "': " << e.what();
+    }
+    return CompiledModel(std::move(compiled), plugin->library());
+}
+
+std::optional<CompiledModel> ModelCache::try_load(const Plugin& plugin, const std::string& path,
+                                                  const AnyMap& config) const {
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) return std::nullopt;
+    try {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) throw_error<Exception>("cannot open it for reading");
+        std::istringstream payload(read_blob(in, blob_identity_of(plugin.version()), "model cache entry"));
+        return CompiledModel(plugin.import_model(payload, config), plugin.library(), /*loaded_from_cache=*/true);
+    } catch (const std::exception& e) {
+        LOG(WARNING) << "model cache: entry '" << path << "' is unusable (" << e.what()
+                     << "); compiling again and replacing it";
+        return std::nullopt;
+    }
+}
+
+void ModelCache::store(const std::string& path, const BlobIdentity& identity, const std::string& payload) const {
+    fs::create_directories(m_directory);
+    // A name no other writer uses: readers never see a half-written entry, and concurrent
+    // writers of the same key each rename a complete file (the last one wins).
+    static std::atomic<uint64_t> counter{0};
+    const std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    try {
+        {
+            std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+            if (!out) throw_error<Exception>("cannot create '", temp, "'");
+            write_blob(out, identity, payload);
+            out.close();
+            if (!out) throw_error<Exception>("cannot write '", temp, "'");
+        }
+        fs::rename(temp, path);
+    } catch (...) {
+        std::error_code ec;
+        fs::remove(temp, ec);
+        throw;
+    }
+}
+
+}  // namespace vireo::runtime
