@@ -27,7 +27,10 @@ Outputs infer_reshape(const Node& node, const Inputs& in) {
         return {{in[0].type, PartialShape::dynamic()}};
     }
     std::vector<Dimension> out;
-    std::vector<Dimension> known;  // every output dim except the -1 one
+    // Dims copied from data (0 with special_zero) appear on both sides, so they are left out of
+    // both element counts: that lets [?,3,4] -> [0,-1] give [?,12].
+    std::vector<Dimension> known;  // output dims other than -1 and the copied ones
+    std::vector<bool> copied(data.rank_is_static() ? data.size() : 0, false);
     std::optional<size_t> minus_one;
     for (size_t i = 0; i < target->size(); ++i) {
         const int64_t v = (*target)[i];
@@ -49,13 +52,18 @@ Outputs infer_reshape(const Node& node, const Inputs& in) {
                 throw_error<InvalidArgument>(node.describe(), ": target shape ", to_text(*target), " copies axis ", i,
                                              " (0 with special_zero) but data ", data, " has rank ", data.size());
             } else {
-                d = data[i];
+                out.push_back(data[i]);
+                copied[i] = true;
+                continue;
             }
         }
         out.push_back(d);
         known.push_back(d);
     }
-    const Dimension in_count = data.rank_is_static() ? product(data.dims()) : Dimension();
+    std::vector<Dimension> remaining;
+    for (size_t i = 0; i < copied.size(); ++i)
+        if (!copied[i]) remaining.push_back(data[i]);
+    const Dimension in_count = data.rank_is_static() ? product(remaining) : Dimension();
     const Dimension known_count = product(known);
     if (minus_one) {
         Dimension& inferred = out[*minus_one];
@@ -80,8 +88,10 @@ Outputs infer_reshape(const Node& node, const Inputs& in) {
             inferred = lo <= hi ? Dimension(lo, hi) : Dimension();
         }
     } else if (in_count.is_static() && known_count.is_static() && in_count != known_count) {
-        throw_error<InvalidArgument>(node.describe(), ": data ", data, " has ", in_count.get_length(),
-                                     " elements but target shape ", to_text(*target), " has ", known_count.get_length());
+        throw_error<InvalidArgument>(node.describe(), ": data ", data, " cannot be reshaped to ", to_text(*target),
+                                     " (giving ", PartialShape(out), "): the element counts differ (",
+                                     in_count.get_length(), " vs ", known_count.get_length(),
+                                     " outside the copied axes)");
     }
     return {{in[0].type, PartialShape(out)}};
 }
