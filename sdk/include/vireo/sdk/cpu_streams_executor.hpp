@@ -12,10 +12,15 @@
 namespace vireo::sdk {
 
 struct StreamsConfig {
-    std::string name = "StreamsExecutor";  ///< thread names are "<name>/<stream>" (truncated to 15 chars)
+    /// Thread names are "<name>/<stream>" for a stream's worker and "<name>/<stream>.<t>" for its
+    /// helpers; the name part is cut so the whole fits Linux's 15 characters.
+    std::string name = "StreamsExecutor";
     int streams = 1;                        ///< tasks run on up to this many streams at once
     int threads_per_stream = 1;             ///< threads a task may use through parallel_for
-    bool pin_threads = false;               ///< pin stream s to core s % cores
+    /// Pin thread t of stream s (t = 0 is the worker) to the (s * threads_per_stream + t)-th CPU
+    /// of the process's affinity mask, modulo its size; with one thread per stream, stream s
+    /// runs on CPU s % cores. A failure to pin is logged, not thrown.
+    bool pin_threads = false;
     bool operator==(const StreamsConfig& other) const {
         return name == other.name && streams == other.streams && threads_per_stream == other.threads_per_stream &&
                pin_threads == other.pin_threads;
@@ -24,8 +29,18 @@ struct StreamsConfig {
 
 /// A pool of streams pulling tasks from one FIFO queue. Each stream has one worker thread that
 /// runs tasks, and threads_per_stream - 1 helpers that parallel_for() from a task on that
-/// stream may use. Destruction drains: every task queued before the destructor runs, then the
-/// threads join. An exception escaping a task is caught and logged; the stream keeps working.
+/// stream may use. With one stream, tasks run one at a time in the order they were queued.
+///
+/// Why plain std::thread and not TBB or OpenMP: no new dependency, named and pinned threads
+/// under our control, and a shutdown we can define exactly (drain, then join); parallel_for
+/// only needs a static split of a range, which a handful of helper threads do well.
+///
+/// Lifetime: the destructor drains: every task queued before it (and every task those tasks
+/// queue) runs, then the threads join. Destroying the executor from one of its own tasks is
+/// allowed: that thread is detached and finishes the queue on its own.
+/// Errors: an exception escaping a task is caught and logged (glog ERROR); the stream keeps
+/// working. The constructor throws InvalidArgument for streams or threads_per_stream < 1.
+/// Thread safety: every method may be called from any thread, including from its tasks.
 ///
 ///     auto exec = std::make_shared<CPUStreamsExecutor>(StreamsConfig{"Infer", 2, 1});
 ///     exec->run([] { ... });
@@ -36,18 +51,23 @@ public:
     CPUStreamsExecutor(const CPUStreamsExecutor&) = delete;
     CPUStreamsExecutor& operator=(const CPUStreamsExecutor&) = delete;
 
+    /// Queues `task` (FIFO). Throws InvalidArgument for an empty task.
     void run(Task task) override;
     const StreamsConfig& get_config() const;
     int get_streams_num() const;
     /// Tasks queued and not started yet.
     size_t queued() const;
 
-    /// Stream id (0..streams-1) of the calling thread if it is a worker of *some* streams
-    /// executor, else -1.
+    /// Stream id (0..streams-1) of the calling thread if it is a worker or helper of *some*
+    /// streams executor, else -1.
     static int current_stream_id();
-    /// Runs body(i) for i in [0, n), splitting the range over the calling stream's threads;
-    /// outside a stream (or with one thread per stream) it runs serially in the caller.
-    /// Rethrows the first exception from body.
+    /// Calls body(begin, end) on min(n, threads_per_stream) contiguous chunks that cover [0, n)
+    /// exactly once, the chunks running on the calling stream's worker (this thread) and its
+    /// helpers; returns when all are done. Outside a stream, inside a helper, or with one thread
+    /// per stream it calls body(0, n) in the caller. Nested calls are allowed. Every chunk runs
+    /// even if one throws; then the first exception is rethrown.
+    ///
+    ///     CPUStreamsExecutor::parallel_for(rows, [&](size_t b, size_t e) { for (...) ... });
     static void parallel_for(size_t n, const std::function<void(size_t begin, size_t end)>& body);
 
 private:

@@ -11,7 +11,12 @@ namespace vireo::sdk {
 
 /// Shares executors by name. A device instance's wait executor is get_executor("<device>/wait"),
 /// so every compiled model on that instance waits on the same thread(s).
-/// Thread-safe. The manager lives while anybody holds it (get() keeps only a weak reference).
+/// Thread-safe. The manager lives while anybody holds it (get() keeps only a weak reference), and
+/// with it the executors it caches; an executor handed out lives on with its holders after
+/// clear() or the manager's end. Executors are destroyed (drained) outside the manager's lock.
+///
+///     auto manager = ExecutorManager::get();   // keep it, e.g. as a plugin member
+///     auto wait = manager->get_executor("MYDEV.1/wait");
 class ExecutorManager {
 public:
     static std::shared_ptr<ExecutorManager> get();
@@ -19,7 +24,8 @@ public:
     /// The executor named `id`, created on first use with `config` (its name is set to `id`).
     /// Later calls return the same executor whatever config they pass.
     std::shared_ptr<CPUStreamsExecutor> get_executor(const std::string& id, StreamsConfig config = {});
-    /// A streams executor with an equal config that nobody else holds, or a new one.
+    /// A cached streams executor with an equal config that nobody else holds, or a new one
+    /// (cached too). Lets compiled models created one after another reuse threads.
     std::shared_ptr<CPUStreamsExecutor> get_idle_streams_executor(const StreamsConfig& config);
     /// Forgets executors: `id` and every idle executor whose config name is `id`; all if empty.
     /// Executors still held elsewhere live on with their holders.

@@ -17,22 +17,38 @@
 namespace vireo::sdk {
 
 /// An asynchronous request. The derived class sets m_pipeline in its constructor: stages run in
-/// order, each on its executor; after the last stage (or the first failing one, or a cancel
-/// noticed between stages) the completion runs on the callback executor (inline if there is
-/// none): the state returns to idle, the user callback gets the error (or null), then wait()
-/// returns or rethrows.
+/// order, each on its executor (a null executor runs the stage inline on the thread that ended
+/// the previous one); after the last stage (or the first failing one, or a cancel noticed
+/// between stages) the completion runs on the callback executor (inline if there is none): the
+/// state returns to idle, the user callback gets the error (or null), then wait() returns or
+/// rethrows.
 ///
-/// States: idle -> busy (start_async/infer) -> idle. While busy, set_tensor/set_callback/
-/// start_async/infer throw Busy. cancel() while busy stops the pipeline before its next stage
-/// and asks the sync request to stop; wait() then throws Cancelled, and the request is idle
-/// and usable again. cancel() while idle does nothing.
+/// States: idle -> busy (start_async/infer) -> idle. While busy (or cancelled and still
+/// winding down), set_tensor(s)/get_tensor(s)/set_callback/start_async/infer/
+/// get_profiling_info/query_state throw Busy. start_async() and infer() validate the tensors
+/// (ISyncInferRequest::check_tensors) before anything starts, so a bad tensor fails the call
+/// itself: no callback, and wait() is unaffected.
+///
+/// Cancel: cancel() while busy marks the run cancelled and calls the sync request's cancel();
+/// stages not started yet are skipped, a running stage may poll is_cancelled(), and the run
+/// ends with Cancelled (even if its last stage completed: its outputs may be partial). The
+/// request is then idle and usable again. cancel() while idle does nothing.
 ///
 /// The callback: called exactly once per start_async, never for infer(); it may call
-/// start_async() on its own request (chaining). An exception it throws is caught, logged and
-/// reported by the next wait() (it replaces a stage's success, never its error).
+/// start_async() on its own request (chaining: the state is idle inside it), set_callback()
+/// (the new one serves later runs), or drop the last reference to the request (its destructor
+/// then does not wait for the run whose callback is running). It must not call wait() for its
+/// own run: that throws Exception instead of deadlocking. An exception it throws is caught,
+/// logged and reported once by the next wait() (it replaces a stage's success, never its error).
+/// The callable is held by shared_ptr, never copied.
+///
+/// wait() / wait_for(): for the last start_async; wait() rethrows its error every time it is
+/// called. With nothing started, wait() returns and wait_for() returns true at once.
 ///
 /// A derived class MUST call stop_and_wait() first thing in its destructor, so that no stage
-/// runs on a half-destroyed object. Destroying a running request is then safe: it waits.
+/// runs on a half-destroyed object. Destroying a running request is then safe: it waits for the
+/// pipeline (without calling the callback, which is dropped). After stop_and_wait(), start_async
+/// and infer throw Exception.
 ///
 /// Thread safety: all public methods may be called from any thread.
 class IAsyncInferRequest {
@@ -54,7 +70,8 @@ public:
     /// Waits for the last start_async; rethrows its error (Cancelled if cancelled). Returns at
     /// once if nothing was started.
     virtual void wait();
-    /// Like wait() with a timeout; false if still running. Throws InvalidArgument if negative.
+    /// Like wait() with a timeout; false if still running (then nothing is rethrown). Throws
+    /// InvalidArgument if negative.
     virtual bool wait_for(std::chrono::milliseconds timeout);
     virtual void cancel();
     virtual void set_callback(Callback callback);
@@ -71,9 +88,10 @@ public:
     const std::shared_ptr<ISyncInferRequest>& get_sync_request() const { return m_sync_request; }
 
 protected:
-    /// Waits for a running pipeline and refuses new starts. Call from the derived destructor.
+    /// Waits for the running pipeline (and a completion in progress), drops the callback and
+    /// refuses new starts. Idempotent. Call first thing in the derived destructor.
     void stop_and_wait();
-    /// Throws Busy if a pipeline is running.
+    /// Throws Busy if a pipeline is running (or being cancelled), Exception once stopped.
     void check_state() const;
     /// True once cancel() was called on the running pipeline; stages of long work may poll it.
     bool is_cancelled() const;

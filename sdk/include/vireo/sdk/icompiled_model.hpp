@@ -23,8 +23,12 @@ class IAsyncInferRequest;
 /// called concurrently; set_property may not race with them.
 class ICompiledModel : public std::enable_shared_from_this<ICompiledModel> {
 public:
-    /// `task_executor` null: a streams executor with one stream is made. `callback_executor`
-    /// null: callbacks run on the thread that finished the last stage.
+    /// `task_executor` null: a CPUStreamsExecutor {"Default", 1 stream} is made.
+    /// `callback_executor` null: callbacks run on the thread that finished the last stage.
+    /// The private copies: each Parameter becomes a new Parameter with the same friendly name,
+    /// type, shape, tensor names and rt_info (node's and port's); each Result becomes a new
+    /// Result (same friendly name, names, rt_info) fed by a new Parameter of its type and shape.
+    /// Throws InvalidArgument for a null model. `plugin` may be null only in tests.
     ICompiledModel(const std::shared_ptr<const Model>& model, const std::shared_ptr<const IPlugin>& plugin,
                    std::shared_ptr<ITaskExecutor> task_executor = nullptr,
                    std::shared_ptr<ITaskExecutor> callback_executor = nullptr);

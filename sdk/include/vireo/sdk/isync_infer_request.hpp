@@ -17,17 +17,32 @@ class ICompiledModel;
 class IVariableState;
 
 /// Base of a plugin's synchronous request. It owns one tensor slot per input and output port,
-/// finds ports (by handle, or by index and names for handles from another copy of the model),
-/// and validates every tensor a user sets:
-/// - unknown port: NotFound naming the port;
+/// finds ports, and validates every tensor a user sets.
+///
+/// Ports: a port is found by handle (same node and index as the compiled model's inputs() /
+/// outputs()), else as a port of another copy of the model (the caller's original or a clone):
+/// a Parameter's output matches the input with the same output index whose tensor names include
+/// all of the port's names (its friendly name when it has none); a Result's (or any other
+/// node's) output matches the output whose names include the port's names.
+///
+/// Validation (set_tensor, and check_tensors() before every inference):
+/// - unknown port: NotFound naming the port and listing the inputs and outputs;
+/// - empty handle: InvalidArgument;
 /// - element type differs from the port's: InvalidArgument with both types;
-/// - shape does not fit the port's partial shape: InvalidArgument with both shapes;
-/// - a host tensor without memory: InvalidArgument.
+/// - shape not within the port's partial shape: InvalidArgument with both shapes (a dynamic
+///   output also accepts a zero-element placeholder, which the plugin resizes in infer());
+/// - a host tensor without memory: InvalidArgument (remote tensors never have host memory).
+/// Messages name the port by tensor name ("input 'x'") or index ("input #0 (Parameter 'p')").
 /// A tensor that passes is stored as given (zero copy); the plugin reads it in infer().
 ///
-/// A plugin derives, allocates its tensors in its constructor (allocate_tensor), and implements
-/// infer(), get_profiling_info() and query_state(). Not thread-safe: the async request
-/// serialises access.
+/// Default tensors: the constructor gives every port a host tensor: zero-filled of the port's
+/// shape when it is static, an empty one of shape {0} when it is dynamic (a dynamic input must
+/// be set before inference). A plugin may replace them with allocate_tensor() (e.g. device
+/// tensors); ports of dynamic element type start with an empty handle.
+///
+/// A plugin derives and implements infer(), get_profiling_info() and query_state(), and
+/// cancel() if an inference can stop early. Not thread-safe: the async request serialises
+/// access (cancel() excepted: it may be called while infer() runs on another thread).
 class ISyncInferRequest {
 public:
     explicit ISyncInferRequest(const std::shared_ptr<const ICompiledModel>& compiled_model);
@@ -43,6 +58,11 @@ public:
     Tensor get_tensor(const Output& port) const;
     void set_tensor(const Output& port, const Tensor& tensor);
     /// Batched input: N tensors of batch 1 for one input of batch N. Empty when none are set.
+    /// set_tensors() checks: the port is an input (else InvalidArgument), the list is not empty,
+    /// its size fits the batch dimension (dim 0, or the "N" of a "layout" entry in the port's or
+    /// its node's rt_info: "NCHW", "[N,C,H,W]", "...N"), every item has 1 on that axis and all
+    /// share one type and shape, and the assembled shape fits the port. One tensor is a plain
+    /// set_tensor(). A later set_tensor() on the input drops the batched tensors.
     std::vector<Tensor> get_tensors(const Output& port) const;
     void set_tensors(const Output& port, const std::vector<Tensor>& tensors);
 

@@ -16,8 +16,9 @@ public:
     virtual ~ITaskExecutor() = default;
     /// Queues `task` for execution (or runs it at once, for an immediate executor).
     virtual void run(Task task) = 0;
-    /// Runs every task and waits for all of them; rethrows the first exception a task threw.
-    /// Must not be called from a task of the same single-threaded executor (it would deadlock).
+    /// Runs every task and waits for all of them; rethrows the first exception a task threw
+    /// (after all finished). The tasks are referenced, not copied. Must not be called from a
+    /// task of the same single-threaded executor (it would deadlock).
     virtual void run_and_wait(const std::vector<Task>& tasks);
 };
 
