@@ -13,8 +13,10 @@ Outputs infer_batch_norm(const Node& node, const Inputs& in, size_t data_index) 
     if (node.get_attribute<double>("epsilon") < 0)
         throw_error<InvalidArgument>(node.describe(), ": epsilon must be non-negative, got ",
                                      node.get_attribute<double>("epsilon"));
-    check_rank(node, in, data_index, "data", 2, 1 << 20);
     const PartialShape& data = in[data_index].shape;
+    if (data.rank_is_static() && data.size() < 2)
+        throw_error<InvalidArgument>(node.describe(), ": input ", data_index, " (data) must have rank >= 2, got shape ",
+                                     data);
     Dimension channels = data.rank_is_static() ? data[1] : Dimension();
     for (size_t i = 0; i < 5; ++i) {
         if (i == data_index) continue;
