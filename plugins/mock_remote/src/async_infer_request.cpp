@@ -1,0 +1,25 @@
+// Implements the MOCK_REMOTE asynchronous request: the stages of the remote pipeline.
+#include "async_infer_request.hpp"
+
+namespace vireo::mock_remote {
+
+AsyncInferRequest::AsyncInferRequest(const std::shared_ptr<SyncInferRequest>& request,
+                                     const std::shared_ptr<sdk::ITaskExecutor>& task_executor,
+                                     const std::shared_ptr<sdk::ITaskExecutor>& wait_executor,
+                                     const std::shared_ptr<sdk::ITaskExecutor>& callback_executor)
+    : IAsyncInferRequest(request, task_executor, callback_executor), m_request(request) {
+    // `this` outlives every stage: the destructor waits for the pipeline (stop_and_wait).
+    auto submit = [this] {
+        m_request->infer_preprocess();
+        m_request->start_pipeline([this] { return is_cancelled(); });
+    };
+    auto wait = [this] { m_request->wait_pipeline(); };
+    auto finish = [this] { m_request->infer_postprocess(); };
+    m_pipeline = {{task_executor, submit}, {wait_executor, wait}, {task_executor, finish}};
+    auto inline_executor = std::make_shared<sdk::ImmediateExecutor>();
+    m_sync_pipeline = {{inline_executor, submit}, {inline_executor, wait}, {inline_executor, finish}};
+}
+
+AsyncInferRequest::~AsyncInferRequest() { stop_and_wait(); }
+
+}  // namespace vireo::mock_remote

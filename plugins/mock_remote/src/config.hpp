@@ -1,0 +1,61 @@
+// Declares Config: every setting of a MOCK_REMOTE device instance or compiled model, with parsing,
+// validation and the text form used by export.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vireo/any.hpp"
+#include "vireo/properties.hpp"
+
+namespace vireo::mock_remote {
+
+/// How long the simulated device takes. See README.md for the formulas.
+struct TimingModel {
+    uint32_t latency_us = 2000;
+    double gflops = 50.0;
+    double device_gbps = 100.0;
+    double bus_gbps = 8.0;
+    uint32_t bus_latency_us = 10;
+    uint32_t compile_ms = 200;
+};
+
+/// Injected faults.
+struct FaultModel {
+    uint64_t fail_nth = 0;
+    double fail_rate = 0.0;
+    uint64_t hang_nth = 0;
+    uint32_t jitter_us = 0;
+    uint64_t seed = 1;
+};
+
+/// The settings a compiled model runs with: the device's values overridden by compile
+/// properties. A plain value type; callers synchronise.
+struct Config {
+    TimingModel timing;
+    FaultModel faults;
+    hint::PerformanceMode performance_mode = hint::PerformanceMode::LATENCY;
+    int32_t num_streams = 0;  // host-stage streams; 0 = from the performance hint
+    uint32_t num_requests = 0;
+    bool enable_profiling = false;
+
+    /// True if `key` is one of the settable keys below.
+    static bool is_setting(const std::string& key);
+    /// The settable keys (RW), in a stable order.
+    static const std::vector<std::string>& setting_keys();
+
+    /// Sets one key. Throws NotFound for a key that is not a setting, InvalidArgument naming
+    /// the key, the value and the accepted range for a bad value.
+    void set(const std::string& key, const Any& value);
+    /// Sets every setting key of `properties`, skipping the others (the caller checks them).
+    void set_known(const AnyMap& properties);
+    Any get(const std::string& key) const;
+    /// Every setting as text, for export.
+    std::vector<std::pair<std::string, std::string>> to_text() const;
+
+    /// Host-stage streams for the task executor.
+    int32_t host_streams() const;
+};
+
+}  // namespace vireo::mock_remote

@@ -1,0 +1,140 @@
+// Implements Device: the worker loop that runs jobs for their modelled time, injected faults,
+// cancellation, host<->device transfers and shutdown.
+#include "device.hpp"
+
+#include <pthread.h>
+
+#include <cstring>
+#include <thread>
+
+#include "vireo/exception.hpp"
+
+namespace vireo::mock_remote {
+
+std::chrono::nanoseconds BusModel::cost(size_t bytes) const {
+    const double seconds = static_cast<double>(bytes) / (gbps * 1e9);
+    return std::chrono::microseconds(latency_us) + std::chrono::nanoseconds(static_cast<int64_t>(seconds * 1e9));
+}
+
+Device::Device(std::string name, std::shared_ptr<sdk::ITaskExecutor> wait_executor)
+    : m_name(std::move(name)), m_epoch(Clock::now()), m_wait_executor(std::move(wait_executor)) {
+    m_worker = std::thread([this] { worker_loop(); });
+}
+
+Device::~Device() {
+    for (const auto& job : m_queue.close()) complete(*job, DeviceJob::Outcome::kFailed,
+                                                     std::make_exception_ptr(Unavailable(
+                                                         m_name + ": the device shut down before running " +
+                                                         job->label())));
+    m_worker.join();
+}
+
+void Device::worker_loop() {
+    // Thread names are limited to 15 characters; the device name fits.
+    pthread_setname_np(pthread_self(), m_name.substr(0, 15).c_str());
+    while (auto job = m_queue.next()) {
+        run(*job);
+        job->m_work = nullptr;  // release what the work captured before the next job
+        m_queue.finish_running();
+    }
+}
+
+void Device::run(DeviceJob& job) {
+    job.mark_started();
+    const auto started = Clock::now();
+    switch (job.fault()) {
+        case JobFault::kHang:
+            // Never completes on its own: only cancel() (or shutdown) ends it.
+            if (m_queue.wait_for_cancel(job)) {
+                complete(job, DeviceJob::Outcome::kCancelled,
+                         std::make_exception_ptr(Cancelled(m_name + ": " + job.label() +
+                                                           " hung on the device and was cancelled")));
+            } else {
+                complete(job, DeviceJob::Outcome::kFailed,
+                         std::make_exception_ptr(Unavailable(m_name + ": the device shut down while " +
+                                                             job.label() + " hung")));
+            }
+            return;
+        case JobFault::kFail:
+            // A device error is reported after the fixed latency, as a real failure would be.
+            m_queue.sleep_until(started + job.fixed_time());
+            complete(job, DeviceJob::Outcome::kFailed,
+                     std::make_exception_ptr(Unavailable(m_name + ": device error: " + job.label() +
+                                                         " failed (injected fault)")));
+            return;
+        case JobFault::kNone:
+            break;
+    }
+    std::chrono::nanoseconds modelled{0};
+    try {
+        if (job.m_work) modelled = job.m_work(m_memory);
+    } catch (const std::exception& e) {
+        complete(job, DeviceJob::Outcome::kFailed,
+                 std::make_exception_ptr(Unavailable(m_name + ": device error in " + job.label() + ": " + e.what())));
+        return;
+    }
+    // The work ran at host speed; the device is modelled to take fixed + modelled time, so sleep
+    // out the rest (interrupted only by shutdown, after which the results are still valid).
+    m_queue.sleep_until(started + job.fixed_time() + modelled);
+    complete(job, DeviceJob::Outcome::kCompleted, nullptr);
+}
+
+void Device::complete(DeviceJob& job, DeviceJob::Outcome outcome, std::exception_ptr error) {
+    if (!job.complete(outcome, std::move(error))) return;
+    switch (outcome) {
+        case DeviceJob::Outcome::kCompleted: ++m_completed; break;
+        case DeviceJob::Outcome::kFailed: ++m_failed; break;
+        case DeviceJob::Outcome::kCancelled: ++m_cancelled; break;
+        case DeviceJob::Outcome::kPending: break;
+    }
+}
+
+std::shared_ptr<DeviceJob> Device::submit(std::string label, JobWork work, std::chrono::nanoseconds fixed_time,
+                                          JobFault fault) {
+    auto job = std::make_shared<DeviceJob>(std::move(label), std::move(work), fixed_time, fault);
+    m_queue.push(job, m_name);
+    return job;
+}
+
+void Device::cancel(const std::shared_ptr<DeviceJob>& job) {
+    if (!job) return;
+    if (m_queue.cancel(job) == DeviceQueue::CancelResult::kDropped) {
+        complete(*job, DeviceJob::Outcome::kCancelled,
+                 std::make_exception_ptr(Cancelled(m_name + ": " + job->label() +
+                                                   " was cancelled while queued on the device")));
+    }
+}
+
+void Device::upload(BufferHandle dst, const void* src, size_t bytes, const BusModel& bus) {
+    const auto deadline = Clock::now() + bus.cost(bytes);
+    auto storage = m_memory.resolve(dst);
+    if (!storage) throw_error<InvalidArgument>(m_name, ": upload to device buffer ", dst, " which is not allocated");
+    if (storage->size() < bytes)
+        throw_error<InvalidArgument>(m_name, ": upload of ", bytes, " bytes into device buffer ", dst, " of ",
+                                     storage->size(), " bytes");
+    if (bytes) std::memcpy(storage->data(), src, bytes);
+    std::this_thread::sleep_until(deadline);
+}
+
+void Device::download(BufferHandle src, void* dst, size_t bytes, const BusModel& bus) {
+    const auto deadline = Clock::now() + bus.cost(bytes);
+    auto storage = m_memory.resolve(src);
+    if (!storage) throw_error<InvalidArgument>(m_name, ": download from device buffer ", src, " which is not allocated");
+    if (storage->size() < bytes)
+        throw_error<InvalidArgument>(m_name, ": download of ", bytes, " bytes from device buffer ", src, " of ",
+                                     storage->size(), " bytes");
+    if (bytes) std::memcpy(dst, storage->data(), bytes);
+    std::this_thread::sleep_until(deadline);
+}
+
+BusModel Device::bus_model() const {
+    std::lock_guard<std::mutex> lock(m_settings_mutex);
+    return m_bus;
+}
+
+void Device::set_bus_model(const BusModel& bus) {
+    std::lock_guard<std::mutex> lock(m_settings_mutex);
+    m_bus = bus;
+}
+
+}  // namespace vireo::mock_remote

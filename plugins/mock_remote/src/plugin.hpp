@@ -1,0 +1,68 @@
+// Declares the MOCK_REMOTE plugin: a simulated remote device with several instances, each with
+// its own queue, memory, worker thread and wait executor.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "device.hpp"
+#include "vireo/sdk/executor_manager.hpp"
+#include "vireo/sdk/iplugin.hpp"
+
+namespace vireo::mock_remote {
+
+class RemoteContext;
+
+/// The plugin object. Device instances are created on first use and shared with the compiled
+/// models, contexts and tensors made on them. Settings are kept per instance: set_property with
+/// device::id (or through "MOCK_REMOTE.N") changes one instance, without it every instance;
+/// get_property without device::id answers for the default instance (0 unless device::id alone
+/// was set). Thread-safe.
+class Plugin : public sdk::IPlugin {
+public:
+    Plugin();
+    ~Plugin() override;
+
+    std::shared_ptr<sdk::ICompiledModel> compile_model(const std::shared_ptr<const Model>& model,
+                                                       const AnyMap& properties) const override;
+    std::shared_ptr<sdk::ICompiledModel> compile_model(
+        const std::shared_ptr<const Model>& model, const AnyMap& properties,
+        const std::shared_ptr<sdk::IRemoteContext>& context) const override;
+    std::shared_ptr<sdk::ICompiledModel> import_model(std::istream& blob, const AnyMap& properties) const override;
+    sdk::SupportedOpsMap query_model(const std::shared_ptr<const Model>& model,
+                                     const AnyMap& properties) const override;
+    void set_property(const AnyMap& properties) override;
+    Any get_property(const std::string& name, const AnyMap& arguments) const override;
+    std::shared_ptr<sdk::IRemoteContext> create_context(const AnyMap& params) const override;
+    std::shared_ptr<sdk::IRemoteContext> get_default_context(const AnyMap& params) const override;
+
+    /// "MOCK_REMOTE.1" for instance 1 (the registered name, if the core renamed the plugin).
+    std::string instance_name(size_t index) const;
+
+private:
+    /// The instance `properties` name through device::id, else the default one. Throws
+    /// InvalidArgument for an id that is not a number below the device count.
+    size_t instance_index(const AnyMap& properties) const;
+    std::shared_ptr<Device> instance(size_t index) const;
+    Config instance_config(size_t index) const;
+    /// Throws NotFound for keys neither a setting nor accepted at compile time.
+    void check_compile_keys(const AnyMap& properties, const char* what) const;
+    std::shared_ptr<sdk::ICompiledModel> compile(const std::shared_ptr<const Model>& model, size_t index,
+                                                 Config config, bool imported) const;
+    std::vector<PropertyName> supported_properties() const;
+    [[noreturn]] void throw_unknown_key(const std::string& key) const;
+
+    std::shared_ptr<sdk::ExecutorManager> m_executors;
+    mutable std::mutex m_mutex;
+    uint32_t m_device_count = 2;
+    size_t m_default_index = 0;
+    Config m_common;                // what a new instance starts with
+    std::vector<Config> m_configs;  // per instance, m_device_count entries
+    mutable std::vector<std::shared_ptr<Device>> m_devices;  // created on first use
+    mutable std::vector<std::shared_ptr<RemoteContext>> m_default_contexts;
+};
+
+}  // namespace vireo::mock_remote
