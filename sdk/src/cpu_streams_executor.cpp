@@ -185,10 +185,10 @@ CPUStreamsExecutor::~CPUStreamsExecutor() {
 void CPUStreamsExecutor::run(Task task) {
     if (!task) throw_error<InvalidArgument>("CPUStreamsExecutor '", get_config().name, "': run() got an empty task");
     auto& shared = *m_impl->shared;
-    {
-        std::lock_guard<std::mutex> lock(shared.mutex);
-        shared.queue.push_back(std::move(task));
-    }
+    // Notified under the lock: once the task has run, its effects may lead another thread to
+    // destroy this executor, and the condition variable must not be touched after that.
+    std::lock_guard<std::mutex> lock(shared.mutex);
+    shared.queue.push_back(std::move(task));
     shared.cv.notify_one();
 }
 
@@ -228,7 +228,8 @@ void CPUStreamsExecutor::parallel_for(size_t n, const std::function<void(size_t,
             helpers->jobs.push_back([&, k] {
                 std::exception_ptr error = chunk(k);
                 std::lock_guard<std::mutex> job_lock(helpers->mutex);
-                if (error && !first_error) first_error = error;
+                if (error && !first_error) first_error = std::move(error);
+                error = nullptr;  // released under the lock, before the waiter may free it
                 --pending;
                 helpers->done_cv.notify_all();  // under the lock: the waiter's frame owns `pending`
             });

@@ -141,7 +141,7 @@ void IAsyncInferRequest::run_stage(const std::shared_ptr<Run>& run, size_t stage
             error = std::current_exception();
         }
         if (error || stage + 1 == m_pipeline.size()) {
-            finish(run, error);
+            finish(run, std::move(error));
             return;  // `this` may be gone now
         }
         try {
@@ -150,7 +150,9 @@ void IAsyncInferRequest::run_stage(const std::shared_ptr<Run>& run, size_t stage
             finish(run, std::current_exception());
         }
     };
-    const auto& executor = m_pipeline[stage].first;
+    // A local reference: once the task is queued it may finish the run, and the request (the
+    // executor's other holder) may be destroyed before run() has returned.
+    const std::shared_ptr<ITaskExecutor> executor = m_pipeline[stage].first;
     if (executor)
         executor->run(std::move(task));
     else
@@ -158,15 +160,15 @@ void IAsyncInferRequest::run_stage(const std::shared_ptr<Run>& run, size_t stage
 }
 
 void IAsyncInferRequest::finish(const std::shared_ptr<Run>& run, std::exception_ptr error) {
-    if (m_callback_executor) {
+    if (const std::shared_ptr<ITaskExecutor> executor = m_callback_executor) {  // see run_stage
         try {
-            m_callback_executor->run([this, run, error] { complete(run, error); });
+            executor->run([this, run, error]() mutable { complete(run, std::move(error)); });
             return;
         } catch (...) {
             LOG(ERROR) << "infer request: the callback executor refused the completion; completing inline";
         }
     }
-    complete(run, error);
+    complete(run, std::move(error));
 }
 
 void IAsyncInferRequest::complete(const std::shared_ptr<Run>& run, std::exception_ptr error) {
@@ -194,8 +196,11 @@ void IAsyncInferRequest::complete(const std::shared_ptr<Run>& run, std::exceptio
         if (run->owner_gone) return;  // destroyed from its own callback: `this` is gone
     }
     std::lock_guard<std::mutex> lock(m_mutex);
-    if (callback_error && !error) m_callback_error = callback_error;
-    run->error = error;
+    // Moved under the lock so this thread holds no reference to an exception once a waiter can
+    // run (libstdc++'s exception_ptr count is opaque to ThreadSanitizer).
+    if (callback_error && !error) m_callback_error = std::move(callback_error);
+    callback_error = nullptr;
+    run->error = std::move(error);
     run->done = true;
     --m_unfinished;
     // Notified under the lock: once it is released, stop_and_wait() may let `this` die.

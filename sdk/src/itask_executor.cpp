@@ -5,6 +5,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <utility>
 
 namespace vireo::sdk {
 
@@ -31,7 +32,11 @@ void ITaskExecutor::run_and_wait(const std::vector<Task>& tasks) {
                 error = std::current_exception();
             }
             std::lock_guard<std::mutex> lock(join->mutex);
-            if (error && !join->first_error) join->first_error = error;
+            if (error && !join->first_error) join->first_error = std::move(error);
+            // Drop our reference under the lock: the waiter then frees the exception, and no
+            // release on this thread races with it (libstdc++'s exception_ptr count is opaque
+            // to ThreadSanitizer).
+            error = nullptr;
             if (--join->pending == 0) join->cv.notify_all();
         };
         try {
@@ -45,7 +50,7 @@ void ITaskExecutor::run_and_wait(const std::vector<Task>& tasks) {
     }
     std::unique_lock<std::mutex> lock(join->mutex);
     join->cv.wait(lock, [&] { return join->pending == 0; });
-    if (join->first_error) std::rethrow_exception(join->first_error);
+    if (auto error = std::exchange(join->first_error, nullptr)) std::rethrow_exception(error);
 }
 
 }  // namespace vireo::sdk

@@ -332,6 +332,17 @@ TEST(ExecutorManager, SharesExecutorsById) {
     EXPECT_EQ(ran, 1);
 }
 
+TEST(ExecutorManager, ConcurrentCallersGetTheSameExecutor) {
+    ExecutorManager manager;
+    std::vector<std::shared_ptr<CPUStreamsExecutor>> got(8);
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < got.size(); ++t)
+        threads.emplace_back([&, t] { got[t] = manager.get_executor("DEV/wait"); });
+    for (auto& thread : threads) thread.join();
+    for (const auto& executor : got) EXPECT_EQ(executor, got[0]);
+    EXPECT_EQ(manager.get_executors_number(), 1u);
+}
+
 TEST(ExecutorManager, IdleStreamsExecutorsAreReusedOnlyWhenNobodyHoldsThem) {
     ExecutorManager manager;
     const auto cfg = config("Idle", 1);
