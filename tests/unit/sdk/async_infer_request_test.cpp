@@ -320,6 +320,7 @@ TEST(AsyncInferRequest, DestructionWhileRunningWaitsForThePipeline) {
     request->probe(0).hold = true;
     // The probes live inside the request, which cannot be freed before its pipeline ends.
     StageProbe* first = &request->probe(0);
+    TestAsyncRequest* owner = request.get();
     request->start_async();
     first->entered.wait();
     std::atomic<bool> destroyed{false};
@@ -328,6 +329,19 @@ TEST(AsyncInferRequest, DestructionWhileRunningWaitsForThePipeline) {
         destroyed = true;
     });
     EXPECT_FALSE(destroyed);  // not finished yet: the first stage still holds
+    // Wait until the destructor has stopped the request (the object stays alive until the
+    // held stage returns): check_state() then reports "destroyed" instead of Busy.
+    for (;;) {
+        try {
+            owner->check_state();
+        } catch (const Busy&) {
+            std::this_thread::yield();
+            continue;
+        } catch (const Exception& e) {
+            EXPECT_NE(std::string(e.what()).find("destroyed"), std::string::npos) << e.what();
+            break;
+        }
+    }
     first->release.open();
     destroyer.join();
     EXPECT_TRUE(destroyed);
