@@ -141,6 +141,29 @@ Node::Node(const OpDef& def, const OutputVector& inputs, std::map<std::string, A
     m_attributes = std::move(attributes);
 }
 
+// Dropping m_inputs may release the last reference to an input node, whose destructor drops its
+// inputs, and so on: a 300k-node chain overflows the stack that way. Instead, every input node
+// this destructor holds the last reference to has its inputs taken over here before it dies, so
+// each node's destructor finds nothing left to release. A node still referenced elsewhere is
+// simply let go. (Like every graph change, destruction is single-threaded.)
+Node::~Node() {
+    std::vector<NodePtr> dying;
+    auto release = [&dying](OutputVector& inputs) {
+        for (auto& input : inputs) {
+            NodePtr node = input.get_node_shared_ptr();
+            input = Output();
+            if (node && node.use_count() == 1) dying.push_back(std::move(node));
+        }
+        inputs.clear();
+    };
+    release(m_inputs);
+    while (!dying.empty()) {
+        NodePtr node = std::move(dying.back());
+        dying.pop_back();
+        release(node->m_inputs);
+    }
+}
+
 const std::string& Node::get_type_name() const { return m_def->type; }
 int Node::get_version() const { return m_def->version; }
 

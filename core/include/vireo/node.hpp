@@ -102,7 +102,9 @@ private:
 class Node : public std::enable_shared_from_this<Node> {
 public:
     Node(const OpDef& def, const OutputVector& inputs, std::map<std::string, AttrValue> attributes);
-    virtual ~Node() = default;
+    /// Releases the inputs iteratively, so dropping the last handle to a very long chain of
+    /// nodes does not recurse once per node.
+    virtual ~Node();
     Node(const Node&) = delete;
     Node& operator=(const Node&) = delete;
 
