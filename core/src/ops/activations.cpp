@@ -85,8 +85,8 @@ void register_activation_ops(OpRegistry& r) {
     r.add(OpDef{"Gelu", 7, "", 1, 1,
                 {optional_attr("approximation_mode", AttrType::kString, std::string("erf"), {"erf", "tanh"})},
                 infer_real_activation, {}});
-    for (const char* type : {"HSwish", "Mish", "SoftPlus", "HSigmoid"})
-        r.add(OpDef{type, 4, "", 1, 1, {}, infer_real_activation, {}});
+    for (const char* type : {"HSwish", "Mish", "SoftPlus"}) r.add(OpDef{type, 4, "", 1, 1, {}, infer_real_activation, {}});
+    r.add(OpDef{"HSigmoid", 5, "", 1, 1, {}, infer_real_activation, {}});
     r.add(OpDef{"Swish", 4, "", 1, 2, {}, infer_swish, {}});
     r.add(OpDef{"PRelu", 1, "", 2, 2, {}, infer_prelu, {"PReLU"}});
 
