@@ -108,6 +108,21 @@ public:
                                           std::is_copy_constructible_v<D>>>
     Any(T&& value) : m_impl(std::make_shared<Impl<D>>(std::forward<T>(value))) {}  // NOLINT
     Any(const char* text) : Any(std::string(text)) {}                            // NOLINT
+    Any(const Any&) = default;
+    Any(Any&&) noexcept = default;
+    ~Any() = default;
+    /// Assignments release the old value before the old library reference (a defaulted one
+    /// assigns m_so first and could unload a plugin's code before its value is destroyed).
+    Any& operator=(const Any& other) {
+        m_impl = other.m_impl;
+        m_so = other.m_so;
+        return *this;
+    }
+    Any& operator=(Any&& other) noexcept {
+        m_impl = std::move(other.m_impl);
+        m_so = std::move(other.m_so);
+        return *this;
+    }
 
     bool empty() const { return m_impl == nullptr; }
     const std::type_info& type_info() const { return m_impl ? m_impl->type() : typeid(void); }

@@ -46,6 +46,21 @@ public:
                               std::shared_ptr<void> owner);
     /// Adopts an implementation (used by plugins and the core); `so` keeps its library loaded.
     explicit Tensor(std::shared_ptr<sdk::ITensor> impl, std::shared_ptr<void> so = {});
+    Tensor(const Tensor&) = default;
+    Tensor(Tensor&&) noexcept = default;
+    ~Tensor() = default;
+    /// Assignments release the old implementation before the old library reference (a defaulted
+    /// one assigns m_so first and could unload a plugin's tensor code before its object dies).
+    Tensor& operator=(const Tensor& other) {
+        m_impl = other.m_impl;
+        m_so = other.m_so;
+        return *this;
+    }
+    Tensor& operator=(Tensor&& other) noexcept {
+        m_impl = std::move(other.m_impl);
+        m_so = std::move(other.m_so);
+        return *this;
+    }
 
     element::Type get_element_type() const;
     const Shape& get_shape() const;
