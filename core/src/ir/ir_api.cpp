@@ -1,0 +1,76 @@
+// Implements the public IR entry points of vireo/ir.hpp: file and in-memory reading, and
+// serializing to files; the work is done by IrReader and IrWriter.
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "ir/ir_reader.hpp"
+#include "ir/ir_writer.hpp"
+#include "ir/mapped_file.hpp"
+#include "vireo/ir.hpp"
+
+namespace vireo {
+namespace {
+
+std::string with_bin_extension(const std::string& xml_path) {
+    return std::filesystem::path(xml_path).replace_extension(".bin").string();
+}
+
+}  // namespace
+
+std::shared_ptr<Model> read_model(const std::string& xml_path, const std::string& bin_path) {
+    std::unique_ptr<ir::MappedFile> xml;
+    try {
+        xml = std::make_unique<ir::MappedFile>(xml_path);
+    } catch (...) {
+        rethrow_with_context(std::current_exception(), "reading IR");
+    }
+    ir::Weights weights;
+    const std::string bin = bin_path.empty() ? with_bin_extension(xml_path) : bin_path;
+    try {
+        auto file = std::make_shared<ir::MappedFile>(bin);
+        weights.data = file->data();
+        weights.size = file->size();
+        weights.owner = std::move(file);
+    } catch (const NotFound&) {
+        // A derived .bin may be absent when nothing needs weights; an explicit one must exist.
+        if (!bin_path.empty()) throw_error<NotFound>("IR '", xml_path, "': the weights file '", bin, "' does not exist");
+        weights.missing = "the weights file '" + bin + "' does not exist";
+    } catch (...) {
+        rethrow_with_context(std::current_exception(), "IR '" + xml_path + "'");
+    }
+    return ir::IrReader("'" + xml_path + "'", std::move(weights)).read(xml->data(), xml->size());
+}
+
+std::shared_ptr<Model> read_model_from_string(const std::string& xml_text, const Tensor& weights) {
+    ir::Weights bytes;
+    if (weights) {
+        if (weights.is_remote()) throw_error<InvalidArgument>("IR text: the weights must be a host tensor, not a remote one");
+        if (!weights.is_continuous()) throw_error<InvalidArgument>("IR text: the weights tensor must be contiguous");
+        bytes.data = static_cast<const char*>(weights.data());
+        bytes.size = weights.get_byte_size();
+        bytes.owner = std::make_shared<Tensor>(weights);
+    }
+    return ir::IrReader("text", std::move(bytes)).read(xml_text.data(), xml_text.size());
+}
+
+void serialize(const Model& model, const std::string& xml_path, const std::string& bin_path) {
+    const std::string bin = bin_path.empty() ? with_bin_extension(xml_path) : bin_path;
+    auto open = [](const std::string& path) {
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        if (!out.is_open()) throw_error<InvalidArgument>("cannot open '", path, "' for writing: ", std::strerror(errno));
+        return out;
+    };
+    std::ofstream xml = open(xml_path);
+    std::ofstream weights = open(bin);
+    ir::IrWriter(model).write(xml, weights);
+    xml.close();
+    weights.close();
+    if (!xml || !weights)
+        throw_error<InvalidArgument>("writing IR '", xml_path, "' / '", bin, "' failed: ", std::strerror(errno));
+}
+
+void serialize(const Model& model, std::ostream& xml, std::ostream& bin) { ir::IrWriter(model).write(xml, bin); }
+
+}  // namespace vireo
