@@ -42,8 +42,10 @@ public:
     ~CompiledModel();
     CompiledModel(const CompiledModel&) = default;
     CompiledModel(CompiledModel&&) noexcept = default;
-    CompiledModel& operator=(const CompiledModel&) = default;
-    CompiledModel& operator=(CompiledModel&&) noexcept = default;
+    /// Assignments release the old implementation before the old library reference (a
+    /// defaulted one would drop the library first and could unload code still needed).
+    CompiledModel& operator=(const CompiledModel& other);
+    CompiledModel& operator=(CompiledModel&& other) noexcept;
 
     const OutputVector& inputs() const;
     const OutputVector& outputs() const;

@@ -60,8 +60,10 @@ public:
     ~InferRequest();
     InferRequest(const InferRequest&) = default;
     InferRequest(InferRequest&&) noexcept = default;
-    InferRequest& operator=(const InferRequest&) = default;
-    InferRequest& operator=(InferRequest&&) noexcept = default;
+    /// Assignments release the old implementation before the old library reference (a
+    /// defaulted one would drop the library first and could unload code still needed).
+    InferRequest& operator=(const InferRequest& other);
+    InferRequest& operator=(InferRequest&& other) noexcept;
 
     /// Sets the tensor of an input or output (outputs are written into a tensor you provide).
     /// The request keeps a handle to `tensor` and reads/writes its memory during runs.

@@ -34,8 +34,10 @@ public:
     ~RemoteContext();
     RemoteContext(const RemoteContext&) = default;
     RemoteContext(RemoteContext&&) noexcept = default;
-    RemoteContext& operator=(const RemoteContext&) = default;
-    RemoteContext& operator=(RemoteContext&&) noexcept = default;
+    /// Assignments release the old implementation before the old library reference (a
+    /// defaulted one would drop the library first and could unload code still needed).
+    RemoteContext& operator=(const RemoteContext& other);
+    RemoteContext& operator=(RemoteContext&& other) noexcept;
 
     /// The full device name, "MOCK_REMOTE.1".
     std::string get_device_name() const;

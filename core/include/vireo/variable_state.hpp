@@ -30,8 +30,10 @@ public:
     ~VariableState();
     VariableState(const VariableState&) = default;
     VariableState(VariableState&&) noexcept = default;
-    VariableState& operator=(const VariableState&) = default;
-    VariableState& operator=(VariableState&&) noexcept = default;
+    /// Assignments release the old implementation before the old library reference (a
+    /// defaulted one would drop the library first and could unload code still needed).
+    VariableState& operator=(const VariableState& other);
+    VariableState& operator=(VariableState&& other) noexcept;
 
     /// The variable id (ReadValue's variable_id).
     std::string get_name() const;

@@ -19,6 +19,20 @@ CompiledModel::CompiledModel(std::shared_ptr<sdk::ICompiledModel> impl, std::sha
 
 CompiledModel::~CompiledModel() = default;
 
+CompiledModel& CompiledModel::operator=(const CompiledModel& other) {
+    m_impl = other.m_impl;
+    m_so = other.m_so;
+    m_loaded_from_cache = other.m_loaded_from_cache;
+    return *this;
+}
+
+CompiledModel& CompiledModel::operator=(CompiledModel&& other) noexcept {
+    m_impl = std::move(other.m_impl);
+    m_so = std::move(other.m_so);
+    m_loaded_from_cache = other.m_loaded_from_cache;
+    return *this;
+}
+
 const std::shared_ptr<sdk::ICompiledModel>& CompiledModel::checked_impl() const {
     if (!m_impl) throw_error<InvalidArgument>("CompiledModel is empty (default-constructed or moved from)");
     return m_impl;

@@ -123,7 +123,7 @@ AnyMap CoreImpl::plugin_config(const DeviceName& device, const AnyMap& call, std
                                          device.id, "'");
         config[device::id.name()] = device.id;
     }
-    std::string dir = global_cache_dir();
+    std::string dir = device_cache_dir(device);
     if (auto it = config.find(cache_dir.name()); it != config.end()) {
         dir = it->second.as<std::string>();
         config.erase(it);
@@ -149,6 +149,15 @@ void CoreImpl::check_settable(const Plugin& plugin, const DeviceName& device, co
 
 std::string CoreImpl::global_cache_dir() const {
     std::lock_guard<std::mutex> lock(m_mutex);
+    return m_cache_dir;
+}
+
+std::string CoreImpl::device_cache_dir(const DeviceName& device) const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    for (const std::string& name : {device.full(), device.name}) {
+        auto it = m_device_cache_dirs.find(name);
+        if (it != m_device_cache_dirs.end()) return it->second;
+    }
     return m_cache_dir;
 }
 
@@ -219,14 +228,20 @@ void CoreImpl::set_property(const std::string& device_name, const AnyMap& proper
     const DeviceName device = DeviceName::parse(device_name);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     check_settable(*plugin, device, properties);
-    get_or<std::string>(properties, cache_dir.name(), "");  // a cache_dir that is not text throws here
-    if (device.id.empty()) {
-        AnyMap for_plugin = properties;
+    AnyMap for_plugin = properties;
+    std::optional<std::string> dir;
+    if (for_plugin.count(cache_dir.name())) {
+        dir = get_or<std::string>(properties, cache_dir.name(), "");
         for_plugin.erase(cache_dir.name());
-        if (!for_plugin.empty()) plugin->set_property(for_plugin);
     }
-    // Only what the plugin accepted is stored; "NAME.N" values are applied at compile time.
-    m_registry.store_properties(device, properties);
+    // "NAME" values go to the plugin now; "NAME.N" values are merged in at each call.
+    if (device.id.empty() && !for_plugin.empty()) plugin->set_property(for_plugin);
+    // Only what the plugin accepted is stored (and re-applied if it is loaded again).
+    m_registry.store_properties(device, for_plugin);
+    if (dir) {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_device_cache_dirs[device.full()] = *dir;
+    }
 }
 
 Any CoreImpl::get_property(const std::string& name) const {
@@ -240,11 +255,7 @@ Any CoreImpl::get_property(const std::string& name) const {
 Any CoreImpl::get_property(const std::string& device_name, const std::string& name, const AnyMap& arguments) const {
     const DeviceName device = DeviceName::parse(device_name);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
-    if (name == cache_dir.name()) {
-        std::string dir;
-        plugin_config(device, {}, &dir);
-        return dir;
-    }
+    if (name == cache_dir.name()) return device_cache_dir(device);
     if (name == supported_properties.name()) {
         std::vector<PropertyName> list = plugin->get_property(name, arguments).as<std::vector<PropertyName>>();
         if (std::find(list.begin(), list.end(), cache_dir.name()) == list.end())

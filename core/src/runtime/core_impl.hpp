@@ -54,10 +54,13 @@ private:
     /// InvalidArgument for a read-only one. Core keys pass. Skipped if the plugin cannot list.
     void check_settable(const runtime::Plugin& plugin, const runtime::DeviceName& device, const AnyMap& properties) const;
     std::string global_cache_dir() const;
+    /// cache_dir for `device`: "NAME.N" > "NAME" > global.
+    std::string device_cache_dir(const runtime::DeviceName& device) const;
 
     runtime::PluginRegistry m_registry;
-    mutable std::mutex m_mutex;
+    mutable std::mutex m_mutex;  // guards the two below
     std::string m_cache_dir;
+    std::map<std::string, std::string> m_device_cache_dirs;  // by "NAME" or "NAME.N"
 };
 
 }  // namespace vireo

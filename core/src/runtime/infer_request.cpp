@@ -21,6 +21,22 @@ InferRequest::InferRequest(std::shared_ptr<sdk::IAsyncInferRequest> impl, std::s
 
 InferRequest::~InferRequest() = default;
 
+InferRequest& InferRequest::operator=(const InferRequest& other) {
+    m_impl = other.m_impl;
+    m_compiled_model = other.m_compiled_model;
+    m_so = other.m_so;
+    m_loaded_from_cache = other.m_loaded_from_cache;
+    return *this;
+}
+
+InferRequest& InferRequest::operator=(InferRequest&& other) noexcept {
+    m_impl = std::move(other.m_impl);
+    m_compiled_model = std::move(other.m_compiled_model);
+    m_so = std::move(other.m_so);
+    m_loaded_from_cache = other.m_loaded_from_cache;
+    return *this;
+}
+
 const std::shared_ptr<sdk::IAsyncInferRequest>& InferRequest::checked_impl() const {
     if (!m_impl) throw_error<InvalidArgument>("InferRequest is empty (default-constructed or moved from)");
     return m_impl;

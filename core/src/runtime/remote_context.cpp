@@ -12,6 +12,18 @@ RemoteContext::RemoteContext(std::shared_ptr<sdk::IRemoteContext> impl, std::sha
 
 RemoteContext::~RemoteContext() = default;
 
+RemoteContext& RemoteContext::operator=(const RemoteContext& other) {
+    m_impl = other.m_impl;
+    m_so = other.m_so;
+    return *this;
+}
+
+RemoteContext& RemoteContext::operator=(RemoteContext&& other) noexcept {
+    m_impl = std::move(other.m_impl);
+    m_so = std::move(other.m_so);
+    return *this;
+}
+
 const std::shared_ptr<sdk::IRemoteContext>& RemoteContext::checked_impl() const {
     if (!m_impl) throw_error<InvalidArgument>("RemoteContext is empty (default-constructed or moved from)");
     return m_impl;

@@ -16,6 +16,18 @@ VariableState::VariableState(std::shared_ptr<sdk::IVariableState> impl, std::sha
 
 VariableState::~VariableState() = default;
 
+VariableState& VariableState::operator=(const VariableState& other) {
+    m_impl = other.m_impl;
+    m_so = other.m_so;
+    return *this;
+}
+
+VariableState& VariableState::operator=(VariableState&& other) noexcept {
+    m_impl = std::move(other.m_impl);
+    m_so = std::move(other.m_so);
+    return *this;
+}
+
 const std::shared_ptr<sdk::IVariableState>& VariableState::checked_impl() const {
     if (!m_impl) throw_error<InvalidArgument>("VariableState is empty (default-constructed or moved from)");
     return m_impl;
