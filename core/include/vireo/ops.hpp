@@ -184,6 +184,10 @@ NodePtr topk(const Output& x, const Output& k, int64_t axis, const std::string& 
 NodePtr fake_quantize(const Output& x, const Output& input_low, const Output& input_high, const Output& output_low,
                       const Output& output_high, int64_t levels, const std::string& auto_broadcast = "numpy");
 
+/// Einsum-7, e.g. einsum({a, b}, "ij,jk->ik"); "..." broadcasts, an output-less equation uses the
+/// labels seen once in alphabetical order.
+NodePtr einsum(const OutputVector& inputs, const std::string& equation);
+
 // ---- State (variables are matched by variable_id) ----
 /// ReadValue-6. Without `init` the first read gives zeros of variable_type/variable_shape.
 NodePtr read_value(const std::string& variable_id, element::Type variable_type, const PartialShape& variable_shape,

@@ -121,6 +121,10 @@ NodePtr fake_quantize(const Output& x, const Output& input_low, const Output& in
                      {{"levels", levels}, {"auto_broadcast", auto_broadcast}}, 1);
 }
 
+NodePtr einsum(const OutputVector& inputs, const std::string& equation) {
+    return make_node("Einsum", inputs, {{"equation", equation}}, 7);
+}
+
 // ---- State ----
 
 NodePtr read_value(const std::string& variable_id, element::Type variable_type, const PartialShape& variable_shape,

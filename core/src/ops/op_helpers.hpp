@@ -24,6 +24,7 @@ void register_gather_scatter_ops(OpRegistry& registry);  // gather_scatter.cpp
 void register_generator_ops(OpRegistry& registry);     // generators.cpp (ShapeOf, Range, Broadcast, Tile, Pad)
 void register_normalization_ops(OpRegistry& registry);  // normalization.cpp
 void register_interpolate_ops(OpRegistry& registry);   // interpolate.cpp
+void register_einsum_ops(OpRegistry& registry);       // einsum.cpp
 void register_misc_ops(OpRegistry& registry);          // misc_ops.cpp (TopK, FakeQuantize, ReadValue, Assign)
 
 using Inputs = std::vector<InferInput>;

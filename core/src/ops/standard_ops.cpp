@@ -17,6 +17,7 @@ void register_standard_ops(OpRegistry& registry) {
     ops_impl::register_normalization_ops(registry);
     ops_impl::register_interpolate_ops(registry);
     ops_impl::register_misc_ops(registry);
+    ops_impl::register_einsum_ops(registry);
 }
 
 }  // namespace vireo

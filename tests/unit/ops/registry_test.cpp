@@ -101,12 +101,13 @@ std::vector<OpEntry> expected_table() {
     t.push_back({"ReadValue", 6, 0, 1, {"variable_id", "variable_type", "variable_shape"}});
     t.push_back({"Assign", 3, 1, 1, {"variable_id"}});
     t.push_back({"Assign", 6, 1, 1, {"variable_id"}});
+    t.push_back({"Einsum", 7, 1, kMany, {"equation"}});
     return t;
 }
 
 TEST(OpRegistryTable, EveryOpVersionHasTheSpecifiedInputsAndAttributes) {
     const auto table = expected_table();
-    EXPECT_EQ(table.size(), 93u);
+    EXPECT_EQ(table.size(), 94u);
     for (const auto& e : table) {
         SCOPED_TRACE(e.type + "-" + std::to_string(e.version));
         const OpDef* def = OpRegistry::instance().find(e.type, e.version);
