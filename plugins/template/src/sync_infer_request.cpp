@@ -52,6 +52,7 @@ void InferRequest::infer() {
 
 void InferRequest::infer_preprocess() {
     const auto start = Clock::now();
+    convert_batched_tensors();  // set_tensors(): one input tensor of the whole batch
     check_tensors();
     for (size_t i = 0; i < m_input_tensors.size(); ++i) m_executor.bind_input(i, m_input_tensors[i]);
     for (size_t j = 0; j < m_output_tensors.size(); ++j) m_executor.bind_output(j, m_output_tensors[j]);

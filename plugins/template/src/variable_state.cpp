@@ -16,7 +16,7 @@ Shape initial_shape(const PartialShape& shape) {
 }  // namespace
 
 VariableState::VariableState(const VariableInfo& info)
-    : IVariableState(info.id, Tensor(info.type, initial_shape(info.shape))), m_info(info) {}
+    : IVariableState(info.id, Tensor(info.type, initial_shape(info.shape)), info.shape), m_info(info) {}
 
 void VariableState::reset() {
     if (m_state.get_shape() != initial_shape(m_info.shape)) m_state.set_shape(initial_shape(m_info.shape));

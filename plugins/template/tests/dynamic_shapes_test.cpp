@@ -1,0 +1,102 @@
+// Dynamic shapes: shapes re-inferred per inference from actual inputs (and values: Reshape
+// driven by ShapeOf), outputs sized after execution, memory grown only when needed.
+#include <gtest/gtest.h>
+
+#include "config.hpp"
+#include "test_utils.hpp"
+#include "vireo/ops.hpp"
+
+namespace vireo::template_test {
+namespace {
+
+// y = Reshape(Relu(x), ShapeOf(x) / [1, 2] * [2, 1]): x [n, 4] -> y [2n, 2].
+std::shared_ptr<Model> reshape_by_shape_of_model() {
+    auto x = op::parameter(element::f32, PartialShape{Dimension::dynamic(), 4}, "x");
+    auto relu = op::relu(x);
+    auto shape = op::shape_of(x, element::i64);
+    auto halved = op::divide(shape, op::constant<int64_t>(element::i64, Shape{2}, {1, 2}));
+    auto target = op::multiply(halved, op::constant<int64_t>(element::i64, Shape{2}, {2, 1}));
+    auto y = op::reshape(relu, target, false);
+    y->output(0).set_names({"y"});
+    return std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "reshape_by_shape_of");
+}
+
+TEST(TemplateDynamic, ReshapeDrivenByShapeOfFollowsTheInput) {
+    Core core = make_core();
+    CompiledModel compiled = core.compile_model(reshape_by_shape_of_model(), "TEMPLATE");
+    EXPECT_TRUE(compiled.output(0).get_partial_shape().is_dynamic());
+    InferRequest request = compiled.create_infer_request();
+    for (size_t n : {3u, 5u, 1u, 5u}) {
+        Tensor x(element::f32, Shape{n, 4});
+        fill_pattern(x, static_cast<int>(n));
+        request.set_tensor("x", x);
+        request.infer();
+        const Tensor y = request.get_tensor("y");
+        ASSERT_EQ(y.get_shape(), (Shape{2 * n, 2}));
+        for (size_t i = 0; i < x.get_size(); ++i) {
+            const float v = x.data<float>()[i];
+            ASSERT_EQ(y.data<float>()[i], v > 0 ? v : 0.0f) << "n=" << n << " i=" << i;
+        }
+    }
+}
+
+TEST(TemplateDynamic, ShapeOfOfADynamicShapeIsNotFolded) {
+    Core core = make_core();
+    CompiledModel compiled = core.compile_model(reshape_by_shape_of_model(), "TEMPLATE");
+    size_t shape_ofs = 0;
+    for (const auto& node : compiled.get_runtime_model()->get_ordered_ops())
+        shape_ofs += node->get_type_name() == "ShapeOf";
+    EXPECT_EQ(shape_ofs, 1u);
+}
+
+TEST(TemplateDynamic, MemoryGrowsOnlyForLargerShapes) {
+    Core core = make_core();
+    CompiledModel compiled = core.compile_model(reshape_by_shape_of_model(), "TEMPLATE");
+    InferRequest request = compiled.create_infer_request();
+    auto run = [&](size_t n) {
+        Tensor x(element::f32, Shape{n, 4});
+        fill_pattern(x, 1);
+        request.set_tensor("x", x);
+        request.infer();
+        return compiled.get_property(template_plugin::arena_allocations);
+    };
+    const uint64_t after_big = run(64);
+    EXPECT_GT(after_big, 0u);
+    EXPECT_EQ(run(8), after_big);   // smaller: fits the buffers already there
+    EXPECT_EQ(run(64), after_big);  // same as before: nothing new
+    EXPECT_GT(run(128), after_big); // larger: buffers grow
+}
+
+TEST(TemplateDynamic, UserOutputTensorOfTheRightShapeIsWrittenInPlace) {
+    Core core = make_core();
+    CompiledModel compiled = core.compile_model(reshape_by_shape_of_model(), "TEMPLATE");
+    InferRequest request = compiled.create_infer_request();
+    Tensor x(element::f32, Shape{3, 4});
+    fill_pattern(x, 9);
+    std::vector<float> out(12, -5.0f);
+    request.set_tensor("x", x);
+    request.set_tensor("y", Tensor(element::f32, Shape{6, 2}, out.data()));
+    request.infer();
+    EXPECT_EQ(request.get_tensor("y").data(), out.data());
+    for (size_t i = 0; i < 12; ++i) EXPECT_EQ(out[i], std::max(0.0f, x.data<float>()[i]));
+}
+
+TEST(TemplateDynamic, TooSmallUserOutputIsAnErrorNamingTheOutput) {
+    Core core = make_core();
+    CompiledModel compiled = core.compile_model(reshape_by_shape_of_model(), "TEMPLATE");
+    InferRequest request = compiled.create_infer_request();
+    Tensor x(element::f32, Shape{3, 4});
+    std::vector<float> out(4);
+    request.set_tensor("x", x);
+    request.set_tensor("y", Tensor(element::f32, Shape{2, 2}, out.data()));
+    try {
+        request.infer();
+        FAIL() << "expected InvalidArgument";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("'y'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("[6,2]"), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace vireo::template_test
