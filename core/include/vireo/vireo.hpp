@@ -9,6 +9,7 @@
 #include "vireo/exception.hpp"
 #include "vireo/float16.hpp"
 #include "vireo/infer_request.hpp"
+#include "vireo/ir.hpp"
 #include "vireo/log.hpp"
 #include "vireo/model.hpp"
 #include "vireo/node.hpp"

@@ -1,5 +1,7 @@
 // Tests the model cache (hit, miss, key inputs, damaged/truncated/foreign entries replaced,
 // atomic writes, non-exporting devices) and export/import blob checks.
+#include <thread>
+
 #include "runtime_test_utils.hpp"
 
 namespace vireo::runtime_test {
@@ -203,6 +205,64 @@ TEST_F(ExportImport, DamagedBlobsAreRefusedWithTheReason) {
     other_format[8] = 9;  // format version
     EXPECT_NE(import_bytes(other_format).find("format version 9"), std::string::npos);
     EXPECT_EQ(imports(), 0u);
+}
+
+}  // namespace
+}  // namespace vireo::runtime_test
+
+namespace vireo::runtime_test {
+namespace {
+
+TEST_F(Cache, ConcurrentCompilesOfOneModelShareOneEntry) {
+    constexpr int kThreads = 8;
+    std::vector<std::thread> threads;
+    std::vector<int> failures(kThreads, 0);
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&, t] {
+            try {
+                CompiledModel compiled = core.compile_model(tiny_model(), "TEST", {tp::addend(3.0f)});
+                InferRequest request = compiled.create_infer_request();
+                Tensor x = input_values();
+                request.set_tensor("x", x);
+                request.infer();
+                for (int k = 0; k < 6; ++k)
+                    if (request.get_tensor("y").data<float>()[k] != static_cast<float>(k) + 1.0f) ++failures[t];
+            } catch (const std::exception& e) {
+                ++failures[t];
+                ADD_FAILURE() << e.what();
+            }
+        });
+    }
+    for (auto& thread : threads) thread.join();
+    for (int t = 0; t < kThreads; ++t) EXPECT_EQ(failures[t], 0) << t;
+    // Every thread either compiled (and wrote the entry) or imported it; the entry is complete.
+    EXPECT_EQ(compiles() + imports(), static_cast<uint64_t>(kThreads));
+    ASSERT_EQ(entries().size(), 1u);
+    EXPECT_TRUE(core.compile_model(tiny_model(), "TEST", {tp::addend(3.0f)}).get_property(loaded_from_cache));
+}
+
+TEST_F(Cache, CompileFromIrPathGoesThroughTheCache) {
+    serialize(*tiny_model(), dir.file("tiny.xml"), dir.file("tiny.bin"));
+    CompiledModel first = core.compile_model(dir.file("tiny.xml"), "TEST");
+    expect_adds(first, 1.0f);
+    EXPECT_FALSE(first.get_property(loaded_from_cache));
+    EXPECT_TRUE(core.compile_model(dir.file("tiny.xml"), "TEST").get_property(loaded_from_cache));
+    // The IR read back is the same model as the one built in C++: same key.
+    EXPECT_TRUE(core.compile_model(tiny_model(), "TEST").get_property(loaded_from_cache));
+    EXPECT_EQ(compiles(), 1u);
+}
+
+TEST_F(Cache, ReadModelDelegatesToTheIrReader) {
+    serialize(*tiny_model("from_ir"), dir.file("m.xml"), dir.file("m.bin"));
+    auto model = core.read_model(dir.file("m.xml"));
+    EXPECT_EQ(model->get_name(), "from_ir");
+    EXPECT_EQ(model->input().get_any_name(), "x");
+    std::ostringstream xml;
+    std::ostringstream bin;
+    serialize(*model, xml, bin);
+    EXPECT_EQ(core.read_model(xml.str(), Tensor())->get_name(), "from_ir");
+    EXPECT_THROW(core.read_model(dir.file("missing.xml")), NotFound);
+    EXPECT_THROW(core.compile_model(dir.file("missing.xml"), "TEST"), NotFound);
 }
 
 }  // namespace
