@@ -186,21 +186,3 @@ TEST(IrRoundTrip, ParameterAndResultOrderAndDynamicShapes) {
     EXPECT_EQ(again->input(0).get_names(), (std::set<std::string>{"c"}));
     EXPECT_EQ(again->output(1).get_node()->get_friendly_name(), "r1");
 }
-
-TEST(IrRoundTrip, StatefulModelKeepsSinks) {
-    if (!OpRegistry::instance().find("Assign", 6) || !OpRegistry::instance().find("ReadValue", 6))
-        GTEST_SKIP() << "ReadValue-6/Assign-6 are not registered in this build";
-    auto x = op::parameter(element::f32, {1, 4}, "x");
-    auto init = op::constant<float>(element::f32, {1, 4}, {0.f});
-    auto read = make_node("ReadValue", {init},
-                          {{"variable_id", std::string("state")}, {"variable_type", element::f32},
-                           {"variable_shape", PartialShape{1, 4}}},
-                          6);
-    auto sum = node("Add", {x, read});
-    auto assign = make_node("Assign", {sum}, {{"variable_id", std::string("state")}}, 6);
-    auto model = std::make_shared<Model>(ResultVector{op::result(sum)}, SinkVector{assign}, ParameterVector{x}, "state");
-    auto again = round_trip(*model);
-    expect_same_graph(*model, *again);
-    ASSERT_EQ(again->get_sinks().size(), 1u);
-    EXPECT_EQ(again->get_sinks()[0]->get_type_name(), "Assign");
-}
