@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -49,6 +50,66 @@ struct compute_type<bfloat16> {
 };
 template <typename T>
 using compute_t = typename compute_type<T>::type;
+
+// Inline f16 <-> f32 conversions for hot loops (float16's own are out of line). Both are exact
+// (round to nearest even, overflow to inf, subnormals); NaN becomes the quiet NaN 0x7e00 | sign.
+inline float half_bits_to_float(uint16_t h) {
+    const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+    const uint32_t em = h & 0x7fffu;
+    uint32_t bits;
+    if (em >= 0x7c00u) {
+        bits = (em << 13) | 0x7f800000u;  // inf / NaN
+    } else {
+        // Scaling by 2^112 rebiases the exponent and normalises subnormals exactly.
+        float f;
+        const uint32_t shifted = em << 13;
+        std::memcpy(&f, &shifted, sizeof f);
+        f *= 0x1p112f;
+        std::memcpy(&bits, &f, sizeof bits);
+    }
+    bits |= sign;
+    float out;
+    std::memcpy(&out, &bits, sizeof out);
+    return out;
+}
+
+inline uint16_t float_to_half_bits(float value) {
+    uint32_t f;
+    std::memcpy(&f, &value, sizeof f);
+    const uint32_t sign = (f >> 16) & 0x8000u;
+    f &= 0x7fffffffu;
+    uint32_t out;
+    if (f >= 0x47800000u) {  // >= 65536, inf or NaN
+        out = f > 0x7f800000u ? 0x7e00u : 0x7c00u;
+    } else if (f < 0x38800000u) {  // below the smallest normal half: let the FPU round the subnormal
+        constexpr uint32_t kDenormMagic = ((127 - 15) + (23 - 10) + 1) << 23;
+        float a, m;
+        std::memcpy(&a, &f, sizeof a);
+        std::memcpy(&m, &kDenormMagic, sizeof m);
+        a += m;
+        std::memcpy(&out, &a, sizeof out);
+        out -= kDenormMagic;
+    } else {
+        const uint32_t odd = (f >> 13) & 1u;
+        f += (static_cast<uint32_t>(15 - 127) << 23) + 0xfffu + odd;  // rebias and round half to even
+        out = f >> 13;                                                 // a carry may give inf: correct
+    }
+    return static_cast<uint16_t>(out | sign);
+}
+
+/// Reads an element into its compute type (inline for f16).
+template <typename T>
+inline compute_t<T> to_compute(T x) {
+    if constexpr (std::is_same_v<T, float16>) return half_bits_to_float(x.to_bits());
+    else return static_cast<compute_t<T>>(x);
+}
+
+/// Stores a compute-type value as element type T (inline for f16; bf16 rounds in its own inline code).
+template <typename T, typename V>
+inline T from_compute(V v) {
+    if constexpr (std::is_same_v<T, float16>) return float16::from_bits(float_to_half_bits(static_cast<float>(v)));
+    else return static_cast<T>(v);
+}
 
 /// Unsigned type integer arithmetic wraps in: at least `unsigned`, so that narrow types do not
 /// promote to (overflowing) int.
@@ -155,8 +216,7 @@ inline std::unique_ptr<Kernel> make_kernel(KernelBody body) {
 /// o[i] = f(x[i]) over `n` elements, f working in the compute types.
 template <typename In, typename Out, typename F>
 void unary_loop(const In* __restrict x, Out* __restrict o, size_t n, F f) {
-    using C = compute_t<In>;
-    for (size_t i = 0; i < n; ++i) o[i] = static_cast<Out>(f(static_cast<C>(x[i])));
+    for (size_t i = 0; i < n; ++i) o[i] = from_compute<Out>(f(to_compute(x[i])));
 }
 
 /// o = f(a, b) with a and b broadcast to o's shape per `spec`. Same-shape and scalar operands are
@@ -171,17 +231,17 @@ void binary_broadcast(const Tensor& a, const Tensor& b, Tensor& o, const Broadca
     const size_t na = a.get_size(), nb = b.get_size();
     const bool plain = spec.mode != BroadcastSpec::Mode::kNone || a.get_shape() == b.get_shape();
     if (plain && na == n && nb == n) {
-        for (size_t i = 0; i < n; ++i) po[i] = static_cast<Out>(f(static_cast<C>(pa[i]), static_cast<C>(pb[i])));
+        for (size_t i = 0; i < n; ++i) po[i] = from_compute<Out>(f(to_compute(pa[i]), to_compute(pb[i])));
         return;
     }
     if (plain && na == n && nb == 1) {
-        const C vb = static_cast<C>(pb[0]);
-        for (size_t i = 0; i < n; ++i) po[i] = static_cast<Out>(f(static_cast<C>(pa[i]), vb));
+        const C vb = to_compute(pb[0]);
+        for (size_t i = 0; i < n; ++i) po[i] = from_compute<Out>(f(to_compute(pa[i]), vb));
         return;
     }
     if (plain && na == 1 && nb == n) {
-        const C va = static_cast<C>(pa[0]);
-        for (size_t i = 0; i < n; ++i) po[i] = static_cast<Out>(f(va, static_cast<C>(pb[i])));
+        const C va = to_compute(pa[0]);
+        for (size_t i = 0; i < n; ++i) po[i] = from_compute<Out>(f(va, to_compute(pb[i])));
         return;
     }
     const Shape& out_shape = o.get_shape();
@@ -193,15 +253,15 @@ void binary_broadcast(const Tensor& a, const Tensor& b, Tensor& o, const Broadca
         const In* __restrict rb = pb + ib;
         Out* __restrict ro = po + out;
         if (step_a && step_b) {
-            for (size_t k = 0; k < run; ++k) ro[k] = static_cast<Out>(f(static_cast<C>(ra[k]), static_cast<C>(rb[k])));
+            for (size_t k = 0; k < run; ++k) ro[k] = from_compute<Out>(f(to_compute(ra[k]), to_compute(rb[k])));
         } else if (step_a) {
-            const C vb = static_cast<C>(rb[0]);
-            for (size_t k = 0; k < run; ++k) ro[k] = static_cast<Out>(f(static_cast<C>(ra[k]), vb));
+            const C vb = to_compute(rb[0]);
+            for (size_t k = 0; k < run; ++k) ro[k] = from_compute<Out>(f(to_compute(ra[k]), vb));
         } else if (step_b) {
-            const C va = static_cast<C>(ra[0]);
-            for (size_t k = 0; k < run; ++k) ro[k] = static_cast<Out>(f(va, static_cast<C>(rb[k])));
+            const C va = to_compute(ra[0]);
+            for (size_t k = 0; k < run; ++k) ro[k] = from_compute<Out>(f(va, to_compute(rb[k])));
         } else {
-            const Out v = static_cast<Out>(f(static_cast<C>(ra[0]), static_cast<C>(rb[0])));
+            const Out v = from_compute<Out>(f(to_compute(ra[0]), to_compute(rb[0])));
             for (size_t k = 0; k < run; ++k) ro[k] = v;
         }
     });

@@ -47,15 +47,15 @@ typename cpp_type<ToId>::type convert_value(typename cpp_type<FromId>::type x) {
     using To = typename cpp_type<ToId>::type;
     using From = typename cpp_type<FromId>::type;
     if constexpr (ToId == element::TypeId::boolean) {
-        return static_cast<To>(x != From(0));
+        return static_cast<To>(to_compute(x) != compute_t<From>(0));
     } else if constexpr (FromId == element::TypeId::boolean) {
         return static_cast<To>(x != 0 ? 1 : 0);
     } else if constexpr (is_real_v<From> && std::is_integral_v<To>) {
-        return saturate_real<To>(static_cast<compute_t<From>>(x));
+        return saturate_real<To>(to_compute(x));
     } else if constexpr (is_half_v<To>) {
-        return To(static_cast<float>(static_cast<compute_t<From>>(x)));
+        return from_compute<To>(static_cast<float>(to_compute(x)));
     } else {
-        return static_cast<To>(static_cast<compute_t<From>>(x));
+        return static_cast<To>(to_compute(x));
     }
 }
 

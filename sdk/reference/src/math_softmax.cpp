@@ -7,18 +7,47 @@
 namespace vireo::reference::math {
 namespace {
 
-/// Softmax or log-softmax of x viewed as [outer, n, inner] along the middle axis.
+/// Softmax or log-softmax of x viewed as [outer, n, inner] along the middle axis. The exponentials
+/// are kept in a compute-type buffer so each is evaluated once.
 template <typename T, bool Log>
 void softmax(const T* __restrict x, T* __restrict o, size_t outer, size_t n, size_t inner) {
     using C = compute_t<T>;
     if (n == 0 || inner == 0) return;
+    if (inner == 1) {
+        // The common case (softmax over the last axis): one contiguous row at a time.
+        std::vector<C> row(n);
+        for (size_t b = 0; b < outer; ++b) {
+            const T* xb = x + b * n;
+            T* ob = o + b * n;
+            C peak = to_compute(xb[0]);
+            for (size_t j = 0; j < n; ++j) {
+                row[j] = to_compute(xb[j]);
+                peak = row[j] > peak || row[j] != row[j] ? row[j] : peak;
+            }
+            C sum = 0;
+            for (size_t j = 0; j < n; ++j) {
+                row[j] -= peak;
+                const C e = std::exp(row[j]);
+                sum += e;
+                if constexpr (!Log) row[j] = e;
+            }
+            if constexpr (Log) {
+                const C log_sum = std::log(sum);
+                for (size_t j = 0; j < n; ++j) ob[j] = from_compute<T>(row[j] - log_sum);
+            } else {
+                const C scale = C(1) / sum;
+                for (size_t j = 0; j < n; ++j) ob[j] = from_compute<T>(row[j] * scale);
+            }
+        }
+        return;
+    }
     std::vector<C> work(n * inner);
     std::vector<C> peak(inner), sum(inner);
     for (size_t b = 0; b < outer; ++b) {
         const T* xb = x + b * n * inner;
         T* ob = o + b * n * inner;
-        for (size_t i = 0; i < n * inner; ++i) work[i] = static_cast<C>(xb[i]);
-        // Max along the axis, one contiguous inner row at a time.
+        for (size_t i = 0; i < n * inner; ++i) work[i] = to_compute(xb[i]);
+        // Max along the axis, one contiguous inner row at a time (NaN wins, so it propagates).
         std::copy(work.begin(), work.begin() + static_cast<std::ptrdiff_t>(inner), peak.begin());
         for (size_t j = 1; j < n; ++j) {
             const C* row = work.data() + j * inner;
@@ -29,18 +58,19 @@ void softmax(const T* __restrict x, T* __restrict o, size_t outer, size_t n, siz
             C* row = work.data() + j * inner;
             for (size_t i = 0; i < inner; ++i) {
                 row[i] -= peak[i];
-                sum[i] += std::exp(row[i]);
+                const C e = std::exp(row[i]);
+                sum[i] += e;
+                if constexpr (!Log) row[i] = e;
             }
         }
         if constexpr (Log) {
             for (size_t i = 0; i < inner; ++i) sum[i] = std::log(sum[i]);
             for (size_t j = 0; j < n; ++j)
-                for (size_t i = 0; i < inner; ++i) ob[j * inner + i] = static_cast<T>(work[j * inner + i] - sum[i]);
+                for (size_t i = 0; i < inner; ++i) ob[j * inner + i] = from_compute<T>(work[j * inner + i] - sum[i]);
         } else {
             for (size_t i = 0; i < inner; ++i) sum[i] = C(1) / sum[i];
             for (size_t j = 0; j < n; ++j)
-                for (size_t i = 0; i < inner; ++i)
-                    ob[j * inner + i] = static_cast<T>(std::exp(work[j * inner + i]) * sum[i]);
+                for (size_t i = 0; i < inner; ++i) ob[j * inner + i] = from_compute<T>(work[j * inner + i] * sum[i]);
         }
     }
 }

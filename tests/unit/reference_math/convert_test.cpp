@@ -1,5 +1,7 @@
 // Tests Convert / ConvertLike and convert_elements(): every pair of static types on values exact in
 // both, and the defined out-of-range rules (truncation, saturation, NaN, wrap, boolean, rounding).
+#include <cstring>
+
 #include "math_test_util.hpp"
 #include "vireo/op_registry.hpp"
 
@@ -122,6 +124,56 @@ TEST(ConvertElements, ConvertsBetweenTensorsAndChecksCounts) {
     Tensor same(element::f32, Shape{4});
     convert_elements(src, same);
     expect_values(same, {1.5, -2.5, 3.5, 300}, 0.0);
+}
+
+}  // namespace
+}  // namespace vireo::reference::test
+
+namespace vireo::reference::test {
+namespace {
+
+// The kernels convert f16 with their own inline code; it must agree bit for bit with float16.
+TEST(ConvertHalf, EveryF16BitPatternToF32MatchesFloat16) {
+    Tensor h(element::f16, Shape{65536});
+    auto* hp = static_cast<float16*>(h.data());
+    for (uint32_t i = 0; i < 65536; ++i) hp[i] = float16::from_bits(static_cast<uint16_t>(i));
+    const Tensor f = run("Convert", {h}, {{"destination_type", element::f32}});
+    const float* fp = static_cast<const float*>(f.data());
+    size_t mismatches = 0;
+    for (uint32_t i = 0; i < 65536; ++i) {
+        const float want = float16::to_float(static_cast<uint16_t>(i));
+        if (std::isnan(want) ? !std::isnan(fp[i]) : (std::memcmp(&want, &fp[i], sizeof want) != 0)) ++mismatches;
+    }
+    EXPECT_EQ(mismatches, 0u);
+}
+
+TEST(ConvertHalf, F32SweepToF16MatchesFloat16) {
+    // Every 4099th bit pattern of f32 (about a million values, all exponents, both signs), plus the
+    // exact halfway points between neighbouring f16 values.
+    std::vector<float> values;
+    for (uint64_t bits = 0; bits <= 0xffffffffull; bits += 4099) {
+        float v;
+        const uint32_t b = static_cast<uint32_t>(bits);
+        std::memcpy(&v, &b, sizeof v);
+        values.push_back(v);
+    }
+    for (uint32_t h = 0; h < 0x7c00; ++h) {
+        const float lo = float16::to_float(static_cast<uint16_t>(h));
+        const float hi = float16::to_float(static_cast<uint16_t>(h + 1));
+        values.push_back(lo + (hi - lo) / 2);  // exact in f32: ties must go to even
+        values.push_back(-(lo + (hi - lo) / 2));
+    }
+    Tensor f(element::f32, Shape{values.size()});
+    std::memcpy(f.data(), values.data(), values.size() * sizeof(float));
+    const Tensor h = run("Convert", {f}, {{"destination_type", element::f16}});
+    const auto* hp = static_cast<const float16*>(h.data());
+    size_t mismatches = 0;
+    for (size_t i = 0; i < values.size(); ++i) {
+        const uint16_t want = float16::from_float(values[i]);
+        const bool nan = (want & 0x7fffu) > 0x7c00u;
+        if (nan ? (hp[i].to_bits() & 0x7fffu) <= 0x7c00u : hp[i].to_bits() != want) ++mismatches;
+    }
+    EXPECT_EQ(mismatches, 0u) << "of " << values.size();
 }
 
 }  // namespace
