@@ -4,11 +4,19 @@
 namespace vireo::reference {
 
 void register_tensor_kernels(KernelRegistry& registry) {
-    tensor::register_matmul_kernels(registry);        // tensor_matmul.cpp
-    tensor::register_conv_kernels(registry);          // tensor_conv.cpp
-    tensor::register_pool_kernels(registry);          // tensor_pool.cpp
-    tensor::register_movement_kernels(registry);      // tensor_movement.cpp
-    tensor::register_split_concat_kernels(registry);  // tensor_concat_split.cpp
+    tensor::register_matmul_kernels(registry);         // tensor_matmul.cpp
+    tensor::register_conv_kernels(registry);           // tensor_conv.cpp
+    tensor::register_pool_kernels(registry);           // tensor_pool.cpp
+    tensor::register_movement_kernels(registry);       // tensor_movement.cpp
+    tensor::register_split_concat_kernels(registry);   // tensor_concat_split.cpp
+    tensor::register_slice_kernels(registry);          // tensor_slice.cpp
+    tensor::register_gather_kernels(registry);         // tensor_gather.cpp
+    tensor::register_broadcast_kernels(registry);      // tensor_generators.cpp
+    tensor::register_shape_kernels(registry);          // tensor_generators.cpp
+    tensor::register_pad_kernels(registry);            // tensor_pad.cpp
+    tensor::register_conv_backprop_kernels(registry);  // tensor_conv_backprop.cpp
+    tensor::register_topk_kernels(registry);           // tensor_topk.cpp
+    tensor::register_interpolate_kernels(registry);    // tensor_interpolate.cpp
 }
 
 }  // namespace vireo::reference

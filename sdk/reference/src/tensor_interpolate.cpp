@@ -1,0 +1,364 @@
+// Implements Interpolate-4 and Interpolate-11 (nearest, linear with antialias, linear_onnx, cubic;
+// every coordinate transformation and nearest mode; pads) as separable passes, one per axis.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "tensor_common.hpp"
+
+namespace vireo::reference::tensor {
+namespace {
+
+enum class Mode { kNearest, kLinear, kLinearOnnx, kCubic };
+enum class Transform {
+    kHalfPixel,
+    kPytorchHalfPixel,
+    kAsymmetric,
+    kTfHalfPixelForNn,
+    kAlignCorners
+};
+enum class Nearest { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kSimple };
+
+constexpr size_t kZero = std::numeric_limits<size_t>::max();  // a tap that reads padding (0)
+
+struct Tap {
+    size_t index;  // input position along the axis, or kZero
+    double weight;
+};
+
+// Taps of every output position along one axis: taps[first[j] .. first[j + 1]).
+struct AxisPlan {
+    std::vector<size_t> first;
+    std::vector<Tap> taps;
+};
+
+struct Attrs {
+    Mode mode;
+    Transform transform;
+    Nearest nearest;
+    bool antialias;
+    double cube_coeff;
+    bool scales_mode;
+    std::vector<int64_t> pads_begin, pads_end;
+};
+
+template <typename E>
+E pick(const std::string& value, const std::vector<std::pair<const char*, E>>& table,
+       const std::string& who, const char* attr) {
+    for (const auto& [name, e] : table)
+        if (value == name) return e;
+    throw_error<NotImplemented>(who, ": ", attr, " '", value, "' is not supported");
+}
+
+double original_coordinate(Transform t, double x, double scale, size_t out_len, size_t in_len) {
+    switch (t) {
+        case Transform::kHalfPixel:
+            return (x + 0.5) / scale - 0.5;
+        case Transform::kPytorchHalfPixel:
+            return out_len > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+        case Transform::kAsymmetric:
+            return x / scale;
+        case Transform::kTfHalfPixelForNn:
+            return (x + 0.5) / scale;
+        case Transform::kAlignCorners:
+            return out_len == 1
+                       ? 0.0
+                       : x * static_cast<double>(in_len - 1) / static_cast<double>(out_len - 1);
+    }
+    return x;
+}
+
+int64_t nearest_pixel(Nearest mode, double x, bool downsample) {
+    switch (mode) {
+        case Nearest::kRoundPreferFloor:
+            return x == std::floor(x) + 0.5 ? static_cast<int64_t>(std::floor(x))
+                                            : static_cast<int64_t>(std::round(x));
+        case Nearest::kRoundPreferCeil:
+            return static_cast<int64_t>(std::round(x));
+        case Nearest::kFloor:
+            return static_cast<int64_t>(std::floor(x));
+        case Nearest::kCeil:
+            return static_cast<int64_t>(std::ceil(x));
+        case Nearest::kSimple:
+            return downsample ? static_cast<int64_t>(std::ceil(x)) : static_cast<int64_t>(x);
+    }
+    return 0;
+}
+
+// Plans one axis: `in_len` is the padded input length, `pad` the begin pad (padded position p
+// reads input p - pad), `data_len` the unpadded length.
+AxisPlan plan_axis(const Attrs& a, size_t in_len, int64_t pad, size_t data_len, size_t out_len,
+                   double scale) {
+    AxisPlan plan;
+    auto source = [&](int64_t p) -> size_t {
+        const int64_t s = p - pad;
+        return s >= 0 && s < static_cast<int64_t>(data_len) ? static_cast<size_t>(s) : kZero;
+    };
+    const auto last = static_cast<int64_t>(in_len) - 1;
+    auto clamp = [&](int64_t p) { return std::clamp<int64_t>(p, 0, last); };
+    for (size_t j = 0; j < out_len; ++j) {
+        plan.first.push_back(plan.taps.size());
+        const double x =
+            original_coordinate(a.transform, static_cast<double>(j), scale, out_len, in_len);
+        switch (a.mode) {
+            case Mode::kNearest:
+                plan.taps.push_back({source(clamp(nearest_pixel(a.nearest, x, scale < 1.0))), 1.0});
+                break;
+            case Mode::kLinearOnnx: {
+                const double c = std::clamp(x, 0.0, static_cast<double>(last));
+                const auto x0 = static_cast<int64_t>(std::floor(c));
+                const int64_t x1 = std::min(x0 + 1, last);
+                const double w1 = c - static_cast<double>(x0);
+                plan.taps.push_back({source(x0), 1.0 - w1});
+                plan.taps.push_back({source(x1), w1});
+                break;
+            }
+            case Mode::kLinear: {
+                // A triangle filter, widened by 1/scale when antialiasing a downscale; taps outside
+                // the input are dropped and the rest renormalised.
+                const double k = a.antialias && scale < 1.0 ? scale : 1.0;
+                const auto reach = static_cast<int64_t>(std::ceil(1.0 / k)) + 1;
+                const auto centre = static_cast<int64_t>(std::round(x));
+                const size_t begin = plan.taps.size();
+                double sum = 0;
+                for (int64_t p = centre - reach; p <= centre + reach; ++p) {
+                    if (p < 0 || p > last) continue;
+                    const double w =
+                        k * std::max(0.0, 1.0 - std::fabs(k * (x - static_cast<double>(p))));
+                    if (w <= 0) continue;
+                    plan.taps.push_back({source(p), w});
+                    sum += w;
+                }
+                for (size_t t = begin; t < plan.taps.size(); ++t) plan.taps[t].weight /= sum;
+                break;
+            }
+            case Mode::kCubic: {
+                const double A = a.cube_coeff;
+                const auto x0 = static_cast<int64_t>(std::floor(x));
+                const double t = x - static_cast<double>(x0);
+                const double s1 = t + 1, s2 = 1 - t, s3 = 2 - t;
+                const double w[4] = {((A * s1 - 5 * A) * s1 + 8 * A) * s1 - 4 * A,
+                                     ((A + 2) * t - (A + 3)) * t * t + 1,
+                                     ((A + 2) * s2 - (A + 3)) * s2 * s2 + 1,
+                                     ((A * s3 - 5 * A) * s3 + 8 * A) * s3 - 4 * A};
+                for (int i = 0; i < 4; ++i) plan.taps.push_back({source(clamp(x0 - 1 + i)), w[i]});
+                break;
+            }
+        }
+    }
+    plan.first.push_back(plan.taps.size());
+    return plan;
+}
+
+// One weighted pass along `axis`: [outer, in_len, inner] -> [outer, out_len, inner].
+void weighted_pass(const std::vector<double>& in, const Shape& shape, size_t axis,
+                   const AxisPlan& plan, std::vector<double>& out) {
+    size_t outer = 1, inner = 1;
+    for (size_t i = 0; i < axis; ++i) outer *= shape[i];
+    for (size_t i = axis + 1; i < shape.size(); ++i) inner *= shape[i];
+    const size_t in_len = shape[axis], out_len = plan.first.size() - 1;
+    out.assign(outer * out_len * inner, 0.0);
+    for (size_t o = 0; o < outer; ++o)
+        for (size_t j = 0; j < out_len; ++j) {
+            double* dst = out.data() + (o * out_len + j) * inner;
+            for (size_t t = plan.first[j]; t < plan.first[j + 1]; ++t) {
+                const Tap& tap = plan.taps[t];
+                if (tap.index == kZero) continue;
+                const double* src = in.data() + (o * in_len + tap.index) * inner;
+                for (size_t k = 0; k < inner; ++k) dst[k] += tap.weight * src[k];
+            }
+        }
+}
+
+// Nearest: each output position copies one input position (or zero padding), exactly.
+template <typename U>
+void gather_pass(const std::vector<U>& in, const Shape& shape, size_t axis, const AxisPlan& plan,
+                 std::vector<U>& out) {
+    size_t outer = 1, inner = 1;
+    for (size_t i = 0; i < axis; ++i) outer *= shape[i];
+    for (size_t i = axis + 1; i < shape.size(); ++i) inner *= shape[i];
+    const size_t in_len = shape[axis], out_len = plan.first.size() - 1;
+    out.assign(outer * out_len * inner, U{0});
+    for (size_t o = 0; o < outer; ++o)
+        for (size_t j = 0; j < out_len; ++j) {
+            const size_t index = plan.taps[plan.first[j]].index;
+            if (index == kZero) continue;
+            std::copy_n(in.data() + (o * in_len + index) * inner, inner,
+                        out.data() + (o * out_len + j) * inner);
+        }
+}
+
+class InterpolateKernel final : public Kernel {
+  public:
+    explicit InterpolateKernel(const Node& node)
+        : m_who(node.describe()), m_v11(node.get_version() >= 11) {
+        m_attrs.mode = pick<Mode>(node.get_attribute<std::string>("mode"),
+                                  {{"nearest", Mode::kNearest},
+                                   {"linear", Mode::kLinear},
+                                   {"linear_onnx", Mode::kLinearOnnx},
+                                   {"cubic", Mode::kCubic}},
+                                  m_who, "mode");
+        m_attrs.transform =
+            pick<Transform>(node.get_attribute<std::string>("coordinate_transformation_mode"),
+                            {{"half_pixel", Transform::kHalfPixel},
+                             {"pytorch_half_pixel", Transform::kPytorchHalfPixel},
+                             {"asymmetric", Transform::kAsymmetric},
+                             {"tf_half_pixel_for_nn", Transform::kTfHalfPixelForNn},
+                             {"align_corners", Transform::kAlignCorners}},
+                            m_who, "coordinate_transformation_mode");
+        m_attrs.nearest = pick<Nearest>(node.get_attribute<std::string>("nearest_mode"),
+                                        {{"round_prefer_floor", Nearest::kRoundPreferFloor},
+                                         {"round_prefer_ceil", Nearest::kRoundPreferCeil},
+                                         {"floor", Nearest::kFloor},
+                                         {"ceil", Nearest::kCeil},
+                                         {"simple", Nearest::kSimple}},
+                                        m_who, "nearest_mode");
+        m_attrs.antialias = node.get_attribute<bool>("antialias");
+        m_attrs.cube_coeff = node.get_attribute<double>("cube_coeff");
+        m_attrs.scales_mode = node.get_attribute<std::string>("shape_calculation_mode") == "scales";
+        m_attrs.pads_begin = node.get_attribute<std::vector<int64_t>>("pads_begin");
+        m_attrs.pads_end = node.get_attribute<std::vector<int64_t>>("pads_end");
+        const element::Type type = node.input_value(0).get_element_type();
+        if (!contains(NumericTypes{}, type))
+            throw_error<NotImplemented>(m_who, ": element type ", type, " is not supported");
+    }
+
+    void execute(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override {
+        check_arity(inputs, 2, outputs, 1, m_who);
+        const Shape& data = inputs[0].get_shape();
+        const Shape& out = outputs[0].get_shape();
+        const size_t rank = data.size();
+        if (out.size() != rank)
+            throw_error<InvalidArgument>(m_who, ": output ", out, " and data ", data,
+                                         " differ in rank");
+        // Inputs: v4 (data, sizes, scales[, axes]); v11 (data, scales_or_sizes[, axes]).
+        const size_t axes_input = m_v11 ? 2 : 3;
+        const size_t target_input = m_v11 || !m_attrs.scales_mode ? 1 : 2;
+        std::vector<int64_t> axes;
+        if (inputs.size() > axes_input) {
+            axes = read_ints(inputs[axes_input], m_who, "axes");
+        } else {
+            for (size_t i = 0; i < rank; ++i) axes.push_back(static_cast<int64_t>(i));
+        }
+        std::vector<double> scale(rank, 1.0);
+        std::vector<bool> listed(rank, false);
+        std::vector<double> given;
+        if (m_attrs.scales_mode) {
+            if (inputs.size() <= target_input)
+                throw_error<InvalidArgument>(m_who, ": the scales input is missing");
+            given = read_reals(inputs[target_input]);
+            if (given.size() != axes.size())
+                throw_error<InvalidArgument>(m_who, ": ", given.size(), " scales for ", axes.size(),
+                                             " axes");
+        }
+        for (size_t j = 0; j < axes.size(); ++j) {
+            const size_t a = normalize_axis(axes[j], rank, m_who, "axes value");
+            listed[a] = true;
+            if (m_attrs.scales_mode) scale[a] = given[j];
+        }
+        // Per axis: padded length, and the scale (sizes mode: output over padded input).
+        std::vector<size_t> padded(rank);
+        std::vector<int64_t> pad(rank, 0);
+        for (size_t a = 0; a < rank; ++a) {
+            pad[a] = a < m_attrs.pads_begin.size() ? m_attrs.pads_begin[a] : 0;
+            const int64_t end = a < m_attrs.pads_end.size() ? m_attrs.pads_end[a] : 0;
+            const int64_t len = static_cast<int64_t>(data[a]) + pad[a] + end;
+            if (len < 0)
+                throw_error<InvalidArgument>(m_who, ": pads remove more than axis ", a, " of data ",
+                                             data);
+            padded[a] = static_cast<size_t>(len);
+            if (!m_attrs.scales_mode && listed[a] && padded[a] > 0)
+                scale[a] = static_cast<double>(out[a]) / static_cast<double>(padded[a]);
+            if (!listed[a] && out[a] != padded[a])
+                throw_error<InvalidArgument>(m_who, ": output ", out, " resizes axis ", a,
+                                             " which is not in axes");
+        }
+        std::vector<std::pair<size_t, AxisPlan>> plans;
+        for (size_t a = 0; a < rank; ++a) {
+            if (!listed[a] && pad[a] == 0 && padded[a] == data[a]) continue;
+            if (listed[a] && padded[a] == 0 && out[a] != 0)
+                throw_error<InvalidArgument>(m_who, ": cannot resize the empty axis ", a,
+                                             " of data ", data);
+            plans.emplace_back(a, plan_axis(m_attrs, padded[a], pad[a], data[a], out[a], scale[a]));
+        }
+        if (m_attrs.mode == Mode::kNearest) {
+            dispatch_by_size(inputs[0].get_element_type(), m_who, [&](auto tag) {
+                using U = decltype(tag);
+                run_passes<U>(inputs[0], plans, outputs[0], true);
+            });
+        } else {
+            run_passes<double>(inputs[0], plans, outputs[0], false);
+        }
+    }
+
+  private:
+    static std::vector<double> read_reals(const Tensor& t) {
+        std::vector<double> v(t.get_size());
+        dispatch(NumericTypes{}, t.get_element_type(), "scales", [&](auto tag) {
+            using T = decltype(tag);
+            for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(tensor_data<T>(t)[i]);
+        });
+        return v;
+    }
+
+    // W is the working element: the raw element (nearest) or double (weighted modes).
+    template <typename W>
+    void run_passes(const Tensor& in, const std::vector<std::pair<size_t, AxisPlan>>& plans,
+                    Tensor& out, bool gather) const {
+        Shape shape = in.get_shape();
+        std::vector<W> cur(in.get_size()), next;
+        if constexpr (std::is_same_v<W, double>) {
+            dispatch(NumericTypes{}, in.get_element_type(), m_who.c_str(), [&](auto tag) {
+                using T = decltype(tag);
+                for (size_t i = 0; i < cur.size(); ++i)
+                    cur[i] = static_cast<double>(tensor_data<T>(in)[i]);
+            });
+        } else {
+            std::copy_n(tensor_data<W>(in), cur.size(), cur.begin());
+        }
+        for (const auto& [axis, plan] : plans) {
+            if constexpr (std::is_same_v<W, double>) {
+                if (gather) {
+                    gather_pass(cur, shape, axis, plan, next);
+                } else {
+                    weighted_pass(cur, shape, axis, plan, next);
+                }
+            } else {
+                gather_pass(cur, shape, axis, plan, next);
+            }
+            shape[axis] = plan.first.size() - 1;
+            cur.swap(next);
+        }
+        if (shape != out.get_shape())
+            throw_error<InvalidArgument>(m_who, ": computed shape ", shape, " differs from output ",
+                                         out.get_shape());
+        if constexpr (std::is_same_v<W, double>) {
+            dispatch(NumericTypes{}, out.get_element_type(), m_who.c_str(), [&](auto tag) {
+                using T = decltype(tag);
+                T* dst = tensor_data<T>(out);
+                for (size_t i = 0; i < cur.size(); ++i) {
+                    if constexpr (std::is_integral_v<T>) {
+                        dst[i] = static_cast<T>(std::round(cur[i]));  // integers round to nearest
+                    } else {
+                        dst[i] = static_cast<T>(cur[i]);
+                    }
+                }
+            });
+        } else {
+            std::copy_n(cur.begin(), cur.size(), tensor_data<W>(out));
+        }
+    }
+
+    std::string m_who;
+    bool m_v11;
+    Attrs m_attrs;
+};
+
+}  // namespace
+
+void register_interpolate_kernels(KernelRegistry& registry) {
+    registry.add("Interpolate",
+                 [](const Node& node) { return std::make_unique<InterpolateKernel>(node); });
+}
+
+}  // namespace vireo::reference::tensor
