@@ -1,4 +1,5 @@
-// Implements the MOCK_REMOTE asynchronous request: the stages of the remote pipeline.
+// Implements the MOCK_REMOTE asynchronous request: the stages of the remote pipeline, and
+// cancel-on-destroy.
 #include "async_infer_request.hpp"
 
 namespace vireo::mock_remote {
@@ -20,6 +21,26 @@ AsyncInferRequest::AsyncInferRequest(const std::shared_ptr<SyncInferRequest>& re
     m_sync_pipeline = {{inline_executor, submit}, {inline_executor, wait}, {inline_executor, finish}};
 }
 
-AsyncInferRequest::~AsyncInferRequest() { stop_and_wait(); }
+AsyncInferRequest::~AsyncInferRequest() {
+    // Without the cancel, a request whose job hangs (or waits behind a hung one) would block its
+    // destructor forever. The flag keeps the user's callback out of it.
+    m_destroying = true;
+    cancel();
+    stop_and_wait();
+}
+
+void AsyncInferRequest::set_callback(Callback callback) {
+    if (!callback) {
+        IAsyncInferRequest::set_callback(nullptr);
+        return;
+    }
+    auto user = std::make_shared<Callback>(std::move(callback));
+    IAsyncInferRequest::set_callback([this, user](std::exception_ptr error) {
+        // A completion that started before the destructor may still call it; the destructor
+        // waits for that call to return (stop_and_wait), so `this` is valid here.
+        if (m_destroying.load()) return;
+        (*user)(std::move(error));
+    });
+}
 
 }  // namespace vireo::mock_remote

@@ -2,6 +2,7 @@
 // instance's wait executor in the middle.
 #pragma once
 
+#include <atomic>
 #include <memory>
 
 #include "sync_infer_request.hpp"
@@ -15,7 +16,12 @@ namespace vireo::mock_remote {
 ///   3. task executor:  download + postprocess;
 /// then the SDK base runs the completion (callback). Host threads never block on the device,
 /// so with two or more requests in flight the device always has the next job queued.
-/// infer() runs the same steps inline. cancel() drops or aborts the device job.
+/// infer() runs the same steps inline. cancel() drops the device job if it is still queued,
+/// aborts it if it hangs, and otherwise lets it finish; wait() then throws Cancelled.
+///
+/// Destroying a running request cancels it (as cancel()) and waits for its pipeline to end;
+/// its callback is not called for that cancellation. So a request may be dropped whatever
+/// its device job is doing, a hung one included.
 class AsyncInferRequest : public sdk::IAsyncInferRequest {
 public:
     AsyncInferRequest(const std::shared_ptr<SyncInferRequest>& request,
@@ -24,8 +30,12 @@ public:
                       const std::shared_ptr<sdk::ITaskExecutor>& callback_executor);
     ~AsyncInferRequest() override;
 
+    /// As the base, but the callback is skipped once the request is being destroyed.
+    void set_callback(Callback callback) override;
+
 private:
     std::shared_ptr<SyncInferRequest> m_request;
+    std::atomic<bool> m_destroying{false};
 };
 
 }  // namespace vireo::mock_remote

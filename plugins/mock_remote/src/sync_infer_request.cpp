@@ -101,6 +101,11 @@ void SyncInferRequest::infer_preprocess() {
     const auto start = Clock::now();
     m_times = Times{};
     m_times.host_thread = thread_name();
+    {
+        // A new inference: a cancel() of an earlier one no longer applies.
+        std::lock_guard<std::mutex> lock(m_job_mutex);
+        m_cancel_requested = false;
+    }
     check_tensors();
     const auto& plan = *m_compiled_model->plan();
     for (size_t i = 0; i < get_inputs().size(); ++i) {
@@ -163,10 +168,14 @@ void SyncInferRequest::start_pipeline(const std::function<bool()>& cancelled) {
     std::vector<BufferHandle> values = m_values;
     for (size_t i = 0; i < m_bound_inputs.size(); ++i) values[plan.input_values()[i]] = m_bound_inputs[i];
 
-    std::lock_guard<std::mutex> lock(m_job_mutex);
-    // Checked under the job lock: cancel() takes it too, so either it sees the job submitted
-    // below, or this check sees its cancellation.
+    // The async base calls cancel() with its own lock held, so its state is read before taking
+    // the job lock (never the other way round). A cancel() after this check sets
+    // m_cancel_requested under the job lock: either the check below sees it, or cancel() sees the
+    // job submitted below and cancels it on the device.
     if (cancelled && cancelled())
+        throw_error<Cancelled>(m_device->name(), ": the inference was cancelled before it was submitted");
+    std::lock_guard<std::mutex> lock(m_job_mutex);
+    if (m_cancel_requested)
         throw_error<Cancelled>(m_device->name(), ": the inference was cancelled before it was submitted");
     const auto execution = m_compiled_model->next_execution();
     m_profiling = execution.config.enable_profiling;
@@ -237,6 +246,7 @@ void SyncInferRequest::infer_postprocess() {
 
 void SyncInferRequest::cancel() {
     std::lock_guard<std::mutex> lock(m_job_mutex);
+    m_cancel_requested = true;
     if (m_job) m_device->cancel(m_job);
 }
 

@@ -41,8 +41,10 @@ public:
 
     /// Step 1: binds the inputs (assembling batched ones, densifying strided ones).
     void infer_preprocess();
-    /// Step 2: uploads host inputs and submits the job, unless `cancelled()` says the request
-    /// was cancelled (then throws Cancelled and submits nothing).
+    /// Step 2: uploads host inputs and submits the job, unless the inference was cancelled
+    /// (cancel(), or `cancelled()` says so): then throws Cancelled and submits nothing.
+    /// `cancelled` is called with none of this request's locks held (it may take the async
+    /// request's lock, under which the base calls cancel()).
     void start_pipeline(const std::function<bool()>& cancelled);
     /// Step 3: blocks until the device completes the job; rethrows its error (Unavailable for a
     /// device error, Cancelled for a dropped or aborted job).
@@ -81,8 +83,9 @@ private:
     bool m_profiling = false;
     Times m_times;
 
-    mutable std::mutex m_job_mutex;
+    mutable std::mutex m_job_mutex;  // taken after the async base's lock, never before it
     std::shared_ptr<DeviceJob> m_job;
+    bool m_cancel_requested = false;
 };
 
 }  // namespace vireo::mock_remote
