@@ -60,9 +60,20 @@ private:
 /// allocates outputs, executes. For constant folding, tests and simple interpreters.
 std::vector<Tensor> evaluate(const Node& node, const std::vector<Tensor>& inputs);
 
-/// Converts `src` into `dst` element by element (same element count; any static types except
-/// sub-byte ones), as the Convert op does: round-to-nearest-even for real->f16/bf16, truncation
-/// toward zero for real->integer with saturation at the target's range... see docs/ops.md.
+/// Converts `src` into `dst` element by element, as the Convert op's kernel does. Both must be
+/// contiguous host tensors with the same element count, of any static type except the sub-byte
+/// ones (u1/u4/i4); shapes may differ. Rules (Convert-1 leaves out-of-range results undefined;
+/// ours are defined):
+/// - integer -> integer wraps modulo 2^N (e.g. i32 -1 -> u8 255, i32 129 -> i8 -127);
+/// - real -> integer truncates toward zero and saturates at the target's range; NaN gives 0;
+/// - to a real type rounds to nearest, ties to even (f64 and 64-bit integers reach f16/bf16
+///   through f32); NaN and infinities are kept;
+/// - anything -> boolean is x != 0 (NaN -> true); boolean -> anything is 0 or 1.
+/// Throws InvalidArgument on a count mismatch or a non-contiguous or remote tensor,
+/// NotImplemented on an unsupported element type. Thread-safe for distinct destinations.
+///
+///     Tensor src(element::f32, Shape{4}), dst(element::u8, Shape{2, 2});
+///     convert_elements(src, dst);
 void convert_elements(const Tensor& src, Tensor& dst);
 
 }  // namespace vireo::reference
