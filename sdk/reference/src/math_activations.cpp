@@ -1,10 +1,11 @@
 // Unary math and activation kernels: Abs, Negative, Sign, Floor, Ceiling, Exp, Log, Sqrt, Erf,
-// Sin, Cos, Relu, Sigmoid, Tanh, Clamp, Elu, Gelu, HSwish, HSigmoid, Swish, Mish, SoftPlus and PRelu.
+// Sin, Cos, Relu, Sigmoid, Tanh, Clamp, Elu, Gelu, HSwish, HSigmoid, Swish, Mish, SoftPlus and
+// PRelu.
 //
 // Types: Abs, Negative, Sign, Floor, Ceiling, Relu, Clamp and PRelu work natively on every
 // numeric type (Abs/Negative of the most negative integer wrap to itself). Exp, Log, Sqrt, Erf,
-// Sin, Cos, Sigmoid and Tanh also take integers: they are evaluated in double and stored as Convert does
-// (truncation toward zero, saturating). The other activations take real types only. Clamp on
+// Sin, Cos, Sigmoid and Tanh also take integers: they are evaluated in double and stored as Convert
+// does (truncation toward zero, saturating). The other activations take real types only. Clamp on
 // integers uses ceil(min) and floor(max). NaN propagates through every op (Relu and Clamp keep it
 // rather than clipping it).
 #include <algorithm>
@@ -33,7 +34,8 @@ KernelFactory native_unary(Op op) {
         return dispatch(Types{}, input_type(node, 0), what.c_str(), [&](auto tag) {
             using T = decltype(tag);
             return make_kernel([op](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
-                unary_loop(static_cast<const T*>(in[0].data()), static_cast<T*>(out[0].data()), out[0].get_size(), op);
+                unary_loop(static_cast<const T*>(in[0].data()), static_cast<T*>(out[0].data()),
+                           out[0].get_size(), op);
             });
         });
     };
@@ -53,7 +55,8 @@ KernelFactory formula_unary(G g) {
                 if constexpr (is_real_v<T>) {
                     unary_loop(x, o, out[0].get_size(), g);
                 } else {
-                    unary_loop(x, o, out[0].get_size(), [g](T v) { return store_real<T>(g(static_cast<double>(v))); });
+                    unary_loop(x, o, out[0].get_size(),
+                               [g](T v) { return store_real<T>(g(static_cast<double>(v))); });
                 }
             });
         });
@@ -63,17 +66,22 @@ KernelFactory formula_unary(G g) {
 struct AbsOp {
     template <typename T>
     T operator()(T x) const {
-        if constexpr (std::is_unsigned_v<T>) return x;
-        else if constexpr (std::is_integral_v<T>) return x < 0 ? wrap_neg(x) : x;
-        else return std::fabs(x);
+        if constexpr (std::is_unsigned_v<T>)
+            return x;
+        else if constexpr (std::is_integral_v<T>)
+            return x < 0 ? wrap_neg(x) : x;
+        else
+            return std::fabs(x);
     }
 };
 
 struct NegativeOp {
     template <typename T>
     T operator()(T x) const {
-        if constexpr (std::is_integral_v<T>) return wrap_neg(x);
-        else return -x;
+        if constexpr (std::is_integral_v<T>)
+            return wrap_neg(x);
+        else
+            return -x;
     }
 };
 
@@ -92,31 +100,38 @@ struct SignOp {
 struct FloorOp {
     template <typename T>
     T operator()(T x) const {
-        if constexpr (std::is_integral_v<T>) return x;
-        else return std::floor(x);
+        if constexpr (std::is_integral_v<T>)
+            return x;
+        else
+            return std::floor(x);
     }
 };
 
 struct CeilingOp {
     template <typename T>
     T operator()(T x) const {
-        if constexpr (std::is_integral_v<T>) return x;
-        else return std::ceil(x);
+        if constexpr (std::is_integral_v<T>)
+            return x;
+        else
+            return std::ceil(x);
     }
 };
 
 struct ReluOp {
     template <typename T>
     T operator()(T x) const {
-        if constexpr (std::is_unsigned_v<T>) return x;
-        else return x < T(0) ? T(0) : x;  // NaN is kept
+        if constexpr (std::is_unsigned_v<T>)
+            return x;
+        else
+            return x < T(0) ? T(0) : x;  // NaN is kept
     }
 };
 
 std::unique_ptr<Kernel> make_clamp(const Node& node) {
     const double lo = node.get_attribute<double>("min");
     const double hi = node.get_attribute<double>("max");
-    if (lo > hi) throw_error<InvalidArgument>(node.describe(), ": min ", lo, " is greater than max ", hi);
+    if (lo > hi)
+        throw_error<InvalidArgument>(node.describe(), ": min ", lo, " is greater than max ", hi);
     const std::string what = node.describe();
     return dispatch(NumericTypes{}, input_type(node, 0), what.c_str(), [&](auto tag) {
         using T = decltype(tag);
@@ -130,8 +145,8 @@ std::unique_ptr<Kernel> make_clamp(const Node& node) {
             h = static_cast<C>(hi);
         }
         return make_kernel([l, h](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
-            unary_loop(static_cast<const T*>(in[0].data()), static_cast<T*>(out[0].data()), out[0].get_size(),
-                       [l, h](C x) { return x < l ? l : (x > h ? h : x); });
+            unary_loop(static_cast<const T*>(in[0].data()), static_cast<T*>(out[0].data()),
+                       out[0].get_size(), [l, h](C x) { return x < l ? l : (x > h ? h : x); });
         });
     });
 }
@@ -146,8 +161,10 @@ std::unique_ptr<Kernel> make_elu(const Node& node) {
 
 std::unique_ptr<Kernel> make_gelu(const Node& node) {
     std::string mode = "erf";
-    if (node.has_attribute("approximation_mode")) mode = node.get_attribute<std::string>("approximation_mode");
-    std::transform(mode.begin(), mode.end(), mode.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (node.has_attribute("approximation_mode"))
+        mode = node.get_attribute<std::string>("approximation_mode");
+    std::transform(mode.begin(), mode.end(), mode.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
     if (mode == "erf") {
         return formula_unary<RealTypes>([](auto x) {
             using C = decltype(x);
@@ -157,10 +174,12 @@ std::unique_ptr<Kernel> make_gelu(const Node& node) {
     if (mode == "tanh") {
         return formula_unary<RealTypes>([](auto x) {
             using C = decltype(x);
-            return C(0.5) * x * (C(1) + std::tanh(static_cast<C>(kSqrt2OverPi) * (x + C(0.044715) * x * x * x)));
+            return C(0.5) * x *
+                   (C(1) + std::tanh(static_cast<C>(kSqrt2OverPi) * (x + C(0.044715) * x * x * x)));
         })(node);
     }
-    throw_error<NotImplemented>(node.describe(), ": approximation_mode '", mode, "' is not supported (expected ERF or TANH)");
+    throw_error<NotImplemented>(node.describe(), ": approximation_mode '", mode,
+                                "' is not supported (expected ERF or TANH)");
 }
 
 /// Swish(x, beta) = x * sigmoid(beta * x); beta is the optional scalar input 1 (default 1).
@@ -174,11 +193,12 @@ std::unique_ptr<Kernel> make_swish(const Node& node) {
             C beta = C(1);
             if (in.size() > 1 && in[1]) {
                 if (in[1].get_size() != 1)
-                    throw_error<InvalidArgument>(what, ": beta must be a scalar, got shape ", in[1].get_shape());
+                    throw_error<InvalidArgument>(what, ": beta must be a scalar, got shape ",
+                                                 in[1].get_shape());
                 beta = static_cast<C>(static_cast<const T*>(in[1].data())[0]);
             }
-            unary_loop(static_cast<const T*>(in[0].data()), static_cast<T*>(out[0].data()), out[0].get_size(),
-                       [beta](C x) { return x / (C(1) + std::exp(-beta * x)); });
+            unary_loop(static_cast<const T*>(in[0].data()), static_cast<T*>(out[0].data()),
+                       out[0].get_size(), [beta](C x) { return x / (C(1) + std::exp(-beta * x)); });
         });
     });
 }
@@ -194,16 +214,20 @@ std::unique_ptr<Kernel> make_prelu(const Node& node) {
             const Shape& data_shape = in[0].get_shape();
             const Shape& slope_shape = in[1].get_shape();
             Tensor slope = in[1];
-            if (data_shape.size() >= 2 && slope_shape.size() == 1 && slope_shape[0] == data_shape[1]) {
+            if (data_shape.size() >= 2 && slope_shape.size() == 1 &&
+                slope_shape[0] == data_shape[1]) {
                 Shape per_channel(data_shape.size(), 1);
                 per_channel[1] = slope_shape[0];
                 slope = Tensor(in[1].get_element_type(), per_channel, in[1].data());
             }
             binary_broadcast<T, T>(in[0], slope, out[0], BroadcastSpec{}, [](auto x, auto s) {
                 using C = decltype(x);
-                if constexpr (std::is_unsigned_v<C>) return x;
-                else if constexpr (std::is_integral_v<C>) return x < 0 ? wrap_mul(x, s) : x;
-                else return x < C(0) ? x * s : x;
+                if constexpr (std::is_unsigned_v<C>)
+                    return x;
+                else if constexpr (std::is_integral_v<C>)
+                    return x < 0 ? wrap_mul(x, s) : x;
+                else
+                    return x < C(0) ? x * s : x;
             });
         });
     });
@@ -242,7 +266,8 @@ void register_activation_kernels(KernelRegistry& registry) {
                      return std::min(std::max(x + C(3), C(0)), C(6)) / C(6);
                  }));
     registry.add("Swish", make_swish);
-    registry.add("Mish", formula_unary<RealTypes>([](auto x) { return x * std::tanh(softplus(x)); }));
+    registry.add("Mish",
+                 formula_unary<RealTypes>([](auto x) { return x * std::tanh(softplus(x)); }));
     registry.add("SoftPlus", formula_unary<RealTypes>([](auto x) { return softplus(x); }));
     registry.add("PRelu", make_prelu);
 }

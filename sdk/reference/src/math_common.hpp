@@ -5,7 +5,6 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -13,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "math_types.hpp"
 #include "vireo/reference/dispatch.hpp"
 #include "vireo/reference/kernel.hpp"
 
@@ -28,93 +28,13 @@ void register_norm_kernels(KernelRegistry& registry);
 void register_quantize_kernels(KernelRegistry& registry);
 void register_convert_kernels(KernelRegistry& registry);
 
-// ---- Types ----
-
-template <typename T>
-inline constexpr bool is_half_v = std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
-template <typename T>
-inline constexpr bool is_real_v = std::is_floating_point_v<T> || is_half_v<T>;
-
-/// The type arithmetic on T is done in: f16/bf16 compute in float and are rounded once on store.
-template <typename T>
-struct compute_type {
-    using type = T;
-};
-template <>
-struct compute_type<float16> {
-    using type = float;
-};
-template <>
-struct compute_type<bfloat16> {
-    using type = float;
-};
-template <typename T>
-using compute_t = typename compute_type<T>::type;
-
-// Inline f16 <-> f32 conversions for hot loops (float16's own are out of line). Both are exact
-// (round to nearest even, overflow to inf, subnormals); NaN becomes the quiet NaN 0x7e00 | sign.
-inline float half_bits_to_float(uint16_t h) {
-    const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-    const uint32_t em = h & 0x7fffu;
-    uint32_t bits;
-    if (em >= 0x7c00u) {
-        bits = (em << 13) | 0x7f800000u;  // inf / NaN
-    } else {
-        // Scaling by 2^112 rebiases the exponent and normalises subnormals exactly.
-        float f;
-        const uint32_t shifted = em << 13;
-        std::memcpy(&f, &shifted, sizeof f);
-        f *= 0x1p112f;
-        std::memcpy(&bits, &f, sizeof bits);
-    }
-    bits |= sign;
-    float out;
-    std::memcpy(&out, &bits, sizeof out);
-    return out;
-}
-
-inline uint16_t float_to_half_bits(float value) {
-    uint32_t f;
-    std::memcpy(&f, &value, sizeof f);
-    const uint32_t sign = (f >> 16) & 0x8000u;
-    f &= 0x7fffffffu;
-    uint32_t out;
-    if (f >= 0x47800000u) {  // >= 65536, inf or NaN
-        out = f > 0x7f800000u ? 0x7e00u : 0x7c00u;
-    } else if (f < 0x38800000u) {  // below the smallest normal half: let the FPU round the subnormal
-        constexpr uint32_t kDenormMagic = ((127 - 15) + (23 - 10) + 1) << 23;
-        float a, m;
-        std::memcpy(&a, &f, sizeof a);
-        std::memcpy(&m, &kDenormMagic, sizeof m);
-        a += m;
-        std::memcpy(&out, &a, sizeof out);
-        out -= kDenormMagic;
-    } else {
-        const uint32_t odd = (f >> 13) & 1u;
-        f += (static_cast<uint32_t>(15 - 127) << 23) + 0xfffu + odd;  // rebias and round half to even
-        out = f >> 13;                                                 // a carry may give inf: correct
-    }
-    return static_cast<uint16_t>(out | sign);
-}
-
-/// Reads an element into its compute type (inline for f16).
-template <typename T>
-inline compute_t<T> to_compute(T x) {
-    if constexpr (std::is_same_v<T, float16>) return half_bits_to_float(x.to_bits());
-    else return static_cast<compute_t<T>>(x);
-}
-
-/// Stores a compute-type value as element type T (inline for f16; bf16 rounds in its own inline code).
-template <typename T, typename V>
-inline T from_compute(V v) {
-    if constexpr (std::is_same_v<T, float16>) return float16::from_bits(float_to_half_bits(static_cast<float>(v)));
-    else return static_cast<T>(v);
-}
+// ---- Integer arithmetic ----
 
 /// Unsigned type integer arithmetic wraps in: at least `unsigned`, so that narrow types do not
 /// promote to (overflowing) int.
 template <typename T>
-using wrap_t = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+using wrap_t =
+    std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
 
 // Two's complement wrap-around without undefined behaviour: compute in unsigned, convert back
 // (modular since C++20).
@@ -141,14 +61,17 @@ template <typename To, typename From>
 To saturate_real(From d) {
     static_assert(std::is_floating_point_v<From> && std::is_integral_v<To>);
     if (d != d) return To{0};
-    if (d <= static_cast<From>(std::numeric_limits<To>::lowest())) return std::numeric_limits<To>::lowest();
+    if (d <= static_cast<From>(std::numeric_limits<To>::lowest()))
+        return std::numeric_limits<To>::lowest();
     // max() = 2^N - 1 is either exact in From or rounds up to 2^N, so ">=" catches every overflow
     // and everything below converts in range.
-    if (d >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    if (d >= static_cast<From>(std::numeric_limits<To>::max()))
+        return std::numeric_limits<To>::max();
     return static_cast<To>(d);
 }
 
-/// Stores a result of a real-valued formula into T: rounding for real T, Convert's rule for integers.
+/// Stores a result of a real-valued formula into T: rounding for real T, Convert's rule for
+/// integers.
 template <typename T, typename V>
 T store_real(V v) {
     if constexpr (is_real_v<T>) {
@@ -178,11 +101,12 @@ struct BroadcastSpec {
 BroadcastSpec read_broadcast(const Node& node);
 
 /// The shape of an input re-expressed with the output's rank so that plain numpy broadcasting
-/// gives the op's broadcast: numpy pads with leading 1s, pdpd places the input at `axis` (-1: right-
-/// aligned; the input's trailing 1s are then ignored, as PaddlePaddle does), none requires equal
-/// shapes. Throws
-/// InvalidArgument naming `what` and both shapes when the input does not broadcast to `out`.
-Shape aligned_shape(const BroadcastSpec& spec, const Shape& in, const Shape& out, const std::string& what);
+/// gives the op's broadcast: numpy pads with leading 1s, pdpd places the input at `axis` (-1:
+/// right- aligned; the input's trailing 1s are then ignored, as PaddlePaddle does), none requires
+/// equal shapes. Throws InvalidArgument naming `what` and both shapes when the input does not
+/// broadcast to `out`.
+Shape aligned_shape(const BroadcastSpec& spec, const Shape& in, const Shape& out,
+                    const std::string& what);
 
 /// Normalises `axis` (may be negative) against `rank`; throws InvalidArgument naming `what`.
 size_t normalize_axis(int64_t axis, size_t rank, const std::string& what);
@@ -192,18 +116,19 @@ std::vector<bool> read_axes_mask(const Tensor& axes, size_t rank, const std::str
 
 // ---- Kernels ----
 
-using KernelBody = std::function<void(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs)>;
+using KernelBody =
+    std::function<void(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs)>;
 
 /// A Kernel whose execute() calls `body`. The body must be stateless (captured values are
 /// read-only) so concurrent executions are safe.
 class FunctionKernel final : public Kernel {
-public:
+  public:
     explicit FunctionKernel(KernelBody body) : m_body(std::move(body)) {}
     void execute(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override {
         m_body(inputs, outputs);
     }
 
-private:
+  private:
     KernelBody m_body;
 };
 
@@ -231,7 +156,8 @@ void binary_broadcast(const Tensor& a, const Tensor& b, Tensor& o, const Broadca
     const size_t na = a.get_size(), nb = b.get_size();
     const bool plain = spec.mode != BroadcastSpec::Mode::kNone || a.get_shape() == b.get_shape();
     if (plain && na == n && nb == n) {
-        for (size_t i = 0; i < n; ++i) po[i] = from_compute<Out>(f(to_compute(pa[i]), to_compute(pb[i])));
+        for (size_t i = 0; i < n; ++i)
+            po[i] = from_compute<Out>(f(to_compute(pa[i]), to_compute(pb[i])));
         return;
     }
     if (plain && na == n && nb == 1) {
@@ -248,30 +174,34 @@ void binary_broadcast(const Tensor& a, const Tensor& b, Tensor& o, const Broadca
     const Shape sa = aligned_shape(spec, a.get_shape(), out_shape, "input 0");
     const Shape sb = aligned_shape(spec, b.get_shape(), out_shape, "input 1");
     BroadcastIndex index(sa, sb, out_shape);
-    index.for_each_run([&](size_t out, size_t ia, size_t ib, size_t run, size_t step_a, size_t step_b) {
-        const In* __restrict ra = pa + ia;
-        const In* __restrict rb = pb + ib;
-        Out* __restrict ro = po + out;
-        if (step_a && step_b) {
-            for (size_t k = 0; k < run; ++k) ro[k] = from_compute<Out>(f(to_compute(ra[k]), to_compute(rb[k])));
-        } else if (step_a) {
-            const C vb = to_compute(rb[0]);
-            for (size_t k = 0; k < run; ++k) ro[k] = from_compute<Out>(f(to_compute(ra[k]), vb));
-        } else if (step_b) {
-            const C va = to_compute(ra[0]);
-            for (size_t k = 0; k < run; ++k) ro[k] = from_compute<Out>(f(va, to_compute(rb[k])));
-        } else {
-            const Out v = from_compute<Out>(f(to_compute(ra[0]), to_compute(rb[0])));
-            for (size_t k = 0; k < run; ++k) ro[k] = v;
-        }
-    });
+    index.for_each_run(
+        [&](size_t out, size_t ia, size_t ib, size_t run, size_t step_a, size_t step_b) {
+            const In* __restrict ra = pa + ia;
+            const In* __restrict rb = pb + ib;
+            Out* __restrict ro = po + out;
+            if (step_a && step_b) {
+                for (size_t k = 0; k < run; ++k)
+                    ro[k] = from_compute<Out>(f(to_compute(ra[k]), to_compute(rb[k])));
+            } else if (step_a) {
+                const C vb = to_compute(rb[0]);
+                for (size_t k = 0; k < run; ++k)
+                    ro[k] = from_compute<Out>(f(to_compute(ra[k]), vb));
+            } else if (step_b) {
+                const C va = to_compute(ra[0]);
+                for (size_t k = 0; k < run; ++k)
+                    ro[k] = from_compute<Out>(f(va, to_compute(rb[k])));
+            } else {
+                const Out v = from_compute<Out>(f(to_compute(ra[0]), to_compute(rb[0])));
+                for (size_t k = 0; k < run; ++k) ro[k] = v;
+            }
+        });
 }
 
 /// Broadcasting of N inputs (already aligned to the output's rank) to an output shape: calls
 /// f(out_offset, offsets, run, steps) for each run along the last axis, steps being 0 or 1.
 template <size_t N>
 class MultiBroadcast {
-public:
+  public:
     MultiBroadcast(const std::array<Shape, N>& inputs, const Shape& out) : m_out(out) {
         const size_t rank = out.size();
         for (size_t j = 0; j < N; ++j) {
@@ -306,7 +236,7 @@ public:
         }
     }
 
-private:
+  private:
     Shape m_out;
     std::array<std::vector<size_t>, N> m_strides;  // element strides, 0 on broadcast axes
 };

@@ -38,10 +38,12 @@ KernelFactory logical_factory() {
         const BroadcastSpec spec = read_broadcast(node);
         const std::string what = node.describe();
         if (input_type(node, 0) != element::boolean)
-            throw_error<NotImplemented>(what, ": logical ops take boolean inputs, got ", input_type(node, 0));
+            throw_error<NotImplemented>(what, ": logical ops take boolean inputs, got ",
+                                        input_type(node, 0));
         return make_kernel([spec](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
-            binary_broadcast<uint8_t, uint8_t>(in[0], in[1], out[0], spec,
-                                               [](uint8_t x, uint8_t y) { return Logic{}(x != 0, y != 0); });
+            binary_broadcast<uint8_t, uint8_t>(
+                in[0], in[1], out[0], spec,
+                [](uint8_t x, uint8_t y) { return Logic{}(x != 0, y != 0); });
         });
     };
 }
@@ -52,22 +54,25 @@ struct LogicalXor {
 
 std::unique_ptr<Kernel> make_logical_not(const Node& node) {
     if (input_type(node, 0) != element::boolean)
-        throw_error<NotImplemented>(node.describe(), ": LogicalNot takes a boolean input, got ", input_type(node, 0));
+        throw_error<NotImplemented>(node.describe(), ": LogicalNot takes a boolean input, got ",
+                                    input_type(node, 0));
     return make_kernel([](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
-        unary_loop(static_cast<const uint8_t*>(in[0].data()), static_cast<uint8_t*>(out[0].data()), out[0].get_size(),
-                   [](uint8_t x) -> uint8_t { return x == 0; });
+        unary_loop(static_cast<const uint8_t*>(in[0].data()), static_cast<uint8_t*>(out[0].data()),
+                   out[0].get_size(), [](uint8_t x) -> uint8_t { return x == 0; });
     });
 }
 
 /// Select(cond, then, else) for one element type, by byte size (the values are only copied).
 template <typename T>
-void select(const Tensor& cond, const Tensor& then_t, const Tensor& else_t, Tensor& out, const BroadcastSpec& spec) {
+void select(const Tensor& cond, const Tensor& then_t, const Tensor& else_t, Tensor& out,
+            const BroadcastSpec& spec) {
     const uint8_t* __restrict pc = static_cast<const uint8_t*>(cond.data());
     const T* __restrict pt = static_cast<const T*>(then_t.data());
     const T* __restrict pe = static_cast<const T*>(else_t.data());
     T* __restrict po = static_cast<T*>(out.data());
     const size_t n = out.get_size();
-    if (cond.get_size() == n && then_t.get_size() == n && else_t.get_size() == n && spec.mode != BroadcastSpec::Mode::kNone) {
+    if (cond.get_size() == n && then_t.get_size() == n && else_t.get_size() == n &&
+        spec.mode != BroadcastSpec::Mode::kNone) {
         for (size_t i = 0; i < n; ++i) po[i] = pc[i] ? pt[i] : pe[i];
         return;
     }
@@ -77,20 +82,24 @@ void select(const Tensor& cond, const Tensor& then_t, const Tensor& else_t, Tens
                                    aligned_shape(spec, then_t.get_shape(), shape, "Select then"),
                                    aligned_shape(spec, else_t.get_shape(), shape, "Select else")},
                                   shape);
-    index.for_each_run([&](size_t o, const std::array<size_t, 3>& off, size_t run, const std::array<size_t, 3>& step) {
+    index.for_each_run([&](size_t o, const std::array<size_t, 3>& off, size_t run,
+                           const std::array<size_t, 3>& step) {
         for (size_t k = 0; k < run; ++k)
-            po[o + k] = pc[off[0] + k * step[0]] ? pt[off[1] + k * step[1]] : pe[off[2] + k * step[2]];
+            po[o + k] =
+                pc[off[0] + k * step[0]] ? pt[off[1] + k * step[1]] : pe[off[2] + k * step[2]];
     });
 }
 
 std::unique_ptr<Kernel> make_select(const Node& node) {
     if (input_type(node, 0) != element::boolean)
-        throw_error<NotImplemented>(node.describe(), ": Select condition must be boolean, got ", input_type(node, 0));
+        throw_error<NotImplemented>(node.describe(), ": Select condition must be boolean, got ",
+                                    input_type(node, 0));
     check_same_input_types(node, 1, 2);
     const BroadcastSpec spec = read_broadcast(node);
     const size_t bytes = input_type(node, 1).size();
     if (input_type(node, 1).is_sub_byte())
-        throw_error<NotImplemented>(node.describe(), ": Select on sub-byte type ", input_type(node, 1));
+        throw_error<NotImplemented>(node.describe(), ": Select on sub-byte type ",
+                                    input_type(node, 1));
     auto kernel_for = [&](auto tag) {
         using T = decltype(tag);
         return make_kernel([spec](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
@@ -98,11 +107,17 @@ std::unique_ptr<Kernel> make_select(const Node& node) {
         });
     };
     switch (bytes) {
-    case 1: return kernel_for(uint8_t{});
-    case 2: return kernel_for(uint16_t{});
-    case 4: return kernel_for(uint32_t{});
-    case 8: return kernel_for(uint64_t{});
-    default: throw_error<NotImplemented>(node.describe(), ": Select on element type ", input_type(node, 1));
+        case 1:
+            return kernel_for(uint8_t{});
+        case 2:
+            return kernel_for(uint16_t{});
+        case 4:
+            return kernel_for(uint32_t{});
+        case 8:
+            return kernel_for(uint64_t{});
+        default:
+            throw_error<NotImplemented>(node.describe(), ": Select on element type ",
+                                        input_type(node, 1));
     }
 }
 

@@ -2,7 +2,8 @@
 // static, byte-addressed element type (boolean, u8..u64, i8..i64, f16, bf16, f32, f64).
 //
 // Rules (Convert-1 leaves out-of-range conversions undefined; ours are defined):
-// - integer -> integer: modulo 2^N (two's complement wrap), as the spec says for signed -> unsigned;
+// - integer -> integer: modulo 2^N (two's complement wrap), as the spec says for signed ->
+// unsigned;
 // - real -> integer: truncation toward zero, saturating at the target's range; NaN gives 0;
 // - integer or real -> real: rounds to nearest, ties to even; f64 and wide integers reach
 //   f16/bf16 through f32 (two roundings, which can differ from one in the last bit on ties);
@@ -25,20 +26,35 @@ template <typename F>
 decltype(auto) with_tag(element::Type type, const char* what, F&& f) {
     using element::TypeId;
     switch (type.id()) {
-    case TypeId::boolean: return f(Tag<TypeId::boolean>{});
-    case TypeId::u8: return f(Tag<TypeId::u8>{});
-    case TypeId::i8: return f(Tag<TypeId::i8>{});
-    case TypeId::u16: return f(Tag<TypeId::u16>{});
-    case TypeId::i16: return f(Tag<TypeId::i16>{});
-    case TypeId::u32: return f(Tag<TypeId::u32>{});
-    case TypeId::i32: return f(Tag<TypeId::i32>{});
-    case TypeId::u64: return f(Tag<TypeId::u64>{});
-    case TypeId::i64: return f(Tag<TypeId::i64>{});
-    case TypeId::f16: return f(Tag<TypeId::f16>{});
-    case TypeId::bf16: return f(Tag<TypeId::bf16>{});
-    case TypeId::f32: return f(Tag<TypeId::f32>{});
-    case TypeId::f64: return f(Tag<TypeId::f64>{});
-    default: throw_error<NotImplemented>(what, ": conversion of element type ", type, " is not supported");
+        case TypeId::boolean:
+            return f(Tag<TypeId::boolean>{});
+        case TypeId::u8:
+            return f(Tag<TypeId::u8>{});
+        case TypeId::i8:
+            return f(Tag<TypeId::i8>{});
+        case TypeId::u16:
+            return f(Tag<TypeId::u16>{});
+        case TypeId::i16:
+            return f(Tag<TypeId::i16>{});
+        case TypeId::u32:
+            return f(Tag<TypeId::u32>{});
+        case TypeId::i32:
+            return f(Tag<TypeId::i32>{});
+        case TypeId::u64:
+            return f(Tag<TypeId::u64>{});
+        case TypeId::i64:
+            return f(Tag<TypeId::i64>{});
+        case TypeId::f16:
+            return f(Tag<TypeId::f16>{});
+        case TypeId::bf16:
+            return f(Tag<TypeId::bf16>{});
+        case TypeId::f32:
+            return f(Tag<TypeId::f32>{});
+        case TypeId::f64:
+            return f(Tag<TypeId::f64>{});
+        default:
+            throw_error<NotImplemented>(what, ": conversion of element type ", type,
+                                        " is not supported");
     }
 }
 
@@ -94,7 +110,8 @@ std::unique_ptr<Kernel> make_convert(const Node& node) {
 
 void register_convert_kernels(KernelRegistry& registry) {
     registry.add("Convert", make_convert);
-    registry.add("ConvertLike", make_convert);  // output type = type of input 1; input 1 is not read
+    registry.add("ConvertLike",
+                 make_convert);  // output type = type of input 1; input 1 is not read
 }
 
 }  // namespace vireo::reference::math
@@ -103,12 +120,14 @@ namespace vireo::reference {
 
 void convert_elements(const Tensor& src, Tensor& dst) {
     if (src.get_size() != dst.get_size())
-        throw_error<InvalidArgument>("convert_elements: source has ", src.get_size(), " elements (shape ",
-                                     src.get_shape(), "), destination ", dst.get_size(), " (shape ", dst.get_shape(),
-                                     ")");
+        throw_error<InvalidArgument>("convert_elements: source has ", src.get_size(),
+                                     " elements (shape ", src.get_shape(), "), destination ",
+                                     dst.get_size(), " (shape ", dst.get_shape(), ")");
     if (src.is_remote() || dst.is_remote() || !src.is_continuous() || !dst.is_continuous())
-        throw_error<InvalidArgument>("convert_elements: both tensors must be contiguous host tensors");
-    const auto fn = math::find_converter(src.get_element_type(), dst.get_element_type(), "convert_elements");
+        throw_error<InvalidArgument>(
+            "convert_elements: both tensors must be contiguous host tensors");
+    const auto fn =
+        math::find_converter(src.get_element_type(), dst.get_element_type(), "convert_elements");
     fn(src.data(), dst.data(), src.get_size());
 }
 

@@ -14,24 +14,30 @@ namespace {
 struct AddOp {
     template <typename T>
     T operator()(T x, T y) const {
-        if constexpr (std::is_integral_v<T>) return wrap_add(x, y);
-        else return x + y;
+        if constexpr (std::is_integral_v<T>)
+            return wrap_add(x, y);
+        else
+            return x + y;
     }
 };
 
 struct SubtractOp {
     template <typename T>
     T operator()(T x, T y) const {
-        if constexpr (std::is_integral_v<T>) return wrap_sub(x, y);
-        else return x - y;
+        if constexpr (std::is_integral_v<T>)
+            return wrap_sub(x, y);
+        else
+            return x - y;
     }
 };
 
 struct MultiplyOp {
     template <typename T>
     T operator()(T x, T y) const {
-        if constexpr (std::is_integral_v<T>) return wrap_mul(x, y);
-        else return x * y;
+        if constexpr (std::is_integral_v<T>)
+            return wrap_mul(x, y);
+        else
+            return x * y;
     }
 };
 
@@ -59,7 +65,8 @@ struct DivideOp {
                 if (y == T{-1}) return wrap_neg(x);  // avoids the INT_MIN / -1 trap
                 T q = static_cast<T>(x / y);
                 if constexpr (Floor) {
-                    if (static_cast<T>(x % y) != 0 && ((x < 0) != (y < 0))) q = static_cast<T>(q - 1);
+                    if (static_cast<T>(x % y) != 0 && ((x < 0) != (y < 0)))
+                        q = static_cast<T>(q - 1);
                 }
                 return q;
             } else {

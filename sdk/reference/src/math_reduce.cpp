@@ -14,15 +14,18 @@ namespace vireo::reference::math {
 namespace {
 
 template <typename T>
-using sum_acc_t = std::conditional_t<is_real_v<T>, double, std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
+using sum_acc_t = std::conditional_t<is_real_v<T>, double,
+                                     std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
 
 template <typename T>
 struct SumReduce {
     using Acc = sum_acc_t<T>;
     static Acc init() { return Acc(0); }
     static void add(Acc& a, T x) {
-        if constexpr (std::is_integral_v<Acc>) a = wrap_add(a, static_cast<Acc>(x));
-        else a += static_cast<double>(static_cast<compute_t<T>>(x));
+        if constexpr (std::is_integral_v<Acc>)
+            a = wrap_add(a, static_cast<Acc>(x));
+        else
+            a += static_cast<double>(static_cast<compute_t<T>>(x));
     }
     static T finish(Acc a, size_t) { return static_cast<T>(static_cast<compute_t<T>>(a)); }
 };
@@ -45,8 +48,10 @@ struct ProdReduce {
     using Acc = sum_acc_t<T>;
     static Acc init() { return Acc(1); }
     static void add(Acc& a, T x) {
-        if constexpr (std::is_integral_v<Acc>) a = wrap_mul(a, static_cast<Acc>(x));
-        else a *= static_cast<double>(static_cast<compute_t<T>>(x));
+        if constexpr (std::is_integral_v<Acc>)
+            a = wrap_mul(a, static_cast<Acc>(x));
+        else
+            a *= static_cast<double>(static_cast<compute_t<T>>(x));
     }
     static T finish(Acc a, size_t) { return static_cast<T>(static_cast<compute_t<T>>(a)); }
 };
@@ -56,7 +61,8 @@ struct ExtremumReduce {
     using Acc = compute_t<T>;
     static Acc init() {
         if constexpr (is_real_v<T>) {
-            return IsMax ? -std::numeric_limits<Acc>::infinity() : std::numeric_limits<Acc>::infinity();
+            return IsMax ? -std::numeric_limits<Acc>::infinity()
+                         : std::numeric_limits<Acc>::infinity();
         } else {
             return IsMax ? std::numeric_limits<Acc>::lowest() : std::numeric_limits<Acc>::max();
         }
@@ -92,8 +98,10 @@ struct NormReduce {
         }
     }
     static T finish(Acc a, size_t) {
-        if constexpr (P == 1) return static_cast<T>(static_cast<compute_t<T>>(a));
-        else return store_real<T>(std::sqrt(static_cast<double>(a)));
+        if constexpr (P == 1)
+            return static_cast<T>(static_cast<compute_t<T>>(a));
+        else
+            return store_real<T>(std::sqrt(static_cast<double>(a)));
     }
 };
 
@@ -102,8 +110,10 @@ struct LogicalReduce {
     using Acc = uint8_t;
     static Acc init() { return IsAnd ? 1 : 0; }
     static void add(Acc& a, uint8_t x) {
-        if constexpr (IsAnd) a = a & (x != 0);
-        else a = a | (x != 0);
+        if constexpr (IsAnd)
+            a = a & (x != 0);
+        else
+            a = a | (x != 0);
     }
     static uint8_t finish(Acc a, size_t) { return a; }
 };
@@ -115,7 +125,8 @@ void reduce(const Tensor& data, const Tensor& axes, Tensor& out, const std::stri
     const size_t n_out = out.get_size();
     const size_t expected = shape_size(reduced_shape(shape, mask));
     if (n_out != expected)
-        throw_error<InvalidArgument>(what, ": output has ", n_out, " elements, reducing ", shape, " gives ", expected);
+        throw_error<InvalidArgument>(what, ": output has ", n_out, " elements, reducing ", shape,
+                                     " gives ", expected);
     std::vector<typename R::Acc> acc(n_out, R::init());
     reduce_accumulate(static_cast<const T*>(data.data()), shape, mask, acc.data(),
                       [](typename R::Acc& a, T x) { R::add(a, x); });

@@ -51,7 +51,8 @@ void softmax(const T* __restrict x, T* __restrict o, size_t outer, size_t n, siz
         std::copy(work.begin(), work.begin() + static_cast<std::ptrdiff_t>(inner), peak.begin());
         for (size_t j = 1; j < n; ++j) {
             const C* row = work.data() + j * inner;
-            for (size_t i = 0; i < inner; ++i) peak[i] = row[i] > peak[i] || row[i] != row[i] ? row[i] : peak[i];
+            for (size_t i = 0; i < inner; ++i)
+                peak[i] = row[i] > peak[i] || row[i] != row[i] ? row[i] : peak[i];
         }
         std::fill(sum.begin(), sum.end(), C(0));
         for (size_t j = 0; j < n; ++j) {
@@ -66,11 +67,13 @@ void softmax(const T* __restrict x, T* __restrict o, size_t outer, size_t n, siz
         if constexpr (Log) {
             for (size_t i = 0; i < inner; ++i) sum[i] = std::log(sum[i]);
             for (size_t j = 0; j < n; ++j)
-                for (size_t i = 0; i < inner; ++i) ob[j * inner + i] = from_compute<T>(work[j * inner + i] - sum[i]);
+                for (size_t i = 0; i < inner; ++i)
+                    ob[j * inner + i] = from_compute<T>(work[j * inner + i] - sum[i]);
         } else {
             for (size_t i = 0; i < inner; ++i) sum[i] = C(1) / sum[i];
             for (size_t j = 0; j < n; ++j)
-                for (size_t i = 0; i < inner; ++i) ob[j * inner + i] = from_compute<T>(work[j * inner + i] * sum[i]);
+                for (size_t i = 0; i < inner; ++i)
+                    ob[j * inner + i] = from_compute<T>(work[j * inner + i] * sum[i]);
         }
     }
 }
@@ -91,7 +94,8 @@ std::unique_ptr<Kernel> make_softmax(const Node& node) {
             size_t outer = 1, inner = 1;
             for (size_t i = 0; i < a; ++i) outer *= shape[i];
             for (size_t i = a + 1; i < shape.size(); ++i) inner *= shape[i];
-            softmax<T, Log>(static_cast<const T*>(in[0].data()), static_cast<T*>(out[0].data()), outer, shape[a], inner);
+            softmax<T, Log>(static_cast<const T*>(in[0].data()), static_cast<T*>(out[0].data()),
+                            outer, shape[a], inner);
         });
     });
 }

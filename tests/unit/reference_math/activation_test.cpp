@@ -13,7 +13,9 @@ std::vector<double> apply(const Tensor& x, double (*fn)(double)) {
     return out;
 }
 
-double softplus(double x) { return std::log(1 + std::exp(x)); }
+double softplus(double x) {
+    return std::log(1 + std::exp(x));
+}
 
 TEST(Activation, RealFormulasEveryRealType) {
     const std::vector<std::pair<std::string, double (*)(double)>> cases{
@@ -41,11 +43,14 @@ TEST(Activation, ReluAndClampOnIntegers) {
         const Tensor x = make_tensor(type, {5}, std::vector<int64_t>{-100, -1, 0, 3, 100});
         EXPECT_EQ(ints_of(run("Relu", {x})), (std::vector<int64_t>{0, 0, 0, 3, 100})) << type;
         // Integer clamp uses ceil(min) = -1 and floor(max) = 3.
-        EXPECT_EQ(ints_of(run("Clamp", {x}, {{"min", -1.5}, {"max", 3.7}})), (std::vector<int64_t>{-1, -1, 0, 3, 3})) << type;
+        EXPECT_EQ(ints_of(run("Clamp", {x}, {{"min", -1.5}, {"max", 3.7}})),
+                  (std::vector<int64_t>{-1, -1, 0, 3, 3}))
+            << type;
     }
     const Tensor u = make_tensor(element::u8, {3}, std::vector<int64_t>{0, 7, 255});
     EXPECT_EQ(ints_of(run("Relu", {u})), (std::vector<int64_t>{0, 7, 255}));
-    EXPECT_EQ(ints_of(run("Clamp", {u}, {{"min", -5.0}, {"max", 300.0}})), (std::vector<int64_t>{0, 7, 255}));
+    EXPECT_EQ(ints_of(run("Clamp", {u}, {{"min", -5.0}, {"max", 300.0}})),
+              (std::vector<int64_t>{0, 7, 255}));
 }
 
 TEST(Activation, ClampRealKeepsNaN) {
@@ -53,8 +58,8 @@ TEST(Activation, ClampRealKeepsNaN) {
     const double inf = std::numeric_limits<double>::infinity();
     for (const element::Type type : real_types()) {
         const Tensor x = make_tensor(type, {5}, std::vector<double>{-inf, -1, 0.25, 9, nan});
-        expect_values(run("Clamp", {x}, {{"min", -0.5}, {"max", 2.0}}), {-0.5, -0.5, 0.25, 2, nan}, -1,
-                      std::string(type.name()));
+        expect_values(run("Clamp", {x}, {{"min", -0.5}, {"max", 2.0}}), {-0.5, -0.5, 0.25, 2, nan},
+                      -1, std::string(type.name()));
         expect_values(run("Relu", {x}), {0, 0, 0.25, 9, nan}, -1, std::string(type.name()));
     }
 }
@@ -78,8 +83,10 @@ TEST(Activation, GeluErfAndTanhApproximations) {
         std::vector<double> e, t;
         for (double v : values_of(x)) e.push_back(erf_gelu(v)), t.push_back(tanh_gelu(v));
         const std::string name(type.name());
-        expect_values(run("Gelu", {x}, {{"approximation_mode", std::string("erf")}}, 7), e, -1, "erf " + name);
-        expect_values(run("Gelu", {x}, {{"approximation_mode", std::string("tanh")}}, 7), t, -1, "tanh " + name);
+        expect_values(run("Gelu", {x}, {{"approximation_mode", std::string("erf")}}, 7), e, -1,
+                      "erf " + name);
+        expect_values(run("Gelu", {x}, {{"approximation_mode", std::string("tanh")}}, 7), t, -1,
+                      "tanh " + name);
         expect_values(run("Gelu", {x}, {}, 2), e, -1, "v2 " + name);
     }
     // The two modes differ measurably at x = 1 (checks the attribute is honoured).
@@ -92,10 +99,12 @@ TEST(Activation, SwishWithAndWithoutBeta) {
     for (const element::Type type : real_types()) {
         const Tensor x = make_tensor(type, {2, 4}, kInputs);
         std::vector<double> b1, b2;
-        for (double v : values_of(x)) b1.push_back(v / (1 + std::exp(-v))), b2.push_back(v / (1 + std::exp(-2.0 * v)));
+        for (double v : values_of(x))
+            b1.push_back(v / (1 + std::exp(-v))), b2.push_back(v / (1 + std::exp(-2.0 * v)));
         const std::string name(type.name());
         expect_values(run("Swish", {x}), b1, -1, "beta=1 " + name);
-        expect_values(run("Swish", {x, make_tensor(type, {}, std::vector<double>{2})}), b2, -1, "beta=2 " + name);
+        expect_values(run("Swish", {x, make_tensor(type, {}, std::vector<double>{2})}), b2, -1,
+                      "beta=2 " + name);
     }
 }
 
@@ -112,7 +121,8 @@ TEST(Activation, PReluPerChannelSlope) {
                 expected[i] = x[i] < 0 ? x[i] * slope[c] : x[i];
             }
     for (const element::Type type : real_types()) {
-        const Tensor out = run("PRelu", {make_tensor(type, {2, 3, 2}, x), make_tensor(type, {3}, slope)});
+        const Tensor out =
+            run("PRelu", {make_tensor(type, {2, 3, 2}, x), make_tensor(type, {3}, slope)});
         std::vector<double> want;
         const auto xs = values_of(make_tensor(type, {12}, x));
         const auto ss = values_of(make_tensor(type, {3}, slope));
@@ -124,7 +134,8 @@ TEST(Activation, PReluPerChannelSlope) {
 
 TEST(Activation, PReluNumpyAndScalarSlope) {
     // data [2,2], slope [1,2] broadcasts numpy-style along the last axis.
-    expect_values(run("PRelu", {f32({2, 2}, {-1, -2, 3, -4}), f32({1, 2}, {0.5, 0.25})}), {-0.5, -0.5, 3, -1});
+    expect_values(run("PRelu", {f32({2, 2}, {-1, -2, 3, -4}), f32({1, 2}, {0.5, 0.25})}),
+                  {-0.5, -0.5, 3, -1});
     // A one-element slope applies everywhere.
     expect_values(run("PRelu", {f32({3}, {-2, 0, 2}), f32({1}, {0.1})}), {-0.2, 0, 2});
     // Signed integers: x < 0 multiplies by the slope (wrapping).

@@ -18,7 +18,8 @@ const std::vector<double> kB{1, 2, 1, 3, 2, 4, 3, 5};
 TEST(BinaryArithmetic, EveryNumericTypeSameShape) {
     const std::vector<BinaryCase> cases{
         {"Add", [](double a, double b) { return a + b; }},
-        {"Subtract", [](double a, double b) { return a - b; }},  // a >= b in the data: fits unsigned
+        {"Subtract",
+         [](double a, double b) { return a - b; }},  // a >= b in the data: fits unsigned
         {"Multiply", [](double a, double b) { return a * b; }},
         {"Maximum", [](double a, double b) { return std::max(a, b); }},
         {"Minimum", [](double a, double b) { return std::min(a, b); }},
@@ -30,7 +31,8 @@ TEST(BinaryArithmetic, EveryNumericTypeSameShape) {
         for (const auto& c : cases) {
             std::vector<double> expected;
             for (size_t i = 0; i < kA.size(); ++i) expected.push_back(c.expected(kA[i], kB[i]));
-            const Tensor out = run(c.op, {make_tensor(type, {2, 4}, kA), make_tensor(type, {2, 4}, kB)});
+            const Tensor out =
+                run(c.op, {make_tensor(type, {2, 4}, kA), make_tensor(type, {2, 4}, kB)});
             EXPECT_EQ(out.get_element_type(), type);
             EXPECT_EQ(out.get_shape(), (Shape{2, 4}));
             expect_values(out, expected, -1, c.op + " " + std::string(type.name()));
@@ -47,10 +49,10 @@ TEST(BinaryArithmetic, DivideAndPowerEveryType) {
             div.push_back(type.is_real() ? a[i] / b[i] : std::floor(a[i] / b[i]));
             pw.push_back(std::pow(pa[i], pb[i]));
         }
-        expect_values(run("Divide", {make_tensor(type, {6}, a), make_tensor(type, {6}, b)}), div, -1,
-                      std::string("Divide ") + std::string(type.name()));
-        expect_values(run("Power", {make_tensor(type, {6}, pa), make_tensor(type, {6}, pb)}), pw, -1,
-                      std::string("Power ") + std::string(type.name()));
+        expect_values(run("Divide", {make_tensor(type, {6}, a), make_tensor(type, {6}, b)}), div,
+                      -1, std::string("Divide ") + std::string(type.name()));
+        expect_values(run("Power", {make_tensor(type, {6}, pa), make_tensor(type, {6}, pb)}), pw,
+                      -1, std::string("Power ") + std::string(type.name()));
     }
 }
 
@@ -115,7 +117,8 @@ TEST(BinaryArithmetic, PdpdBroadcastAlignsRightAndIgnoresTrailingOnes) {
     for (size_t i = 0; i < 2; ++i)
         for (size_t j = 0; j < 3; ++j)
             for (size_t k = 0; k < 4; ++k) expected.push_back(a[(i * 3 + j) * 4 + k] + b[j]);
-    const Tensor out = run("Add", {f32({2, 3, 4}, a), f32({3, 1}, b)}, {{"auto_broadcast", std::string("pdpd")}});
+    const Tensor out =
+        run("Add", {f32({2, 3, 4}, a), f32({3, 1}, b)}, {{"auto_broadcast", std::string("pdpd")}});
     EXPECT_EQ(out.get_shape(), (Shape{2, 3, 4}));
     expect_values(out, expected);
 
@@ -123,15 +126,19 @@ TEST(BinaryArithmetic, PdpdBroadcastAlignsRightAndIgnoresTrailingOnes) {
     const std::vector<double> c{1, 2, 3, 4};
     std::vector<double> expected_c;
     for (size_t i = 0; i < 24; ++i) expected_c.push_back(a[i] * c[i % 4]);
-    expect_values(run("Multiply", {f32({2, 3, 4}, a), f32({4}, c)}, {{"auto_broadcast", std::string("pdpd")}}),
+    expect_values(run("Multiply", {f32({2, 3, 4}, a), f32({4}, c)},
+                      {{"auto_broadcast", std::string("pdpd")}}),
                   expected_c);
 }
 
 TEST(BinaryArithmetic, NoneBroadcastNeedsEqualShapes) {
     const std::vector<double> a{1, 2, 3}, b{4, 5, 6};
-    expect_values(run("Add", {f32({3}, a), f32({3}, b)}, {{"auto_broadcast", std::string("none")}}), {5, 7, 9});
+    expect_values(run("Add", {f32({3}, a), f32({3}, b)}, {{"auto_broadcast", std::string("none")}}),
+                  {5, 7, 9});
     // Shape inference rejects mismatched shapes before the kernel runs.
-    EXPECT_THROW(run("Add", {f32({3}, a), f32({1}, {1})}, {{"auto_broadcast", std::string("none")}}), InvalidArgument);
+    EXPECT_THROW(
+        run("Add", {f32({3}, a), f32({1}, {1})}, {{"auto_broadcast", std::string("none")}}),
+        InvalidArgument);
 }
 
 TEST(BinaryArithmetic, SameKernelRunsOnDifferentShapes) {
@@ -156,7 +163,8 @@ TEST(BinaryArithmetic, IntegerOverflowWraps) {
     const Tensor b = make_tensor(element::i8, {3}, std::vector<int64_t>{1, -1, 2});
     EXPECT_EQ(ints_of(run("Add", {a, b})), (std::vector<int64_t>{-128, 127, 102}));
     EXPECT_EQ(ints_of(run("Subtract", {a, b})), (std::vector<int64_t>{126, -127, 98}));
-    EXPECT_EQ(ints_of(run("Multiply", {a, b})), (std::vector<int64_t>{127, -128, -56}));  // 200 wraps to -56
+    EXPECT_EQ(ints_of(run("Multiply", {a, b})),
+              (std::vector<int64_t>{127, -128, -56}));  // 200 wraps to -56
 
     const Tensor u = make_tensor(element::u8, {2}, std::vector<int64_t>{250, 3});
     const Tensor v = make_tensor(element::u8, {2}, std::vector<int64_t>{10, 5});
@@ -179,8 +187,10 @@ TEST(BinaryArithmetic, IntegerOverflowWraps) {
 TEST(BinaryArithmetic, IntegerDivisionTruncatesOrFloors) {
     const Tensor a = make_tensor(element::i32, {6}, std::vector<int64_t>{7, -7, 7, -7, 6, -6});
     const Tensor b = make_tensor(element::i32, {6}, std::vector<int64_t>{2, 2, -2, -2, 3, 3});
-    EXPECT_EQ(ints_of(run("Divide", {a, b}, {{"m_pythondiv", true}})), (std::vector<int64_t>{3, -4, -4, 3, 2, -2}));
-    EXPECT_EQ(ints_of(run("Divide", {a, b}, {{"m_pythondiv", false}})), (std::vector<int64_t>{3, -3, -3, 3, 2, -2}));
+    EXPECT_EQ(ints_of(run("Divide", {a, b}, {{"m_pythondiv", true}})),
+              (std::vector<int64_t>{3, -4, -4, 3, 2, -2}));
+    EXPECT_EQ(ints_of(run("Divide", {a, b}, {{"m_pythondiv", false}})),
+              (std::vector<int64_t>{3, -3, -3, 3, 2, -2}));
     EXPECT_EQ(ints_of(run("Mod", {a, b})), (std::vector<int64_t>{1, -1, 1, -1, 0, 0}));
     EXPECT_EQ(ints_of(run("FloorMod", {a, b})), (std::vector<int64_t>{1, 1, -1, -1, 0, 0}));
 }
@@ -190,12 +200,14 @@ TEST(BinaryArithmetic, IntegerDivisionByZeroGivesZeroAndMinOverMinusOneWraps) {
     const Tensor a = make_tensor(element::i32, {4}, std::vector<int64_t>{5, -5, 0, min});
     const Tensor b = make_tensor(element::i32, {4}, std::vector<int64_t>{0, 0, 0, -1});
     for (const bool python : {true, false})
-        EXPECT_EQ(ints_of(run("Divide", {a, b}, {{"m_pythondiv", python}})), (std::vector<int64_t>{0, 0, 0, min}));
+        EXPECT_EQ(ints_of(run("Divide", {a, b}, {{"m_pythondiv", python}})),
+                  (std::vector<int64_t>{0, 0, 0, min}));
     EXPECT_EQ(ints_of(run("Mod", {a, b})), (std::vector<int64_t>{0, 0, 0, 0}));
     EXPECT_EQ(ints_of(run("FloorMod", {a, b})), (std::vector<int64_t>{0, 0, 0, 0}));
     const Tensor u = make_tensor(element::u8, {2}, std::vector<int64_t>{9, 0});
-    EXPECT_EQ(ints_of(run("Divide", {u, make_tensor(element::u8, {2}, std::vector<int64_t>{0, 0})})),
-              (std::vector<int64_t>{0, 0}));
+    EXPECT_EQ(
+        ints_of(run("Divide", {u, make_tensor(element::u8, {2}, std::vector<int64_t>{0, 0})})),
+        (std::vector<int64_t>{0, 0}));
 }
 
 TEST(BinaryArithmetic, IntegerPowerWithNegativeExponent) {
@@ -210,7 +222,8 @@ TEST(BinaryArithmetic, RealEdgeValuesFollowIeee) {
     for (const element::Type type : real_types()) {
         const Tensor a = make_tensor(type, {5}, std::vector<double>{1, -1, 0, inf, nan});
         const Tensor b = make_tensor(type, {5}, std::vector<double>{0, 0, 0, inf, 1});
-        expect_values(run("Divide", {a, b}), {inf, -inf, nan, nan, nan}, -1, std::string(type.name()));
+        expect_values(run("Divide", {a, b}), {inf, -inf, nan, nan, nan}, -1,
+                      std::string(type.name()));
         expect_values(run("Add", {a, b}), {1, -1, 0, inf, nan}, -1, std::string(type.name()));
         expect_values(run("Subtract", {a, b}), {1, -1, 0, nan, nan}, -1, std::string(type.name()));
         // Maximum/Minimum propagate NaN from either side.

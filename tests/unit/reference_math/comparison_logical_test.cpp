@@ -8,9 +8,12 @@ namespace {
 TEST(Comparison, EveryTypeAndOperator) {
     const std::vector<double> a{1, 2, 3, 0, 5, 5}, b{2, 2, 1, 0, 0, 6};
     const std::vector<std::pair<std::string, bool (*)(double, double)>> ops{
-        {"Equal", [](double x, double y) { return x == y; }},     {"NotEqual", [](double x, double y) { return x != y; }},
-        {"Less", [](double x, double y) { return x < y; }},       {"LessEqual", [](double x, double y) { return x <= y; }},
-        {"Greater", [](double x, double y) { return x > y; }},    {"GreaterEqual", [](double x, double y) { return x >= y; }},
+        {"Equal", [](double x, double y) { return x == y; }},
+        {"NotEqual", [](double x, double y) { return x != y; }},
+        {"Less", [](double x, double y) { return x < y; }},
+        {"LessEqual", [](double x, double y) { return x <= y; }},
+        {"Greater", [](double x, double y) { return x > y; }},
+        {"GreaterEqual", [](double x, double y) { return x >= y; }},
     };
     std::vector<element::Type> types = numeric_types();
     types.push_back(element::boolean);
@@ -67,7 +70,8 @@ TEST(Logical, TruthTablesAndBroadcast) {
 
 TEST(Select, SameShapeEveryElementSize) {
     const Tensor cond = make_tensor(element::boolean, {4}, std::vector<int64_t>{1, 0, 0, 1});
-    for (const element::Type type : {element::boolean, element::i8, element::f16, element::f32, element::i64, element::f64}) {
+    for (const element::Type type :
+         {element::boolean, element::i8, element::f16, element::f32, element::i64, element::f64}) {
         const Tensor t = make_tensor(type, {4}, std::vector<double>{1, 1, 1, 1});
         const Tensor e = make_tensor(type, {4}, std::vector<double>{0, 0, 0, 0});
         expect_values(run("Select", {cond, t, e}), {1, 0, 0, 1}, 0.0, std::string(type.name()));
@@ -92,9 +96,10 @@ TEST(Select, PdpdBroadcastIntoThen) {
     // then [2,3] gives the output shape; else [3] is aligned with its last axis.
     const Tensor then_v = f32({2, 3}, {1, 2, 3, 4, 5, 6});
     const Tensor else_v = f32({3}, {-1, -2, -3});
-    const Tensor cond = make_tensor(element::boolean, {2, 3}, std::vector<int64_t>{1, 0, 1, 0, 1, 0});
-    expect_values(run("Select", {cond, then_v, else_v}, {{"auto_broadcast", std::string("pdpd")}}), {1, -2, 3, -1, 5, -3},
-                  0.0);
+    const Tensor cond =
+        make_tensor(element::boolean, {2, 3}, std::vector<int64_t>{1, 0, 1, 0, 1, 0});
+    expect_values(run("Select", {cond, then_v, else_v}, {{"auto_broadcast", std::string("pdpd")}}),
+                  {1, -2, 3, -1, 5, -3}, 0.0);
 }
 
 TEST(Select, NaNValuesAreCopiedBitExact) {

@@ -10,14 +10,66 @@ namespace {
 TEST(MathRegistry, EveryMathOpHasAKernel) {
     const auto types = KernelRegistry::instance().types();
     const std::set<std::string> registered(types.begin(), types.end());
-    for (const char* op : {"Convert", "Add", "Subtract", "Multiply", "Divide", "Power", "Maximum", "Minimum",
-                           "SquaredDifference", "Mod", "FloorMod", "Equal", "NotEqual", "Less", "LessEqual", "Greater",
-                           "GreaterEqual", "LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot", "Select", "Abs",
-                           "Negative", "Sign", "Exp", "Log", "Sqrt", "Erf", "Sin", "Cos", "Floor", "Ceiling", "Relu",
-                           "Sigmoid", "Tanh", "Clamp", "Elu", "Gelu", "HSwish", "HSigmoid", "Swish", "Mish", "SoftPlus",
-                           "PRelu", "Softmax", "LogSoftmax", "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin",
-                           "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogicalAnd", "ReduceLogicalOr",
-                           "BatchNormInference", "MVN", "NormalizeL2", "FakeQuantize"})
+    for (const char* op : {"Convert",
+                           "Add",
+                           "Subtract",
+                           "Multiply",
+                           "Divide",
+                           "Power",
+                           "Maximum",
+                           "Minimum",
+                           "SquaredDifference",
+                           "Mod",
+                           "FloorMod",
+                           "Equal",
+                           "NotEqual",
+                           "Less",
+                           "LessEqual",
+                           "Greater",
+                           "GreaterEqual",
+                           "LogicalAnd",
+                           "LogicalOr",
+                           "LogicalXor",
+                           "LogicalNot",
+                           "Select",
+                           "Abs",
+                           "Negative",
+                           "Sign",
+                           "Exp",
+                           "Log",
+                           "Sqrt",
+                           "Erf",
+                           "Sin",
+                           "Cos",
+                           "Floor",
+                           "Ceiling",
+                           "Relu",
+                           "Sigmoid",
+                           "Tanh",
+                           "Clamp",
+                           "Elu",
+                           "Gelu",
+                           "HSwish",
+                           "HSigmoid",
+                           "Swish",
+                           "Mish",
+                           "SoftPlus",
+                           "PRelu",
+                           "Softmax",
+                           "LogSoftmax",
+                           "ReduceMean",
+                           "ReduceSum",
+                           "ReduceMax",
+                           "ReduceMin",
+                           "ReduceProd",
+                           "ReduceL1",
+                           "ReduceL2",
+                           "ReduceLogicalAnd",
+                           "ReduceLogicalOr",
+                           "BatchNormInference",
+                           "MVN",
+                           "NormalizeL2",
+                           "FakeQuantize"})
         EXPECT_TRUE(registered.count(op)) << op;
 }
 
@@ -57,8 +109,9 @@ TEST(MathRegistry, OneKernelExecutesConcurrently) {
     const NodePtr node = make_node("Add", {op::parameter(element::f32, PartialShape::dynamic()),
                                            op::parameter(element::f32, PartialShape::dynamic())});
     const auto kernel = KernelRegistry::instance().create(*node);
-    const NodePtr reduce = make_node("ReduceMean", {op::parameter(element::f32, PartialShape::dynamic()),
-                                                    op::parameter(element::i64, PartialShape{1})});
+    const NodePtr reduce =
+        make_node("ReduceMean", {op::parameter(element::f32, PartialShape::dynamic()),
+                                 op::parameter(element::i64, PartialShape{1})});
     const auto reduce_kernel = KernelRegistry::instance().create(*reduce);
     constexpr int kThreads = 4;
     std::vector<int> failures(kThreads, 0);
@@ -71,16 +124,19 @@ TEST(MathRegistry, OneKernelExecutesConcurrently) {
             for (size_t i = 0; i < 3; ++i) b[i] = static_cast<double>(i) * 1000;
             for (int rep = 0; rep < 20; ++rep) {
                 std::vector<Tensor> out{Tensor(element::f32, Shape{n, 3})};
-                kernel->execute({make_tensor(element::f32, {n, 1}, a), make_tensor(element::f32, {3}, b)}, out);
+                kernel->execute(
+                    {make_tensor(element::f32, {n, 1}, a), make_tensor(element::f32, {3}, b)}, out);
                 const float* o = static_cast<const float*>(out[0].data());
                 for (size_t i = 0; i < n; ++i)
                     for (size_t j = 0; j < 3; ++j)
                         if (o[i * 3 + j] != static_cast<float>(a[i] + b[j])) ++failures[t];
                 std::vector<Tensor> mean{Tensor(element::f32, Shape{1})};
-                reduce_kernel->execute({make_tensor(element::f32, {n}, a), make_tensor(element::i64, {1}, std::vector<int64_t>{0})},
+                reduce_kernel->execute({make_tensor(element::f32, {n}, a),
+                                        make_tensor(element::i64, {1}, std::vector<int64_t>{0})},
                                        mean);
                 const double want = (static_cast<double>(n) - 1) / 2 + t;
-                if (std::fabs(static_cast<const float*>(mean[0].data())[0] - want) > 1e-3) ++failures[t];
+                if (std::fabs(static_cast<const float*>(mean[0].data())[0] - want) > 1e-3)
+                    ++failures[t];
             }
         });
     }

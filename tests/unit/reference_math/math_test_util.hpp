@@ -24,7 +24,8 @@ Tensor make_tensor(element::Type type, const Shape& shape, const std::vector<V>&
     EXPECT_EQ(values.size(), t.get_size()) << "test data for shape " << shape;
     if (type == element::boolean) {
         auto* p = static_cast<uint8_t*>(t.data());
-        for (size_t i = 0; i < values.size() && i < t.get_size(); ++i) p[i] = values[i] != V(0) ? 1 : 0;
+        for (size_t i = 0; i < values.size() && i < t.get_size(); ++i)
+            p[i] = values[i] != V(0) ? 1 : 0;
         return t;
     }
     dispatch(AllTypes{}, type, "make_tensor", [&](auto tag) {
@@ -66,9 +67,9 @@ inline std::vector<double> values_of(const Tensor& t) {
 /// The elements of an integer tensor as int64 (exact for every integer type but large u64).
 inline std::vector<int64_t> ints_of(const Tensor& t) {
     std::vector<int64_t> out(t.get_size());
-    dispatch(TypeList<element::TypeId::boolean, element::TypeId::i8, element::TypeId::u8, element::TypeId::i16,
-                      element::TypeId::u16, element::TypeId::i32, element::TypeId::u32, element::TypeId::i64,
-                      element::TypeId::u64>{},
+    dispatch(TypeList<element::TypeId::boolean, element::TypeId::i8, element::TypeId::u8,
+                      element::TypeId::i16, element::TypeId::u16, element::TypeId::i32,
+                      element::TypeId::u32, element::TypeId::i64, element::TypeId::u64>{},
              t.get_element_type(), "ints_of", [&](auto tag) {
                  using T = decltype(tag);
                  const auto* p = static_cast<const T*>(t.data());
@@ -80,11 +81,16 @@ inline std::vector<int64_t> ints_of(const Tensor& t) {
 /// Relative tolerance suited to an element type's precision.
 inline double tolerance_for(element::Type type) {
     switch (type.id()) {
-    case element::TypeId::f16: return 2e-3;
-    case element::TypeId::bf16: return 1.6e-2;
-    case element::TypeId::f32: return 2e-6;
-    case element::TypeId::f64: return 1e-12;
-    default: return 0.0;
+        case element::TypeId::f16:
+            return 2e-3;
+        case element::TypeId::bf16:
+            return 1.6e-2;
+        case element::TypeId::f32:
+            return 2e-6;
+        case element::TypeId::f64:
+            return 1e-12;
+        default:
+            return 0.0;
     }
 }
 
@@ -98,7 +104,8 @@ inline void expect_values(const Tensor& t, const std::vector<double>& expected, 
     for (size_t i = 0; i < got.size(); ++i) {
         const double e = expected[i];
         if (std::isnan(e)) {
-            EXPECT_TRUE(std::isnan(got[i])) << context << " element " << i << ": expected NaN, got " << got[i];
+            EXPECT_TRUE(std::isnan(got[i]))
+                << context << " element " << i << ": expected NaN, got " << got[i];
         } else if (std::isinf(e)) {
             EXPECT_EQ(got[i], e) << context << " element " << i;
         } else {
@@ -111,14 +118,15 @@ inline void expect_values(const Tensor& t, const std::vector<double>& expected, 
 /// Builds a node of `type` over Parameters shaped like `inputs` (or Constants for the indices in
 /// `constants`), then evaluates it on `inputs` and returns output `index`.
 inline std::vector<Tensor> run_all(const std::string& type, const std::vector<Tensor>& inputs,
-                                   std::map<std::string, AttrValue> attributes = {}, int version = -1,
-                                   const std::set<size_t>& constants = {}) {
+                                   std::map<std::string, AttrValue> attributes = {},
+                                   int version = -1, const std::set<size_t>& constants = {}) {
     OutputVector args;
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (constants.count(i))
             args.push_back(op::constant(inputs[i]));
         else
-            args.push_back(op::parameter(inputs[i].get_element_type(), PartialShape(inputs[i].get_shape())));
+            args.push_back(
+                op::parameter(inputs[i].get_element_type(), PartialShape(inputs[i].get_shape())));
     }
     const NodePtr node = make_node(type, args, std::move(attributes), version);
     return evaluate(*node, inputs);
@@ -132,12 +140,14 @@ inline Tensor run(const std::string& type, const std::vector<Tensor>& inputs,
 
 /// The types the arithmetic tests run over.
 inline const std::vector<element::Type>& real_types() {
-    static const std::vector<element::Type> types{element::f16, element::bf16, element::f32, element::f64};
+    static const std::vector<element::Type> types{element::f16, element::bf16, element::f32,
+                                                  element::f64};
     return types;
 }
 inline const std::vector<element::Type>& integer_types() {
-    static const std::vector<element::Type> types{element::i8,  element::u8,  element::i16, element::u16,
-                                                  element::i32, element::u32, element::i64, element::u64};
+    static const std::vector<element::Type> types{element::i8,  element::u8,  element::i16,
+                                                  element::u16, element::i32, element::u32,
+                                                  element::i64, element::u64};
     return types;
 }
 inline std::vector<element::Type> numeric_types() {

@@ -1,5 +1,5 @@
-// Tests the plain unary math kernels (Abs, Negative, Sign, Floor, Ceiling, Exp, Log, Sqrt, Erf, Sin,
-// Cos, Sigmoid, Tanh): every real type against a double formula, integer types, edge values.
+// Tests the plain unary math kernels (Abs, Negative, Sign, Floor, Ceiling, Exp, Log, Sqrt, Erf,
+// Sin, Cos, Sigmoid, Tanh): every real type against a double formula, integer types, edge values.
 #include "math_test_util.hpp"
 
 namespace vireo::reference::test {
@@ -15,7 +15,9 @@ const std::vector<UnaryCase>& real_cases() {
     static const std::vector<UnaryCase> cases{
         {"Abs", [](double x) { return std::fabs(x); }, {-2.5, -0.0, 0, 3.25}},
         {"Negative", [](double x) { return -x; }, {-2.5, 0, 3.25, 1e3}},
-        {"Sign", [](double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0); }, {-2.5, 0, 3.25, -1e-3}},
+        {"Sign",
+         [](double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0); },
+         {-2.5, 0, 3.25, -1e-3}},
         {"Floor", [](double x) { return std::floor(x); }, {-2.5, -0.5, 0.5, 3.75}},
         {"Ceiling", [](double x) { return std::ceil(x); }, {-2.5, -0.5, 0.5, 3.25}},
         {"Exp", [](double x) { return std::exp(x); }, {-3, -0.5, 0, 2}},
@@ -33,7 +35,8 @@ const std::vector<UnaryCase>& real_cases() {
 TEST(UnaryMath, EveryRealTypeMatchesTheFormula) {
     for (const element::Type type : real_types()) {
         for (const auto& c : real_cases()) {
-            // The input as the type holds it (f16/bf16 round the literal), then the formula in double.
+            // The input as the type holds it (f16/bf16 round the literal), then the formula in
+            // double.
             const Tensor x = make_tensor(type, {2, 2}, c.inputs);
             std::vector<double> expected;
             for (double v : values_of(x)) expected.push_back(c.fn(v));
@@ -76,7 +79,8 @@ TEST(UnaryMath, MostNegativeIntegerWraps) {
     const Tensor x = make_tensor(element::i8, {1}, std::vector<int64_t>{-128});
     EXPECT_EQ(ints_of(run("Abs", {x})), (std::vector<int64_t>{-128}));
     EXPECT_EQ(ints_of(run("Negative", {x})), (std::vector<int64_t>{-128}));
-    const Tensor y = make_tensor(element::i64, {1}, std::vector<int64_t>{std::numeric_limits<int64_t>::min()});
+    const Tensor y =
+        make_tensor(element::i64, {1}, std::vector<int64_t>{std::numeric_limits<int64_t>::min()});
     EXPECT_EQ(ints_of(run("Negative", {y}))[0], std::numeric_limits<int64_t>::min());
     const Tensor u = make_tensor(element::u8, {2}, std::vector<int64_t>{1, 0});
     EXPECT_EQ(ints_of(run("Negative", {u})), (std::vector<int64_t>{255, 0}));
@@ -88,7 +92,8 @@ TEST(UnaryMath, IeeeEdgeValues) {
     for (const element::Type type : real_types()) {
         const std::string t(type.name());
         const Tensor x = make_tensor(type, {4}, std::vector<double>{nan, inf, -inf, -1});
-        expect_values(run("Log", {make_tensor(type, {3}, std::vector<double>{0, -1, inf})}), {-inf, nan, inf}, -1, t);
+        expect_values(run("Log", {make_tensor(type, {3}, std::vector<double>{0, -1, inf})}),
+                      {-inf, nan, inf}, -1, t);
         expect_values(run("Sqrt", {x}), {nan, inf, nan, nan}, -1, t);
         expect_values(run("Exp", {x}), {nan, inf, 0, std::exp(-1.0)}, -1, t);
         expect_values(run("Sigmoid", {x}), {nan, 1, 0, 1 / (1 + std::exp(1.0))}, -1, t);
@@ -97,8 +102,10 @@ TEST(UnaryMath, IeeeEdgeValues) {
         expect_values(run("Floor", {x}), {nan, inf, -inf, -1}, -1, t);
         expect_values(run("Sign", {x}), {nan, 1, -1, -1}, -1, t);
         // Exp overflows to inf in the type (f16's range ends at 65504).
-        expect_values(run("Exp", {make_tensor(type, {1}, std::vector<double>{type == element::f64 ? 710.0 : 89.0})}), {inf},
-                      -1, t);
+        expect_values(
+            run("Exp",
+                {make_tensor(type, {1}, std::vector<double>{type == element::f64 ? 710.0 : 89.0})}),
+            {inf}, -1, t);
     }
 }
 
