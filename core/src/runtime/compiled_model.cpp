@@ -1,6 +1,7 @@
 // Implements CompiledModel: the public handle over a plugin's ICompiledModel.
 #include "vireo/compiled_model.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "runtime/blob_format.hpp"
@@ -96,6 +97,13 @@ Any CompiledModel::get_property(const std::string& name) const {
     const auto& impl = checked_impl();
     if (name == loaded_from_cache.name()) return m_loaded_from_cache;
     Any value = guarded([this] { return device_name(); }, [&] { return impl->get_property(name); });
+    if (name == supported_properties.name()) {
+        // loaded_from_cache is answered here, so it is always supported.
+        auto names = value.as<std::vector<PropertyName>>();
+        if (std::find(names.begin(), names.end(), loaded_from_cache.name()) == names.end())
+            names.emplace_back(loaded_from_cache.name(), PropertyMutability::RO);
+        value = Any(std::move(names));
+    }
     value.set_shared_object(m_so);
     return value;
 }

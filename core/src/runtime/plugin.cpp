@@ -61,7 +61,12 @@ std::shared_ptr<sdk::IRemoteContext> Plugin::get_default_context(const AnyMap& p
 
 std::vector<PropertyName> Plugin::supported_properties_or_empty() const {
     try {
-        return m_impl->get_property(supported_properties.name(), {}).as<std::vector<PropertyName>>();
+        const Any value = m_impl->get_property(supported_properties.name(), {});
+        if (value.is<std::vector<std::string>>()) {  // plain names: take them as read-write
+            const auto names = value.as<std::vector<std::string>>();
+            return std::vector<PropertyName>(names.begin(), names.end());
+        }
+        return value.as<std::vector<PropertyName>>();
     } catch (...) {
         return {};
     }

@@ -134,6 +134,9 @@ TEST_F(Properties, CompiledModelProperties) {
     EXPECT_EQ(compiled.get_property(execution_devices), std::vector<std::string>{"TEST.5"});
     EXPECT_EQ(compiled.get_property(optimal_number_of_infer_requests), 2u);
     EXPECT_FALSE(compiled.get_property(loaded_from_cache));
+    const auto keys = compiled.get_property(supported_properties);
+    EXPECT_EQ(std::count(keys.begin(), keys.end(), "LOADED_FROM_CACHE"), 1);  // added by the core
+    EXPECT_EQ(std::count(keys.begin(), keys.end(), "TEST_ADDEND"), 1);
     EXPECT_FALSE(compiled.get_property(enable_profiling));
     compiled.set_property({enable_profiling(true)});
     EXPECT_TRUE(compiled.get_property(enable_profiling));
