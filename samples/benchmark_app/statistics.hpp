@@ -1,0 +1,16 @@
+// Declares LatencyStatistics: the latency summary benchmark_app reports.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace vireo::benchmark {
+
+/// Summary of latencies in milliseconds. Percentiles use the nearest-rank method.
+struct LatencyStatistics {
+    size_t count = 0;
+    double min = 0, max = 0, average = 0, median = 0, p90 = 0, p99 = 0;
+    static LatencyStatistics from(std::vector<double> latencies_ms);
+};
+
+}  // namespace vireo::benchmark

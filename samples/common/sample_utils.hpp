@@ -1,0 +1,27 @@
+// Declares helpers the samples share: shape arguments, deterministic input data, value printing.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "vireo/partial_shape.hpp"
+#include "vireo/tensor.hpp"
+
+namespace vireo::samples {
+
+/// Parses "-shape" text: "[1,3,224,224]" (for the only input) or "a[1,3],b[2..8,4]" (by tensor
+/// name). The key of an unnamed shape is "". Throws InvalidArgument naming the text.
+std::map<std::string, PartialShape> parse_shape_argument(const std::string& text);
+
+/// Fills `tensor` with deterministic pseudo-random values for `seed`: reals in [0, 1),
+/// integers in [0, 100), booleans 0/1. Any static byte-sized element type.
+void fill_random(Tensor& tensor, uint64_t seed);
+
+/// The first `count` values of a host tensor as text: "0.5, 1, 2.25 ...".
+std::string format_values(const Tensor& tensor, size_t count);
+
+/// Runs `body` and turns any exception into "[ ERROR ] message" on stderr and exit code 1.
+int run_main(int (*body)(int, char**), int argc, char** argv);
+
+}  // namespace vireo::samples
