@@ -1,0 +1,112 @@
+// hello_infer: reads a model, fills its inputs from .npy files (or deterministic random data),
+// runs one inference on a device and prints (and optionally saves) every output.
+#include <gflags/gflags.h>
+#include <glog/logging.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "npy.hpp"
+#include "sample_utils.hpp"
+#include "vireo/core.hpp"
+#include "vireo/infer_request.hpp"
+
+DEFINE_string(m, "", "Required. Path to the model (.xml IR).");
+DEFINE_string(d, "TEMPLATE", "Device to run on (see hello_query_device).");
+DEFINE_string(i, "", "Inputs from .npy files: name=file.npy[,name2=file2.npy]. Others get random data.");
+DEFINE_string(o, "", "Directory to write every output as <tensor name>.npy.");
+DEFINE_string(shape, "", "Input shapes for dynamic inputs: [1,3,224,224] or name[1,3,224,224],other[1,10].");
+DEFINE_uint32(n, 8, "How many values of each output to print.");
+DEFINE_string(plugins_xml, "", "plugins.xml to use instead of the default.");
+
+namespace {
+
+std::map<std::string, std::string> parse_inputs(const std::string& text) {
+    std::map<std::string, std::string> out;
+    size_t pos = 0;
+    while (pos < text.size()) {
+        size_t comma = text.find(',', pos);
+        if (comma == std::string::npos) comma = text.size();
+        const std::string item = text.substr(pos, comma - pos);
+        const size_t eq = item.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+            vireo::throw_error<vireo::InvalidArgument>("bad -i entry '", item, "' (expected name=file.npy)");
+        out[item.substr(0, eq)] = item.substr(eq + 1);
+        pos = comma + 1;
+    }
+    return out;
+}
+
+std::string file_name_for(std::string name) {
+    for (char& c : name)
+        if (c == '/' || c == ':' || c == '\\') c = '_';
+    return name + ".npy";
+}
+
+int run(int argc, char** argv) {
+    gflags::SetUsageMessage("hello_infer -m model.xml [-d DEVICE] [-i name=file.npy] [-o outdir] [-shape ...]");
+    gflags::ParseCommandLineFlags(&argc, &argv, true);
+    google::InitGoogleLogging(argv[0]);
+    FLAGS_logtostderr = true;
+    if (FLAGS_m.empty()) vireo::throw_error<vireo::InvalidArgument>("-m is required (path to the model .xml)");
+
+    vireo::Core core(FLAGS_plugins_xml);
+    auto model = core.read_model(FLAGS_m);
+    const auto files = parse_inputs(FLAGS_i);
+    std::map<std::string, vireo::Tensor> given;
+    std::map<std::string, vireo::PartialShape> shapes;
+    for (const auto& [name, path] : files) {
+        model->input(name);  // throws NotFound listing the inputs
+        given[name] = vireo::npy::read_npy(path);
+        shapes[name] = given[name].get_shape();
+    }
+    if (!FLAGS_shape.empty()) {
+        for (const auto& [name, shape] : vireo::samples::parse_shape_argument(FLAGS_shape))
+            shapes[name.empty() ? model->input().get_any_name() : name] = shape;
+    }
+    bool needs_reshape = false;
+    for (const auto& [name, shape] : shapes)
+        needs_reshape = needs_reshape || model->input(name).get_partial_shape() != shape;
+    if (needs_reshape) model->reshape(shapes);
+
+    auto compiled = core.compile_model(model, FLAGS_d);
+    auto request = compiled.create_infer_request();
+    for (size_t k = 0; k < compiled.inputs().size(); ++k) {
+        const auto& port = compiled.inputs()[k];
+        const std::string name = port.get_names().empty() ? std::to_string(k) : port.get_any_name();
+        auto it = given.end();
+        for (const auto& n : port.get_names())
+            if (given.count(n)) it = given.find(n);
+        if (it != given.end()) {
+            request.set_input_tensor(k, it->second);
+            std::printf("Input %s: %s from .npy\n", name.c_str(), it->second.get_shape().to_string().c_str());
+            continue;
+        }
+        if (port.get_partial_shape().is_dynamic())
+            vireo::throw_error<vireo::InvalidArgument>("input '", name, "' has dynamic shape ", port.get_partial_shape(),
+                                                       "; give it with -shape or -i");
+        vireo::Tensor t(port.get_element_type(), port.get_shape());
+        vireo::samples::fill_random(t, k);
+        request.set_input_tensor(k, t);
+        std::printf("Input %s: %s random\n", name.c_str(), t.get_shape().to_string().c_str());
+    }
+    request.infer();
+    if (!FLAGS_o.empty()) std::filesystem::create_directories(FLAGS_o);
+    for (size_t k = 0; k < compiled.outputs().size(); ++k) {
+        const auto& port = compiled.outputs()[k];
+        const std::string name = port.get_names().empty() ? "output" + std::to_string(k) : port.get_any_name();
+        const vireo::Tensor out = request.get_output_tensor(k);
+        std::printf("Output %s: %s %s\n  [%s]\n", name.c_str(), std::string(out.get_element_type().name()).c_str(),
+                    out.get_shape().to_string().c_str(), vireo::samples::format_values(out, FLAGS_n).c_str());
+        if (!FLAGS_o.empty()) {
+            const auto path = (std::filesystem::path(FLAGS_o) / file_name_for(name)).string();
+            vireo::npy::write_npy(path, out);
+            std::printf("  written to %s\n", path.c_str());
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return vireo::samples::run_main(run, argc, argv); }
