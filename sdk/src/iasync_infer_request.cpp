@@ -150,9 +150,12 @@ void IAsyncInferRequest::run_stage(const std::shared_ptr<Run>& run, size_t stage
             finish(run, std::current_exception());
         }
     };
-    // A local reference: once the task is queued it may finish the run, and the request (the
-    // executor's other holder) may be destroyed before run() has returned.
-    const std::shared_ptr<ITaskExecutor> executor = m_pipeline[stage].first;
+    // Once the task is queued it may finish the run, and the request (and with it the last
+    // reference to an executor) may die before run() returns: run() must not touch the executor
+    // after queueing (CPUStreamsExecutor notifies under its lock), and nothing here may touch
+    // `this` afterwards. No local copy of the executor is kept on purpose: releasing the last
+    // reference here, on another executor's thread, could make two executors join each other.
+    const auto& executor = m_pipeline[stage].first;
     if (executor)
         executor->run(std::move(task));
     else
@@ -160,9 +163,9 @@ void IAsyncInferRequest::run_stage(const std::shared_ptr<Run>& run, size_t stage
 }
 
 void IAsyncInferRequest::finish(const std::shared_ptr<Run>& run, std::exception_ptr error) {
-    if (const std::shared_ptr<ITaskExecutor> executor = m_callback_executor) {  // see run_stage
+    if (m_callback_executor) {  // no local copy of the executor: see run_stage
         try {
-            executor->run([this, run, error]() mutable { complete(run, std::move(error)); });
+            m_callback_executor->run([this, run, error]() mutable { complete(run, std::move(error)); });
             return;
         } catch (...) {
             LOG(ERROR) << "infer request: the callback executor refused the completion; completing inline";

@@ -37,7 +37,9 @@ struct StreamsConfig {
 ///
 /// Lifetime: the destructor drains: every task queued before it (and every task those tasks
 /// queue) runs, then the threads join. Destroying the executor from one of its own tasks is
-/// allowed: that thread is detached and finishes the queue on its own.
+/// allowed: that thread is detached and finishes the queue on its own. Destroying it from a
+/// task of *another* executor joins there, so two executors must never drop each other's last
+/// reference from their tasks (each would wait for the other).
 /// Errors: an exception escaping a task is caught and logged (glog ERROR); the stream keeps
 /// working. The constructor throws InvalidArgument for streams or threads_per_stream < 1.
 /// Thread safety: every method may be called from any thread, including from its tasks.

@@ -52,7 +52,10 @@ public:
     virtual void infer() = 0;
     virtual std::vector<ProfilingInfo> get_profiling_info() const = 0;
     virtual std::vector<std::shared_ptr<IVariableState>> query_state() const = 0;
-    /// Asks a running infer() to stop soon (between ops). Default: nothing to stop.
+    /// Asks a running infer() to stop soon (between ops). Default: nothing to stop. Called from
+    /// another thread while infer() may run, with the async request's lock held: it must be
+    /// quick, must not block on the running inference, and must not call the async request
+    /// (is_cancelled() included). It may also arrive just after infer() returned.
     virtual void cancel() {}
 
     Tensor get_tensor(const Output& port) const;
