@@ -35,11 +35,11 @@ case "$mode" in
       -DVIREO_BUILD_BENCHMARKS=OFF
     (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       ctest --output-on-failure -j "$jobs" -LE "no_asan")
-    # TSan over the tests labelled "threading" (executors, async pipeline, plugin loading, stress).
+    # TSan over the threading, executor, async-pipeline, plugin-loading and MOCK_REMOTE tests.
     configure_and_build build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVIREO_SANITIZE=thread \
       -DVIREO_BUILD_BENCHMARKS=OFF -DVIREO_BUILD_SAMPLES=OFF
     (cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-      ctest --output-on-failure -j "$jobs" -L "threading")
+      ctest --output-on-failure -j "$jobs" -L "threading|sdk|mock_remote")
     ;;
   --fuzz)
     seconds="${2:-60}"
