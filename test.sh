@@ -13,10 +13,19 @@ cd "$(dirname "$0")"
 mode="${1:-default}"
 jobs=$(nproc)
 
-configure_and_build() {  # dir, extra cmake args...
+configure_and_build() {  # dir, extra cmake args... [-- targets...]
   local dir=$1; shift
-  cmake -S . -B "$dir" -G Ninja "$@" >/dev/null
-  cmake --build "$dir" -j "$jobs"
+  local args=() targets=()
+  while (($#)); do
+    if [[ $1 == -- ]]; then shift; targets=("$@"); break; fi
+    args+=("$1"); shift
+  done
+  cmake -S . -B "$dir" -G Ninja "${args[@]}" >/dev/null
+  if ((${#targets[@]})); then
+    cmake --build "$dir" -j "$jobs" --target "${targets[@]}"
+  else
+    cmake --build "$dir" -j "$jobs"
+  fi
 }
 
 case "$mode" in
@@ -37,7 +46,8 @@ case "$mode" in
       ctest --output-on-failure -j "$jobs" -LE "no_asan")
     # TSan over the threading, executor, async-pipeline, plugin-loading and MOCK_REMOTE tests.
     configure_and_build build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVIREO_SANITIZE=thread \
-      -DVIREO_BUILD_BENCHMARKS=OFF -DVIREO_BUILD_SAMPLES=OFF
+      -DVIREO_BUILD_BENCHMARKS=OFF -DVIREO_BUILD_SAMPLES=OFF \
+      -- vireo_sdk_tests vireo_runtime_tests vireo_mock_remote_tests
     (cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
       ctest --output-on-failure -j "$jobs" -L "threading|sdk|mock_remote")
     ;;
