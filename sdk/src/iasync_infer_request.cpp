@@ -6,6 +6,7 @@
 
 #include "vireo/exception.hpp"
 #include "vireo/sdk/ivariable_state.hpp"
+#include "vireo/trace.hpp"
 
 namespace vireo::sdk {
 
@@ -35,6 +36,20 @@ bool is_cancelled_error(const std::exception_ptr& error) {
     } catch (...) {
         return false;
     }
+}
+
+// Tells the trace observer (vireo/trace.hpp) about a finished stage; only called when tracing.
+void emit_stage(const void* request, size_t stage, size_t count, bool completion, bool sync,
+                std::chrono::steady_clock::time_point begin) {
+    trace::StageEvent event;
+    event.request = request;
+    event.stage = stage;
+    event.stage_count = count;
+    event.completion = completion;
+    event.sync = sync;
+    event.begin = begin;
+    event.end = std::chrono::steady_clock::now();
+    trace::emit(std::move(event));
 }
 
 std::exception_ptr cancelled_error() {
@@ -135,11 +150,14 @@ void IAsyncInferRequest::run_stage(const std::shared_ptr<Run>& run, size_t stage
             return;
         }
         std::exception_ptr error;
+        const bool tracing = trace::enabled();
+        const auto begin = tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
         try {
             m_pipeline[stage].second();
         } catch (...) {
             error = std::current_exception();
         }
+        if (tracing) emit_stage(this, stage, m_pipeline.size(), false, false, begin);
         if (error || stage + 1 == m_pipeline.size()) {
             finish(run, std::move(error));
             return;  // `this` may be gone now
@@ -188,12 +206,16 @@ void IAsyncInferRequest::complete(const std::shared_ptr<Run>& run, std::exceptio
     if (callback && *callback) {
         const Completing outer = t_completing;
         t_completing = {this, run.get()};
+        const bool tracing = trace::enabled();
+        const auto begin = tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+        const size_t stages = m_pipeline.size();
         try {
             (*callback)(error);
         } catch (...) {
             callback_error = std::current_exception();
             log_callback_error(callback_error);
         }
+        if (tracing) emit_stage(this, stages, stages, true, false, begin);  // `this` only as an id
         t_completing = outer;
         callback.reset();
         if (run->owner_gone) return;  // destroyed from its own callback: `this` is gone
@@ -217,11 +239,14 @@ void IAsyncInferRequest::infer() {
         run = begin_run_locked("infer");
     }
     std::exception_ptr error;
-    for (const auto& [executor, task] : m_sync_pipeline) {
+    for (size_t stage = 0; stage < m_sync_pipeline.size(); ++stage) {
+        const auto& [executor, task] = m_sync_pipeline[stage];
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             if (run->cancelled) break;
         }
+        const bool tracing = trace::enabled();
+        const auto begin = tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
         try {
             if (!executor || dynamic_cast<ImmediateExecutor*>(executor.get()))
                 task();
@@ -229,8 +254,9 @@ void IAsyncInferRequest::infer() {
                 executor->run_and_wait({task});
         } catch (...) {
             error = std::current_exception();
-            break;
         }
+        if (tracing) emit_stage(this, stage, m_sync_pipeline.size(), false, true, begin);
+        if (error) break;
     }
     {
         std::lock_guard<std::mutex> lock(m_mutex);
