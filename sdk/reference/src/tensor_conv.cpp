@@ -27,6 +27,26 @@ struct ConvShape {
     size_t gemm_k() const { return in_per_group * window.kernel_size(); }
 };
 
+// o[i] = src[x0 + i * step] where that index is inside [0, width), else 0: the valid range is
+// worked out once so the copy itself has no bounds checks (and is a memcpy for stride 1).
+inline void copy_run(const float* src, int64_t x0, int64_t step, int64_t width, size_t count,
+                     float* o) {
+    const auto n = static_cast<int64_t>(count);
+    // First i with x0 + i * step >= 0, and first i with x0 + i * step >= width.
+    int64_t lo = x0 >= 0 ? 0 : (-x0 + step - 1) / step;
+    int64_t hi = width > x0 ? (width - x0 + step - 1) / step : 0;
+    lo = std::min(lo, n);
+    hi = std::clamp(hi, lo, n);
+    std::fill(o, o + lo, 0.0f);
+    if (step == 1) {
+        std::memcpy(o + lo, src + x0 + lo, static_cast<size_t>(hi - lo) * sizeof(float));
+    } else {
+        const float* p = src + x0 + lo * step;
+        for (int64_t i = lo; i < hi; ++i, p += step) o[i] = *p;
+    }
+    std::fill(o + hi, o + n, 0.0f);
+}
+
 // Writes im2col rows for output pixels [p_first * nr, p_last * nr) of one group into packed GEMM
 // panels: panel p holds, for each row kk = (ci, kd, kh, kw), nr consecutive output pixels.
 void im2col_panels(const float* x, const Window& w, size_t channels, size_t p_first, size_t p_last,
@@ -77,12 +97,9 @@ void im2col_panels(const float* x, const Window& w, size_t channels, size_t p_fi
                             const float* src =
                                 xc + (static_cast<size_t>(iz) * w.in[1] + static_cast<size_t>(iy)) *
                                          w.in[2];
-                            const int64_t s = static_cast<int64_t>(w.stride[2]);
-                            const int64_t width = static_cast<int64_t>(w.in[2]);
-                            for (size_t i = 0; i < r.count; ++i) {
-                                const int64_t ix = static_cast<int64_t>(r.ow + i) * s + x_off;
-                                o[i] = ix >= 0 && ix < width ? src[ix] : 0.0f;
-                            }
+                            copy_run(src, static_cast<int64_t>(r.ow * w.stride[2]) + x_off,
+                                     static_cast<int64_t>(w.stride[2]),
+                                     static_cast<int64_t>(w.in[2]), r.count, o);
                         }
                         std::fill(out + valid, out + nr, 0.0f);
                     }

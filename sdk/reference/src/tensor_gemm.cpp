@@ -172,8 +172,12 @@ void run_block(const Isa& is, size_t m, size_t n, size_t k, const float* a, cons
     const size_t mr = is.tile.mr, nr = is.tile.nr;
     for (size_t pb = p_begin; pb < p_end; pb += kNcPanels) {
         const size_t pe = std::min(p_end, pb + kNcPanels);
-        for (size_t pc = 0; pc < k; pc += kKc) {
-            const size_t kc = std::min(kKc, k - pc);
+        // Equal depth blocks (288 = 144 + 144, not 256 + 32): a thin last block would reload
+        // every C tile for little work.
+        const size_t blocks = (k + kKc - 1) / kKc;
+        const size_t depth = (k + blocks - 1) / blocks;
+        for (size_t pc = 0; pc < k; pc += depth) {
+            const size_t kc = std::min(depth, k - pc);
             const bool acc = accumulate || pc > 0;
             for (size_t sb = s_begin; sb < s_end; sb += kMcSlivers) {
                 const size_t se = std::min(s_end, sb + kMcSlivers);

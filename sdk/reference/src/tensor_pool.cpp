@@ -1,6 +1,7 @@
 // Implements MaxPool-1, MaxPool-8 (dilations, indices output, axis) and AvgPool-1 (exclude-pad)
-// over 1-3 spatial axes, one (batch, channel) plane at a time.
+// over 1-3 spatial axes, one (batch, channel) plane at a time, a window row at a time.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -16,28 +17,60 @@ using PoolTypes = TypeList<element::TypeId::f16, element::TypeId::bf16, element:
                            element::TypeId::i16, element::TypeId::u16, element::TypeId::i32,
                            element::TypeId::u32, element::TypeId::i64, element::TypeId::u64>;
 
-// The valid window range along one axis for output position o: kernel taps [k0, k1) land inside
-// the input.
+// The kernel taps [k0, k1) of output position o that land inside the input along one axis.
 struct TapRange {
     size_t k0, k1;
     int64_t origin;  // input coordinate of tap 0 (may be negative)
+    size_t count() const { return k1 - k0; }
 };
 
-TapRange taps(const Window& w, int axis, size_t o) {
-    const int64_t origin = static_cast<int64_t>(o * w.stride[axis]) - w.pad_begin[axis];
-    const auto d = static_cast<int64_t>(w.dilation[axis]);
-    const auto in = static_cast<int64_t>(w.in[axis]);
-    int64_t k0 = 0;
-    if (origin < 0) k0 = (-origin + d - 1) / d;
-    // Largest k with origin + k * d < in.
-    int64_t k1 = in - origin <= 0 ? 0 : (in - origin + d - 1) / d;
-    k1 = std::min<int64_t>(k1, static_cast<int64_t>(w.kernel[axis]));
-    k0 = std::min(k0, k1);
-    return {static_cast<size_t>(k0), static_cast<size_t>(k1), origin};
+// Tap ranges of every output position on every axis, computed once per call, and the range
+// [lo, hi) of last-axis outputs whose window is entirely inside the input (no checks needed).
+struct Taps {
+    std::array<std::vector<TapRange>, 3> axis;
+    size_t lo = 0, hi = 0;
+};
+
+Taps make_taps(const Window& w) {
+    Taps t;
+    for (int a = 0; a < 3; ++a) {
+        const auto d = static_cast<int64_t>(w.dilation[a]);
+        const auto in = static_cast<int64_t>(w.in[a]);
+        for (size_t o = 0; o < w.out[a]; ++o) {
+            const int64_t origin = static_cast<int64_t>(o * w.stride[a]) - w.pad_begin[a];
+            int64_t k0 = origin < 0 ? (-origin + d - 1) / d : 0;
+            int64_t k1 = in - origin <= 0 ? 0 : (in - origin + d - 1) / d;
+            k1 = std::min<int64_t>(k1, static_cast<int64_t>(w.kernel[a]));
+            k0 = std::min(k0, k1);
+            t.axis[a].push_back({static_cast<size_t>(k0), static_cast<size_t>(k1), origin});
+        }
+    }
+    const auto& last = t.axis[2];
+    size_t lo = 0;
+    while (lo < last.size() && last[lo].count() != w.kernel[2]) ++lo;
+    size_t hi = lo;
+    while (hi < last.size() && last[hi].count() == w.kernel[2]) ++hi;
+    t.lo = lo;
+    t.hi = hi;
+    return t;
 }
 
 Shape spatial_of(const Shape& s) {
     return Shape(s.begin() + 2, s.end());
+}
+
+// Visits every input row (kd, kh taps inside the input) of output row (od, oh):
+// f(row_offset) with row_offset the plane offset of that input row's element 0.
+template <typename F>
+void for_each_window_row(const Window& w, const TapRange& rd, const TapRange& rh, F&& f) {
+    for (size_t kd = rd.k0; kd < rd.k1; ++kd) {
+        const auto iz = static_cast<size_t>(rd.origin + static_cast<int64_t>(kd * w.dilation[0]));
+        for (size_t kh = rh.k0; kh < rh.k1; ++kh) {
+            const auto iy =
+                static_cast<size_t>(rh.origin + static_cast<int64_t>(kh * w.dilation[1]));
+            f((iz * w.in[1] + iy) * w.in[2]);
+        }
+    }
 }
 
 class MaxPoolKernel final : public Kernel {
@@ -80,66 +113,101 @@ class MaxPoolKernel final : public Kernel {
             const T* in = tensor_data<T>(inputs[0]);
             T* out = tensor_data<T>(outputs[0]);
             if (!m_with_indices) {
-                run<T, int64_t>(w, x[0] * x[1], in, out, nullptr, index_block);
+                run<T, int64_t, false>(w, x[0] * x[1], in, out, nullptr, index_block);
             } else if (m_index_type == element::i32) {
-                run<T, int32_t>(w, x[0] * x[1], in, out, tensor_data<int32_t>(outputs[1]),
-                                index_block);
+                run<T, int32_t, true>(w, x[0] * x[1], in, out, tensor_data<int32_t>(outputs[1]),
+                                      index_block);
             } else {
-                run<T, int64_t>(w, x[0] * x[1], in, out, tensor_data<int64_t>(outputs[1]),
-                                index_block);
+                run<T, int64_t, true>(w, x[0] * x[1], in, out, tensor_data<int64_t>(outputs[1]),
+                                      index_block);
             }
         });
     }
 
   private:
-    template <typename T, typename I>
+    template <typename T, typename I, bool kIndices>
     static void run(const Window& w, size_t planes, const T* in, T* out, I* indices,
                     size_t index_block) {
-        const size_t in_plane = w.in_size(), out_plane = w.out_size();
+        const Taps taps = make_taps(w);
+        const size_t in_plane = w.in_size(), out_plane = w.out_size(), width = w.out[2];
         gemm::parallel_ranges(planes, [&](size_t first, size_t last) {
+            // Per output row: the best value and its offset in the plane, per last-axis output.
+            std::vector<size_t> at(width);
             for (size_t p = first; p < last; ++p) {
                 const T* src = in + p * in_plane;
-                T* dst = out + p * out_plane;
-                I* idx = indices ? indices + p * out_plane : nullptr;
-                const size_t base = p * in_plane;
-                size_t o = 0;
                 for (size_t od = 0; od < w.out[0]; ++od) {
-                    const TapRange rd = taps(w, 0, od);
                     for (size_t oh = 0; oh < w.out[1]; ++oh) {
-                        const TapRange rh = taps(w, 1, oh);
-                        for (size_t ow = 0; ow < w.out[2]; ++ow, ++o) {
-                            const TapRange rw = taps(w, 2, ow);
-                            T best = std::numeric_limits<T>::lowest();
-                            size_t best_at = 0;
-                            bool found = false;
-                            for (size_t kd = rd.k0; kd < rd.k1; ++kd) {
-                                const size_t iz = static_cast<size_t>(
-                                    rd.origin + static_cast<int64_t>(kd * w.dilation[0]));
-                                for (size_t kh = rh.k0; kh < rh.k1; ++kh) {
-                                    const size_t iy = static_cast<size_t>(
-                                        rh.origin + static_cast<int64_t>(kh * w.dilation[1]));
-                                    const size_t row = (iz * w.in[1] + iy) * w.in[2];
-                                    for (size_t kw = rw.k0; kw < rw.k1; ++kw) {
-                                        const size_t at =
-                                            row + static_cast<size_t>(
-                                                      rw.origin +
-                                                      static_cast<int64_t>(kw * w.dilation[2]));
-                                        // Strictly greater: the first of equal maxima wins.
-                                        if (!found || src[at] > best) {
-                                            best = src[at];
-                                            best_at = at;
-                                            found = true;
-                                        }
-                                    }
-                                }
-                            }
-                            dst[o] = best;
-                            if (idx) idx[o] = static_cast<I>((base + best_at) % index_block);
+                        const size_t row = (od * w.out[1] + oh) * width;
+                        pool_row<T, kIndices>(w, taps, taps.axis[0][od], taps.axis[1][oh], src,
+                                              out + p * out_plane + row, at.data());
+                        if constexpr (kIndices) {
+                            I* idx = indices + p * out_plane + row;
+                            for (size_t ow = 0; ow < width; ++ow)
+                                idx[ow] = static_cast<I>((p * in_plane + at[ow]) % index_block);
                         }
                     }
                 }
             }
         });
+    }
+
+    // One output row. Every output compares its taps in window order (depth, height, width)
+    // with a strict '>', so the first of equal maxima wins; a window with no tap inside the
+    // input gives the lowest value and offset 0.
+    template <typename T, bool kIndices>
+    static void pool_row(const Window& w, const Taps& taps, const TapRange& rd, const TapRange& rh,
+                         const T* src, T* best, size_t* at) {
+        const size_t width = w.out[2];
+        const auto& rw = taps.axis[2];
+        const auto dil = static_cast<int64_t>(w.dilation[2]);
+        const auto stride = static_cast<int64_t>(w.stride[2]);
+        bool first = true;
+        for_each_window_row(w, rd, rh, [&](size_t row_offset) {
+            const T* row = src + row_offset;
+            if (first) {
+                for (size_t ow = 0; ow < width; ++ow) {
+                    const TapRange& r = rw[ow];
+                    const int64_t x = r.origin + static_cast<int64_t>(r.k0) * dil;
+                    best[ow] = r.count() ? row[x] : std::numeric_limits<T>::lowest();
+                    at[ow] = r.count() ? row_offset + static_cast<size_t>(x) : 0;
+                }
+                first = false;
+            }
+            // Borders: per-output tap ranges.
+            auto border = [&](size_t ow) {
+                const TapRange& r = rw[ow];
+                for (size_t kw = r.k0; kw < r.k1; ++kw) {
+                    const int64_t x = r.origin + static_cast<int64_t>(kw) * dil;
+                    if (row[x] > best[ow]) {
+                        best[ow] = row[x];
+                        if constexpr (kIndices) at[ow] = row_offset + static_cast<size_t>(x);
+                    }
+                }
+            };
+            for (size_t ow = 0; ow < taps.lo; ++ow) border(ow);
+            for (size_t ow = taps.hi; ow < width; ++ow) border(ow);
+            // Interior: every tap is inside, one pass per tap over the whole run.
+            const int64_t base = rw.empty() ? 0 : rw[0].origin;
+            for (size_t kw = 0; kw < w.kernel[2]; ++kw) {
+                const int64_t offset = base + static_cast<int64_t>(kw) * dil;
+                for (size_t ow = taps.lo; ow < taps.hi; ++ow) {
+                    const int64_t x = offset + static_cast<int64_t>(ow) * stride;
+                    const T v = row[x];
+                    if constexpr (kIndices) {
+                        if (v > best[ow]) {
+                            best[ow] = v;
+                            at[ow] = row_offset + static_cast<size_t>(x);
+                        }
+                    } else {
+                        best[ow] = v > best[ow] ? v : best[ow];
+                    }
+                }
+            }
+        });
+        if (first) {
+            std::fill(best, best + width, std::numeric_limits<T>::lowest());
+            std::fill(at, at + width, size_t{0});
+        }
     }
 
     std::string m_who;
@@ -189,35 +257,35 @@ class AvgPoolKernel final : public Kernel {
         bool padded = false;
         for (int a = 0; a < 3; ++a) padded = padded || w.pad_begin[a] != 0 || w.pad_end[a] != 0;
         const bool full_divisor = !m_exclude_pad && padded;
-        const size_t in_plane = w.in_size(), out_plane = w.out_size();
+        const Taps taps = make_taps(w);
+        const size_t in_plane = w.in_size(), out_plane = w.out_size(), width = w.out[2];
+        const auto& rw = taps.axis[2];
         gemm::parallel_ranges(planes, [&](size_t first, size_t last) {
+            std::vector<A> sum(width);
             for (size_t p = first; p < last; ++p) {
                 const T* src = in + p * in_plane;
                 T* dst = out + p * out_plane;
-                size_t o = 0;
                 for (size_t od = 0; od < w.out[0]; ++od) {
-                    const TapRange rd = taps(w, 0, od);
                     for (size_t oh = 0; oh < w.out[1]; ++oh) {
-                        const TapRange rh = taps(w, 1, oh);
-                        for (size_t ow = 0; ow < w.out[2]; ++ow, ++o) {
-                            const TapRange rw = taps(w, 2, ow);
-                            A sum{};
-                            for (size_t kd = rd.k0; kd < rd.k1; ++kd) {
-                                const size_t iz =
-                                    static_cast<size_t>(rd.origin + static_cast<int64_t>(kd));
-                                for (size_t kh = rh.k0; kh < rh.k1; ++kh) {
-                                    const size_t iy =
-                                        static_cast<size_t>(rh.origin + static_cast<int64_t>(kh));
-                                    const T* row = src + (iz * w.in[1] + iy) * w.in[2];
-                                    for (size_t kw = rw.k0; kw < rw.k1; ++kw)
-                                        sum += static_cast<A>(row[static_cast<size_t>(
-                                            rw.origin + static_cast<int64_t>(kw))]);
-                                }
+                        const TapRange& rd = taps.axis[0][od];
+                        const TapRange& rh = taps.axis[1][oh];
+                        std::fill(sum.begin(), sum.end(), A{});
+                        for_each_window_row(w, rd, rh, [&](size_t row_offset) {
+                            const T* row = src + row_offset;
+                            for (size_t ow = 0; ow < width; ++ow) {
+                                const TapRange& r = rw[ow];
+                                A s{};
+                                for (size_t kw = r.k0; kw < r.k1; ++kw)
+                                    s += static_cast<A>(row[r.origin + static_cast<int64_t>(kw)]);
+                                sum[ow] += s;
                             }
+                        });
+                        T* o = dst + (od * w.out[1] + oh) * width;
+                        const size_t rows = rd.count() * rh.count();
+                        for (size_t ow = 0; ow < width; ++ow) {
                             const size_t count =
-                                full_divisor ? w.kernel_size()
-                                             : (rd.k1 - rd.k0) * (rh.k1 - rh.k0) * (rw.k1 - rw.k0);
-                            dst[o] = average<T, A>(sum, count);
+                                full_divisor ? w.kernel_size() : rows * rw[ow].count();
+                            o[ow] = average<T, A>(sum[ow], count);
                         }
                     }
                 }
