@@ -120,20 +120,30 @@ using KernelBody =
     std::function<void(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs)>;
 
 /// A Kernel whose execute() calls `body`. The body must be stateless (captured values are
-/// read-only) so concurrent executions are safe.
+/// read-only) so concurrent executions are safe. `flops_per_input_element`, when > 0, makes
+/// flops() report that many operations per element of input 0 (reductions, Softmax, norms),
+/// instead of the default one per output element.
 class FunctionKernel final : public Kernel {
   public:
-    explicit FunctionKernel(KernelBody body) : m_body(std::move(body)) {}
+    explicit FunctionKernel(KernelBody body, double flops_per_input_element = 0)
+        : m_body(std::move(body)), m_flops_per_input(flops_per_input_element) {}
     void execute(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override {
         m_body(inputs, outputs);
+    }
+    double flops(const std::vector<Tensor>& inputs,
+                 const std::vector<Tensor>& outputs) const override {
+        if (m_flops_per_input > 0 && !inputs.empty())
+            return m_flops_per_input * static_cast<double>(inputs[0].get_size());
+        return Kernel::flops(inputs, outputs);
     }
 
   private:
     KernelBody m_body;
+    double m_flops_per_input;
 };
 
-inline std::unique_ptr<Kernel> make_kernel(KernelBody body) {
-    return std::make_unique<FunctionKernel>(std::move(body));
+inline std::unique_ptr<Kernel> make_kernel(KernelBody body, double flops_per_input_element = 0) {
+    return std::make_unique<FunctionKernel>(std::move(body), flops_per_input_element);
 }
 
 // ---- Loops ----

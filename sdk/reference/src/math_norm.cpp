@@ -160,9 +160,11 @@ std::unique_ptr<Kernel> make_mvn(const Node& node) {
     const std::string what = node.describe();
     return dispatch(RealTypes{}, input_type(node, 0), what.c_str(), [&](auto tag) {
         using T = decltype(tag);
-        return make_kernel([cfg, what](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
-            mvn<T>(in[0], mvn_axes(in, cfg, what), cfg, out[0]);
-        });
+        return make_kernel(
+            [cfg, what](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
+                mvn<T>(in[0], mvn_axes(in, cfg, what), cfg, out[0]);
+            },
+            5.0);
     });
 }
 
@@ -199,7 +201,8 @@ std::unique_ptr<Kernel> make_normalize_l2(const Node& node) {
         return make_kernel(
             [eps, eps_add, what](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
                 normalize_l2<T>(in[0], in[1], eps, eps_add, out[0], what);
-            });
+            },
+            3.0);
     });
 }
 

@@ -141,9 +141,11 @@ KernelFactory reduce_factory() {
         const std::string what = node.describe();
         return dispatch(Types{}, input_type(node, 0), what.c_str(), [&](auto tag) {
             using T = decltype(tag);
-            return make_kernel([what](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
-                reduce<T, R<T>>(in[0], in[1], out[0], what);
-            });
+            return make_kernel(
+                [what](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
+                    reduce<T, R<T>>(in[0], in[1], out[0], what);
+                },
+                1.0);
         });
     };
 }

@@ -84,19 +84,21 @@ std::unique_ptr<Kernel> make_softmax(const Node& node) {
     const std::string what = node.describe();
     return dispatch(RealTypes{}, input_type(node, 0), what.c_str(), [&](auto tag) {
         using T = decltype(tag);
-        return make_kernel([axis, what](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
-            const Shape& shape = in[0].get_shape();
-            if (shape.empty()) {  // a scalar: softmax is 1, log-softmax 0
-                static_cast<T*>(out[0].data())[0] = static_cast<T>(Log ? 0.0f : 1.0f);
-                return;
-            }
-            const size_t a = normalize_axis(axis, shape.size(), what);
-            size_t outer = 1, inner = 1;
-            for (size_t i = 0; i < a; ++i) outer *= shape[i];
-            for (size_t i = a + 1; i < shape.size(); ++i) inner *= shape[i];
-            softmax<T, Log>(static_cast<const T*>(in[0].data()), static_cast<T*>(out[0].data()),
-                            outer, shape[a], inner);
-        });
+        return make_kernel(
+            [axis, what](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
+                const Shape& shape = in[0].get_shape();
+                if (shape.empty()) {  // a scalar: softmax is 1, log-softmax 0
+                    static_cast<T*>(out[0].data())[0] = static_cast<T>(Log ? 0.0f : 1.0f);
+                    return;
+                }
+                const size_t a = normalize_axis(axis, shape.size(), what);
+                size_t outer = 1, inner = 1;
+                for (size_t i = 0; i < a; ++i) outer *= shape[i];
+                for (size_t i = a + 1; i < shape.size(); ++i) inner *= shape[i];
+                softmax<T, Log>(static_cast<const T*>(in[0].data()), static_cast<T*>(out[0].data()),
+                                outer, shape[a], inner);
+            },
+            4.0);
     });
 }
 

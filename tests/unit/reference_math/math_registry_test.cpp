@@ -105,6 +105,19 @@ TEST(MathRegistry, NotImplementedNamesNodeAndType) {
     }
 }
 
+TEST(MathRegistry, FlopsCountInputElementsForReductions) {
+    const auto x = op::parameter(element::f32, PartialShape{4, 5});
+    const auto reduce = make_node("ReduceSum", {x, op::constant(i64s({1}))});
+    const std::vector<Tensor> in{Tensor(element::f32, Shape{4, 5}), i64s({1})};
+    const std::vector<Tensor> out{Tensor(element::f32, Shape{4})};
+    EXPECT_EQ(KernelRegistry::instance().create(*reduce)->flops(in, out), 20.0);
+    const auto softmax = make_node("Softmax", {x}, {{"axis", int64_t{1}}}, 8);
+    EXPECT_EQ(KernelRegistry::instance().create(*softmax)->flops({in[0]}, {in[0]}), 80.0);
+    // Elementwise ops keep the default: one per output element.
+    const auto add = make_node("Add", {x, x});
+    EXPECT_EQ(KernelRegistry::instance().create(*add)->flops({in[0], in[0]}, {in[0]}), 20.0);
+}
+
 TEST(MathRegistry, OneKernelExecutesConcurrently) {
     const NodePtr node = make_node("Add", {op::parameter(element::f32, PartialShape::dynamic()),
                                            op::parameter(element::f32, PartialShape::dynamic())});
