@@ -33,35 +33,34 @@ void Device::worker_loop() {
     // Thread names are limited to 15 characters; the device name fits.
     pthread_setname_np(pthread_self(), m_name.substr(0, 15).c_str());
     while (auto job = m_queue.next()) {
-        run(*job);
-        job->m_work = nullptr;  // release what the work captured before the next job
+        auto [outcome, error] = run(*job);
+        job->m_work = nullptr;  // release what the work captured before anyone sees the result
+        // Off the queue before the waiter wakes: a request that submits its next job right
+        // after must not find this one still counted as in flight.
         m_queue.finish_running();
+        complete(*job, outcome, std::move(error));
     }
 }
 
-void Device::run(DeviceJob& job) {
+Device::Result Device::run(DeviceJob& job) {
     job.mark_started();
     const auto started = Clock::now();
     switch (job.fault()) {
         case JobFault::kHang:
             // Never completes on its own: only cancel() (or shutdown) ends it.
-            if (m_queue.wait_for_cancel(job)) {
-                complete(job, DeviceJob::Outcome::kCancelled,
-                         std::make_exception_ptr(Cancelled(m_name + ": " + job.label() +
-                                                           " hung on the device and was cancelled")));
-            } else {
-                complete(job, DeviceJob::Outcome::kFailed,
-                         std::make_exception_ptr(Unavailable(m_name + ": the device shut down while " +
-                                                             job.label() + " hung")));
-            }
-            return;
+            if (m_queue.wait_for_cancel(job))
+                return {DeviceJob::Outcome::kCancelled,
+                        std::make_exception_ptr(
+                            Cancelled(m_name + ": " + job.label() + " hung on the device and was cancelled"))};
+            return {DeviceJob::Outcome::kFailed,
+                    std::make_exception_ptr(
+                        Unavailable(m_name + ": the device shut down while " + job.label() + " hung"))};
         case JobFault::kFail:
             // A device error is reported after the fixed latency, as a real failure would be.
             m_queue.sleep_until(started + job.fixed_time());
-            complete(job, DeviceJob::Outcome::kFailed,
-                     std::make_exception_ptr(Unavailable(m_name + ": device error: " + job.label() +
-                                                         " failed (injected fault)")));
-            return;
+            return {DeviceJob::Outcome::kFailed,
+                    std::make_exception_ptr(
+                        Unavailable(m_name + ": device error: " + job.label() + " failed (injected fault)"))};
         case JobFault::kNone:
             break;
     }
@@ -69,24 +68,24 @@ void Device::run(DeviceJob& job) {
     try {
         if (job.m_work) modelled = job.m_work(m_memory);
     } catch (const std::exception& e) {
-        complete(job, DeviceJob::Outcome::kFailed,
-                 std::make_exception_ptr(Unavailable(m_name + ": device error in " + job.label() + ": " + e.what())));
-        return;
+        return {DeviceJob::Outcome::kFailed,
+                std::make_exception_ptr(Unavailable(m_name + ": device error in " + job.label() + ": " + e.what()))};
     }
     // The work ran at host speed; the device is modelled to take fixed + modelled time, so sleep
     // out the rest (interrupted only by shutdown, after which the results are still valid).
     m_queue.sleep_until(started + job.fixed_time() + modelled);
-    complete(job, DeviceJob::Outcome::kCompleted, nullptr);
+    return {DeviceJob::Outcome::kCompleted, nullptr};
 }
 
 void Device::complete(DeviceJob& job, DeviceJob::Outcome outcome, std::exception_ptr error) {
-    if (!job.complete(outcome, std::move(error))) return;
-    switch (outcome) {
-        case DeviceJob::Outcome::kCompleted: ++m_completed; break;
-        case DeviceJob::Outcome::kFailed: ++m_failed; break;
-        case DeviceJob::Outcome::kCancelled: ++m_cancelled; break;
-        case DeviceJob::Outcome::kPending: break;
-    }
+    job.complete(outcome, std::move(error), [&] {
+        switch (outcome) {
+            case DeviceJob::Outcome::kCompleted: ++m_completed; break;
+            case DeviceJob::Outcome::kFailed: ++m_failed; break;
+            case DeviceJob::Outcome::kCancelled: ++m_cancelled; break;
+            case DeviceJob::Outcome::kPending: break;
+        }
+    });
 }
 
 std::shared_ptr<DeviceJob> Device::submit(std::string label, JobWork work, std::chrono::nanoseconds fixed_time,

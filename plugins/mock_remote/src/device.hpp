@@ -72,8 +72,14 @@ public:
     std::chrono::nanoseconds uptime() const { return Clock::now() - m_epoch; }
 
 private:
+    struct Result {
+        DeviceJob::Outcome outcome;
+        std::exception_ptr error;
+    };
+
     void worker_loop();
-    void run(DeviceJob& job);
+    /// Runs a job to its end (modelled time included) and says how it ended.
+    Result run(DeviceJob& job);
     void complete(DeviceJob& job, DeviceJob::Outcome outcome, std::exception_ptr error);
 
     const std::string m_name;

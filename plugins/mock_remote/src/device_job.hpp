@@ -82,11 +82,15 @@ private:
         std::lock_guard<std::mutex> lock(m_mutex);
         m_started = Clock::now();
     }
-    /// Returns false if the job was already complete.
-    bool complete(Outcome outcome, std::exception_ptr error) {
+    /// Returns false if the job was already complete. `account` runs before any waiter can see
+    /// the completion (under the job's lock), so counters it updates are current when wait()
+    /// returns.
+    template <typename F>
+    bool complete(Outcome outcome, std::exception_ptr error, F&& account) {
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             if (m_outcome != Outcome::kPending) return false;
+            account();
             m_outcome = outcome;
             m_error = std::move(error);
             m_finished = Clock::now();
