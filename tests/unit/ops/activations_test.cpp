@@ -26,6 +26,20 @@ TEST(Activations, RejectBooleanOrIntegerWhereTheSpecSaysFloat) {
     EXPECT_EQ(op::relu(param("2", element::i32))->get_output_element_type(0), element::i32);
 }
 
+TEST(Activations, EveryFloatOnlyActivationNamesTheNodeOnIntegerInput) {
+    const std::vector<std::pair<std::string, int>> ops{{"Elu", 1},  {"Gelu", 2},     {"Gelu", 7}, {"HSwish", 4},
+                                                       {"Mish", 4}, {"SoftPlus", 4}, {"Swish", 4}};
+    for (const auto& [type, version] : ops) {
+        SCOPED_TRACE(type);
+        std::map<std::string, AttrValue> attrs;
+        if (type == "Elu") attrs["alpha"] = 1.0;
+        expect_invalid([&] { make_node(type, {param("2,3", element::i32)}, attrs, version); },
+                       {type + " '", "floating-point", "i32"});
+    }
+    for (const char* type : {"Sigmoid", "Tanh"})
+        expect_invalid([&] { make_node(type, {param("2", element::boolean)}); }, {std::string(type) + " '", "boolean"});
+}
+
 TEST(Activations, ReluAliasResolvesToRelu) {
     const OpDef& def = OpRegistry::instance().resolve("ReLU", "opset1");
     EXPECT_EQ(def.type, "Relu");
