@@ -2,8 +2,6 @@
 // into LayerInfo tables, with every structural check that needs no op definition.
 #include <tinyxml2.h>
 
-#include <cstring>
-
 #include "ir/ir_reader.hpp"
 #include "ir/ir_text.hpp"
 
