@@ -18,18 +18,19 @@ void check_model(const Model& model) {
     const auto inputs = model.inputs();
     const auto outputs = model.outputs();
     if (inputs.size() != outputs.size())
-        throw_error<InvalidArgument>("TEST device needs as many outputs as inputs, found ", inputs.size(),
-                                     " inputs and ", outputs.size(), " outputs");
+        throw_error<InvalidArgument>("TEST device needs as many outputs as inputs, found ",
+                                     inputs.size(), " inputs and ", outputs.size(), " outputs");
     for (size_t i = 0; i < inputs.size(); ++i) {
-        if (inputs[i].get_element_type() != element::f32 || outputs[i].get_element_type() != element::f32)
+        if (inputs[i].get_element_type() != element::f32 ||
+            outputs[i].get_element_type() != element::f32)
             throw_error<InvalidArgument>("TEST device computes f32 only; input ", i, " is ",
                                          inputs[i].get_element_type(), ", output ", i, " is ",
                                          outputs[i].get_element_type());
         if (inputs[i].get_partial_shape().is_dynamic() ||
             inputs[i].get_partial_shape() != outputs[i].get_partial_shape())
-            throw_error<InvalidArgument>("TEST device needs static, equal shapes for input ", i, " (",
-                                         inputs[i].get_partial_shape(), ") and output ", i, " (",
-                                         outputs[i].get_partial_shape(), ")");
+            throw_error<InvalidArgument>("TEST device needs static, equal shapes for input ", i,
+                                         " (", inputs[i].get_partial_shape(), ") and output ", i,
+                                         " (", outputs[i].get_partial_shape(), ")");
     }
 }
 
@@ -51,32 +52,39 @@ std::vector<ProfilingInfo> profile_rows(bool per_op) {
 
 }  // namespace
 
-CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model, const std::shared_ptr<const sdk::IPlugin>& plugin,
-                             float addend, bool profiling, std::string device_name)
-    : sdk::ICompiledModel(model, plugin), m_model(model ? model->clone() : nullptr), m_addend(addend),
-      m_profiling(profiling), m_device_name(std::move(device_name)) {
+CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model,
+                             const std::shared_ptr<const sdk::IPlugin>& plugin, float addend,
+                             bool profiling, std::string device_name)
+    : sdk::ICompiledModel(model, plugin),
+      m_model(model ? model->clone() : nullptr),
+      m_addend(addend),
+      m_profiling(profiling),
+      m_device_name(std::move(device_name)) {
     check_model(*m_model);
 }
 
 void CompiledModel::export_model(std::ostream& blob) const {
-    blob << kExportTag << ' ' << std::quoted(m_model->get_name()) << ' ' << std::setprecision(9) << m_addend << ' '
-         << inputs().size() << '\n';
+    blob << kExportTag << ' ' << std::quoted(m_model->get_name()) << ' ' << std::setprecision(9)
+         << m_addend << ' ' << inputs().size() << '\n';
     for (size_t i = 0; i < inputs().size(); ++i) {
         const Shape shape = inputs()[i].get_shape();
-        blob << std::quoted(inputs()[i].get_any_name()) << ' ' << std::quoted(outputs()[i].get_any_name()) << ' '
-             << shape.size();
+        blob << std::quoted(inputs()[i].get_any_name()) << ' '
+             << std::quoted(outputs()[i].get_any_name()) << ' ' << shape.size();
         for (size_t d : shape) blob << ' ' << d;
         blob << '\n';
     }
 }
 
-std::shared_ptr<CompiledModel> CompiledModel::import(std::istream& blob, const std::shared_ptr<const sdk::IPlugin>& plugin,
-                                                     std::string device_name) {
+std::shared_ptr<CompiledModel> CompiledModel::import(
+    std::istream& blob, const std::shared_ptr<const sdk::IPlugin>& plugin,
+    std::string device_name) {
     std::string tag, name;
     float addend = 0;
     size_t count = 0;
-    if (!(blob >> tag) || tag != kExportTag || !(blob >> std::quoted(name) >> addend >> count) || count > 64)
-        throw_error<InvalidArgument>("TEST device: not a TEST export (expected the tag ", kExportTag, ")");
+    if (!(blob >> tag) || tag != kExportTag || !(blob >> std::quoted(name) >> addend >> count) ||
+        count > 64)
+        throw_error<InvalidArgument>("TEST device: not a TEST export (expected the tag ",
+                                     kExportTag, ")");
     ParameterVector parameters;
     OutputVector outputs;
     for (size_t i = 0; i < count; ++i) {
@@ -86,7 +94,8 @@ std::shared_ptr<CompiledModel> CompiledModel::import(std::istream& blob, const s
             throw_error<InvalidArgument>("TEST device: damaged export at port ", i);
         Shape shape(rank);
         for (auto& d : shape)
-            if (!(blob >> d)) throw_error<InvalidArgument>("TEST device: damaged export at port ", i);
+            if (!(blob >> d))
+                throw_error<InvalidArgument>("TEST device: damaged export at port ", i);
         // Parameter -> Relu keeps the output's tensor names apart from the input's (a Result
         // shares its producer's names). The graph only carries ports: infer() adds the addend.
         auto parameter = op::parameter(element::f32, PartialShape(shape), in_name);
@@ -102,8 +111,8 @@ std::shared_ptr<CompiledModel> CompiledModel::import(std::istream& blob, const s
 void CompiledModel::set_property(const AnyMap& properties) {
     for (const auto& [key, value] : properties) {
         if (key != enable_profiling.name())
-            throw_error<NotFound>("compiled model: property '", key, "' cannot be set; settable: ",
-                                  enable_profiling.name());
+            throw_error<NotFound>("compiled model: property '", key,
+                                  "' cannot be set; settable: ", enable_profiling.name());
     }
     m_profiling = get_or(properties, enable_profiling.name(), m_profiling);
 }
@@ -111,9 +120,11 @@ void CompiledModel::set_property(const AnyMap& properties) {
 Any CompiledModel::get_property(const std::string& name) const {
     using M = PropertyMutability;
     if (name == supported_properties.name())
-        return std::vector<PropertyName>{{supported_properties.name(), M::RO}, {model_name.name(), M::RO},
+        return std::vector<PropertyName>{{supported_properties.name(), M::RO},
+                                         {model_name.name(), M::RO},
                                          {optimal_number_of_infer_requests.name(), M::RO},
-                                         {execution_devices.name(), M::RO}, {enable_profiling.name(), M::RW},
+                                         {execution_devices.name(), M::RO},
+                                         {enable_profiling.name(), M::RW},
                                          {addend.name(), M::RO}};
     if (name == model_name.name()) return m_model->get_name();
     if (name == optimal_number_of_infer_requests.name()) return uint32_t{2};
@@ -124,15 +135,19 @@ Any CompiledModel::get_property(const std::string& name) const {
 }
 
 std::shared_ptr<sdk::ISyncInferRequest> CompiledModel::create_sync_infer_request() const {
-    return std::make_shared<SyncInferRequest>(std::static_pointer_cast<const CompiledModel>(shared_from_this()));
+    return std::make_shared<SyncInferRequest>(
+        std::static_pointer_cast<const CompiledModel>(shared_from_this()));
 }
 
 SyncInferRequest::SyncInferRequest(const std::shared_ptr<const CompiledModel>& compiled_model)
     : sdk::ISyncInferRequest(compiled_model),
       m_addend(compiled_model->addend_value()),
-      m_counter(std::make_shared<sdk::IVariableState>("test_counter", Tensor(element::f32, Shape{1}))) {
-    for (const auto& port : get_inputs()) allocate_tensor(port, Tensor(element::f32, port.get_shape()));
-    for (const auto& port : get_outputs()) allocate_tensor(port, Tensor(element::f32, port.get_shape()));
+      m_counter(
+          std::make_shared<sdk::IVariableState>("test_counter", Tensor(element::f32, Shape{1}))) {
+    for (const auto& port : get_inputs())
+        allocate_tensor(port, Tensor(element::f32, port.get_shape()));
+    for (const auto& port : get_outputs())
+        allocate_tensor(port, Tensor(element::f32, port.get_shape()));
 }
 
 void SyncInferRequest::infer() {

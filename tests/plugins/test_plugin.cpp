@@ -14,19 +14,27 @@ std::atomic<uint64_t> g_next_instance_id{1};
 
 std::vector<PropertyName> plugin_properties() {
     using M = PropertyMutability;
-    return {{supported_properties.name(), M::RO}, {available_devices.name(), M::RO},
-            {device::full_name.name(), M::RO},    {device::capabilities.name(), M::RO},
-            {instance_id.name(), M::RO},          {compile_count.name(), M::RO},
-            {import_count.name(), M::RO},         {last_config.name(), M::RO},
-            {device::id.name(), M::RW},           {enable_profiling.name(), M::RW},
-            {num_streams.name(), M::RW},          {log::level.name(), M::RW},
-            {addend.name(), M::RW},               {device_ids.name(), M::RW},
+    return {{supported_properties.name(), M::RO},
+            {available_devices.name(), M::RO},
+            {device::full_name.name(), M::RO},
+            {device::capabilities.name(), M::RO},
+            {instance_id.name(), M::RO},
+            {compile_count.name(), M::RO},
+            {import_count.name(), M::RO},
+            {last_config.name(), M::RO},
+            {device::id.name(), M::RW},
+            {enable_profiling.name(), M::RW},
+            {num_streams.name(), M::RW},
+            {log::level.name(), M::RW},
+            {addend.name(), M::RW},
+            {device_ids.name(), M::RW},
             {exportable.name(), M::RW}};
 }
 
 std::string names_of(const std::vector<PropertyName>& names) {
     std::string out;
-    for (const auto& n : names) out += (out.empty() ? "" : ", ") + static_cast<const std::string&>(n);
+    for (const auto& n : names)
+        out += (out.empty() ? "" : ", ") + static_cast<const std::string&>(n);
     return out;
 }
 
@@ -49,7 +57,9 @@ Plugin::Settings Plugin::apply(Settings s, const AnyMap& properties) const {
     s.num_streams = get_or(properties, num_streams.name(), s.num_streams);
     s.device_id = get_or(properties, device::id.name(), s.device_id);
     s.log_level = get_or(properties, log::level.name(), s.log_level);
-    if (s.num_streams < 1) throw_error<InvalidArgument>("property ", num_streams.name(), " must be >= 1, found ", s.num_streams);
+    if (s.num_streams < 1)
+        throw_error<InvalidArgument>("property ", num_streams.name(), " must be >= 1, found ",
+                                     s.num_streams);
     return s;
 }
 
@@ -60,28 +70,31 @@ Plugin::Settings Plugin::settings() const {
 
 void Plugin::remember(const AnyMap& properties) const {
     std::string text;
-    for (const auto& [key, value] : properties) text += (text.empty() ? "" : ";") + key + "=" + value.to_string();
+    for (const auto& [key, value] : properties)
+        text += (text.empty() ? "" : ";") + key + "=" + value.to_string();
     std::lock_guard<std::mutex> lock(m_mutex);
     m_last_config = text;
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr<const Model>& model,
-                                                           const AnyMap& properties) const {
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
+    const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
     const Settings s = apply(settings(), properties);
     remember(properties);
     ++m_compile_count;
     const std::string device = get_device_name() + (s.device_id.empty() ? "" : "." + s.device_id);
-    return std::make_shared<CompiledModel>(model, shared_from_this(), s.addend, s.profiling, device);
+    return std::make_shared<CompiledModel>(model, shared_from_this(), s.addend, s.profiling,
+                                           device);
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr<const Model>& model,
-                                                           const AnyMap& properties,
-                                                           const std::shared_ptr<sdk::IRemoteContext>& context) const {
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
+    const std::shared_ptr<const Model>& model, const AnyMap& properties,
+    const std::shared_ptr<sdk::IRemoteContext>& context) const {
     if (!context) throw_error<InvalidArgument>("compile_model: the remote context is null");
     return compile_model(model, properties);
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& blob, const AnyMap& properties) const {
+std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& blob,
+                                                          const AnyMap& properties) const {
     const Settings s = apply(settings(), properties);
     remember(properties);
     ++m_import_count;
@@ -89,12 +102,14 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& blob, co
     return CompiledModel::import(blob, shared_from_this(), device);
 }
 
-sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
+sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model,
+                                         const AnyMap& properties) const {
     apply(settings(), properties);
     sdk::SupportedOpsMap out;
     for (const auto& node : model->get_ordered_ops()) {
         const std::string& type = node->get_type_name();
-        if (type == "Parameter" || type == "Result") out[node->get_friendly_name()] = get_device_name();
+        if (type == "Parameter" || type == "Result")
+            out[node->get_friendly_name()] = get_device_name();
     }
     return out;
 }
@@ -131,12 +146,14 @@ Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const
     if (name == addend.name()) return s.addend;
     if (name == device_ids.name()) return s.device_ids;
     if (name == exportable.name()) return s.exportable;
-    throw_error<NotFound>("unknown property '", name, "'; supported: ", names_of(plugin_properties()));
+    throw_error<NotFound>("unknown property '", name,
+                          "'; supported: ", names_of(plugin_properties()));
 }
 
 std::shared_ptr<sdk::IRemoteContext> Plugin::create_context(const AnyMap& params) const {
     const std::string id = get_or<std::string>(params, device::id.name(), "");
-    return std::make_shared<RemoteContext>(get_device_name() + (id.empty() ? "" : "." + id), params);
+    return std::make_shared<RemoteContext>(get_device_name() + (id.empty() ? "" : "." + id),
+                                           params);
 }
 
 std::shared_ptr<sdk::IRemoteContext> Plugin::get_default_context(const AnyMap& params) const {

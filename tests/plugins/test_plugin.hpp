@@ -15,9 +15,10 @@
 namespace vireo::test_plugin {
 
 // Plugin-specific keys (the TEST_ prefix keeps them apart from the standard ones).
-inline constexpr Property<float> addend{"TEST_ADDEND"};                              // added to every input
-inline constexpr Property<std::vector<std::string>> device_ids{"TEST_DEVICE_IDS"};  // available_devices
-inline constexpr Property<bool> exportable{"TEST_EXPORTABLE"};                      // lists EXPORT_IMPORT
+inline constexpr Property<float> addend{"TEST_ADDEND"};  // added to every input
+inline constexpr Property<std::vector<std::string>> device_ids{
+    "TEST_DEVICE_IDS"};                                         // available_devices
+inline constexpr Property<bool> exportable{"TEST_EXPORTABLE"};  // lists EXPORT_IMPORT
 inline constexpr Property<uint64_t, PropertyMutability::RO> instance_id{"TEST_INSTANCE_ID"};
 inline constexpr Property<uint64_t, PropertyMutability::RO> compile_count{"TEST_COMPILE_COUNT"};
 inline constexpr Property<uint64_t, PropertyMutability::RO> import_count{"TEST_IMPORT_COUNT"};
@@ -26,15 +27,16 @@ inline constexpr Property<std::string, PropertyMutability::RO> last_config{"TEST
 
 /// Thread-safe: the settings are guarded by a mutex, the counters are atomics.
 class Plugin : public sdk::IPlugin {
-public:
+  public:
     Plugin();
 
     std::shared_ptr<sdk::ICompiledModel> compile_model(const std::shared_ptr<const Model>& model,
                                                        const AnyMap& properties) const override;
-    std::shared_ptr<sdk::ICompiledModel> compile_model(const std::shared_ptr<const Model>& model,
-                                                       const AnyMap& properties,
-                                                       const std::shared_ptr<sdk::IRemoteContext>& context) const override;
-    std::shared_ptr<sdk::ICompiledModel> import_model(std::istream& blob, const AnyMap& properties) const override;
+    std::shared_ptr<sdk::ICompiledModel> compile_model(
+        const std::shared_ptr<const Model>& model, const AnyMap& properties,
+        const std::shared_ptr<sdk::IRemoteContext>& context) const override;
+    std::shared_ptr<sdk::ICompiledModel> import_model(std::istream& blob,
+                                                      const AnyMap& properties) const override;
     sdk::SupportedOpsMap query_model(const std::shared_ptr<const Model>& model,
                                      const AnyMap& properties) const override;
     void set_property(const AnyMap& properties) override;
@@ -42,7 +44,7 @@ public:
     std::shared_ptr<sdk::IRemoteContext> create_context(const AnyMap& params) const override;
     std::shared_ptr<sdk::IRemoteContext> get_default_context(const AnyMap& params) const override;
 
-private:
+  private:
     struct Settings {
         float addend = 1.0f;
         std::vector<std::string> device_ids;

@@ -28,7 +28,8 @@ RemoteContext::RemoteContext(std::string device_name, AnyMap params)
     : m_device_name(std::move(device_name)), m_params(std::move(params)) {}
 
 Tensor RemoteContext::create_tensor(element::Type type, const Shape& shape, const AnyMap&) {
-    if (!type.is_static()) throw_error<InvalidArgument>("TEST remote tensor: element type must be static");
+    if (!type.is_static())
+        throw_error<InvalidArgument>("TEST remote tensor: element type must be static");
     return Tensor(std::make_shared<RemoteTensor>(type, shape, m_device_name));
 }
 

@@ -11,7 +11,7 @@
 namespace vireo::test_plugin {
 
 class RemoteTensor : public sdk::IRemoteTensor {
-public:
+  public:
     RemoteTensor(element::Type type, const Shape& shape, std::string device_name);
     element::Type get_element_type() const override { return m_type; }
     const Shape& get_shape() const override { return m_shape; }
@@ -22,7 +22,7 @@ public:
     void copy_from_host(const void* src) override;
     void copy_to_host(void* dst) const override;
 
-private:
+  private:
     element::Type m_type;
     Shape m_shape;
     Strides m_strides;
@@ -32,13 +32,13 @@ private:
 };
 
 class RemoteContext : public sdk::IRemoteContext {
-public:
+  public:
     RemoteContext(std::string device_name, AnyMap params);
     const std::string& get_device_name() const override { return m_device_name; }
     const AnyMap& get_property() const override { return m_params; }
     Tensor create_tensor(element::Type type, const Shape& shape, const AnyMap& params) override;
 
-private:
+  private:
     std::string m_device_name;
     AnyMap m_params;
 };

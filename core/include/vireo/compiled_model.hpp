@@ -33,7 +33,7 @@ class ICompiledModel;
 /// Errors: plugin errors are rethrown as vireo::Exception of the same kind, prefixed with the
 /// device name. A default-constructed handle throws InvalidArgument.
 class CompiledModel {
-public:
+  public:
     CompiledModel() = default;
     /// Used by the core: adopts a plugin's compiled model; `so` keeps the plugin library loaded.
     /// `loaded_from_cache` is what get_property(loaded_from_cache) reports.
@@ -81,7 +81,7 @@ public:
     const std::shared_ptr<sdk::ICompiledModel>& impl() const { return m_impl; }
     const std::shared_ptr<void>& shared_object() const { return m_so; }
 
-private:
+  private:
     const std::shared_ptr<sdk::ICompiledModel>& checked_impl() const;
     std::string device_name() const;
 

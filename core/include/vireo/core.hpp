@@ -55,7 +55,7 @@ class CoreImpl;
 /// plugin's factory fails. Errors from plugin calls keep their kind and are prefixed with the
 /// device name. The Core stays usable after any error.
 class Core {
-public:
+  public:
     /// Registers the plugins of plugins.xml (see the class comment for where it is found).
     explicit Core(const std::string& plugins_xml_path = "");
     ~Core();
@@ -72,24 +72,27 @@ public:
     std::map<std::string, Version> get_versions(const std::string& device_name) const;
 
     /// Reads an IR model; `bin_path` empty means the .xml path with a .bin extension.
-    std::shared_ptr<Model> read_model(const std::string& xml_path, const std::string& bin_path = "") const;
+    std::shared_ptr<Model> read_model(const std::string& xml_path,
+                                      const std::string& bin_path = "") const;
     /// Reads an IR model from its XML text and its weights (may be empty when there are none).
-    std::shared_ptr<Model> read_model_from_string(const std::string& xml_text, const Tensor& weights) const;
+    std::shared_ptr<Model> read_model_from_string(const std::string& xml_text,
+                                                  const Tensor& weights) const;
     /// Same as read_model_from_string (the OpenVINO spelling).
     std::shared_ptr<Model> read_model(const std::string& xml_text, const Tensor& weights) const;
 
     /// Compiles `model` for `device_name` with `properties` (see the precedence above).
-    CompiledModel compile_model(const std::shared_ptr<const Model>& model, const std::string& device_name,
-                                const AnyMap& properties = {});
+    CompiledModel compile_model(const std::shared_ptr<const Model>& model,
+                                const std::string& device_name, const AnyMap& properties = {});
     /// Reads the IR at `xml_path`, then compiles it.
     CompiledModel compile_model(const std::string& xml_path, const std::string& device_name,
                                 const AnyMap& properties = {});
     /// Compiles for a remote context; the device is the context's.
-    CompiledModel compile_model(const std::shared_ptr<const Model>& model, const RemoteContext& context,
-                                const AnyMap& properties = {});
+    CompiledModel compile_model(const std::shared_ptr<const Model>& model,
+                                const RemoteContext& context, const AnyMap& properties = {});
     /// Reads a blob written by CompiledModel::export_model. Throws InvalidArgument if it was
     /// made by another plugin or version, or is damaged or truncated.
-    CompiledModel import_model(std::istream& blob, const std::string& device_name, const AnyMap& properties = {});
+    CompiledModel import_model(std::istream& blob, const std::string& device_name,
+                               const AnyMap& properties = {});
     /// Which ops of `model` the device runs: op friendly name -> device name.
     std::map<std::string, std::string> query_model(const std::shared_ptr<const Model>& model,
                                                    const std::string& device_name,
@@ -106,7 +109,8 @@ public:
     /// A device property. supported_properties (the plugin's plus cache_dir), available_devices
     /// (the plugin's ids) and cache_dir are answered by the core; the rest by the plugin.
     /// The returned Any keeps the plugin library loaded.
-    Any get_property(const std::string& device_name, const std::string& name, const AnyMap& arguments = {}) const;
+    Any get_property(const std::string& device_name, const std::string& name,
+                     const AnyMap& arguments = {}) const;
     template <typename T, PropertyMutability M>
     T get_property(const std::string& device_name, const Property<T, M>& property) const {
         return get_property(device_name, std::string(property.name())).template as<T>();
@@ -135,7 +139,7 @@ public:
     /// The device's default context.
     RemoteContext get_default_context(const std::string& device_name);
 
-private:
+  private:
     std::shared_ptr<CoreImpl> m_impl;
 };
 

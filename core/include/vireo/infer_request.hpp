@@ -50,7 +50,7 @@ class CompiledModel;
 /// InvalidArgument for a tensor of the wrong type or shape, ...), prefixed with the device name.
 /// A default-constructed handle throws InvalidArgument.
 class InferRequest {
-public:
+  public:
     using Callback = std::function<void(std::exception_ptr)>;
 
     InferRequest() = default;
@@ -117,7 +117,7 @@ public:
     bool operator==(const InferRequest& other) const { return m_impl == other.m_impl; }
     const std::shared_ptr<sdk::IAsyncInferRequest>& impl() const { return m_impl; }
 
-private:
+  private:
     const std::shared_ptr<sdk::IAsyncInferRequest>& checked_impl() const;
     Output find_port(const std::string& tensor_name) const;
     Output input_port(size_t index) const;

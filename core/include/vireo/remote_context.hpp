@@ -27,7 +27,7 @@ class IRemoteContext;
 /// Errors: plugin errors are rethrown as vireo::Exception of the same kind, prefixed with the
 /// device name; a default-constructed handle throws InvalidArgument.
 class RemoteContext {
-public:
+  public:
     RemoteContext() = default;
     /// Used by the core: adopts a plugin's context; `so` keeps the plugin library loaded.
     RemoteContext(std::shared_ptr<sdk::IRemoteContext> impl, std::shared_ptr<void> so);
@@ -53,7 +53,7 @@ public:
     const std::shared_ptr<sdk::IRemoteContext>& impl() const { return m_impl; }
     const std::shared_ptr<void>& shared_object() const { return m_so; }
 
-private:
+  private:
     const std::shared_ptr<sdk::IRemoteContext>& checked_impl() const;
 
     // m_so first: members die in reverse order, so the library outlives the implementation.

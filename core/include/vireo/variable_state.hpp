@@ -23,7 +23,7 @@ class IVariableState;
 /// Errors: plugin errors are rethrown as vireo::Exception of the same kind, prefixed with the
 /// device name; a default-constructed handle throws InvalidArgument.
 class VariableState {
-public:
+  public:
     VariableState() = default;
     /// Used by the core: adopts a plugin's state; `so` keeps the plugin library loaded.
     VariableState(std::shared_ptr<sdk::IVariableState> impl, std::shared_ptr<void> so);
@@ -46,7 +46,7 @@ public:
 
     explicit operator bool() const { return m_impl != nullptr; }
 
-private:
+  private:
     const std::shared_ptr<sdk::IVariableState>& checked_impl() const;
 
     // m_so first: members die in reverse order, so the library outlives the implementation.

@@ -28,7 +28,7 @@ void put_string(std::ostream& out, const std::string& s) {
 }
 
 class Reader {
-public:
+  public:
     Reader(std::istream& in, const std::string& source) : m_in(in), m_source(source) {}
 
     template <typename T>
@@ -51,21 +51,24 @@ public:
     std::string get_payload(uint64_t size) {
         std::string payload;
         while (payload.size() < size) {
-            const size_t chunk = static_cast<size_t>(std::min<uint64_t>(kReadChunk, size - payload.size()));
+            const size_t chunk =
+                static_cast<size_t>(std::min<uint64_t>(kReadChunk, size - payload.size()));
             const size_t old = payload.size();
             payload.resize(old + chunk);
             m_in.read(payload.data() + old, static_cast<std::streamsize>(chunk));
             if (static_cast<size_t>(m_in.gcount()) != chunk)
-                throw_error<InvalidArgument>(m_source, ": truncated blob: the header announces a payload of ", size,
-                                             " bytes, found only ", old + static_cast<size_t>(m_in.gcount()));
+                throw_error<InvalidArgument>(
+                    m_source, ": truncated blob: the header announces a payload of ", size,
+                    " bytes, found only ", old + static_cast<size_t>(m_in.gcount()));
         }
         return payload;
     }
     [[noreturn]] void truncated(const char* what) {
-        throw_error<InvalidArgument>(m_source, ": truncated blob: it ends inside the header (reading ", what, ")");
+        throw_error<InvalidArgument>(
+            m_source, ": truncated blob: it ends inside the header (reading ", what, ")");
     }
 
-private:
+  private:
     std::istream& m_in;
     const std::string& m_source;
 };
@@ -95,32 +98,36 @@ void write_blob(std::ostream& out, const BlobIdentity& writer, const std::string
     put<uint64_t>(out, payload.size());
     put<uint64_t>(out, fnv1a64(payload.data(), payload.size()));
     out.write(payload.data(), static_cast<std::streamsize>(payload.size()));
-    if (!out) throw_error<Exception>("cannot write the compiled-model blob: the output stream failed");
+    if (!out)
+        throw_error<Exception>("cannot write the compiled-model blob: the output stream failed");
 }
 
 std::string read_blob(std::istream& in, const BlobIdentity& reader, const std::string& source) {
     Reader r(in, source);
     char magic[sizeof(kBlobMagic)] = {};
     if (!in.read(magic, sizeof(magic)) || std::memcmp(magic, kBlobMagic, sizeof(magic)) != 0)
-        throw_error<InvalidArgument>(source, ": not a Vireo compiled-model blob (expected the magic \"VIREOBLB\" "
-                                             "that CompiledModel::export_model writes)");
+        throw_error<InvalidArgument>(
+            source,
+            ": not a Vireo compiled-model blob (expected the magic \"VIREOBLB\" "
+            "that CompiledModel::export_model writes)");
     const uint32_t format = r.get<uint32_t>("format version");
     if (format != kBlobFormatVersion)
-        throw_error<InvalidArgument>(source, ": blob format version ", format, ", this runtime reads version ",
-                                     kBlobFormatVersion);
+        throw_error<InvalidArgument>(source, ": blob format version ", format,
+                                     ", this runtime reads version ", kBlobFormatVersion);
     BlobIdentity writer;
     writer.abi_version = r.get<uint32_t>("ABI version");
     writer.plugin_name = r.get_string("plugin name");
     writer.plugin_version = r.get_string("plugin version");
     const uint64_t size = r.get<uint64_t>("payload size");
     const uint64_t checksum = r.get<uint64_t>("payload checksum");
-    if (writer.plugin_name != reader.plugin_name || writer.plugin_version != reader.plugin_version ||
-        writer.abi_version != reader.abi_version)
-        throw_error<InvalidArgument>(source, ": the blob was exported by plugin '", writer.plugin_name, "' version '",
-                                     writer.plugin_version, "' (ABI ", writer.abi_version,
-                                     "), but it is being imported by plugin '", reader.plugin_name, "' version '",
-                                     reader.plugin_version, "' (ABI ", reader.abi_version,
-                                     "); re-export it with this plugin");
+    if (writer.plugin_name != reader.plugin_name ||
+        writer.plugin_version != reader.plugin_version || writer.abi_version != reader.abi_version)
+        throw_error<InvalidArgument>(source, ": the blob was exported by plugin '",
+                                     writer.plugin_name, "' version '", writer.plugin_version,
+                                     "' (ABI ", writer.abi_version,
+                                     "), but it is being imported by plugin '", reader.plugin_name,
+                                     "' version '", reader.plugin_version, "' (ABI ",
+                                     reader.abi_version, "); re-export it with this plugin");
     std::string payload = r.get_payload(size);
     const uint64_t actual = fnv1a64(payload.data(), payload.size());
     if (actual != checksum)

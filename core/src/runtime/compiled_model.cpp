@@ -35,7 +35,8 @@ CompiledModel& CompiledModel::operator=(CompiledModel&& other) noexcept {
 }
 
 const std::shared_ptr<sdk::ICompiledModel>& CompiledModel::checked_impl() const {
-    if (!m_impl) throw_error<InvalidArgument>("CompiledModel is empty (default-constructed or moved from)");
+    if (!m_impl)
+        throw_error<InvalidArgument>("CompiledModel is empty (default-constructed or moved from)");
     return m_impl;
 }
 
@@ -44,23 +45,36 @@ std::string CompiledModel::device_name() const {
     return plugin ? plugin->get_device_name() : std::string("compiled model");
 }
 
-const OutputVector& CompiledModel::inputs() const { return checked_impl()->inputs(); }
-const OutputVector& CompiledModel::outputs() const { return checked_impl()->outputs(); }
+const OutputVector& CompiledModel::inputs() const {
+    return checked_impl()->inputs();
+}
+const OutputVector& CompiledModel::outputs() const {
+    return checked_impl()->outputs();
+}
 
-Output CompiledModel::input() const { return runtime::single_port(inputs(), "input"); }
-Output CompiledModel::input(size_t index) const { return runtime::port_at(inputs(), index, "input"); }
+Output CompiledModel::input() const {
+    return runtime::single_port(inputs(), "input");
+}
+Output CompiledModel::input(size_t index) const {
+    return runtime::port_at(inputs(), index, "input");
+}
 Output CompiledModel::input(const std::string& tensor_name) const {
     return runtime::port_named(inputs(), tensor_name, "input");
 }
-Output CompiledModel::output() const { return runtime::single_port(outputs(), "output"); }
-Output CompiledModel::output(size_t index) const { return runtime::port_at(outputs(), index, "output"); }
+Output CompiledModel::output() const {
+    return runtime::single_port(outputs(), "output");
+}
+Output CompiledModel::output(size_t index) const {
+    return runtime::port_at(outputs(), index, "output");
+}
 Output CompiledModel::output(const std::string& tensor_name) const {
     return runtime::port_named(outputs(), tensor_name, "output");
 }
 
 InferRequest CompiledModel::create_infer_request() const {
     const auto& impl = checked_impl();
-    auto request = guarded([this] { return device_name(); }, [&] { return impl->create_infer_request(); });
+    auto request =
+        guarded([this] { return device_name(); }, [&] { return impl->create_infer_request(); });
     if (!request) throw_error<Exception>(device_name(), ": create_infer_request returned null");
     return InferRequest(std::move(request), m_so, impl, m_loaded_from_cache);
 }
@@ -76,7 +90,8 @@ void CompiledModel::export_model(std::ostream& blob) const {
 
 std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
     const auto& impl = checked_impl();
-    auto model = guarded([this] { return device_name(); }, [&] { return impl->get_runtime_model(); });
+    auto model =
+        guarded([this] { return device_name(); }, [&] { return impl->get_runtime_model(); });
     if (!model) return model;
     // The model may hold plugin types (rt_info values): pair it with the library, which an
     // aliasing shared_ptr keeps alive until after the model is released.

@@ -6,20 +6,25 @@
 
 namespace vireo {
 
-Core::Core(const std::string& plugins_xml_path) : m_impl(std::make_shared<CoreImpl>(plugins_xml_path)) {}
+Core::Core(const std::string& plugins_xml_path)
+    : m_impl(std::make_shared<CoreImpl>(plugins_xml_path)) {}
 Core::~Core() = default;
 
-std::vector<std::string> Core::get_available_devices() const { return m_impl->list_available_devices(); }
+std::vector<std::string> Core::get_available_devices() const {
+    return m_impl->list_available_devices();
+}
 
 std::map<std::string, Version> Core::get_versions(const std::string& device_name) const {
     return m_impl->versions(device_name);
 }
 
-std::shared_ptr<Model> Core::read_model(const std::string& xml_path, const std::string& bin_path) const {
+std::shared_ptr<Model> Core::read_model(const std::string& xml_path,
+                                        const std::string& bin_path) const {
     return vireo::read_model(xml_path, bin_path);
 }
 
-std::shared_ptr<Model> Core::read_model_from_string(const std::string& xml_text, const Tensor& weights) const {
+std::shared_ptr<Model> Core::read_model_from_string(const std::string& xml_text,
+                                                    const Tensor& weights) const {
     return vireo::read_model_from_string(xml_text, weights);
 }
 
@@ -27,8 +32,8 @@ std::shared_ptr<Model> Core::read_model(const std::string& xml_text, const Tenso
     return vireo::read_model_from_string(xml_text, weights);
 }
 
-CompiledModel Core::compile_model(const std::shared_ptr<const Model>& model, const std::string& device_name,
-                                  const AnyMap& properties) {
+CompiledModel Core::compile_model(const std::shared_ptr<const Model>& model,
+                                  const std::string& device_name, const AnyMap& properties) {
     return m_impl->compile_model(model, device_name, properties);
 }
 
@@ -37,12 +42,13 @@ CompiledModel Core::compile_model(const std::string& xml_path, const std::string
     return m_impl->compile_model(vireo::read_model(xml_path), device_name, properties);
 }
 
-CompiledModel Core::compile_model(const std::shared_ptr<const Model>& model, const RemoteContext& context,
-                                  const AnyMap& properties) {
+CompiledModel Core::compile_model(const std::shared_ptr<const Model>& model,
+                                  const RemoteContext& context, const AnyMap& properties) {
     return m_impl->compile_model(model, context, properties);
 }
 
-CompiledModel Core::import_model(std::istream& blob, const std::string& device_name, const AnyMap& properties) {
+CompiledModel Core::import_model(std::istream& blob, const std::string& device_name,
+                                 const AnyMap& properties) {
     return m_impl->import_model(blob, device_name, properties);
 }
 
@@ -52,15 +58,20 @@ std::map<std::string, std::string> Core::query_model(const std::shared_ptr<const
     return m_impl->query_model(model, device_name, properties);
 }
 
-void Core::set_property(const AnyMap& properties) { m_impl->set_property(properties); }
+void Core::set_property(const AnyMap& properties) {
+    m_impl->set_property(properties);
+}
 
 void Core::set_property(const std::string& device_name, const AnyMap& properties) {
     m_impl->set_property(device_name, properties);
 }
 
-Any Core::get_property(const std::string& name) const { return m_impl->get_property(name); }
+Any Core::get_property(const std::string& name) const {
+    return m_impl->get_property(name);
+}
 
-Any Core::get_property(const std::string& device_name, const std::string& name, const AnyMap& arguments) const {
+Any Core::get_property(const std::string& device_name, const std::string& name,
+                       const AnyMap& arguments) const {
     return m_impl->get_property(device_name, name, arguments);
 }
 
@@ -69,9 +80,13 @@ void Core::register_plugin(const std::string& library_path, const std::string& d
     m_impl->register_plugin(library_path, device_name, properties);
 }
 
-void Core::register_plugins(const std::string& plugins_xml_path) { m_impl->register_plugins(plugins_xml_path); }
+void Core::register_plugins(const std::string& plugins_xml_path) {
+    m_impl->register_plugins(plugins_xml_path);
+}
 
-void Core::unload_plugin(const std::string& device_name) { m_impl->unload_plugin(device_name); }
+void Core::unload_plugin(const std::string& device_name) {
+    m_impl->unload_plugin(device_name);
+}
 
 RemoteContext Core::create_context(const std::string& device_name, const AnyMap& params) {
     return m_impl->create_context(device_name, params);

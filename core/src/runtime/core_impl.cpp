@@ -23,7 +23,9 @@ namespace {
 
 constexpr const char* kPluginsXmlVariable = "VIREO_PLUGINS_XML";
 
-bool is_core_key(const std::string& key) { return key == cache_dir.name(); }
+bool is_core_key(const std::string& key) {
+    return key == cache_dir.name();
+}
 
 std::vector<PropertyName> core_properties() {
     return {PropertyName(supported_properties.name(), PropertyMutability::RO),
@@ -34,7 +36,8 @@ std::vector<PropertyName> core_properties() {
 
 std::string list_names(const std::vector<PropertyName>& names) {
     std::string out;
-    for (const auto& n : names) out += (out.empty() ? "" : ", ") + static_cast<const std::string&>(n);
+    for (const auto& n : names)
+        out += (out.empty() ? "" : ", ") + static_cast<const std::string&>(n);
     return out;
 }
 
@@ -56,7 +59,8 @@ CoreImpl::CoreImpl(const std::string& plugins_xml_path) {
             register_plugins(from_env);
         } catch (...) {
             rethrow_with_context(std::current_exception(),
-                                 std::string("plugins.xml named by the environment variable ") + kPluginsXmlVariable);
+                                 std::string("plugins.xml named by the environment variable ") +
+                                     kPluginsXmlVariable);
         }
         return;
     }
@@ -77,11 +81,12 @@ void CoreImpl::register_plugins(const std::string& xml_path) {
 void CoreImpl::register_plugin(const std::string& library_path, const std::string& device_name,
                                const AnyMap& properties) {
     if (library_path.empty())
-        throw_error<InvalidArgument>("register_plugin: the library path for device '", device_name, "' is empty");
+        throw_error<InvalidArgument>("register_plugin: the library path for device '", device_name,
+                                     "' is empty");
     runtime::check_registrable_name(device_name);
     m_registry.add({runtime::PluginDescriptor{device_name, library_path,
-                                              runtime::candidates_for_registered_path(library_path), properties,
-                                              "register_plugin"}});
+                                              runtime::candidates_for_registered_path(library_path),
+                                              properties, "register_plugin"}});
 }
 
 void CoreImpl::unload_plugin(const std::string& device_name) {
@@ -93,7 +98,9 @@ std::vector<std::string> CoreImpl::list_available_devices() const {
     for (const auto& name : m_registry.names()) {
         std::vector<std::string> ids;
         try {
-            ids = m_registry.get(name)->get_property(available_devices.name()).as<std::vector<std::string>>();
+            ids = m_registry.get(name)
+                      ->get_property(available_devices.name())
+                      .as<std::vector<std::string>>();
         } catch (const std::exception& e) {
             LOG(WARNING) << "get_available_devices: skipping device '" << name << "': " << e.what();
             continue;
@@ -112,15 +119,16 @@ std::map<std::string, Version> CoreImpl::versions(const std::string& device_name
     return {{device.name, m_registry.get(device.name)->version()}};
 }
 
-AnyMap CoreImpl::plugin_config(const DeviceName& device, const AnyMap& call, std::string* cache_dir_out) const {
+AnyMap CoreImpl::plugin_config(const DeviceName& device, const AnyMap& call,
+                               std::string* cache_dir_out) const {
     AnyMap config = m_registry.merged_properties(device);
     for (const auto& [key, value] : call) config[key] = value;
     if (!device.id.empty()) {
         auto it = call.find(device::id.name());
         if (it != call.end() && it->second.as<std::string>() != device.id)
-            throw_error<InvalidArgument>("device '", device.full(), "': property ", device::id.name(), " is '",
-                                         it->second.as<std::string>(), "', but the device name selects id '",
-                                         device.id, "'");
+            throw_error<InvalidArgument>("device '", device.full(), "': property ",
+                                         device::id.name(), " is '", it->second.as<std::string>(),
+                                         "', but the device name selects id '", device.id, "'");
         config[device::id.name()] = device.id;
     }
     std::string dir = device_cache_dir(device);
@@ -132,7 +140,8 @@ AnyMap CoreImpl::plugin_config(const DeviceName& device, const AnyMap& call, std
     return config;
 }
 
-void CoreImpl::check_settable(const Plugin& plugin, const DeviceName& device, const AnyMap& properties) const {
+void CoreImpl::check_settable(const Plugin& plugin, const DeviceName& device,
+                              const AnyMap& properties) const {
     const std::vector<PropertyName> supported = plugin.supported_properties_or_empty();
     if (supported.empty()) return;
     for (const auto& [key, value] : properties) {
@@ -140,7 +149,8 @@ void CoreImpl::check_settable(const Plugin& plugin, const DeviceName& device, co
         auto it = std::find(supported.begin(), supported.end(), key);
         if (it == supported.end())
             throw_error<NotFound>("device '", device.full(), "': unknown property '", key,
-                                  "'; supported properties: ", list_names(supported), ", ", cache_dir.name());
+                                  "'; supported properties: ", list_names(supported), ", ",
+                                  cache_dir.name());
         if (!it->is_mutable())
             throw_error<InvalidArgument>("device '", device.full(), "': property '", key,
                                          "' is read-only and cannot be set");
@@ -161,7 +171,8 @@ std::string CoreImpl::device_cache_dir(const DeviceName& device) const {
     return m_cache_dir;
 }
 
-CompiledModel CoreImpl::compile_model(const std::shared_ptr<const Model>& model, const std::string& device_name,
+CompiledModel CoreImpl::compile_model(const std::shared_ptr<const Model>& model,
+                                      const std::string& device_name,
                                       const AnyMap& properties) const {
     check_model(model, "compile_model");
     const DeviceName device = DeviceName::parse(device_name);
@@ -173,7 +184,8 @@ CompiledModel CoreImpl::compile_model(const std::shared_ptr<const Model>& model,
     return CompiledModel(plugin->compile_model(model, config), plugin->library());
 }
 
-CompiledModel CoreImpl::compile_model(const std::shared_ptr<const Model>& model, const RemoteContext& context,
+CompiledModel CoreImpl::compile_model(const std::shared_ptr<const Model>& model,
+                                      const RemoteContext& context,
                                       const AnyMap& properties) const {
     check_model(model, "compile_model");
     if (!context) throw_error<InvalidArgument>("compile_model: the remote context is empty");
@@ -190,8 +202,9 @@ CompiledModel CoreImpl::import_model(std::istream& blob, const std::string& devi
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     check_settable(*plugin, device, properties);
     const AnyMap config = plugin_config(device, properties, nullptr);
-    std::istringstream payload(runtime::read_blob(blob, runtime::blob_identity_of(plugin->version()), "import_model on device '" +
-                                                                                    device.full() + "'"));
+    std::istringstream payload(
+        runtime::read_blob(blob, runtime::blob_identity_of(plugin->version()),
+                           "import_model on device '" + device.full() + "'"));
     return CompiledModel(plugin->import_model(payload, config), plugin->library());
 }
 
@@ -215,8 +228,9 @@ void CoreImpl::set_property(const AnyMap& properties) {
         } else if (key == log::level.name()) {
             new_level = get_or<log::Level>(properties, key, log::Level::WARNING);
         } else {
-            throw_error<NotFound>("unknown core property '", key, "'; the core accepts ", cache_dir.name(), " and ",
-                                  log::level.name(), " (device properties go to set_property(device, ...))");
+            throw_error<NotFound>("unknown core property '", key, "'; the core accepts ",
+                                  cache_dir.name(), " and ", log::level.name(),
+                                  " (device properties go to set_property(device, ...))");
         }
     }
     std::lock_guard<std::mutex> lock(m_mutex);
@@ -249,15 +263,18 @@ Any CoreImpl::get_property(const std::string& name) const {
     if (name == log::level.name()) return get_log_level();
     if (name == supported_properties.name()) return core_properties();
     if (name == available_devices.name()) return list_available_devices();
-    throw_error<NotFound>("unknown core property '", name, "'; supported: ", list_names(core_properties()));
+    throw_error<NotFound>("unknown core property '", name,
+                          "'; supported: ", list_names(core_properties()));
 }
 
-Any CoreImpl::get_property(const std::string& device_name, const std::string& name, const AnyMap& arguments) const {
+Any CoreImpl::get_property(const std::string& device_name, const std::string& name,
+                           const AnyMap& arguments) const {
     const DeviceName device = DeviceName::parse(device_name);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     if (name == cache_dir.name()) return device_cache_dir(device);
     if (name == supported_properties.name()) {
-        std::vector<PropertyName> list = plugin->get_property(name, arguments).as<std::vector<PropertyName>>();
+        std::vector<PropertyName> list =
+            plugin->get_property(name, arguments).as<std::vector<PropertyName>>();
         if (std::find(list.begin(), list.end(), cache_dir.name()) == list.end())
             list.emplace_back(cache_dir.name(), PropertyMutability::RW);
         Any value(std::move(list));
@@ -267,9 +284,11 @@ Any CoreImpl::get_property(const std::string& device_name, const std::string& na
     AnyMap args = arguments;
     if (!device.id.empty() && name != available_devices.name()) args[device::id.name()] = device.id;
     const std::vector<PropertyName> supported = plugin->supported_properties_or_empty();
-    if (!supported.empty() && std::find(supported.begin(), supported.end(), name) == supported.end())
+    if (!supported.empty() &&
+        std::find(supported.begin(), supported.end(), name) == supported.end())
         throw_error<NotFound>("device '", device.full(), "': unknown property '", name,
-                              "'; supported properties: ", list_names(supported), ", ", cache_dir.name());
+                              "'; supported properties: ", list_names(supported), ", ",
+                              cache_dir.name());
     return plugin->get_property(name, args);
 }
 

@@ -13,7 +13,8 @@ namespace vireo {
 using runtime::guarded;
 
 InferRequest::InferRequest(std::shared_ptr<sdk::IAsyncInferRequest> impl, std::shared_ptr<void> so,
-                           std::shared_ptr<sdk::ICompiledModel> compiled_model, bool loaded_from_cache)
+                           std::shared_ptr<sdk::ICompiledModel> compiled_model,
+                           bool loaded_from_cache)
     : m_so(std::move(so)),
       m_compiled_model(std::move(compiled_model)),
       m_impl(std::move(impl)),
@@ -38,7 +39,8 @@ InferRequest& InferRequest::operator=(InferRequest&& other) noexcept {
 }
 
 const std::shared_ptr<sdk::IAsyncInferRequest>& InferRequest::checked_impl() const {
-    if (!m_impl) throw_error<InvalidArgument>("InferRequest is empty (default-constructed or moved from)");
+    if (!m_impl)
+        throw_error<InvalidArgument>("InferRequest is empty (default-constructed or moved from)");
     return m_impl;
 }
 
@@ -78,26 +80,36 @@ void InferRequest::set_tensor(const Output& port, const Tensor& tensor) {
     guarded([this] { return device_name(); }, [&] { impl->set_tensor(port, tensor); });
 }
 
-Tensor InferRequest::get_tensor(const std::string& tensor_name) const { return get_tensor(find_port(tensor_name)); }
+Tensor InferRequest::get_tensor(const std::string& tensor_name) const {
+    return get_tensor(find_port(tensor_name));
+}
 
 Tensor InferRequest::get_tensor(const Output& port) const {
     const auto& impl = checked_impl();
     return held(guarded([this] { return device_name(); }, [&] { return impl->get_tensor(port); }));
 }
 
-void InferRequest::set_input_tensor(size_t index, const Tensor& tensor) { set_tensor(input_port(index), tensor); }
+void InferRequest::set_input_tensor(size_t index, const Tensor& tensor) {
+    set_tensor(input_port(index), tensor);
+}
 void InferRequest::set_input_tensor(const Tensor& tensor) {
     set_tensor(runtime::single_port(checked_impl()->get_inputs(), "input"), tensor);
 }
-void InferRequest::set_output_tensor(size_t index, const Tensor& tensor) { set_tensor(output_port(index), tensor); }
+void InferRequest::set_output_tensor(size_t index, const Tensor& tensor) {
+    set_tensor(output_port(index), tensor);
+}
 void InferRequest::set_output_tensor(const Tensor& tensor) {
     set_tensor(runtime::single_port(checked_impl()->get_outputs(), "output"), tensor);
 }
-Tensor InferRequest::get_input_tensor(size_t index) const { return get_tensor(input_port(index)); }
+Tensor InferRequest::get_input_tensor(size_t index) const {
+    return get_tensor(input_port(index));
+}
 Tensor InferRequest::get_input_tensor() const {
     return get_tensor(runtime::single_port(checked_impl()->get_inputs(), "input"));
 }
-Tensor InferRequest::get_output_tensor(size_t index) const { return get_tensor(output_port(index)); }
+Tensor InferRequest::get_output_tensor(size_t index) const {
+    return get_tensor(output_port(index));
+}
 Tensor InferRequest::get_output_tensor() const {
     return get_tensor(runtime::single_port(checked_impl()->get_outputs(), "output"));
 }
@@ -133,7 +145,8 @@ void InferRequest::wait() {
 bool InferRequest::wait_for(std::chrono::milliseconds timeout) {
     const auto& impl = checked_impl();
     if (timeout.count() < 0)
-        throw_error<InvalidArgument>("wait_for: the timeout must not be negative, found ", timeout.count(), " ms");
+        throw_error<InvalidArgument>("wait_for: the timeout must not be negative, found ",
+                                     timeout.count(), " ms");
     return guarded([this] { return device_name(); }, [&] { return impl->wait_for(timeout); });
 }
 

@@ -26,7 +26,7 @@ constexpr const char* kKeyFormat = "vireo-model-cache-key-1";
 // FNV-1a 64 over a sequence of fields, each preceded by its length so that field boundaries
 // are part of the hash ("ab"+"c" differs from "a"+"bc").
 class KeyHash {
-public:
+  public:
     void add(const std::string& bytes) {
         const uint64_t size = bytes.size();
         m_hash = fnv1a64(&size, sizeof(size), m_hash);
@@ -41,14 +41,15 @@ public:
         return out.str();
     }
 
-private:
+  private:
     uint64_t m_hash = fnv1a64(nullptr, 0);
 };
 
 bool can_export(const Plugin& plugin) {
     std::vector<std::string> capabilities;
     try {
-        capabilities = plugin.get_property(device::capabilities.name()).as<std::vector<std::string>>();
+        capabilities =
+            plugin.get_property(device::capabilities.name()).as<std::vector<std::string>>();
     } catch (const std::exception&) {
         return true;  // the plugin does not say: try, and let export_model tell
     }
@@ -64,8 +65,8 @@ std::string ModelCache::entry_path(const std::string& key) const {
     return (fs::path(m_directory) / (key + ".blob")).string();
 }
 
-std::string ModelCache::compute_key(const Model& model, const std::string& device, const AnyMap& config,
-                                    const Version& plugin_version) {
+std::string ModelCache::compute_key(const Model& model, const std::string& device,
+                                    const AnyMap& config, const Version& plugin_version) {
     std::ostringstream xml;
     std::ostringstream bin(std::ios::binary);
     serialize(model, xml, bin);
@@ -81,10 +82,12 @@ std::string ModelCache::compute_key(const Model& model, const std::string& devic
     return hash.hex();
 }
 
-CompiledModel ModelCache::compile(const std::shared_ptr<Plugin>& plugin, const std::shared_ptr<const Model>& model,
+CompiledModel ModelCache::compile(const std::shared_ptr<Plugin>& plugin,
+                                  const std::shared_ptr<const Model>& model,
                                   const std::string& device, const AnyMap& config) const {
     if (!can_export(*plugin)) {
-        VLOG(1) << "model cache: device '" << device << "' cannot export compiled models; compiling without cache";
+        VLOG(1) << "model cache: device '" << device
+                << "' cannot export compiled models; compiling without cache";
         return CompiledModel(plugin->compile_model(model, config), plugin->library());
     }
     const std::string path = entry_path(compute_key(*model, device, config, plugin->version()));
@@ -96,7 +99,8 @@ CompiledModel ModelCache::compile(const std::shared_ptr<Plugin>& plugin, const s
         guarded([&] { return plugin->device_name(); }, [&] { compiled->export_model(payload); });
         store(path, blob_identity_of(plugin->version()), payload.str());
     } catch (const std::exception& e) {
-        LOG(WARNING) << "model cache: cannot store '" << path << "' for device '" << device << "': " << e.what();
+        LOG(WARNING) << "model cache: cannot store '" << path << "' for device '" << device
+                     << "': " << e.what();
     }
     return CompiledModel(std::move(compiled), plugin->library());
 }
@@ -108,8 +112,10 @@ std::optional<CompiledModel> ModelCache::try_load(const Plugin& plugin, const st
     try {
         std::ifstream in(path, std::ios::binary);
         if (!in) throw_error<Exception>("cannot open it for reading");
-        std::istringstream payload(read_blob(in, blob_identity_of(plugin.version()), "model cache entry"));
-        return CompiledModel(plugin.import_model(payload, config), plugin.library(), /*loaded_from_cache=*/true);
+        std::istringstream payload(
+            read_blob(in, blob_identity_of(plugin.version()), "model cache entry"));
+        return CompiledModel(plugin.import_model(payload, config), plugin.library(),
+                             /*loaded_from_cache=*/true);
     } catch (const std::exception& e) {
         LOG(WARNING) << "model cache: entry '" << path << "' is unusable (" << e.what()
                      << "); compiling again and replacing it";
@@ -117,12 +123,14 @@ std::optional<CompiledModel> ModelCache::try_load(const Plugin& plugin, const st
     }
 }
 
-void ModelCache::store(const std::string& path, const BlobIdentity& identity, const std::string& payload) const {
+void ModelCache::store(const std::string& path, const BlobIdentity& identity,
+                       const std::string& payload) const {
     fs::create_directories(m_directory);
     // A name no other writer uses: readers never see a half-written entry, and concurrent
     // writers of the same key each rename a complete file (the last one wins).
     static std::atomic<uint64_t> counter{0};
-    const std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    const std::string temp =
+        path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
     try {
         {
             std::ofstream out(temp, std::ios::binary | std::ios::trunc);

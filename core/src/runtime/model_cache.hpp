@@ -15,27 +15,30 @@ namespace vireo::runtime {
 /// One cache directory. Stateless apart from the directory: many threads and processes may
 /// use the same directory at once (entries are written to a temporary file and renamed).
 class ModelCache {
-public:
+  public:
     explicit ModelCache(std::string directory);
 
     /// A hit imports the entry (the result reports loaded_from_cache = true); a miss, or an entry
     /// that is damaged, truncated, foreign or that the plugin refuses, compiles and (re)writes the
     /// entry. A plugin that does not list device::capability::kExportImport is compiled without
     /// the cache. Failing to write an entry is logged, never an error.
-    CompiledModel compile(const std::shared_ptr<Plugin>& plugin, const std::shared_ptr<const Model>& model,
-                          const std::string& device, const AnyMap& config) const;
+    CompiledModel compile(const std::shared_ptr<Plugin>& plugin,
+                          const std::shared_ptr<const Model>& model, const std::string& device,
+                          const AnyMap& config) const;
 
     /// 16 hex digits: FNV-1a 64 over, each length-prefixed, a format tag, the serialized IR
     /// (xml then bin), the full device name, every key=value of `config` (sorted by key), the
     /// plugin's library name and build number, and the ABI version.
-    static std::string compute_key(const Model& model, const std::string& device, const AnyMap& config,
-                                   const Version& plugin_version);
+    static std::string compute_key(const Model& model, const std::string& device,
+                                   const AnyMap& config, const Version& plugin_version);
     /// The entry's file: <directory>/<key>.blob
     std::string entry_path(const std::string& key) const;
 
-private:
-    std::optional<CompiledModel> try_load(const Plugin& plugin, const std::string& path, const AnyMap& config) const;
-    void store(const std::string& path, const BlobIdentity& identity, const std::string& payload) const;
+  private:
+    std::optional<CompiledModel> try_load(const Plugin& plugin, const std::string& path,
+                                          const AnyMap& config) const;
+    void store(const std::string& path, const BlobIdentity& identity,
+               const std::string& payload) const;
 
     std::string m_directory;
 };

@@ -8,7 +8,9 @@
 namespace vireo::runtime {
 
 Plugin::Plugin(std::shared_ptr<sdk::IPlugin> impl, SharedLibrary library, std::string library_path)
-    : m_library(std::move(library)), m_impl(std::move(impl)), m_library_path(std::move(library_path)) {}
+    : m_library(std::move(library)),
+      m_impl(std::move(impl)),
+      m_library_path(std::move(library_path)) {}
 
 template <typename Call>
 decltype(auto) Plugin::call(Call&& fn) const {
@@ -18,26 +20,31 @@ decltype(auto) Plugin::call(Call&& fn) const {
 template <typename T>
 const T& Plugin::non_null(const T& result, const char* method) const {
     if (!result)
-        throw_error<Exception>(device_name(), ": plugin '", m_library_path, "' returned null from ", method);
+        throw_error<Exception>(device_name(), ": plugin '", m_library_path, "' returned null from ",
+                               method);
     return result;
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr<const Model>& model,
-                                                           const AnyMap& properties) const {
-    return non_null(call([&] { return m_impl->compile_model(model, properties); }), "compile_model");
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
+    const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
+    return non_null(call([&] { return m_impl->compile_model(model, properties); }),
+                    "compile_model");
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr<const Model>& model,
-                                                           const AnyMap& properties,
-                                                           const std::shared_ptr<sdk::IRemoteContext>& context) const {
-    return non_null(call([&] { return m_impl->compile_model(model, properties, context); }), "compile_model");
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
+    const std::shared_ptr<const Model>& model, const AnyMap& properties,
+    const std::shared_ptr<sdk::IRemoteContext>& context) const {
+    return non_null(call([&] { return m_impl->compile_model(model, properties, context); }),
+                    "compile_model");
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& blob, const AnyMap& properties) const {
+std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& blob,
+                                                          const AnyMap& properties) const {
     return non_null(call([&] { return m_impl->import_model(blob, properties); }), "import_model");
 }
 
-sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
+sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model,
+                                         const AnyMap& properties) const {
     return call([&] { return m_impl->query_model(model, properties); });
 }
 
@@ -56,7 +63,8 @@ std::shared_ptr<sdk::IRemoteContext> Plugin::create_context(const AnyMap& params
 }
 
 std::shared_ptr<sdk::IRemoteContext> Plugin::get_default_context(const AnyMap& params) const {
-    return non_null(call([&] { return m_impl->get_default_context(params); }), "get_default_context");
+    return non_null(call([&] { return m_impl->get_default_context(params); }),
+                    "get_default_context");
 }
 
 std::vector<PropertyName> Plugin::supported_properties_or_empty() const {

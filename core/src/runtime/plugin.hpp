@@ -23,7 +23,7 @@ namespace vireo::runtime {
 /// A loaded plugin. Thread-safe as IPlugin is. Results that come from the plugin are returned
 /// as they are; callers pair them with library() (the holder) before giving them to the user.
 class Plugin {
-public:
+  public:
     Plugin(std::shared_ptr<sdk::IPlugin> impl, SharedLibrary library, std::string library_path);
 
     const std::string& device_name() const { return m_impl->get_device_name(); }
@@ -33,11 +33,13 @@ public:
 
     std::shared_ptr<sdk::ICompiledModel> compile_model(const std::shared_ptr<const Model>& model,
                                                        const AnyMap& properties) const;
-    std::shared_ptr<sdk::ICompiledModel> compile_model(const std::shared_ptr<const Model>& model,
-                                                       const AnyMap& properties,
-                                                       const std::shared_ptr<sdk::IRemoteContext>& context) const;
-    std::shared_ptr<sdk::ICompiledModel> import_model(std::istream& blob, const AnyMap& properties) const;
-    sdk::SupportedOpsMap query_model(const std::shared_ptr<const Model>& model, const AnyMap& properties) const;
+    std::shared_ptr<sdk::ICompiledModel> compile_model(
+        const std::shared_ptr<const Model>& model, const AnyMap& properties,
+        const std::shared_ptr<sdk::IRemoteContext>& context) const;
+    std::shared_ptr<sdk::ICompiledModel> import_model(std::istream& blob,
+                                                      const AnyMap& properties) const;
+    sdk::SupportedOpsMap query_model(const std::shared_ptr<const Model>& model,
+                                     const AnyMap& properties) const;
     void set_property(const AnyMap& properties) const;
     /// The value holds the library (Any::set_shared_object).
     Any get_property(const std::string& name, const AnyMap& arguments = {}) const;
@@ -48,7 +50,7 @@ public:
     /// leaves key validation to the plugin).
     std::vector<PropertyName> supported_properties_or_empty() const;
 
-private:
+  private:
     template <typename Call>
     decltype(auto) call(Call&& fn) const;
     template <typename T>

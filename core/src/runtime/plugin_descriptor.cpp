@@ -12,18 +12,23 @@ namespace vireo::runtime {
 namespace fs = std::filesystem;
 
 namespace {
-bool names_a_library(const std::string& file_name) { return file_name.find(".so") != std::string::npos; }
+bool names_a_library(const std::string& file_name) {
+    return file_name.find(".so") != std::string::npos;
+}
 
 void add_in_folder(std::vector<std::string>& out, const fs::path& folder, const std::string& name) {
     out.push_back((folder / name).lexically_normal().string());
-    if (!names_a_library(name)) out.push_back((folder / ("lib" + name + ".so")).lexically_normal().string());
+    if (!names_a_library(name))
+        out.push_back((folder / ("lib" + name + ".so")).lexically_normal().string());
 }
 }  // namespace
 
-std::vector<std::string> candidates_for_xml_location(const std::string& location, const std::string& xml_dir) {
+std::vector<std::string> candidates_for_xml_location(const std::string& location,
+                                                     const std::string& xml_dir) {
     const fs::path path(location);
     if (path.is_absolute()) return {path.lexically_normal().string()};
-    if (location.find('/') != std::string::npos) return {(fs::path(xml_dir) / path).lexically_normal().string()};
+    if (location.find('/') != std::string::npos)
+        return {(fs::path(xml_dir) / path).lexically_normal().string()};
     std::vector<std::string> out;
     add_in_folder(out, xml_dir, location);
     out.push_back(location);
@@ -31,7 +36,8 @@ std::vector<std::string> candidates_for_xml_location(const std::string& location
 }
 
 std::vector<std::string> candidates_for_registered_path(const std::string& path) {
-    if (path.find('/') != std::string::npos) return {fs::absolute(path).lexically_normal().string()};
+    if (path.find('/') != std::string::npos)
+        return {fs::absolute(path).lexically_normal().string()};
     std::vector<std::string> out;
     add_in_folder(out, fs::current_path(), path);
     const std::string runtime_dir = runtime_library_directory();
@@ -46,7 +52,8 @@ std::vector<PluginDescriptor> parse_plugins_xml(const std::string& xml_path) {
         throw_error<NotFound>("plugins file '", xml_path, "' does not exist or is not a file");
     tinyxml2::XMLDocument doc;
     if (doc.LoadFile(xml_path.c_str()) != tinyxml2::XML_SUCCESS)
-        throw_error<InvalidArgument>("plugins file '", xml_path, "' is not valid XML: ", doc.ErrorStr());
+        throw_error<InvalidArgument>("plugins file '", xml_path,
+                                     "' is not valid XML: ", doc.ErrorStr());
 
     const fs::path absolute = fs::absolute(xml_path).lexically_normal();
     const std::string folder = absolute.parent_path().string();
@@ -54,26 +61,31 @@ std::vector<PluginDescriptor> parse_plugins_xml(const std::string& xml_path) {
     const tinyxml2::XMLElement* root = doc.RootElement();
     const tinyxml2::XMLElement* plugins = root ? root->FirstChildElement("plugins") : nullptr;
     if (!plugins)
-        throw_error<InvalidArgument>("plugins file '", xml_path, "': expected a <plugins> element under the root <",
+        throw_error<InvalidArgument>("plugins file '", xml_path,
+                                     "': expected a <plugins> element under the root <",
                                      root ? root->Name() : "", ">, found none");
 
     std::vector<PluginDescriptor> out;
-    for (auto* plugin = plugins->FirstChildElement("plugin"); plugin; plugin = plugin->NextSiblingElement("plugin")) {
+    for (auto* plugin = plugins->FirstChildElement("plugin"); plugin;
+         plugin = plugin->NextSiblingElement("plugin")) {
         const char* name = plugin->Attribute("name");
         const char* location = plugin->Attribute("location");
         if (!name || !location)
-            throw_error<InvalidArgument>("plugins file '", xml_path, "' line ", plugin->GetLineNum(),
-                                         ": <plugin> needs both 'name' and 'location' attributes, found ",
-                                         name ? "" : "no name", !name && !location ? " and " : "",
-                                         location ? "" : "no location");
-        PluginDescriptor descriptor{name, location, candidates_for_xml_location(location, folder), {}, origin};
+            throw_error<InvalidArgument>(
+                "plugins file '", xml_path, "' line ", plugin->GetLineNum(),
+                ": <plugin> needs both 'name' and 'location' attributes, found ",
+                name ? "" : "no name", !name && !location ? " and " : "",
+                location ? "" : "no location");
+        PluginDescriptor descriptor{
+            name, location, candidates_for_xml_location(location, folder), {}, origin};
         if (auto* properties = plugin->FirstChildElement("properties")) {
-            for (auto* p = properties->FirstChildElement("property"); p; p = p->NextSiblingElement("property")) {
+            for (auto* p = properties->FirstChildElement("property"); p;
+                 p = p->NextSiblingElement("property")) {
                 const char* key = p->Attribute("key");
                 const char* value = p->Attribute("value");
                 if (!key || !value)
-                    throw_error<InvalidArgument>("plugins file '", xml_path, "' line ", p->GetLineNum(),
-                                                 ": <property> of plugin '", name,
+                    throw_error<InvalidArgument>("plugins file '", xml_path, "' line ",
+                                                 p->GetLineNum(), ": <property> of plugin '", name,
                                                  "' needs both 'key' and 'value' attributes");
                 descriptor.default_properties[key] = std::string(value);
             }

@@ -11,15 +11,17 @@ namespace vireo::runtime {
 
 struct PluginDescriptor {
     std::string device_name;
-    std::string location;                 ///< as written in plugins.xml or given to register_plugin
-    std::vector<std::string> candidates;  ///< files to try in order; one without '/' means dlopen's search
-    AnyMap default_properties;            ///< plugins.xml <properties>, as text values
-    std::string origin;                   ///< "plugins.xml '<path>'" or "register_plugin", for messages
+    std::string location;  ///< as written in plugins.xml or given to register_plugin
+    std::vector<std::string>
+        candidates;             ///< files to try in order; one without '/' means dlopen's search
+    AnyMap default_properties;  ///< plugins.xml <properties>, as text values
+    std::string origin;         ///< "plugins.xml '<path>'" or "register_plugin", for messages
 };
 
 /// plugins.xml: absolute -> itself; with a '/' -> relative to the XML's folder; a bare file name
 /// -> the XML's folder, then (no ".so" in it) "lib<name>.so" there, then dlopen's search.
-std::vector<std::string> candidates_for_xml_location(const std::string& location, const std::string& xml_dir);
+std::vector<std::string> candidates_for_xml_location(const std::string& location,
+                                                     const std::string& xml_dir);
 /// register_plugin: with a '/' -> relative to the current directory; a bare name -> the current
 /// directory, then next to libvireo (each also as "lib<name>.so" when it has no ".so"), then
 /// dlopen's search.

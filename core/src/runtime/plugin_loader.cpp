@@ -46,12 +46,14 @@ Opened open_library(const PluginDescriptor& d) {
         }
         // A bare file name: the system's library search (LD_LIBRARY_PATH, RPATH, ld.so.cache).
         std::string error;
-        if (SharedLibrary library = open_shared_library(candidate, error)) return {std::move(library), candidate};
+        if (SharedLibrary library = open_shared_library(candidate, error))
+            return {std::move(library), candidate};
     }
-    throw_error<NotFound>(who, ": plugin library '", d.location, "' (from ", d.origin, ") not found; tried ",
-                          joined(d.candidates), d.candidates.back().find('/') == std::string::npos
-                                                    ? " (the last one with the system library search path)"
-                                                    : "");
+    throw_error<NotFound>(who, ": plugin library '", d.location, "' (from ", d.origin,
+                          ") not found; tried ", joined(d.candidates),
+                          d.candidates.back().find('/') == std::string::npos
+                              ? " (the last one with the system library search path)"
+                              : "");
 }
 
 }  // namespace
@@ -63,22 +65,26 @@ std::shared_ptr<Plugin> load_plugin(const PluginDescriptor& d) {
     std::string error;
     void* symbol = find_symbol(opened.library, VIREO_PLUGIN_ENTRY_SYMBOL, error);
     if (!symbol)
-        throw_error<InvalidArgument>(who, ": no entry symbol '", VIREO_PLUGIN_ENTRY_SYMBOL,
-                                     "' (not a Vireo plugin, or built without VIREO_DEFINE_PLUGIN): ", error);
+        throw_error<InvalidArgument>(
+            who, ": no entry symbol '", VIREO_PLUGIN_ENTRY_SYMBOL,
+            "' (not a Vireo plugin, or built without VIREO_DEFINE_PLUGIN): ", error);
     const auto entry_function = reinterpret_cast<sdk::PluginEntryFunction>(symbol);
     const sdk::PluginEntry* entry = entry_function();
     if (!entry) throw_error<InvalidArgument>(who, ": the entry point returned no PluginEntry");
     // Only plain-C fields are read until both checks pass.
     if (entry->abi_version != VIREO_PLUGIN_ABI_VERSION)
-        throw_error<InvalidArgument>(who, ": plugin ABI version mismatch: the plugin was built for ABI version ",
-                                     entry->abi_version, ", this runtime implements ABI version ",
-                                     VIREO_PLUGIN_ABI_VERSION, "; rebuild the plugin against this SDK");
+        throw_error<InvalidArgument>(
+            who, ": plugin ABI version mismatch: the plugin was built for ABI version ",
+            entry->abi_version, ", this runtime implements ABI version ", VIREO_PLUGIN_ABI_VERSION,
+            "; rebuild the plugin against this SDK");
     const std::string tag = entry->toolchain_tag ? entry->toolchain_tag : "(none)";
     if (tag != VIREO_TOOLCHAIN_TAG)
-        throw_error<InvalidArgument>(who, ": toolchain mismatch: the plugin was built with C++ library '", tag,
-                                     "', this runtime with '", VIREO_TOOLCHAIN_TAG,
-                                     "'; rebuild the plugin with the same standard library");
-    if (!entry->create) throw_error<InvalidArgument>(who, ": the PluginEntry has no factory (create is null)");
+        throw_error<InvalidArgument>(
+            who, ": toolchain mismatch: the plugin was built with C++ library '", tag,
+            "', this runtime with '", VIREO_TOOLCHAIN_TAG,
+            "'; rebuild the plugin with the same standard library");
+    if (!entry->create)
+        throw_error<InvalidArgument>(who, ": the PluginEntry has no factory (create is null)");
 
     std::string factory_error;
     std::shared_ptr<sdk::IPlugin> impl;
@@ -90,11 +96,13 @@ std::shared_ptr<Plugin> load_plugin(const PluginDescriptor& d) {
         factory_error = "unknown exception";
     }
     if (!impl)
-        throw_error<Unavailable>(who, ": the plugin factory failed: ",
-                                 factory_error.empty() ? "it returned null without a message" : factory_error);
+        throw_error<Unavailable>(
+            who, ": the plugin factory failed: ",
+            factory_error.empty() ? "it returned null without a message" : factory_error);
 
     impl->set_device_name(d.device_name);
-    impl->set_version(Version{entry->plugin_version ? entry->plugin_version : "", library_stem(opened.path)});
+    impl->set_version(
+        Version{entry->plugin_version ? entry->plugin_version : "", library_stem(opened.path)});
     return std::make_shared<Plugin>(std::move(impl), std::move(opened.library), opened.path);
 }
 

@@ -18,8 +18,9 @@ void PluginRegistry::add(const std::vector<PluginDescriptor>& descriptors) {
             throw_error<InvalidArgument>(d.origin, ": ", e.what());
         }
         if (m_entries.count(d.device_name) || !seen.insert(d.device_name).second)
-            throw_error<InvalidArgument>(d.origin, ": device '", d.device_name,
-                                         "' is already registered; each device name may be registered once");
+            throw_error<InvalidArgument>(
+                d.origin, ": device '", d.device_name,
+                "' is already registered; each device name may be registered once");
     }
     for (const auto& d : descriptors) {
         auto entry = std::make_shared<Entry>();
@@ -34,8 +35,9 @@ std::shared_ptr<PluginRegistry::Entry> PluginRegistry::find(const std::string& n
     if (it != m_entries.end()) return it->second;
     std::string known;
     for (const auto& [n, e] : m_entries) known += (known.empty() ? "" : ", ") + n;
-    throw_error<NotFound>("device '", name, "' is not registered; registered devices: ",
-                          known.empty() ? "none (no plugins.xml found and none registered)" : known);
+    throw_error<NotFound>(
+        "device '", name, "' is not registered; registered devices: ",
+        known.empty() ? "none (no plugins.xml found and none registered)" : known);
 }
 
 std::shared_ptr<Plugin> PluginRegistry::get(const std::string& name) const {
@@ -49,8 +51,8 @@ std::shared_ptr<Plugin> PluginRegistry::get(const std::string& name) const {
         try {
             plugin->set_property(entry->descriptor.default_properties);
         } catch (const Exception& e) {
-            throw_error<InvalidArgument>("device '", name, "': a default property from ", entry->descriptor.origin,
-                                         " was rejected: ", e.what());
+            throw_error<InvalidArgument>("device '", name, "': a default property from ",
+                                         entry->descriptor.origin, " was rejected: ", e.what());
         }
     }
     if (!entry->properties.empty()) plugin->set_property(entry->properties);

@@ -17,7 +17,7 @@ namespace vireo::runtime {
 /// Thread-safe. A global mutex guards the map of entries; each entry has its own mutex that
 /// serialises loading and its properties, so loading one plugin does not block the others.
 class PluginRegistry {
-public:
+  public:
     /// Registers every descriptor, or none: throws InvalidArgument (naming the origin) if a name
     /// is not registrable, appears twice, or is already registered.
     void add(const std::vector<PluginDescriptor>& descriptors);
@@ -37,12 +37,12 @@ public:
     /// plugins.xml defaults, overridden by "NAME" values, overridden by "NAME.N" values.
     AnyMap merged_properties(const DeviceName& device) const;
 
-private:
+  private:
     struct Entry {
         PluginDescriptor descriptor;
-        mutable std::mutex mutex;              // serialises loading; guards the fields below
-        std::shared_ptr<Plugin> plugin;        // null until loaded
-        AnyMap properties;                     // set_property("NAME", ...)
+        mutable std::mutex mutex;                 // serialises loading; guards the fields below
+        std::shared_ptr<Plugin> plugin;           // null until loaded
+        AnyMap properties;                        // set_property("NAME", ...)
         std::map<std::string, AnyMap> instances;  // set_property("NAME.N", ...), by id
     };
     std::shared_ptr<Entry> find(const std::string& name) const;

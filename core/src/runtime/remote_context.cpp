@@ -25,18 +25,21 @@ RemoteContext& RemoteContext::operator=(RemoteContext&& other) noexcept {
 }
 
 const std::shared_ptr<sdk::IRemoteContext>& RemoteContext::checked_impl() const {
-    if (!m_impl) throw_error<InvalidArgument>("RemoteContext is empty (default-constructed or moved from)");
+    if (!m_impl)
+        throw_error<InvalidArgument>("RemoteContext is empty (default-constructed or moved from)");
     return m_impl;
 }
 
 std::string RemoteContext::get_device_name() const {
     const auto& impl = checked_impl();
-    return guarded([] { return std::string("remote context"); }, [&] { return impl->get_device_name(); });
+    return guarded([] { return std::string("remote context"); },
+                   [&] { return impl->get_device_name(); });
 }
 
 AnyMap RemoteContext::get_params() const {
     const auto& impl = checked_impl();
-    AnyMap params = guarded([this] { return get_device_name(); }, [&] { return impl->get_property(); });
+    AnyMap params =
+        guarded([this] { return get_device_name(); }, [&] { return impl->get_property(); });
     for (auto& [key, value] : params) value.set_shared_object(m_so);
     return params;
 }

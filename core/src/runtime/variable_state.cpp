@@ -8,7 +8,9 @@ namespace vireo {
 using runtime::guarded;
 
 namespace {
-std::string variable_context() { return "variable state"; }
+std::string variable_context() {
+    return "variable state";
+}
 }  // namespace
 
 VariableState::VariableState(std::shared_ptr<sdk::IVariableState> impl, std::shared_ptr<void> so)
@@ -29,7 +31,8 @@ VariableState& VariableState::operator=(VariableState&& other) noexcept {
 }
 
 const std::shared_ptr<sdk::IVariableState>& VariableState::checked_impl() const {
-    if (!m_impl) throw_error<InvalidArgument>("VariableState is empty (default-constructed or moved from)");
+    if (!m_impl)
+        throw_error<InvalidArgument>("VariableState is empty (default-constructed or moved from)");
     return m_impl;
 }
 
@@ -50,7 +53,8 @@ void VariableState::set_state(const Tensor& state) {
 
 Tensor VariableState::get_state() const {
     const auto& impl = checked_impl();
-    Tensor state = guarded([&] { return "variable '" + impl->get_name() + "'"; }, [&] { return impl->get_state(); });
+    Tensor state = guarded([&] { return "variable '" + impl->get_name() + "'"; },
+                           [&] { return impl->get_state(); });
     if (!state || state.shared_object()) return state;
     return Tensor(state.impl(), m_so);
 }

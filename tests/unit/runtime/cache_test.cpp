@@ -8,7 +8,7 @@ namespace vireo::runtime_test {
 namespace {
 
 class Cache : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         core = empty_core(dir);
         core.register_plugin(test_plugin_path(), "TEST");
@@ -23,8 +23,12 @@ protected:
         std::sort(out.begin(), out.end());
         return out;
     }
-    uint64_t compiles(const std::string& device = "TEST") { return core.get_property(device, tp::compile_count); }
-    uint64_t imports(const std::string& device = "TEST") { return core.get_property(device, tp::import_count); }
+    uint64_t compiles(const std::string& device = "TEST") {
+        return core.get_property(device, tp::compile_count);
+    }
+    uint64_t imports(const std::string& device = "TEST") {
+        return core.get_property(device, tp::import_count);
+    }
 
     ScratchDir dir;
     Core core;
@@ -195,7 +199,8 @@ TEST_F(ExportImport, DamagedBlobsAreRefusedWithTheReason) {
         std::stringstream in(b);
         return error_of<InvalidArgument>([&] { core.import_model(in, "TEST"); });
     };
-    EXPECT_NE(import_bytes("hello world").find("not a Vireo compiled-model blob"), std::string::npos);
+    EXPECT_NE(import_bytes("hello world").find("not a Vireo compiled-model blob"),
+              std::string::npos);
     EXPECT_NE(import_bytes(bytes.substr(0, 12)).find("truncated"), std::string::npos);
     EXPECT_NE(import_bytes(bytes.substr(0, bytes.size() - 5)).find("truncated"), std::string::npos);
     std::string flipped = bytes;
@@ -220,13 +225,15 @@ TEST_F(Cache, ConcurrentCompilesOfOneModelShareOneEntry) {
     for (int t = 0; t < kThreads; ++t) {
         threads.emplace_back([&, t] {
             try {
-                CompiledModel compiled = core.compile_model(tiny_model(), "TEST", {tp::addend(3.0f)});
+                CompiledModel compiled =
+                    core.compile_model(tiny_model(), "TEST", {tp::addend(3.0f)});
                 InferRequest request = compiled.create_infer_request();
                 Tensor x = input_values();
                 request.set_tensor("x", x);
                 request.infer();
                 for (int k = 0; k < 6; ++k)
-                    if (request.get_tensor("y").data<float>()[k] != static_cast<float>(k) + 1.0f) ++failures[t];
+                    if (request.get_tensor("y").data<float>()[k] != static_cast<float>(k) + 1.0f)
+                        ++failures[t];
             } catch (const std::exception& e) {
                 ++failures[t];
                 ADD_FAILURE() << e.what();
@@ -238,7 +245,8 @@ TEST_F(Cache, ConcurrentCompilesOfOneModelShareOneEntry) {
     // Every thread either compiled (and wrote the entry) or imported it; the entry is complete.
     EXPECT_EQ(compiles() + imports(), static_cast<uint64_t>(kThreads));
     ASSERT_EQ(entries().size(), 1u);
-    EXPECT_TRUE(core.compile_model(tiny_model(), "TEST", {tp::addend(3.0f)}).get_property(loaded_from_cache));
+    EXPECT_TRUE(core.compile_model(tiny_model(), "TEST", {tp::addend(3.0f)})
+                    .get_property(loaded_from_cache));
 }
 
 TEST_F(Cache, CompileFromIrPathGoesThroughTheCache) {

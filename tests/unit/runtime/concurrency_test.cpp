@@ -25,7 +25,8 @@ TEST(Concurrency, FirstUseFromEightThreadsLoadsOnce) {
             });
         }
         for (auto& thread : threads) thread.join();
-        for (int t = 0; t < kThreads; ++t) EXPECT_EQ(seen[t], seen[0]) << "thread " << t << ", round " << round;
+        for (int t = 0; t < kThreads; ++t)
+            EXPECT_EQ(seen[t], seen[0]) << "thread " << t << ", round " << round;
         // No compile happened while loading, and a later query sees the same plugin object.
         EXPECT_EQ(core.get_property("TEST", tp::instance_id), seen[0]);
         EXPECT_EQ(core.get_property("TEST", tp::compile_count), 0u);
@@ -44,8 +45,8 @@ TEST(Concurrency, ConcurrentCompileAndInferOnOneCore) {
             start.arrive_and_wait();
             try {
                 const float addend = static_cast<float>(t);
-                CompiledModel compiled = core.compile_model(tiny_model(), "TEST." + std::to_string(t % 3),
-                                                            {tp::addend(addend)});
+                CompiledModel compiled = core.compile_model(
+                    tiny_model(), "TEST." + std::to_string(t % 3), {tp::addend(addend)});
                 InferRequest request = compiled.create_infer_request();
                 for (int i = 0; i < 10; ++i) {
                     Tensor x = input_values();

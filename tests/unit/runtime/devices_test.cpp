@@ -24,15 +24,19 @@ TEST(Devices, IdIsEverythingAfterTheFirstDot) {
 
 TEST(Devices, AvailableDevicesExpandsSeveralIds) {
     ScratchDir dir;
-    write_file(dir.file("p.xml"), plugins_xml({{"MULTI_ID", test_plugin_path(), {{"TEST_DEVICE_IDS", "0,1,2"}}},
-                                              {"ONE_ID", test_plugin_path(), {{"TEST_DEVICE_IDS", "7"}}},
-                                              {"NO_ID", test_plugin_path(), {}}}));
+    write_file(dir.file("p.xml"),
+               plugins_xml({{"MULTI_ID", test_plugin_path(), {{"TEST_DEVICE_IDS", "0,1,2"}}},
+                            {"ONE_ID", test_plugin_path(), {{"TEST_DEVICE_IDS", "7"}}},
+                            {"NO_ID", test_plugin_path(), {}}}));
     Core core(dir.file("p.xml"));
-    EXPECT_EQ(core.get_available_devices(),
-              (std::vector<std::string>{"MULTI_ID.0", "MULTI_ID.1", "MULTI_ID.2", "NO_ID", "ONE_ID"}));
-    EXPECT_EQ(core.get_property(available_devices),
-              (std::vector<std::string>{"MULTI_ID.0", "MULTI_ID.1", "MULTI_ID.2", "NO_ID", "ONE_ID"}));
-    EXPECT_EQ(core.get_property("MULTI_ID", available_devices), (std::vector<std::string>{"0", "1", "2"}));
+    EXPECT_EQ(
+        core.get_available_devices(),
+        (std::vector<std::string>{"MULTI_ID.0", "MULTI_ID.1", "MULTI_ID.2", "NO_ID", "ONE_ID"}));
+    EXPECT_EQ(
+        core.get_property(available_devices),
+        (std::vector<std::string>{"MULTI_ID.0", "MULTI_ID.1", "MULTI_ID.2", "NO_ID", "ONE_ID"}));
+    EXPECT_EQ(core.get_property("MULTI_ID", available_devices),
+              (std::vector<std::string>{"0", "1", "2"}));
 }
 
 TEST(Devices, Versions) {

@@ -9,17 +9,20 @@ namespace vireo::runtime_test {
 namespace {
 
 class EnvVar {
-public:
-    EnvVar(const char* name, const std::string& value) : m_name(name) { ::setenv(name, value.c_str(), 1); }
+  public:
+    EnvVar(const char* name, const std::string& value) : m_name(name) {
+        ::setenv(name, value.c_str(), 1);
+    }
     ~EnvVar() { ::unsetenv(m_name); }
 
-private:
+  private:
     const char* m_name;
 };
 
 TEST(Discovery, AbsoluteLocationAndDefaultProperties) {
     ScratchDir dir;
-    write_file(dir.file("plugins.xml"), plugins_xml({{"TEST", test_plugin_path(), {{"TEST_ADDEND", "7"}}}}));
+    write_file(dir.file("plugins.xml"),
+               plugins_xml({{"TEST", test_plugin_path(), {{"TEST_ADDEND", "7"}}}}));
     Core core(dir.file("plugins.xml"));
     EXPECT_FLOAT_EQ(core.get_property("TEST", tp::addend), 7.0f);
     CompiledModel compiled = core.compile_model(tiny_model(), "TEST");
@@ -94,7 +97,8 @@ TEST(Discovery, DefaultXmlBesideLibvireoIsUsed) {
     ASSERT_FALSE(text.empty());
     std::regex name_re("name=\"([^\"]+)\"");
     std::vector<std::string> names;
-    for (std::sregex_iterator it(text.begin(), text.end(), name_re), end; it != end; ++it) names.push_back((*it)[1]);
+    for (std::sregex_iterator it(text.begin(), text.end(), name_re), end; it != end; ++it)
+        names.push_back((*it)[1]);
     Core core;
     for (const auto& name : names)
         EXPECT_THROW(core.register_plugin(test_plugin_path(), name), InvalidArgument) << name;
@@ -119,12 +123,14 @@ TEST(Discovery, MalformedXmlNamesFileAndProblem) {
 
 TEST(Discovery, DuplicateAndDottedNamesAreRejectedAtomically) {
     ScratchDir dir;
-    write_file(dir.file("dup.xml"), plugins_xml({{"A", test_plugin_path(), {}}, {"A", test_plugin_path(), {}}}));
+    write_file(dir.file("dup.xml"),
+               plugins_xml({{"A", test_plugin_path(), {}}, {"A", test_plugin_path(), {}}}));
     std::string message = error_of<InvalidArgument>([&] { Core core(dir.file("dup.xml")); });
     EXPECT_NE(message.find("'A' is already registered"), std::string::npos) << message;
 
     Core core = empty_core(dir);
-    write_file(dir.file("dot.xml"), plugins_xml({{"OK", test_plugin_path(), {}}, {"B.1", test_plugin_path(), {}}}));
+    write_file(dir.file("dot.xml"),
+               plugins_xml({{"OK", test_plugin_path(), {}}, {"B.1", test_plugin_path(), {}}}));
     message = error_of<InvalidArgument>([&] { core.register_plugins(dir.file("dot.xml")); });
     EXPECT_NE(message.find("'B.1'"), std::string::npos) << message;
     // Nothing of the rejected file was registered, so "OK" is still free.
@@ -145,7 +151,8 @@ TEST(Discovery, RegisterPluginRules) {
 TEST(Discovery, RegisterPluginBareNameFindsLibraryBesideLibvireo) {
     ScratchDir dir;
     Core core = empty_core(dir);
-    core.register_plugin("vireo_test_plugin", "BY_NAME");  // -> <libvireo dir>/libvireo_test_plugin.so
+    core.register_plugin("vireo_test_plugin",
+                         "BY_NAME");  // -> <libvireo dir>/libvireo_test_plugin.so
     EXPECT_EQ(core.get_versions("BY_NAME").at("BY_NAME").description, "vireo_test_plugin");
 }
 
@@ -168,7 +175,7 @@ TEST(Discovery, UnloadPluginRules) {
     EXPECT_NO_THROW(core.unload_plugin("T"));  // registered, never loaded: nothing to do
     core.get_versions("T");
     EXPECT_TRUE(is_loaded(test_plugin_path()));
-    core.unload_plugin("T.3");  // the id is ignored: the plugin is per name
+    core.unload_plugin("T.3");                    // the id is ignored: the plugin is per name
     EXPECT_FALSE(is_loaded(test_plugin_path()));  // nothing else held it: really unloaded
     // With a holder alive the module stays, and the reload makes a fresh plugin object.
     const Any first = core.get_property("T", tp::instance_id.name());

@@ -19,15 +19,26 @@ struct Objects {
     std::optional<VariableState> state;
 
     size_t alive() const {
-        return core.has_value() + compiled.has_value() + request.has_value() + tensor.has_value() + state.has_value();
+        return core.has_value() + compiled.has_value() + request.has_value() + tensor.has_value() +
+               state.has_value();
     }
     void release(int which) {
         switch (which) {
-        case 0: core.reset(); break;
-        case 1: compiled.reset(); break;
-        case 2: request.reset(); break;
-        case 3: tensor.reset(); break;
-        case 4: state.reset(); break;
+            case 0:
+                core.reset();
+                break;
+            case 1:
+                compiled.reset();
+                break;
+            case 2:
+                request.reset();
+                break;
+            case 3:
+                tensor.reset();
+                break;
+            case 4:
+                state.reset();
+                break;
         }
     }
     // Whatever is still alive must still work, whatever died before.

@@ -9,7 +9,7 @@ namespace vireo::runtime_test {
 namespace {
 
 class Requests : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         core = empty_core(dir);
         core.register_plugin(test_plugin_path(), "TEST");
@@ -43,13 +43,14 @@ TEST_F(Requests, CompiledModelPorts) {
 TEST_F(Requests, TensorsByNameIndexAndPort) {
     Tensor x = input_values();
     request.set_input_tensor(0, x);
-    EXPECT_EQ(request.get_tensor("x"), x);       // zero copy: the same tensor
+    EXPECT_EQ(request.get_tensor("x"), x);  // zero copy: the same tensor
     EXPECT_EQ(request.get_input_tensor(), x);
     request.infer();
     const Tensor by_index = request.get_output_tensor(0);
     EXPECT_EQ(request.get_tensor("y").data(), by_index.data());
     EXPECT_EQ(request.get_tensor(compiled.output()).data(), by_index.data());
-    for (int i = 0; i < 6; ++i) EXPECT_FLOAT_EQ(by_index.data<float>()[i], static_cast<float>(i) - 1.5f);
+    for (int i = 0; i < 6; ++i)
+        EXPECT_FLOAT_EQ(by_index.data<float>()[i], static_cast<float>(i) - 1.5f);
 
     // An output tensor of the caller's is written in place.
     Tensor y(element::f32, Shape{2, 3});
@@ -69,8 +70,9 @@ TEST_F(Requests, UnknownNamesAndIndicesAreReported) {
 }
 
 TEST_F(Requests, PluginValidationErrorsKeepTheirKindWithTheDeviceName) {
-    const std::string message =
-        error_of<InvalidArgument>([&] { request.set_tensor("x", Tensor(element::f32, Shape{3, 2})); });
+    const std::string message = error_of<InvalidArgument>([&] {
+        request.set_tensor("x", Tensor(element::f32, Shape{3, 2}));
+    });
     EXPECT_EQ(message.rfind("TEST: ", 0), 0u) << message;
     EXPECT_THROW(request.set_tensor("x", Tensor(element::i32, Shape{2, 3})), InvalidArgument);
 }

@@ -7,7 +7,7 @@ namespace vireo::runtime_test {
 namespace {
 
 class LoadErrors : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         core = empty_core(dir);
         core.register_plugin(test_plugin_path(), "GOOD");
@@ -28,7 +28,8 @@ void expect_contains(const std::string& message, const std::string& part) {
 TEST_F(LoadErrors, FileNotFoundListsThePathsTried) {
     write_file(dir.file("p.xml"), plugins_xml({{"GHOST", "ghost_plugin", {}}}));
     core.register_plugins(dir.file("p.xml"));
-    const std::string message = error_of<NotFound>([&] { core.compile_model(tiny_model(), "GHOST"); });
+    const std::string message =
+        error_of<NotFound>([&] { core.compile_model(tiny_model(), "GHOST"); });
     expect_contains(message, "device 'GHOST'");
     expect_contains(message, dir.file("ghost_plugin"));
     expect_contains(message, dir.file("libghost_plugin.so"));
@@ -50,7 +51,8 @@ TEST_F(LoadErrors, NotALoadableLibraryQuotesDlerror) {
 TEST_F(LoadErrors, MissingEntrySymbol) {
     const std::string path = plugin_path("vireo_test_plugin_no_entry");
     core.register_plugin(path, "NOENTRY");
-    const std::string message = error_of<InvalidArgument>([&] { core.compile_model(tiny_model(), "NOENTRY"); });
+    const std::string message =
+        error_of<InvalidArgument>([&] { core.compile_model(tiny_model(), "NOENTRY"); });
     expect_contains(message, "device 'NOENTRY'");
     expect_contains(message, path);
     expect_contains(message, "vireo_plugin_entry");
@@ -61,7 +63,8 @@ TEST_F(LoadErrors, MissingEntrySymbol) {
 TEST_F(LoadErrors, AbiMismatchNamesBothVersions) {
     const std::string path = plugin_path("vireo_test_plugin_bad_abi");
     core.register_plugin(path, "OLDABI");
-    const std::string message = error_of<InvalidArgument>([&] { core.get_property("OLDABI", "ANY"); });
+    const std::string message =
+        error_of<InvalidArgument>([&] { core.get_property("OLDABI", "ANY"); });
     expect_contains(message, "ABI version " + std::to_string(VIREO_PLUGIN_ABI_VERSION + 41));
     expect_contains(message, "ABI version " + std::to_string(VIREO_PLUGIN_ABI_VERSION));
     expect_contains(message, path);
@@ -83,7 +86,8 @@ TEST_F(LoadErrors, ToolchainMismatchNamesBothTags) {
 TEST_F(LoadErrors, FactoryFailureCarriesItsMessage) {
     const std::string path = plugin_path("vireo_test_plugin_factory_throws");
     core.register_plugin(path, "NODEV");
-    const std::string message = error_of<Unavailable>([&] { core.compile_model(tiny_model(), "NODEV"); });
+    const std::string message =
+        error_of<Unavailable>([&] { core.compile_model(tiny_model(), "NODEV"); });
     expect_contains(message, "device 'NODEV'");
     expect_contains(message, "no test accelerator present on this machine");
     EXPECT_FALSE(is_loaded(path));
@@ -94,14 +98,16 @@ TEST_F(LoadErrors, FactoryFailureCarriesItsMessage) {
 
 TEST_F(LoadErrors, UnknownDeviceListsRegisteredOnes) {
     core.register_plugin(test_plugin_path(), "OTHER");
-    const std::string message = error_of<NotFound>([&] { core.compile_model(tiny_model(), "NOPE"); });
+    const std::string message =
+        error_of<NotFound>([&] { core.compile_model(tiny_model(), "NOPE"); });
     expect_contains(message, "'NOPE'");
     expect_contains(message, "GOOD, OTHER");
     expect_core_usable();
 }
 
 TEST_F(LoadErrors, RejectedDefaultPropertyFailsTheLoadAndNamesTheXml) {
-    write_file(dir.file("p.xml"), plugins_xml({{"BADDEFAULT", test_plugin_path(), {{"TEST_ADDEND", "abc"}}}}));
+    write_file(dir.file("p.xml"),
+               plugins_xml({{"BADDEFAULT", test_plugin_path(), {{"TEST_ADDEND", "abc"}}}}));
     core.register_plugins(dir.file("p.xml"));
     const std::string message = error_of<InvalidArgument>([&] { core.get_versions("BADDEFAULT"); });
     expect_contains(message, "p.xml");

@@ -6,9 +6,10 @@ namespace vireo::runtime_test {
 namespace {
 
 class Properties : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
-        write_file(dir.file("p.xml"), plugins_xml({{"TEST", test_plugin_path(), {{"TEST_ADDEND", "10"}}}}));
+        write_file(dir.file("p.xml"),
+                   plugins_xml({{"TEST", test_plugin_path(), {{"TEST_ADDEND", "10"}}}}));
         core = Core(dir.file("p.xml"));
     }
     float compiled_addend(const std::string& device, const AnyMap& properties = {}) {
@@ -23,7 +24,7 @@ protected:
 TEST_F(Properties, PrecedenceCallOverInstanceOverDeviceOverXml) {
     EXPECT_FLOAT_EQ(compiled_addend("TEST"), 10.0f);  // plugins.xml default
     core.set_property("TEST", {tp::addend(20.0f)});
-    EXPECT_FLOAT_EQ(compiled_addend("TEST"), 20.0f);  // per device beats the default
+    EXPECT_FLOAT_EQ(compiled_addend("TEST"), 20.0f);                // per device beats the default
     EXPECT_FLOAT_EQ(core.get_property("TEST", tp::addend), 20.0f);  // and reached the plugin
     EXPECT_FLOAT_EQ(compiled_addend("TEST", {tp::addend(30.0f)}), 30.0f);  // the call beats both
     core.set_property("TEST.1", {tp::addend(40.0f)});
@@ -51,20 +52,28 @@ TEST_F(Properties, SettingsSurviveUnloadAndReload) {
 }
 
 TEST_F(Properties, UnknownKeyListsTheSupportedOnes) {
-    std::string message = error_of<NotFound>([&] { core.set_property("TEST", {{"NO_SUCH_KEY", 1}}); });
+    std::string message = error_of<NotFound>([&] {
+        core.set_property("TEST", {{"NO_SUCH_KEY", 1}});
+    });
     EXPECT_NE(message.find("NO_SUCH_KEY"), std::string::npos) << message;
     EXPECT_NE(message.find("TEST_ADDEND"), std::string::npos) << message;
     EXPECT_NE(message.find("CACHE_DIR"), std::string::npos) << message;
-    message = error_of<NotFound>([&] { core.compile_model(tiny_model(), "TEST", {{"NO_SUCH_KEY", 1}}); });
+    message = error_of<NotFound>([&] {
+        core.compile_model(tiny_model(), "TEST", {{"NO_SUCH_KEY", 1}});
+    });
     EXPECT_NE(message.find("NO_SUCH_KEY"), std::string::npos) << message;
     message = error_of<NotFound>([&] { core.get_property("TEST", "NO_SUCH_KEY"); });
     EXPECT_NE(message.find("PERF_COUNT"), std::string::npos) << message;
 }
 
 TEST_F(Properties, ReadOnlyKeyAndBadValue) {
-    std::string message = error_of<InvalidArgument>([&] { core.set_property("TEST", {{"TEST_COMPILE_COUNT", 3}}); });
+    std::string message = error_of<InvalidArgument>([&] {
+        core.set_property("TEST", {{"TEST_COMPILE_COUNT", 3}});
+    });
     EXPECT_NE(message.find("read-only"), std::string::npos) << message;
-    message = error_of<InvalidArgument>([&] { core.set_property("TEST", {{"TEST_ADDEND", "abc"}}); });
+    message = error_of<InvalidArgument>([&] {
+        core.set_property("TEST", {{"TEST_ADDEND", "abc"}});
+    });
     EXPECT_NE(message.find("TEST_ADDEND"), std::string::npos) << message;
     EXPECT_NE(message.find("abc"), std::string::npos) << message;
     // A rejected value is not stored: the plugin and later compiles keep the old one.
@@ -73,8 +82,8 @@ TEST_F(Properties, ReadOnlyKeyAndBadValue) {
 }
 
 TEST_F(Properties, DeviceIdConflictIsAnError) {
-    const std::string message =
-        error_of<InvalidArgument>([&] { core.compile_model(tiny_model(), "TEST.1", {device::id("2")}); });
+    const std::string message = error_of<InvalidArgument>(
+        [&] { core.compile_model(tiny_model(), "TEST.1", {device::id("2")}); });
     EXPECT_NE(message.find("'2'"), std::string::npos) << message;
     EXPECT_NE(message.find("'1'"), std::string::npos) << message;
     EXPECT_NO_THROW(core.compile_model(tiny_model(), "TEST.1", {device::id("1")}));
@@ -140,7 +149,8 @@ TEST_F(Properties, CompiledModelProperties) {
     EXPECT_FALSE(compiled.get_property(enable_profiling));
     compiled.set_property({enable_profiling(true)});
     EXPECT_TRUE(compiled.get_property(enable_profiling));
-    const std::string message = error_of<NotFound>([&] { compiled.set_property({num_streams(3)}); });
+    const std::string message =
+        error_of<NotFound>([&] { compiled.set_property({num_streams(3)}); });
     EXPECT_EQ(message.rfind("TEST: ", 0), 0u) << message;  // the guard prefixes the device
 }
 

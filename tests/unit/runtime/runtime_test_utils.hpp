@@ -3,8 +3,8 @@
 #pragma once
 
 #include <dlfcn.h>
-#include <unistd.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
@@ -20,10 +20,16 @@ namespace vireo::runtime_test {
 namespace fs = std::filesystem;
 namespace tp = vireo::test_plugin;
 
-inline std::string lib_dir() { return VIREO_BUILD_LIB_DIR; }
+inline std::string lib_dir() {
+    return VIREO_BUILD_LIB_DIR;
+}
 /// Absolute path of a test plugin by target name ("vireo_test_plugin").
-inline std::string plugin_path(const std::string& target) { return lib_dir() + "/lib" + target + ".so"; }
-inline std::string test_plugin_path() { return plugin_path("vireo_test_plugin"); }
+inline std::string plugin_path(const std::string& target) {
+    return lib_dir() + "/lib" + target + ".so";
+}
+inline std::string test_plugin_path() {
+    return plugin_path("vireo_test_plugin");
+}
 
 /// True while `path` is loaded in this process (dlopen with RTLD_NOLOAD never loads it).
 inline bool is_loaded(const std::string& path) {
@@ -35,11 +41,11 @@ inline bool is_loaded(const std::string& path) {
 
 /// A fresh directory under the system temp dir, removed at destruction.
 class ScratchDir {
-public:
+  public:
     ScratchDir() {
         static std::atomic<int> counter{0};
-        m_path = fs::temp_directory_path() /
-                 ("vireo_runtime_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+        m_path = fs::temp_directory_path() / ("vireo_runtime_test_" + std::to_string(::getpid()) +
+                                              "_" + std::to_string(counter++));
         fs::remove_all(m_path);
         fs::create_directories(m_path);
     }
@@ -51,7 +57,7 @@ public:
     std::string str() const { return m_path.string(); }
     std::string file(const std::string& name) const { return (m_path / name).string(); }
 
-private:
+  private:
     fs::path m_path;
 };
 
@@ -121,7 +127,8 @@ inline void expect_adds(InferRequest& request, float addend) {
     request.infer();
     const Tensor y = request.get_tensor("y");
     ASSERT_EQ(y.get_size(), 6u);
-    for (int i = 0; i < 6; ++i) EXPECT_FLOAT_EQ(y.data<float>()[i], static_cast<float>(i) - 2.0f + addend) << i;
+    for (int i = 0; i < 6; ++i)
+        EXPECT_FLOAT_EQ(y.data<float>()[i], static_cast<float>(i) - 2.0f + addend) << i;
 }
 
 inline void expect_adds(CompiledModel& compiled, float addend) {
