@@ -32,9 +32,10 @@ struct ConvShape {
 inline void copy_run(const float* src, int64_t x0, int64_t step, int64_t width, size_t count,
                      float* o) {
     const auto n = static_cast<int64_t>(count);
-    // First i with x0 + i * step >= 0, and first i with x0 + i * step >= width.
-    int64_t lo = x0 >= 0 ? 0 : (-x0 + step - 1) / step;
-    int64_t hi = width > x0 ? (width - x0 + step - 1) / step : 0;
+    // First i with x0 + i * step >= 0, and first i with x0 + i * step >= width. (Stride 1, the
+    // common case, needs no divisions, which would cost more than the copy.)
+    int64_t lo = x0 >= 0 ? 0 : step == 1 ? -x0 : (-x0 + step - 1) / step;
+    int64_t hi = width <= x0 ? 0 : step == 1 ? width - x0 : (width - x0 + step - 1) / step;
     lo = std::min(lo, n);
     hi = std::clamp(hi, lo, n);
     std::fill(o, o + lo, 0.0f);
@@ -72,37 +73,42 @@ void im2col_panels(const float* x, const Window& w, size_t channels, size_t p_fi
         }
         const size_t valid = q1 - q0;
         float* panel = dst + p * k_rows * nr;
+        const size_t kw_count = w.kernel[2];
+        // Rows (c, kd, kh, 0..kw) of the panel: the source row of each run is found once and
+        // read at kw shifted offsets.
         size_t kk = 0;
         for (size_t c = 0; c < channels; ++c) {
             const float* xc = x + c * w.in_size();
             for (size_t kd = 0; kd < w.kernel[0]; ++kd) {
-                for (size_t kh = 0; kh < w.kernel[1]; ++kh) {
-                    for (size_t kw = 0; kw < w.kernel[2]; ++kw, ++kk) {
-                        float* out = panel + kk * nr;
-                        const int64_t x_off =
-                            static_cast<int64_t>(kw * w.dilation[2]) - w.pad_begin[2];
-                        for (const Run& r : runs) {
-                            float* o = out + r.lane;
-                            const int64_t iz =
-                                static_cast<int64_t>(r.od * w.stride[0] + kd * w.dilation[0]) -
-                                w.pad_begin[0];
-                            const int64_t iy =
-                                static_cast<int64_t>(r.oh * w.stride[1] + kh * w.dilation[1]) -
-                                w.pad_begin[1];
-                            if (iz < 0 || iz >= static_cast<int64_t>(w.in[0]) || iy < 0 ||
-                                iy >= static_cast<int64_t>(w.in[1])) {
-                                std::fill(o, o + r.count, 0.0f);
-                                continue;
-                            }
-                            const float* src =
-                                xc + (static_cast<size_t>(iz) * w.in[1] + static_cast<size_t>(iy)) *
-                                         w.in[2];
-                            copy_run(src, static_cast<int64_t>(r.ow * w.stride[2]) + x_off,
-                                     static_cast<int64_t>(w.stride[2]),
-                                     static_cast<int64_t>(w.in[2]), r.count, o);
+                for (size_t kh = 0; kh < w.kernel[1]; ++kh, kk += kw_count) {
+                    float* rows = panel + kk * nr;
+                    for (const Run& r : runs) {
+                        const int64_t iz =
+                            static_cast<int64_t>(r.od * w.stride[0] + kd * w.dilation[0]) -
+                            w.pad_begin[0];
+                        const int64_t iy =
+                            static_cast<int64_t>(r.oh * w.stride[1] + kh * w.dilation[1]) -
+                            w.pad_begin[1];
+                        if (iz < 0 || iz >= static_cast<int64_t>(w.in[0]) || iy < 0 ||
+                            iy >= static_cast<int64_t>(w.in[1])) {
+                            for (size_t kw = 0; kw < kw_count; ++kw)
+                                std::fill_n(rows + kw * nr + r.lane, r.count, 0.0f);
+                            continue;
                         }
-                        std::fill(out + valid, out + nr, 0.0f);
+                        const float* src =
+                            xc +
+                            (static_cast<size_t>(iz) * w.in[1] + static_cast<size_t>(iy)) * w.in[2];
+                        const int64_t x0 =
+                            static_cast<int64_t>(r.ow * w.stride[2]) - w.pad_begin[2];
+                        for (size_t kw = 0; kw < kw_count; ++kw)
+                            copy_run(src, x0 + static_cast<int64_t>(kw * w.dilation[2]),
+                                     static_cast<int64_t>(w.stride[2]),
+                                     static_cast<int64_t>(w.in[2]), r.count,
+                                     rows + kw * nr + r.lane);
                     }
+                    if (valid < nr)
+                        for (size_t kw = 0; kw < kw_count; ++kw)
+                            std::fill(rows + kw * nr + valid, rows + (kw + 1) * nr, 0.0f);
                 }
             }
         }

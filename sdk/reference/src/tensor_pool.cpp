@@ -73,6 +73,25 @@ void for_each_window_row(const Window& w, const TapRange& rd, const TapRange& rh
     }
 }
 
+// best[i] = max(best[i], src[i * stride]) for i < n. The common strides get their own loops so
+// the compiler sees a constant stride and vectorises them.
+template <typename T>
+void max_run(const T* __restrict src, size_t stride, size_t n, T* __restrict best) {
+    auto pass = [&](auto step) {
+        for (size_t i = 0; i < n; ++i) {
+            const T v = src[i * step];
+            best[i] = v > best[i] ? v : best[i];
+        }
+    };
+    if (stride == 1) {
+        pass(std::integral_constant<size_t, 1>{});
+    } else if (stride == 2) {
+        pass(std::integral_constant<size_t, 2>{});
+    } else {
+        pass(stride);
+    }
+}
+
 class MaxPoolKernel final : public Kernel {
   public:
     explicit MaxPoolKernel(const Node& node)
@@ -165,11 +184,24 @@ class MaxPoolKernel final : public Kernel {
         for_each_window_row(w, rd, rh, [&](size_t row_offset) {
             const T* row = src + row_offset;
             if (first) {
-                for (size_t ow = 0; ow < width; ++ow) {
+                // Start from each window's first tap in this row (interior: a strided copy).
+                auto start = [&](size_t ow) {
                     const TapRange& r = rw[ow];
                     const int64_t x = r.origin + static_cast<int64_t>(r.k0) * dil;
                     best[ow] = r.count() ? row[x] : std::numeric_limits<T>::lowest();
                     at[ow] = r.count() ? row_offset + static_cast<size_t>(x) : 0;
+                };
+                for (size_t ow = 0; ow < taps.lo; ++ow) start(ow);
+                for (size_t ow = taps.hi; ow < width; ++ow) start(ow);
+                if (taps.hi > taps.lo) {
+                    const int64_t x0 = rw[taps.lo].origin;
+                    for (size_t ow = taps.lo; ow < taps.hi; ++ow)
+                        best[ow] = row[x0 + static_cast<int64_t>(ow - taps.lo) * stride];
+                    if constexpr (kIndices)
+                        for (size_t ow = taps.lo; ow < taps.hi; ++ow)
+                            at[ow] =
+                                row_offset + static_cast<size_t>(
+                                                 x0 + static_cast<int64_t>(ow - taps.lo) * stride);
                 }
                 first = false;
             }
@@ -190,17 +222,17 @@ class MaxPoolKernel final : public Kernel {
             const int64_t base = rw.empty() ? 0 : rw[0].origin;
             for (size_t kw = 0; kw < w.kernel[2]; ++kw) {
                 const int64_t offset = base + static_cast<int64_t>(kw) * dil;
-                for (size_t ow = taps.lo; ow < taps.hi; ++ow) {
-                    const int64_t x = offset + static_cast<int64_t>(ow) * stride;
-                    const T v = row[x];
-                    if constexpr (kIndices) {
-                        if (v > best[ow]) {
-                            best[ow] = v;
+                if constexpr (kIndices) {
+                    for (size_t ow = taps.lo; ow < taps.hi; ++ow) {
+                        const int64_t x = offset + static_cast<int64_t>(ow) * stride;
+                        if (row[x] > best[ow]) {
+                            best[ow] = row[x];
                             at[ow] = row_offset + static_cast<size_t>(x);
                         }
-                    } else {
-                        best[ow] = v > best[ow] ? v : best[ow];
                     }
+                } else if (taps.hi > taps.lo) {
+                    max_run(row + offset + static_cast<int64_t>(taps.lo) * stride,
+                            static_cast<size_t>(stride), taps.hi - taps.lo, best + taps.lo);
                 }
             }
         });
