@@ -18,7 +18,8 @@ AsyncInferRequest::AsyncInferRequest(const std::shared_ptr<SyncInferRequest>& re
     auto finish = [this] { m_request->infer_postprocess(); };
     m_pipeline = {{task_executor, submit}, {wait_executor, wait}, {task_executor, finish}};
     auto inline_executor = std::make_shared<sdk::ImmediateExecutor>();
-    m_sync_pipeline = {{inline_executor, submit}, {inline_executor, wait}, {inline_executor, finish}};
+    m_sync_pipeline = {
+        {inline_executor, submit}, {inline_executor, wait}, {inline_executor, finish}};
 }
 
 AsyncInferRequest::~AsyncInferRequest() {

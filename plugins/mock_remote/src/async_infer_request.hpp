@@ -23,7 +23,7 @@ namespace vireo::mock_remote {
 /// its callback is not called for that cancellation. So a request may be dropped whatever
 /// its device job is doing, a hung one included.
 class AsyncInferRequest : public sdk::IAsyncInferRequest {
-public:
+  public:
     AsyncInferRequest(const std::shared_ptr<SyncInferRequest>& request,
                       const std::shared_ptr<sdk::ITaskExecutor>& task_executor,
                       const std::shared_ptr<sdk::ITaskExecutor>& wait_executor,
@@ -33,7 +33,7 @@ public:
     /// As the base, but the callback is skipped once the request is being destroyed.
     void set_callback(Callback callback) override;
 
-private:
+  private:
     std::shared_ptr<SyncInferRequest> m_request;
     std::atomic<bool> m_destroying{false};
 };

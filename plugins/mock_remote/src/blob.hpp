@@ -21,7 +21,8 @@ struct Blob {
     std::vector<std::pair<std::string, std::string>> settings;
 };
 
-void write_blob(std::ostream& out, const Model& model, const std::vector<std::pair<std::string, std::string>>& settings,
+void write_blob(std::ostream& out, const Model& model,
+                const std::vector<std::pair<std::string, std::string>>& settings,
                 const std::string& plugin_version);
 /// Throws InvalidArgument for a foreign, damaged or truncated blob, or one written by another
 /// plugin version, saying which.

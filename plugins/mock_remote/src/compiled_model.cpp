@@ -31,9 +31,10 @@ bool is_runtime_setting(const std::string& key) {
 
 }  // namespace
 
-CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model, const std::shared_ptr<const Plugin>& plugin,
-                             std::shared_ptr<Device> device, std::string device_id, const Config& config,
-                             bool loaded_from_cache)
+CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model,
+                             const std::shared_ptr<const Plugin>& plugin,
+                             std::shared_ptr<Device> device, std::string device_id,
+                             const Config& config, bool loaded_from_cache)
     : ICompiledModel(model, plugin, host_executor(config)),
       m_device(std::move(device)),
       m_device_id(std::move(device_id)),
@@ -61,7 +62,8 @@ CompiledModel::~CompiledModel() {
 }
 
 std::shared_ptr<sdk::ISyncInferRequest> CompiledModel::create_sync_infer_request() const {
-    return std::make_shared<SyncInferRequest>(std::static_pointer_cast<const CompiledModel>(shared_from_this()));
+    return std::make_shared<SyncInferRequest>(
+        std::static_pointer_cast<const CompiledModel>(shared_from_this()));
 }
 
 std::shared_ptr<sdk::IAsyncInferRequest> CompiledModel::create_infer_request() const {
@@ -88,7 +90,8 @@ CompiledModel::Execution CompiledModel::next_execution() const {
         e.fault = JobFault::kHang;
     else if (faults.fail_nth == e.number || draw < faults.fail_rate)
         e.fault = JobFault::kFail;
-    e.fixed_time = std::chrono::microseconds(m_config.timing.latency_us) + std::chrono::microseconds(jitter);
+    e.fixed_time =
+        std::chrono::microseconds(m_config.timing.latency_us) + std::chrono::microseconds(jitter);
     return e;
 }
 
@@ -120,7 +123,8 @@ std::vector<PropertyName> CompiledModel::supported_properties() const {
         PropertyName(device::id.name(), PropertyMutability::RO),
     };
     for (const auto& key : Config::setting_keys())
-        out.emplace_back(key, is_runtime_setting(key) ? PropertyMutability::RW : PropertyMutability::RO);
+        out.emplace_back(key,
+                         is_runtime_setting(key) ? PropertyMutability::RW : PropertyMutability::RO);
     return out;
 }
 
@@ -133,12 +137,13 @@ void CompiledModel::set_property(const AnyMap& properties) {
         }
         const auto all = supported_properties();
         if (std::find(all.begin(), all.end(), key) != all.end())
-            throw_error<InvalidArgument>(m_device->name(), ": property ", key,
-                                         " of a compiled model is read-only (set it at compile time)");
+            throw_error<InvalidArgument>(
+                m_device->name(), ": property ", key,
+                " of a compiled model is read-only (set it at compile time)");
         std::string known;
         for (const auto& name : all) known += (known.empty() ? "" : ", ") + name;
-        throw_error<NotFound>(m_device->name(), ": unsupported compiled-model property ", key, " (supported: ", known,
-                              ")");
+        throw_error<NotFound>(m_device->name(), ": unsupported compiled-model property ", key,
+                              " (supported: ", known, ")");
     }
     std::lock_guard<std::mutex> lock(m_mutex);
     // A new seed restarts the fault/jitter sequence, so a test can reproduce it.
@@ -160,7 +165,8 @@ Any CompiledModel::get_property(const std::string& name) const {
     if (Config::is_setting(name)) return config().get(name);
     std::string known;
     for (const auto& key : supported_properties()) known += (known.empty() ? "" : ", ") + key;
-    throw_error<NotFound>(m_device->name(), ": unsupported compiled-model property ", name, " (supported: ", known, ")");
+    throw_error<NotFound>(m_device->name(), ": unsupported compiled-model property ", name,
+                          " (supported: ", known, ")");
 }
 
 }  // namespace vireo::mock_remote

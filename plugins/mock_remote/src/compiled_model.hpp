@@ -23,7 +23,7 @@ class Plugin;
 /// freed with the model. Requests share the plan and the weights.
 /// Thread-safe (set_property included: settings are read as a snapshot per execution).
 class CompiledModel : public sdk::ICompiledModel {
-public:
+  public:
     /// What the next execution of this model runs with, decided at submission in submission
     /// order, so faults and jitter are deterministic for a given seed.
     struct Execution {
@@ -34,9 +34,9 @@ public:
     };
 
     /// Throws NotImplemented when the plan cannot be built (see ExecutionPlan).
-    CompiledModel(const std::shared_ptr<const Model>& model, const std::shared_ptr<const Plugin>& plugin,
-                  std::shared_ptr<Device> device, std::string device_id, const Config& config,
-                  bool loaded_from_cache);
+    CompiledModel(const std::shared_ptr<const Model>& model,
+                  const std::shared_ptr<const Plugin>& plugin, std::shared_ptr<Device> device,
+                  std::string device_id, const Config& config, bool loaded_from_cache);
     ~CompiledModel() override;
 
     std::shared_ptr<sdk::IAsyncInferRequest> create_infer_request() const override;
@@ -54,10 +54,10 @@ public:
     Config config() const;
     Execution next_execution() const;
 
-protected:
+  protected:
     std::shared_ptr<sdk::ISyncInferRequest> create_sync_infer_request() const override;
 
-private:
+  private:
     std::vector<PropertyName> supported_properties() const;
 
     std::shared_ptr<Device> m_device;

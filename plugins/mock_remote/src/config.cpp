@@ -21,18 +21,29 @@ T read_value(const std::string& key, const Any& value) {
 double read_positive(const std::string& key, const Any& value) {
     const double v = read_value<double>(key, value);
     if (!(v > 0.0) || !std::isfinite(v))
-        throw_error<InvalidArgument>("property ", key, ": expected a positive number, found '", value.to_string(), "'");
+        throw_error<InvalidArgument>("property ", key, ": expected a positive number, found '",
+                                     value.to_string(), "'");
     return v;
 }
 
 }  // namespace
 
 const std::vector<std::string>& Config::setting_keys() {
-    static const std::vector<std::string> keys{
-        latency_us.name(),  gflops.name(),   device_gbps.name(),    bus_gbps.name(),
-        bus_latency_us.name(), compile_ms.name(), fail_nth.name(),    fail_rate.name(),
-        hang_nth.name(),    jitter_us.name(), seed.name(),           hint::performance_mode.name(),
-        vireo::num_streams.name(), hint::num_requests.name(), vireo::enable_profiling.name()};
+    static const std::vector<std::string> keys{latency_us.name(),
+                                               gflops.name(),
+                                               device_gbps.name(),
+                                               bus_gbps.name(),
+                                               bus_latency_us.name(),
+                                               compile_ms.name(),
+                                               fail_nth.name(),
+                                               fail_rate.name(),
+                                               hang_nth.name(),
+                                               jitter_us.name(),
+                                               seed.name(),
+                                               hint::performance_mode.name(),
+                                               vireo::num_streams.name(),
+                                               hint::num_requests.name(),
+                                               vireo::enable_profiling.name()};
     return keys;
 }
 
@@ -59,7 +70,8 @@ void Config::set(const std::string& key, const Any& value) {
     } else if (key == fail_rate) {
         const double rate = read_value<double>(key, value);
         if (!(rate >= 0.0 && rate <= 1.0))
-            throw_error<InvalidArgument>("property ", key, ": expected a fraction in [0, 1], found '",
+            throw_error<InvalidArgument>("property ", key,
+                                         ": expected a fraction in [0, 1], found '",
                                          value.to_string(), "'");
         faults.fail_rate = rate;
     } else if (key == hang_nth) {
@@ -73,7 +85,8 @@ void Config::set(const std::string& key, const Any& value) {
     } else if (key == vireo::num_streams) {
         const int32_t streams = read_value<int32_t>(key, value);
         if (streams < 0 || streams > 64)
-            throw_error<InvalidArgument>("property ", key, ": expected 0 (from the hint) to 64, found ", streams);
+            throw_error<InvalidArgument>("property ", key,
+                                         ": expected 0 (from the hint) to 64, found ", streams);
         num_streams = streams;
     } else if (key == hint::num_requests) {
         num_requests = read_value<uint32_t>(key, value);

@@ -13,7 +13,8 @@ namespace vireo::mock_remote {
 
 std::chrono::nanoseconds BusModel::cost(size_t bytes) const {
     const double seconds = static_cast<double>(bytes) / (gbps * 1e9);
-    return std::chrono::microseconds(latency_us) + std::chrono::nanoseconds(static_cast<int64_t>(seconds * 1e9));
+    return std::chrono::microseconds(latency_us) +
+           std::chrono::nanoseconds(static_cast<int64_t>(seconds * 1e9));
 }
 
 Device::Device(std::string name, std::shared_ptr<sdk::ITaskExecutor> wait_executor)
@@ -22,10 +23,10 @@ Device::Device(std::string name, std::shared_ptr<sdk::ITaskExecutor> wait_execut
 }
 
 Device::~Device() {
-    for (const auto& job : m_queue.close()) complete(*job, DeviceJob::Outcome::kFailed,
-                                                     std::make_exception_ptr(Unavailable(
-                                                         m_name + ": the device shut down before running " +
-                                                         job->label())));
+    for (const auto& job : m_queue.close())
+        complete(*job, DeviceJob::Outcome::kFailed,
+                 std::make_exception_ptr(Unavailable(
+                     m_name + ": the device shut down before running " + job->label())));
     m_worker.join();
 }
 
@@ -49,18 +50,19 @@ Device::Result Device::run(DeviceJob& job) {
         case JobFault::kHang:
             // Never completes on its own: only cancel() (or shutdown) ends it.
             if (m_queue.wait_for_cancel(job))
-                return {DeviceJob::Outcome::kCancelled,
-                        std::make_exception_ptr(
-                            Cancelled(m_name + ": " + job.label() + " hung on the device and was cancelled"))};
+                return {
+                    DeviceJob::Outcome::kCancelled,
+                    std::make_exception_ptr(Cancelled(m_name + ": " + job.label() +
+                                                      " hung on the device and was cancelled"))};
             return {DeviceJob::Outcome::kFailed,
-                    std::make_exception_ptr(
-                        Unavailable(m_name + ": the device shut down while " + job.label() + " hung"))};
+                    std::make_exception_ptr(Unavailable(m_name + ": the device shut down while " +
+                                                        job.label() + " hung"))};
         case JobFault::kFail:
             // A device error is reported after the fixed latency, as a real failure would be.
             m_queue.sleep_until(started + job.fixed_time());
             return {DeviceJob::Outcome::kFailed,
-                    std::make_exception_ptr(
-                        Unavailable(m_name + ": device error: " + job.label() + " failed (injected fault)"))};
+                    std::make_exception_ptr(Unavailable(m_name + ": device error: " + job.label() +
+                                                        " failed (injected fault)"))};
         case JobFault::kNone:
             break;
     }
@@ -69,7 +71,8 @@ Device::Result Device::run(DeviceJob& job) {
         if (job.m_work) modelled = job.m_work(m_memory);
     } catch (const std::exception& e) {
         return {DeviceJob::Outcome::kFailed,
-                std::make_exception_ptr(Unavailable(m_name + ": device error in " + job.label() + ": " + e.what()))};
+                std::make_exception_ptr(
+                    Unavailable(m_name + ": device error in " + job.label() + ": " + e.what()))};
     }
     // The work ran at host speed; the device is modelled to take fixed + modelled time, so sleep
     // out the rest (interrupted only by shutdown, after which the results are still valid).
@@ -80,16 +83,23 @@ Device::Result Device::run(DeviceJob& job) {
 void Device::complete(DeviceJob& job, DeviceJob::Outcome outcome, std::exception_ptr error) {
     job.complete(outcome, std::move(error), [&] {
         switch (outcome) {
-            case DeviceJob::Outcome::kCompleted: ++m_completed; break;
-            case DeviceJob::Outcome::kFailed: ++m_failed; break;
-            case DeviceJob::Outcome::kCancelled: ++m_cancelled; break;
-            case DeviceJob::Outcome::kPending: break;
+            case DeviceJob::Outcome::kCompleted:
+                ++m_completed;
+                break;
+            case DeviceJob::Outcome::kFailed:
+                ++m_failed;
+                break;
+            case DeviceJob::Outcome::kCancelled:
+                ++m_cancelled;
+                break;
+            case DeviceJob::Outcome::kPending:
+                break;
         }
     });
 }
 
-std::shared_ptr<DeviceJob> Device::submit(std::string label, JobWork work, std::chrono::nanoseconds fixed_time,
-                                          JobFault fault) {
+std::shared_ptr<DeviceJob> Device::submit(std::string label, JobWork work,
+                                          std::chrono::nanoseconds fixed_time, JobFault fault) {
     auto job = std::make_shared<DeviceJob>(std::move(label), std::move(work), fixed_time, fault);
     m_queue.push(job, m_name);
     return job;
@@ -107,10 +117,12 @@ void Device::cancel(const std::shared_ptr<DeviceJob>& job) {
 void Device::upload(BufferHandle dst, const void* src, size_t bytes, const BusModel& bus) {
     const auto deadline = Clock::now() + bus.cost(bytes);
     auto storage = m_memory.resolve(dst);
-    if (!storage) throw_error<InvalidArgument>(m_name, ": upload to device buffer ", dst, " which is not allocated");
+    if (!storage)
+        throw_error<InvalidArgument>(m_name, ": upload to device buffer ", dst,
+                                     " which is not allocated");
     if (storage->size() < bytes)
-        throw_error<InvalidArgument>(m_name, ": upload of ", bytes, " bytes into device buffer ", dst, " of ",
-                                     storage->size(), " bytes");
+        throw_error<InvalidArgument>(m_name, ": upload of ", bytes, " bytes into device buffer ",
+                                     dst, " of ", storage->size(), " bytes");
     if (bytes) std::memcpy(storage->data(), src, bytes);
     std::this_thread::sleep_until(deadline);
 }
@@ -118,10 +130,12 @@ void Device::upload(BufferHandle dst, const void* src, size_t bytes, const BusMo
 void Device::download(BufferHandle src, void* dst, size_t bytes, const BusModel& bus) {
     const auto deadline = Clock::now() + bus.cost(bytes);
     auto storage = m_memory.resolve(src);
-    if (!storage) throw_error<InvalidArgument>(m_name, ": download from device buffer ", src, " which is not allocated");
+    if (!storage)
+        throw_error<InvalidArgument>(m_name, ": download from device buffer ", src,
+                                     " which is not allocated");
     if (storage->size() < bytes)
-        throw_error<InvalidArgument>(m_name, ": download of ", bytes, " bytes from device buffer ", src, " of ",
-                                     storage->size(), " bytes");
+        throw_error<InvalidArgument>(m_name, ": download of ", bytes, " bytes from device buffer ",
+                                     src, " of ", storage->size(), " bytes");
     if (bytes) std::memcpy(dst, storage->data(), bytes);
     std::this_thread::sleep_until(deadline);
 }

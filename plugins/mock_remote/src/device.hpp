@@ -36,7 +36,7 @@ struct BusModel {
 ///
 /// Thread-safe.
 class Device {
-public:
+  public:
     /// `name` is the full name ("MOCK_REMOTE.0"); `wait_executor` is where host stages block on
     /// this device's jobs.
     Device(std::string name, std::shared_ptr<sdk::ITaskExecutor> wait_executor);
@@ -58,8 +58,8 @@ public:
     void set_bus_model(const BusModel& bus);
 
     /// Queues a job and returns it; the caller waits on it. Throws Unavailable after shutdown.
-    std::shared_ptr<DeviceJob> submit(std::string label, JobWork work, std::chrono::nanoseconds fixed_time,
-                                      JobFault fault);
+    std::shared_ptr<DeviceJob> submit(std::string label, JobWork work,
+                                      std::chrono::nanoseconds fixed_time, JobFault fault);
     /// A queued job is dropped (completed as Cancelled); a hung one is aborted (Cancelled); a
     /// running one finishes normally. Harmless on a finished job.
     void cancel(const std::shared_ptr<DeviceJob>& job);
@@ -71,7 +71,7 @@ public:
     /// The device's clock: time since the device started.
     std::chrono::nanoseconds uptime() const { return Clock::now() - m_epoch; }
 
-private:
+  private:
     struct Result {
         DeviceJob::Outcome outcome;
         std::exception_ptr error;

@@ -27,11 +27,14 @@ using JobWork = std::function<std::chrono::nanoseconds(DeviceMemory& memory)>;
 /// completes it exactly once: completed, failed (device error, Unavailable) or cancelled.
 /// Thread-safe.
 class DeviceJob {
-public:
+  public:
     enum class Outcome { kPending, kCompleted, kFailed, kCancelled };
 
     DeviceJob(std::string label, JobWork work, std::chrono::nanoseconds fixed_time, JobFault fault)
-        : m_label(std::move(label)), m_work(std::move(work)), m_fixed_time(fixed_time), m_fault(fault) {}
+        : m_label(std::move(label)),
+          m_work(std::move(work)),
+          m_fixed_time(fixed_time),
+          m_fault(fault) {}
 
     /// "model 'mlp' execution #3", for messages.
     const std::string& label() const { return m_label; }
@@ -66,11 +69,12 @@ public:
     /// Time from start to completion on the device, modelled sleep included.
     std::chrono::nanoseconds device_time() const {
         std::lock_guard<std::mutex> lock(m_mutex);
-        return m_finished > m_started && m_started != Clock::time_point{} ? m_finished - m_started
-                                                                          : std::chrono::nanoseconds{0};
+        return m_finished > m_started && m_started != Clock::time_point{}
+                   ? m_finished - m_started
+                   : std::chrono::nanoseconds{0};
     }
 
-private:
+  private:
     friend class Device;
     friend class DeviceQueue;
 

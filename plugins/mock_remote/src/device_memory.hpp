@@ -24,7 +24,7 @@ using DeviceStorage = std::vector<std::byte>;
 ///
 /// Thread-safe: every method may be called from any thread.
 class DeviceMemory {
-public:
+  public:
     /// A new zero-filled buffer of `bytes` bytes (0 allowed).
     BufferHandle allocate(size_t bytes);
     /// Frees `handle`. Unknown handles are ignored (double free is harmless), so RAII owners may
@@ -36,7 +36,7 @@ public:
     size_t allocated_bytes() const;
     size_t buffer_count() const;
 
-private:
+  private:
     mutable std::mutex m_mutex;
     std::unordered_map<BufferHandle, std::shared_ptr<DeviceStorage>> m_buffers;
     BufferHandle m_next = 1;

@@ -12,7 +12,8 @@ void DeviceQueue::push(const std::shared_ptr<DeviceJob>& job, const std::string&
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         if (m_closed)
-            throw_error<Unavailable>(device_name, ": the device is shut down; ", job->label(), " was not submitted");
+            throw_error<Unavailable>(device_name, ": the device is shut down; ", job->label(),
+                                     " was not submitted");
         job->mark_submitted();
         m_queued.push_back(job);
         const uint64_t depth = m_queued.size() + (m_running ? 1 : 0);

@@ -21,7 +21,7 @@ namespace vireo::mock_remote {
 ///
 /// Thread-safe.
 class DeviceQueue {
-public:
+  public:
     /// Appends a job. Throws Unavailable once the queue is closed.
     void push(const std::shared_ptr<DeviceJob>& job, const std::string& device_name);
     /// Worker side: blocks for the next job and marks it running; null once closed.
@@ -45,7 +45,7 @@ public:
     uint64_t max_depth() const;
     size_t depth() const;
 
-private:
+  private:
     mutable std::mutex m_mutex;
     std::condition_variable m_cv;
     std::deque<std::shared_ptr<DeviceJob>> m_queued;

@@ -11,26 +11,30 @@ namespace vireo::mock_remote {
 namespace {
 
 std::chrono::nanoseconds modelled_cost(double flops, size_t bytes, const TimingModel& timing) {
-    const double seconds = flops / (timing.gflops * 1e9) + static_cast<double>(bytes) / (timing.device_gbps * 1e9);
+    const double seconds =
+        flops / (timing.gflops * 1e9) + static_cast<double>(bytes) / (timing.device_gbps * 1e9);
     return std::chrono::nanoseconds(static_cast<int64_t>(seconds * 1e9));
 }
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> ExecutionPlan::unsupported_ops(const Model& model) {
+std::vector<std::pair<std::string, std::string>> ExecutionPlan::unsupported_ops(
+    const Model& model) {
     std::vector<std::pair<std::string, std::string>> out;
     const auto& registry = reference::KernelRegistry::instance();
     for (const auto& node : model.get_ordered_ops()) {
         const auto& type = node->get_type_name();
         if (type == "ReadValue" || type == "Assign") {
-            out.emplace_back(node->get_friendly_name(), type + ": variables (stateful models) are not supported");
+            out.emplace_back(node->get_friendly_name(),
+                             type + ": variables (stateful models) are not supported");
             continue;
         }
         std::string reason;
         for (size_t i = 0; i < node->get_output_size() && reason.empty(); ++i) {
             const auto& shape = node->get_output_partial_shape(i);
             if (shape.is_dynamic())
-                reason = type + ": output " + std::to_string(i) + " has the dynamic shape " + shape.to_string() +
+                reason = type + ": output " + std::to_string(i) + " has the dynamic shape " +
+                         shape.to_string() +
                          " (the device runs static shapes only; reshape the model first)";
             else if (!node->get_output_element_type(i).is_static())
                 reason = type + ": output " + std::to_string(i) + " has no static element type";
@@ -79,7 +83,8 @@ ExecutionPlan::ExecutionPlan(std::shared_ptr<const Model> model) : m_model(std::
         PlanStep step;
         step.node = node;
         step.kernel = registry.create(*node);
-        for (const auto& in : node->input_values()) step.inputs.push_back(value_of.at({in.get_node(), in.get_index()}));
+        for (const auto& in : node->input_values())
+            step.inputs.push_back(value_of.at({in.get_node(), in.get_index()}));
         for (size_t o = 0; o < node->get_output_size(); ++o)
             step.outputs.push_back(add_value(*node, o, PlanValue::Kind::kIntermediate, 0));
         m_steps.push_back(std::move(step));
@@ -90,17 +95,18 @@ ExecutionPlan::ExecutionPlan(std::shared_ptr<const Model> model) : m_model(std::
     }
 }
 
-std::chrono::nanoseconds ExecutionPlan::execute(const std::vector<std::shared_ptr<DeviceStorage>>& values,
-                                                const std::vector<std::shared_ptr<DeviceStorage>>& outputs,
-                                                const TimingModel& timing, std::vector<OpTiming>* timings) const {
+std::chrono::nanoseconds ExecutionPlan::execute(
+    const std::vector<std::shared_ptr<DeviceStorage>>& values,
+    const std::vector<std::shared_ptr<DeviceStorage>>& outputs, const TimingModel& timing,
+    std::vector<OpTiming>* timings) const {
     // Kernels take Tensors: wrap each device buffer (the device's memory, not the host's).
     std::vector<Tensor> tensors;
     tensors.reserve(m_values.size());
     for (size_t i = 0; i < m_values.size(); ++i) {
         const auto& v = m_values[i];
         if (!values[i] || values[i]->size() < v.bytes)
-            throw_error<InvalidArgument>("value ", i, " of model '", m_model->get_name(), "' has no device buffer of ",
-                                         v.bytes, " bytes");
+            throw_error<InvalidArgument>("value ", i, " of model '", m_model->get_name(),
+                                         "' has no device buffer of ", v.bytes, " bytes");
         tensors.emplace_back(v.type, v.shape, values[i]->data());
     }
     std::chrono::nanoseconds total{0};
@@ -132,8 +138,8 @@ std::chrono::nanoseconds ExecutionPlan::execute(const std::vector<std::shared_pt
     for (size_t r = 0; r < m_output_values.size(); ++r) {
         const auto& v = m_values[m_output_values[r]];
         if (!outputs[r] || outputs[r]->size() < v.bytes)
-            throw_error<InvalidArgument>("output ", r, " of model '", m_model->get_name(), "' has no device buffer of ",
-                                         v.bytes, " bytes");
+            throw_error<InvalidArgument>("output ", r, " of model '", m_model->get_name(),
+                                         "' has no device buffer of ", v.bytes, " bytes");
         if (v.bytes) std::memcpy(outputs[r]->data(), values[m_output_values[r]]->data(), v.bytes);
         total += modelled_cost(0.0, 2 * v.bytes, timing);
     }

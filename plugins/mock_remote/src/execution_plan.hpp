@@ -45,7 +45,7 @@ struct OpTiming {
 /// Built once per compiled model, shared (read-only) by its requests and their device jobs.
 /// Static shapes only. Thread-safe for concurrent execute() calls on different storages.
 class ExecutionPlan {
-public:
+  public:
     /// Throws NotImplemented listing every op the device cannot run (dynamic shapes, variables,
     /// ops without a reference kernel).
     explicit ExecutionPlan(std::shared_ptr<const Model> model);
@@ -68,9 +68,10 @@ public:
     /// of the ops and copies; fills `timings` (one per step) when given.
     std::chrono::nanoseconds execute(const std::vector<std::shared_ptr<DeviceStorage>>& values,
                                      const std::vector<std::shared_ptr<DeviceStorage>>& outputs,
-                                     const TimingModel& timing, std::vector<OpTiming>* timings) const;
+                                     const TimingModel& timing,
+                                     std::vector<OpTiming>* timings) const;
 
-private:
+  private:
     std::shared_ptr<const Model> m_model;
     std::vector<PlanValue> m_values;
     std::vector<PlanStep> m_steps;

@@ -3,6 +3,7 @@
 #include "plugin.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <thread>
 
 #include "blob.hpp"
@@ -22,16 +23,20 @@ constexpr uint32_t kMaxDevices = 16;
 constexpr const char* kBaseName = "MOCK_REMOTE";
 
 bool is_counter(const std::string& key) {
-    return key == max_queue_depth || key == jobs_completed || key == jobs_failed || key == jobs_cancelled ||
-           key == allocated_bytes;
+    return key == max_queue_depth || key == jobs_completed || key == jobs_failed ||
+           key == jobs_cancelled || key == allocated_bytes;
 }
 
-BusModel bus_of(const Config& config) { return {config.timing.bus_gbps, config.timing.bus_latency_us}; }
+BusModel bus_of(const Config& config) {
+    return {config.timing.bus_gbps, config.timing.bus_latency_us};
+}
 
 }  // namespace
 
 Plugin::Plugin()
-    : m_executors(sdk::ExecutorManager::get()), m_configs(m_device_count), m_devices(kMaxDevices),
+    : m_executors(sdk::ExecutorManager::get()),
+      m_configs(m_device_count),
+      m_devices(kMaxDevices),
       m_default_contexts(kMaxDevices) {}
 
 Plugin::~Plugin() {
@@ -52,12 +57,15 @@ size_t Plugin::instance_index(const AnyMap& properties) const {
     if (it == properties.end()) return m_default_index;
     const std::string id = it->second.as<std::string>();
     size_t index = 0;
-    bool numeric = !id.empty() && id.size() <= 3 && std::all_of(id.begin(), id.end(), ::isdigit);
+    const bool numeric =
+        !id.empty() && id.size() <= 3 &&
+        std::all_of(id.begin(), id.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
     if (numeric) index = std::stoul(id);
     if (!numeric || index >= m_device_count) {
         std::string known;
         for (uint32_t i = 0; i < m_device_count; ++i) known += (i ? ", " : "") + std::to_string(i);
-        throw_error<InvalidArgument>(kBaseName, ": device id '", id, "' does not exist (available: ", known, ")");
+        throw_error<InvalidArgument>(kBaseName, ": device id '", id,
+                                     "' does not exist (available: ", known, ")");
     }
     return index;
 }
@@ -69,7 +77,8 @@ std::shared_ptr<Device> Plugin::instance(size_t index) const {
         const std::string name = instance_name(index);
         // One wait executor per instance, shared by every model on it. Several threads, so a
         // request whose job was dropped need not wait behind another request's hung job.
-        auto wait = m_executors->get_executor(name + "/wait", sdk::StreamsConfig{name + "/wait", 4, 1});
+        auto wait =
+            m_executors->get_executor(name + "/wait", sdk::StreamsConfig{name + "/wait", 4, 1});
         device = std::make_shared<Device>(name, wait);
         device->set_bus_model(bus_of(m_configs.at(index)));
     }
@@ -99,19 +108,20 @@ void Plugin::check_compile_keys(const AnyMap& properties, const char* what) cons
     }
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::compile(const std::shared_ptr<const Model>& model, size_t index,
-                                                     Config config, bool imported) const {
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile(const std::shared_ptr<const Model>& model,
+                                                     size_t index, Config config,
+                                                     bool imported) const {
     if (!model) throw_error<InvalidArgument>(kBaseName, ": compile_model was given no model");
-    auto compiled = std::make_shared<CompiledModel>(model->clone(),
-                                                    std::static_pointer_cast<const Plugin>(shared_from_this()),
-                                                    instance(index), std::to_string(index), config, imported);
+    auto compiled = std::make_shared<CompiledModel>(
+        model->clone(), std::static_pointer_cast<const Plugin>(shared_from_this()), instance(index),
+        std::to_string(index), config, imported);
     // A real compiler takes time; model it so that a model cache makes a visible difference.
     if (!imported) std::this_thread::sleep_for(std::chrono::milliseconds(config.timing.compile_ms));
     return compiled;
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr<const Model>& model,
-                                                           const AnyMap& properties) const {
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
+    const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
     check_compile_keys(properties, "compile_model");
     const size_t index = instance_index(properties);
     Config config = instance_config(index);
@@ -119,12 +129,13 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr
     return compile(model, index, config, false);
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr<const Model>& model,
-                                                           const AnyMap& properties,
-                                                           const std::shared_ptr<sdk::IRemoteContext>& context) const {
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
+    const std::shared_ptr<const Model>& model, const AnyMap& properties,
+    const std::shared_ptr<sdk::IRemoteContext>& context) const {
     auto ours = std::dynamic_pointer_cast<RemoteContext>(context);
     if (!ours)
-        throw_error<InvalidArgument>(kBaseName, ": compile_model needs a ", kBaseName, " remote context, found one of ",
+        throw_error<InvalidArgument>(kBaseName, ": compile_model needs a ", kBaseName,
+                                     " remote context, found one of ",
                                      context ? context->get_device_name() : std::string("(none)"));
     check_compile_keys(properties, "compile_model");
     const size_t index = std::stoul(ours->get_property().at(device::id.name()).as<std::string>());
@@ -137,7 +148,8 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr
     return compile(model, index, config, false);
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream, const AnyMap& properties) const {
+std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream,
+                                                          const AnyMap& properties) const {
     check_compile_keys(properties, "import_model");
     const Blob blob = read_blob(stream, VIREO_PLUGIN_VERSION);
     const size_t index = instance_index(properties);
@@ -147,7 +159,8 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream, 
     return compile(blob.model, index, config, true);
 }
 
-sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
+sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model,
+                                         const AnyMap& properties) const {
     if (!model) throw_error<InvalidArgument>(kBaseName, ": query_model was given no model");
     check_compile_keys(properties, "query_model");
     const std::string name = instance_name(instance_index(properties));
@@ -155,7 +168,8 @@ sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& mod
     sdk::SupportedOpsMap supported;
     for (const auto& node : model->get_ordered_ops()) {
         const auto& friendly = node->get_friendly_name();
-        const bool unsupported = std::any_of(bad.begin(), bad.end(), [&](const auto& b) { return b.first == friendly; });
+        const bool unsupported =
+            std::any_of(bad.begin(), bad.end(), [&](const auto& b) { return b.first == friendly; });
         if (!unsupported) supported[friendly] = name;
     }
     return supported;
@@ -165,20 +179,21 @@ void Plugin::set_property(const AnyMap& properties) {
     // Validate everything first, so a bad key or value changes nothing.
     for (const auto& [key, value] : properties) {
         if (key == device::id || key == device_count || Config::is_setting(key)) continue;
-        if (is_counter(key) || key == vireo::supported_properties || key == available_devices || key == device::full_name ||
-            key == device::capabilities)
+        if (is_counter(key) || key == vireo::supported_properties || key == available_devices ||
+            key == device::full_name || key == device::capabilities)
             throw_error<InvalidArgument>(kBaseName, ": property ", key, " is read-only");
         throw_unknown_key(key);
     }
     Config probe;
     for (const auto& [key, value] : properties)
-        if (Config::is_setting(key)) probe.set(key, value);  // throws InvalidArgument on a bad value
+        if (Config::is_setting(key))
+            probe.set(key, value);  // throws InvalidArgument on a bad value
 
     if (auto it = properties.find(device_count.name()); it != properties.end()) {
         const uint32_t count = it->second.as<uint32_t>();
         if (count < 1 || count > kMaxDevices)
-            throw_error<InvalidArgument>(kBaseName, ": property ", device_count.name(), ": expected 1..", kMaxDevices,
-                                         ", found ", count);
+            throw_error<InvalidArgument>(kBaseName, ": property ", device_count.name(),
+                                         ": expected 1..", kMaxDevices, ", found ", count);
         std::lock_guard<std::mutex> lock(m_mutex);
         m_device_count = count;
         m_configs.resize(count, m_common);
@@ -186,14 +201,16 @@ void Plugin::set_property(const AnyMap& properties) {
     }
     const bool has_id = properties.count(device::id.name()) != 0;
     const size_t index = instance_index(properties);
-    const bool id_only = has_id && std::all_of(properties.begin(), properties.end(), [](const auto& p) {
-                             return p.first == device::id || p.first == device_count;
-                         });
+    const bool id_only =
+        has_id && std::all_of(properties.begin(), properties.end(), [](const auto& p) {
+            return p.first == device::id || p.first == device_count;
+        });
     std::vector<std::pair<size_t, BusModel>> bus_updates;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         if (id_only) {
-            m_default_index = index;  // OpenVINO's meaning of a lone device::id: the default instance
+            m_default_index =
+                index;  // OpenVINO's meaning of a lone device::id: the default instance
             return;
         }
         for (size_t i = 0; i < m_configs.size(); ++i) {
@@ -244,9 +261,11 @@ Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const
         return m_device_count;
     }
     if (name == device::capabilities)
-        return std::vector<std::string>{device::capability::kFP32, device::capability::kExportImport,
-                                        device::capability::kRemoteTensors, device::capability::kProfiling};
-    const bool known = name == device::id || name == device::full_name || is_counter(name) || Config::is_setting(name);
+        return std::vector<std::string>{
+            device::capability::kFP32, device::capability::kExportImport,
+            device::capability::kRemoteTensors, device::capability::kProfiling};
+    const bool known = name == device::id || name == device::full_name || is_counter(name) ||
+                       Config::is_setting(name);
     if (!known) throw_unknown_key(name);
     const size_t index = instance_index(arguments);
     if (name == device::id) return std::to_string(index);
@@ -269,7 +288,8 @@ Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const
 std::shared_ptr<sdk::IRemoteContext> Plugin::create_context(const AnyMap& params) const {
     for (const auto& [key, value] : params)
         if (key != device::id)
-            throw_error<NotFound>(kBaseName, ": unknown context parameter ", key, " (supported: ", device::id.name(), ")");
+            throw_error<NotFound>(kBaseName, ": unknown context parameter ", key,
+                                  " (supported: ", device::id.name(), ")");
     const size_t index = instance_index(params);
     return std::make_shared<RemoteContext>(instance(index), std::to_string(index));
 }
@@ -277,7 +297,8 @@ std::shared_ptr<sdk::IRemoteContext> Plugin::create_context(const AnyMap& params
 std::shared_ptr<sdk::IRemoteContext> Plugin::get_default_context(const AnyMap& params) const {
     for (const auto& [key, value] : params)
         if (key != device::id)
-            throw_error<NotFound>(kBaseName, ": unknown context parameter ", key, " (supported: ", device::id.name(), ")");
+            throw_error<NotFound>(kBaseName, ": unknown context parameter ", key,
+                                  " (supported: ", device::id.name(), ")");
     const size_t index = instance_index(params);
     auto device = instance(index);
     std::lock_guard<std::mutex> lock(m_mutex);

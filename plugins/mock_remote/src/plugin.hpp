@@ -22,7 +22,7 @@ class RemoteContext;
 /// get_property without device::id answers for the default instance (0 unless device::id alone
 /// was set). Thread-safe.
 class Plugin : public sdk::IPlugin {
-public:
+  public:
     Plugin();
     ~Plugin() override;
 
@@ -31,7 +31,8 @@ public:
     std::shared_ptr<sdk::ICompiledModel> compile_model(
         const std::shared_ptr<const Model>& model, const AnyMap& properties,
         const std::shared_ptr<sdk::IRemoteContext>& context) const override;
-    std::shared_ptr<sdk::ICompiledModel> import_model(std::istream& blob, const AnyMap& properties) const override;
+    std::shared_ptr<sdk::ICompiledModel> import_model(std::istream& blob,
+                                                      const AnyMap& properties) const override;
     sdk::SupportedOpsMap query_model(const std::shared_ptr<const Model>& model,
                                      const AnyMap& properties) const override;
     void set_property(const AnyMap& properties) override;
@@ -42,7 +43,7 @@ public:
     /// "MOCK_REMOTE.1" for instance 1 (the registered name, if the core renamed the plugin).
     std::string instance_name(size_t index) const;
 
-private:
+  private:
     /// The instance `properties` name through device::id, else the default one. Throws
     /// InvalidArgument for an id that is not a number below the device count.
     size_t instance_index(const AnyMap& properties) const;
@@ -50,8 +51,8 @@ private:
     Config instance_config(size_t index) const;
     /// Throws NotFound for keys neither a setting nor accepted at compile time.
     void check_compile_keys(const AnyMap& properties, const char* what) const;
-    std::shared_ptr<sdk::ICompiledModel> compile(const std::shared_ptr<const Model>& model, size_t index,
-                                                 Config config, bool imported) const;
+    std::shared_ptr<sdk::ICompiledModel> compile(const std::shared_ptr<const Model>& model,
+                                                 size_t index, Config config, bool imported) const;
     std::vector<PropertyName> supported_properties() const;
     [[noreturn]] void throw_unknown_key(const std::string& key) const;
 
@@ -59,8 +60,8 @@ private:
     mutable std::mutex m_mutex;
     uint32_t m_device_count = 2;
     size_t m_default_index = 0;
-    Config m_common;                // what a new instance starts with
-    std::vector<Config> m_configs;  // per instance, m_device_count entries
+    Config m_common;                                         // what a new instance starts with
+    std::vector<Config> m_configs;                           // per instance, m_device_count entries
     mutable std::vector<std::shared_ptr<Device>> m_devices;  // created on first use
     mutable std::vector<std::shared_ptr<RemoteContext>> m_default_contexts;
 };

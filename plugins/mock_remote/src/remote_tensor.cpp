@@ -9,14 +9,17 @@ namespace vireo::mock_remote {
 RemoteTensor::RemoteTensor(std::shared_ptr<Device> device, element::Type type, const Shape& shape)
     : m_device(std::move(device)), m_type(type), m_shape(shape) {
     if (!type.is_static())
-        throw_error<InvalidArgument>(m_device->name(), ": a remote tensor needs a static element type, found ", type);
+        throw_error<InvalidArgument>(m_device->name(),
+                                     ": a remote tensor needs a static element type, found ", type);
     m_capacity = type.bytes_for(shape_size(shape));
     m_handle = m_device->memory().allocate(m_capacity);
     m_strides = row_major_strides(m_shape, m_type.size());
     update_properties();
 }
 
-RemoteTensor::~RemoteTensor() { m_device->memory().free(m_handle); }
+RemoteTensor::~RemoteTensor() {
+    m_device->memory().free(m_handle);
+}
 
 void RemoteTensor::set_shape(const Shape& shape) {
     const size_t bytes = m_type.bytes_for(shape_size(shape));
@@ -31,7 +34,9 @@ void RemoteTensor::set_shape(const Shape& shape) {
     update_properties();
 }
 
-void RemoteTensor::copy_from_host(const void* src) { m_device->upload(m_handle, src, get_byte_size(), m_device->bus_model()); }
+void RemoteTensor::copy_from_host(const void* src) {
+    m_device->upload(m_handle, src, get_byte_size(), m_device->bus_model());
+}
 
 void RemoteTensor::copy_to_host(void* dst) const {
     m_device->download(m_handle, dst, get_byte_size(), m_device->bus_model());

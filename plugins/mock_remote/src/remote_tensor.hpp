@@ -15,7 +15,7 @@ namespace vireo::mock_remote {
 /// Not thread-safe beyond the Tensor contract: set_shape and copies are the caller's to serialise
 /// (also against a request that uses the tensor).
 class RemoteTensor final : public sdk::IRemoteTensor {
-public:
+  public:
     /// Throws InvalidArgument for a non-static element type.
     RemoteTensor(std::shared_ptr<Device> device, element::Type type, const Shape& shape);
     ~RemoteTensor() override;
@@ -33,7 +33,7 @@ public:
     const std::shared_ptr<Device>& device() const { return m_device; }
     BufferHandle handle() const { return m_handle; }
 
-private:
+  private:
     void update_properties();
 
     std::shared_ptr<Device> m_device;

@@ -28,25 +28,31 @@ std::chrono::microseconds us(std::chrono::nanoseconds ns) {
 }  // namespace
 
 SyncInferRequest::SyncInferRequest(const std::shared_ptr<const CompiledModel>& compiled_model)
-    : ISyncInferRequest(compiled_model), m_compiled_model(compiled_model), m_device(compiled_model->device()) {
+    : ISyncInferRequest(compiled_model),
+      m_compiled_model(compiled_model),
+      m_device(compiled_model->device()) {
     const auto& plan = *m_compiled_model->plan();
     auto& memory = m_device->memory();
     m_values.assign(plan.values().size(), 0);
     try {
         for (size_t i = 0; i < plan.values().size(); ++i) {
             const auto& v = plan.values()[i];
-            m_values[i] = v.kind == PlanValue::Kind::kConstant ? m_compiled_model->weights().at(v.index)
-                                                                 : memory.allocate(v.bytes);
+            m_values[i] = v.kind == PlanValue::Kind::kConstant
+                              ? m_compiled_model->weights().at(v.index)
+                              : memory.allocate(v.bytes);
         }
-        for (size_t id : plan.output_values()) m_outputs.push_back(memory.allocate(plan.values()[id].bytes));
+        for (size_t id : plan.output_values())
+            m_outputs.push_back(memory.allocate(plan.values()[id].bytes));
     } catch (...) {
         for (size_t i = 0; i < m_values.size(); ++i)
             if (plan.values()[i].kind != PlanValue::Kind::kConstant) memory.free(m_values[i]);
         for (auto handle : m_outputs) memory.free(handle);
         throw;
     }
-    for (const auto& port : get_inputs()) allocate_tensor(port, Tensor(port.get_element_type(), port.get_shape()));
-    for (const auto& port : get_outputs()) allocate_tensor(port, Tensor(port.get_element_type(), port.get_shape()));
+    for (const auto& port : get_inputs())
+        allocate_tensor(port, Tensor(port.get_element_type(), port.get_shape()));
+    for (const auto& port : get_outputs())
+        allocate_tensor(port, Tensor(port.get_element_type(), port.get_shape()));
     m_staging.resize(get_inputs().size());
     m_bound_inputs.assign(get_inputs().size(), 0);
     m_upload_sources.assign(get_inputs().size(), nullptr);
@@ -77,17 +83,19 @@ void SyncInferRequest::check_tensor(const Output& port, const Tensor& tensor) co
     const auto* remote = dynamic_cast<const RemoteTensor*>(tensor.impl().get());
     if (!remote) {
         const auto* other = dynamic_cast<const sdk::IRemoteTensor*>(tensor.impl().get());
-        throw_error<InvalidArgument>("tensor for port ", port_name(port), ": a remote tensor of device ",
-                                     other ? other->get_device_name() : std::string("(unknown)"),
-                                     " cannot be used by a model compiled for ", m_device->name(),
-                                     " (expected a host tensor or a remote tensor of ", m_device->name(), ")");
+        throw_error<InvalidArgument>(
+            "tensor for port ", port_name(port), ": a remote tensor of device ",
+            other ? other->get_device_name() : std::string("(unknown)"),
+            " cannot be used by a model compiled for ", m_device->name(),
+            " (expected a host tensor or a remote tensor of ", m_device->name(), ")");
     }
     if (remote->device() != m_device)
-        throw_error<InvalidArgument>("tensor for port ", port_name(port), ": the remote tensor lives on ",
-                                     remote->get_device_name(), " (", remote->device().get(),
-                                     ") but the model is compiled for ", m_device->name(), " (", m_device.get(),
-                                     "); copy it through a host tensor or compile the model for ",
-                                     remote->get_device_name());
+        throw_error<InvalidArgument>(
+            "tensor for port ", port_name(port), ": the remote tensor lives on ",
+            remote->get_device_name(), " (", remote->device().get(),
+            ") but the model is compiled for ", m_device->name(), " (", m_device.get(),
+            "); copy it through a host tensor or compile the model for ",
+            remote->get_device_name());
 }
 
 void SyncInferRequest::infer() {
@@ -141,8 +149,9 @@ void SyncInferRequest::infer_preprocess() {
     }
     for (size_t r = 0; r < get_outputs().size(); ++r) {
         const Tensor& tensor = m_output_tensors[r];
-        m_bound_outputs[r] =
-            tensor.is_remote() ? static_cast<const RemoteTensor&>(*tensor.impl()).handle() : m_outputs[r];
+        m_bound_outputs[r] = tensor.is_remote()
+                                 ? static_cast<const RemoteTensor&>(*tensor.impl()).handle()
+                                 : m_outputs[r];
     }
     m_times.preprocess = Clock::now() - start;
 }
@@ -160,38 +169,45 @@ void SyncInferRequest::start_pipeline(const std::function<bool()>& cancelled) {
     const BusModel bus{settings.timing.bus_gbps, settings.timing.bus_latency_us};
     for (size_t i = 0; i < m_bound_inputs.size(); ++i) {
         if (!m_upload_sources[i]) continue;
-        m_device->upload(m_bound_inputs[i], m_upload_sources[i], plan.values()[plan.input_values()[i]].bytes, bus);
+        m_device->upload(m_bound_inputs[i], m_upload_sources[i],
+                         plan.values()[plan.input_values()[i]].bytes, bus);
         m_times.uploaded = true;
     }
     m_times.upload = Clock::now() - start;
 
     std::vector<BufferHandle> values = m_values;
-    for (size_t i = 0; i < m_bound_inputs.size(); ++i) values[plan.input_values()[i]] = m_bound_inputs[i];
+    for (size_t i = 0; i < m_bound_inputs.size(); ++i)
+        values[plan.input_values()[i]] = m_bound_inputs[i];
 
     // The async base calls cancel() with its own lock held, so its state is read before taking
     // the job lock (never the other way round). A cancel() after this check sets
     // m_cancel_requested under the job lock: either the check below sees it, or cancel() sees the
     // job submitted below and cancels it on the device.
     if (cancelled && cancelled())
-        throw_error<Cancelled>(m_device->name(), ": the inference was cancelled before it was submitted");
+        throw_error<Cancelled>(m_device->name(),
+                               ": the inference was cancelled before it was submitted");
     std::lock_guard<std::mutex> lock(m_job_mutex);
     if (m_cancel_requested)
-        throw_error<Cancelled>(m_device->name(), ": the inference was cancelled before it was submitted");
+        throw_error<Cancelled>(m_device->name(),
+                               ": the inference was cancelled before it was submitted");
     const auto execution = m_compiled_model->next_execution();
     m_profiling = execution.config.enable_profiling;
     m_op_timings = m_profiling ? std::make_shared<std::vector<OpTiming>>() : nullptr;
     // The job holds only shared, immutable state and handles: it may outlive this request's run.
     JobWork work = [plan_ptr, values = std::move(values), outputs = m_bound_outputs,
-                    timing = execution.config.timing, timings = m_op_timings](DeviceMemory& memory) {
+                    timing = execution.config.timing,
+                    timings = m_op_timings](DeviceMemory& memory) {
         std::vector<std::shared_ptr<DeviceStorage>> value_storage;
         std::vector<std::shared_ptr<DeviceStorage>> output_storage;
         for (auto handle : values) {
             value_storage.push_back(memory.resolve(handle));
-            if (!value_storage.back()) throw_error<Unavailable>("device buffer ", handle, " was freed before use");
+            if (!value_storage.back())
+                throw_error<Unavailable>("device buffer ", handle, " was freed before use");
         }
         for (auto handle : outputs) {
             output_storage.push_back(memory.resolve(handle));
-            if (!output_storage.back()) throw_error<Unavailable>("device buffer ", handle, " was freed before use");
+            if (!output_storage.back())
+                throw_error<Unavailable>("device buffer ", handle, " was freed before use");
         }
         return plan_ptr->execute(value_storage, output_storage, timing, timings.get());
     };
@@ -251,7 +267,8 @@ void SyncInferRequest::cancel() {
 }
 
 std::vector<ProfilingInfo> SyncInferRequest::get_profiling_info() const {
-    auto stage = [](const char* name, std::chrono::nanoseconds time, const std::string& thread, bool ran) {
+    auto stage = [](const char* name, std::chrono::nanoseconds time, const std::string& thread,
+                    bool ran) {
         ProfilingInfo row;
         row.status = ran ? ProfilingInfo::Status::EXECUTED : ProfilingInfo::Status::NOT_RUN;
         row.node_name = name;
@@ -263,10 +280,13 @@ std::vector<ProfilingInfo> SyncInferRequest::get_profiling_info() const {
     };
     std::vector<ProfilingInfo> rows;
     const bool started = !m_times.host_thread.empty();
-    rows.push_back(stage(kStageInputPreprocessing, m_times.preprocess, m_times.host_thread, started));
-    rows.push_back(stage(kStageInputTransfer, m_times.upload, m_times.host_thread, m_times.uploaded));
+    rows.push_back(
+        stage(kStageInputPreprocessing, m_times.preprocess, m_times.host_thread, started));
+    rows.push_back(
+        stage(kStageInputTransfer, m_times.upload, m_times.host_thread, m_times.uploaded));
     rows.push_back(stage(kStageExecution, m_times.device, m_times.wait_thread, m_times.executed));
-    rows.push_back(stage(kStageOutputTransfer, m_times.download, m_times.post_thread, m_times.downloaded));
+    rows.push_back(
+        stage(kStageOutputTransfer, m_times.download, m_times.post_thread, m_times.downloaded));
     rows.push_back(stage(kStageOutputPostprocessing, m_times.postprocess, m_times.post_thread,
                          !m_times.post_thread.empty()));
     rows.push_back(stage("queue wait", m_times.queue, m_times.wait_thread, m_times.executed));

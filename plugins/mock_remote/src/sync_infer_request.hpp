@@ -24,7 +24,7 @@ namespace vireo::mock_remote {
 /// The steps run in order, each at most once per inference; they are not thread-safe among
 /// themselves (the async request serialises them). cancel() may be called from any thread.
 class SyncInferRequest : public sdk::ISyncInferRequest {
-public:
+  public:
     explicit SyncInferRequest(const std::shared_ptr<const CompiledModel>& compiled_model);
     /// Cancels and waits for a job still on the device, then frees the buffers.
     ~SyncInferRequest() override;
@@ -52,14 +52,15 @@ public:
     /// Step 4: downloads host outputs.
     void infer_postprocess();
 
-protected:
+  protected:
     /// The base checks plus: a remote tensor must belong to this request's device instance
     /// (InvalidArgument naming both devices otherwise).
     void check_tensor(const Output& port, const Tensor& tensor) const override;
 
-private:
+  private:
     struct Times {
-        std::chrono::nanoseconds preprocess{0}, upload{0}, queue{0}, device{0}, download{0}, postprocess{0};
+        std::chrono::nanoseconds preprocess{0}, upload{0}, queue{0}, device{0}, download{0},
+            postprocess{0};
         std::string host_thread, wait_thread, post_thread;
         bool uploaded = false, downloaded = false, executed = false;
     };
@@ -73,7 +74,8 @@ private:
     std::shared_ptr<Device> m_device;
     std::vector<BufferHandle> m_values;   // per plan value: weights, inputs and intermediates
     std::vector<BufferHandle> m_outputs;  // per model output
-    std::vector<Tensor> m_staging;        // per input: dense host copy when the user tensor is strided/batched
+    std::vector<Tensor>
+        m_staging;  // per input: dense host copy when the user tensor is strided/batched
 
     // Bindings of the current inference (handles of remote tensors or of m_values/m_outputs).
     std::vector<BufferHandle> m_bound_inputs;

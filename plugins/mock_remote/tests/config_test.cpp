@@ -1,7 +1,8 @@
 // Tests of the MOCK_REMOTE settings: defaults, text values, validation messages.
+#include "config.hpp"
+
 #include <gtest/gtest.h>
 
-#include "config.hpp"
 #include "vireo/mock_remote/properties.hpp"
 
 namespace vireo::mock_remote {

@@ -56,25 +56,27 @@ TEST(MockRemoteIr, IncrementModelsAddOne) {
         const Tensor in = make_tensor(shape, -7.f, 0.25f);
         const auto out = values(run_once(compiled, {in}));
         ASSERT_EQ(out.size(), shape_size(shape)) << path;
-        for (size_t i = 0; i < out.size(); ++i) EXPECT_FLOAT_EQ(out[i], -7.f + 0.25f * static_cast<float>(i) + 1.f);
+        for (size_t i = 0; i < out.size(); ++i)
+            EXPECT_FLOAT_EQ(out[i], -7.f + 0.25f * static_cast<float>(i) + 1.f);
     }
 }
 
 TEST(MockRemoteIr, AddTwoInputs) {
     Core core = make_core();
-    auto compiled = core.compile_model(kData + "/models/openvino_ir/add_two_inputs_model/add.xml", "MOCK_REMOTE.1",
-                                       fast(100));
+    auto compiled = core.compile_model(kData + "/models/openvino_ir/add_two_inputs_model/add.xml",
+                                       "MOCK_REMOTE.1", fast(100));
     ASSERT_EQ(compiled.inputs().size(), 2u);
     const Shape shape = compiled.input(0).get_shape();
-    const auto out = values(run_once(compiled, {make_tensor(shape, 1.f, 1.f), make_tensor(shape, 100.f, -2.f)}));
+    const auto out =
+        values(run_once(compiled, {make_tensor(shape, 1.f, 1.f), make_tensor(shape, 100.f, -2.f)}));
     for (size_t i = 0; i < out.size(); ++i) EXPECT_FLOAT_EQ(out[i], 101.f - static_cast<float>(i));
 }
 
 TEST(MockRemoteIr, PassthroughNeedsStaticShapes) {
     Core core = make_core();
     auto model = core.read_model(kData + "/models/openvino_ir/passthrough/passthrough.xml");
-    expect_error([&] { core.compile_model(model, "MOCK_REMOTE.0", fast()); }, ErrorKind::kNotImplemented,
-                 {"dynamic shape", "reshape"});
+    expect_error([&] { core.compile_model(model, "MOCK_REMOTE.0", fast()); },
+                 ErrorKind::kNotImplemented, {"dynamic shape", "reshape"});
     EXPECT_LT(core.query_model(model, "MOCK_REMOTE.0").size(), model->get_ordered_ops().size());
     model->reshape(PartialShape{2, 3});
     auto compiled = core.compile_model(model, "MOCK_REMOTE.0", fast(100));

@@ -1,11 +1,12 @@
 // White-box tests of the simulated device: FIFO order, queue depth, cancellation of queued and
 // hung jobs, injected failures, memory accounting, transfers and shutdown with queued jobs.
+#include "device.hpp"
+
 #include <gtest/gtest.h>
 
 #include <future>
 #include <thread>
 
-#include "device.hpp"
 #include "vireo/exception.hpp"
 
 namespace vireo::mock_remote {
@@ -41,7 +42,9 @@ TEST(MockRemoteDevice, RunsJobsInSubmissionOrderAndCountsThem) {
     Device device("MOCK_REMOTE.0", nullptr);
     std::vector<int> order;
     std::vector<std::shared_ptr<DeviceJob>> jobs;
-    for (int i = 0; i < 5; ++i) jobs.push_back(device.submit("job " + std::to_string(i), record(&order, i), 0ns, JobFault::kNone));
+    for (int i = 0; i < 5; ++i)
+        jobs.push_back(
+            device.submit("job " + std::to_string(i), record(&order, i), 0ns, JobFault::kNone));
     for (auto& job : jobs) job->wait();
     EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4}));
     for (auto& job : jobs) EXPECT_EQ(job->outcome(), DeviceJob::Outcome::kCompleted);
@@ -53,12 +56,16 @@ TEST(MockRemoteDevice, RunsJobsInSubmissionOrderAndCountsThem) {
 TEST(MockRemoteDevice, MaxQueueDepthCountsQueuedAndRunningJobs) {
     Device device("MOCK_REMOTE.0", nullptr);
     Gate gate;
-    auto blocker = device.submit("blocker", [f = gate.future](DeviceMemory&) {
-        f.wait();
-        return std::chrono::nanoseconds{0};
-    }, 0ns, JobFault::kNone);
+    auto blocker = device.submit(
+        "blocker",
+        [f = gate.future](DeviceMemory&) {
+            f.wait();
+            return std::chrono::nanoseconds{0};
+        },
+        0ns, JobFault::kNone);
     std::vector<std::shared_ptr<DeviceJob>> jobs;
-    for (int i = 0; i < 3; ++i) jobs.push_back(device.submit("queued", nullptr, 0ns, JobFault::kNone));
+    for (int i = 0; i < 3; ++i)
+        jobs.push_back(device.submit("queued", nullptr, 0ns, JobFault::kNone));
     // 1 running (or about to run) + 3 queued: the depth is exactly 4 whatever the timing.
     EXPECT_EQ(device.max_queue_depth(), 4u);
     gate.open();
@@ -71,8 +78,8 @@ TEST(MockRemoteDevice, MaxQueueDepthCountsQueuedAndRunningJobs) {
 TEST(MockRemoteDevice, JobTakesAtLeastItsModelledTime) {
     // A lower bound the device guarantees (it sleeps until the deadline), not a timing threshold.
     Device device("MOCK_REMOTE.0", nullptr);
-    auto job = device.submit("timed", [](DeviceMemory&) { return std::chrono::nanoseconds(3ms); }, 2ms,
-                             JobFault::kNone);
+    auto job = device.submit(
+        "timed", [](DeviceMemory&) { return std::chrono::nanoseconds(3ms); }, 2ms, JobFault::kNone);
     job->wait();
     EXPECT_GE(job->device_time(), 5ms);
 }
@@ -80,10 +87,13 @@ TEST(MockRemoteDevice, JobTakesAtLeastItsModelledTime) {
 TEST(MockRemoteDevice, CancelDropsAQueuedJobWithoutRunningIt) {
     Device device("MOCK_REMOTE.0", nullptr);
     Gate gate;
-    auto blocker = device.submit("blocker", [f = gate.future](DeviceMemory&) {
-        f.wait();
-        return std::chrono::nanoseconds{0};
-    }, 0ns, JobFault::kNone);
+    auto blocker = device.submit(
+        "blocker",
+        [f = gate.future](DeviceMemory&) {
+            f.wait();
+            return std::chrono::nanoseconds{0};
+        },
+        0ns, JobFault::kNone);
     std::vector<int> order;
     auto dropped = device.submit("dropped", record(&order, 1), 0ns, JobFault::kNone);
     auto kept = device.submit("kept", record(&order, 2), 0ns, JobFault::kNone);
@@ -93,7 +103,8 @@ TEST(MockRemoteDevice, CancelDropsAQueuedJobWithoutRunningIt) {
     kept->wait();
     blocker->wait();
     EXPECT_EQ(order, std::vector<int>{2});
-    EXPECT_NE(error_text(dropped).find("cancelled while queued"), std::string::npos) << error_text(dropped);
+    EXPECT_NE(error_text(dropped).find("cancelled while queued"), std::string::npos)
+        << error_text(dropped);
     try {
         std::rethrow_exception(dropped->error());
     } catch (const Exception& e) {
@@ -144,9 +155,12 @@ TEST(MockRemoteDevice, InjectedFailureIsAnUnavailableDeviceError) {
 
 TEST(MockRemoteDevice, ExceptionInWorkBecomesDeviceError) {
     Device device("MOCK_REMOTE.0", nullptr);
-    auto job = device.submit("broken", [](DeviceMemory&) -> std::chrono::nanoseconds {
-        throw std::runtime_error("kernel exploded");
-    }, 0ns, JobFault::kNone);
+    auto job = device.submit(
+        "broken",
+        [](DeviceMemory&) -> std::chrono::nanoseconds {
+            throw std::runtime_error("kernel exploded");
+        },
+        0ns, JobFault::kNone);
     job->wait();
     EXPECT_EQ(job->outcome(), DeviceJob::Outcome::kFailed);
     EXPECT_NE(error_text(job).find("kernel exploded"), std::string::npos);
@@ -158,11 +172,13 @@ TEST(MockRemoteDevice, ShutdownFailsQueuedJobsAndEndsAHungOne) {
     {
         Device device("MOCK_REMOTE.0", nullptr);
         hung = device.submit("hung", nullptr, 0ns, JobFault::kHang);
-        for (int i = 0; i < 3; ++i) queued.push_back(device.submit("queued", nullptr, 0ns, JobFault::kNone));
+        for (int i = 0; i < 3; ++i)
+            queued.push_back(device.submit("queued", nullptr, 0ns, JobFault::kNone));
     }
     EXPECT_EQ(hung->outcome(), DeviceJob::Outcome::kFailed);
     for (auto& job : queued) {
-        // Either it ran before the shutdown (it cannot: the hung job blocks the queue) or it failed.
+        // Either it ran before the shutdown (it cannot: the hung job blocks the queue) or it
+        // failed.
         EXPECT_EQ(job->outcome(), DeviceJob::Outcome::kFailed);
         EXPECT_NE(error_text(job).find("shut down"), std::string::npos) << error_text(job);
     }

@@ -22,11 +22,14 @@ ErrorKind kind_of(const std::exception_ptr& error) {
 
 TEST(MockRemoteFaults, FailNthFailsExactlyThatExecutionWithADeviceError) {
     Core core = make_core();
-    auto compiled = core.compile_model(add_one_model(), "MOCK_REMOTE.0", with(fast(200), {fail_nth(uint64_t{3})}));
+    auto compiled = core.compile_model(add_one_model(), "MOCK_REMOTE.0",
+                                       with(fast(200), {fail_nth(uint64_t{3})}));
     auto request = compiled.create_infer_request();
     std::vector<std::string> seen;  // written by the callback, read after wait()
     request.set_callback([&](std::exception_ptr error) {
-        seen.push_back(!error ? "ok" : kind_of(error) == ErrorKind::kUnavailable ? "unavailable" : "other");
+        seen.push_back(!error                                      ? "ok"
+                       : kind_of(error) == ErrorKind::kUnavailable ? "unavailable"
+                                                                   : "other");
     });
     for (int run = 1; run <= 5; ++run) {
         request.set_tensor("x", make_tensor({1, 8}, static_cast<float>(run)));
@@ -46,9 +49,11 @@ TEST(MockRemoteFaults, FailNthFailsExactlyThatExecutionWithADeviceError) {
 
 TEST(MockRemoteFaults, FailNthAlsoFailsSynchronousInfer) {
     Core core = make_core();
-    auto compiled = core.compile_model(add_one_model(), "MOCK_REMOTE.1", with(fast(200), {fail_nth(uint64_t{1})}));
+    auto compiled = core.compile_model(add_one_model(), "MOCK_REMOTE.1",
+                                       with(fast(200), {fail_nth(uint64_t{1})}));
     auto request = compiled.create_infer_request();
-    expect_error([&] { request.infer(); }, ErrorKind::kUnavailable, {"MOCK_REMOTE.1", "execution #1"});
+    expect_error([&] { request.infer(); }, ErrorKind::kUnavailable,
+                 {"MOCK_REMOTE.1", "execution #1"});
     request.infer();  // the device keeps serving
 }
 
@@ -80,12 +85,14 @@ TEST(MockRemoteFaults, FailRateIsDeterministicForASeed) {
     EXPECT_EQ(std::count(none.begin(), none.end(), true), 0);
     const auto all = failure_pattern(core, 42, 1.0, 8);
     EXPECT_EQ(std::count(all.begin(), all.end(), true), 8);
-    EXPECT_EQ(device_value(core, "MOCK_REMOTE.0", jobs_failed), static_cast<uint64_t>(2 * failures + 8));
+    EXPECT_EQ(device_value(core, "MOCK_REMOTE.0", jobs_failed),
+              static_cast<uint64_t>(2 * failures + 8));
 }
 
 TEST(MockRemoteFaults, HungExecutionTimesOutAndIsRecoveredByCancel) {
     Core core = make_core();
-    auto compiled = core.compile_model(add_one_model(), "MOCK_REMOTE.0", with(fast(200), {hang_nth(uint64_t{2})}));
+    auto compiled = core.compile_model(add_one_model(), "MOCK_REMOTE.0",
+                                       with(fast(200), {hang_nth(uint64_t{2})}));
     auto request = compiled.create_infer_request();
     request.infer();
     int callbacks = 0;
@@ -139,7 +146,8 @@ TEST(MockRemoteCancel, BeforeTheFirstStageRunsNothingReachesTheDevice) {
     // The host executor has one stream; request A's callback runs on it (no callback executor)
     // and blocks, so request B's first stage cannot start until the test lets it.
     Core core = make_core();
-    auto compiled = core.compile_model(add_one_model(), "MOCK_REMOTE.0", with(fast(200), {num_streams(1)}));
+    auto compiled =
+        core.compile_model(add_one_model(), "MOCK_REMOTE.0", with(fast(200), {num_streams(1)}));
     auto a = compiled.create_infer_request();
     auto b = compiled.create_infer_request();
     std::promise<void> entered;
@@ -179,7 +187,8 @@ TEST(MockRemoteCancel, WhileQueuedTheJobIsDroppedFromTheDevice) {
     blocker.cancel();
     EXPECT_THROW(blocker.wait(), Cancelled);
     EXPECT_EQ(device_value(core, "MOCK_REMOTE.0", jobs_cancelled), 2u);
-    EXPECT_EQ(device_value(core, "MOCK_REMOTE.0", jobs_completed), 0u);  // the dropped job never ran
+    EXPECT_EQ(device_value(core, "MOCK_REMOTE.0", jobs_completed),
+              0u);  // the dropped job never ran
     queued.infer();
     EXPECT_EQ(device_value(core, "MOCK_REMOTE.0", jobs_completed), 1u);
 }
@@ -195,7 +204,8 @@ TEST(MockRemoteCancel, DestroyingRequestsWithQueuedJobsLeaksNothing) {
     }
     EXPECT_EQ(device_value(core, "MOCK_REMOTE.1", allocated_bytes), 0u);
     EXPECT_EQ(device_value(core, "MOCK_REMOTE.1", jobs_failed), 0u);
-    EXPECT_LE(device_value(core, "MOCK_REMOTE.1", jobs_completed) + device_value(core, "MOCK_REMOTE.1", jobs_cancelled),
+    EXPECT_LE(device_value(core, "MOCK_REMOTE.1", jobs_completed) +
+                  device_value(core, "MOCK_REMOTE.1", jobs_cancelled),
               4u);
 }
 
@@ -214,7 +224,7 @@ TEST(MockRemoteCancel, DestroyingRequestsBehindAHungJobDoesNotBlock) {
         for (int i = 0; i < 2; ++i) behind.push_back(compiled.create_infer_request());
         for (auto& r : behind) r.start_async();
         wait_until([&] { return device_value(core, "MOCK_REMOTE.0", max_queue_depth) == 3; });
-        behind.clear();  // their jobs are queued behind the hung one: dropped
+        behind.clear();         // their jobs are queued behind the hung one: dropped
         hung = InferRequest();  // aborts the hung job; the callback is not called for it
         EXPECT_EQ(callbacks, 0);
     }

@@ -26,7 +26,8 @@ TEST(MockRemotePipeline, InferComputesOnTheDevice) {
     request.infer();
     const auto out = values(request.get_tensor("y"));
     ASSERT_EQ(out.size(), 8u);
-    for (size_t i = 0; i < out.size(); ++i) EXPECT_FLOAT_EQ(out[i], -3.f + 0.5f * static_cast<float>(i) + 1.f);
+    for (size_t i = 0; i < out.size(); ++i)
+        EXPECT_FLOAT_EQ(out[i], -3.f + 0.5f * static_cast<float>(i) + 1.f);
     EXPECT_EQ(device_value(core, "MOCK_REMOTE.0", jobs_completed), 1u);
     EXPECT_EQ(device_value(core, "MOCK_REMOTE.1", jobs_completed), 0u);
 }
@@ -56,7 +57,8 @@ TEST(MockRemotePipeline, AsyncStagesRunOnTheHostAndWaitExecutors) {
         EXPECT_EQ(rows[3].node_name, kStageOutputTransfer);
         EXPECT_EQ(rows[4].node_name, kStageOutputPostprocessing);
         EXPECT_EQ(rows[5].node_name, "queue wait");
-        for (size_t i = 0; i < 6; ++i) EXPECT_EQ(rows[i].status, ProfilingInfo::Status::EXECUTED) << rows[i].node_name;
+        for (size_t i = 0; i < 6; ++i)
+            EXPECT_EQ(rows[i].status, ProfilingInfo::Status::EXECUTED) << rows[i].node_name;
         // exec_type names the host thread of the stage: host executor, device wait executor, host.
         EXPECT_EQ(rows[0].exec_type.rfind("MRHost/", 0), 0u) << rows[0].exec_type;
         EXPECT_EQ(rows[1].exec_type, rows[0].exec_type);
@@ -107,8 +109,10 @@ TEST(MockRemotePipeline, HostStagesRunAheadWhileTheDeviceIsBusy) {
                                             with(fast(), {hang_nth(uint64_t{1})}));
     auto blocker = blocker_model.create_infer_request();
     blocker.start_async();
-    wait_until([&] { return device_value(core, "MOCK_REMOTE.0", max_queue_depth) == 1; });  // it hangs now
-    auto compiled = core.compile_model(add_one_model(), "MOCK_REMOTE.0", with(fast(), {num_streams(2)}));
+    wait_until(
+        [&] { return device_value(core, "MOCK_REMOTE.0", max_queue_depth) == 1; });  // it hangs now
+    auto compiled =
+        core.compile_model(add_one_model(), "MOCK_REMOTE.0", with(fast(), {num_streams(2)}));
     std::vector<InferRequest> requests;
     for (int i = 0; i < 4; ++i) {
         requests.push_back(compiled.create_infer_request());
@@ -144,7 +148,8 @@ TEST(MockRemotePipeline, FourRequestsInFlightOverlapOnTheDevice) {
 TEST(MockRemotePipeline, TwoInstancesRunIndependently) {
     Core core = make_core();
     // Instance 0 is held by a hung job; instance 1 keeps serving.
-    auto blocked_model = core.compile_model(add_one_model(), "MOCK_REMOTE.0", with(fast(), {hang_nth(uint64_t{1})}));
+    auto blocked_model =
+        core.compile_model(add_one_model(), "MOCK_REMOTE.0", with(fast(), {hang_nth(uint64_t{1})}));
     auto blocked = blocked_model.create_infer_request();
     blocked.start_async();
     auto other = core.compile_model(add_one_model(), "MOCK_REMOTE.1", fast());
@@ -159,7 +164,8 @@ TEST(MockRemotePipeline, TwoInstancesRunIndependently) {
     EXPECT_EQ(device_value(core, "MOCK_REMOTE.0", jobs_completed), 0u);
     blocked.cancel();
     EXPECT_THROW(blocked.wait(), Cancelled);
-    EXPECT_EQ(blocked_model.get_property(execution_devices), std::vector<std::string>{"MOCK_REMOTE.0"});
+    EXPECT_EQ(blocked_model.get_property(execution_devices),
+              std::vector<std::string>{"MOCK_REMOTE.0"});
     EXPECT_EQ(other.get_property(execution_devices), std::vector<std::string>{"MOCK_REMOTE.1"});
 }
 

@@ -21,8 +21,10 @@ TEST(MockRemoteProperties, TwoInstancesByDefault) {
     EXPECT_TRUE(contains(devices, "MOCK_REMOTE.0"));
     EXPECT_TRUE(contains(devices, "MOCK_REMOTE.1"));
     EXPECT_FALSE(contains(devices, "MOCK_REMOTE.2"));
-    EXPECT_EQ(core.get_property("MOCK_REMOTE", available_devices), (std::vector<std::string>{"0", "1"}));
-    EXPECT_NE(core.get_property("MOCK_REMOTE.1", device::full_name).find("MOCK_REMOTE.1"), std::string::npos);
+    EXPECT_EQ(core.get_property("MOCK_REMOTE", available_devices),
+              (std::vector<std::string>{"0", "1"}));
+    EXPECT_NE(core.get_property("MOCK_REMOTE.1", device::full_name).find("MOCK_REMOTE.1"),
+              std::string::npos);
     const auto caps = core.get_property("MOCK_REMOTE", device::capabilities);
     EXPECT_TRUE(contains(caps, device::capability::kRemoteTensors));
     EXPECT_TRUE(contains(caps, device::capability::kExportImport));
@@ -38,8 +40,8 @@ TEST(MockRemoteProperties, DeviceCountAddsInstances) {
     auto compiled = core.compile_model(add_one_model(), "MOCK_REMOTE.2", fast());
     compiled.create_infer_request().infer();
     EXPECT_EQ(device_value(core, "MOCK_REMOTE.2", jobs_completed), 1u);
-    expect_error([&] { core.set_property("MOCK_REMOTE", {device_count(0u)}); }, ErrorKind::kInvalidArgument,
-                 {"MOCK_REMOTE_DEVICE_COUNT", "1..16"});
+    expect_error([&] { core.set_property("MOCK_REMOTE", {device_count(0u)}); },
+                 ErrorKind::kInvalidArgument, {"MOCK_REMOTE_DEVICE_COUNT", "1..16"});
 }
 
 TEST(MockRemoteProperties, DocumentedDefaults) {
@@ -50,7 +52,8 @@ TEST(MockRemoteProperties, DocumentedDefaults) {
     EXPECT_EQ(core.get_property("MOCK_REMOTE.1", gflops), 50.0);
     EXPECT_EQ(core.get_property("MOCK_REMOTE.1", bus_gbps), 8.0);
     EXPECT_EQ(core.get_property("MOCK_REMOTE.1", fail_nth), 0u);
-    EXPECT_EQ(core.get_property("MOCK_REMOTE.0", hint::performance_mode), hint::PerformanceMode::LATENCY);
+    EXPECT_EQ(core.get_property("MOCK_REMOTE.0", hint::performance_mode),
+              hint::PerformanceMode::LATENCY);
     EXPECT_EQ(core.get_property("MOCK_REMOTE.0", max_queue_depth), 0u);
     EXPECT_EQ(core.get_property("MOCK_REMOTE.0", allocated_bytes), 0u);
 }
@@ -73,41 +76,57 @@ TEST(MockRemoteProperties, SettingsPerInstance) {
 
 TEST(MockRemoteProperties, ErrorsNameTheKey) {
     Core core = make_core();
-    expect_error([&] { core.set_property("MOCK_REMOTE", {{"MOCK_REMOTE_WARP_SPEED", 9}}); }, ErrorKind::kNotFound,
-                 {"MOCK_REMOTE_WARP_SPEED", "MOCK_REMOTE_LATENCY_US"});
-    expect_error([&] { core.set_property("MOCK_REMOTE", {gflops(-1.0)}); }, ErrorKind::kInvalidArgument,
-                 {"MOCK_REMOTE_GFLOPS", "-1"});
-    expect_error([&] { core.set_property("MOCK_REMOTE", {fail_rate(2.0)}); }, ErrorKind::kInvalidArgument,
-                 {"MOCK_REMOTE_FAIL_RATE"});
-    expect_error([&] { core.set_property("MOCK_REMOTE", {{max_queue_depth.name(), 3}}); },
-                 ErrorKind::kInvalidArgument, {"MOCK_REMOTE_MAX_QUEUE_DEPTH", "read-only"});
-    expect_error([&] { core.compile_model(add_one_model(), "MOCK_REMOTE.0", {{"MOCK_REMOTE_WARP_SPEED", 1}}); },
+    expect_error(
+        [&] {
+            core.set_property("MOCK_REMOTE", {{"MOCK_REMOTE_WARP_SPEED", 9}});
+        },
+        ErrorKind::kNotFound, {"MOCK_REMOTE_WARP_SPEED", "MOCK_REMOTE_LATENCY_US"});
+    expect_error([&] { core.set_property("MOCK_REMOTE", {gflops(-1.0)}); },
+                 ErrorKind::kInvalidArgument, {"MOCK_REMOTE_GFLOPS", "-1"});
+    expect_error([&] { core.set_property("MOCK_REMOTE", {fail_rate(2.0)}); },
+                 ErrorKind::kInvalidArgument, {"MOCK_REMOTE_FAIL_RATE"});
+    expect_error(
+        [&] {
+            core.set_property("MOCK_REMOTE", {{max_queue_depth.name(), 3}});
+        },
+        ErrorKind::kInvalidArgument, {"MOCK_REMOTE_MAX_QUEUE_DEPTH", "read-only"});
+    expect_error(
+        [&] {
+            core.compile_model(add_one_model(), "MOCK_REMOTE.0", {{"MOCK_REMOTE_WARP_SPEED", 1}});
+        },
+        ErrorKind::kNotFound, {"MOCK_REMOTE_WARP_SPEED"});
+    expect_error(
+        [&] {
+            core.compile_model(add_one_model(), "MOCK_REMOTE.0", {{latency_us.name(), -5}});
+        },
+        ErrorKind::kInvalidArgument, {"MOCK_REMOTE_LATENCY_US"});
+    expect_error([&] { core.get_property("MOCK_REMOTE", "MOCK_REMOTE_WARP_SPEED"); },
                  ErrorKind::kNotFound, {"MOCK_REMOTE_WARP_SPEED"});
-    expect_error([&] { core.compile_model(add_one_model(), "MOCK_REMOTE.0", {{latency_us.name(), -5}}); },
-                 ErrorKind::kInvalidArgument, {"MOCK_REMOTE_LATENCY_US"});
-    expect_error([&] { core.get_property("MOCK_REMOTE", "MOCK_REMOTE_WARP_SPEED"); }, ErrorKind::kNotFound,
-                 {"MOCK_REMOTE_WARP_SPEED"});
     EXPECT_EQ(core.get_property("MOCK_REMOTE.0", gflops), 50.0);  // nothing changed
 }
 
 TEST(MockRemoteProperties, CompiledModelProperties) {
     Core core = make_core();
-    auto compiled = core.compile_model(add_one_model({1, 8}, "props"), "MOCK_REMOTE.1",
-                                       with(fast(), {hint::performance_mode(hint::PerformanceMode::THROUGHPUT)}));
+    auto compiled = core.compile_model(
+        add_one_model({1, 8}, "props"), "MOCK_REMOTE.1",
+        with(fast(), {hint::performance_mode(hint::PerformanceMode::THROUGHPUT)}));
     EXPECT_EQ(compiled.get_property(model_name), "props");
     EXPECT_EQ(compiled.get_property(execution_devices), std::vector<std::string>{"MOCK_REMOTE.1"});
     EXPECT_FALSE(compiled.get_property(loaded_from_cache));
     EXPECT_EQ(compiled.get_property(optimal_number_of_infer_requests), 2u);
     EXPECT_EQ(compiled.get_property(hint::performance_mode), hint::PerformanceMode::THROUGHPUT);
     const auto supported = compiled.get_property(vireo::supported_properties);
-    for (const std::string key : {"NETWORK_NAME", "EXECUTION_DEVICES", "MOCK_REMOTE_FAIL_NTH", "PERF_COUNT"})
+    for (const std::string key :
+         {"NETWORK_NAME", "EXECUTION_DEVICES", "MOCK_REMOTE_FAIL_NTH", "PERF_COUNT"})
         EXPECT_NE(std::find(supported.begin(), supported.end(), key), supported.end()) << key;
     compiled.set_property({latency_us(300u)});
     EXPECT_EQ(compiled.get_property(latency_us), 300u);
-    expect_error([&] { compiled.set_property({hint::performance_mode(hint::PerformanceMode::LATENCY)}); },
-                 ErrorKind::kInvalidArgument, {"read-only"});
+    expect_error(
+        [&] { compiled.set_property({hint::performance_mode(hint::PerformanceMode::LATENCY)}); },
+        ErrorKind::kInvalidArgument, {"read-only"});
     expect_error([&] { compiled.set_property({{"NOPE", 1}}); }, ErrorKind::kNotFound, {"NOPE"});
-    auto limited = core.compile_model(add_one_model(), "MOCK_REMOTE.1", with(fast(), {hint::num_requests(1u)}));
+    auto limited = core.compile_model(add_one_model(), "MOCK_REMOTE.1",
+                                      with(fast(), {hint::num_requests(1u)}));
     EXPECT_EQ(limited.get_property(optimal_number_of_infer_requests), 1u);
 }
 
@@ -125,8 +144,9 @@ TEST(MockRemoteProperties, FaultsCanBeArmedAfterCompilation) {
 TEST(MockRemoteProperties, ProfilingAddsModelledPerOpRows) {
     Core core = make_core();
     // Only memory traffic costs: Add reads 1000 + 1 floats and writes 1000 at 1 MB/s = 8004 us.
-    const AnyMap timing{latency_us(0u),   compile_ms(0u),     gflops(1e6),      device_gbps(0.001),
-                        bus_gbps(100.0),  bus_latency_us(0u), enable_profiling(true)};
+    const AnyMap timing{latency_us(0u),        compile_ms(0u),  gflops(1e6),
+                        device_gbps(0.001),    bus_gbps(100.0), bus_latency_us(0u),
+                        enable_profiling(true)};
     auto compiled = core.compile_model(add_one_model({1, 1000}), "MOCK_REMOTE.0", timing);
     auto request = compiled.create_infer_request();
     request.infer();
@@ -147,7 +167,8 @@ TEST(MockRemoteProperties, ProfilingAddsModelledPerOpRows) {
 
 TEST(MockRemoteProperties, ExportImportRoundTripsModelAndSettings) {
     Core core = make_core();
-    auto compiled = core.compile_model(two_input_model(), "MOCK_REMOTE.0", with(fast(300), {jitter_us(11u)}));
+    auto compiled =
+        core.compile_model(two_input_model(), "MOCK_REMOTE.0", with(fast(300), {jitter_us(11u)}));
     std::stringstream blob;
     compiled.export_model(blob);
     auto imported = core.import_model(blob, "MOCK_REMOTE.1");
@@ -173,7 +194,8 @@ TEST(MockRemoteProperties, ExportImportRoundTripsModelAndSettings) {
 }
 
 TEST(MockRemoteProperties, ModelCacheSkipsTheModelledCompile) {
-    const auto dir = std::filesystem::temp_directory_path() / ("vireo_mock_cache_" + std::to_string(::getpid()));
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("vireo_mock_cache_" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
     {
         Core core = make_core();
@@ -182,7 +204,8 @@ TEST(MockRemoteProperties, ModelCacheSkipsTheModelledCompile) {
         auto model = add_one_model();  // the same graph (and names) both times: the same cache key
         const auto start = std::chrono::steady_clock::now();
         auto first = core.compile_model(model, "MOCK_REMOTE.0", props);
-        EXPECT_GE(std::chrono::steady_clock::now() - start, 50ms);  // the modelled cost is a lower bound
+        EXPECT_GE(std::chrono::steady_clock::now() - start,
+                  50ms);  // the modelled cost is a lower bound
         EXPECT_FALSE(first.get_property(loaded_from_cache));
         auto second = core.compile_model(model, "MOCK_REMOTE.0", props);
         EXPECT_TRUE(second.get_property(loaded_from_cache));

@@ -14,10 +14,15 @@ TEST(MockRemoteContext, OneContextPerInstance) {
     EXPECT_EQ(ctx.get_device_name(), "MOCK_REMOTE.1");
     EXPECT_EQ(ctx.get_params().at(device::id.name()).as<std::string>(), "1");
     // The default context is the same object every time.
-    EXPECT_EQ(core.get_default_context("MOCK_REMOTE.1").impl(), core.get_default_context("MOCK_REMOTE.1").impl());
-    expect_error([&] { core.create_context("MOCK_REMOTE", {{"COLOR", "blue"}}); }, ErrorKind::kNotFound,
-                 {"COLOR", "DEVICE_ID"});
-    expect_error([&] { core.create_context("MOCK_REMOTE.7", {}); }, ErrorKind::kInvalidArgument, {"'7'", "0, 1"});
+    EXPECT_EQ(core.get_default_context("MOCK_REMOTE.1").impl(),
+              core.get_default_context("MOCK_REMOTE.1").impl());
+    expect_error(
+        [&] {
+            core.create_context("MOCK_REMOTE", {{"COLOR", "blue"}});
+        },
+        ErrorKind::kNotFound, {"COLOR", "DEVICE_ID"});
+    expect_error([&] { core.create_context("MOCK_REMOTE.7", {}); }, ErrorKind::kInvalidArgument,
+                 {"'7'", "0, 1"});
 }
 
 TEST(MockRemoteTensor, LivesInDeviceMemoryAndCopiesBothWays) {
@@ -95,7 +100,8 @@ TEST(MockRemoteTensor, ChainsTwoModelsWithoutLeavingTheDevice) {
     r2.start_async();
     r2.wait();
     EXPECT_EQ(values(r2.get_tensor("y")), (std::vector<float>{12, 13, 14, 15, 16, 17}));
-    EXPECT_EQ(find_row(r2.get_profiling_info(), kStageInputTransfer)->status, ProfilingInfo::Status::NOT_RUN);
+    EXPECT_EQ(find_row(r2.get_profiling_info(), kStageInputTransfer)->status,
+              ProfilingInfo::Status::NOT_RUN);
 }
 
 TEST(MockRemoteTensor, ATensorOfAnotherInstanceIsRejectedNamingBothDevices) {
@@ -105,7 +111,8 @@ TEST(MockRemoteTensor, ATensorOfAnotherInstanceIsRejectedNamingBothDevices) {
     Tensor foreign = core.get_default_context("MOCK_REMOTE.1").create_tensor(element::f32, {1, 8});
     expect_error([&] { request.set_tensor("x", foreign); }, ErrorKind::kInvalidArgument,
                  {"MOCK_REMOTE.1", "MOCK_REMOTE.0", "'x'"});
-    expect_error([&] { request.set_tensor("y", foreign); }, ErrorKind::kInvalidArgument, {"MOCK_REMOTE.1", "'y'"});
+    expect_error([&] { request.set_tensor("y", foreign); }, ErrorKind::kInvalidArgument,
+                 {"MOCK_REMOTE.1", "'y'"});
     // The request still works with its own tensors.
     request.infer();
     // A remote tensor of the wrong shape fails like a host one.

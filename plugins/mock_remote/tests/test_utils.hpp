@@ -16,12 +16,14 @@
 
 namespace vireo::mock_remote::test {
 
-inline Core make_core() { return Core(std::string(VIREO_BUILD_LIB_DIR) + "/plugins.xml"); }
+inline Core make_core() {
+    return Core(std::string(VIREO_BUILD_LIB_DIR) + "/plugins.xml");
+}
 
 /// Small modelled costs so each inference takes a few milliseconds at most.
 inline AnyMap fast(uint32_t latency = 1000) {
-    return {latency_us(latency), compile_ms(0u), bus_latency_us(0u), gflops(1000.0), device_gbps(1000.0),
-            bus_gbps(100.0)};
+    return {latency_us(latency), compile_ms(0u),      bus_latency_us(0u),
+            gflops(1000.0),      device_gbps(1000.0), bus_gbps(100.0)};
 }
 
 inline AnyMap with(AnyMap base, const AnyMap& extra) {
@@ -30,7 +32,8 @@ inline AnyMap with(AnyMap base, const AnyMap& extra) {
 }
 
 /// y = x + 1 over f32 `shape`, input tensor "x", output "y".
-inline std::shared_ptr<Model> add_one_model(const Shape& shape = {1, 8}, const std::string& name = "add_one") {
+inline std::shared_ptr<Model> add_one_model(const Shape& shape = {1, 8},
+                                            const std::string& name = "add_one") {
     auto x = op::parameter(element::f32, PartialShape(shape), "x");
     auto y = op::add(x, op::constant<float>(element::f32, {1}, {1.f}));
     y->output(0).set_names({"y"});
@@ -41,7 +44,8 @@ inline std::shared_ptr<Model> add_one_model(const Shape& shape = {1, 8}, const s
 inline std::shared_ptr<Model> two_input_model(const Shape& shape = {2, 3}) {
     auto a = op::parameter(element::f32, PartialShape(shape), "a");
     auto b = op::parameter(element::f32, PartialShape(shape), "b");
-    auto y = op::relu(op::subtract(op::multiply(a, b), op::constant<float>(element::f32, {1}, {2.f})));
+    auto y =
+        op::relu(op::subtract(op::multiply(a, b), op::constant<float>(element::f32, {1}, {2.f})));
     y->output(0).set_names({"y"});
     return std::make_shared<Model>(OutputVector{y}, ParameterVector{a, b}, "two_inputs");
 }
@@ -66,7 +70,8 @@ inline std::vector<float> read_npy_f32(const std::string& path, Shape* shape = n
     if (!in) throw std::runtime_error("cannot open " + path);
     char magic[6];
     in.read(magic, 6);
-    if (std::memcmp(magic, "\x93NUMPY", 6) != 0) throw std::runtime_error(path + ": not a .npy file");
+    if (std::memcmp(magic, "\x93NUMPY", 6) != 0)
+        throw std::runtime_error(path + ": not a .npy file");
     uint8_t version[2];
     in.read(reinterpret_cast<char*>(version), 2);
     uint32_t header_len = 0;
@@ -79,7 +84,8 @@ inline std::vector<float> read_npy_f32(const std::string& path, Shape* shape = n
     }
     std::string header(header_len, '\0');
     in.read(header.data(), header_len);
-    if (header.find("'<f4'") == std::string::npos || header.find("'fortran_order': False") == std::string::npos)
+    if (header.find("'<f4'") == std::string::npos ||
+        header.find("'fortran_order': False") == std::string::npos)
         throw std::runtime_error(path + ": expected little-endian f32 in C order: " + header);
     const auto open = header.find('(', header.find("'shape'"));
     const auto close = header.find(')', open);
@@ -89,7 +95,8 @@ inline std::vector<float> read_npy_f32(const std::string& path, Shape* shape = n
     size_t pos = 0;
     while (pos < inside.size()) {
         const size_t comma = inside.find(',', pos);
-        const std::string item = inside.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        const std::string item =
+            inside.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
         if (item.find_first_of("0123456789") != std::string::npos) {
             dims.push_back(std::stoul(item));
             count *= dims.back();
@@ -98,13 +105,15 @@ inline std::vector<float> read_npy_f32(const std::string& path, Shape* shape = n
         pos = comma + 1;
     }
     std::vector<float> data(count);
-    in.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(count * sizeof(float)));
+    in.read(reinterpret_cast<char*>(data.data()),
+            static_cast<std::streamsize>(count * sizeof(float)));
     if (!in) throw std::runtime_error(path + ": truncated data");
     if (shape) *shape = dims;
     return data;
 }
 
-inline const ProfilingInfo* find_row(const std::vector<ProfilingInfo>& rows, const std::string& name) {
+inline const ProfilingInfo* find_row(const std::vector<ProfilingInfo>& rows,
+                                     const std::string& name) {
     for (const auto& row : rows)
         if (row.node_name == name) return &row;
     return nullptr;

@@ -15,7 +15,8 @@
 /// Timing and fault keys are read when a model is compiled: device values are the defaults,
 /// compile properties override them, and CompiledModel::set_property changes them afterwards
 /// for that model only. Counters are per device instance and only grow (ALLOCATED_BYTES
-/// excepted); a new Core starts with fresh instances. Defaults are in plugins/mock_remote/README.md.
+/// excepted); a new Core starts with fresh instances. Defaults are in
+/// plugins/mock_remote/README.md.
 namespace vireo::mock_remote {
 
 /// Number of device instances ("MOCK_REMOTE.0" ... ); plugin-wide, default 2, 1..16.
@@ -49,15 +50,19 @@ inline constexpr Property<uint64_t> seed{"MOCK_REMOTE_SEED"};
 
 // ---- Device counters (read-only, per instance: pass device::id or use "MOCK_REMOTE.N") ----
 /// Largest number of jobs queued or running on the device at once.
-inline constexpr Property<uint64_t, PropertyMutability::RO> max_queue_depth{"MOCK_REMOTE_MAX_QUEUE_DEPTH"};
+inline constexpr Property<uint64_t, PropertyMutability::RO> max_queue_depth{
+    "MOCK_REMOTE_MAX_QUEUE_DEPTH"};
 /// Jobs that finished successfully.
-inline constexpr Property<uint64_t, PropertyMutability::RO> jobs_completed{"MOCK_REMOTE_JOBS_COMPLETED"};
+inline constexpr Property<uint64_t, PropertyMutability::RO> jobs_completed{
+    "MOCK_REMOTE_JOBS_COMPLETED"};
 /// Jobs that ended with a device error (injected failures, device shutdown).
 inline constexpr Property<uint64_t, PropertyMutability::RO> jobs_failed{"MOCK_REMOTE_JOBS_FAILED"};
 /// Jobs dropped from the queue or aborted by cancel().
-inline constexpr Property<uint64_t, PropertyMutability::RO> jobs_cancelled{"MOCK_REMOTE_JOBS_CANCELLED"};
+inline constexpr Property<uint64_t, PropertyMutability::RO> jobs_cancelled{
+    "MOCK_REMOTE_JOBS_CANCELLED"};
 /// Bytes of device memory currently allocated (weights, request buffers, remote tensors).
-inline constexpr Property<uint64_t, PropertyMutability::RO> allocated_bytes{"MOCK_REMOTE_ALLOCATED_BYTES"};
+inline constexpr Property<uint64_t, PropertyMutability::RO> allocated_bytes{
+    "MOCK_REMOTE_ALLOCATED_BYTES"};
 
 /// Remote tensor property: the device buffer handle behind the tensor.
 inline constexpr const char* kBufferHandle = "MOCK_REMOTE_BUFFER_HANDLE";
