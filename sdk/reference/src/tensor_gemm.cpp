@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 #include <new>
+#include <string>
 #include <utility>
 
 #include "vireo/sdk/cpu_streams_executor.hpp"
@@ -146,6 +147,14 @@ Isa make_sse(std::integer_sequence<int, R...>) {
 
 Isa select_isa() {
     __builtin_cpu_init();
+    // VIREO_GEMM_ISA=avx2|sse2 forces a narrower kernel (tests run every path on one machine);
+    // a request the CPU cannot honour falls back to the automatic choice.
+    if (const char* forced = std::getenv("VIREO_GEMM_ISA")) {
+        const std::string name(forced);
+        if (name == "sse2") return make_sse(std::make_integer_sequence<int, kMrSse>{});
+        if (name == "avx2" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+            return make_avx2(std::make_integer_sequence<int, kMrAvx2>{});
+    }
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("fma"))
         return make_avx512(std::make_integer_sequence<int, kMrAvx512>{});

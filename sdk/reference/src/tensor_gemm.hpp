@@ -11,7 +11,8 @@ namespace vireo::reference::gemm {
 
 /// The register tile of the micro-kernel chosen for this CPU (AVX-512, AVX2+FMA or SSE2): it
 /// computes `mr` rows of A times `nr` columns of B. Fixed for the life of the process, so
-/// operands packed once (constant weights) stay valid.
+/// operands packed once (constant weights) stay valid. The environment variable
+/// VIREO_GEMM_ISA=avx2|sse2, read once, forces a narrower kernel (for tests).
 struct Tile {
     size_t mr;
     size_t nr;
