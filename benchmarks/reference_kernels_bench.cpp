@@ -1,0 +1,87 @@
+// Google Benchmark micro-benchmarks of the tensor reference kernels on the golden models'
+// layers: MatMul (matrix-vector and batch 32), the cnn's convolutions and max pooling.
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <vector>
+
+#include "vireo/node.hpp"
+#include "vireo/ops.hpp"
+#include "vireo/reference/kernel.hpp"
+
+namespace {
+
+using vireo::element::f32;
+using Ints = std::vector<int64_t>;
+
+vireo::Tensor random_tensor(const vireo::Shape& shape, unsigned seed) {
+    vireo::Tensor t(f32, shape);
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> dist(-1.f, 1.f);
+    float* p = t.data<float>();
+    for (size_t i = 0; i < t.get_size(); ++i) p[i] = dist(gen);
+    return t;
+}
+
+// Runs a prepared kernel in the benchmark loop and reports GFLOP/s from its own estimate.
+void run_kernel(benchmark::State& state, const vireo::NodePtr& node,
+                const std::vector<vireo::Tensor>& inputs) {
+    auto kernel = vireo::reference::KernelRegistry::instance().create(*node);
+    std::vector<vireo::Tensor> outputs;
+    for (size_t i = 0; i < node->get_output_size(); ++i)
+        outputs.emplace_back(node->get_output_element_type(i), node->get_output_shape(i));
+    for (auto _ : state) {
+        kernel->execute(inputs, outputs);
+        benchmark::ClobberMemory();
+    }
+    const double flops = kernel->flops(inputs, outputs);
+    state.counters["GFLOP/s"] = benchmark::Counter(
+        flops * static_cast<double>(state.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+}
+
+void BM_MatMul(benchmark::State& state) {
+    const auto m = static_cast<size_t>(state.range(0));
+    const auto a = random_tensor({m, 1024}, 1), b = random_tensor({1024, 1024}, 2);
+    auto node = vireo::make_node(
+        "MatMul", {vireo::op::parameter(f32, vireo::PartialShape(vireo::Shape{m, 1024})),
+                   vireo::op::constant(b)});
+    run_kernel(state, node, {a, b});
+}
+BENCHMARK(BM_MatMul)->Arg(1)->Arg(32)->ArgName("M")->Unit(benchmark::kMicrosecond);
+
+void BM_Convolution(benchmark::State& state) {
+    // The golden cnn's layers: 3x3, pad 1, 3->32 on 64x64 and 32->64 on 32x32.
+    const auto c_in = static_cast<size_t>(state.range(0)),
+               c_out = static_cast<size_t>(state.range(1));
+    const auto size = static_cast<size_t>(state.range(2));
+    const auto x = random_tensor({1, c_in, size, size}, 3),
+               w = random_tensor({c_out, c_in, 3, 3}, 4);
+    auto node = vireo::make_node(
+        "Convolution",
+        {vireo::op::parameter(f32, vireo::PartialShape(vireo::Shape{1, c_in, size, size})),
+         vireo::op::constant(w)},
+        {{"strides", Ints{1, 1}},
+         {"dilations", Ints{1, 1}},
+         {"pads_begin", Ints{1, 1}},
+         {"pads_end", Ints{1, 1}}});
+    run_kernel(state, node, {x, w});
+}
+BENCHMARK(BM_Convolution)->Args({3, 32, 64})->Args({32, 64, 32})->Unit(benchmark::kMicrosecond);
+
+void BM_MaxPool(benchmark::State& state) {
+    const auto c = static_cast<size_t>(state.range(0)), size = static_cast<size_t>(state.range(1));
+    const auto x = random_tensor({1, c, size, size}, 5);
+    auto node = vireo::make_node(
+        "MaxPool", {vireo::op::parameter(f32, vireo::PartialShape(vireo::Shape{1, c, size, size}))},
+        {{"kernel", Ints{2, 2}},
+         {"strides", Ints{2, 2}},
+         {"pads_begin", Ints{0, 0}},
+         {"pads_end", Ints{0, 0}}},
+        1);
+    run_kernel(state, node, {x});
+}
+BENCHMARK(BM_MaxPool)->Args({32, 64})->Args({64, 32})->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
