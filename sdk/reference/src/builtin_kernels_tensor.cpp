@@ -17,6 +17,7 @@ void register_tensor_kernels(KernelRegistry& registry) {
     tensor::register_conv_backprop_kernels(registry);  // tensor_conv_backprop.cpp
     tensor::register_topk_kernels(registry);           // tensor_topk.cpp
     tensor::register_interpolate_kernels(registry);    // tensor_interpolate.cpp
+    tensor::register_einsum_kernels(registry);         // tensor_einsum.cpp
 }
 
 }  // namespace vireo::reference
