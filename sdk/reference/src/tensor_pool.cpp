@@ -147,6 +147,12 @@ class MaxPoolKernel final : public Kernel {
     template <typename T, typename I, bool kIndices>
     static void run(const Window& w, size_t planes, const T* in, T* out, I* indices,
                     size_t index_block) {
+        if constexpr (!kIndices) {
+            if (is_plain_2x2(w)) {
+                run_2x2(w, planes, in, out);
+                return;
+            }
+        }
         const Taps taps = make_taps(w);
         const size_t in_plane = w.in_size(), out_plane = w.out_size(), width = w.out[2];
         gemm::parallel_ranges(planes, [&](size_t first, size_t last) {
@@ -165,6 +171,38 @@ class MaxPoolKernel final : public Kernel {
                                 idx[ow] = static_cast<I>((p * in_plane + at[ow]) % index_block);
                         }
                     }
+                }
+            }
+        });
+    }
+
+    // The most common pooling of all: 2x2 windows, stride 2, no padding, no dilation, every
+    // window inside the input. One pass per output row, no tap bookkeeping.
+    static bool is_plain_2x2(const Window& w) {
+        return w.kernel[0] == 1 && w.stride[0] == 1 && w.kernel[1] == 2 && w.kernel[2] == 2 &&
+               w.stride[1] == 2 && w.stride[2] == 2 && w.dilation[1] == 1 && w.dilation[2] == 1 &&
+               w.pad_begin[0] == 0 && w.pad_begin[1] == 0 && w.pad_begin[2] == 0 &&
+               w.out[0] == w.in[0] && 2 * w.out[1] <= w.in[1] && 2 * w.out[2] <= w.in[2];
+    }
+
+    template <typename T>
+    static void run_2x2(const Window& w, size_t planes, const T* in, T* out) {
+        const size_t rows = w.in[0] * w.out[1], width = w.out[2], in_width = w.in[2];
+        const size_t in_plane_rows = w.in[1];
+        gemm::parallel_ranges(planes * rows, [&](size_t first, size_t last) {
+            for (size_t r = first; r < last; ++r) {
+                // Output row r of plane-depth slice: input rows 2 * oh and 2 * oh + 1.
+                const size_t slice = r / w.out[1], oh = r % w.out[1];
+                const T* __restrict a = in + (slice * in_plane_rows + 2 * oh) * in_width;
+                const T* __restrict b = a + in_width;
+                T* __restrict o = out + r * width;
+                // Window order (a0, a1, b0, b1) with a strict '>' keeps the first maximum.
+                for (size_t ow = 0; ow < width; ++ow) {
+                    T m = a[2 * ow];
+                    m = a[2 * ow + 1] > m ? a[2 * ow + 1] : m;
+                    m = b[2 * ow] > m ? b[2 * ow] : m;
+                    m = b[2 * ow + 1] > m ? b[2 * ow + 1] : m;
+                    o[ow] = m;
                 }
             }
         });

@@ -181,3 +181,24 @@ TEST(AvgPoolKernel, IntegerTypesAndThreeSpatialAxes) {
 
 }  // namespace
 }  // namespace vireo::test
+
+namespace vireo::test {
+namespace {
+
+TEST(MaxPoolKernel, TwoByTwoFastPathOnOddSizesAndTies) {
+    // Odd height and width drop the last row and column; ties keep the first value (equal
+    // anyway) and negative inputs never lose to a 0.
+    const Shape xs{2, 3, 5, 7};
+    auto xv = random_values(shape_size(xs), 9, -50, 50, true);
+    xv[0] = xv[1] = -60;  // a window of ties at the corner
+    const auto xt = make_tensor(element::f32, xs, xv);
+    auto node = make_node("MaxPool", {param(element::f32, xs)},
+                          pool_attrs({2, 2}, {2, 2}, {0, 0}, {0, 0}), 1);
+    const auto out = run(node, {xt});
+    ASSERT_EQ(out[0].get_shape(), (Shape{2, 3, 2, 3}));
+    EXPECT_EQ(values_of(out[0]),
+              reference_max_pool_2d(xv, xs, out[0].get_shape(), {2, 2}, {2, 2}, {0, 0}));
+}
+
+}  // namespace
+}  // namespace vireo::test
