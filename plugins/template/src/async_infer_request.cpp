@@ -1,4 +1,4 @@
-// Implements AsyncInferRequest: the default one-stage pipeline and cancel forwarding.
+// Implements AsyncInferRequest: the default one-stage pipeline and the cancel hook.
 #include "async_infer_request.hpp"
 
 namespace vireo::template_plugin {
@@ -14,12 +14,6 @@ AsyncInferRequest::AsyncInferRequest(const std::shared_ptr<InferRequest>& reques
 AsyncInferRequest::~AsyncInferRequest() {
     stop_and_wait();
     m_request->set_cancel_check(nullptr);
-}
-
-void AsyncInferRequest::cancel() {
-    IAsyncInferRequest::cancel();
-    // Harmless if the base forwarded it already; a no-op for the next run (infer() clears it).
-    m_request->cancel();
 }
 
 }  // namespace vireo::template_plugin

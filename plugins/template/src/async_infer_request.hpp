@@ -10,17 +10,18 @@
 namespace vireo::template_plugin {
 
 /// The SDK default pipeline: one stage {task executor, request->infer()}; infer() runs the same
-/// task inline. Everything runs on the host, so there is no wait stage. cancel() also asks the
-/// running inference to stop before its next op. Thread safety as IAsyncInferRequest.
+/// task inline. Everything runs on the host, so there is no wait stage. The base's cancel()
+/// forwards to InferRequest::cancel(), which stops the plan before its next op; the request
+/// also polls the base's cancelled state, so a cancel that lands between the stage starting and
+/// infer() clearing its own flag is not lost. Thread safety as IAsyncInferRequest.
 class AsyncInferRequest : public sdk::IAsyncInferRequest {
-public:
-    AsyncInferRequest(const std::shared_ptr<InferRequest>& request, const std::shared_ptr<sdk::ITaskExecutor>& task_executor,
+  public:
+    AsyncInferRequest(const std::shared_ptr<InferRequest>& request,
+                      const std::shared_ptr<sdk::ITaskExecutor>& task_executor,
                       const std::shared_ptr<sdk::ITaskExecutor>& callback_executor);
     ~AsyncInferRequest() override;
 
-    void cancel() override;
-
-private:
+  private:
     std::shared_ptr<InferRequest> m_request;
 };
 

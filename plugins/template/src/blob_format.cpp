@@ -32,7 +32,7 @@ void put_string(std::string& out, const std::string& s) {
 
 // Reads the payload back with bounds checks on every field.
 class PayloadReader {
-public:
+  public:
     explicit PayloadReader(const std::string& data) : m_data(data) {}
     template <typename T>
     T get(const char* what) {
@@ -51,11 +51,12 @@ public:
     }
     bool at_end() const { return m_pos == m_data.size(); }
 
-private:
+  private:
     void need(uint64_t bytes, const char* what) const {
         if (bytes > m_data.size() - m_pos)
-            throw_error<InvalidArgument>("TEMPLATE blob: the payload is inconsistent: ", what, " needs ", bytes,
-                                         " bytes, ", m_data.size() - m_pos, " left");
+            throw_error<InvalidArgument>("TEMPLATE blob: the payload is inconsistent: ", what,
+                                         " needs ", bytes, " bytes, ", m_data.size() - m_pos,
+                                         " left");
     }
     const std::string& m_data;
     size_t m_pos = 0;
@@ -90,19 +91,22 @@ void write_blob(std::ostream& out, const BlobContents& blob) {
     out.write(header.data(), static_cast<std::streamsize>(header.size()));
     out.write(payload.data(), static_cast<std::streamsize>(payload.size()));
     out.write(trailer.data(), static_cast<std::streamsize>(trailer.size()));
-    if (!out) throw_error<Unavailable>("TEMPLATE: writing the exported model failed (stream error)");
+    if (!out)
+        throw_error<Unavailable>("TEMPLATE: writing the exported model failed (stream error)");
 }
 
 BlobContents read_blob(std::istream& in) {
     char magic[sizeof(kMagic)] = {};
     in.read(magic, sizeof(magic));
-    if (in.gcount() != static_cast<std::streamsize>(sizeof(magic)) || std::memcmp(magic, kMagic, sizeof(kMagic)) != 0)
-        throw_error<InvalidArgument>("TEMPLATE blob: not a blob exported by the TEMPLATE plugin (expected magic "
-                                     "'VIREOTPL' at the start)");
+    if (in.gcount() != static_cast<std::streamsize>(sizeof(magic)) ||
+        std::memcmp(magic, kMagic, sizeof(kMagic)) != 0)
+        throw_error<InvalidArgument>(
+            "TEMPLATE blob: not a blob exported by the TEMPLATE plugin (expected magic "
+            "'VIREOTPL' at the start)");
     const auto version = read_raw<uint32_t>(in, "format version");
     if (version != kBlobFormatVersion)
-        throw_error<InvalidArgument>("TEMPLATE blob: format version ", version, " is not supported (expected ",
-                                     kBlobFormatVersion, ")");
+        throw_error<InvalidArgument>("TEMPLATE blob: format version ", version,
+                                     " is not supported (expected ", kBlobFormatVersion, ")");
     const auto size = read_raw<uint64_t>(in, "payload size");
     // Read in chunks, so that a damaged size cannot make us allocate more than the stream has.
     std::string payload;
@@ -114,8 +118,10 @@ BlobContents read_blob(std::istream& in) {
         in.read(chunk.data(), static_cast<std::streamsize>(want));
         payload.append(chunk.data(), static_cast<size_t>(in.gcount()));
         if (static_cast<uint64_t>(in.gcount()) != want)
-            throw_error<InvalidArgument>("TEMPLATE blob: truncated: the payload should have ", size, " bytes, the stream "
-                                         "ended after ", payload.size());
+            throw_error<InvalidArgument>("TEMPLATE blob: truncated: the payload should have ", size,
+                                         " bytes, the stream "
+                                         "ended after ",
+                                         payload.size());
     }
     const auto checksum = read_raw<uint64_t>(in, "checksum");
     if (checksum != fnv1a(payload))
@@ -130,7 +136,8 @@ BlobContents read_blob(std::istream& in) {
     }
     blob.xml = reader.get_string("model xml");
     blob.weights = reader.get_string("model weights");
-    if (!reader.at_end()) throw_error<InvalidArgument>("TEMPLATE blob: the payload is inconsistent: trailing bytes");
+    if (!reader.at_end())
+        throw_error<InvalidArgument>("TEMPLATE blob: the payload is inconsistent: trailing bytes");
     return blob;
 }
 

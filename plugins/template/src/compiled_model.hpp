@@ -28,12 +28,12 @@ class Plugin;
 ///
 /// Thread safety: as ICompiledModel; the per-op statistics are atomics.
 class CompiledModel : public sdk::ICompiledModel {
-public:
+  public:
     /// `model` is the transformed private copy `plan` was built from. `weights` (may be empty)
     /// is memory the model's Constants may point into (an imported blob's weights).
     CompiledModel(std::shared_ptr<Model> model, std::shared_ptr<const ExecutionPlan> plan,
-                  const std::shared_ptr<const Plugin>& plugin, const Config& config, bool loaded_from_cache,
-                  Tensor weights = {});
+                  const std::shared_ptr<const Plugin>& plugin, const Config& config,
+                  bool loaded_from_cache, Tensor weights = {});
     ~CompiledModel() override;
 
     std::shared_ptr<sdk::IAsyncInferRequest> create_infer_request() const override;
@@ -54,10 +54,10 @@ public:
     double average_step_time(size_t s) const;
     void count_allocation() const { m_allocations.fetch_add(1, std::memory_order_relaxed); }
 
-protected:
+  protected:
     std::shared_ptr<sdk::ISyncInferRequest> create_sync_infer_request() const override;
 
-private:
+  private:
     struct StepStats {
         std::atomic<uint64_t> total_us{0};
         std::atomic<uint64_t> runs{0};

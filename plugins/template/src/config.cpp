@@ -11,7 +11,8 @@ namespace {
 
 std::string list_keys(const std::vector<PropertyName>& keys) {
     std::string out;
-    for (const auto& k : keys) out += (out.empty() ? "" : ", ") + static_cast<const std::string&>(k);
+    for (const auto& k : keys)
+        out += (out.empty() ? "" : ", ") + static_cast<const std::string&>(k);
     return out;
 }
 
@@ -21,8 +22,8 @@ T read_value(const std::string& key, const Any& value, const char* expected) {
     try {
         return value.as<T>();
     } catch (const Exception&) {
-        throw_error<InvalidArgument>(kDeviceName, ": property ", key, " has a bad value '", value.to_string(),
-                                     "' (expected ", expected, ")");
+        throw_error<InvalidArgument>(kDeviceName, ": property ", key, " has a bad value '",
+                                     value.to_string(), "' (expected ", expected, ")");
     }
 }
 
@@ -39,8 +40,8 @@ int available_cores() {
 }
 
 std::vector<PropertyName> Config::rw_properties() {
-    return {hint::performance_mode, vireo::num_streams, vireo::inference_num_threads, hint::num_requests,
-            vireo::enable_profiling, device::id};
+    return {hint::performance_mode, vireo::num_streams,      vireo::inference_num_threads,
+            hint::num_requests,     vireo::enable_profiling, device::id};
 }
 
 void Config::apply(const AnyMap& properties, bool skip_core_keys) {
@@ -51,14 +52,14 @@ void Config::apply(const AnyMap& properties, bool skip_core_keys) {
         } else if (key == vireo::num_streams.name()) {
             const auto n = read_value<int32_t>(key, value, "an integer >= 0");
             if (n < 0)
-                throw_error<InvalidArgument>(kDeviceName, ": property ", key, " has a bad value '", value.to_string(),
-                                             "' (expected an integer >= 0)");
+                throw_error<InvalidArgument>(kDeviceName, ": property ", key, " has a bad value '",
+                                             value.to_string(), "' (expected an integer >= 0)");
             num_streams = n;
         } else if (key == vireo::inference_num_threads.name()) {
             const auto n = read_value<int32_t>(key, value, "an integer >= 0");
             if (n < 0)
-                throw_error<InvalidArgument>(kDeviceName, ": property ", key, " has a bad value '", value.to_string(),
-                                             "' (expected an integer >= 0)");
+                throw_error<InvalidArgument>(kDeviceName, ": property ", key, " has a bad value '",
+                                             value.to_string(), "' (expected an integer >= 0)");
             inference_num_threads = n;
         } else if (key == hint::num_requests.name()) {
             num_requests = read_value<uint32_t>(key, value, "an integer >= 0");
@@ -67,14 +68,15 @@ void Config::apply(const AnyMap& properties, bool skip_core_keys) {
         } else if (key == device::id.name()) {
             const auto id = read_value<std::string>(key, value, "a string");
             if (!id.empty() && id != "0")
-                throw_error<InvalidArgument>(kDeviceName, ": property ", key, " has a bad value '", id,
-                                             "' (the device has one instance: expected \"\" or \"0\")");
+                throw_error<InvalidArgument>(
+                    kDeviceName, ": property ", key, " has a bad value '", id,
+                    "' (the device has one instance: expected \"\" or \"0\")");
             device_id = id;
         } else if (skip_core_keys && (key == cache_dir.name() || key == loaded_from_cache.name())) {
             continue;
         } else {
-            throw_error<NotFound>(kDeviceName, ": unsupported property ", key, " (supported: ",
-                                  list_keys(rw_properties()), ")");
+            throw_error<NotFound>(kDeviceName, ": unsupported property ", key,
+                                  " (supported: ", list_keys(rw_properties()), ")");
         }
     }
 }
@@ -86,8 +88,8 @@ Any Config::get(const std::string& name) const {
     if (name == hint::num_requests.name()) return num_requests;
     if (name == vireo::enable_profiling.name()) return enable_profiling;
     if (name == device::id.name()) return device_id;
-    throw_error<NotFound>(kDeviceName, ": unsupported property ", name, " (supported: ", list_keys(rw_properties()),
-                          ")");
+    throw_error<NotFound>(kDeviceName, ": unsupported property ", name,
+                          " (supported: ", list_keys(rw_properties()), ")");
 }
 
 AnyMap Config::to_map() const {

@@ -15,7 +15,8 @@ namespace vireo::template_plugin {
 inline constexpr const char* kDeviceName = "TEMPLATE";
 /// RO compiled-model property: how many times requests of the compiled model allocated (or
 /// grew) their working memory. Static models allocate once per request at creation.
-inline constexpr Property<uint64_t, PropertyMutability::RO> arena_allocations{"TEMPLATE_ARENA_ALLOCATIONS"};
+inline constexpr Property<uint64_t, PropertyMutability::RO> arena_allocations{
+    "TEMPLATE_ARENA_ALLOCATIONS"};
 /// RO compiled-model property: bytes of the per-request arena of a static model (0 if dynamic).
 inline constexpr Property<uint64_t, PropertyMutability::RO> arena_bytes{"TEMPLATE_ARENA_BYTES"};
 
@@ -26,7 +27,7 @@ struct Config {
     int32_t inference_num_threads = 0;  ///< threads per stream; 0: the cores divided among streams
     uint32_t num_requests = 0;          ///< hint::num_requests; 0: no limit
     bool enable_profiling = false;
-    std::string device_id;              ///< "" or "0": the plugin has one instance
+    std::string device_id;  ///< "" or "0": the plugin has one instance
 
     /// Applies `properties` in map order. Throws NotFound naming an unknown key and listing the
     /// supported ones, InvalidArgument naming key and value for a bad value. Keys the core owns

@@ -70,7 +70,8 @@ void ExecutionPlan::build_steps() {
         if (type == "Result") continue;
         PlanStep step;
         step.node = node;
-        for (const auto& in : node->input_values()) step.inputs.push_back(value_of.at({in.get_node(), in.get_index()}));
+        for (const auto& in : node->input_values())
+            step.inputs.push_back(value_of.at({in.get_node(), in.get_index()}));
         if (type == "ReadValue") {
             step.kind = StepKind::kReadValue;
             step.variable = variable_index(*node);
@@ -98,8 +99,9 @@ void ExecutionPlan::build_steps() {
     if (!unsupported.empty()) {
         std::string list;
         for (const auto& u : unsupported) list += "\n  - " + u;
-        throw_error<NotImplemented>(kDeviceName, ": cannot compile model '", m_model->get_name(), "': ",
-                                    unsupported.size(), " op(s) have no reference kernel:", list);
+        throw_error<NotImplemented>(kDeviceName, ": cannot compile model '", m_model->get_name(),
+                                    "': ", unsupported.size(),
+                                    " op(s) have no reference kernel:", list);
     }
     for (const auto& p : parameters) m_parameter_values.push_back(value_of.at({p.get(), 0}));
     std::set<size_t> seen;
@@ -107,7 +109,8 @@ void ExecutionPlan::build_steps() {
         const Output& src = r->input_value(0);
         const size_t id = value_of.at({src.get_node(), src.get_index()});
         m_result_values.push_back(id);
-        m_result_in_place.push_back(m_values[id].kind == ValueKind::kComputed && seen.insert(id).second);
+        m_result_in_place.push_back(m_values[id].kind == ValueKind::kComputed &&
+                                    seen.insert(id).second);
     }
     for (const auto& v : m_values) m_dynamic = m_dynamic || !v.shape.is_static();
 }
@@ -119,7 +122,8 @@ void ExecutionPlan::compute_liveness() {
         v.last = v.first;
     }
     for (size_t s = 0; s < m_steps.size(); ++s)
-        for (const size_t id : m_steps[s].inputs) m_values[id].last = std::max(m_values[id].last, s);
+        for (const size_t id : m_steps[s].inputs)
+            m_values[id].last = std::max(m_values[id].last, s);
     // Outputs are read after the last step, and so are Assign inputs (committed at the end).
     for (const size_t id : m_result_values) m_values[id].last = end;
     for (const size_t s : m_assign_steps)
@@ -132,7 +136,8 @@ void ExecutionPlan::plan_memory() {
     for (size_t id = 0; id < m_values.size(); ++id) {
         PlanValue& v = m_values[id];
         // Parameters need arena room only as staging for inputs that cannot be used in place.
-        const bool planned = v.kind == ValueKind::kComputed || (!m_dynamic && v.kind == ValueKind::kParameter);
+        const bool planned =
+            v.kind == ValueKind::kComputed || (!m_dynamic && v.kind == ValueKind::kParameter);
         if (!planned) continue;
         if (!m_dynamic) v.bytes = v.type.bytes_for(shape_size(v.shape.to_shape()));
         uses.push_back({v.bytes, v.first, v.last});

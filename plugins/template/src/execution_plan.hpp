@@ -29,11 +29,11 @@ struct PlanValue {
     Tensor constant;       ///< kConstant: the data
     size_t producer = 0;   ///< kComputed: the step that writes it
     size_t first = 0;      ///< first step during which the value must be held
-    size_t last = 0;       ///< last step that reads it (steps().size() if needed after the last step)
-    size_t bytes = 0;      ///< static plans: bytes of the value
-    size_t offset = 0;     ///< static plans: byte offset in the request's arena
-    size_t slot = 0;       ///< dynamic plans: reusable slot
-    std::string name;      ///< "output 0 of Add 'sum'", for messages
+    size_t last = 0;    ///< last step that reads it (steps().size() if needed after the last step)
+    size_t bytes = 0;   ///< static plans: bytes of the value
+    size_t offset = 0;  ///< static plans: byte offset in the request's arena
+    size_t slot = 0;    ///< dynamic plans: reusable slot
+    std::string name;   ///< "output 0 of Add 'sum'", for messages
 };
 
 enum class StepKind {
@@ -59,7 +59,7 @@ struct PlanStep {
 /// creation, and values live at fixed offsets in it. Dynamic plans: shapes are re-inferred per
 /// run with each op's infer function; values live in slots() that grow as needed.
 class ExecutionPlan {
-public:
+  public:
     /// Builds the plan. Throws NotImplemented naming every op that has no reference kernel (all
     /// of them in one message), InvalidArgument for a value whose element type is not static.
     explicit ExecutionPlan(std::shared_ptr<const Model> model);
@@ -88,7 +88,7 @@ public:
     const NodeVector& nodes() const { return m_nodes; }
     long step_of(const Node* node) const;
 
-private:
+  private:
     void build_steps();
     void compute_liveness();
     void plan_memory();

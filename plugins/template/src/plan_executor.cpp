@@ -23,7 +23,8 @@ std::shared_ptr<void> allocate_aligned(size_t bytes) {
     const size_t size = std::max(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
     void* p = ::operator new(size, std::align_val_t(kAlignment));
     std::memset(p, 0, size);
-    return std::shared_ptr<void>(p, [](void* q) { ::operator delete(q, std::align_val_t(kAlignment)); });
+    return std::shared_ptr<void>(
+        p, [](void* q) { ::operator delete(q, std::align_val_t(kAlignment)); });
 }
 
 std::chrono::microseconds thread_cpu_now() {
@@ -32,7 +33,9 @@ std::chrono::microseconds thread_cpu_now() {
     return std::chrono::microseconds(static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000);
 }
 
-bool usable_in_place(const Tensor& t) { return t && !t.is_remote() && t.is_continuous() && t.data() != nullptr; }
+bool usable_in_place(const Tensor& t) {
+    return t && !t.is_remote() && t.is_continuous() && t.data() != nullptr;
+}
 
 std::string output_label(const Output& port, size_t index) {
     std::string names;
@@ -49,7 +52,8 @@ Tensor read_value_source(const PlanStep& step, const std::vector<Tensor>& ins,
 
 }  // namespace
 
-PlanExecutor::PlanExecutor(std::shared_ptr<const ExecutionPlan> plan, std::function<void()> on_allocation)
+PlanExecutor::PlanExecutor(std::shared_ptr<const ExecutionPlan> plan,
+                           std::function<void()> on_allocation)
     : m_plan(std::move(plan)), m_on_allocation(std::move(on_allocation)) {
     const auto& values = m_plan->values();
     const auto& steps = m_plan->steps();
@@ -111,7 +115,9 @@ void PlanExecutor::bind_input(size_t index, const Tensor& tensor) {
     m_values[id] = staging;
 }
 
-void PlanExecutor::bind_output(size_t index, const Tensor& tensor) { m_outputs.at(index) = tensor; }
+void PlanExecutor::bind_output(size_t index, const Tensor& tensor) {
+    m_outputs.at(index) = tensor;
+}
 
 void PlanExecutor::run(const std::function<bool()>& stop, std::vector<StepTiming>* timings,
                        const std::vector<std::shared_ptr<VariableState>>& states) {
@@ -141,15 +147,16 @@ void PlanExecutor::run(const std::function<bool()>& stop, std::vector<StepTiming
     }
     for (size_t s = 0; s < steps.size(); ++s) {
         if (stop && stop())
-            throw_error<Cancelled>(kDeviceName, ": inference cancelled before op ", s + 1, " of ", steps.size(), " (",
-                                   steps[s].node->describe(), ")");
+            throw_error<Cancelled>(kDeviceName, ": inference cancelled before op ", s + 1, " of ",
+                                   steps.size(), " (", steps[s].node->describe(), ")");
         if (timings) {
             const auto real0 = std::chrono::steady_clock::now();
             const auto cpu0 = thread_cpu_now();
             run_step(s, states);
             auto& t = (*timings)[s];
             t.executed = true;
-            t.real = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - real0);
+            t.real = std::chrono::duration_cast<std::chrono::microseconds>(
+                std::chrono::steady_clock::now() - real0);
             t.cpu = thread_cpu_now() - cpu0;
         } else {
             run_step(s, states);
@@ -167,26 +174,28 @@ void PlanExecutor::run_step(size_t s, const std::vector<std::shared_ptr<Variable
     for (size_t k = 0; k < outs.size(); ++k) outs[k] = m_values[step.outputs[k]];
 
     switch (step.kind) {
-    case StepKind::kKernel:
-        step.kernel->execute(ins, outs);
-        break;
-    case StepKind::kReadValue: {
-        const Tensor source = read_value_source(step, ins, states);
-        if (source.get_shape() != outs[0].get_shape())
-            throw_error<InvalidArgument>(kDeviceName, ": ", step.node->describe(), ": variable '",
-                                         states.at(step.variable)->get_name(),
-                                         "' holds shape ", source.get_shape(), ", expected ", outs[0].get_shape());
-        source.copy_to(outs[0]);
-        break;
-    }
-    case StepKind::kAssign:
-        // The value is committed by finish(); an Assign's own outputs (if any) pass it through.
-        for (auto& out : outs) ins[0].copy_to(out);
-        break;
+        case StepKind::kKernel:
+            step.kernel->execute(ins, outs);
+            break;
+        case StepKind::kReadValue: {
+            const Tensor source = read_value_source(step, ins, states);
+            if (source.get_shape() != outs[0].get_shape())
+                throw_error<InvalidArgument>(kDeviceName, ": ", step.node->describe(),
+                                             ": variable '", states.at(step.variable)->get_name(),
+                                             "' holds shape ", source.get_shape(), ", expected ",
+                                             outs[0].get_shape());
+            source.copy_to(outs[0]);
+            break;
+        }
+        case StepKind::kAssign:
+            // The value is committed by finish(); an Assign's own outputs (if any) pass it through.
+            for (auto& out : outs) ins[0].copy_to(out);
+            break;
     }
 }
 
-void PlanExecutor::prepare_dynamic_outputs(size_t s, const std::vector<std::shared_ptr<VariableState>>& states) {
+void PlanExecutor::prepare_dynamic_outputs(
+    size_t s, const std::vector<std::shared_ptr<VariableState>>& states) {
     const PlanStep& step = m_plan->steps()[s];
     const auto& values = m_plan->values();
     const auto& ins = m_step_inputs[s];
@@ -204,14 +213,17 @@ void PlanExecutor::prepare_dynamic_outputs(size_t s, const std::vector<std::shar
     } else if (needs_shape_inference(s)) {
         std::vector<InferInput> infer_inputs;
         infer_inputs.reserve(ins.size());
-        for (const auto& t : ins) infer_inputs.push_back({t.get_element_type(), PartialShape(t.get_shape()), t});
+        for (const auto& t : ins)
+            infer_inputs.push_back({t.get_element_type(), PartialShape(t.get_shape()), t});
         const auto inferred = step.node->get_op_def().infer(*step.node, infer_inputs);
         shapes.clear();
         for (size_t k = 0; k < step.outputs.size(); ++k) {
             if (k >= inferred.size() || !inferred[k].shape.is_static())
-                throw_error<InvalidArgument>(kDeviceName, ": ", step.node->describe(),
-                                             ": shape inference on the actual inputs did not give a static shape for"
-                                             " output ", k);
+                throw_error<InvalidArgument>(
+                    kDeviceName, ": ", step.node->describe(),
+                    ": shape inference on the actual inputs did not give a static shape for"
+                    " output ",
+                    k);
             shapes.push_back(inferred[k].shape.to_shape());
         }
     }
@@ -260,7 +272,8 @@ Tensor& PlanExecutor::storage_for(size_t id, const Shape& shape) {
                     // A wrapped user buffer too small: compute into a slot; finish() reports it.
                 }
             }
-            if (t.get_shape() == shape && t.is_continuous() && (t.data() || t.get_byte_size() == 0)) {
+            if (t.get_shape() == shape && t.is_continuous() &&
+                (t.data() || t.get_byte_size() == 0)) {
                 m_out_in_place[j] = true;
                 m_values[id] = t;
                 return m_values[id];
@@ -278,7 +291,8 @@ Tensor& PlanExecutor::storage_for(size_t id, const Shape& shape) {
 void* PlanExecutor::grow_slot(size_t slot, size_t bytes) {
     if (!m_slots[slot] || bytes > m_slot_bytes[slot]) {
         m_slots[slot] = allocate_aligned(bytes);
-        m_slot_bytes[slot] = std::max(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
+        m_slot_bytes[slot] =
+            std::max(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
         if (m_on_allocation) m_on_allocation();
     }
     return m_slots[slot].get();
@@ -294,9 +308,10 @@ void PlanExecutor::finish(const std::vector<std::shared_ptr<VariableState>>& sta
             try {
                 dst.set_shape(src.get_shape());
             } catch (const Exception&) {
-                throw_error<InvalidArgument>(kDeviceName, ": ", output_label(m_plan->model()->output(j), j),
-                                             ": the tensor set for it has shape ", dst.get_shape(),
-                                             " and cannot take the result's shape ", src.get_shape());
+                throw_error<InvalidArgument>(
+                    kDeviceName, ": ", output_label(m_plan->model()->output(j), j),
+                    ": the tensor set for it has shape ", dst.get_shape(),
+                    " and cannot take the result's shape ", src.get_shape());
             }
         }
         src.copy_to(dst);

@@ -34,7 +34,7 @@ struct StepTiming {
 ///
 /// Not thread-safe: one request uses it at a time.
 class PlanExecutor {
-public:
+  public:
     PlanExecutor(std::shared_ptr<const ExecutionPlan> plan, std::function<void()> on_allocation);
 
     /// Sets the tensor of model input `index` for the next run.
@@ -55,20 +55,21 @@ public:
     /// Outputs written in place by the last run.
     bool output_in_place(size_t index) const { return m_out_in_place.at(index); }
 
-private:
+  private:
     void run_step(size_t s, const std::vector<std::shared_ptr<VariableState>>& states);
-    void prepare_dynamic_outputs(size_t s, const std::vector<std::shared_ptr<VariableState>>& states);
+    void prepare_dynamic_outputs(size_t s,
+                                 const std::vector<std::shared_ptr<VariableState>>& states);
     Tensor& storage_for(size_t value, const Shape& shape);
     bool needs_shape_inference(size_t s);
     void* grow_slot(size_t slot, size_t bytes);
 
     std::shared_ptr<const ExecutionPlan> m_plan;
     std::function<void()> m_on_allocation;
-    std::shared_ptr<void> m_arena;  // static plans
+    std::shared_ptr<void> m_arena;               // static plans
     std::vector<std::shared_ptr<void>> m_slots;  // dynamic plans
     std::vector<size_t> m_slot_bytes;
-    std::vector<Tensor> m_values;  // current tensor of each value
-    std::vector<Tensor> m_views;   // static plans: the arena view of each planned value
+    std::vector<Tensor> m_values;   // current tensor of each value
+    std::vector<Tensor> m_views;    // static plans: the arena view of each planned value
     std::vector<Tensor> m_staging;  // dynamic plans: contiguous copies of strided/remote inputs
     std::vector<Tensor> m_inputs;   // bound input tensors
     std::vector<Tensor> m_outputs;  // bound output tensors

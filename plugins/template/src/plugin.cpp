@@ -28,20 +28,25 @@ std::vector<PropertyName> ro_properties() {
 
 std::string list_keys(const std::vector<PropertyName>& keys) {
     std::string out;
-    for (const auto& k : keys) out += (out.empty() ? "" : ", ") + static_cast<const std::string&>(k);
+    for (const auto& k : keys)
+        out += (out.empty() ? "" : ", ") + static_cast<const std::string&>(k);
     return out;
 }
 
 }  // namespace
 
-Plugin::Plugin() { set_device_name(kDeviceName); }
+Plugin::Plugin() {
+    set_device_name(kDeviceName);
+}
 
 Plugin::~Plugin() {
     // Idle executors of this plugin's models would otherwise outlive the library's code.
     sdk::ExecutorManager::get()->clear("TemplateStreams");
 }
 
-const char* Plugin::version() { return VIREO_PLUGIN_VERSION; }
+const char* Plugin::version() {
+    return VIREO_PLUGIN_VERSION;
+}
 
 Config Plugin::config_with(const AnyMap& properties) const {
     Config config;
@@ -53,16 +58,18 @@ Config Plugin::config_with(const AnyMap& properties) const {
     return config;
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::compile_transformed(std::shared_ptr<Model> model, const Config& config,
-                                                                 bool loaded_from_cache, Tensor weights) const {
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile_transformed(std::shared_ptr<Model> model,
+                                                                 const Config& config,
+                                                                 bool loaded_from_cache,
+                                                                 Tensor weights) const {
     auto plan = std::make_shared<const ExecutionPlan>(model);
     auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
-    return std::make_shared<CompiledModel>(std::move(model), std::move(plan), self, config, loaded_from_cache,
-                                           std::move(weights));
+    return std::make_shared<CompiledModel>(std::move(model), std::move(plan), self, config,
+                                           loaded_from_cache, std::move(weights));
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr<const Model>& model,
-                                                           const AnyMap& properties) const {
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
+    const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
     if (!model) throw_error<InvalidArgument>(kDeviceName, ": compile_model got no model");
     const Config config = config_with(properties);
     auto copy = clone_model(*model);
@@ -70,10 +77,12 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr
     return compile_transformed(std::move(copy), config, false, {});
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream, const AnyMap& properties) const {
+std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream,
+                                                          const AnyMap& properties) const {
     const BlobContents blob = read_blob(stream);
     if (blob.plugin_version != version())
-        throw_error<InvalidArgument>(kDeviceName, ": the blob was exported by TEMPLATE plugin version ",
+        throw_error<InvalidArgument>(kDeviceName,
+                                     ": the blob was exported by TEMPLATE plugin version ",
                                      blob.plugin_version, ", this is version ", version());
     Config config = config_with({});
     config.apply(blob.properties, true);
@@ -96,7 +105,8 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream, 
     return compile_transformed(std::move(model), config, from_cache, std::move(weights));
 }
 
-sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
+sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model,
+                                         const AnyMap& properties) const {
     if (!model) throw_error<InvalidArgument>(kDeviceName, ": query_model got no model");
     config_with(properties);  // validates the properties
     auto copy = clone_model(*model);
@@ -115,7 +125,8 @@ sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& mod
     }
     sdk::SupportedOpsMap supported;
     for (const auto& node : model->get_ordered_ops())
-        if (runs.count(node->get_friendly_name())) supported[node->get_friendly_name()] = get_device_name();
+        if (runs.count(node->get_friendly_name()))
+            supported[node->get_friendly_name()] = get_device_name();
     return supported;
 }
 
@@ -141,7 +152,7 @@ Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const
     if (name == device::full_name.name()) return std::string(kFullName);
     if (name == device::capabilities.name()) {
         namespace cap = device::capability;
-        return std::vector<std::string>{cap::kFP32,   cap::kFP16,   cap::kExportImport,
+        return std::vector<std::string>{cap::kFP32,          cap::kFP16,   cap::kExportImport,
                                         cap::kDynamicShapes, cap::kStates, cap::kProfiling};
     }
     std::lock_guard<std::mutex> lock(m_mutex);
@@ -150,7 +161,8 @@ Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const
     } catch (const NotFound&) {
         auto keys = ro_properties();
         for (const auto& rw : Config::rw_properties()) keys.push_back(rw);
-        throw_error<NotFound>(kDeviceName, ": unsupported property ", name, " (supported: ", list_keys(keys), ")");
+        throw_error<NotFound>(kDeviceName, ": unsupported property ", name,
+                              " (supported: ", list_keys(keys), ")");
     }
 }
 

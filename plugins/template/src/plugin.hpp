@@ -21,7 +21,7 @@ class ExecutionPlan;
 ///
 /// Thread safety: every method may be called concurrently (the settings are under a mutex).
 class Plugin : public sdk::IPlugin {
-public:
+  public:
     Plugin();
     ~Plugin() override;
 
@@ -31,7 +31,8 @@ public:
                                                        const AnyMap& properties) const override;
     /// Reads what CompiledModel::export_model wrote. Throws InvalidArgument for a blob of
     /// another plugin or plugin version, or a damaged one.
-    std::shared_ptr<sdk::ICompiledModel> import_model(std::istream& blob, const AnyMap& properties) const override;
+    std::shared_ptr<sdk::ICompiledModel> import_model(std::istream& blob,
+                                                      const AnyMap& properties) const override;
     /// Every op (by friendly name) that runs after transformations: folded ones included.
     sdk::SupportedOpsMap query_model(const std::shared_ptr<const Model>& model,
                                      const AnyMap& properties) const override;
@@ -41,10 +42,12 @@ public:
     /// The plugin's version string (the build's VIREO_PLUGIN_VERSION).
     static const char* version();
 
-private:
+  private:
     Config config_with(const AnyMap& properties) const;
-    std::shared_ptr<sdk::ICompiledModel> compile_transformed(std::shared_ptr<Model> model, const Config& config,
-                                                             bool loaded_from_cache, Tensor weights) const;
+    std::shared_ptr<sdk::ICompiledModel> compile_transformed(std::shared_ptr<Model> model,
+                                                             const Config& config,
+                                                             bool loaded_from_cache,
+                                                             Tensor weights) const;
 
     mutable std::mutex m_mutex;
     Config m_config;

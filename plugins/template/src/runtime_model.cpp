@@ -15,13 +15,15 @@ std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
     for (size_t order = 0; order < nodes.size(); ++order) {
         const NodePtr& node = nodes[order];
         OutputVector inputs;
-        for (const auto& in : node->input_values()) inputs.emplace_back(copies.at(in.get_node()), in.get_index());
+        for (const auto& in : node->input_values())
+            inputs.emplace_back(copies.at(in.get_node()), in.get_index());
         NodePtr copy = node->clone_with_new_inputs(inputs);
         RTMap& info = copy->get_rt_info();
         info["layerType"] = node->get_type_name();
         info["execOrder"] = static_cast<int64_t>(order);
         info["primitiveType"] = std::string("ref");
-        if (!info.count(kOriginalLayersNames)) info[kOriginalLayersNames] = node->get_friendly_name();
+        if (!info.count(kOriginalLayersNames))
+            info[kOriginalLayersNames] = node->get_friendly_name();
         const long step = m_plan->step_of(node.get());
         const double average = step < 0 ? -1 : average_step_time(static_cast<size_t>(step));
         if (average < 0) {
@@ -38,8 +40,9 @@ std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
         for (const auto& n : list) out.push_back(copies.at(n.get()));
         return out;
     };
-    auto runtime = std::make_shared<Model>(map_all(m_model->get_results()), map_all(m_model->get_sinks()),
-                                           map_all(m_model->get_parameters()), m_model->get_name());
+    auto runtime =
+        std::make_shared<Model>(map_all(m_model->get_results()), map_all(m_model->get_sinks()),
+                                map_all(m_model->get_parameters()), m_model->get_name());
     runtime->get_rt_info() = m_model->get_rt_info();
     return runtime;
 }

@@ -31,12 +31,16 @@ std::chrono::microseconds since(Clock::time_point start) {
 InferRequest::InferRequest(const std::shared_ptr<const CompiledModel>& compiled_model)
     : ISyncInferRequest(compiled_model),
       m_model(compiled_model),
-      m_executor(compiled_model->plan(), [model = compiled_model.get()] { model->count_allocation(); }) {
+      m_executor(compiled_model->plan(),
+                 [model = compiled_model.get()] { model->count_allocation(); }) {
     for (const auto& port : get_inputs()) allocate_tensor(port, make_port_tensor(port));
     for (const auto& port : get_outputs()) allocate_tensor(port, make_port_tensor(port));
     for (const auto& variable : m_model->plan()->variables())
         m_states.push_back(std::make_shared<VariableState>(variable));
-    m_stop = [this] { return m_cancel_requested.load(std::memory_order_relaxed) || (m_cancel_check && m_cancel_check()); };
+    m_stop = [this] {
+        return m_cancel_requested.load(std::memory_order_relaxed) ||
+               (m_cancel_check && m_cancel_check());
+    };
 }
 
 InferRequest::~InferRequest() = default;
@@ -54,8 +58,10 @@ void InferRequest::infer_preprocess() {
     const auto start = Clock::now();
     convert_batched_tensors();  // set_tensors(): one input tensor of the whole batch
     check_tensors();
-    for (size_t i = 0; i < m_input_tensors.size(); ++i) m_executor.bind_input(i, m_input_tensors[i]);
-    for (size_t j = 0; j < m_output_tensors.size(); ++j) m_executor.bind_output(j, m_output_tensors[j]);
+    for (size_t i = 0; i < m_input_tensors.size(); ++i)
+        m_executor.bind_input(i, m_input_tensors[i]);
+    for (size_t j = 0; j < m_output_tensors.size(); ++j)
+        m_executor.bind_output(j, m_output_tensors[j]);
     m_stage_time[kPreprocess] = since(start);
     m_stage_ran[kPreprocess] = true;
 }
@@ -86,7 +92,9 @@ void InferRequest::infer_postprocess() {
     m_stage_ran[kPostprocess] = true;
 }
 
-void InferRequest::cancel() { m_cancel_requested.store(true); }
+void InferRequest::cancel() {
+    m_cancel_requested.store(true);
+}
 
 std::vector<ProfilingInfo> InferRequest::get_profiling_info() const {
     std::vector<ProfilingInfo> rows;
@@ -97,10 +105,13 @@ std::vector<ProfilingInfo> InferRequest::get_profiling_info() const {
         row.exec_type = "host";
         if (index < 0) {
             // Host memory is the device's memory: there is nothing to transfer.
-            row.status = m_stage_ran[kPreprocess] ? ProfilingInfo::Status::OPTIMIZED_OUT : ProfilingInfo::Status::NOT_RUN;
+            row.status = m_stage_ran[kPreprocess] ? ProfilingInfo::Status::OPTIMIZED_OUT
+                                                  : ProfilingInfo::Status::NOT_RUN;
         } else {
-            row.status = m_stage_ran[index] ? ProfilingInfo::Status::EXECUTED : ProfilingInfo::Status::NOT_RUN;
-            row.real_time = row.cpu_time = m_stage_ran[index] ? m_stage_time[index] : std::chrono::microseconds{0};
+            row.status = m_stage_ran[index] ? ProfilingInfo::Status::EXECUTED
+                                            : ProfilingInfo::Status::NOT_RUN;
+            row.real_time = row.cpu_time =
+                m_stage_ran[index] ? m_stage_time[index] : std::chrono::microseconds{0};
         }
         rows.push_back(row);
     };

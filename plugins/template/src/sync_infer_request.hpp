@@ -25,7 +25,7 @@ class CompiledModel;
 /// inference. Not thread-safe: the async request serialises use; cancel() may come from any
 /// thread.
 class InferRequest : public sdk::ISyncInferRequest {
-public:
+  public:
     explicit InferRequest(const std::shared_ptr<const CompiledModel>& compiled_model);
     ~InferRequest() override;
 
@@ -44,7 +44,7 @@ public:
     /// so a cancel that arrives just before infer() starts is not lost.
     void set_cancel_check(std::function<bool()> check) { m_cancel_check = std::move(check); }
 
-private:
+  private:
     std::shared_ptr<const CompiledModel> m_model;
     PlanExecutor m_executor;
     std::vector<std::shared_ptr<VariableState>> m_states;

@@ -15,7 +15,8 @@ namespace {
 using Consumers = std::map<std::pair<const Node*, size_t>, std::vector<std::pair<Node*, size_t>>>;
 
 bool is_boundary_or_stateful(const std::string& type) {
-    return type == "Parameter" || type == "Constant" || type == "Result" || type == "ReadValue" || type == "Assign";
+    return type == "Parameter" || type == "Constant" || type == "Result" || type == "ReadValue" ||
+           type == "Assign";
 }
 
 // The original layer names a node stands for: its own rt_info entry if it was folded before,
@@ -44,8 +45,9 @@ Tensor shape_value(const Node& shape_of, const Shape& shape) {
 void replace_with_constant(Node& node, size_t index, const Tensor& value, const std::string& names,
                            Consumers& consumers) {
     NodePtr constant = op::constant(value);
-    constant->set_friendly_name(node.get_output_size() == 1 ? node.get_friendly_name()
-                                                            : node.get_friendly_name() + "." + std::to_string(index));
+    constant->set_friendly_name(node.get_output_size() == 1
+                                    ? node.get_friendly_name()
+                                    : node.get_friendly_name() + "." + std::to_string(index));
     constant->get_rt_info()[kOriginalLayersNames] = names;
     const Output folded(node.shared_from_this(), index);
     Output replacement(constant, 0);
@@ -65,7 +67,8 @@ std::shared_ptr<Model> clone_model(const Model& model) {
     std::map<const Node*, NodePtr> copies;
     for (const auto& node : model.get_ordered_ops()) {
         OutputVector inputs;
-        for (const auto& in : node->input_values()) inputs.emplace_back(copies.at(in.get_node()), in.get_index());
+        for (const auto& in : node->input_values())
+            inputs.emplace_back(copies.at(in.get_node()), in.get_index());
         NodePtr copy = node->clone_with_new_inputs(inputs);
         copy->set_friendly_name(node->get_friendly_name());
         copies[node.get()] = std::move(copy);
@@ -96,8 +99,10 @@ TransformStats transform_model(Model& model) {
         if (is_boundary_or_stateful(type)) continue;
         if (type == "ShapeOf") {
             const PartialShape& shape = node->input_value(0).get_partial_shape();
-            if (!shape.is_static() || !node->get_output_element_type(0).is_integral_number()) continue;
-            replace_with_constant(*node, 0, shape_value(*node, shape.to_shape()), original_names(*node), consumers);
+            if (!shape.is_static() || !node->get_output_element_type(0).is_integral_number())
+                continue;
+            replace_with_constant(*node, 0, shape_value(*node, shape.to_shape()),
+                                  original_names(*node), consumers);
             ++stats.folded;
             continue;
         }
@@ -121,7 +126,8 @@ TransformStats transform_model(Model& model) {
         } catch (const Exception&) {
             continue;  // no kernel for this configuration: left for the plan to report
         }
-        for (size_t i = 0; i < outputs.size(); ++i) replace_with_constant(*node, i, outputs[i], names, consumers);
+        for (size_t i = 0; i < outputs.size(); ++i)
+            replace_with_constant(*node, i, outputs[i], names, consumers);
         ++stats.folded;
     }
     model.validate();

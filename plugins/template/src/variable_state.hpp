@@ -12,7 +12,7 @@ namespace vireo::template_plugin {
 /// the variable is written (by an Assign at the end of an inference, or by set_state).
 /// Not thread-safe: used by its request only while the request is idle or running it.
 class VariableState : public sdk::IVariableState {
-public:
+  public:
     explicit VariableState(const VariableInfo& info);
 
     /// Zeros, and the variable counts as reset again.
@@ -24,7 +24,7 @@ public:
     void commit(const Tensor& value);
     const VariableInfo& info() const { return m_info; }
 
-private:
+  private:
     VariableInfo m_info;
 };
 

@@ -28,7 +28,8 @@ size_t executed_op_rows(const InferRequest& request) {
 
 TEST(TemplateCancel, StopsBetweenOpsAndStaysUsable) {
     Core core = make_core();
-    CompiledModel compiled = core.compile_model(probe_chain(), "TEMPLATE", {enable_profiling(true)});
+    CompiledModel compiled =
+        core.compile_model(probe_chain(), "TEMPLATE", {enable_profiling(true)});
     InferRequest request = compiled.create_infer_request();
     probe_log().reset();
     probe_log().block_at = 10;

@@ -62,9 +62,9 @@ TEST(TemplateDynamic, MemoryGrowsOnlyForLargerShapes) {
     };
     const uint64_t after_big = run(64);
     EXPECT_GT(after_big, 0u);
-    EXPECT_EQ(run(8), after_big);   // smaller: fits the buffers already there
-    EXPECT_EQ(run(64), after_big);  // same as before: nothing new
-    EXPECT_GT(run(128), after_big); // larger: buffers grow
+    EXPECT_EQ(run(8), after_big);    // smaller: fits the buffers already there
+    EXPECT_EQ(run(64), after_big);   // same as before: nothing new
+    EXPECT_GT(run(128), after_big);  // larger: buffers grow
 }
 
 TEST(TemplateDynamic, UserOutputTensorOfTheRightShapeIsWrittenInPlace) {

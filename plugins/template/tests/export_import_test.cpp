@@ -50,13 +50,15 @@ struct PluginBlob {
 };
 
 PluginBlob tiny_plugin_blob(Core& core) {
-    CompiledModel compiled = core.compile_model(data_dir() + "/models/golden/tiny/model.xml", "TEMPLATE");
+    CompiledModel compiled =
+        core.compile_model(data_dir() + "/models/golden/tiny/model.xml", "TEMPLATE");
     std::ostringstream out(std::ios::binary);
     compiled.impl()->export_model(out);
     return {compiled.impl()->get_plugin(), out.str()};
 }
 
-void expect_rejected(const PluginBlob& blob, const std::string& bytes, const std::string& fragment) {
+void expect_rejected(const PluginBlob& blob, const std::string& bytes,
+                     const std::string& fragment) {
     std::istringstream in(bytes, std::ios::binary);
     try {
         blob.plugin->import_model(in, {});
@@ -78,7 +80,8 @@ TEST(TemplateImport, PluginBlobImportsDirectly) {
 TEST(TemplateImport, ForeignBlobIsRejected) {
     Core core = make_core();
     const PluginBlob blob = tiny_plugin_blob(core);
-    expect_rejected(blob, "this is not a blob at all", "not a blob exported by the TEMPLATE plugin");
+    expect_rejected(blob, "this is not a blob at all",
+                    "not a blob exported by the TEMPLATE plugin");
     expect_rejected(blob, "", "not a blob exported by the TEMPLATE plugin");
     std::istringstream text("this is not a blob at all");
     EXPECT_THROW(core.import_model(text, "TEMPLATE"), InvalidArgument);

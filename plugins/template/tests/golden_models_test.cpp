@@ -32,7 +32,8 @@ TEST_P(GoldenModel, AsyncRunMatchesToo) {
     request.set_input_tensor(read_npy(dir + "/input_x.npy"));
     request.start_async();
     request.wait();
-    EXPECT_TRUE(all_close(request.get_output_tensor(), read_npy(dir + "/output_y.npy"), 1e-4, 1e-5));
+    EXPECT_TRUE(
+        all_close(request.get_output_tensor(), read_npy(dir + "/output_y.npy"), 1e-4, 1e-5));
 }
 
 INSTANTIATE_TEST_SUITE_P(Template, GoldenModel, ::testing::Values("tiny", "mlp", "cnn"));

@@ -7,7 +7,9 @@
 namespace vireo::template_test {
 namespace {
 
-std::string ir(const std::string& name) { return data_dir() + "/models/openvino_ir/" + name; }
+std::string ir(const std::string& name) {
+    return data_dir() + "/models/openvino_ir/" + name;
+}
 
 void expect_increment(const std::string& xml, const Shape& shape) {
     Core core = make_core();
@@ -19,10 +21,13 @@ void expect_increment(const std::string& xml, const Shape& shape) {
     request.infer();
     const Tensor y = request.get_output_tensor();
     ASSERT_EQ(y.get_shape(), shape);
-    for (size_t i = 0; i < x.get_size(); ++i) ASSERT_FLOAT_EQ(y.data<float>()[i], x.data<float>()[i] + 1.0f) << i;
+    for (size_t i = 0; i < x.get_size(); ++i)
+        ASSERT_FLOAT_EQ(y.data<float>()[i], x.data<float>()[i] + 1.0f) << i;
 }
 
-TEST(TemplateIrModels, DummyAddsOne) { expect_increment(ir("dummy/dummy.xml"), Shape{1, 10}); }
+TEST(TemplateIrModels, DummyAddsOne) {
+    expect_increment(ir("dummy/dummy.xml"), Shape{1, 10});
+}
 
 TEST(TemplateIrModels, IncrementAddsOne) {
     expect_increment(ir("increment_1x3x4x5/increment_1x3x4x5.xml"), Shape{1, 3, 4, 5});
@@ -40,7 +45,8 @@ TEST(TemplateIrModels, AddTwoInputsAdds) {
     request.set_input_tensor(1, b);
     request.infer();
     const Tensor y = request.get_output_tensor();
-    for (size_t i = 0; i < 10; ++i) EXPECT_FLOAT_EQ(y.data<float>()[i], a.data<float>()[i] + b.data<float>()[i]);
+    for (size_t i = 0; i < 10; ++i)
+        EXPECT_FLOAT_EQ(y.data<float>()[i], a.data<float>()[i] + b.data<float>()[i]);
 }
 
 TEST(TemplateIrModels, PassthroughIsIdentityForAnyShape) {
@@ -49,7 +55,8 @@ TEST(TemplateIrModels, PassthroughIsIdentityForAnyShape) {
     InferRequest request = compiled.create_infer_request();
     for (const Shape& shape : {Shape{2, 3}, Shape{4, 5}, Shape{1, 1}}) {
         Tensor x(element::u8, shape);
-        for (size_t i = 0; i < x.get_size(); ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>(i * 13 + 1);
+        for (size_t i = 0; i < x.get_size(); ++i)
+            x.data<uint8_t>()[i] = static_cast<uint8_t>(i * 13 + 1);
         request.set_tensor("input", x);
         request.infer();
         const Tensor y = request.get_tensor("copy:0");

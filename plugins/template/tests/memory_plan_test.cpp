@@ -13,7 +13,9 @@ namespace {
 
 using template_plugin::BufferUse;
 
-bool overlap_in_time(const BufferUse& a, const BufferUse& b) { return a.first <= b.last && b.first <= a.last; }
+bool overlap_in_time(const BufferUse& a, const BufferUse& b) {
+    return a.first <= b.last && b.first <= a.last;
+}
 
 TEST(TemplateMemoryPlanner, ChainReusesMemoryOfDeadValues) {
     // A chain a -> b -> c -> d: each value is read only by the next step, so two buffers suffice.
@@ -26,7 +28,8 @@ TEST(TemplateMemoryPlanner, ChainReusesMemoryOfDeadValues) {
 
 TEST(TemplateMemoryPlanner, LiveAtTheSameTimeNeverOverlapInMemory) {
     std::vector<BufferUse> uses;
-    for (size_t i = 0; i < 40; ++i) uses.push_back({(i * 37) % 300 + 1, (i * 7) % 11, (i * 7) % 11 + i % 5});
+    for (size_t i = 0; i < 40; ++i)
+        uses.push_back({(i * 37) % 300 + 1, (i * 7) % 11, (i * 7) % 11 + i % 5});
     const auto layout = template_plugin::plan_arena(uses, 64);
     for (size_t i = 0; i < uses.size(); ++i) {
         EXPECT_EQ(layout.offsets[i] % 64, 0u);
@@ -55,7 +58,8 @@ TEST(TemplateMemoryPlanner, SlotsAreReusedOnlyAfterTheirValueDied) {
 
 TEST(TemplateStaticMemory, OneAllocationPerRequestAtCreationNonePerInference) {
     Core core = make_core();
-    CompiledModel compiled = core.compile_model(read_model(data_dir() + "/models/golden/cnn/model.xml"), "TEMPLATE");
+    CompiledModel compiled =
+        core.compile_model(read_model(data_dir() + "/models/golden/cnn/model.xml"), "TEMPLATE");
     EXPECT_EQ(compiled.get_property(template_plugin::arena_allocations), 0u);
     EXPECT_GT(compiled.get_property(template_plugin::arena_bytes), 0u);
     InferRequest first = compiled.create_infer_request();

@@ -15,16 +15,19 @@ constexpr size_t kWidth = 48;
 std::vector<float> input_for(size_t thread, size_t iteration) {
     std::vector<float> x(kBatch * kWidth);
     for (size_t i = 0; i < x.size(); ++i)
-        x[i] = static_cast<float>(static_cast<int>((i * 31 + thread * 17 + iteration * 5) % 41) - 20) / 10.0f;
+        x[i] =
+            static_cast<float>(static_cast<int>((i * 31 + thread * 17 + iteration * 5) % 41) - 20) /
+            10.0f;
     return x;
 }
 
-void check(const Tensor& y, const std::vector<float>& expected, size_t thread, size_t iteration, bool& ok) {
+void check(const Tensor& y, const std::vector<float>& expected, size_t thread, size_t iteration,
+           bool& ok) {
     for (size_t i = 0; i < expected.size(); ++i) {
         const float got = y.data<float>()[i];
         if (std::fabs(got - expected[i]) > 1e-4f * (1.0f + std::fabs(expected[i]))) {
-            ADD_FAILURE() << "thread " << thread << " iteration " << iteration << " element " << i << ": " << got
-                          << " vs " << expected[i];
+            ADD_FAILURE() << "thread " << thread << " iteration " << iteration << " element " << i
+                          << ": " << got << " vs " << expected[i];
             ok = false;
             return;
         }
@@ -35,7 +38,8 @@ TEST(TemplateParallel, ManyRequestsInManyThreads) {
     auto model = make_dense_model(kBatch, kWidth);
     Core core = make_core();
     CompiledModel compiled = core.compile_model(
-        model, "TEMPLATE", {hint::performance_mode(hint::PerformanceMode::THROUGHPUT), num_streams(2)});
+        model, "TEMPLATE",
+        {hint::performance_mode(hint::PerformanceMode::THROUGHPUT), num_streams(2)});
     constexpr size_t kThreads = 6;
     constexpr size_t kIterations = 25;
     std::vector<bool> ok(kThreads, true);
@@ -53,7 +57,8 @@ TEST(TemplateParallel, ManyRequestsInManyThreads) {
                     request.start_async();
                     request.wait();
                 }
-                check(request.get_tensor("y"), dense_reference(*model, x, kBatch, kWidth), t, it, good);
+                check(request.get_tensor("y"), dense_reference(*model, x, kBatch, kWidth), t, it,
+                      good);
             }
             ok[t] = good;
         });
@@ -78,7 +83,8 @@ TEST(TemplateParallel, RequestsInFlightTogetherOnStreams) {
     bool good = true;
     for (size_t r = 0; r < kRequests; ++r) {
         requests[r].wait();
-        check(requests[r].get_tensor("y"), dense_reference(*model, inputs[r], kBatch, kWidth), r, 0, good);
+        check(requests[r].get_tensor("y"), dense_reference(*model, inputs[r], kBatch, kWidth), r, 0,
+              good);
     }
     EXPECT_TRUE(good);
 }

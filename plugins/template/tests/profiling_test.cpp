@@ -7,8 +7,9 @@
 namespace vireo::template_test {
 namespace {
 
-const std::vector<std::string> kStages{kStageInputPreprocessing, kStageInputTransfer, kStageExecution,
-                                       kStageOutputTransfer, kStageOutputPostprocessing};
+const std::vector<std::string> kStages{kStageInputPreprocessing, kStageInputTransfer,
+                                       kStageExecution, kStageOutputTransfer,
+                                       kStageOutputPostprocessing};
 
 CompiledModel compile_cnn(Core& core, bool profiling) {
     return core.compile_model(data_dir() + "/models/golden/cnn/model.xml", "TEMPLATE",

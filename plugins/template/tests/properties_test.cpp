@@ -11,7 +11,9 @@
 namespace vireo::template_test {
 namespace {
 
-std::string golden(const std::string& name) { return data_dir() + "/models/golden/" + name + "/model.xml"; }
+std::string golden(const std::string& name) {
+    return data_dir() + "/models/golden/" + name + "/model.xml";
+}
 
 template <typename F>
 std::string error_of(F&& f) {
@@ -31,12 +33,13 @@ TEST(TemplatePluginProperties, ReadOnlyValues) {
     Core core = make_core();
     EXPECT_FALSE(core.get_property("TEMPLATE", device::full_name).empty());
     const auto caps = core.get_property("TEMPLATE", device::capabilities);
-    for (const char* cap : {"FP32", "FP16", "EXPORT_IMPORT", "DYNAMIC_SHAPES", "STATES", "PROFILING"})
+    for (const char* cap :
+         {"FP32", "FP16", "EXPORT_IMPORT", "DYNAMIC_SHAPES", "STATES", "PROFILING"})
         EXPECT_NE(std::find(caps.begin(), caps.end(), cap), caps.end()) << cap;
     const auto keys = core.get_property("TEMPLATE", supported_properties);
-    for (const char* key : {"PERFORMANCE_HINT", "NUM_STREAMS", "INFERENCE_NUM_THREADS", "PERFORMANCE_HINT_NUM_REQUESTS",
-                            "PERF_COUNT", "DEVICE_ID", "FULL_DEVICE_NAME", "OPTIMIZATION_CAPABILITIES",
-                            "AVAILABLE_DEVICES"})
+    for (const char* key : {"PERFORMANCE_HINT", "NUM_STREAMS", "INFERENCE_NUM_THREADS",
+                            "PERFORMANCE_HINT_NUM_REQUESTS", "PERF_COUNT", "DEVICE_ID",
+                            "FULL_DEVICE_NAME", "OPTIMIZATION_CAPABILITIES", "AVAILABLE_DEVICES"})
         EXPECT_TRUE(lists(keys, key)) << key;
     const auto devices = core.get_available_devices();
     EXPECT_NE(std::find(devices.begin(), devices.end(), "TEMPLATE"), devices.end());
@@ -44,9 +47,11 @@ TEST(TemplatePluginProperties, ReadOnlyValues) {
 
 TEST(TemplatePluginProperties, RoundTrip) {
     Core core = make_core();
-    core.set_property("TEMPLATE", {hint::performance_mode(hint::PerformanceMode::THROUGHPUT), num_streams(3),
-                                   inference_num_threads(1), hint::num_requests(4u), enable_profiling(true)});
-    EXPECT_EQ(core.get_property("TEMPLATE", hint::performance_mode), hint::PerformanceMode::THROUGHPUT);
+    core.set_property("TEMPLATE",
+                      {hint::performance_mode(hint::PerformanceMode::THROUGHPUT), num_streams(3),
+                       inference_num_threads(1), hint::num_requests(4u), enable_profiling(true)});
+    EXPECT_EQ(core.get_property("TEMPLATE", hint::performance_mode),
+              hint::PerformanceMode::THROUGHPUT);
     EXPECT_EQ(core.get_property("TEMPLATE", num_streams), 3);
     EXPECT_EQ(core.get_property("TEMPLATE", inference_num_threads), 1);
     EXPECT_EQ(core.get_property("TEMPLATE", hint::num_requests), 4u);
@@ -54,7 +59,8 @@ TEST(TemplatePluginProperties, RoundTrip) {
     // Text values convert too (as plugins.xml and command lines give them).
     core.set_property("TEMPLATE", {{"NUM_STREAMS", "2"}, {"PERFORMANCE_HINT", "LATENCY"}});
     EXPECT_EQ(core.get_property("TEMPLATE", num_streams), 2);
-    EXPECT_EQ(core.get_property("TEMPLATE", hint::performance_mode), hint::PerformanceMode::LATENCY);
+    EXPECT_EQ(core.get_property("TEMPLATE", hint::performance_mode),
+              hint::PerformanceMode::LATENCY);
     // Compiled models pick the device settings up.
     CompiledModel compiled = core.compile_model(golden("tiny"), "TEMPLATE");
     EXPECT_EQ(compiled.get_property(num_streams), 2);
@@ -89,15 +95,16 @@ TEST(TemplatePluginProperties, UnknownKeyIsNotFoundListingSupported) {
 
 TEST(TemplateCompiledModelProperties, StreamsFollowTheHint) {
     Core core = make_core();
-    CompiledModel latency = core.compile_model(golden("tiny"), "TEMPLATE",
-                                               {hint::performance_mode(hint::PerformanceMode::LATENCY)});
+    CompiledModel latency = core.compile_model(
+        golden("tiny"), "TEMPLATE", {hint::performance_mode(hint::PerformanceMode::LATENCY)});
     EXPECT_EQ(latency.get_property(optimal_number_of_infer_requests), 1u);
     EXPECT_EQ(latency.get_property(num_streams), 1);
-    CompiledModel throughput = core.compile_model(golden("tiny"), "TEMPLATE",
-                                                  {hint::performance_mode(hint::PerformanceMode::THROUGHPUT)});
+    CompiledModel throughput = core.compile_model(
+        golden("tiny"), "TEMPLATE", {hint::performance_mode(hint::PerformanceMode::THROUGHPUT)});
     const auto cores = static_cast<uint32_t>(template_plugin::available_cores());
     EXPECT_EQ(throughput.get_property(optimal_number_of_infer_requests), cores);
-    CompiledModel explicit_streams = core.compile_model(golden("tiny"), "TEMPLATE", {num_streams(3)});
+    CompiledModel explicit_streams =
+        core.compile_model(golden("tiny"), "TEMPLATE", {num_streams(3)});
     EXPECT_EQ(explicit_streams.get_property(optimal_number_of_infer_requests), 3u);
     CompiledModel capped = core.compile_model(
         golden("tiny"), "TEMPLATE",
@@ -139,7 +146,8 @@ TEST(TemplateQueryModel, AgreesWithCompileOnUnsupportedOps) {
     first->set_friendly_name("first_unsupported");
     auto second = no_kernel_op(first);
     second->set_friendly_name("second_unsupported");
-    auto model = std::make_shared<Model>(OutputVector{op::relu(second)}, ParameterVector{x}, "partly");
+    auto model =
+        std::make_shared<Model>(OutputVector{op::relu(second)}, ParameterVector{x}, "partly");
     Core core = make_core();
     const auto supported = core.query_model(model, "TEMPLATE");
     EXPECT_FALSE(supported.count("first_unsupported"));

@@ -30,7 +30,8 @@ Tensor read_npy(const std::string& path);
 void fill_pattern(Tensor& t, int seed);
 /// Max |a-b| <= abs + rel*|b| for every element (both f32), with a failure message naming the
 /// first element that differs.
-::testing::AssertionResult all_close(const Tensor& actual, const Tensor& expected, double rel, double abs);
+::testing::AssertionResult all_close(const Tensor& actual, const Tensor& expected, double rel,
+                                     double abs);
 /// Bytes equal, shapes equal, types equal.
 ::testing::AssertionResult identical(const Tensor& actual, const Tensor& expected);
 
@@ -42,8 +43,8 @@ struct ProbeLog {
     size_t executions = 0;
     const void* last_input = nullptr;
     void* last_output = nullptr;
-    size_t block_at = 0;     ///< the execution with this number (1-based) waits for release
-    bool blocked = false;    ///< it is waiting now
+    size_t block_at = 0;   ///< the execution with this number (1-based) waits for release
+    bool blocked = false;  ///< it is waiting now
     bool released = false;
     void reset();
     /// Waits until the blocking execution has started; then release() lets it finish.
@@ -58,6 +59,7 @@ NodePtr no_kernel_op(const Output& x);
 /// y = relu(x W + b), x f32 [batch, n]; W and b from fill_pattern; with the expected output
 /// computed by plain loops for a given input.
 std::shared_ptr<Model> make_dense_model(size_t batch, size_t n, const std::string& name = "dense");
-std::vector<float> dense_reference(const Model& model, const std::vector<float>& x, size_t batch, size_t n);
+std::vector<float> dense_reference(const Model& model, const std::vector<float>& x, size_t batch,
+                                   size_t n);
 
 }  // namespace vireo::template_test

@@ -50,15 +50,18 @@ TEST(TemplateTransformations, ConstantSubgraphIsFolded) {
     request.set_tensor("x", in);
     request.infer();
     const std::vector<float> expected{2.5f, 14.5f, 26.5f, 38.5f};
-    for (size_t i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(request.get_tensor("y").data<float>()[i], expected[i]);
+    for (size_t i = 0; i < 4; ++i)
+        EXPECT_FLOAT_EQ(request.get_tensor("y").data<float>()[i], expected[i]);
     // The caller's model is untouched.
     EXPECT_EQ(count_type(*model, "Multiply"), 1u);
 }
 
 TEST(TemplateTransformations, ShapeOfOfAStaticShapeIsFolded) {
     auto x = op::parameter(element::f32, PartialShape(Shape{2, 6}), "x");
-    auto target = op::divide(op::shape_of(x), op::constant<int64_t>(element::i64, Shape{2}, {2, 1}));
-    auto y = op::reshape(x, op::multiply(target, op::constant<int64_t>(element::i64, Shape{2}, {1, 2})), false);
+    auto target =
+        op::divide(op::shape_of(x), op::constant<int64_t>(element::i64, Shape{2}, {2, 1}));
+    auto y = op::reshape(
+        x, op::multiply(target, op::constant<int64_t>(element::i64, Shape{2}, {1, 2})), false);
     y->output(0).set_names({"y"});
     auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "static_shape_of");
     Core core = make_core();
@@ -78,7 +81,8 @@ TEST(TemplateTransformations, UnusedInputsStayAndOutputsKeepTheirOrder) {
     auto constant_out = op::multiply(op::constant<float>(element::f32, Shape{2}, {3}),
                                      op::constant<float>(element::f32, Shape{2}, {2}));
     constant_out->output(0).set_names({"six"});
-    auto model = std::make_shared<Model>(OutputVector{constant_out, sum}, ParameterVector{a, unused, b}, "order");
+    auto model = std::make_shared<Model>(OutputVector{constant_out, sum},
+                                         ParameterVector{a, unused, b}, "order");
     Core core = make_core();
     CompiledModel compiled = core.compile_model(model, "TEMPLATE");
     ASSERT_EQ(compiled.inputs().size(), 3u);

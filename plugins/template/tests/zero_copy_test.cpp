@@ -83,7 +83,8 @@ TEST(TemplateZeroCopy, StridedInputAndOutputAreCopied) {
 
 TEST(TemplateZeroCopy, ParameterStraightToResultIsCopied) {
     auto x = op::parameter(element::f32, PartialShape(Shape{3}), "x");
-    auto model = std::make_shared<Model>(OutputVector{x->output(0)}, ParameterVector{x}, "identity");
+    auto model =
+        std::make_shared<Model>(OutputVector{x->output(0)}, ParameterVector{x}, "identity");
     Core core = make_core();
     CompiledModel compiled = core.compile_model(model, "TEMPLATE");
     InferRequest request = compiled.create_infer_request();
