@@ -31,7 +31,7 @@ configure_and_build() {  # dir, extra cmake args... [-- targets...]
 case "$mode" in
   default)
     ./scripts/install_deps.sh
-    configure_and_build build -DCMAKE_BUILD_TYPE=Release -DVIREO_WERROR=ON
+    configure_and_build build -DCMAKE_BUILD_TYPE=Release
     (cd build && ctest --output-on-failure -j "$jobs")
     if [[ -x scripts/out_of_tree_check.sh ]]; then
       ./scripts/out_of_tree_check.sh build
