@@ -116,6 +116,29 @@ TEST(MockRemoteDevice, CancelDropsAQueuedJobWithoutRunningIt) {
     EXPECT_EQ(kept->outcome(), DeviceJob::Outcome::kCompleted);
 }
 
+TEST(MockRemoteDevice, CancelLetsARunningJobFinish) {
+    // Device work is not interruptible midway (its buffers would be half written): a running
+    // job completes normally; the request layer reports the cancellation.
+    Device device("MOCK_REMOTE.0", nullptr);
+    Gate started;
+    Gate release;
+    auto running = device.submit(
+        "running",
+        [&started, f = release.future](DeviceMemory&) {
+            started.open();
+            f.wait();
+            return std::chrono::nanoseconds{0};
+        },
+        0ns, JobFault::kNone);
+    started.future.wait();
+    device.cancel(running);
+    release.open();
+    running->wait();
+    EXPECT_EQ(running->outcome(), DeviceJob::Outcome::kCompleted);
+    EXPECT_EQ(device.jobs_cancelled(), 0u);
+    EXPECT_EQ(device.jobs_completed(), 1u);
+}
+
 TEST(MockRemoteDevice, HungJobWaitsForCancelAndTheDeviceKeepsServing) {
     Device device("MOCK_REMOTE.0", nullptr);
     auto hung = device.submit("model 'm' execution #1", nullptr, 0ns, JobFault::kHang);
