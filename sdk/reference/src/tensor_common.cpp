@@ -46,6 +46,38 @@ std::vector<size_t> element_strides(const Shape& shape) {
     return strides;
 }
 
+const float* f32_view(const Tensor& t, std::vector<float>& storage) {
+    const element::Type type = t.get_element_type();
+    if (type == element::f32) return tensor_data<float>(t);
+    storage.resize(t.get_size());
+    if (type == element::f16) {
+        const auto* p = tensor_data<float16>(t);
+        for (size_t i = 0; i < storage.size(); ++i) storage[i] = static_cast<float>(p[i]);
+    } else if (type == element::bf16) {
+        const auto* p = tensor_data<bfloat16>(t);
+        for (size_t i = 0; i < storage.size(); ++i) storage[i] = static_cast<float>(p[i]);
+    } else {
+        throw_error<InvalidArgument>("f32_view: element type ", type, " is not f32, f16 or bf16");
+    }
+    return storage.data();
+}
+
+void store_f32(const float* src, Tensor& dst) {
+    const element::Type type = dst.get_element_type();
+    const size_t n = dst.get_size();
+    if (type == element::f32) {
+        if (tensor_data<float>(dst) != src) std::memcpy(dst.data(), src, n * sizeof(float));
+    } else if (type == element::f16) {
+        auto* p = tensor_data<float16>(dst);
+        for (size_t i = 0; i < n; ++i) p[i] = float16(src[i]);
+    } else if (type == element::bf16) {
+        auto* p = tensor_data<bfloat16>(dst);
+        for (size_t i = 0; i < n; ++i) p[i] = bfloat16(src[i]);
+    } else {
+        throw_error<InvalidArgument>("store_f32: element type ", type, " is not f32, f16 or bf16");
+    }
+}
+
 void check_arity(const std::vector<Tensor>& inputs, size_t min_inputs,
                  const std::vector<Tensor>& outputs, size_t min_outputs, const std::string& who) {
     if (inputs.size() < min_inputs)

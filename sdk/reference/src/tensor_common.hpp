@@ -141,6 +141,17 @@ void copy_strided(const U* src, int64_t offset, const std::vector<int64_t>& src_
     }
 }
 
+/// f32, f16 and bf16 run on the f32 GEMM engine: half-precision operands are widened first and
+/// results rounded once at the end (more accurate than accumulating in 16 bits).
+inline bool runs_on_f32_engine(element::Type t) {
+    return t == element::f32 || t == element::f16 || t == element::bf16;
+}
+/// The elements of an f32/f16/bf16 tensor as floats: the tensor's own memory for f32, else a
+/// widened copy in `storage`.
+const float* f32_view(const Tensor& t, std::vector<float>& storage);
+/// Writes `src` (dst.get_size() floats) into an f32/f16/bf16 tensor, rounding to nearest even.
+void store_f32(const float* src, Tensor& dst);
+
 /// Throws InvalidArgument naming `who` when the tensor counts differ from the kernel's needs.
 void check_arity(const std::vector<Tensor>& inputs, size_t min_inputs,
                  const std::vector<Tensor>& outputs, size_t min_outputs, const std::string& who);

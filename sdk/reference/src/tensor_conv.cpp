@@ -128,7 +128,7 @@ class ConvolutionKernel final : public Kernel {
             throw_error<InvalidArgument>(m_who,
                                          ": data and filter must have one element type, found ",
                                          m_type, " and ", node.input_value(1).get_element_type());
-        if (m_type == element::f32 && is_constant_input(node, 1))
+        if (runs_on_f32_engine(m_type) && is_constant_input(node, 1))
             pack_filter(node.input_value(1).get_node()->get_constant_value());
     }
 
@@ -136,9 +136,17 @@ class ConvolutionKernel final : public Kernel {
         check_arity(inputs, 2, outputs, 1, m_who);
         const ConvShape cs =
             conv_shape(inputs[0].get_shape(), inputs[1].get_shape(), outputs[0].get_shape());
-        if (m_type == element::f32 && cs.in_per_group * cs.out_per_group > 1) {
-            run_f32(cs, tensor_data<float>(inputs[0]), tensor_data<float>(inputs[1]),
-                    tensor_data<float>(outputs[0]));
+        if (runs_on_f32_engine(m_type) && cs.in_per_group * cs.out_per_group > 1) {
+            std::vector<float> x, w, y;
+            const float* px = f32_view(inputs[0], x);
+            const float* pw = f32_view(inputs[1], w);
+            if (m_type == element::f32) {
+                run_f32(cs, px, pw, tensor_data<float>(outputs[0]));
+            } else {
+                y.resize(outputs[0].get_size());
+                run_f32(cs, px, pw, y.data());
+                store_f32(y.data(), outputs[0]);
+            }
             return;
         }
         dispatch(ConvTypes{}, m_type, m_who.c_str(), [&](auto tag) {
@@ -190,7 +198,8 @@ class ConvolutionKernel final : public Kernel {
         m_packed_k = k;
         m_packed_stride = gemm::packed_a_size(m, k);
         m_packed.resize(m_packed_stride * groups);
-        const float* data = tensor_data<float>(filter);
+        std::vector<float> storage;
+        const float* data = f32_view(filter, storage);
         for (size_t g = 0; g < groups; ++g)
             gemm::pack_a(gemm::MatrixView{data + g * m * k, m, k, k, 1},
                          m_packed.data() + g * m_packed_stride);

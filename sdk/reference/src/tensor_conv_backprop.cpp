@@ -37,7 +37,7 @@ class ConvolutionBackpropKernel final : public Kernel {
           m_type(node.input_value(0).get_element_type()) {
         if (!contains(BackpropTypes{}, m_type))
             throw_error<NotImplemented>(m_who, ": element type ", m_type, " is not supported");
-        if (m_type == element::f32 && is_constant_input(node, 1))
+        if (runs_on_f32_engine(m_type) && is_constant_input(node, 1))
             pack_filter(node.input_value(1).get_node()->get_constant_value());
     }
 
@@ -45,9 +45,17 @@ class ConvolutionBackpropKernel final : public Kernel {
         check_arity(inputs, 2, outputs, 1, m_who);
         const BackpropShape bs =
             backprop_shape(inputs[0].get_shape(), inputs[1].get_shape(), outputs[0].get_shape());
-        if (m_type == element::f32) {
-            run_f32(bs, tensor_data<float>(inputs[0]), tensor_data<float>(inputs[1]),
-                    tensor_data<float>(outputs[0]));
+        if (runs_on_f32_engine(m_type)) {
+            std::vector<float> x, w, y;
+            const float* px = f32_view(inputs[0], x);
+            const float* pw = f32_view(inputs[1], w);
+            if (m_type == element::f32) {
+                run_f32(bs, px, pw, tensor_data<float>(outputs[0]));
+            } else {
+                y.resize(outputs[0].get_size());
+                run_f32(bs, px, pw, y.data());
+                store_f32(y.data(), outputs[0]);
+            }
             return;
         }
         dispatch(BackpropTypes{}, m_type, m_who.c_str(), [&](auto tag) {
@@ -111,7 +119,8 @@ class ConvolutionBackpropKernel final : public Kernel {
         // A = filter^T: rows (c_out, k...) by columns c_in.
         const size_t k = w[0], m = shape_size(w) / std::max<size_t>(w[0], 1);
         m_packed.resize(gemm::packed_a_size(m, k));
-        gemm::pack_a(gemm::MatrixView{tensor_data<float>(filter), m, k, 1, m}, m_packed.data());
+        std::vector<float> storage;
+        gemm::pack_a(gemm::MatrixView{f32_view(filter, storage), m, k, 1, m}, m_packed.data());
         m_packed_m = m;
         m_packed_k = k;
     }

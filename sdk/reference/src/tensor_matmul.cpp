@@ -56,7 +56,7 @@ class MatMulKernel final : public Kernel {
         if (node.input_value(1).get_element_type() != m_type)
             throw_error<InvalidArgument>(m_who, ": inputs must have one element type, found ",
                                          m_type, " and ", node.input_value(1).get_element_type());
-        if (m_type == element::f32 && is_constant_input(node, 1))
+        if (runs_on_f32_engine(m_type) && is_constant_input(node, 1))
             pack_constant_b(node.input_value(1).get_node()->get_constant_value());
     }
 
@@ -66,9 +66,17 @@ class MatMulKernel final : public Kernel {
         if (outputs[0].get_size() != g.batch_count * g.m * g.n)
             throw_error<InvalidArgument>(m_who, ": output holds ", outputs[0].get_size(),
                                          " elements, expected ", g.batch_count * g.m * g.n);
-        if (m_type == element::f32) {
-            run_f32(g, tensor_data<float>(inputs[0]), tensor_data<float>(inputs[1]),
-                    tensor_data<float>(outputs[0]));
+        if (runs_on_f32_engine(m_type)) {
+            std::vector<float> a, b, c;
+            const float* pa = f32_view(inputs[0], a);
+            const float* pb = f32_view(inputs[1], b);
+            if (m_type == element::f32) {
+                run_f32(g, pa, pb, tensor_data<float>(outputs[0]));
+            } else {
+                c.resize(outputs[0].get_size());
+                run_f32(g, pa, pb, c.data());
+                store_f32(c.data(), outputs[0]);
+            }
             return;
         }
         dispatch(MatMulTypes{}, m_type, m_who.c_str(), [&](auto tag) {
@@ -164,7 +172,8 @@ class MatMulKernel final : public Kernel {
         m_packed_n = n;
         m_packed_stride = gemm::packed_b_size(k, n);
         m_packed_b.resize(m_packed_stride * count);
-        const float* data = tensor_data<float>(b);
+        std::vector<float> storage;
+        const float* data = f32_view(b, storage);
         for (size_t i = 0; i < count; ++i) {
             const gemm::MatrixView view{data + i * rows * cols, k, n, tb ? 1 : cols, tb ? cols : 1};
             gemm::pack_b(view, m_packed_b.data() + i * m_packed_stride);
