@@ -93,6 +93,14 @@ TEST(TemplatePluginProperties, UnknownKeyIsNotFoundListingSupported) {
     EXPECT_THROW(core.compile_model(golden("tiny"), "TEMPLATE", {{"NO_SUCH_KEY", "1"}}), NotFound);
 }
 
+TEST(TemplatePluginProperties, DeviceInstanceZeroOnly) {
+    Core core = make_core();
+    CompiledModel compiled = core.compile_model(golden("tiny"), "TEMPLATE.0");
+    EXPECT_EQ(compiled.get_property(device::id), "0");
+    const std::string message = error_of([&] { core.compile_model(golden("tiny"), "TEMPLATE.1"); });
+    EXPECT_NE(message.find("DEVICE_ID"), std::string::npos) << message;
+}
+
 TEST(TemplateCompiledModelProperties, StreamsFollowTheHint) {
     Core core = make_core();
     CompiledModel latency = core.compile_model(

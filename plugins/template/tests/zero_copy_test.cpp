@@ -98,3 +98,31 @@ TEST(TemplateZeroCopy, ParameterStraightToResultIsCopied) {
 
 }  // namespace
 }  // namespace vireo::template_test
+
+namespace vireo::template_test {
+namespace {
+
+TEST(TemplateBatchedInput, SetTensorsAssemblesTheBatch) {
+    constexpr size_t kWidth = 8;
+    auto model = make_dense_model(2, kWidth);
+    Core core = make_core();
+    CompiledModel compiled = core.compile_model(model, "TEMPLATE");
+    InferRequest request = compiled.create_infer_request();
+    std::vector<float> first(kWidth), second(kWidth);
+    for (size_t i = 0; i < kWidth; ++i) {
+        first[i] = static_cast<float>(i) / 4.0f;
+        second[i] = -static_cast<float>(i) / 8.0f + 0.5f;
+    }
+    request.set_tensors("x", {Tensor(element::f32, Shape{1, kWidth}, first.data()),
+                              Tensor(element::f32, Shape{1, kWidth}, second.data())});
+    request.infer();
+    std::vector<float> both(first);
+    both.insert(both.end(), second.begin(), second.end());
+    const auto expected = dense_reference(*model, both, 2, kWidth);
+    const Tensor y = request.get_tensor("y");
+    for (size_t i = 0; i < expected.size(); ++i)
+        EXPECT_NEAR(y.data<float>()[i], expected[i], 1e-4) << i;
+}
+
+}  // namespace
+}  // namespace vireo::template_test
