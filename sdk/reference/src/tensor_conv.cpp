@@ -136,7 +136,7 @@ class ConvolutionKernel final : public Kernel {
         check_arity(inputs, 2, outputs, 1, m_who);
         const ConvShape cs =
             conv_shape(inputs[0].get_shape(), inputs[1].get_shape(), outputs[0].get_shape());
-        if (runs_on_f32_engine(m_type) && cs.in_per_group * cs.out_per_group > 1) {
+        if (runs_on_f32_engine(m_type)) {
             std::vector<float> x, w, y;
             const float* px = f32_view(inputs[0], x);
             const float* pw = f32_view(inputs[1], w);
@@ -207,6 +207,10 @@ class ConvolutionKernel final : public Kernel {
     }
 
     void run_f32(const ConvShape& cs, const float* x, const float* w, float* y) const {
+        if (cs.in_per_group == 1 && cs.out_per_group == 1) {
+            run_depthwise(cs, x, w, y);
+            return;
+        }
         const Window& win = cs.window;
         const size_t m = cs.out_per_group, k = cs.gemm_k(), pixels = win.out_size();
         const size_t nr = gemm::tile().nr;
@@ -239,6 +243,63 @@ class ConvolutionKernel final : public Kernel {
                 gemm::multiply_packed(m, pixels, k, a, b, yg, pixels);
             }
         }
+    }
+
+    // Depthwise (one input and one output channel per group): a GEMM would have one row, so
+    // each tap instead adds its weight times a shifted input row into the output row, over the
+    // range of outputs where that tap lands inside the input.
+    static void run_depthwise(const ConvShape& cs, const float* x, const float* w, float* y) {
+        const Window& win = cs.window;
+        const size_t kvol = win.kernel_size(), planes = cs.batch * cs.groups;
+        const auto s = static_cast<int64_t>(win.stride[2]);
+        const auto width = static_cast<int64_t>(win.in[2]);
+        gemm::parallel_ranges(planes, [&](size_t first, size_t last) {
+            for (size_t p = first; p < last; ++p) {
+                const float* xp = x + p * win.in_size();
+                const float* wp = w + (p % cs.groups) * kvol;
+                float* yp = y + p * win.out_size();
+                std::fill(yp, yp + win.out_size(), 0.0f);
+                for (size_t od = 0; od < win.out[0]; ++od)
+                    for (size_t oh = 0; oh < win.out[1]; ++oh) {
+                        float* __restrict out = yp + (od * win.out[1] + oh) * win.out[2];
+                        for (size_t kd = 0; kd < win.kernel[0]; ++kd) {
+                            const int64_t iz =
+                                static_cast<int64_t>(od * win.stride[0] + kd * win.dilation[0]) -
+                                win.pad_begin[0];
+                            if (iz < 0 || iz >= static_cast<int64_t>(win.in[0])) continue;
+                            for (size_t kh = 0; kh < win.kernel[1]; ++kh) {
+                                const int64_t iy = static_cast<int64_t>(oh * win.stride[1] +
+                                                                        kh * win.dilation[1]) -
+                                                   win.pad_begin[1];
+                                if (iy < 0 || iy >= static_cast<int64_t>(win.in[1])) continue;
+                                const float* row = xp + (static_cast<size_t>(iz) * win.in[1] +
+                                                         static_cast<size_t>(iy)) *
+                                                            win.in[2];
+                                for (size_t kw = 0; kw < win.kernel[2]; ++kw) {
+                                    const float weight =
+                                        wp[(kd * win.kernel[1] + kh) * win.kernel[2] + kw];
+                                    const int64_t x0 = static_cast<int64_t>(kw * win.dilation[2]) -
+                                                       win.pad_begin[2];
+                                    // Outputs ow with 0 <= x0 + ow * s < width.
+                                    const int64_t n = static_cast<int64_t>(win.out[2]);
+                                    int64_t lo = x0 >= 0 ? 0 : (-x0 + s - 1) / s;
+                                    int64_t hi = width <= x0 ? 0 : (width - x0 + s - 1) / s;
+                                    lo = std::min(lo, n);
+                                    hi = std::clamp(hi, lo, n);
+                                    const float* __restrict in = row + x0;
+                                    if (s == 1) {
+                                        for (int64_t ow = lo; ow < hi; ++ow)
+                                            out[ow] += weight * in[ow];
+                                    } else {
+                                        for (int64_t ow = lo; ow < hi; ++ow)
+                                            out[ow] += weight * in[ow * s];
+                                    }
+                                }
+                            }
+                        }
+                    }
+            }
+        });
     }
 
     template <typename T>

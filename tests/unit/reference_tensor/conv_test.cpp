@@ -165,6 +165,15 @@ TEST(GroupConvolutionKernel, GroupsAndDepthwise) {
     check_conv({{1, 4, 9}, {4, 2, 1, 3}, true, {2}, {1}, {}, {}, "same_upper"});
 }
 
+TEST(GroupConvolutionKernel, DepthwiseStridesDilationsPadsAndTypes) {
+    check_conv({{2, 4, 9, 8}, {4, 1, 1, 3, 3}, true, {2, 2}, {2, 1}, {2, 1}, {1, 2}});
+    check_conv({{1, 3, 11}, {3, 1, 1, 4}, true, {3}, {1}, {2}, {2}, "explicit", true});
+    check_conv(
+        {{1, 2, 3, 4, 5}, {2, 1, 1, 2, 3, 2}, true, {1, 2, 1}, {1, 1, 2}, {1, 1, 0}, {0, 1, 1}});
+    check_conv({{1, 4, 6, 7}, {4, 1, 1, 3, 3}, true, {1, 1}, {1, 1}, {1, 1}, {1, 1}}, element::f16,
+               1e-2);
+}
+
 TEST(ConvolutionKernel, OtherElementTypes) {
     for (element::Type type :
          {element::f16, element::bf16, element::f64, element::i32, element::i64, element::i8}) {
