@@ -95,6 +95,14 @@ PlanExecutor::PlanExecutor(std::shared_ptr<const ExecutionPlan> plan,
 void PlanExecutor::bind_input(size_t index, const Tensor& tensor) {
     m_inputs.at(index) = tensor;
     const size_t id = m_plan->parameter_values()[index];
+    const PlanValue& value = m_plan->values()[id];
+    if (!tensor || tensor.get_element_type() != value.type ||
+        (!m_plan->is_dynamic() && tensor.get_shape() != m_views[id].get_shape()))
+        throw_error<InvalidArgument>(
+            kDeviceName, ": input ", index, " needs a tensor of ", value.type, " ", value.shape,
+            ", got ",
+            tensor ? detail::concat(tensor.get_element_type(), " ", tensor.get_shape())
+                   : std::string("an empty tensor"));
     if (usable_in_place(tensor) || (tensor && !tensor.is_remote() && tensor.get_byte_size() == 0)) {
         m_values[id] = tensor;
         return;

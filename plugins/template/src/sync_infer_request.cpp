@@ -56,8 +56,10 @@ void InferRequest::infer() {
 
 void InferRequest::infer_preprocess() {
     const auto start = Clock::now();
+    // The async request validated every tensor before the run started (check_tensors() in the
+    // base); the executor re-checks only what memory safety needs (type, static shape), which
+    // costs no string formatting per inference.
     convert_batched_tensors();  // set_tensors(): one input tensor of the whole batch
-    check_tensors();
     for (size_t i = 0; i < m_input_tensors.size(); ++i)
         m_executor.bind_input(i, m_input_tensors[i]);
     for (size_t j = 0; j < m_output_tensors.size(); ++j)

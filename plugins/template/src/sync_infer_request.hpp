@@ -16,10 +16,13 @@ namespace vireo::template_plugin {
 class CompiledModel;
 
 /// One request of a TEMPLATE compiled model. infer() runs four stages, as a device plugin's
-/// pipeline would: infer_preprocess (check and bind tensors; contiguous host inputs are used in
+/// pipeline would: infer_preprocess (bind tensors; contiguous host inputs are used in
 /// place, others copied), start_pipeline (execute the plan, checking for cancel between ops),
 /// wait_pipeline (nothing to wait for on the host) and infer_postprocess (copy the outputs not
 /// written in place, size dynamic outputs, commit variables).
+///
+/// Validation: the async request runs check_tensors() before a run starts, so infer() does not
+/// repeat it; binding re-checks only element types and static shapes (InvalidArgument).
 ///
 /// Memory: a static model's working memory is allocated once, here; nothing is allocated per
 /// inference. Not thread-safe: the async request serialises use; cancel() may come from any
