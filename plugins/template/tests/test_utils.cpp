@@ -12,6 +12,7 @@
 #include "vireo/op_registry.hpp"
 #include "vireo/ops.hpp"
 #include "vireo/reference/kernel.hpp"
+#include "vireo/sdk/cpu_streams_executor.hpp"
 
 namespace vireo::template_test {
 
@@ -165,6 +166,7 @@ class ProbeKernel : public reference::Kernel {
         ++log.executions;
         log.last_input = inputs[0].data();
         log.last_output = outputs[0].data();
+        log.last_on_stream = sdk::CPUStreamsExecutor::current_stream_id() >= 0;
         if (log.block_at != 0 && log.executions == log.block_at) {
             log.blocked = true;
             log.changed.notify_all();

@@ -43,8 +43,9 @@ struct ProbeLog {
     size_t executions = 0;
     const void* last_input = nullptr;
     void* last_output = nullptr;
-    size_t block_at = 0;   ///< the execution with this number (1-based) waits for release
-    bool blocked = false;  ///< it is waiting now
+    bool last_on_stream = false;  ///< the last execution ran on a streams executor's thread
+    size_t block_at = 0;          ///< the execution with this number (1-based) waits for release
+    bool blocked = false;         ///< it is waiting now
     bool released = false;
     void reset();
     /// Waits until the blocking execution has started; then release() lets it finish.
