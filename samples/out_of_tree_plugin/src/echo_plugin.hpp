@@ -1,0 +1,84 @@
+// ECHO, the out-of-tree example plugin: a device with no latency of its own that evaluates each
+// op with Vireo's reference kernels. Declares its plugin, compiled model and sync request.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "vireo/sdk/icompiled_model.hpp"
+#include "vireo/sdk/iplugin.hpp"
+#include "vireo/sdk/isync_infer_request.hpp"
+
+namespace echo {
+
+inline constexpr const char* kDeviceName = "ECHO";
+
+/// The device: properties PERF_COUNT (RW) and DEVICE_ID (RW, "" or "0"); capabilities FP32,
+/// DYNAMIC_SHAPES, PROFILING. compile_model refuses models with ops the reference kernels do
+/// not run (NotImplemented listing them) and stateful models. No export, no remote memory.
+/// Thread safety: every method may be called concurrently (the settings are under a mutex).
+class Plugin : public vireo::sdk::IPlugin {
+public:
+    Plugin();
+    std::shared_ptr<vireo::sdk::ICompiledModel> compile_model(const std::shared_ptr<const vireo::Model>& model,
+                                                              const vireo::AnyMap& properties) const override;
+    using vireo::sdk::IPlugin::compile_model;
+    std::shared_ptr<vireo::sdk::ICompiledModel> import_model(std::istream& blob,
+                                                             const vireo::AnyMap& properties) const override;
+    vireo::sdk::SupportedOpsMap query_model(const std::shared_ptr<const vireo::Model>& model,
+                                            const vireo::AnyMap& properties) const override;
+    void set_property(const vireo::AnyMap& properties) override;
+    vireo::Any get_property(const std::string& name, const vireo::AnyMap& arguments) const override;
+
+private:
+    /// PERF_COUNT after applying `properties` to the plugin's setting; validates every key.
+    bool perf_count_with(const vireo::AnyMap& properties) const;
+
+    mutable std::mutex m_mutex;
+    bool m_perf_count = false;
+};
+
+/// A model compiled for ECHO: a copy of the caller's graph (friendly names kept) that requests
+/// walk in order. Properties: NETWORK_NAME, EXECUTION_DEVICES, OPTIMAL_NUMBER_OF_INFER_REQUESTS
+/// (RO), PERF_COUNT (RW).
+class CompiledModel : public vireo::sdk::ICompiledModel {
+public:
+    CompiledModel(const std::shared_ptr<const vireo::Model>& model, const std::shared_ptr<const Plugin>& plugin,
+                  bool perf_count);
+    std::shared_ptr<const vireo::Model> get_runtime_model() const override;
+    void set_property(const vireo::AnyMap& properties) override;
+    vireo::Any get_property(const std::string& name) const override;
+
+    const std::shared_ptr<vireo::Model>& graph() const { return m_graph; }
+    bool perf_count() const { return m_perf_count.load(); }
+
+protected:
+    std::shared_ptr<vireo::sdk::ISyncInferRequest> create_sync_infer_request() const override;
+
+private:
+    std::shared_ptr<vireo::Model> m_graph;
+    std::atomic<bool> m_perf_count;
+};
+
+/// One request: infer() evaluates the graph's ops in order with reference::evaluate (so any
+/// shape the model allows works), checking for cancel between ops, and writes the outputs into
+/// the output tensors (user-provided ones included).
+class InferRequest : public vireo::sdk::ISyncInferRequest {
+public:
+    explicit InferRequest(const std::shared_ptr<const CompiledModel>& compiled_model);
+    void infer() override;
+    std::vector<vireo::ProfilingInfo> get_profiling_info() const override;
+    std::vector<std::shared_ptr<vireo::sdk::IVariableState>> query_state() const override;
+    void cancel() override { m_cancel = true; }
+
+private:
+    std::shared_ptr<const CompiledModel> m_compiled;
+    std::atomic<bool> m_cancel{false};
+    std::vector<vireo::ProfilingInfo> m_profiling;
+};
+
+}  // namespace echo
