@@ -3,9 +3,11 @@
 #include "vireo/sdk/isync_infer_request.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
 #include "vireo/exception.hpp"
+#include "vireo/layout.hpp"
 #include "vireo/sdk/icompiled_model.hpp"
 
 namespace vireo::sdk {
@@ -53,43 +55,49 @@ bool names_match(const Output& theirs, const Output& ours) {
                        [&](const std::string& name) { return our_names.count(name) != 0; });
 }
 
-// Index of the batch axis: "N" of the port's layout in rt_info ("NCHW", "[N,C,H,W]", "...N,C"),
-// else 0. Throws InvalidArgument if the layout has no N.
+// Index of the batch axis: "N" of the port's layout in rt_info ("NCHW", "[N,C,H,W]", "...N",
+// or the bracket form without brackets, "...,N,C"), else 0. Throws InvalidArgument if the layout
+// has no N or does not fit the rank.
 size_t batch_axis(const Output& port, const std::string& what, size_t rank) {
-    const Any* layout = nullptr;
+    const Any* text = nullptr;
     const auto& rt = port.get_rt_info();
-    if (auto it = rt.find("layout"); it != rt.end()) layout = &it->second;
+    if (auto it = rt.find("layout"); it != rt.end()) text = &it->second;
     const auto& node_rt = port.get_node()->get_rt_info();
-    if (!layout) {
-        if (auto it = node_rt.find("layout"); it != node_rt.end()) layout = &it->second;
+    if (!text) {
+        if (auto it = node_rt.find("layout"); it != node_rt.end()) text = &it->second;
     }
-    if (!layout) return 0;
-    std::string text = layout->to_string();
-    text.erase(std::remove_if(text.begin(), text.end(), [](char c) { return c == '[' || c == ']' || c == ' '; }),
-               text.end());
-    std::vector<std::string> tokens;
-    if (text.find(',') != std::string::npos) {
-        std::istringstream in(text);
-        for (std::string token; std::getline(in, token, ',');) tokens.push_back(token);
-    } else {
-        for (size_t i = 0; i < text.size(); ++i) {
-            if (text.compare(i, 3, "...") == 0) {
-                tokens.emplace_back("...");
-                i += 2;
-            } else {
-                tokens.emplace_back(1, text[i]);
-            }
+    if (!text) return 0;
+    std::string spelled = text->to_string();
+    if (spelled.find(',') != std::string::npos && spelled.find('[') == std::string::npos)
+        spelled = "[" + spelled + "]";
+    const Layout layout(spelled);
+    if (!layout::has_batch(layout))
+        throw_error<InvalidArgument>(what, ": layout '", text->to_string(), "' has no batch dimension 'N'");
+    if (!layout.fits_rank(rank))
+        throw_error<InvalidArgument>(what, ": layout '", text->to_string(), "' does not fit rank ", rank);
+    return layout.get_index("N", rank);
+}
+
+// A strided input must keep the axis order: over the dimensions longer than 1, byte strides
+// strictly decrease from the first axis to the last, so it can be gathered row by row.
+void check_axis_order(const Tensor& tensor, const std::string& what) {
+    if (tensor.is_remote() || tensor.is_continuous()) return;
+    const Shape& shape = tensor.get_shape();
+    const Strides& strides = tensor.get_strides();
+    size_t previous = std::numeric_limits<size_t>::max();
+    for (size_t axis = 0; axis < shape.size() && axis < strides.size(); ++axis) {
+        if (shape[axis] <= 1) continue;
+        if (strides[axis] >= previous) {
+            std::ostringstream list;
+            for (size_t i = 0; i < strides.size(); ++i) list << (i ? "," : "") << strides[i];
+            throw_error<InvalidArgument>(what, ": the strided tensor of shape ", shape.to_string(),
+                                         " has byte strides [", list.str(),
+                                         "] that do not decrease from the first axis to the last (a permuted "
+                                         "view); only views that keep the axis order are accepted: copy it into a "
+                                         "dense tensor or transpose it in the model (PrePostProcessor)");
         }
+        previous = strides[axis];
     }
-    const auto n = std::find(tokens.begin(), tokens.end(), "N");
-    if (n == tokens.end())
-        throw_error<InvalidArgument>(what, ": layout '", layout->to_string(), "' has no batch dimension 'N'");
-    const bool ellipsis_before = std::find(tokens.begin(), n, "...") != n;
-    if (!ellipsis_before) return static_cast<size_t>(n - tokens.begin());
-    const size_t after = static_cast<size_t>(tokens.end() - n - 1);
-    if (after + 1 > rank)
-        throw_error<InvalidArgument>(what, ": layout '", layout->to_string(), "' does not fit rank ", rank);
-    return rank - after - 1;
 }
 
 }  // namespace
@@ -183,6 +191,7 @@ void ISyncInferRequest::check_tensor(const Output& port, const Tensor& tensor) c
         throw_error<InvalidArgument>(what, ": shape mismatch: expected ", expected, ", got ", shape.to_string());
     if (!tensor.is_remote() && tensor.data() == nullptr && tensor.get_byte_size() != 0)
         throw_error<InvalidArgument>(what, ": the host tensor of shape ", shape.to_string(), " has no memory");
+    if (found.is_input()) check_axis_order(tensor, what);
 }
 
 void ISyncInferRequest::set_tensor(const Output& port, const Tensor& tensor) {
@@ -269,14 +278,29 @@ void ISyncInferRequest::convert_batched_tensors() {
         full[axis] = items.size();
         Tensor& slot = m_input_tensors[index];
         if (!slot || slot.is_remote() || slot.get_shape() != full) slot = Tensor(items[0].get_element_type(), full);
-        for (size_t k = 0; k < items.size(); ++k) {
-            Coordinate begin(full.size(), 0);
-            Coordinate end(full.begin(), full.end());
-            begin[axis] = k;
-            end[axis] = k + 1;
-            Tensor view(slot, begin, end);
-            items[k].copy_to(view);
-        }
+        copy_batched_tensors(index, slot);
+    }
+}
+
+void ISyncInferRequest::copy_batched_tensors(size_t index, Tensor& destination) const {
+    auto it = m_batched_tensors.find(index);
+    if (it == m_batched_tensors.end() || it->second.empty()) return;
+    const auto& items = it->second;
+    const Output& port = get_inputs()[index];
+    const std::string what = describe_port(port, true, index);
+    const size_t axis = batch_axis(port, what, port.get_partial_shape().size());
+    Shape full = items[0].get_shape();
+    full[axis] = items.size();
+    if (destination.is_remote() || destination.get_shape() != full)
+        throw_error<InvalidArgument>(what, ": the batch buffer is ", destination.get_shape().to_string(),
+                                     ", expected a host tensor of ", full.to_string());
+    for (size_t k = 0; k < items.size(); ++k) {
+        Coordinate begin(full.size(), 0);
+        Coordinate end(full.begin(), full.end());
+        begin[axis] = k;
+        end[axis] = k + 1;
+        Tensor view(destination, begin, end);
+        items[k].copy_to(view);
     }
 }
 

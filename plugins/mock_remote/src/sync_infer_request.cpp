@@ -120,15 +120,10 @@ void SyncInferRequest::infer_preprocess() {
         const auto& port = get_inputs()[i];
         auto batched = m_batched_tensors.find(i);
         if (batched != m_batched_tensors.end() && !batched->second.empty()) {
-            // N tensors of batch 1 -> one dense batch-N buffer, item after item.
+            // N tensors of batch 1 -> one dense batch-N buffer, each item at its place along the
+            // batch axis (which the port's layout may put after other axes).
             if (!m_staging[i]) m_staging[i] = Tensor(port.get_element_type(), port.get_shape());
-            auto* base = static_cast<std::byte*>(m_staging[i].data());
-            size_t offset = 0;
-            for (const auto& item : batched->second) {
-                Tensor slot(item.get_element_type(), item.get_shape(), base + offset);
-                item.copy_to(slot);
-                offset += item.get_byte_size();
-            }
+            copy_batched_tensors(i, m_staging[i]);
             m_bound_inputs[i] = m_values[plan.input_values()[i]];
             m_upload_sources[i] = m_staging[i].data();
             continue;

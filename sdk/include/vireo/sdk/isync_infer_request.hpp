@@ -32,6 +32,11 @@ class IVariableState;
 /// - shape not within the port's partial shape: InvalidArgument with both shapes (a dynamic
 ///   output also accepts a zero-element placeholder, which the plugin resizes in infer());
 /// - a host tensor without memory: InvalidArgument (remote tensors never have host memory).
+/// - an input that is a strided view (a region of interest) whose byte strides do not decrease
+///   from the first axis to the last over its dimensions longer than 1 (a permuted view):
+///   InvalidArgument. Views that keep the axis order are accepted, with any element type of
+///   whole bytes (Tensor refuses strides for sub-byte types); the plugin gathers them into
+///   its dense input (a contiguous tensor is used as is, without a copy).
 /// Messages name the port by tensor name ("input 'x'") or index ("input #0 (Parameter 'p')").
 /// A tensor that passes is stored as given (zero copy); the plugin reads it in infer().
 ///
@@ -94,6 +99,11 @@ protected:
     /// Copies every input's batched tensors into its slot (one tensor of the whole batch), for a
     /// plugin to call at the start of infer(). Inputs without batched tensors are untouched.
     void convert_batched_tensors();
+    /// Copies input `index`'s batched tensors into `destination`, a host tensor of the whole
+    /// batch (e.g. a plugin's staging buffer), each item at its place along the batch axis.
+    /// Nothing happens when the input has no batched tensors; InvalidArgument when `destination`
+    /// has another shape or is remote.
+    void copy_batched_tensors(size_t index, Tensor& destination) const;
     /// Stores a tensor for `port` without validation (the plugin's own allocation).
     void allocate_tensor(const Output& port, const Tensor& tensor);
     Tensor& tensor_slot(const Output& port);
