@@ -47,6 +47,12 @@ double rss_mib() {
 
 void print(const std::string& key, double value) { std::printf("%s=%.3f\n", key.c_str(), value); }
 
+// TEMPLATE on one thread (figures independent of the helper threads); other devices as they are.
+vireo::AnyMap device_properties(const std::string& device) {
+    if (device.rfind("TEMPLATE", 0) == 0) return {vireo::inference_num_threads(1)};
+    return {};
+}
+
 // generate DIR MIB: an MLP of 2048x2048 f32 MatMuls + Relu with MIB MiB of weights in total
 // (16 MiB per layer, each layer's bytes distinct so the writer cannot share them), as
 // DIR/big.xml + DIR/big.bin.
@@ -88,7 +94,7 @@ int load(const std::string& xml, const std::string& device) {
     print("read_ms", ms_since(start));
     print("rss_read_mib", rss_mib());
     start = Clock::now();
-    auto compiled = core.compile_model(model, device, {vireo::inference_num_threads(1)});
+    auto compiled = core.compile_model(model, device, device_properties(device));
     print("compile_ms", ms_since(start));
     print("rss_compiled_mib", rss_mib());
     start = Clock::now();
@@ -154,7 +160,7 @@ int cache(const std::string& xml, uint32_t compile_ms) {
 // after compiling and after the requests, and the difference per request.
 int memory(const std::string& xml, const std::string& device, int requests) {
     vireo::Core core;
-    auto compiled = core.compile_model(xml, device, {vireo::inference_num_threads(1)});
+    auto compiled = core.compile_model(xml, device, device_properties(device));
     compiled.create_infer_request().infer();  // first-use allocations outside the per-request figure
     const double compiled_rss = rss_mib();
     std::vector<vireo::InferRequest> all;
