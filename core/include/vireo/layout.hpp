@@ -32,7 +32,7 @@ namespace vireo {
 ///     layout::channels_idx(l);   // 3
 ///     Layout("N...C").get_index("C");  // -1
 class Layout {
-public:
+  public:
     /// The empty layout ("..."): rank and names unknown.
     Layout() = default;
     /// Parses `text` as described above; throws InvalidArgument on a malformed string.
@@ -70,7 +70,7 @@ public:
     bool operator==(const Layout& other) const;
     bool operator!=(const Layout& other) const { return !(*this == other); }
 
-private:
+  private:
     std::vector<std::string> m_front;  // names before "..." ("?" = unnamed)
     std::vector<std::string> m_back;   // names after "..."
     bool m_ellipsis = true;            // the default layout is "..."

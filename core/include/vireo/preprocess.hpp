@@ -44,7 +44,7 @@ namespace vireo {
 ///
 /// Thread safety: none; use one PrePostProcessor from one thread.
 class PrePostProcessor {
-public:
+  public:
     /// Throws InvalidArgument if `model` is null.
     explicit PrePostProcessor(std::shared_ptr<Model> model);
     ~PrePostProcessor();
@@ -64,7 +64,7 @@ public:
     /// after more steps are recorded; each call starts from the original model.
     std::shared_ptr<Model> build();
 
-private:
+  private:
     std::shared_ptr<Model> m_model;
     std::map<size_t, std::unique_ptr<InputInfo>> m_inputs;    // by input index
     std::map<size_t, std::unique_ptr<OutputInfo>> m_outputs;  // by output index

@@ -25,7 +25,7 @@ enum class ResizeAlgorithm { kNearest, kLinear };
 /// The user's tensor for one model input. Every setter is optional; what is not set is taken
 /// from the model's input (element type, layout, shape). Setters return *this for chaining.
 class InputTensorInfo {
-public:
+  public:
     InputTensorInfo& set_element_type(element::Type type);
     /// The layout of the user's tensor, e.g. "NHWC". Needed by convert_layout, resize, per-channel
     /// mean/scale and reverse_channels when the model's layout differs or is unknown.
@@ -41,7 +41,7 @@ public:
     const std::optional<PartialShape>& shape() const { return m_shape; }
     const std::optional<std::pair<size_t, size_t>>& spatial_shape() const { return m_spatial; }
 
-private:
+  private:
     std::optional<element::Type> m_type;
     std::optional<Layout> m_layout;
     std::optional<PartialShape> m_shape;
@@ -50,10 +50,18 @@ private:
 
 /// One recorded pre- or post-processing step (what build() turns into ops).
 struct PreprocessStep {
-    enum class Kind { kConvertElementType, kConvertLayout, kResize, kMean, kScale, kReverseChannels, kCustom };
+    enum class Kind {
+        kConvertElementType,
+        kConvertLayout,
+        kResize,
+        kMean,
+        kScale,
+        kReverseChannels,
+        kCustom
+    };
     Kind kind;
-    element::Type type = element::dynamic;          ///< kConvertElementType; dynamic: the target's
-    Layout layout;                                  ///< kConvertLayout; empty: the target's
+    element::Type type = element::dynamic;  ///< kConvertElementType; dynamic: the target's
+    Layout layout;                          ///< kConvertLayout; empty: the target's
     ResizeAlgorithm algorithm = ResizeAlgorithm::kLinear;
     std::optional<std::pair<size_t, size_t>> size;  ///< kResize: (height, width); none: the model's
     std::vector<float> values;                      ///< kMean, kScale: one value or one per channel
@@ -66,7 +74,7 @@ struct PreprocessStep {
 /// is an error of build(). Steps are checked in build(), which throws InvalidArgument naming the
 /// input and the step.
 class PreProcessSteps {
-public:
+  public:
     /// Convert to `type`; element::dynamic (the default) means the model's element type.
     PreProcessSteps& convert_element_type(element::Type type = element::dynamic);
     /// Transpose to `layout`; the empty layout (the default) means the model's layout. Both
@@ -90,24 +98,24 @@ public:
 
     const std::vector<PreprocessStep>& steps() const { return m_steps; }
 
-private:
+  private:
     std::vector<PreprocessStep> m_steps;
 };
 
 /// What the model's input is: its layout, when the model does not already say (a "layout" entry
 /// in the Parameter's rt_info, as IR v11 stores it).
 class InputModelInfo {
-public:
+  public:
     InputModelInfo& set_layout(const Layout& layout);
     const std::optional<Layout>& layout() const { return m_layout; }
 
-private:
+  private:
     std::optional<Layout> m_layout;
 };
 
 /// Everything about one input. Owned by its PrePostProcessor; references stay valid as long as it.
 class InputInfo {
-public:
+  public:
     InputTensorInfo& tensor() { return m_tensor; }
     PreProcessSteps& preprocess() { return m_steps; }
     InputModelInfo& model() { return m_model; }
@@ -115,7 +123,7 @@ public:
     const PreProcessSteps& preprocess() const { return m_steps; }
     const InputModelInfo& model() const { return m_model; }
 
-private:
+  private:
     InputTensorInfo m_tensor;
     PreProcessSteps m_steps;
     InputModelInfo m_model;

@@ -15,11 +15,11 @@ namespace vireo {
 /// What the model's output is: its layout, when the model does not already say (a "layout"
 /// entry in the rt_info of the Result or of the output it consumes).
 class OutputModelInfo {
-public:
+  public:
     OutputModelInfo& set_layout(const Layout& layout);
     const std::optional<Layout>& layout() const { return m_layout; }
 
-private:
+  private:
     std::optional<Layout> m_layout;
 };
 
@@ -27,7 +27,7 @@ private:
 /// build() adds, when still needed, a Convert to the tensor's element type and a Transpose to the
 /// tensor's layout.
 class PostProcessSteps {
-public:
+  public:
     /// Convert to `type`; element::dynamic (the default) means the tensor's element type.
     PostProcessSteps& convert_element_type(element::Type type = element::dynamic);
     /// Transpose to `layout`; the empty layout (the default) means the tensor's layout.
@@ -37,13 +37,13 @@ public:
 
     const std::vector<PreprocessStep>& steps() const { return m_steps; }
 
-private:
+  private:
     std::vector<PreprocessStep> m_steps;
 };
 
 /// The tensor the user gets for one model output. Every setter is optional.
 class OutputTensorInfo {
-public:
+  public:
     /// The element type the user receives (a Convert is added at the end when it differs).
     OutputTensorInfo& set_element_type(element::Type type);
     /// The layout the user receives (a Transpose is added when it differs from the model's).
@@ -52,7 +52,7 @@ public:
     const std::optional<element::Type>& element_type() const { return m_type; }
     const std::optional<Layout>& layout() const { return m_layout; }
 
-private:
+  private:
     std::optional<element::Type> m_type;
     std::optional<Layout> m_layout;
 };
@@ -60,7 +60,7 @@ private:
 /// Everything about one output. Owned by its PrePostProcessor; references stay valid as long
 /// as it.
 class OutputInfo {
-public:
+  public:
     OutputModelInfo& model() { return m_model; }
     PostProcessSteps& postprocess() { return m_steps; }
     OutputTensorInfo& tensor() { return m_tensor; }
@@ -68,7 +68,7 @@ public:
     const PostProcessSteps& postprocess() const { return m_steps; }
     const OutputTensorInfo& tensor() const { return m_tensor; }
 
-private:
+  private:
     OutputModelInfo m_model;
     PostProcessSteps m_steps;
     OutputTensorInfo m_tensor;

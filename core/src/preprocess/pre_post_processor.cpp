@@ -1,14 +1,13 @@
 // Implements PrePostProcessor: finding inputs/outputs, and build(), which clones the model, puts
 // new Parameters and Results of the user's types, shapes and layouts at its edges and the
 // recorded steps between them and the original graph.
-#include "vireo/preprocess.hpp"
-
 #include <algorithm>
 #include <sstream>
 
 #include "preprocess_build.hpp"
 #include "vireo/exception.hpp"
 #include "vireo/ops.hpp"
+#include "vireo/preprocess.hpp"
 
 namespace vireo {
 namespace {
@@ -26,20 +25,23 @@ std::string describe(const Output& port, const char* kind, size_t index) {
     return out.str();
 }
 
-size_t index_by_name(const OutputVector& ports, const std::string& name, const Model& model, const char* kind) {
+size_t index_by_name(const OutputVector& ports, const std::string& name, const Model& model,
+                     const char* kind) {
     std::string known;
     for (size_t i = 0; i < ports.size(); ++i) {
         if (ports[i].get_names().count(name)) return i;
         for (const auto& n : ports[i].get_names()) known += (known.empty() ? "" : ", ") + n;
     }
-    throw_error<NotFound>("PrePostProcessor: model '", model.get_name(), "' has no ", kind, " named '", name, "' (",
-                          kind, "s: ", known.empty() ? "none named" : known, ")");
+    throw_error<NotFound>("PrePostProcessor: model '", model.get_name(), "' has no ", kind,
+                          " named '", name, "' (", kind,
+                          "s: ", known.empty() ? "none named" : known, ")");
 }
 
 // The user's tensor shape: set_shape(), else the model's shape in the tensor's layout, with
 // set_spatial_static_shape() applied.
-PartialShape tensor_shape(const InputTensorInfo& tensor, const Layout& model_layout, const Layout& tensor_layout,
-                          const PartialShape& model_shape, const std::string& what) {
+PartialShape tensor_shape(const InputTensorInfo& tensor, const Layout& model_layout,
+                          const Layout& tensor_layout, const PartialShape& model_shape,
+                          const std::string& what) {
     if (tensor.shape()) return *tensor.shape();
     PartialShape shape = model_shape;
     if (model_shape.rank_is_static() && model_layout != tensor_layout && !model_layout.empty() &&
@@ -51,21 +53,25 @@ PartialShape tensor_shape(const InputTensorInfo& tensor, const Layout& model_lay
             const auto to = tensor_layout.names_for_rank(rank);
             for (size_t j = 0; j < rank; ++j) {
                 auto it = std::find(from.begin(), from.end(), to[j]);
-                shape[j] = (to[j] != "?" && it != from.end()) ? model_shape[static_cast<size_t>(it - from.begin())]
-                                                               : Dimension();
+                shape[j] = (to[j] != "?" && it != from.end())
+                               ? model_shape[static_cast<size_t>(it - from.begin())]
+                               : Dimension();
             }
         }
     }
     if (const auto& spatial = tensor.spatial_shape()) {
         if (!tensor_layout.has_dim("H") || !tensor_layout.has_dim("W"))
-            throw_error<InvalidArgument>(what, ": set_spatial_static_shape: the tensor layout '",
-                                         tensor_layout.to_string(),
-                                         "' has no H and W; set tensor().set_layout() (e.g. \"NHWC\")");
+            throw_error<InvalidArgument>(
+                what, ": set_spatial_static_shape: the tensor layout '", tensor_layout.to_string(),
+                "' has no H and W; set tensor().set_layout() (e.g. \"NHWC\")");
         if (!shape.rank_is_static() || !tensor_layout.fits_rank(shape.size()))
             throw_error<InvalidArgument>(what, ": set_spatial_static_shape: the tensor layout '",
-                                         tensor_layout.to_string(), "' does not fit the shape ", shape);
-        shape[tensor_layout.get_index("H", shape.size())] = static_cast<Dimension::value_type>(spatial->first);
-        shape[tensor_layout.get_index("W", shape.size())] = static_cast<Dimension::value_type>(spatial->second);
+                                         tensor_layout.to_string(), "' does not fit the shape ",
+                                         shape);
+        shape[tensor_layout.get_index("H", shape.size())] =
+            static_cast<Dimension::value_type>(spatial->first);
+        shape[tensor_layout.get_index("W", shape.size())] =
+            static_cast<Dimension::value_type>(spatial->second);
     }
     return shape;
 }
@@ -79,15 +85,17 @@ void replace_uses(const NodeVector& ops, const Output& from, const Output& to) {
 }
 
 // Builds one input's chain; returns the new Parameter (or the old one when nothing changes).
-NodePtr build_input(const NodePtr& param, const InputInfo& info, const NodeVector& ops, const std::string& what) {
+NodePtr build_input(const NodePtr& param, const InputInfo& info, const NodeVector& ops,
+                    const std::string& what) {
     const Output old_port(param, 0);
     Target target;
     target.type = old_port.get_element_type();
     target.shape = old_port.get_partial_shape();
-    target.layout = info.model().layout() ? *info.model().layout() : preprocess_impl::layout_from_rt_info(old_port);
+    target.layout = info.model().layout() ? *info.model().layout()
+                                          : preprocess_impl::layout_from_rt_info(old_port);
     const InputTensorInfo& tensor = info.tensor();
-    const bool changes = tensor.element_type() || tensor.layout() || tensor.shape() || tensor.spatial_shape() ||
-                         !info.preprocess().steps().empty();
+    const bool changes = tensor.element_type() || tensor.layout() || tensor.shape() ||
+                         tensor.spatial_shape() || !info.preprocess().steps().empty();
     if (!changes) {
         if (!target.layout.empty()) old_port.get_rt_info()["layout"] = target.layout.to_string();
         return param;
@@ -104,18 +112,22 @@ NodePtr build_input(const NodePtr& param, const InputInfo& info, const NodeVecto
     if (!layout.empty()) new_port.get_rt_info()["layout"] = layout.to_string();
 
     Current cur{new_port, layout};
-    for (const auto& step : info.preprocess().steps()) preprocess_impl::apply_step(cur, step, target, what);
+    for (const auto& step : info.preprocess().steps())
+        preprocess_impl::apply_step(cur, step, target, what);
     // Whatever is still different is converted implicitly, as OpenVINO does.
     preprocess_impl::convert_type(cur, target.type);
     if (!target.layout.empty() && !cur.layout.empty())
-        preprocess_impl::convert_layout(cur, target.layout, what, "the implicit layout conversion to the model's");
+        preprocess_impl::convert_layout(cur, target.layout, what,
+                                        "the implicit layout conversion to the model's");
     const PartialShape& got = cur.output.get_partial_shape();
     if (!got.compatible(target.shape))
-        throw_error<InvalidArgument>(what, ": after preprocessing the data is ", got, " but the model expects ",
-                                     target.shape, (tensor.spatial_shape() ? "; add preprocess().resize()" : ""));
+        throw_error<InvalidArgument>(what, ": after preprocessing the data is ", got,
+                                     " but the model expects ", target.shape,
+                                     (tensor.spatial_shape() ? "; add preprocess().resize()" : ""));
     if (cur.output.get_element_type() != target.type)
-        throw_error<InvalidArgument>(what, ": after preprocessing the data is ", cur.output.get_element_type(),
-                                     " but the model expects ", target.type);
+        throw_error<InvalidArgument>(what, ": after preprocessing the data is ",
+                                     cur.output.get_element_type(), " but the model expects ",
+                                     target.type);
     replace_uses(ops, old_port, cur.output);
     // The tensor names move to the new input; the old Parameter leaves the graph.
     const auto names = old_port.get_names();
@@ -129,21 +141,25 @@ NodePtr build_output(const NodePtr& result, const OutputInfo& info, const std::s
     const Output source = result->input_value(0);
     Target target;
     const OutputTensorInfo& tensor = info.tensor();
-    Layout model_layout = info.model().layout() ? *info.model().layout()
-                                                : preprocess_impl::layout_from_rt_info(Output(result, 0));
+    Layout model_layout = info.model().layout()
+                              ? *info.model().layout()
+                              : preprocess_impl::layout_from_rt_info(Output(result, 0));
     if (model_layout.empty()) model_layout = preprocess_impl::layout_from_rt_info(source);
     target.type = tensor.element_type() ? *tensor.element_type() : element::dynamic;
     target.layout = tensor.layout() ? *tensor.layout() : Layout();
     target.shape = PartialShape::dynamic();
 
     Current cur{source, model_layout};
-    for (const auto& step : info.postprocess().steps()) preprocess_impl::apply_step(cur, step, target, what);
+    for (const auto& step : info.postprocess().steps())
+        preprocess_impl::apply_step(cur, step, target, what);
     preprocess_impl::convert_type(cur, target.type);
     if (!target.layout.empty()) {
         if (model_layout.empty())
-            throw_error<InvalidArgument>(what, ": tensor().set_layout('", target.layout.to_string(),
-                                         "'): the model's output layout is unknown; set model().set_layout()");
-        preprocess_impl::convert_layout(cur, target.layout, what, "the conversion to the tensor's layout");
+            throw_error<InvalidArgument>(
+                what, ": tensor().set_layout('", target.layout.to_string(),
+                "'): the model's output layout is unknown; set model().set_layout()");
+        preprocess_impl::convert_layout(cur, target.layout, what,
+                                        "the conversion to the tensor's layout");
     }
     if (cur.output == source) {
         if (!cur.layout.empty()) Output(result, 0).get_rt_info()["layout"] = cur.layout.to_string();
@@ -172,16 +188,18 @@ PrePostProcessor::~PrePostProcessor() = default;
 InputInfo& PrePostProcessor::input() {
     const size_t count = m_model->get_parameters().size();
     if (count != 1)
-        throw_error<InvalidArgument>("PrePostProcessor: input() without a name or index needs a model with one input; "
-                                     "model '", m_model->get_name(), "' has ", count);
+        throw_error<InvalidArgument>(
+            "PrePostProcessor: input() without a name or index needs a model with one input; "
+            "model '",
+            m_model->get_name(), "' has ", count);
     return input(size_t{0});
 }
 
 InputInfo& PrePostProcessor::input(size_t index) {
     const size_t count = m_model->get_parameters().size();
     if (index >= count)
-        throw_error<NotFound>("PrePostProcessor: model '", m_model->get_name(), "' has no input #", index, " (it has ",
-                              count, ")");
+        throw_error<NotFound>("PrePostProcessor: model '", m_model->get_name(), "' has no input #",
+                              index, " (it has ", count, ")");
     auto& slot = m_inputs[index];
     if (!slot) slot = std::make_unique<InputInfo>();
     return *slot;
@@ -194,16 +212,18 @@ InputInfo& PrePostProcessor::input(const std::string& name) {
 OutputInfo& PrePostProcessor::output() {
     const size_t count = m_model->get_results().size();
     if (count != 1)
-        throw_error<InvalidArgument>("PrePostProcessor: output() without a name or index needs a model with one "
-                                     "output; model '", m_model->get_name(), "' has ", count);
+        throw_error<InvalidArgument>(
+            "PrePostProcessor: output() without a name or index needs a model with one "
+            "output; model '",
+            m_model->get_name(), "' has ", count);
     return output(size_t{0});
 }
 
 OutputInfo& PrePostProcessor::output(size_t index) {
     const size_t count = m_model->get_results().size();
     if (index >= count)
-        throw_error<NotFound>("PrePostProcessor: model '", m_model->get_name(), "' has no output #", index,
-                              " (it has ", count, ")");
+        throw_error<NotFound>("PrePostProcessor: model '", m_model->get_name(), "' has no output #",
+                              index, " (it has ", count, ")");
     auto& slot = m_outputs[index];
     if (!slot) slot = std::make_unique<OutputInfo>();
     return *slot;
@@ -220,11 +240,13 @@ std::shared_ptr<Model> PrePostProcessor::build() {
     ParameterVector parameters = model->get_parameters();
     ResultVector results = model->get_results();
     for (const auto& [index, info] : m_inputs) {
-        const std::string what = "PrePostProcessor: " + describe(model->input(index), "input", index);
+        const std::string what =
+            "PrePostProcessor: " + describe(model->input(index), "input", index);
         parameters[index] = build_input(parameters[index], *info, ops, what);
     }
     for (const auto& [index, info] : m_outputs) {
-        const std::string what = "PrePostProcessor: " + describe(model->output(index), "output", index);
+        const std::string what =
+            "PrePostProcessor: " + describe(model->output(index), "output", index);
         results[index] = build_output(results[index], *info, what);
     }
     auto built = Model::make(results, model->get_sinks(), parameters, model->get_name());

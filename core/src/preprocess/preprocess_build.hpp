@@ -26,12 +26,14 @@ struct Target {
 
 /// Applies one step; `what` names the input or output for error messages ("input 'x'").
 /// Throws InvalidArgument naming `what` and the step when the step does not fit the data.
-void apply_step(Current& cur, const PreprocessStep& step, const Target& target, const std::string& what);
+void apply_step(Current& cur, const PreprocessStep& step, const Target& target,
+                const std::string& what);
 
 /// Convert to `type` (nothing when it already is).
 void convert_type(Current& cur, element::Type type);
 /// Transpose from cur.layout to `layout` (nothing when equal); `step` names the step for errors.
-void convert_layout(Current& cur, const Layout& layout, const std::string& what, const std::string& step);
+void convert_layout(Current& cur, const Layout& layout, const std::string& what,
+                    const std::string& step);
 
 /// The layout recorded in a port's rt_info ("layout"), or in its node's; empty when none.
 Layout layout_from_rt_info(const Output& port);

@@ -1,8 +1,8 @@
 // Implements the recording side of pre/post-processing: the setters of the tensor and model
 // infos and the step lists (nothing is checked here; build() checks everything).
-#include "vireo/preprocess.hpp"
-
 #include <utility>
+
+#include "vireo/preprocess.hpp"
 
 namespace vireo {
 
@@ -63,7 +63,9 @@ PreProcessSteps& PreProcessSteps::resize(ResizeAlgorithm algorithm, size_t heigh
     return *this;
 }
 
-PreProcessSteps& PreProcessSteps::mean(float value) { return mean(std::vector<float>{value}); }
+PreProcessSteps& PreProcessSteps::mean(float value) {
+    return mean(std::vector<float>{value});
+}
 
 PreProcessSteps& PreProcessSteps::mean(const std::vector<float>& values) {
     auto s = step(PreprocessStep::Kind::kMean);
@@ -72,7 +74,9 @@ PreProcessSteps& PreProcessSteps::mean(const std::vector<float>& values) {
     return *this;
 }
 
-PreProcessSteps& PreProcessSteps::scale(float value) { return scale(std::vector<float>{value}); }
+PreProcessSteps& PreProcessSteps::scale(float value) {
+    return scale(std::vector<float>{value});
+}
 
 PreProcessSteps& PreProcessSteps::scale(const std::vector<float>& values) {
     auto s = step(PreprocessStep::Kind::kScale);

@@ -1,9 +1,10 @@
 // Tests vireo::Layout: parsing of the letter and bracket forms, to_string, indices, the N/C/H/W
 // helpers and the errors on malformed strings.
+#include "vireo/layout.hpp"
+
 #include <gtest/gtest.h>
 
 #include "vireo/exception.hpp"
-#include "vireo/layout.hpp"
 
 namespace vireo {
 namespace {
@@ -91,7 +92,8 @@ TEST(Layout, BracketForm) {
 }
 
 TEST(Layout, RoundTripsThroughToString) {
-    for (const char* text : {"NCHW", "NHWC", "N...", "...C", "?C?\?", "NC", "NCDHW", "[N,C,H,W]", "[]", ""})
+    for (const char* text :
+         {"NCHW", "NHWC", "N...", "...C", "?C?\?", "NC", "NCDHW", "[N,C,H,W]", "[]", ""})
         EXPECT_EQ(Layout(Layout(text).to_string()), Layout(text)) << text;
 }
 
@@ -120,7 +122,8 @@ TEST(Layout, MissingDimensionIsNotFound) {
         Layout("NC").get_index("H");
         FAIL() << "no error";
     } catch (const NotFound& e) {
-        EXPECT_NE(std::string(e.what()).find("layout 'NC' has no dimension 'H'"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("layout 'NC' has no dimension 'H'"),
+                  std::string::npos);
     }
     EXPECT_THROW(Layout("NCHW").get_index("C", 3), InvalidArgument);  // rank does not fit
 }

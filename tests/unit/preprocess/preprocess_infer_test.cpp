@@ -25,7 +25,8 @@ std::shared_ptr<Model> image_model(element::Type type = element::f32) {
 // A u8 NHWC image [1, h, w, 3] with distinct values.
 std::vector<uint8_t> image_pixels(size_t h, size_t w) {
     std::vector<uint8_t> pixels(h * w * 3);
-    for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = static_cast<uint8_t>((i * 37 + 11) % 251);
+    for (size_t i = 0; i < pixels.size(); ++i)
+        pixels[i] = static_cast<uint8_t>((i * 37 + 11) % 251);
     return pixels;
 }
 
@@ -36,9 +37,17 @@ TEST_P(PreprocessInfer, U8NhwcImageThroughConvertMeanScaleLinearResize) {
     const std::vector<float> mean = {10.f, 20.f, 30.f};
     const std::vector<float> scale = {2.f, 4.f, 8.f};
     PrePostProcessor ppp(image_model());
-    ppp.input().tensor().set_element_type(element::u8).set_layout("NHWC").set_spatial_static_shape(h, w);
-    ppp.input().preprocess().convert_element_type(element::f32).mean(mean).scale(scale).resize(
-        ResizeAlgorithm::kLinear);
+    ppp.input()
+        .tensor()
+        .set_element_type(element::u8)
+        .set_layout("NHWC")
+        .set_spatial_static_shape(h, w);
+    ppp.input()
+        .preprocess()
+        .convert_element_type(element::f32)
+        .mean(mean)
+        .scale(scale)
+        .resize(ResizeAlgorithm::kLinear);
     ppp.input().model().set_layout("NCHW");
     Core core = make_core();
     InferRequest request = compile(core, ppp.build(), GetParam()).create_infer_request();
@@ -64,13 +73,15 @@ TEST_P(PreprocessInfer, U8NhwcImageThroughConvertMeanScaleLinearResize) {
                 double fy, fx;
                 sample((oy + 0.5) * (static_cast<double>(h) / 2) - 0.5, h, y0, y1, fy);
                 sample((ox + 0.5) * (static_cast<double>(w) / 2) - 0.5, w, x0, x1, fx);
-                const double v = (1 - fy) * ((1 - fx) * source(y0, x0, c) + fx * source(y0, x1, c)) +
-                                 fy * ((1 - fx) * source(y1, x0, c) + fx * source(y1, x1, c));
+                const double v =
+                    (1 - fy) * ((1 - fx) * source(y0, x0, c) + fx * source(y0, x1, c)) +
+                    fy * ((1 - fx) * source(y1, x0, c) + fx * source(y1, x1, c));
                 expected.push_back(static_cast<float>(2 * v));
             }
     const auto actual = to_vector(request.get_tensor("y"));
     ASSERT_EQ(actual.size(), expected.size());
-    for (size_t i = 0; i < expected.size(); ++i) EXPECT_NEAR(actual[i], expected[i], 1e-4) << "element " << i;
+    for (size_t i = 0; i < expected.size(); ++i)
+        EXPECT_NEAR(actual[i], expected[i], 1e-4) << "element " << i;
 }
 
 TEST_P(PreprocessInfer, WorkedExampleOfTheDocs) {
@@ -81,22 +92,30 @@ TEST_P(PreprocessInfer, WorkedExampleOfTheDocs) {
     ppp.input("x").model().set_layout("NCHW");
     Core core = make_core();
     InferRequest request = compile(core, ppp.build(), GetParam()).create_infer_request();
-    std::vector<uint8_t> pixels = {255, 0, 10, 20, 128, 64, 1, 2, 3, 200, 100, 50};  // 2x2 RGB, NHWC
+    std::vector<uint8_t> pixels = {255, 0, 10, 20,  128, 64,
+                                   1,   2, 3,  200, 100, 50};  // 2x2 RGB, NHWC
     request.set_tensor("x", Tensor(element::u8, Shape{1, 2, 2, 3}, pixels.data()));
     request.infer();
     std::vector<float> expected;  // NCHW, then the model's * 2
     for (size_t c = 0; c < 3; ++c)
-        for (size_t hw = 0; hw < 4; ++hw) expected.push_back(2.f * ((pixels[hw * 3 + c] - mean[c]) / 58.4f));
+        for (size_t hw = 0; hw < 4; ++hw)
+            expected.push_back(2.f * ((pixels[hw * 3 + c] - mean[c]) / 58.4f));
     const auto actual = to_vector(request.get_tensor("y"));
     ASSERT_EQ(actual.size(), expected.size());
-    for (size_t i = 0; i < expected.size(); ++i) EXPECT_NEAR(actual[i], expected[i], 1e-5) << "element " << i;
+    for (size_t i = 0; i < expected.size(); ++i)
+        EXPECT_NEAR(actual[i], expected[i], 1e-5) << "element " << i;
 }
 
 TEST_P(PreprocessInfer, NearestResizeWithReversedChannels) {
     const size_t h = 4, w = 4;
     PrePostProcessor ppp(image_model());
-    ppp.input().tensor().set_element_type(element::u8).set_layout("NHWC").set_spatial_static_shape(h, w);
-    ppp.input().preprocess().convert_element_type().reverse_channels().resize(ResizeAlgorithm::kNearest);
+    ppp.input()
+        .tensor()
+        .set_element_type(element::u8)
+        .set_layout("NHWC")
+        .set_spatial_static_shape(h, w);
+    ppp.input().preprocess().convert_element_type().reverse_channels().resize(
+        ResizeAlgorithm::kNearest);
     ppp.input().model().set_layout("NCHW");
     Core core = make_core();
     InferRequest request = compile(core, ppp.build(), GetParam()).create_infer_request();
@@ -127,7 +146,8 @@ TEST_P(PreprocessInfer, OutputConvertedToU8InNhwc) {
     const uint8_t* p = y.data<uint8_t>();
     for (size_t hw = 0; hw < 4; ++hw)
         for (size_t c = 0; c < 3; ++c)  // 2 * x truncated toward zero
-            EXPECT_EQ(p[hw * 3 + c], static_cast<uint8_t>(2.f * x[c * 4 + hw])) << "hw " << hw << " c " << c;
+            EXPECT_EQ(p[hw * 3 + c], static_cast<uint8_t>(2.f * x[c * 4 + hw]))
+                << "hw " << hw << " c " << c;
 }
 
 TEST_P(PreprocessInfer, F32TensorsAroundAnF16Model) {
@@ -136,7 +156,8 @@ TEST_P(PreprocessInfer, F32TensorsAroundAnF16Model) {
     ppp.output().tensor().set_element_type(element::f32);
     Core core = make_core();
     InferRequest request = compile(core, ppp.build(), GetParam()).create_infer_request();
-    const std::vector<float> x = {0.5f, -1.25f, 3.f, 100.f, 0.1f, 7.f, -8.f, 9.5f, 10.f, 11.f, 12.f, 1000.f};
+    const std::vector<float> x = {0.5f, -1.25f, 3.f,  100.f, 0.1f, 7.f,
+                                  -8.f, 9.5f,   10.f, 11.f,  12.f, 1000.f};
     request.set_tensor("x", make_tensor<float>(element::f32, {1, 3, 2, 2}, x));
     request.infer();
     const auto y = to_vector(request.get_tensor("y"));

@@ -14,7 +14,8 @@ namespace vireo {
 namespace {
 
 // y = x * 2 over f32 [1, 3, 2, 2] (NCHW), input "x", output "y".
-std::shared_ptr<Model> image_model(element::Type type = element::f32, const Shape& shape = {1, 3, 2, 2}) {
+std::shared_ptr<Model> image_model(element::Type type = element::f32,
+                                   const Shape& shape = {1, 3, 2, 2}) {
     auto x = op::parameter(type, PartialShape(shape), "x");
     auto y = op::multiply(x, op::constant<float>(type, {1}, {2.f}));
     y->set_friendly_name("times_two");
@@ -29,7 +30,8 @@ std::vector<std::string> chain_from_input(const Model& model) {
     for (const auto& node : model.get_ordered_ops())
         for (const auto& in : node->input_values()) consumer[in.get_node()] = node.get();
     std::vector<std::string> types;
-    for (const Node* n = model.get_parameters()[0].get(); n; n = consumer.count(n) ? consumer[n] : nullptr) {
+    for (const Node* n = model.get_parameters()[0].get(); n;
+         n = consumer.count(n) ? consumer[n] : nullptr) {
         types.push_back(n->get_type_name());
         if (n->get_type_name() == "Multiply") break;
     }
@@ -50,14 +52,23 @@ std::string error_of(const std::function<void()>& fn) {
 TEST(PrePostProcessorGraph, InsertsConvertMeanScaleResizeTransposeInOrder) {
     auto model = image_model();
     PrePostProcessor ppp(model);
-    ppp.input("x").tensor().set_element_type(element::u8).set_layout("NHWC").set_spatial_static_shape(4, 6);
-    ppp.input("x").preprocess().convert_element_type(element::f32).mean({1.f, 2.f, 3.f}).scale(2.f).resize(
-        ResizeAlgorithm::kLinear);
+    ppp.input("x")
+        .tensor()
+        .set_element_type(element::u8)
+        .set_layout("NHWC")
+        .set_spatial_static_shape(4, 6);
+    ppp.input("x")
+        .preprocess()
+        .convert_element_type(element::f32)
+        .mean({1.f, 2.f, 3.f})
+        .scale(2.f)
+        .resize(ResizeAlgorithm::kLinear);
     ppp.input("x").model().set_layout("NCHW");
     auto built = ppp.build();
 
-    EXPECT_EQ(chain_from_input(*built), (std::vector<std::string>{"Parameter", "Convert", "Subtract", "Divide",
-                                                                    "Interpolate", "Transpose", "Multiply"}));
+    EXPECT_EQ(chain_from_input(*built),
+              (std::vector<std::string>{"Parameter", "Convert", "Subtract", "Divide", "Interpolate",
+                                        "Transpose", "Multiply"}));
     const Output in = built->input("x");  // the name is kept
     EXPECT_EQ(in.get_element_type(), element::u8);
     EXPECT_EQ(in.get_partial_shape(), PartialShape({1, 4, 6, 3}));
@@ -78,14 +89,16 @@ TEST(PrePostProcessorGraph, WorkedExampleOfTheDocs) {
     in.preprocess().convert_element_type(element::f32).mean({123.7f, 116.3f, 103.5f}).scale(58.4f);
     in.model().set_layout("NCHW");
     auto built = ppp.build();
-    EXPECT_EQ(chain_from_input(*built), (std::vector<std::string>{"Parameter", "Convert", "Subtract", "Divide",
-                                                                    "Transpose", "Multiply"}));
+    EXPECT_EQ(chain_from_input(*built),
+              (std::vector<std::string>{"Parameter", "Convert", "Subtract", "Divide", "Transpose",
+                                        "Multiply"}));
     EXPECT_EQ(built->input("x").get_partial_shape(), PartialShape({1, 2, 2, 3}));
     for (const auto& node : built->get_ordered_ops()) {
         if (node->get_type_name() == "Transpose") {
             const Tensor& order = node->input_value(1).get_node()->get_constant_value();
             const int64_t* p = order.data<int64_t>();
-            EXPECT_EQ(std::vector<int64_t>(p, p + order.get_size()), (std::vector<int64_t>{0, 3, 1, 2}));
+            EXPECT_EQ(std::vector<int64_t>(p, p + order.get_size()),
+                      (std::vector<int64_t>{0, 3, 1, 2}));
         }
         if (node->get_type_name() == "Subtract") {
             EXPECT_EQ(node->input_value(1).get_partial_shape(), PartialShape({1, 1, 1, 3}));
@@ -113,7 +126,8 @@ TEST(PrePostProcessorGraph, ModelLayoutFromRtInfo) {
     PrePostProcessor ppp(model);
     ppp.input().tensor().set_layout("NHWC");
     auto built = ppp.build();
-    EXPECT_EQ(chain_from_input(*built), (std::vector<std::string>{"Parameter", "Transpose", "Multiply"}));
+    EXPECT_EQ(chain_from_input(*built),
+              (std::vector<std::string>{"Parameter", "Transpose", "Multiply"}));
 }
 
 TEST(PrePostProcessorGraph, ReverseChannelsIsAGatherOnTheChannelAxis) {
@@ -121,7 +135,8 @@ TEST(PrePostProcessorGraph, ReverseChannelsIsAGatherOnTheChannelAxis) {
     ppp.input().tensor().set_layout("NCHW");
     ppp.input().preprocess().reverse_channels();
     auto built = ppp.build();
-    EXPECT_EQ(chain_from_input(*built), (std::vector<std::string>{"Parameter", "Gather", "Multiply"}));
+    EXPECT_EQ(chain_from_input(*built),
+              (std::vector<std::string>{"Parameter", "Gather", "Multiply"}));
 }
 
 TEST(PrePostProcessorGraph, NothingRecordedKeepsTheGraph) {
@@ -154,7 +169,8 @@ TEST(PrePostProcessorGraph, F32TensorIntoF16Model) {
     auto built = ppp.build();
     EXPECT_EQ(built->input().get_element_type(), element::f32);
     EXPECT_EQ(built->output().get_element_type(), element::f32);
-    EXPECT_EQ(chain_from_input(*built), (std::vector<std::string>{"Parameter", "Convert", "Multiply"}));
+    EXPECT_EQ(chain_from_input(*built),
+              (std::vector<std::string>{"Parameter", "Convert", "Multiply"}));
 }
 
 TEST(PrePostProcessorGraph, SeveralInputsByIndexAndName) {
@@ -183,7 +199,8 @@ TEST(PrePostProcessorGraph, CustomStep) {
     PrePostProcessor ppp(image_model());
     ppp.input().preprocess().custom([](const Output& x) -> Output { return op::relu(x); });
     auto built = ppp.build();
-    EXPECT_EQ(chain_from_input(*built), (std::vector<std::string>{"Parameter", "Relu", "Multiply"}));
+    EXPECT_EQ(chain_from_input(*built),
+              (std::vector<std::string>{"Parameter", "Relu", "Multiply"}));
 }
 
 TEST(PrePostProcessorErrors, ResizeWithoutSpatialLayout) {
@@ -207,20 +224,23 @@ TEST(PrePostProcessorErrors, MeanOnIntegerData) {
     PrePostProcessor ppp(image_model());
     ppp.input().tensor().set_element_type(element::u8);
     ppp.input().preprocess().mean(3.f);
-    EXPECT_CONTAINS(error_of([&] { ppp.build(); }), "input 'x': mean: the data is u8, not floating-point");
+    EXPECT_CONTAINS(error_of([&] { ppp.build(); }),
+                    "input 'x': mean: the data is u8, not floating-point");
 }
 
 TEST(PrePostProcessorErrors, PerChannelValuesNeedChannelsAndTheRightCount) {
     {
         PrePostProcessor ppp(image_model());
         ppp.input().preprocess().scale({1.f, 2.f, 3.f});
-        EXPECT_CONTAINS(error_of([&] { ppp.build(); }), "input 'x': scale with 3 values: the layout '' has no 'C'");
+        EXPECT_CONTAINS(error_of([&] { ppp.build(); }),
+                        "input 'x': scale with 3 values: the layout '' has no 'C'");
     }
     {
         PrePostProcessor ppp(image_model());
         ppp.input().tensor().set_layout("NCHW");
         ppp.input().preprocess().mean({1.f, 2.f});
-        EXPECT_CONTAINS(error_of([&] { ppp.build(); }), "input 'x': mean: 2 values given but the data [1,3,2,2] has 3");
+        EXPECT_CONTAINS(error_of([&] { ppp.build(); }),
+                        "input 'x': mean: 2 values given but the data [1,3,2,2] has 3");
     }
     {
         PrePostProcessor ppp(image_model());
@@ -232,15 +252,18 @@ TEST(PrePostProcessorErrors, PerChannelValuesNeedChannelsAndTheRightCount) {
 TEST(PrePostProcessorErrors, SpatialShapeNeedsHeightAndWidth) {
     PrePostProcessor ppp(image_model());
     ppp.input().tensor().set_layout("NC?\?").set_spatial_static_shape(4, 4);
-    EXPECT_CONTAINS(error_of([&] { ppp.build(); }),
-                    "input 'x': set_spatial_static_shape: the tensor layout 'NC?\?' has no H and W");
+    EXPECT_CONTAINS(
+        error_of([&] { ppp.build(); }),
+        "input 'x': set_spatial_static_shape: the tensor layout 'NC?\?' has no H and W");
 }
 
 TEST(PrePostProcessorErrors, SpatialSizeWithoutResize) {
     PrePostProcessor ppp(image_model());
     ppp.input().tensor().set_layout("NCHW").set_spatial_static_shape(4, 4);
     const std::string message = error_of([&] { ppp.build(); });
-    EXPECT_CONTAINS(message, "input 'x': after preprocessing the data is [1,3,4,4] but the model expects [1,3,2,2]");
+    EXPECT_CONTAINS(
+        message,
+        "input 'x': after preprocessing the data is [1,3,4,4] but the model expects [1,3,2,2]");
     EXPECT_CONTAINS(message, "add preprocess().resize()");
 }
 
@@ -249,24 +272,28 @@ TEST(PrePostProcessorErrors, ConvertLayoutNeedsNamedDimensions) {
     ppp.input().tensor().set_layout("?C?\?");
     ppp.input().preprocess().convert_layout("NCHW");
     EXPECT_CONTAINS(error_of([&] { ppp.build(); }),
-                    "input 'x': convert_layout from '?C?\?' to 'NCHW': dimension 'N' of the target is not named");
+                    "input 'x': convert_layout from '?C?\?' to 'NCHW': dimension 'N' of the target "
+                    "is not named");
     PrePostProcessor unknown(image_model());
     unknown.input().preprocess().convert_layout("NHWC");
-    EXPECT_CONTAINS(error_of([&] { unknown.build(); }), "input 'x': convert_layout: the current layout is unknown");
+    EXPECT_CONTAINS(error_of([&] { unknown.build(); }),
+                    "input 'x': convert_layout: the current layout is unknown");
 }
 
 TEST(PrePostProcessorErrors, ReverseChannelsNeedsChannels) {
     PrePostProcessor ppp(image_model());
     ppp.input().tensor().set_layout("N...");
     ppp.input().preprocess().reverse_channels();
-    EXPECT_CONTAINS(error_of([&] { ppp.build(); }), "input 'x': reverse_channels: the layout 'N...' has no 'C'");
+    EXPECT_CONTAINS(error_of([&] { ppp.build(); }),
+                    "input 'x': reverse_channels: the layout 'N...' has no 'C'");
 }
 
 TEST(PrePostProcessorErrors, OutputLayoutNeedsTheModelsLayout) {
     PrePostProcessor ppp(image_model());
     ppp.output().tensor().set_layout("NHWC");
-    EXPECT_CONTAINS(error_of([&] { ppp.build(); }),
-                    "output 'y': tensor().set_layout('NHWC'): the model's output layout is unknown");
+    EXPECT_CONTAINS(
+        error_of([&] { ppp.build(); }),
+        "output 'y': tensor().set_layout('NHWC'): the model's output layout is unknown");
 }
 
 TEST(PrePostProcessorErrors, AFailedBuildLeavesTheModelUsable) {

@@ -13,20 +13,28 @@
 
 namespace vireo::preprocess_test {
 
-inline Core make_core() { return Core(std::string(VIREO_BUILD_LIB_DIR) + "/plugins.xml"); }
+inline Core make_core() {
+    return Core(std::string(VIREO_BUILD_LIB_DIR) + "/plugins.xml");
+}
 
 /// Devices every value test runs on.
-inline std::vector<std::string> devices() { return {"TEMPLATE", "MOCK_REMOTE"}; }
+inline std::vector<std::string> devices() {
+    return {"TEMPLATE", "MOCK_REMOTE"};
+}
 
 /// Compile properties for `device`: MOCK_REMOTE gets small modelled costs so tests stay fast.
 inline AnyMap device_config(const std::string& device) {
     if (device.rfind("MOCK_REMOTE", 0) != 0) return {};
-    return {{"MOCK_REMOTE_LATENCY_US", Any(uint32_t{50})},   {"MOCK_REMOTE_COMPILE_MS", Any(uint32_t{0})},
-            {"MOCK_REMOTE_BUS_LATENCY_US", Any(uint32_t{0})}, {"MOCK_REMOTE_GFLOPS", Any(1000.0)},
-            {"MOCK_REMOTE_DEVICE_GBPS", Any(1000.0)},         {"MOCK_REMOTE_BUS_GBPS", Any(100.0)}};
+    return {{"MOCK_REMOTE_LATENCY_US", Any(uint32_t{50})},
+            {"MOCK_REMOTE_COMPILE_MS", Any(uint32_t{0})},
+            {"MOCK_REMOTE_BUS_LATENCY_US", Any(uint32_t{0})},
+            {"MOCK_REMOTE_GFLOPS", Any(1000.0)},
+            {"MOCK_REMOTE_DEVICE_GBPS", Any(1000.0)},
+            {"MOCK_REMOTE_BUS_GBPS", Any(100.0)}};
 }
 
-inline CompiledModel compile(Core& core, const std::shared_ptr<Model>& model, const std::string& device) {
+inline CompiledModel compile(Core& core, const std::shared_ptr<Model>& model,
+                             const std::string& device) {
     return core.compile_model(model, device, device_config(device));
 }
 

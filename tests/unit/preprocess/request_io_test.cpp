@@ -36,7 +36,9 @@ std::shared_ptr<Model> convert_model(element::Type type) {
 }
 
 // Value of element i of the big tensor, as stored for each type.
-double big_value(size_t i) { return static_cast<double>((i * 7) % 61); }
+double big_value(size_t i) {
+    return static_cast<double>((i * 7) % 61);
+}
 
 template <typename T>
 void fill_big(Tensor& t) {
@@ -63,10 +65,11 @@ class RequestIo : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RequestIo, RoiInputsOfEveryByteSizeMatchTheDenseData) {
     Core core = make_core();
-    for (element::Type type : {element::u8, element::f16, element::i16, element::f32, element::i32, element::i64,
-                               element::f64}) {
+    for (element::Type type : {element::u8, element::f16, element::i16, element::f32, element::i32,
+                               element::i64, element::f64}) {
         SCOPED_TRACE(std::string(type.name()));
-        InferRequest request = compile(core, convert_model(type), GetParam()).create_infer_request();
+        InferRequest request =
+            compile(core, convert_model(type), GetParam()).create_infer_request();
         Tensor big(type, Shape{2, 5, 6, 7});
         fill_by_type(big);
         const Coordinate begin{1, 1, 2, 3};
@@ -78,7 +81,8 @@ TEST_P(RequestIo, RoiInputsOfEveryByteSizeMatchTheDenseData) {
         for (size_t c = 0; c < 3; ++c)
             for (size_t h = 0; h < 2; ++h)
                 for (size_t w = 0; w < 2; ++w) {
-                    const size_t index = ((1 * 5 + (begin[1] + c)) * 6 + (begin[2] + h)) * 7 + (begin[3] + w);
+                    const size_t index =
+                        ((1 * 5 + (begin[1] + c)) * 6 + (begin[2] + h)) * 7 + (begin[3] + w);
                     expected.push_back(static_cast<float>(big_value(index)));
                 }
         EXPECT_EQ(to_vector(request.get_tensor("y")), expected);
@@ -89,7 +93,8 @@ TEST_P(RequestIo, RoiInputsOfEveryByteSizeMatchTheDenseData) {
 
 TEST_P(RequestIo, ContiguousInputIsKeptAsGiven) {
     Core core = make_core();
-    InferRequest request = compile(core, convert_model(element::f32), GetParam()).create_infer_request();
+    InferRequest request =
+        compile(core, convert_model(element::f32), GetParam()).create_infer_request();
     std::vector<float> user(12, 1.5f);
     request.set_tensor("x", Tensor(element::f32, Shape{1, 3, 2, 2}, user.data()));
     request.infer();
@@ -99,7 +104,8 @@ TEST_P(RequestIo, ContiguousInputIsKeptAsGiven) {
 
 TEST_P(RequestIo, PermutedViewIsRefused) {
     Core core = make_core();
-    InferRequest request = compile(core, convert_model(element::f32), GetParam()).create_infer_request();
+    InferRequest request =
+        compile(core, convert_model(element::f32), GetParam()).create_infer_request();
     // An NHWC buffer [1, 2, 2, 3] seen as NCHW [1, 3, 2, 2]: the C stride (4) is below H's (24).
     std::vector<float> nhwc(12);
     Tensor permuted(element::f32, Shape{1, 3, 2, 2}, nhwc.data(), Strides{48, 4, 24, 12});
@@ -144,13 +150,15 @@ TEST_P(RequestIo, BatchAxisFromTheLayoutIsNotTheFirst) {
     CompiledModel compiled = compile(core, batch_model({3, 4}, "CN"), GetParam());
     std::vector<Tensor> items;
     for (int k = 0; k < 4; ++k)
-        items.push_back(make_tensor<float>(element::f32, {3, 1}, std::vector<float>{1.f + k, 10.f + k, 100.f + k}));
+        items.push_back(make_tensor<float>(element::f32, {3, 1},
+                                           std::vector<float>{1.f + k, 10.f + k, 100.f + k}));
     InferRequest request = compiled.create_infer_request();
     request.set_tensors("x", items);
     request.infer();
     std::vector<float> expected;
     for (int c = 0; c < 3; ++c)
-        for (int k = 0; k < 4; ++k) expected.push_back(2.f * ((c == 0 ? 1.f : c == 1 ? 10.f : 100.f) + k));
+        for (int k = 0; k < 4; ++k)
+            expected.push_back(2.f * ((c == 0 ? 1.f : c == 1 ? 10.f : 100.f) + k));
     EXPECT_EQ(to_vector(request.get_tensor("y")), expected);
 }
 
@@ -158,20 +166,36 @@ TEST_P(RequestIo, BatchedTensorErrors) {
     Core core = make_core();
     InferRequest request = compile(core, batch_model(), GetParam()).create_infer_request();
     const Tensor row(element::f32, Shape{1, 3});
-    EXPECT_CONTAINS(error_of([&] { request.set_tensors("x", {row, row, row}); }),
+    EXPECT_CONTAINS(error_of([&] {
+                        request.set_tensors("x", {row, row, row});
+                    }),
                     "3 tensors given, but the batch dimension 0 of [4,3] is 4");
-    EXPECT_CONTAINS(error_of([&] { request.set_tensors("x", {row, row, row, Tensor(element::f32, Shape{1, 2})}); }),
-                    "tensor #3 is f32 [1,2] but tensor #0 is f32 [1,3]");
-    EXPECT_CONTAINS(error_of([&] { request.set_tensors("x", {row, row, Tensor(element::f32, Shape{2, 3}), row}); }),
-                    "expected rank 2 with 1 on batch axis 0");
-    EXPECT_CONTAINS(error_of([&] { request.set_tensors("x", {row, row, row, Tensor(element::i32, Shape{1, 3})}); }),
-                    "tensor #3 has element type i32, expected f32");
-    EXPECT_CONTAINS(error_of([&] { request.set_tensors("y", {row, row, row, row}); }),
+    EXPECT_CONTAINS(
+        error_of([&] {
+            request.set_tensors("x", {row, row, row, Tensor(element::f32, Shape{1, 2})});
+        }),
+        "tensor #3 is f32 [1,2] but tensor #0 is f32 [1,3]");
+    EXPECT_CONTAINS(
+        error_of([&] {
+            request.set_tensors("x", {row, row, Tensor(element::f32, Shape{2, 3}), row});
+        }),
+        "expected rank 2 with 1 on batch axis 0");
+    EXPECT_CONTAINS(
+        error_of([&] {
+            request.set_tensors("x", {row, row, row, Tensor(element::i32, Shape{1, 3})});
+        }),
+        "tensor #3 has element type i32, expected f32");
+    EXPECT_CONTAINS(error_of([&] {
+                        request.set_tensors("y", {row, row, row, row});
+                    }),
                     "batched tensors can only be set on inputs");
-    EXPECT_CONTAINS(error_of([&] { request.set_tensors("x", {}); }), "the list of tensors is empty");
+    EXPECT_CONTAINS(error_of([&] { request.set_tensors("x", {}); }),
+                    "the list of tensors is empty");
     InferRequest no_batch =
         compile(core, batch_model({4, 3}, "CH"), GetParam()).create_infer_request();
-    EXPECT_CONTAINS(error_of([&] { no_batch.set_tensors("x", {row, row, row, row}); }),
+    EXPECT_CONTAINS(error_of([&] {
+                        no_batch.set_tensors("x", {row, row, row, row});
+                    }),
                     "layout 'CH' has no batch dimension 'N'");
 }
 
@@ -179,11 +203,12 @@ TEST_P(RequestIo, ProfilingBeginsWithTheFivePipelineRows) {
     Core core = make_core();
     AnyMap config = device_config(GetParam());
     config[enable_profiling.name()] = true;
-    InferRequest request = core.compile_model(batch_model(), GetParam(), config).create_infer_request();
+    InferRequest request =
+        core.compile_model(batch_model(), GetParam(), config).create_infer_request();
     request.infer();
     const auto rows = request.get_profiling_info();
-    const char* stages[] = {kStageInputPreprocessing, kStageInputTransfer, kStageExecution, kStageOutputTransfer,
-                            kStageOutputPostprocessing};
+    const char* stages[] = {kStageInputPreprocessing, kStageInputTransfer, kStageExecution,
+                            kStageOutputTransfer, kStageOutputPostprocessing};
     ASSERT_GE(rows.size(), 6u);
     for (size_t i = 0; i < 5; ++i) {
         EXPECT_EQ(rows[i].node_name, stages[i]);
