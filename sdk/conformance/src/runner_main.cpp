@@ -258,7 +258,9 @@ Outcome finish(const Child& c, int wait_status, bool timed_out, double timeout) 
     const std::string message = newline == std::string::npos ? "" : result.substr(newline + 1);
     if (timed_out) {
         o.status = Status::kTimedOut;
-        o.message = "timed out after " + std::to_string(timeout) + " s; output: " + tail(log, 1500);
+        std::ostringstream text;
+        text << "timed out after " << timeout << " s (killed); output: " << tail(log, 1500);
+        o.message = text.str();
     } else if (WIFSIGNALED(wait_status)) {
         o.status = Status::kCrashed;
         const int sig = WTERMSIG(wait_status);
