@@ -165,6 +165,24 @@ TEST_P(PreprocessInfer, F32TensorsAroundAnF16Model) {
         EXPECT_EQ(y[i], 2.f * static_cast<float>(float16(x[i]))) << "element " << i;
 }
 
+TEST_P(PreprocessInfer, PortsOfTheOriginalModelFindTheNewInputsAndOutputs) {
+    auto model = image_model();
+    PrePostProcessor ppp(model);
+    ppp.input().tensor().set_element_type(element::u8);
+    ppp.output().tensor().set_element_type(element::f16);
+    Core core = make_core();
+    CompiledModel compiled = compile(core, ppp.build(), GetParam());
+    InferRequest request = compiled.create_infer_request();
+    std::vector<uint8_t> x = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 255};
+    request.set_tensor(model->input(), Tensor(element::u8, Shape{1, 3, 2, 2}, x.data()));
+    request.infer();
+    const Tensor y = request.get_tensor(model->output());
+    ASSERT_EQ(y.get_element_type(), element::f16);
+    EXPECT_EQ(request.get_tensor("y").data(), y.data());
+    for (size_t i = 0; i < x.size(); ++i)
+        EXPECT_EQ(static_cast<float>(y.data<float16>()[i]), 2.f * x[i]) << "element " << i;
+}
+
 TEST_P(PreprocessInfer, TypeMismatchWithoutPreprocessingStaysAnError) {
     Core core = make_core();
     InferRequest request = compile(core, image_model(), GetParam()).create_infer_request();

@@ -203,6 +203,39 @@ TEST(PrePostProcessorGraph, CustomStep) {
               (std::vector<std::string>{"Parameter", "Relu", "Multiply"}));
 }
 
+TEST(PrePostProcessorGraph, DynamicBatchIsCarriedToTheTensorShape) {
+    auto x = op::parameter(element::f32, PartialShape({Dimension(), 3, 2, 2}), "x");
+    auto y = op::relu(x);
+    y->output(0).set_names({"y"});
+    auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "dynamic");
+    PrePostProcessor ppp(model);
+    ppp.input()
+        .tensor()
+        .set_element_type(element::u8)
+        .set_layout("NHWC")
+        .set_spatial_static_shape(8, 4);
+    ppp.input().preprocess().convert_element_type().resize(ResizeAlgorithm::kNearest);
+    ppp.input().model().set_layout("NCHW");
+    auto built = ppp.build();
+    EXPECT_EQ(built->input().get_partial_shape(), PartialShape({Dimension(), 8, 4, 3}));
+    EXPECT_EQ(built->output().get_partial_shape(), PartialShape({Dimension(), 3, 2, 2}));
+}
+
+TEST(PrePostProcessorGraph, SetShapeAndBuildingTwice) {
+    PrePostProcessor ppp(image_model());
+    ppp.input().tensor().set_shape(PartialShape({1, 3, 4, 4})).set_layout("NCHW");
+    ppp.input().preprocess().resize(ResizeAlgorithm::kLinear, 2, 2);
+    auto first = ppp.build();
+    EXPECT_EQ(first->input().get_partial_shape(), PartialShape({1, 3, 4, 4}));
+    // More steps, built again from the original model: one Interpolate and one Relu, not two.
+    ppp.input().preprocess().custom([](const Output& v) -> Output { return op::relu(v); });
+    auto second = ppp.build();
+    EXPECT_EQ(chain_from_input(*second),
+              (std::vector<std::string>{"Parameter", "Interpolate", "Relu", "Multiply"}));
+    EXPECT_EQ(chain_from_input(*first),
+              (std::vector<std::string>{"Parameter", "Interpolate", "Multiply"}));
+}
+
 TEST(PrePostProcessorErrors, ResizeWithoutSpatialLayout) {
     PrePostProcessor ppp(image_model());
     ppp.input().tensor().set_shape(PartialShape({1, 3, 4, 4}));
