@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kKeyFormat = "vireo-model-cache-key-1";
+constexpr const char* kKeyFormat = "vireo-model-cache-key-2";
 
 // FNV-1a 64 over a sequence of fields, each preceded by its length so that field boundaries
 // are part of the hash ("ab"+"c" differs from "a"+"bc").
@@ -43,6 +43,32 @@ class KeyHash {
 
   private:
     uint64_t m_hash = fnv1a64(nullptr, 0);
+};
+
+// An output buffer that FNV-1a-hashes and counts the bytes written to it and keeps none: the
+// model's weights are hashed as the IR writer produces them instead of being copied into a
+// string first (for a model with megabytes of weights that copy was most of a cache lookup).
+class HashingBuffer : public std::streambuf {
+  public:
+    uint64_t hash() const { return m_hash; }
+    uint64_t size() const { return m_size; }
+
+  protected:
+    std::streamsize xsputn(const char* data, std::streamsize count) override {
+        m_hash = fnv1a64(data, static_cast<size_t>(count), m_hash);
+        m_size += static_cast<uint64_t>(count);
+        return count;
+    }
+    int_type overflow(int_type c) override {
+        if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+        const char byte = traits_type::to_char_type(c);
+        xsputn(&byte, 1);
+        return c;
+    }
+
+  private:
+    uint64_t m_hash = fnv1a64(nullptr, 0);
+    uint64_t m_size = 0;
 };
 
 bool can_export(const Plugin& plugin) {
@@ -68,12 +94,13 @@ std::string ModelCache::entry_path(const std::string& key) const {
 std::string ModelCache::compute_key(const Model& model, const std::string& device,
                                     const AnyMap& config, const Version& plugin_version) {
     std::ostringstream xml;
-    std::ostringstream bin(std::ios::binary);
+    HashingBuffer weights;
+    std::ostream bin(&weights);
     serialize(model, xml, bin);
     KeyHash hash;
     hash.add(kKeyFormat);
     hash.add(xml.str());
-    hash.add(bin.str());
+    hash.add(std::to_string(weights.size()) + " bytes, FNV-1a " + std::to_string(weights.hash()));
     hash.add(device);
     for (const auto& [key, value] : config) hash.add(key + "=" + value.to_string());
     hash.add(plugin_version.description);
