@@ -50,6 +50,16 @@ TEST_F(CacheKey, OneChangedWeightIsADifferentEntry) {
     EXPECT_EQ(entries(), 3u);
 }
 
+TEST_F(CacheKey, WeightsShorterThanAWordCount) {
+    // 12 bytes: one 8-byte word and a 4-byte tail; a change in either is a new entry.
+    core.compile_model(model_with_weights(3), "TEST");
+    core.compile_model(model_with_weights(3, 2), "TEST");  // in the tail
+    core.compile_model(model_with_weights(3, 1), "TEST");  // in the word
+    core.compile_model(model_with_weights(3, 1), "TEST");  // the same again: a hit
+    EXPECT_EQ(compiles(), 3u);
+    EXPECT_EQ(entries(), 3u);
+}
+
 TEST_F(CacheKey, EqualWeightsHitTheSameEntry) {
     constexpr size_t n = 1000;
     EXPECT_FALSE(core.compile_model(model_with_weights(n, 7), "TEST").get_property(loaded_from_cache));
