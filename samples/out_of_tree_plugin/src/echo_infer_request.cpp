@@ -60,7 +60,8 @@ void InferRequest::infer() {
             values[node.get()] = {node->get_constant_value()};
             continue;
         }
-        if (m_cancel) throw_error<Cancelled>(kDeviceName, ": inference cancelled before ", node->describe());
+        if (m_cancel)
+            throw_error<Cancelled>(kDeviceName, ": inference cancelled before ", node->describe());
         std::vector<Tensor> inputs;
         for (const auto& source : node->input_values())
             inputs.push_back(values.at(source.get_node()).at(source.get_index()));
@@ -83,18 +84,23 @@ void InferRequest::infer() {
     }
     const auto postprocessing = since(post_start);
 
-    std::vector<ProfilingInfo> rows{
-        row(kStageInputPreprocessing, "Stage", preprocessing),
-        row(kStageInputTransfer, "Stage", std::chrono::microseconds(0), ProfilingInfo::Status::OPTIMIZED_OUT),
-        row(kStageExecution, "Stage", execution),
-        row(kStageOutputTransfer, "Stage", std::chrono::microseconds(0), ProfilingInfo::Status::OPTIMIZED_OUT),
-        row(kStageOutputPostprocessing, "Stage", postprocessing)};
+    std::vector<ProfilingInfo> rows{row(kStageInputPreprocessing, "Stage", preprocessing),
+                                    row(kStageInputTransfer, "Stage", std::chrono::microseconds(0),
+                                        ProfilingInfo::Status::OPTIMIZED_OUT),
+                                    row(kStageExecution, "Stage", execution),
+                                    row(kStageOutputTransfer, "Stage", std::chrono::microseconds(0),
+                                        ProfilingInfo::Status::OPTIMIZED_OUT),
+                                    row(kStageOutputPostprocessing, "Stage", postprocessing)};
     rows.insert(rows.end(), op_rows.begin(), op_rows.end());
     m_profiling = std::move(rows);
 }
 
-std::vector<ProfilingInfo> InferRequest::get_profiling_info() const { return m_profiling; }
+std::vector<ProfilingInfo> InferRequest::get_profiling_info() const {
+    return m_profiling;
+}
 
-std::vector<std::shared_ptr<sdk::IVariableState>> InferRequest::query_state() const { return {}; }
+std::vector<std::shared_ptr<sdk::IVariableState>> InferRequest::query_state() const {
+    return {};
+}
 
 }  // namespace echo

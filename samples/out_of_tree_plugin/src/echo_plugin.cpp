@@ -20,17 +20,19 @@ using namespace vireo;
 constexpr const char* kFullName = "Vireo ECHO example device (reference kernels, no latency)";
 
 std::vector<PropertyName> plugin_properties() {
-    return {supported_properties, available_devices, device::full_name, device::capabilities, enable_profiling,
-            device::id};
+    return {supported_properties, available_devices, device::full_name,
+            device::capabilities, enable_profiling,  device::id};
 }
 
 std::vector<PropertyName> compiled_model_properties() {
-    return {supported_properties, model_name, execution_devices, optimal_number_of_infer_requests, enable_profiling};
+    return {supported_properties, model_name, execution_devices, optimal_number_of_infer_requests,
+            enable_profiling};
 }
 
 std::string list(const std::vector<PropertyName>& keys) {
     std::string out;
-    for (const auto& k : keys) out += (out.empty() ? "" : ", ") + static_cast<const std::string&>(k);
+    for (const auto& k : keys)
+        out += (out.empty() ? "" : ", ") + static_cast<const std::string&>(k);
     return out;
 }
 
@@ -47,13 +49,16 @@ std::shared_ptr<Model> copy_graph(const Model& model) {
     const auto original = model.get_ordered_ops();
     const auto copied = copy->get_ordered_ops();
     if (original.size() == copied.size())
-        for (size_t i = 0; i < copied.size(); ++i) copied[i]->set_friendly_name(original[i]->get_friendly_name());
+        for (size_t i = 0; i < copied.size(); ++i)
+            copied[i]->set_friendly_name(original[i]->get_friendly_name());
     return copy;
 }
 
 }  // namespace
 
-Plugin::Plugin() { set_device_name(kDeviceName); }
+Plugin::Plugin() {
+    set_device_name(kDeviceName);
+}
 
 bool Plugin::perf_count_with(const AnyMap& properties) const {
     bool perf_count;
@@ -67,33 +72,38 @@ bool Plugin::perf_count_with(const AnyMap& properties) const {
         } else if (key == device::id.name()) {
             const std::string id = value.as<std::string>();
             if (!id.empty() && id != "0")
-                throw_error<InvalidArgument>(kDeviceName, ": DEVICE_ID '", id, "' is not served (only \"0\")");
+                throw_error<InvalidArgument>(kDeviceName, ": DEVICE_ID '", id,
+                                             "' is not served (only \"0\")");
         } else if (key != cache_dir.name() && key != loaded_from_cache.name()) {
-            throw_error<NotFound>(kDeviceName, ": unsupported property ", key, " (supported: ", list(plugin_properties()),
-                                  ")");
+            throw_error<NotFound>(kDeviceName, ": unsupported property ", key,
+                                  " (supported: ", list(plugin_properties()), ")");
         }
     }
     return perf_count;
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr<const Model>& model,
-                                                           const AnyMap& properties) const {
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
+    const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
     if (!model) throw_error<InvalidArgument>(kDeviceName, ": compile_model got no model");
     const bool perf_count = perf_count_with(properties);
     std::string unsupported;
     for (const auto& node : model->get_ordered_ops())
-        if (!runs_on_echo(*node)) unsupported += (unsupported.empty() ? "" : ", ") + node->describe();
+        if (!runs_on_echo(*node))
+            unsupported += (unsupported.empty() ? "" : ", ") + node->describe();
     if (!unsupported.empty())
-        throw_error<NotImplemented>(kDeviceName, ": the model has ops this device does not run: ", unsupported);
+        throw_error<NotImplemented>(kDeviceName,
+                                    ": the model has ops this device does not run: ", unsupported);
     auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
     return std::make_shared<CompiledModel>(model, self, perf_count);
 }
 
 std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream&, const AnyMap&) const {
-    throw_error<NotImplemented>(kDeviceName, ": import_model is not supported (no EXPORT_IMPORT capability)");
+    throw_error<NotImplemented>(kDeviceName,
+                                ": import_model is not supported (no EXPORT_IMPORT capability)");
 }
 
-sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
+sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model,
+                                         const AnyMap& properties) const {
     if (!model) throw_error<InvalidArgument>(kDeviceName, ": query_model got no model");
     perf_count_with(properties);  // validates the properties
     sdk::SupportedOpsMap supported;
@@ -104,9 +114,10 @@ sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& mod
 
 void Plugin::set_property(const AnyMap& properties) {
     for (const auto& [key, value] : properties)
-        for (const auto& ro : {supported_properties.name(), available_devices.name(), device::full_name.name(),
-                               device::capabilities.name()})
-            if (key == ro) throw_error<InvalidArgument>(kDeviceName, ": property ", key, " is read-only");
+        for (const auto& ro : {supported_properties.name(), available_devices.name(),
+                               device::full_name.name(), device::capabilities.name()})
+            if (key == ro)
+                throw_error<InvalidArgument>(kDeviceName, ": property ", key, " is read-only");
     const bool perf_count = perf_count_with(properties);
     std::lock_guard<std::mutex> lock(m_mutex);
     m_perf_count = perf_count;
@@ -117,22 +128,25 @@ Any Plugin::get_property(const std::string& name, const AnyMap&) const {
     if (name == available_devices.name()) return std::vector<std::string>{""};
     if (name == device::full_name.name()) return std::string(kFullName);
     if (name == device::capabilities.name())
-        return std::vector<std::string>{device::capability::kFP32, device::capability::kDynamicShapes,
+        return std::vector<std::string>{device::capability::kFP32,
+                                        device::capability::kDynamicShapes,
                                         device::capability::kProfiling};
     if (name == device::id.name()) return std::string("0");
     if (name == enable_profiling.name()) {
         std::lock_guard<std::mutex> lock(m_mutex);
         return m_perf_count;
     }
-    throw_error<NotFound>(kDeviceName, ": unsupported property ", name, " (supported: ", list(plugin_properties()), ")");
+    throw_error<NotFound>(kDeviceName, ": unsupported property ", name,
+                          " (supported: ", list(plugin_properties()), ")");
 }
 
-CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model, const std::shared_ptr<const Plugin>& plugin,
-                             bool perf_count)
+CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model,
+                             const std::shared_ptr<const Plugin>& plugin, bool perf_count)
     : sdk::ICompiledModel(model, plugin), m_graph(copy_graph(*model)), m_perf_count(perf_count) {}
 
 std::shared_ptr<sdk::ISyncInferRequest> CompiledModel::create_sync_infer_request() const {
-    return std::make_shared<InferRequest>(std::static_pointer_cast<const CompiledModel>(shared_from_this()));
+    return std::make_shared<InferRequest>(
+        std::static_pointer_cast<const CompiledModel>(shared_from_this()));
 }
 
 std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {

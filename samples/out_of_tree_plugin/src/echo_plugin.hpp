@@ -22,19 +22,20 @@ inline constexpr const char* kDeviceName = "ECHO";
 /// not run (NotImplemented listing them) and stateful models. No export, no remote memory.
 /// Thread safety: every method may be called concurrently (the settings are under a mutex).
 class Plugin : public vireo::sdk::IPlugin {
-public:
+  public:
     Plugin();
-    std::shared_ptr<vireo::sdk::ICompiledModel> compile_model(const std::shared_ptr<const vireo::Model>& model,
-                                                              const vireo::AnyMap& properties) const override;
+    std::shared_ptr<vireo::sdk::ICompiledModel> compile_model(
+        const std::shared_ptr<const vireo::Model>& model,
+        const vireo::AnyMap& properties) const override;
     using vireo::sdk::IPlugin::compile_model;
-    std::shared_ptr<vireo::sdk::ICompiledModel> import_model(std::istream& blob,
-                                                             const vireo::AnyMap& properties) const override;
+    std::shared_ptr<vireo::sdk::ICompiledModel> import_model(
+        std::istream& blob, const vireo::AnyMap& properties) const override;
     vireo::sdk::SupportedOpsMap query_model(const std::shared_ptr<const vireo::Model>& model,
                                             const vireo::AnyMap& properties) const override;
     void set_property(const vireo::AnyMap& properties) override;
     vireo::Any get_property(const std::string& name, const vireo::AnyMap& arguments) const override;
 
-private:
+  private:
     /// PERF_COUNT after applying `properties` to the plugin's setting; validates every key.
     bool perf_count_with(const vireo::AnyMap& properties) const;
 
@@ -46,9 +47,9 @@ private:
 /// walk in order. Properties: NETWORK_NAME, EXECUTION_DEVICES, OPTIMAL_NUMBER_OF_INFER_REQUESTS
 /// (RO), PERF_COUNT (RW).
 class CompiledModel : public vireo::sdk::ICompiledModel {
-public:
-    CompiledModel(const std::shared_ptr<const vireo::Model>& model, const std::shared_ptr<const Plugin>& plugin,
-                  bool perf_count);
+  public:
+    CompiledModel(const std::shared_ptr<const vireo::Model>& model,
+                  const std::shared_ptr<const Plugin>& plugin, bool perf_count);
     std::shared_ptr<const vireo::Model> get_runtime_model() const override;
     void set_property(const vireo::AnyMap& properties) override;
     vireo::Any get_property(const std::string& name) const override;
@@ -56,10 +57,10 @@ public:
     const std::shared_ptr<vireo::Model>& graph() const { return m_graph; }
     bool perf_count() const { return m_perf_count.load(); }
 
-protected:
+  protected:
     std::shared_ptr<vireo::sdk::ISyncInferRequest> create_sync_infer_request() const override;
 
-private:
+  private:
     std::shared_ptr<vireo::Model> m_graph;
     std::atomic<bool> m_perf_count;
 };
@@ -68,14 +69,14 @@ private:
 /// shape the model allows works), checking for cancel between ops, and writes the outputs into
 /// the output tensors (user-provided ones included).
 class InferRequest : public vireo::sdk::ISyncInferRequest {
-public:
+  public:
     explicit InferRequest(const std::shared_ptr<const CompiledModel>& compiled_model);
     void infer() override;
     std::vector<vireo::ProfilingInfo> get_profiling_info() const override;
     std::vector<std::shared_ptr<vireo::sdk::IVariableState>> query_state() const override;
     void cancel() override { m_cancel = true; }
 
-private:
+  private:
     std::shared_ptr<const CompiledModel> m_compiled;
     std::atomic<bool> m_cancel{false};
     std::vector<vireo::ProfilingInfo> m_profiling;

@@ -9,7 +9,15 @@
 
 namespace vireo::conformance::runner {
 
-enum class Status { kPassed, kFailed, kSkipped, kCrashed, kTimedOut, kExpectedFailure, kUnexpectedPass };
+enum class Status {
+    kPassed,
+    kFailed,
+    kSkipped,
+    kCrashed,
+    kTimedOut,
+    kExpectedFailure,
+    kUnexpectedPass
+};
 
 /// "passed", "failed", "skipped", "crashed", "timed-out", "xfail", "unexpected-pass".
 const char* to_string(Status status);
@@ -41,10 +49,13 @@ struct Expectations {
 Expectations read_expectations(const std::string& path);
 
 /// The per-category table of counts and the totals.
-void print_summary(std::ostream& out, const std::string& device, const std::vector<Outcome>& outcomes);
+void print_summary(std::ostream& out, const std::string& device,
+                   const std::vector<Outcome>& outcomes);
 /// Write the reports; throw vireo::Exception if the file cannot be written.
-void write_json_report(const std::string& path, const std::string& device, const std::vector<Outcome>& outcomes);
-void write_junit_report(const std::string& path, const std::string& device, const std::vector<Outcome>& outcomes);
+void write_json_report(const std::string& path, const std::string& device,
+                       const std::vector<Outcome>& outcomes);
+void write_junit_report(const std::string& path, const std::string& device,
+                        const std::vector<Outcome>& outcomes);
 
 /// --probe: loads the plugin and prints what it is, or why it cannot be loaded. Returns the
 /// process exit code (0 when the device loads and answers).

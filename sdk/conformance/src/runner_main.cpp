@@ -47,8 +47,10 @@ struct Arguments {
 
 [[noreturn]] void usage(const std::string& error) {
     std::cerr << "vireo_conformance: " << error << "\n"
-              << "usage: vireo_conformance --device NAME[.N] [--plugin lib.so] [--gtest_filter=PATTERNS]\n"
-              << "         [--report-json FILE] [--report-junit FILE] [--expectations FILE] [--timeout S]\n"
+              << "usage: vireo_conformance --device NAME[.N] [--plugin lib.so] "
+                 "[--gtest_filter=PATTERNS]\n"
+              << "         [--report-json FILE] [--report-junit FILE] [--expectations FILE] "
+                 "[--timeout S]\n"
               << "         [--jobs N] [--property KEY=VALUE]... [--probe] [--list]\n";
     std::exit(2);
 }
@@ -78,24 +80,35 @@ Arguments parse(int argc, char** argv) {
             if (i + 1 >= argc) usage(arg + " needs a value");
             return argv[++i];
         };
-        if (arg == "--device") a.device = next();
-        else if (arg == "--plugin") a.plugin = next();
-        else if (arg == "--report-json") a.report_json = next();
-        else if (arg == "--report-junit") a.report_junit = next();
-        else if (arg == "--expectations") a.expectations = next();
-        else if (arg == "--property") a.properties.push_back(next());
+        if (arg == "--device")
+            a.device = next();
+        else if (arg == "--plugin")
+            a.plugin = next();
+        else if (arg == "--report-json")
+            a.report_json = next();
+        else if (arg == "--report-junit")
+            a.report_junit = next();
+        else if (arg == "--expectations")
+            a.expectations = next();
+        else if (arg == "--property")
+            a.properties.push_back(next());
         else if (arg == "--timeout") {
             const std::string t = next();
             char* end = nullptr;
             a.timeout_seconds = std::strtod(t.c_str(), &end);
-            if (end == t.c_str() || *end || a.timeout_seconds <= 0) usage("--timeout needs a positive number of seconds");
+            if (end == t.c_str() || *end || a.timeout_seconds <= 0)
+                usage("--timeout needs a positive number of seconds");
         } else if (arg == "--jobs") {
             a.jobs = std::atoi(next().c_str());
             if (a.jobs < 1) usage("--jobs needs a positive count");
-        } else if (arg == "--probe") a.probe = true;
-        else if (arg == "--list") a.list = true;
-        else if (arg == "--help" || arg == "-h") usage("help");
-        else usage("unknown argument '" + arg + "'");
+        } else if (arg == "--probe")
+            a.probe = true;
+        else if (arg == "--list")
+            a.list = true;
+        else if (arg == "--help" || arg == "-h")
+            usage("help");
+        else
+            usage("unknown argument '" + arg + "'");
     }
     if (a.device.empty() && !a.list) usage("--device is required");
     return a;
@@ -131,7 +144,8 @@ std::vector<std::pair<std::string, std::string>> list_tests(const std::string& f
     for (int s = 0; s < unit->total_test_suite_count(); ++s) {
         const auto* suite = unit->GetTestSuite(s);
         for (int t = 0; t < suite->total_test_count(); ++t) {
-            const std::string name = std::string(suite->name()) + "." + suite->GetTestInfo(t)->name();
+            const std::string name =
+                std::string(suite->name()) + "." + suite->GetTestInfo(t)->name();
             if (filter_matches(filter, name)) tests.emplace_back(name, suite->name());
         }
     }
@@ -142,7 +156,8 @@ AnyMap parse_properties(const std::vector<std::string>& items) {
     AnyMap map;
     for (const auto& item : items) {
         const auto eq = item.find('=');
-        if (eq == std::string::npos || eq == 0) usage("--property needs KEY=VALUE, found '" + item + "'");
+        if (eq == std::string::npos || eq == 0)
+            usage("--property needs KEY=VALUE, found '" + item + "'");
         map[item.substr(0, eq)] = item.substr(eq + 1);
     }
     return map;
@@ -151,7 +166,7 @@ AnyMap parse_properties(const std::vector<std::string>& items) {
 // ---- Child side: run one test, write "status\nmessage" to the result file ----
 
 class ResultWriter : public ::testing::EmptyTestEventListener {
-public:
+  public:
     explicit ResultWriter(std::string path) : m_path(std::move(path)) {}
     void OnTestEnd(const ::testing::TestInfo& info) override {
         const auto* result = info.result();
@@ -163,7 +178,8 @@ public:
             // directory layout) and line.
             if (part.file_name() && !part.skipped()) {
                 const std::string file = part.file_name();
-                message += file.substr(file.find_last_of('/') + 1) + ":" + std::to_string(part.line_number()) + ": ";
+                message += file.substr(file.find_last_of('/') + 1) + ":" +
+                           std::to_string(part.line_number()) + ": ";
             }
             message += part.message();
         }
@@ -172,7 +188,7 @@ public:
         out << status << '\n' << message;
     }
 
-private:
+  private:
     std::string m_path;
 };
 
@@ -217,11 +233,8 @@ Child spawn(const Arguments& a, const std::string& self, const std::string& dir,
     c.category = test.second;
     c.result_path = dir + "/result_" + std::to_string(index);
     c.log_path = dir + "/log_" + std::to_string(index);
-    std::vector<std::string> args{self,
-                                  kChildFlag + c.result_path,
-                                  "--device=" + a.device,
-                                  "--gtest_filter=" + c.test,
-                                  "--gtest_color=no"};
+    std::vector<std::string> args{self, kChildFlag + c.result_path, "--device=" + a.device,
+                                  "--gtest_filter=" + c.test, "--gtest_color=no"};
     if (!a.plugin.empty()) args.push_back("--plugin=" + a.plugin);
     if (!a.expectations.empty()) args.push_back("--expectations=" + a.expectations);
     for (const auto& p : a.properties) args.push_back("--property=" + p);
@@ -265,8 +278,8 @@ Outcome finish(const Child& c, int wait_status, bool timed_out, double timeout) 
         o.status = Status::kCrashed;
         const int sig = WTERMSIG(wait_status);
         o.message = "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")" +
-                    (reported.empty() ? "" : " after the test reported '" + reported + "'") + "; output: " +
-                    tail(log, 1500);
+                    (reported.empty() ? "" : " after the test reported '" + reported + "'") +
+                    "; output: " + tail(log, 1500);
     } else if (reported.empty()) {
         o.status = Status::kCrashed;
         o.message = "exited with code " + std::to_string(WEXITSTATUS(wait_status)) +
@@ -275,7 +288,8 @@ Outcome finish(const Child& c, int wait_status, bool timed_out, double timeout) 
         o.status = Status::kPassed;
         if (WEXITSTATUS(wait_status) != 0) {
             o.status = Status::kCrashed;
-            o.message = "passed but exited with code " + std::to_string(WEXITSTATUS(wait_status));
+            o.message = "passed but exited with code " + std::to_string(WEXITSTATUS(wait_status)) +
+                        " (a sanitizer report or an error at exit?); output: " + tail(log, 1500);
         }
     } else {
         o.status = reported == "skipped" ? Status::kSkipped : Status::kFailed;
@@ -289,9 +303,12 @@ void apply_expectation(Outcome& o, const Expectations& e) {
     if (it == e.expected_failures.end()) return;
     if (o.status == Status::kPassed) {
         o.status = Status::kUnexpectedPass;
-        o.message = "listed as an expected failure (" + it->second + ") but passed: remove it from the list";
-    } else if (o.status == Status::kFailed || o.status == Status::kCrashed || o.status == Status::kTimedOut) {
-        o.message = "expected failure (" + it->second + "); was " + to_string(o.status) + ": " + o.message;
+        o.message = "listed as an expected failure (" + it->second +
+                    ") but passed: remove it from the list";
+    } else if (o.status == Status::kFailed || o.status == Status::kCrashed ||
+               o.status == Status::kTimedOut) {
+        o.message =
+            "expected failure (" + it->second + "); was " + to_string(o.status) + ": " + o.message;
         o.status = Status::kExpectedFailure;
     }
 }
@@ -305,22 +322,25 @@ int run_parent(const Arguments& a) {
         return 1;
     }
     const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-    std::string dir_template = (std::filesystem::temp_directory_path() / "vireo_conformance.XXXXXX").string();
-    if (!mkdtemp(dir_template.data())) throw_error<Unavailable>("cannot create a temporary directory");
+    std::string dir_template =
+        (std::filesystem::temp_directory_path() / "vireo_conformance.XXXXXX").string();
+    if (!mkdtemp(dir_template.data()))
+        throw_error<Unavailable>("cannot create a temporary directory");
     const std::string dir = dir_template;
 
     std::cout << "vireo_conformance: " << tests.size() << " tests on " << a.device
-              << (a.plugin.empty() ? "" : " (plugin " + a.plugin + ")") << ", timeout " << a.timeout_seconds
-              << " s, " << a.jobs << " at a time\n"
+              << (a.plugin.empty() ? "" : " (plugin " + a.plugin + ")") << ", timeout "
+              << a.timeout_seconds << " s, " << a.jobs << " at a time\n"
               << std::flush;
     std::vector<Outcome> outcomes(tests.size());
     std::deque<size_t> pending;
     for (size_t i = 0; i < tests.size(); ++i) {
         const auto u = expectations.unsupported.find(tests[i].first);
         if (u != expectations.unsupported.end()) {
-            outcomes[i] = {tests[i].first, tests[i].second, Status::kSkipped, 0, "unsupported: " + u->second};
-            std::cout << "[ " << to_string(Status::kSkipped) << " ] " << tests[i].first << "  unsupported: "
-                      << u->second << '\n';
+            outcomes[i] = {tests[i].first, tests[i].second, Status::kSkipped, 0,
+                           "unsupported: " + u->second};
+            std::cout << "[ " << to_string(Status::kSkipped) << " ] " << tests[i].first
+                      << "  unsupported: " << u->second << '\n';
         } else {
             pending.push_back(i);
         }
@@ -338,7 +358,8 @@ int run_parent(const Arguments& a) {
             int status = 0;
             bool done = waitpid(c.pid, &status, WNOHANG) == c.pid;
             bool timed_out = false;
-            if (!done && std::chrono::steady_clock::now() - c.start > std::chrono::duration<double>(a.timeout_seconds)) {
+            if (!done && std::chrono::steady_clock::now() - c.start >
+                             std::chrono::duration<double>(a.timeout_seconds)) {
                 kill(-c.pid, SIGKILL);
                 kill(c.pid, SIGKILL);
                 waitpid(c.pid, &status, 0);
@@ -350,8 +371,8 @@ int run_parent(const Arguments& a) {
             }
             Outcome o = finish(c, status, timed_out, a.timeout_seconds);
             apply_expectation(o, expectations);
-            std::cout << "[ " << to_string(o.status) << " ] " << o.test << " (" << static_cast<int>(o.seconds * 1000)
-                      << " ms)";
+            std::cout << "[ " << to_string(o.status) << " ] " << o.test << " ("
+                      << static_cast<int>(o.seconds * 1000) << " ms)";
             if (o.status != Status::kPassed) std::cout << "\n    " << tail(o.message, 3000);
             std::cout << '\n' << std::flush;
             outcomes[it->first] = std::move(o);

@@ -36,11 +36,13 @@ bool inspect_library(const std::string& path, std::ostream& out) {
             const bool abi_ok = entry->abi_version == VIREO_PLUGIN_ABI_VERSION;
             const std::string tag = entry->toolchain_tag ? entry->toolchain_tag : "(null)";
             const bool tag_ok = tag == VIREO_TOOLCHAIN_TAG;
-            out << "plugin ABI:       " << entry->abi_version << " (core: " << VIREO_PLUGIN_ABI_VERSION << ")"
-                << (abi_ok ? "" : "  MISMATCH") << '\n';
+            out << "plugin ABI:       " << entry->abi_version
+                << " (core: " << VIREO_PLUGIN_ABI_VERSION << ")" << (abi_ok ? "" : "  MISMATCH")
+                << '\n';
             out << "toolchain tag:    " << tag << " (core: " << VIREO_TOOLCHAIN_TAG << ")"
                 << (tag_ok ? "" : "  MISMATCH") << '\n';
-            out << "plugin version:   " << (entry->plugin_version ? entry->plugin_version : "(null)") << '\n';
+            out << "plugin version:   "
+                << (entry->plugin_version ? entry->plugin_version : "(null)") << '\n';
             ok = abi_ok && tag_ok;
         }
     }
@@ -64,7 +66,8 @@ int probe(const std::string& device, const std::string& plugin_path, std::ostrea
     out << "device:           " << device << '\n';
     bool library_ok = true;
     if (plugin_path.empty()) {
-        out << "library:          from plugins.xml (pass --plugin for the entry symbol and ABI details)\n";
+        out << "library:          from plugins.xml (pass --plugin for the entry symbol and ABI "
+               "details)\n";
     } else {
         library_ok = inspect_library(plugin_path, out);
     }
@@ -72,10 +75,11 @@ int probe(const std::string& device, const std::string& plugin_path, std::ostrea
         Core& c = core();
         const auto versions = c.get_versions(device);
         for (const auto& [name, version] : versions)
-            out << "version:          " << name << " " << version.build_number << " (" << version.description
-                << ")\n";
+            out << "version:          " << name << " " << version.build_number << " ("
+                << version.description << ")\n";
         out << "runtime version:  " << get_version().build_number << '\n';
-        print_property(out, "full name:        ", [&] { return c.get_property(device, device::full_name); });
+        print_property(
+            out, "full name:        ", [&] { return c.get_property(device, device::full_name); });
         print_property(out, "capabilities:     ", [&] {
             return Any(c.get_property(device, device::capabilities)).to_string();
         });
@@ -92,7 +96,8 @@ int probe(const std::string& device, const std::string& plugin_path, std::ostrea
         out << "the core cannot load the device: " << e.what() << '\n';
         return 1;
     }
-    out << (library_ok ? "probe: OK\n" : "probe: loaded through the core, but see the library details above\n");
+    out << (library_ok ? "probe: OK\n"
+                       : "probe: loaded through the core, but see the library details above\n");
     return library_ok ? 0 : 1;
 }
 

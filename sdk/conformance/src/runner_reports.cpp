@@ -23,11 +23,21 @@ std::string json_escape(const std::string& text) {
     std::string out;
     for (unsigned char c : text) {
         switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
             default:
                 if (c < 0x20) {
                     char buf[8];
@@ -45,11 +55,21 @@ std::string xml_escape(const std::string& text) {
     std::string out;
     for (unsigned char c : text) {
         switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\n': out += "&#10;"; break;
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            case '\n':
+                out += "&#10;";
+                break;
             default:
                 if (c < 0x20 && c != '\t') continue;  // not allowed in XML 1.0
                 out += static_cast<char>(c);
@@ -65,7 +85,8 @@ constexpr std::array<Status, kStatusCount> kAllStatuses = {
 
 using Counts = std::array<size_t, kStatusCount>;
 
-std::map<std::string, Counts> count_by_category(const std::vector<Outcome>& outcomes, Counts& total) {
+std::map<std::string, Counts> count_by_category(const std::vector<Outcome>& outcomes,
+                                                Counts& total) {
     std::map<std::string, Counts> counts;
     total = {};
     for (const auto& o : outcomes) {
@@ -86,13 +107,20 @@ std::ofstream open_report(const std::string& path) {
 
 const char* to_string(Status status) {
     switch (status) {
-        case Status::kPassed: return "passed";
-        case Status::kFailed: return "failed";
-        case Status::kSkipped: return "skipped";
-        case Status::kCrashed: return "crashed";
-        case Status::kTimedOut: return "timed-out";
-        case Status::kExpectedFailure: return "xfail";
-        case Status::kUnexpectedPass: return "unexpected-pass";
+        case Status::kPassed:
+            return "passed";
+        case Status::kFailed:
+            return "failed";
+        case Status::kSkipped:
+            return "skipped";
+        case Status::kCrashed:
+            return "crashed";
+        case Status::kTimedOut:
+            return "timed-out";
+        case Status::kExpectedFailure:
+            return "xfail";
+        case Status::kUnexpectedPass:
+            return "unexpected-pass";
     }
     return "unknown";
 }
@@ -120,7 +148,8 @@ Expectations read_expectations(const std::string& path) {
         }
         const auto colon = line.find(" : ");
         if (colon == std::string::npos || trim(line.substr(colon + 3)).empty())
-            throw_error<InvalidArgument>(path, ":", number, ": expected '<test> : <reason>' or 'unsupported <test> : ",
+            throw_error<InvalidArgument>(path, ":", number,
+                                         ": expected '<test> : <reason>' or 'unsupported <test> : ",
                                          "<reason>', found '", line, "'");
         std::string test = trim(line.substr(0, colon));
         const std::string reason = trim(line.substr(colon + 3));
@@ -133,7 +162,8 @@ Expectations read_expectations(const std::string& path) {
     return result;
 }
 
-void print_summary(std::ostream& out, const std::string& device, const std::vector<Outcome>& outcomes) {
+void print_summary(std::ostream& out, const std::string& device,
+                   const std::vector<Outcome>& outcomes) {
     Counts total{};
     const auto counts = count_by_category(outcomes, total);
     out << "\nConformance of " << device << ": " << outcomes.size() << " tests\n";
@@ -154,11 +184,13 @@ void print_summary(std::ostream& out, const std::string& device, const std::vect
         any = true;
         std::string first_line = o.message.substr(0, o.message.find('\n'));
         if (first_line.size() > 200) first_line = first_line.substr(0, 200) + "...";
-        out << "  " << std::left << std::setw(16) << to_string(o.status) << o.test << "  " << first_line << '\n';
+        out << "  " << std::left << std::setw(16) << to_string(o.status) << o.test << "  "
+            << first_line << '\n';
     }
 }
 
-void write_json_report(const std::string& path, const std::string& device, const std::vector<Outcome>& outcomes) {
+void write_json_report(const std::string& path, const std::string& device,
+                       const std::vector<Outcome>& outcomes) {
     Counts total{};
     count_by_category(outcomes, total);
     std::ofstream out = open_report(path);
@@ -168,16 +200,18 @@ void write_json_report(const std::string& path, const std::string& device, const
     out << "},\n  \"tests\": [\n";
     for (size_t i = 0; i < outcomes.size(); ++i) {
         const auto& o = outcomes[i];
-        out << "    {\"test\": \"" << json_escape(o.test) << "\", \"category\": \"" << json_escape(o.category)
-            << "\", \"status\": \"" << to_string(o.status) << "\", \"duration\": " << std::fixed
-            << std::setprecision(3) << o.seconds << ", \"message\": \"" << json_escape(o.message) << "\"}"
+        out << "    {\"test\": \"" << json_escape(o.test) << "\", \"category\": \""
+            << json_escape(o.category) << "\", \"status\": \"" << to_string(o.status)
+            << "\", \"duration\": " << std::fixed << std::setprecision(3) << o.seconds
+            << ", \"message\": \"" << json_escape(o.message) << "\"}"
             << (i + 1 < outcomes.size() ? "," : "") << '\n';
     }
     out << "  ]\n}\n";
     if (!out) throw_error<InvalidArgument>("cannot write the report '", path, "'");
 }
 
-void write_junit_report(const std::string& path, const std::string& device, const std::vector<Outcome>& outcomes) {
+void write_junit_report(const std::string& path, const std::string& device,
+                        const std::vector<Outcome>& outcomes) {
     std::map<std::string, std::vector<const Outcome*>> by_category;
     for (const auto& o : outcomes) by_category[o.category].push_back(&o);
     std::ofstream out = open_report(path);
@@ -192,27 +226,33 @@ void write_junit_report(const std::string& path, const std::string& device, cons
             if (o->status == Status::kCrashed || o->status == Status::kTimedOut) ++errors;
             if (o->status == Status::kSkipped || o->status == Status::kExpectedFailure) ++skipped;
         }
-        out << "  <testsuite name=\"" << xml_escape(category) << "\" tests=\"" << list.size() << "\" failures=\""
-            << failures << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\" time=\"" << std::fixed
-            << std::setprecision(3) << seconds << "\">\n";
+        out << "  <testsuite name=\"" << xml_escape(category) << "\" tests=\"" << list.size()
+            << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" skipped=\""
+            << skipped << "\" time=\"" << std::fixed << std::setprecision(3) << seconds << "\">\n";
         for (const Outcome* o : list) {
             const std::string name = o->test.substr(o->test.find('.') + 1);
-            out << "    <testcase classname=\"" << xml_escape(category) << "\" name=\"" << xml_escape(name)
-                << "\" time=\"" << o->seconds << "\" status=\"" << to_string(o->status) << "\"";
+            out << "    <testcase classname=\"" << xml_escape(category) << "\" name=\""
+                << xml_escape(name) << "\" time=\"" << o->seconds << "\" status=\""
+                << to_string(o->status) << "\"";
             const std::string msg = xml_escape(o->message);
             switch (o->status) {
-                case Status::kPassed: out << "/>\n"; continue;
+                case Status::kPassed:
+                    out << "/>\n";
+                    continue;
                 case Status::kFailed:
                 case Status::kUnexpectedPass:
-                    out << ">\n      <failure type=\"" << to_string(o->status) << "\" message=\"" << msg << "\"/>\n";
+                    out << ">\n      <failure type=\"" << to_string(o->status) << "\" message=\""
+                        << msg << "\"/>\n";
                     break;
                 case Status::kCrashed:
                 case Status::kTimedOut:
-                    out << ">\n      <error type=\"" << to_string(o->status) << "\" message=\"" << msg << "\"/>\n";
+                    out << ">\n      <error type=\"" << to_string(o->status) << "\" message=\""
+                        << msg << "\"/>\n";
                     break;
                 case Status::kSkipped:
                 case Status::kExpectedFailure:
-                    out << ">\n      <skipped message=\"" << to_string(o->status) << ": " << msg << "\"/>\n";
+                    out << ">\n      <skipped message=\"" << to_string(o->status) << ": " << msg
+                        << "\"/>\n";
                     break;
             }
             out << "    </testcase>\n";

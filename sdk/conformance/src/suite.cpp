@@ -22,10 +22,16 @@ void setup_core(Core& core) {
 
 }  // namespace
 
-void set_options(const SuiteOptions& opts) { mutable_options() = opts; }
-const SuiteOptions& options() { return mutable_options(); }
+void set_options(const SuiteOptions& opts) {
+    mutable_options() = opts;
+}
+const SuiteOptions& options() {
+    return mutable_options();
+}
 
-const std::string& device_name() { return options().device; }
+const std::string& device_name() {
+    return options().device;
+}
 
 std::string device_base_name() {
     const std::string& name = device_name();
@@ -50,7 +56,8 @@ Core make_core() {
 }
 
 const std::vector<std::string>& device_capabilities() {
-    static const std::vector<std::string> caps = core().get_property(device_name(), device::capabilities);
+    static const std::vector<std::string> caps =
+        core().get_property(device_name(), device::capabilities);
     return caps;
 }
 
@@ -95,8 +102,9 @@ std::vector<float> to_vector(const Tensor& tensor) {
     return std::vector<float>(p, p + host.get_size());
 }
 
-::testing::AssertionResult values_near(const std::vector<float>& actual, const std::vector<float>& expected,
-                                       float abs_tol, float rel_tol) {
+::testing::AssertionResult values_near(const std::vector<float>& actual,
+                                       const std::vector<float>& expected, float abs_tol,
+                                       float rel_tol) {
     if (actual.size() != expected.size())
         return ::testing::AssertionFailure()
                << "expected " << expected.size() << " values, found " << actual.size();
@@ -112,11 +120,12 @@ std::vector<float> to_vector(const Tensor& tensor) {
         }
     }
     if (bad == 0) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << bad << " of " << actual.size() << " values differ; first at "
-                                         << first.str();
+    return ::testing::AssertionFailure()
+           << bad << " of " << actual.size() << " values differ; first at " << first.str();
 }
 
-std::vector<std::vector<float>> set_inputs(InferRequest& request, const CompiledModel& compiled, uint32_t seed) {
+std::vector<std::vector<float>> set_inputs(InferRequest& request, const CompiledModel& compiled,
+                                           uint32_t seed) {
     std::vector<std::vector<float>> values;
     for (size_t i = 0; i < compiled.inputs().size(); ++i) {
         const Shape shape = compiled.inputs()[i].get_shape();
@@ -126,21 +135,27 @@ std::vector<std::vector<float>> set_inputs(InferRequest& request, const Compiled
     return values;
 }
 
-std::vector<std::vector<float>> get_outputs(const InferRequest& request, const CompiledModel& compiled) {
+std::vector<std::vector<float>> get_outputs(const InferRequest& request,
+                                            const CompiledModel& compiled) {
     std::vector<std::vector<float>> values;
-    for (size_t i = 0; i < compiled.outputs().size(); ++i) values.push_back(to_vector(request.get_output_tensor(i)));
+    for (size_t i = 0; i < compiled.outputs().size(); ++i)
+        values.push_back(to_vector(request.get_output_tensor(i)));
     return values;
 }
 
 ::testing::AssertionResult outputs_match(const InferRequest& request, const CompiledModel& compiled,
-                                         const ReferenceModel& m, const std::vector<std::vector<float>>& inputs) {
+                                         const ReferenceModel& m,
+                                         const std::vector<std::vector<float>>& inputs) {
     const auto expected = m.reference(inputs);
     const auto actual = get_outputs(request, compiled);
     if (actual.size() != expected.size())
-        return ::testing::AssertionFailure() << "expected " << expected.size() << " outputs, found " << actual.size();
+        return ::testing::AssertionFailure()
+               << "expected " << expected.size() << " outputs, found " << actual.size();
     for (size_t i = 0; i < expected.size(); ++i) {
         auto r = values_near(actual[i], expected[i]);
-        if (!r) return ::testing::AssertionFailure() << "output " << i << " (" << m.output_names[i] << "): " << r.message();
+        if (!r)
+            return ::testing::AssertionFailure()
+                   << "output " << i << " (" << m.output_names[i] << "): " << r.message();
     }
     return ::testing::AssertionSuccess();
 }

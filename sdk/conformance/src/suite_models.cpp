@@ -13,7 +13,8 @@ using Values = std::vector<std::vector<float>>;
 /// Deterministic weights: multiples of 1/16 in [-0.6875, 0.6875], exact in f32.
 std::vector<float> weights(size_t count, uint32_t salt) {
     std::vector<float> w(count);
-    for (size_t i = 0; i < count; ++i) w[i] = (static_cast<float>((i * 7u + salt * 13u) % 23u) - 11.f) / 16.f;
+    for (size_t i = 0; i < count; ++i)
+        w[i] = (static_cast<float>((i * 7u + salt * 13u) % 23u) - 11.f) / 16.f;
     return w;
 }
 
@@ -28,13 +29,14 @@ Output named(const NodePtr& node, const std::string& name, size_t index = 0) {
 }
 
 /// out[r][c] = sum_k a[r][k] * b[k][c] + bias[c]
-std::vector<float> dense(const std::vector<float>& a, size_t rows, size_t inner, const std::vector<float>& b,
-                         size_t cols, const std::vector<float>& bias) {
+std::vector<float> dense(const std::vector<float>& a, size_t rows, size_t inner,
+                         const std::vector<float>& b, size_t cols, const std::vector<float>& bias) {
     std::vector<float> out(rows * cols, 0.f);
     for (size_t r = 0; r < rows; ++r)
         for (size_t c = 0; c < cols; ++c) {
             double sum = bias.empty() ? 0.0 : bias[c];
-            for (size_t k = 0; k < inner; ++k) sum += static_cast<double>(a[r * inner + k]) * b[k * cols + c];
+            for (size_t k = 0; k < inner; ++k)
+                sum += static_cast<double>(a[r * inner + k]) * b[k * cols + c];
             out[r * cols + c] = static_cast<float>(sum);
         }
     return out;
@@ -49,22 +51,28 @@ ReferenceModel elementwise_model() {
     auto sum = op::add(xy, x);
     auto relu = op::relu(sum);
     auto z = op::subtract(relu, f32_constant(Shape{1}, {0.25f}));
-    auto model = std::make_shared<Model>(OutputVector{named(z, "z")}, ParameterVector{x, y}, "conformance_elementwise");
+    auto model = std::make_shared<Model>(OutputVector{named(z, "z")}, ParameterVector{x, y},
+                                         "conformance_elementwise");
     ReferenceFunction ref = [](const Values& in) {
         std::vector<float> z(in[0].size());
-        for (size_t i = 0; i < z.size(); ++i) z[i] = std::max(in[0][i] * in[1][i] + in[0][i], 0.f) - 0.25f;
+        for (size_t i = 0; i < z.size(); ++i)
+            z[i] = std::max(in[0][i] * in[1][i] + in[0][i], 0.f) - 0.25f;
         return Values{z};
     };
     return {model, ref, {"x", "y"}, {"z"}};
 }
 
 ReferenceModel mlp_model() {
-    const auto w1 = weights(8 * 16, 1), b1 = weights(16, 2), w2 = weights(16 * 4, 3), b2 = weights(4, 4);
+    const auto w1 = weights(8 * 16, 1), b1 = weights(16, 2), w2 = weights(16 * 4, 3),
+               b2 = weights(4, 4);
     auto x = op::parameter(element::f32, Shape{2, 8}, "x");
-    auto h = op::relu(op::add(op::matmul(x, f32_constant(Shape{8, 16}, w1)), f32_constant(Shape{16}, b1)));
-    auto logits = op::add(op::matmul(h, f32_constant(Shape{16, 4}, w2)), f32_constant(Shape{4}, b2));
+    auto h = op::relu(
+        op::add(op::matmul(x, f32_constant(Shape{8, 16}, w1)), f32_constant(Shape{16}, b1)));
+    auto logits =
+        op::add(op::matmul(h, f32_constant(Shape{16, 4}, w2)), f32_constant(Shape{4}, b2));
     auto probs = op::softmax(logits, 1);
-    auto model = std::make_shared<Model>(OutputVector{named(probs, "probs")}, ParameterVector{x}, "conformance_mlp");
+    auto model = std::make_shared<Model>(OutputVector{named(probs, "probs")}, ParameterVector{x},
+                                         "conformance_mlp");
     ReferenceFunction ref = [=](const Values& in) {
         auto hidden = dense(in[0], 2, 8, w1, 16, b1);
         for (auto& v : hidden) v = std::max(v, 0.f);
@@ -73,9 +81,11 @@ ReferenceModel mlp_model() {
             float top = out[r * 4];
             for (size_t c = 1; c < 4; ++c) top = std::max(top, out[r * 4 + c]);
             double total = 0;
-            for (size_t c = 0; c < 4; ++c) total += std::exp(static_cast<double>(out[r * 4 + c] - top));
             for (size_t c = 0; c < 4; ++c)
-                out[r * 4 + c] = static_cast<float>(std::exp(static_cast<double>(out[r * 4 + c] - top)) / total);
+                total += std::exp(static_cast<double>(out[r * 4 + c] - top));
+            for (size_t c = 0; c < 4; ++c)
+                out[r * 4 + c] =
+                    static_cast<float>(std::exp(static_cast<double>(out[r * 4 + c] - top)) / total);
         }
         return Values{out};
     };
@@ -84,14 +94,18 @@ ReferenceModel mlp_model() {
 
 ReferenceModel cnn_model() {
     constexpr size_t kIn = 2, kOut = 3, kSize = 6, kPooled = 3, kClasses = 5;
-    const auto w = weights(kOut * kIn * 9, 5), bias = weights(kOut, 6), fc = weights(kOut * kPooled * kPooled * kClasses, 7);
+    const auto w = weights(kOut * kIn * 9, 5), bias = weights(kOut, 6),
+               fc = weights(kOut * kPooled * kPooled * kClasses, 7);
     auto image = op::parameter(element::f32, Shape{1, kIn, kSize, kSize}, "image");
-    auto conv = op::convolution(image, f32_constant(Shape{kOut, kIn, 3, 3}, w), {1, 1}, {1, 1}, {1, 1}, {1, 1});
+    auto conv = op::convolution(image, f32_constant(Shape{kOut, kIn, 3, 3}, w), {1, 1}, {1, 1},
+                                {1, 1}, {1, 1});
     auto act = op::relu(op::add(conv, f32_constant(Shape{1, kOut, 1, 1}, bias)));
     auto pool = op::max_pool(act, {2, 2}, {0, 0}, {0, 0}, {2, 2});
-    auto flat = op::reshape(pool, op::int64_vector({1, static_cast<int64_t>(kOut * kPooled * kPooled)}), false);
+    auto flat = op::reshape(
+        pool, op::int64_vector({1, static_cast<int64_t>(kOut * kPooled * kPooled)}), false);
     auto logits = op::matmul(flat, f32_constant(Shape{kOut * kPooled * kPooled, kClasses}, fc));
-    auto model = std::make_shared<Model>(OutputVector{named(logits, "logits")}, ParameterVector{image}, "conformance_cnn");
+    auto model = std::make_shared<Model>(OutputVector{named(logits, "logits")},
+                                         ParameterVector{image}, "conformance_cnn");
     ReferenceFunction ref = [=](const Values& in) {
         const auto& x = in[0];
         std::vector<float> conv_out(kOut * kSize * kSize);
@@ -102,8 +116,10 @@ ReferenceModel cnn_model() {
                     for (size_t i = 0; i < kIn; ++i)
                         for (size_t kr = 0; kr < 3; ++kr)
                             for (size_t kc = 0; kc < 3; ++kc) {
-                                const long sr = static_cast<long>(r + kr) - 1, sc = static_cast<long>(c + kc) - 1;
-                                if (sr < 0 || sc < 0 || sr >= static_cast<long>(kSize) || sc >= static_cast<long>(kSize))
+                                const long sr = static_cast<long>(r + kr) - 1,
+                                           sc = static_cast<long>(c + kc) - 1;
+                                if (sr < 0 || sc < 0 || sr >= static_cast<long>(kSize) ||
+                                    sc >= static_cast<long>(kSize))
                                     continue;
                                 sum += static_cast<double>(x[(i * kSize + sr) * kSize + sc]) *
                                        w[((o * kIn + i) * 3 + kr) * 3 + kc];
@@ -117,7 +133,8 @@ ReferenceModel cnn_model() {
                     float m = conv_out[(o * kSize + 2 * r) * kSize + 2 * c];
                     for (size_t dr = 0; dr < 2; ++dr)
                         for (size_t dc = 0; dc < 2; ++dc)
-                            m = std::max(m, conv_out[(o * kSize + 2 * r + dr) * kSize + 2 * c + dc]);
+                            m = std::max(m,
+                                         conv_out[(o * kSize + 2 * r + dr) * kSize + 2 * c + dc]);
                     pooled[(o * kPooled + r) * kPooled + c] = m;
                 }
         return Values{dense(pooled, 1, kOut * kPooled * kPooled, fc, kClasses, {})};
@@ -131,8 +148,8 @@ ReferenceModel multi_output_model() {
     auto relu = op::relu(x);
     auto row_sum = op::reduce_sum(x, op::int64_vector({1}), false);
     auto model = std::make_shared<Model>(
-        OutputVector{named(plus_one, "plus_one"), named(relu, "relu"), named(row_sum, "row_sum")}, ParameterVector{x},
-        "conformance_multi_output");
+        OutputVector{named(plus_one, "plus_one"), named(relu, "relu"), named(row_sum, "row_sum")},
+        ParameterVector{x}, "conformance_multi_output");
     ReferenceFunction ref = [](const Values& in) {
         std::vector<float> a(8), b(8), s(2, 0.f);
         for (size_t i = 0; i < 8; ++i) {
@@ -148,16 +165,18 @@ ReferenceModel multi_output_model() {
 ReferenceModel scalar_model() {
     auto s = op::parameter(element::f32, Shape{}, "s");
     auto out = op::add(op::multiply(s, s), f32_constant(Shape{}, {1.f}));
-    auto model = std::make_shared<Model>(OutputVector{named(out, "square_plus_one")}, ParameterVector{s},
-                                         "conformance_scalar");
+    auto model = std::make_shared<Model>(OutputVector{named(out, "square_plus_one")},
+                                         ParameterVector{s}, "conformance_scalar");
     ReferenceFunction ref = [](const Values& in) { return Values{{in[0][0] * in[0][0] + 1.f}}; };
     return {model, ref, {"s"}, {"square_plus_one"}};
 }
 
 ReferenceModel dynamic_model() {
     auto x = op::parameter(element::f32, PartialShape{Dimension::dynamic(), 4}, "x");
-    auto y = op::relu(op::subtract(op::multiply(x, f32_constant(Shape{1}, {3.f})), f32_constant(Shape{1}, {1.f})));
-    auto model = std::make_shared<Model>(OutputVector{named(y, "y")}, ParameterVector{x}, "conformance_dynamic");
+    auto y = op::relu(op::subtract(op::multiply(x, f32_constant(Shape{1}, {3.f})),
+                                   f32_constant(Shape{1}, {1.f})));
+    auto model = std::make_shared<Model>(OutputVector{named(y, "y")}, ParameterVector{x},
+                                         "conformance_dynamic");
     ReferenceFunction ref = [](const Values& in) {
         std::vector<float> y(in[0].size());
         for (size_t i = 0; i < y.size(); ++i) y[i] = std::max(3.f * in[0][i] - 1.f, 0.f);

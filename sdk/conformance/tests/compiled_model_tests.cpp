@@ -11,12 +11,13 @@
 namespace vireo::conformance {
 namespace {
 
-void expect_ports_match(const OutputVector& compiled, const OutputVector& original, const std::vector<std::string>& names,
-                        const char* what) {
+void expect_ports_match(const OutputVector& compiled, const OutputVector& original,
+                        const std::vector<std::string>& names, const char* what) {
     ASSERT_EQ(compiled.size(), original.size()) << what << " count";
     for (size_t i = 0; i < compiled.size(); ++i) {
         SCOPED_TRACE(std::string(what) + " " + std::to_string(i));
-        EXPECT_TRUE(compiled[i].get_names().count(names[i])) << "tensor name '" << names[i] << "' is missing";
+        EXPECT_TRUE(compiled[i].get_names().count(names[i]))
+            << "tensor name '" << names[i] << "' is missing";
         EXPECT_EQ(compiled[i].get_element_type(), original[i].get_element_type());
         EXPECT_EQ(compiled[i].get_partial_shape(), original[i].get_partial_shape());
     }
@@ -32,8 +33,8 @@ std::filesystem::path fresh_directory(const std::string& stem) {
 }  // namespace
 
 TEST(CompiledModel, InputsAndOutputsMatchTheModel) {
-    std::vector<ReferenceModel> models{elementwise_model(), mlp_model(), cnn_model(), multi_output_model(),
-                                       scalar_model()};
+    std::vector<ReferenceModel> models{elementwise_model(), mlp_model(), cnn_model(),
+                                       multi_output_model(), scalar_model()};
     if (has_capability(device::capability::kDynamicShapes)) models.push_back(dynamic_model());
     for (const auto& m : models) {
         SCOPED_TRACE("model " + m.model->get_name());
@@ -41,9 +42,11 @@ TEST(CompiledModel, InputsAndOutputsMatchTheModel) {
         expect_ports_match(compiled.inputs(), m.model->inputs(), m.input_names, "input");
         expect_ports_match(compiled.outputs(), m.model->outputs(), m.output_names, "output");
         for (size_t i = 0; i < m.input_names.size(); ++i)
-            EXPECT_EQ(compiled.input(m.input_names[i]).get_names(), compiled.inputs()[i].get_names());
+            EXPECT_EQ(compiled.input(m.input_names[i]).get_names(),
+                      compiled.inputs()[i].get_names());
         for (size_t i = 0; i < m.output_names.size(); ++i)
-            EXPECT_EQ(compiled.output(m.output_names[i]).get_names(), compiled.outputs()[i].get_names());
+            EXPECT_EQ(compiled.output(m.output_names[i]).get_names(),
+                      compiled.outputs()[i].get_names());
     }
 }
 
@@ -73,12 +76,14 @@ TEST(CompiledModel, ManyRequestsAreIndependent) {
         inputs.push_back(set_inputs(requests.back(), compiled, 10 * i));
     }
     for (uint32_t i = 0; i < kRequests; ++i) requests[(i * 3) % kRequests].infer();
-    for (uint32_t i = 0; i < kRequests; ++i) EXPECT_TRUE(outputs_match(requests[i], compiled, m, inputs[i])) << "request " << i;
+    for (uint32_t i = 0; i < kRequests; ++i)
+        EXPECT_TRUE(outputs_match(requests[i], compiled, m, inputs[i])) << "request " << i;
     // Running one again with new inputs leaves the others' outputs alone.
     const auto again = set_inputs(requests[0], compiled, 999);
     requests[0].infer();
     EXPECT_TRUE(outputs_match(requests[0], compiled, m, again));
-    for (uint32_t i = 1; i < kRequests; ++i) EXPECT_TRUE(outputs_match(requests[i], compiled, m, inputs[i])) << "request " << i;
+    for (uint32_t i = 1; i < kRequests; ++i)
+        EXPECT_TRUE(outputs_match(requests[i], compiled, m, inputs[i])) << "request " << i;
 }
 
 TEST(CompiledModel, TwoCompiledModelsCoexist) {
@@ -108,7 +113,8 @@ TEST(CompiledModel, ExportImportGivesIdenticalResults) {
     original.infer();
     copy.infer();
     EXPECT_TRUE(outputs_match(copy, imported, m, inputs));
-    EXPECT_EQ(get_outputs(copy, imported), get_outputs(original, compiled)) << "imported results differ bitwise";
+    EXPECT_EQ(get_outputs(copy, imported), get_outputs(original, compiled))
+        << "imported results differ bitwise";
 }
 
 TEST(CompiledModel, ImportRejectsAForeignBlob) {
@@ -131,8 +137,10 @@ TEST(CompiledModel, RuntimeModelHasExecutionInfo) {
     EXPECT_EQ(runtime->outputs().size(), 1u);
     for (const auto& op : ops) {
         const auto& rt = op->get_rt_info();
-        EXPECT_TRUE(rt.count("layerType")) << op->get_friendly_name() << " has no rt_info layerType";
-        EXPECT_TRUE(rt.count("execOrder")) << op->get_friendly_name() << " has no rt_info execOrder";
+        EXPECT_TRUE(rt.count("layerType"))
+            << op->get_friendly_name() << " has no rt_info layerType";
+        EXPECT_TRUE(rt.count("execOrder"))
+            << op->get_friendly_name() << " has no rt_info execOrder";
     }
 }
 
@@ -150,7 +158,8 @@ TEST(CompiledModel, StandardProperties) {
         try {
             compiled.get_property(key);
         } catch (const std::exception& e) {
-            ADD_FAILURE() << "listed compiled-model property " << key << " does not answer: " << e.what();
+            ADD_FAILURE() << "listed compiled-model property " << key
+                          << " does not answer: " << e.what();
         }
     }
 }
@@ -166,14 +175,16 @@ TEST(CompiledModel, CompileFromCache) {
         const CompiledModel first = c.compile_model(m.model, device_name());
         EXPECT_FALSE(first.get_property(loaded_from_cache));
         const CompiledModel second = c.compile_model(m.model, device_name());
-        EXPECT_TRUE(second.get_property(loaded_from_cache)) << "the second compile did not come from the cache";
+        EXPECT_TRUE(second.get_property(loaded_from_cache))
+            << "the second compile did not come from the cache";
         InferRequest a = first.create_infer_request(), b = second.create_infer_request();
         const auto inputs = set_inputs(a, first, 6);
         set_inputs(b, second, 6);
         a.infer();
         b.infer();
         EXPECT_TRUE(outputs_match(b, second, m, inputs));
-        EXPECT_EQ(get_outputs(b, second), get_outputs(a, first)) << "results from the cache differ bitwise";
+        EXPECT_EQ(get_outputs(b, second), get_outputs(a, first))
+            << "results from the cache differ bitwise";
     }
     std::filesystem::remove_all(dir);
 }

@@ -16,8 +16,9 @@ TEST(Holders, EveryDestructionOrder) {
     int permutations = 0;
     do {
         for (bool unload : {false, true}) {
-            SCOPED_TRACE("order " + std::to_string(order[0]) + std::to_string(order[1]) + std::to_string(order[2]) +
-                         std::to_string(order[3]) + (unload ? " after unload_plugin" : ""));
+            SCOPED_TRACE("order " + std::to_string(order[0]) + std::to_string(order[1]) +
+                         std::to_string(order[2]) + std::to_string(order[3]) +
+                         (unload ? " after unload_plugin" : ""));
             std::optional<Core> c(make_core());
             std::optional<CompiledModel> compiled(c->compile_model(m.model, device_name()));
             std::optional<InferRequest> request(compiled->create_infer_request());
@@ -81,7 +82,8 @@ TEST(Holders, StateOutlivesCoreAndRequest) {
     const auto x = make_values(3, 2);
     {
         Core c = make_core();
-        InferRequest request = c.compile_model(stateful_model().model, device_name()).create_infer_request();
+        InferRequest request =
+            c.compile_model(stateful_model().model, device_name()).create_infer_request();
         request.set_tensor("x", make_tensor({1, 3}, x));
         request.infer();
         state = request.query_state()[0];

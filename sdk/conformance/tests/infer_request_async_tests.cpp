@@ -36,7 +36,8 @@ TEST(InferRequestAsync, CallbackOncePerStartAsyncNeverForInfer) {
         const auto inputs = set_inputs(request, compiled, i);
         request.start_async();
         request.wait();
-        EXPECT_EQ(calls.load(), static_cast<int>(i + 1)) << "the callback has not run (once) when wait() returned";
+        EXPECT_EQ(calls.load(), static_cast<int>(i + 1))
+            << "the callback has not run (once) when wait() returned";
         EXPECT_TRUE(outputs_match(request, compiled, m, inputs));
     }
     request.infer();
@@ -75,7 +76,8 @@ TEST(InferRequestAsync, SetupErrorsAreSynchronous) {
             request.start_async();
         },
         ErrorKind::kInvalidArgument, "image"));
-    EXPECT_NO_THROW(request.wait()) << "a start_async that failed at once must not leave an error for wait()";
+    EXPECT_NO_THROW(request.wait())
+        << "a start_async that failed at once must not leave an error for wait()";
     EXPECT_EQ(calls.load(), 0) << "the callback ran for a start_async that failed at once";
     // The request is still usable.
     set_inputs(request, compiled, 1);
@@ -88,9 +90,11 @@ TEST(InferRequestAsync, CallbackExceptionReachesWait) {
     const CompiledModel compiled = compile(elementwise_model().model);
     InferRequest request = compiled.create_infer_request();
     set_inputs(request, compiled, 1);
-    request.set_callback([](std::exception_ptr) { throw std::runtime_error("conformance callback failure"); });
+    request.set_callback(
+        [](std::exception_ptr) { throw std::runtime_error("conformance callback failure"); });
     request.start_async();
-    EXPECT_THROW(request.wait(), Exception) << "an exception thrown by the callback must reach wait()";
+    EXPECT_THROW(request.wait(), Exception)
+        << "an exception thrown by the callback must reach wait()";
     request.set_callback([](std::exception_ptr) {});
     request.start_async();
     EXPECT_NO_THROW(request.wait()) << "the callback's old error was reported again";
@@ -100,13 +104,17 @@ TEST(InferRequestAsync, WaitAndWaitFor) {
     const CompiledModel compiled = compile(mlp_model().model);
     InferRequest request = compiled.create_infer_request();
     EXPECT_NO_THROW(request.wait()) << "wait() on a request never started";
-    EXPECT_TRUE(request.wait_for(std::chrono::milliseconds(0))) << "wait_for(0) on a request never started";
-    EXPECT_TRUE(throws_kind([&] { request.wait_for(std::chrono::milliseconds(-1)); }, ErrorKind::kInvalidArgument));
+    EXPECT_TRUE(request.wait_for(std::chrono::milliseconds(0)))
+        << "wait_for(0) on a request never started";
+    EXPECT_TRUE(throws_kind([&] { request.wait_for(std::chrono::milliseconds(-1)); },
+                            ErrorKind::kInvalidArgument));
     set_inputs(request, compiled, 1);
     for (int i = 0; i < 3; ++i) {
         request.start_async();
-        EXPECT_NO_THROW(request.wait_for(std::chrono::milliseconds(0)));  // true or false, never an error
-        EXPECT_TRUE(request.wait_for(std::chrono::milliseconds(30000))) << "not finished after 30 s";
+        EXPECT_NO_THROW(
+            request.wait_for(std::chrono::milliseconds(0)));  // true or false, never an error
+        EXPECT_TRUE(request.wait_for(std::chrono::milliseconds(30000)))
+            << "not finished after 30 s";
         EXPECT_NO_THROW(request.wait());
         EXPECT_TRUE(request.wait_for(std::chrono::milliseconds(0)));
     }
@@ -198,7 +206,8 @@ TEST(InferRequestAsync, CancelBeforeDuringAfter) {
             ++cancelled;
         }
         std::lock_guard<std::mutex> lock(mutex);
-        ASSERT_EQ(callback_errors.size(), static_cast<size_t>(i + 1)) << "one callback per start_async";
+        ASSERT_EQ(callback_errors.size(), static_cast<size_t>(i + 1))
+            << "one callback per start_async";
         if (callback_errors.back()) {
             EXPECT_EQ(kind_of(callback_errors.back()), ErrorKind::kCancelled);
         }
@@ -264,7 +273,8 @@ TEST(InferRequestAsync, EightThreadsWithTheirOwnRequests) {
             try {
                 InferRequest request = compiled.create_infer_request();
                 for (int i = 0; i < kIterations; ++i) {
-                    const auto inputs = set_inputs(request, compiled, static_cast<uint32_t>(t * 100 + i));
+                    const auto inputs =
+                        set_inputs(request, compiled, static_cast<uint32_t>(t * 100 + i));
                     if (i % 2) {
                         request.start_async();
                         request.wait();
@@ -300,7 +310,8 @@ TEST(InferRequestAsync, ManyRequestsStartedFromOneThread) {
     for (auto& r : requests) r.start_async();
     for (auto& r : requests) r.wait();
     EXPECT_EQ(callbacks.load(), static_cast<int>(kRequests));
-    for (uint32_t i = 0; i < kRequests; ++i) EXPECT_TRUE(outputs_match(requests[i], compiled, m, inputs[i])) << "request " << i;
+    for (uint32_t i = 0; i < kRequests; ++i)
+        EXPECT_TRUE(outputs_match(requests[i], compiled, m, inputs[i])) << "request " << i;
 }
 
 }  // namespace vireo::conformance

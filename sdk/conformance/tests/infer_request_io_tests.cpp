@@ -35,7 +35,8 @@ TEST(InferRequestIO, TensorsByNamePortAndIndex) {
     EXPECT_EQ(request.get_tensor("x").data(), x.data());
     EXPECT_EQ(request.get_input_tensor(0).data(), x.data());
     EXPECT_EQ(request.get_tensor(compiled.input("y")).data(), y.data());
-    EXPECT_EQ(request.get_tensor(m.model->inputs()[1]).data(), y.data()) << "a port of the original model";
+    EXPECT_EQ(request.get_tensor(m.model->inputs()[1]).data(), y.data())
+        << "a port of the original model";
     const Tensor x2 = make_tensor({2, 3, 4}, make_values(24, 3));
     request.set_input_tensor(0, x2);
     EXPECT_EQ(request.get_tensor("x").data(), x2.data());
@@ -67,12 +68,15 @@ TEST(InferRequestIO, UserTensorsAreUsedWithoutCopy) {
     request.set_tensor("x", Tensor(element::f32, {2, 8}, input.data()));
     request.set_tensor("probs", Tensor(element::f32, {2, 4}, output.data()));
     request.infer();
-    EXPECT_EQ(request.get_tensor("probs").data(), output.data()) << "the request replaced the user's output tensor";
-    EXPECT_TRUE(values_near(output, m.reference({input})[0])) << "the output was not written into the user's buffer";
+    EXPECT_EQ(request.get_tensor("probs").data(), output.data())
+        << "the request replaced the user's output tensor";
+    EXPECT_TRUE(values_near(output, m.reference({input})[0]))
+        << "the output was not written into the user's buffer";
     // The request reads the user's input memory at each run: change it in place and run again.
     for (auto& v : input) v = -v;
     request.infer();
-    EXPECT_TRUE(values_near(output, m.reference({input})[0])) << "a change to the user's input was not seen";
+    EXPECT_TRUE(values_near(output, m.reference({input})[0]))
+        << "a change to the user's input was not seen";
 }
 
 TEST(InferRequestIO, WrongElementTypeIsAClearError) {
@@ -118,17 +122,31 @@ TEST(InferRequestIO, WrongSizeIsAClearError) {
 TEST(InferRequestIO, UnknownNameIsNotFound) {
     const CompiledModel compiled = compile(cnn_model().model);
     InferRequest request = compiled.create_infer_request();
-    EXPECT_TRUE(throws_kind([&] { request.get_tensor("no_such_tensor"); }, ErrorKind::kNotFound, "no_such_tensor"));
-    EXPECT_TRUE(throws_kind([&] { request.set_tensor("no_such_tensor", Tensor(element::f32, {1, 2, 6, 6})); },
-                            ErrorKind::kNotFound, "no_such_tensor"));
+    EXPECT_TRUE(throws_kind([&] { request.get_tensor("no_such_tensor"); }, ErrorKind::kNotFound,
+                            "no_such_tensor"));
+    EXPECT_TRUE(throws_kind(
+        [&] {
+            request.set_tensor("no_such_tensor", Tensor(element::f32, {1, 2, 6, 6}));
+        },
+        ErrorKind::kNotFound, "no_such_tensor"));
     EXPECT_TRUE(throws_kind([&] { request.get_input_tensor(5); }, ErrorKind::kInvalidArgument));
 }
 
-TEST(InferRequestIO, OutputsElementwise) { run_and_check(elementwise_model(), false); }
-TEST(InferRequestIO, OutputsMlp) { run_and_check(mlp_model(), false); }
-TEST(InferRequestIO, OutputsCnn) { run_and_check(cnn_model(), false); }
-TEST(InferRequestIO, OutputsMultiOutput) { run_and_check(multi_output_model(), false); }
-TEST(InferRequestIO, OutputsScalar) { run_and_check(scalar_model(), false); }
+TEST(InferRequestIO, OutputsElementwise) {
+    run_and_check(elementwise_model(), false);
+}
+TEST(InferRequestIO, OutputsMlp) {
+    run_and_check(mlp_model(), false);
+}
+TEST(InferRequestIO, OutputsCnn) {
+    run_and_check(cnn_model(), false);
+}
+TEST(InferRequestIO, OutputsMultiOutput) {
+    run_and_check(multi_output_model(), false);
+}
+TEST(InferRequestIO, OutputsScalar) {
+    run_and_check(scalar_model(), false);
+}
 TEST(InferRequestIO, OutputsAsync) {
     run_and_check(mlp_model(), true, 5);
     run_and_check(cnn_model(), true, 9);

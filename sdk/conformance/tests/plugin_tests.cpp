@@ -13,8 +13,8 @@ namespace vireo::conformance {
 namespace {
 
 std::vector<ReferenceModel> static_models() {
-    std::vector<ReferenceModel> models{elementwise_model(), mlp_model(), cnn_model(), multi_output_model(),
-                                       scalar_model()};
+    std::vector<ReferenceModel> models{elementwise_model(), mlp_model(), cnn_model(),
+                                       multi_output_model(), scalar_model()};
     if (has_capability(device::capability::kDynamicShapes)) models.push_back(dynamic_model());
     if (has_capability(device::capability::kStates)) models.push_back(stateful_model());
     return models;
@@ -52,17 +52,19 @@ TEST(Plugin, ReportsNameAndVersion) {
     const auto versions = core().get_versions(device_name());
     ASSERT_EQ(versions.size(), 1u) << "get_versions must return one entry for the device";
     const auto& [name, version] = *versions.begin();
-    EXPECT_TRUE(name == device_base_name() || name == device_name()) << "versions are keyed by '" << name << "'";
+    EXPECT_TRUE(name == device_base_name() || name == device_name())
+        << "versions are keyed by '" << name << "'";
     EXPECT_FALSE(version.build_number.empty()) << "the plugin's build number is empty";
     EXPECT_FALSE(version.description.empty()) << "the plugin's description is empty";
-    EXPECT_FALSE(core().get_property(device_name(), device::full_name).empty()) << "FULL_DEVICE_NAME is empty";
+    EXPECT_FALSE(core().get_property(device_name(), device::full_name).empty())
+        << "FULL_DEVICE_NAME is empty";
 }
 
 TEST(Plugin, SupportedPropertiesAllAnswer) {
     const auto keys = core().get_property(device_name(), supported_properties);
     std::set<std::string> names(keys.begin(), keys.end());
-    for (const char* required : {supported_properties.name(), device::full_name.name(), device::capabilities.name(),
-                                 available_devices.name()})
+    for (const char* required : {supported_properties.name(), device::full_name.name(),
+                                 device::capabilities.name(), available_devices.name()})
         EXPECT_TRUE(names.count(required)) << "SUPPORTED_PROPERTIES does not list " << required;
     for (const auto& key : keys) {
         try {
@@ -87,8 +89,11 @@ TEST(Plugin, ReadWritePropertiesRejectBadValues) {
     for (const auto& key : core().get_property(device_name(), supported_properties)) {
         if (!key.is_mutable() || key == cache_dir.name()) continue;
         const std::string before = core().get_property(device_name(), key).to_string();
-        EXPECT_TRUE(throws_kind([&] { core().set_property(device_name(), {{key, Any("#not a value#")}}); },
-                                ErrorKind::kInvalidArgument))
+        EXPECT_TRUE(throws_kind(
+            [&] {
+                core().set_property(device_name(), {{key, Any("#not a value#")}});
+            },
+            ErrorKind::kInvalidArgument))
             << "property " << key;
         EXPECT_EQ(core().get_property(device_name(), key).to_string(), before)
             << "a rejected value changed property " << key;
@@ -99,16 +104,24 @@ TEST(Plugin, ReadOnlyPropertiesRejectSet) {
     for (const auto& key : core().get_property(device_name(), supported_properties)) {
         if (key.is_mutable()) continue;
         const Any value = core().get_property(device_name(), key);
-        EXPECT_TRUE(throws_kind([&] { core().set_property(device_name(), {{key, value}}); },
-                                ErrorKind::kInvalidArgument))
+        EXPECT_TRUE(throws_kind(
+            [&] {
+                core().set_property(device_name(), {{key, value}});
+            },
+            ErrorKind::kInvalidArgument))
             << "read-only property " << key;
     }
 }
 
 TEST(Plugin, UnknownPropertyIsNotFound) {
     const std::string key = "CONFORMANCE_NO_SUCH_PROPERTY";
-    EXPECT_TRUE(throws_kind([&] { core().get_property(device_name(), key); }, ErrorKind::kNotFound));
-    EXPECT_TRUE(throws_kind([&] { core().set_property(device_name(), {{key, Any(1)}}); }, ErrorKind::kNotFound));
+    EXPECT_TRUE(
+        throws_kind([&] { core().get_property(device_name(), key); }, ErrorKind::kNotFound));
+    EXPECT_TRUE(throws_kind(
+        [&] {
+            core().set_property(device_name(), {{key, Any(1)}});
+        },
+        ErrorKind::kNotFound));
     const CompiledModel compiled = compile(elementwise_model().model);
     EXPECT_TRUE(throws_kind([&] { compiled.get_property(key); }, ErrorKind::kNotFound));
 }
@@ -116,17 +129,22 @@ TEST(Plugin, UnknownPropertyIsNotFound) {
 TEST(Plugin, DeviceIds) {
     const auto ids = core().get_property(device_name(), available_devices);
     const auto devices = core().get_available_devices();
-    auto listed = [&](const std::string& name) { return std::find(devices.begin(), devices.end(), name) != devices.end(); };
+    auto listed = [&](const std::string& name) {
+        return std::find(devices.begin(), devices.end(), name) != devices.end();
+    };
     if (ids.size() <= 1) {
-        EXPECT_TRUE(listed(device_base_name())) << "get_available_devices does not list " << device_base_name();
+        EXPECT_TRUE(listed(device_base_name()))
+            << "get_available_devices does not list " << device_base_name();
     } else {
         for (const auto& id : ids)
-            EXPECT_TRUE(listed(device_base_name() + "." + id)) << "get_available_devices does not list id " << id;
+            EXPECT_TRUE(listed(device_base_name() + "." + id))
+                << "get_available_devices does not list id " << id;
     }
     const auto dot = device_name().find('.');
     if (dot != std::string::npos) {
         const std::string id = device_name().substr(dot + 1);
-        EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << "AVAILABLE_DEVICES does not list id " << id;
+        EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end())
+            << "AVAILABLE_DEVICES does not list id " << id;
     }
     const std::string bogus = device_base_name() + ".987";
     EXPECT_THROW(core().compile_model(elementwise_model().model, bogus), Exception)
@@ -134,10 +152,13 @@ TEST(Plugin, DeviceIds) {
 }
 
 TEST(Plugin, DeclaredCapabilities) {
-    if (!options().capabilities_declared) GTEST_SKIP() << "the expectations file declares no capabilities";
-    std::set<std::string> declared(options().declared_capabilities.begin(), options().declared_capabilities.end());
+    if (!options().capabilities_declared)
+        GTEST_SKIP() << "the expectations file declares no capabilities";
+    std::set<std::string> declared(options().declared_capabilities.begin(),
+                                   options().declared_capabilities.end());
     std::set<std::string> reported(device_capabilities().begin(), device_capabilities().end());
-    EXPECT_EQ(reported, declared) << "OPTIMIZATION_CAPABILITIES differs from the conformance file's capabilities";
+    EXPECT_EQ(reported, declared)
+        << "OPTIMIZATION_CAPABILITIES differs from the conformance file's capabilities";
 }
 
 TEST(Plugin, QueryModelAgreesWithCompile) {
@@ -151,7 +172,8 @@ TEST(Plugin, QueryModelAgreesWithCompile) {
             if (is_computation(*node) && !supported.count(node->get_friendly_name())) all = false;
         }
         for (const auto& [name, device] : supported) {
-            EXPECT_TRUE(friendly.count(name)) << "query_model names '" << name << "', not an op of the model";
+            EXPECT_TRUE(friendly.count(name))
+                << "query_model names '" << name << "', not an op of the model";
             EXPECT_TRUE(device == device_base_name() || device == device_name())
                 << "query_model maps '" << name << "' to '" << device << "'";
         }
@@ -163,8 +185,9 @@ TEST(Plugin, QueryModelAgreesWithCompile) {
             compiled = false;
             error = e.what();
         }
-        EXPECT_EQ(all, compiled) << (all ? "query_model reports every op supported but compile failed: " + error
-                                         : "query_model leaves ops out but the model compiled");
+        EXPECT_EQ(all, compiled)
+            << (all ? "query_model reports every op supported but compile failed: " + error
+                    : "query_model leaves ops out but the model compiled");
     }
 }
 
@@ -197,9 +220,11 @@ TEST(Plugin, LoadUseUnloadLeaksNothing) {
     measure(fds1, maps1, threads1);
     EXPECT_FALSE(loaded.empty()) << "loading the plugin mapped no new file";
     EXPECT_LE(fds1, fds0) << "open file descriptors grew over 4 load/use/unload cycles";
-    EXPECT_LE(maps1, maps0) << "mappings of the plugin's libraries grew over 4 load/use/unload cycles";
+    EXPECT_LE(maps1, maps0)
+        << "mappings of the plugin's libraries grew over 4 load/use/unload cycles";
     EXPECT_LE(threads1, threads0) << "threads grew over 4 load/use/unload cycles";
-    EXPECT_EQ(maps1, 0u) << "the plugin's libraries stay mapped after unload_plugin and every object is gone";
+    EXPECT_EQ(maps1, 0u)
+        << "the plugin's libraries stay mapped after unload_plugin and every object is gone";
 }
 
 }  // namespace vireo::conformance

@@ -19,8 +19,8 @@ void expect_profiling_rows(const std::vector<ProfilingInfo>& rows, const Model& 
         EXPECT_GE(row.cpu_time.count(), 0) << row.node_name;
         if (row.node_type != "Stage" && op_names.count(row.node_name)) op_row = true;
     }
-    for (const char* stage : {kStageInputPreprocessing, kStageInputTransfer, kStageExecution, kStageOutputTransfer,
-                              kStageOutputPostprocessing})
+    for (const char* stage : {kStageInputPreprocessing, kStageInputTransfer, kStageExecution,
+                              kStageOutputTransfer, kStageOutputPostprocessing})
         EXPECT_TRUE(names.count(stage)) << "no profiling row for stage '" << stage << "'";
     std::string seen;
     for (const auto& row : rows) seen += " '" + row.node_name + "' (" + row.node_type + ")";
@@ -63,8 +63,8 @@ TEST(Profiling, StageRowsWithoutEnableProfiling) {
     request.infer();
     std::set<std::string> names;
     for (const auto& row : request.get_profiling_info()) names.insert(row.node_name);
-    for (const char* stage : {kStageInputPreprocessing, kStageInputTransfer, kStageExecution, kStageOutputTransfer,
-                              kStageOutputPostprocessing})
+    for (const char* stage : {kStageInputPreprocessing, kStageInputTransfer, kStageExecution,
+                              kStageOutputTransfer, kStageOutputPostprocessing})
         EXPECT_TRUE(names.count(stage)) << "no profiling row for stage '" << stage << "'";
 }
 
@@ -75,7 +75,8 @@ TEST(States, QueryStateListsTheVariables) {
     const auto states = request.query_state();
     ASSERT_EQ(states.size(), 1u);
     EXPECT_EQ(states[0].get_name(), "acc");
-    EXPECT_TRUE(values_near(to_vector(states[0].get_state()), {0.f, 0.f, 0.f})) << "a variable starts at zero";
+    EXPECT_TRUE(values_near(to_vector(states[0].get_state()), {0.f, 0.f, 0.f}))
+        << "a variable starts at zero";
 }
 
 TEST(States, KeptAcrossInferencesAndReset) {
@@ -93,10 +94,12 @@ TEST(States, KeptAcrossInferencesAndReset) {
     request.reset_state();
     request.set_tensor("x", make_tensor({1, 3}, c));
     request.infer();
-    EXPECT_TRUE(values_near(to_vector(request.get_tensor("acc_out")), c)) << "reset_state did not zero the variable";
+    EXPECT_TRUE(values_near(to_vector(request.get_tensor("acc_out")), c))
+        << "reset_state did not zero the variable";
     request.query_state()[0].reset();
     request.infer();
-    EXPECT_TRUE(values_near(to_vector(request.get_tensor("acc_out")), c)) << "VariableState::reset did not zero it";
+    EXPECT_TRUE(values_near(to_vector(request.get_tensor("acc_out")), c))
+        << "VariableState::reset did not zero it";
 }
 
 TEST(States, SetAndGetState) {
@@ -111,8 +114,11 @@ TEST(States, SetAndGetState) {
     request.set_tensor("x", make_tensor({1, 3}, x));
     request.infer();
     EXPECT_TRUE(values_near(to_vector(request.get_tensor("acc_out")), plus(start, x)));
-    EXPECT_TRUE(throws_kind([&] { state.set_state(make_tensor({1, 4}, {1.f, 2.f, 3.f, 4.f})); },
-                            ErrorKind::kInvalidArgument));
+    EXPECT_TRUE(throws_kind(
+        [&] {
+            state.set_state(make_tensor({1, 4}, {1.f, 2.f, 3.f, 4.f}));
+        },
+        ErrorKind::kInvalidArgument));
 }
 
 TEST(States, IndependentBetweenRequests) {
@@ -126,7 +132,8 @@ TEST(States, IndependentBetweenRequests) {
     second.set_tensor("x", make_tensor({1, 3}, b));
     second.infer();
     EXPECT_TRUE(values_near(to_vector(first.get_tensor("acc_out")), plus(a, a)));
-    EXPECT_TRUE(values_near(to_vector(second.get_tensor("acc_out")), b)) << "the second request saw the first's state";
+    EXPECT_TRUE(values_near(to_vector(second.get_tensor("acc_out")), b))
+        << "the second request saw the first's state";
     EXPECT_TRUE(values_near(to_vector(second.query_state()[0].get_state()), b));
 }
 

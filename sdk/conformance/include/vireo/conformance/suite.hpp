@@ -64,11 +64,11 @@ const std::vector<std::string>& device_capabilities();
 bool has_capability(const std::string& capability);
 
 /// Skips the current test, with the reason, when the device lacks `capability`.
-#define VIREO_CONFORMANCE_REQUIRE(capability)                                                     \
-    do {                                                                                          \
-        if (!::vireo::conformance::has_capability(capability))                                    \
-            GTEST_SKIP() << "device " << ::vireo::conformance::device_name()                      \
-                         << " does not claim capability " << (capability);                        \
+#define VIREO_CONFORMANCE_REQUIRE(capability)                                \
+    do {                                                                     \
+        if (!::vireo::conformance::has_capability(capability))               \
+            GTEST_SKIP() << "device " << ::vireo::conformance::device_name() \
+                         << " does not claim capability " << (capability);   \
     } while (0)
 
 /// Compiles `model` on the device under test with core().
@@ -77,7 +77,8 @@ CompiledModel compile(const std::shared_ptr<const Model>& model, const AnyMap& p
 // ---- Models and their reference values ----
 
 /// Values of each output computed from the values of each input (row-major f32).
-using ReferenceFunction = std::function<std::vector<std::vector<float>>(const std::vector<std::vector<float>>&)>;
+using ReferenceFunction =
+    std::function<std::vector<std::vector<float>>(const std::vector<std::vector<float>>&)>;
 
 /// A model of the suite with the plain-loop computation of its outputs. Every input and output
 /// is f32 and has one tensor name (listed here in model order).
@@ -95,7 +96,8 @@ ReferenceModel mlp_model();
 /// "image" [1,2,6,6] -> Convolution 3x3 (3 filters, pad 1) + bias, ReLU, MaxPool 2x2/2,
 /// Reshape [1,27], MatMul 27x5 -> "logits" [1,5].
 ReferenceModel cnn_model();
-/// "x" [2,4] -> "plus_one" = x + 1 [2,4], "relu" = max(x, 0) [2,4], "row_sum" = sum over axis 1 [2].
+/// "x" [2,4] -> "plus_one" = x + 1 [2,4], "relu" = max(x, 0) [2,4], "row_sum" = sum over axis 1
+/// [2].
 ReferenceModel multi_output_model();
 /// "s" scalar -> "square_plus_one" = s * s + 1 (scalar).
 ReferenceModel scalar_model();
@@ -116,8 +118,9 @@ Tensor make_tensor(const Shape& shape, const std::vector<float>& values);
 std::vector<float> to_vector(const Tensor& tensor);
 /// Compares element by element: |a - e| <= abs_tol + rel_tol * |e|; the message names the first
 /// differing index and the counts.
-::testing::AssertionResult values_near(const std::vector<float>& actual, const std::vector<float>& expected,
-                                       float abs_tol = 1e-4f, float rel_tol = 1e-4f);
+::testing::AssertionResult values_near(const std::vector<float>& actual,
+                                       const std::vector<float>& expected, float abs_tol = 1e-4f,
+                                       float rel_tol = 1e-4f);
 /// Runs `f`; success when it throws a vireo::Exception of `kind` whose message contains `mention`
 /// (when not empty), so tests can require that an error names the thing at fault.
 template <typename F>
@@ -126,23 +129,29 @@ template <typename F>
         f();
     } catch (const Exception& e) {
         if (e.kind() != kind)
-            return ::testing::AssertionFailure() << "expected a " << to_string(kind) << " error, got "
-                                                 << to_string(e.kind()) << ": " << e.what();
+            return ::testing::AssertionFailure()
+                   << "expected a " << to_string(kind) << " error, got " << to_string(e.kind())
+                   << ": " << e.what();
         if (!mention.empty() && std::string(e.what()).find(mention) == std::string::npos)
-            return ::testing::AssertionFailure() << "the error does not name '" << mention << "': " << e.what();
+            return ::testing::AssertionFailure()
+                   << "the error does not name '" << mention << "': " << e.what();
         return ::testing::AssertionSuccess();
     } catch (const std::exception& e) {
         return ::testing::AssertionFailure() << "expected a vireo::Exception, got: " << e.what();
     }
-    return ::testing::AssertionFailure() << "expected a " << to_string(kind) << " error, nothing was thrown";
+    return ::testing::AssertionFailure()
+           << "expected a " << to_string(kind) << " error, nothing was thrown";
 }
 /// Sets fresh input tensors of `request` (static shapes of `compiled`) from make_values(seed + i)
 /// and returns their values.
-std::vector<std::vector<float>> set_inputs(InferRequest& request, const CompiledModel& compiled, uint32_t seed);
+std::vector<std::vector<float>> set_inputs(InferRequest& request, const CompiledModel& compiled,
+                                           uint32_t seed);
 /// The values of every output of `request`, in output order.
-std::vector<std::vector<float>> get_outputs(const InferRequest& request, const CompiledModel& compiled);
+std::vector<std::vector<float>> get_outputs(const InferRequest& request,
+                                            const CompiledModel& compiled);
 /// Asserts that outputs of `request` equal `m.reference(inputs)`.
 ::testing::AssertionResult outputs_match(const InferRequest& request, const CompiledModel& compiled,
-                                         const ReferenceModel& m, const std::vector<std::vector<float>>& inputs);
+                                         const ReferenceModel& m,
+                                         const std::vector<std::vector<float>>& inputs);
 
 }  // namespace vireo::conformance
