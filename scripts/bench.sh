@@ -8,8 +8,9 @@ usage() {
 usage: scripts/bench.sh [--quick] [--build DIR] [--no-build] [--ort SCRIPT|none] [--onnx DIR]
                         [--doc FILE] [--stdout]
   --quick       fewer repetitions, shorter runs, a 64 MiB instead of 256 MiB model (~1 min)
-  --build DIR   Release build directory (default $VIREO_BUILD_DIR or <repo>/build); the needed
-                targets are built there first with ninja -j2 unless --no-build
+  --build DIR   Release build directory (default $VIREO_BUILD_DIR or <repo>/build; configured
+                if missing, with benchmarks and samples ON); the needed targets are built there
+                first with -j2 unless --no-build
   --ort SCRIPT  ort_bench.sh (ONNX Runtime via Node.js; default $VIREO_ORT_BENCH or
                 <repo>/../shared/bench/ort_bench.sh); "none" or a missing file skips the ORT column
   --onnx DIR    golden ONNX models, DIR/<model>/model.onnx (default <ort script dir>/../models/golden)
@@ -38,6 +39,10 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+if [ ! -f "$build/CMakeCache.txt" ] && [ $do_build = 1 ]; then
+  echo "== configuring a Release build in $build" >&2
+  cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >&2
+fi
 build=$(cd "$build" 2>/dev/null && pwd) || { echo "bench.sh: no build directory '$build'" >&2; exit 2; }
 bin=$build/bin
 models=$repo/tests/data/models/golden
@@ -56,7 +61,7 @@ build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/
 [ "$build_type" = Release ] || echo "bench.sh: warning: $build is a '$build_type' build, not Release" >&2
 if [ $do_build = 1 ]; then
   echo "== building the benchmark targets in $build" >&2
-  ninja -C "$build" -j2 runtime_bench pipeline_bench bench_driver reference_kernels_bench \
+  cmake --build "$build" -j 2 --target runtime_bench pipeline_bench bench_driver \
     benchmark_app vireo_template_plugin vireo_mock_remote_plugin >&2
 fi
 for exe in runtime_bench pipeline_bench bench_driver benchmark_app; do
@@ -207,23 +212,30 @@ emit ""
 log "pipelines: TEMPLATE streams"
 emit "TEMPLATE throughput on the golden cnn, \`benchmark_app -d TEMPLATE -t $pipe_s\`, median of $reps runs:"
 emit ""
-emit "| configuration | requests | FPS | vs 1 stream × 1 thread | target | |"
-emit "|---|---|---|---|---|---|"
+emit "CPU ms per inference is the process's user + system time over the inferences run (compile"
+emit "included): if it stays flat from 1 to 2 streams, the streams do not slow each other down and"
+emit "throughput is bounded by the cores the machine actually grants."
+emit ""
+emit "| configuration | requests | FPS | vs 1 stream × 1 thread | CPU ms per inference | target | |"
+emit "|---|---|---|---|---|---|---|"
 tpl_fps() {
-  : > "$tmp/fps.txt"
+  : > "$tmp/fps.txt"; : > "$tmp/cpu.txt"
+  local TIMEFORMAT='%U %S'
   for _ in $(seq $reps); do
-    bapp -m "$models/cnn/model.xml" -d TEMPLATE -t $pipe_s "$@"
+    { time bapp -m "$models/cnn/model.xml" -d TEMPLATE -t $pipe_s "$@"; } 2> "$tmp/time.txt"
     json_num "$tmp/ba.json" throughput_fps >> "$tmp/fps.txt"
+    awk -v c="$(json_num "$tmp/ba.json" count)" 'c > 0 { printf "%.4f\n", ($1 + $2) * 1000 / c }' \
+      "$tmp/time.txt" >> "$tmp/cpu.txt"
   done
 }
 tpl_fps -hint none -nstreams 1 -nthreads 1 -nireq 2; one=$(median < "$tmp/fps.txt")
-emit "| 1 stream × 1 thread (\`-hint none -nstreams 1 -nthreads 1\`) | 2 | $(summary 1 < "$tmp/fps.txt") | 1.00x | | |"
+emit "| 1 stream × 1 thread (\`-hint none -nstreams 1 -nthreads 1\`) | 2 | $(summary 1 < "$tmp/fps.txt") | 1.00x | $(summary 3 < "$tmp/cpu.txt") | | |"
 tpl_fps -hint none -nstreams 2 -nthreads 1 -nireq 4; r=$(ratio "$(median < "$tmp/fps.txt")" "$one")
-emit "| 2 streams × 1 thread (\`-hint none -nstreams 2 -nthreads 1\`) | 4 | $(summary 1 < "$tmp/fps.txt") | ${r}x | ≥ 1.8x | $(verdict "$r" ge 1.8) |"
+emit "| 2 streams × 1 thread (\`-hint none -nstreams 2 -nthreads 1\`) | 4 | $(summary 1 < "$tmp/fps.txt") | ${r}x | $(summary 3 < "$tmp/cpu.txt") | ≥ 1.8x | $(verdict "$r" ge 1.8) |"
 tpl_fps -hint throughput; r=$(ratio "$(median < "$tmp/fps.txt")" "$one")
-emit "| THROUGHPUT hint (2 streams on 2 cores) | optimal | $(summary 1 < "$tmp/fps.txt") | ${r}x | ≥ 1.8x | $(verdict "$r" ge 1.8) |"
+emit "| THROUGHPUT hint (2 streams on 2 cores) | optimal | $(summary 1 < "$tmp/fps.txt") | ${r}x | $(summary 3 < "$tmp/cpu.txt") | ≥ 1.8x | $(verdict "$r" ge 1.8) |"
 tpl_fps -hint latency -nireq 1; r=$(ratio "$(median < "$tmp/fps.txt")" "$one")
-emit "| LATENCY hint (1 stream × 2 threads) | 1 | $(summary 1 < "$tmp/fps.txt") | ${r}x | | |"
+emit "| LATENCY hint (1 stream × 2 threads) | 1 | $(summary 1 < "$tmp/fps.txt") | ${r}x | $(summary 3 < "$tmp/cpu.txt") | | |"
 emit ""
 
 # ---------------------------------------------------------------- compute vs ONNX Runtime
