@@ -84,6 +84,14 @@ PortInfo IrReader::parse_port(const XMLElement& el, const LayerInfo& layer, bool
                  " is negative (a dimension is >= 0, or -1 for dynamic)");
         port.dims.emplace_back(value);
     }
+    // The port's layout (other rt_info attributes of ports are not kept).
+    if (const XMLElement* rt_info = el.FirstChildElement("rt_info")) {
+        for (const XMLElement* a = rt_info->FirstChildElement("attribute"); a; a = a->NextSiblingElement("attribute")) {
+            const char* name = a->Attribute("name");
+            const char* layout = a->Attribute("layout");
+            if (name && std::string(name) == "layout" && layout) port.layout = layout;
+        }
+    }
     return port;
 }
 

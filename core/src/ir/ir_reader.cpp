@@ -159,8 +159,10 @@ NodePtr IrReader::build_node(const LayerInfo& layer, const OutputVector& inputs)
         rethrow_with_context(std::current_exception(), "IR " + m_source + ": " + layer.describe());
     }
     check_ports(layer, *node);
-    for (size_t i = 0; i < layer.outputs.size(); ++i)
+    for (size_t i = 0; i < layer.outputs.size(); ++i) {
         if (layer.outputs[i].has_names) node->output(i).set_names(layer.outputs[i].names);
+        if (!layer.outputs[i].layout.empty()) node->output(i).get_rt_info()["layout"] = layer.outputs[i].layout;
+    }
     return node;
 }
 

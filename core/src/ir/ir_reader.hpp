@@ -36,6 +36,7 @@ struct PortInfo {
     std::vector<Dimension> dims;
     bool has_names = false;
     std::set<std::string> names;
+    std::string layout;  // <rt_info><attribute name="layout" layout="[N,C,H,W]"/>, as IR v11 writes it
 };
 
 /// One `<layer>` as written, before its node exists.

@@ -134,6 +134,16 @@ void IrWriter::write_layer(XMLPrinter& out, const Node& node, size_t id) {
             attribute(out, "precision", std::string(desc.type.precision()));
             if (!desc.names.empty()) attribute(out, "names", format_tensor_names(desc.names));
             write_dims(out, desc.shape);
+            // The port's layout, as IR v11 writes it (other port rt_info is not serialized).
+            if (auto layout = desc.rt_info.find("layout"); layout != desc.rt_info.end()) {
+                out.OpenElement("rt_info");
+                out.OpenElement("attribute");
+                attribute(out, "name", "layout");
+                attribute(out, "version", "0");
+                attribute(out, "layout", layout->second.to_string());
+                out.CloseElement();
+                out.CloseElement();
+            }
             out.CloseElement();
         }
         out.CloseElement();
