@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -316,6 +317,19 @@ void apply_expectation(Outcome& o, const Expectations& e) {
 int run_parent(const Arguments& a) {
     Expectations expectations;
     if (!a.expectations.empty()) expectations = read_expectations(a.expectations);
+    // Every entry of the expectations file must name a test of the suite (a renamed or removed
+    // test would otherwise leave a stale entry behind).
+    std::set<std::string> known;
+    for (const auto& test : list_tests("*")) known.insert(test.first);
+    std::string stale;
+    for (const auto* list : {&expectations.expected_failures, &expectations.unsupported})
+        for (const auto& entry : *list)
+            if (!known.count(entry.first)) stale += " " + entry.first;
+    if (!stale.empty()) {
+        std::cerr << "vireo_conformance: " << a.expectations
+                  << " names tests the suite does not have:" << stale << "\n";
+        return 1;
+    }
     const auto tests = list_tests(a.filter);
     if (tests.empty()) {
         std::cerr << "vireo_conformance: no test matches the filter '" << a.filter << "'\n";
