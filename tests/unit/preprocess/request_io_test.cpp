@@ -4,6 +4,7 @@
 // axis 0 and from a layout), their errors, and the five pipeline rows of the profiling info.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "preprocess_test_utils.hpp"
@@ -235,6 +236,29 @@ TEST_P(RequestIo, ProfilingRowsBeforeTheFirstInferenceAreNotRun) {
         EXPECT_EQ(rows[i].status, ProfilingInfo::Status::NOT_RUN) << rows[i].node_name;
         EXPECT_EQ(rows[i].real_time.count(), 0) << rows[i].node_name;
     }
+}
+
+TEST(RequestIoTemplate, BatchedTensorsOnADynamicBatch) {
+    // [?, 3]: the batch is the number of tensors (MOCK_REMOTE runs static shapes only).
+    auto x = op::parameter(element::f32, PartialShape({Dimension(), 3}), "x");
+    auto y = op::relu(x);
+    y->output(0).set_names({"y"});
+    Core core = make_core();
+    InferRequest request =
+        core.compile_model(std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "dyn"),
+                           "TEMPLATE")
+            .create_infer_request();
+    std::vector<Tensor> items;
+    std::vector<float> expected;
+    for (int k = 0; k < 5; ++k) {
+        std::vector<float> row = {10.f * k, -1.f, 10.f * k + 2};
+        items.push_back(make_tensor<float>(element::f32, {1, 3}, row));
+        for (float v : row) expected.push_back(std::max(v, 0.f));
+    }
+    request.set_tensors("x", items);
+    request.infer();
+    EXPECT_EQ(request.get_tensor("y").get_shape(), Shape({5, 3}));
+    EXPECT_EQ(to_vector(request.get_tensor("y")), expected);
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, RequestIo, ::testing::ValuesIn(devices()),
