@@ -41,7 +41,8 @@ TEST(Preprocessing, U8NhwcImageThroughConvertMeanScale) {
     ppp.input("image").preprocess().convert_element_type(element::f32).mean(mean).scale(64.f);
     ppp.input("image").model().set_layout("NCHW");
     auto data = pixels(kSide, kSide);
-    const auto actual = infer_one(ppp.build(), "image", u8_tensor({1, kSide, kSide, kChannels}, data));
+    const auto actual =
+        infer_one(ppp.build(), "image", u8_tensor({1, kSide, kSide, kChannels}, data));
     std::vector<float> image;  // NCHW, (pixel - mean[c]) / 64
     for (size_t c = 0; c < kChannels; ++c)
         for (size_t hw = 0; hw < kSide * kSide; ++hw)
@@ -53,12 +54,16 @@ TEST(Preprocessing, LinearResizeOfATwiceLargerImage) {
     // Half-pixel bilinear at an exact factor of 2 is the mean of each 2x2 block.
     ReferenceModel m = cnn_model();
     PrePostProcessor ppp(m.model);
-    ppp.input().tensor().set_element_type(element::u8).set_layout("NHWC").set_spatial_static_shape(
-        2 * kSide, 2 * kSide);
+    ppp.input()
+        .tensor()
+        .set_element_type(element::u8)
+        .set_layout("NHWC")
+        .set_spatial_static_shape(2 * kSide, 2 * kSide);
     ppp.input().preprocess().convert_element_type().scale(255.f).resize(ResizeAlgorithm::kLinear);
     ppp.input().model().set_layout("NCHW");
     auto data = pixels(2 * kSide, 2 * kSide);
-    const auto actual = infer_one(ppp.build(), "image", u8_tensor({1, 2 * kSide, 2 * kSide, kChannels}, data));
+    const auto actual =
+        infer_one(ppp.build(), "image", u8_tensor({1, 2 * kSide, 2 * kSide, kChannels}, data));
     auto at = [&](size_t y, size_t x, size_t c) {
         return static_cast<float>(data[(y * 2 * kSide + x) * kChannels + c]) / 255.f;
     };
@@ -66,8 +71,9 @@ TEST(Preprocessing, LinearResizeOfATwiceLargerImage) {
     for (size_t c = 0; c < kChannels; ++c)
         for (size_t y = 0; y < kSide; ++y)
             for (size_t x = 0; x < kSide; ++x)
-                image.push_back((at(2 * y, 2 * x, c) + at(2 * y, 2 * x + 1, c) + at(2 * y + 1, 2 * x, c) +
-                                 at(2 * y + 1, 2 * x + 1, c)) / 4.f);
+                image.push_back((at(2 * y, 2 * x, c) + at(2 * y, 2 * x + 1, c) +
+                                 at(2 * y + 1, 2 * x, c) + at(2 * y + 1, 2 * x + 1, c)) /
+                                4.f);
     EXPECT_TRUE(values_near(actual, m.reference({image})[0], 1e-3f, 1e-3f));
 }
 
@@ -77,7 +83,8 @@ TEST(Preprocessing, ReverseChannels) {
     ppp.input().tensor().set_layout("NCHW");
     ppp.input().preprocess().reverse_channels();
     const std::vector<float> image = make_values(kChannels * kSide * kSide, 5);
-    const auto actual = infer_one(ppp.build(), "image", make_tensor({1, kChannels, kSide, kSide}, image));
+    const auto actual =
+        infer_one(ppp.build(), "image", make_tensor({1, kChannels, kSide, kSide}, image));
     std::vector<float> reversed;
     for (size_t c = kChannels; c-- > 0;)
         reversed.insert(reversed.end(), image.begin() + static_cast<long>(c * kSide * kSide),
@@ -98,7 +105,8 @@ TEST(Preprocessing, OutputConvertedToF16) {
     ASSERT_EQ(probs.get_element_type(), element::f16);
     const Tensor host = probs.clone();
     std::vector<float> actual;
-    for (size_t i = 0; i < host.get_size(); ++i) actual.push_back(static_cast<float>(host.data<float16>()[i]));
+    for (size_t i = 0; i < host.get_size(); ++i)
+        actual.push_back(static_cast<float>(host.data<float16>()[i]));
     EXPECT_TRUE(values_near(actual, m.reference({x})[0], 2e-3f, 2e-3f));  // f16 keeps ~3 digits
 }
 
@@ -127,7 +135,8 @@ TEST(Preprocessing, PermutedViewIsRefused) {
     std::vector<float> memory(24);
     // [2,3,4] over memory laid out as [4,3,2]: strides increase from the first axis to the last.
     const Tensor permuted(element::f32, Shape{2, 3, 4}, memory.data(), Strides{4, 8, 24});
-    EXPECT_TRUE(throws_kind([&] { request.set_tensor("x", permuted); }, ErrorKind::kInvalidArgument, "'x'"));
+    EXPECT_TRUE(throws_kind([&] { request.set_tensor("x", permuted); }, ErrorKind::kInvalidArgument,
+                            "'x'"));
 }
 
 TEST(Preprocessing, BatchedTensorsEqualOneBatchTensor) {
@@ -140,15 +149,21 @@ TEST(Preprocessing, BatchedTensorsEqualOneBatchTensor) {
     std::vector<float> both(first);
     both.insert(both.end(), second.begin(), second.end());
     EXPECT_TRUE(values_near(to_vector(batched.get_tensor("probs")), m.reference({both})[0]));
-    EXPECT_TRUE(throws_kind([&] { batched.set_tensors("x", {make_tensor({1, 8}, first)}); },
-                            ErrorKind::kInvalidArgument, "'x'"));  // one tensor of batch 1 for batch 2
+    EXPECT_TRUE(throws_kind(
+        [&] {
+            batched.set_tensors("x", {make_tensor({1, 8}, first)});
+        },
+        ErrorKind::kInvalidArgument, "'x'"));  // one tensor of batch 1 for batch 2
 }
 
 TEST(Preprocessing, TypeMismatchWithoutPreprocessingIsAnError) {
     ReferenceModel m = cnn_model();
     InferRequest request = compile(m.model).create_infer_request();
-    EXPECT_TRUE(throws_kind([&] { request.set_tensor("image", Tensor(element::u8, {1, kChannels, kSide, kSide})); },
-                            ErrorKind::kInvalidArgument, "u8"));
+    EXPECT_TRUE(throws_kind(
+        [&] {
+            request.set_tensor("image", Tensor(element::u8, {1, kChannels, kSide, kSide}));
+        },
+        ErrorKind::kInvalidArgument, "u8"));
 }
 
 }  // namespace vireo::conformance
