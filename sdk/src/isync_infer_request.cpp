@@ -177,21 +177,23 @@ void ISyncInferRequest::check_tensor(const Output& port, const Tensor& tensor) c
     const FoundPort found = find_port(port);
     if (!found.found()) throw_not_found(port, get_inputs(), get_outputs());
     const Output& ours = found.is_input() ? get_inputs()[found.index] : get_outputs()[found.index];
-    const std::string what = describe_port(ours, found.is_input(), found.index);
-    if (!tensor) throw_error<InvalidArgument>(what, ": the tensor is empty (a default-constructed handle)");
+    // The port's description is built only for an error message: formatting it on every call
+    // cost more than all the checks (this runs before every inference).
+    const auto what = [&] { return describe_port(ours, found.is_input(), found.index); };
+    if (!tensor) throw_error<InvalidArgument>(what(), ": the tensor is empty (a default-constructed handle)");
     const auto& type = ours.get_element_type();
     if (!type.is_dynamic() && tensor.get_element_type() != type)
-        throw_error<InvalidArgument>(what, ": element type mismatch: expected ", type, ", got ",
+        throw_error<InvalidArgument>(what(), ": element type mismatch: expected ", type, ", got ",
                                      tensor.get_element_type());
     const auto& expected = ours.get_partial_shape();
     const Shape& shape = tensor.get_shape();
     // A dynamic output may hold a zero-element placeholder: the plugin sets its shape in infer().
     const bool placeholder = found.is_output() && expected.is_dynamic() && shape_size(shape) == 0;
     if (!placeholder && !expected.relaxes(PartialShape(shape)))
-        throw_error<InvalidArgument>(what, ": shape mismatch: expected ", expected, ", got ", shape.to_string());
+        throw_error<InvalidArgument>(what(), ": shape mismatch: expected ", expected, ", got ", shape.to_string());
     if (!tensor.is_remote() && tensor.data() == nullptr && tensor.get_byte_size() != 0)
-        throw_error<InvalidArgument>(what, ": the host tensor of shape ", shape.to_string(), " has no memory");
-    if (found.is_input()) check_axis_order(tensor, what);
+        throw_error<InvalidArgument>(what(), ": the host tensor of shape ", shape.to_string(), " has no memory");
+    if (found.is_input() && !tensor.is_remote() && !tensor.is_continuous()) check_axis_order(tensor, what());
 }
 
 void ISyncInferRequest::set_tensor(const Output& port, const Tensor& tensor) {
