@@ -46,14 +46,17 @@ struct Arguments {
     std::vector<std::string> gtest_args;  // passed through to GoogleTest in child mode
 };
 
+/// Prints the usage; exits 2 after an error, 0 for --help (empty `error`).
 [[noreturn]] void usage(const std::string& error) {
-    std::cerr << "vireo_conformance: " << error << "\n"
-              << "usage: vireo_conformance --device NAME[.N] [--plugin lib.so] "
-                 "[--gtest_filter=PATTERNS]\n"
-              << "         [--report-json FILE] [--report-junit FILE] [--expectations FILE] "
-                 "[--timeout S]\n"
-              << "         [--jobs N] [--property KEY=VALUE]... [--probe] [--list]\n";
-    std::exit(2);
+    std::ostream& out = error.empty() ? std::cout : std::cerr;
+    if (!error.empty()) out << "vireo_conformance: " << error << "\n";
+    out << "usage: vireo_conformance --device NAME[.N] [--plugin lib.so] "
+           "[--gtest_filter=PATTERNS]\n"
+        << "         [--report-json FILE] [--report-junit FILE] [--expectations FILE] "
+           "[--timeout S]\n"
+        << "         [--jobs N] [--property KEY=VALUE]... [--probe] [--list]\n"
+        << "docs/conformance.md describes the categories, the expectations file and the reports.\n";
+    std::exit(error.empty() ? 0 : 2);
 }
 
 Arguments parse(int argc, char** argv) {
@@ -107,7 +110,7 @@ Arguments parse(int argc, char** argv) {
         else if (arg == "--list")
             a.list = true;
         else if (arg == "--help" || arg == "-h")
-            usage("help");
+            usage("");
         else
             usage("unknown argument '" + arg + "'");
     }
