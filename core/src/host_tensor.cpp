@@ -1,9 +1,12 @@
 // Implements HostTensor and the ITensor helpers.
 #include "host_tensor.hpp"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+
+#include <unistd.h>
 
 #include "vireo/exception.hpp"
 
@@ -11,6 +14,18 @@ namespace vireo {
 namespace {
 
 constexpr size_t kAlignment = 64;
+
+/// The machine's physical memory: no single tensor can be larger, so a bigger request is refused
+/// with a message before the allocator sees it (and before the rounding below could overflow).
+size_t physical_memory_bytes() {
+    static const size_t bytes = [] {
+        const long pages = sysconf(_SC_PHYS_PAGES);
+        const long page_size = sysconf(_SC_PAGESIZE);
+        if (pages <= 0 || page_size <= 0) return SIZE_MAX / 2;
+        return static_cast<size_t>(pages) * static_cast<size_t>(page_size);
+    }();
+    return bytes;
+}
 
 void check_static(element::Type type) {
     if (!type.is_static()) throw_error<InvalidArgument>("a tensor needs a static element type, got ", type);
@@ -47,6 +62,10 @@ HostTensor::HostTensor(element::Type type, const Shape& shape, void* ptr, const 
 }
 
 void HostTensor::allocate(size_t bytes) {
+    if (bytes > physical_memory_bytes())
+        throw_error<InvalidArgument>("cannot allocate ", bytes, " bytes for a tensor of shape ", m_shape, " and type ",
+                                     m_type, ": more than the ", physical_memory_bytes(),
+                                     " bytes of memory this machine has");
     const size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
     void* p = rounded ? std::aligned_alloc(kAlignment, rounded) : nullptr;
     if (rounded && !p) throw_error<InvalidArgument>("cannot allocate ", bytes, " bytes for a tensor of shape ", m_shape);
