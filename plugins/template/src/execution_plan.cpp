@@ -139,7 +139,19 @@ void ExecutionPlan::plan_memory() {
         const bool planned =
             v.kind == ValueKind::kComputed || (!m_dynamic && v.kind == ValueKind::kParameter);
         if (!planned) continue;
-        if (!m_dynamic) v.bytes = v.type.bytes_for(shape_size(v.shape.to_shape()));
+        if (!m_dynamic) {
+            try {
+                v.bytes = v.type.bytes_for(shape_size(v.shape.to_shape()));
+            } catch (const Exception& e) {
+                throw_error<InvalidArgument>(kDeviceName, ": ", v.name, " (", v.type, " ", v.shape,
+                                             "): ", e.what());
+            }
+            if (v.bytes > physical_memory_bytes())
+                throw_error<InvalidArgument>(kDeviceName, ": ", v.name, " (", v.type, " ", v.shape,
+                                             ") needs ", v.bytes, " bytes, more than the ",
+                                             physical_memory_bytes(),
+                                             " bytes of memory this machine has");
+        }
         uses.push_back({v.bytes, v.first, v.last});
         ids.push_back(id);
     }
@@ -148,7 +160,12 @@ void ExecutionPlan::plan_memory() {
         for (size_t i = 0; i < ids.size(); ++i) m_values[ids[i]].slot = slots.slot_of[i];
         m_slot_count = slots.slot_count;
     } else {
-        const ArenaLayout layout = plan_arena(uses);
+        const ArenaLayout layout = plan_arena(uses);  // each use <= memory: no overflow
+        if (layout.total_bytes > physical_memory_bytes())
+            throw_error<InvalidArgument>(kDeviceName, ": the values of model '",
+                                         m_model->get_name(), "' need an arena of ",
+                                         layout.total_bytes, " bytes, more than the ",
+                                         physical_memory_bytes(), " bytes of memory this machine has");
         for (size_t i = 0; i < ids.size(); ++i) m_values[ids[i]].offset = layout.offsets[i];
         m_arena_bytes = layout.total_bytes;
     }

@@ -27,6 +27,10 @@ struct ArenaLayout {
 /// lifetimes overlap it. `alignment` must be a power of two.
 ArenaLayout plan_arena(const std::vector<BufferUse>& uses, size_t alignment = 64);
 
+/// The machine's physical memory in bytes: no value or arena may be larger (checked before
+/// allocating, so that a huge shape is a clear error rather than an allocator failure).
+size_t physical_memory_bytes();
+
 /// Reusable slots for buffers whose sizes are unknown until run time: two buffers with
 /// overlapping lifetimes never share a slot; a slot is reused once its last buffer is dead.
 struct SlotAssignment {

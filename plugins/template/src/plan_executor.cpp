@@ -9,6 +9,7 @@
 #include <new>
 
 #include "config.hpp"
+#include "memory_planner.hpp"
 #include "vireo/op_registry.hpp"
 
 namespace vireo::template_plugin {
@@ -289,7 +290,12 @@ Tensor& PlanExecutor::storage_for(size_t id, const Shape& shape) {
         }
         m_out_in_place[j] = false;
     }
-    void* ptr = grow_slot(v.slot, v.type.bytes_for(shape_size(shape)));
+    const size_t bytes = v.type.bytes_for(shape_size(shape));
+    if (bytes > physical_memory_bytes())
+        throw_error<InvalidArgument>(kDeviceName, ": ", v.name, " of shape ", shape, " needs ", bytes,
+                                     " bytes, more than the ", physical_memory_bytes(),
+                                     " bytes of memory this machine has");
+    void* ptr = grow_slot(v.slot, bytes);
     Tensor& current = m_values[id];
     if (!current || current.data() != ptr || current.get_shape() != shape)
         current = Tensor::wrap_shared(v.type, shape, ptr, m_slots[v.slot]);
