@@ -11,6 +11,10 @@
 
 namespace vireo::mock_remote {
 
+/// The host's physical memory in bytes, which the simulated device memory lives in: no buffer
+/// may be larger (checked before allocating, so a huge shape is a clear error).
+size_t physical_memory_bytes();
+
 /// A device address. 0 is never a valid handle.
 using BufferHandle = uint64_t;
 
@@ -25,7 +29,8 @@ using DeviceStorage = std::vector<std::byte>;
 /// Thread-safe: every method may be called from any thread.
 class DeviceMemory {
   public:
-    /// A new zero-filled buffer of `bytes` bytes (0 allowed).
+    /// A new zero-filled buffer of `bytes` bytes (0 allowed). Throws InvalidArgument if `bytes`
+    /// exceeds physical_memory_bytes().
     BufferHandle allocate(size_t bytes);
     /// Frees `handle`. Unknown handles are ignored (double free is harmless), so RAII owners may
     /// free during teardown without coordination.

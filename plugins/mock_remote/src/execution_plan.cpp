@@ -62,6 +62,10 @@ ExecutionPlan::ExecutionPlan(std::shared_ptr<const Model> model) : m_model(std::
         v.type = node.get_output_element_type(port);
         v.shape = node.get_output_shape(port);
         v.bytes = v.type.bytes_for(shape_size(v.shape));
+        if (v.bytes > physical_memory_bytes())
+            throw_error<InvalidArgument>("output ", port, " of ", node.describe(), " (", v.type, " ",
+                                         v.shape, ") needs ", v.bytes, " bytes, more than the ",
+                                         physical_memory_bytes(), " bytes of memory this machine has");
         v.index = index;
         m_values.push_back(v);
         value_of[{&node, port}] = m_values.size() - 1;
