@@ -1,0 +1,290 @@
+// Runs the sample programs as a user would and checks what they produce: hello_infer's saved
+// outputs against an in-process compile+infer, benchmark_app's JSON report and Chrome trace,
+// async_pipeline on every bundled model, and that the committed sample models are up to date.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "json_value.hpp"
+#include "npy.hpp"
+#include "vireo/core.hpp"
+#include "vireo/infer_request.hpp"
+
+namespace vireo::sample_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+    int exit_code = -1;
+    std::string output;  // stdout and stderr together
+};
+
+std::string quote(const std::string& arg) {
+    std::string out = "'";
+    for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+RunResult run_sample(const std::string& program, const std::vector<std::string>& args) {
+    std::string command = quote(std::string(VIREO_BUILD_BIN_DIR) + "/" + program);
+    for (const auto& a : args) command += " " + quote(a);
+    command += " 2>&1";
+    RunResult result;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) throw std::runtime_error("cannot run " + command);
+    char buffer[4096];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) result.output.append(buffer, n);
+    const int status = pclose(pipe);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return result;
+}
+
+std::string read_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+fs::path scratch_root() {
+    return fs::temp_directory_path() / ("vireo_samples_test_" + std::to_string(::getpid()));
+}
+
+/// Removes this process's scratch files when the test program ends.
+class ScratchCleanup : public ::testing::Environment {
+public:
+    void TearDown() override { fs::remove_all(scratch_root()); }
+};
+const auto* const g_cleanup = ::testing::AddGlobalTestEnvironment(new ScratchCleanup);
+
+fs::path scratch_dir(const std::string& name) {
+    const fs::path dir = scratch_root() / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+std::string model_path(const std::string& name) {
+    return std::string(VIREO_SAMPLE_MODELS_DIR) + "/" + name + "/" + name + ".xml";
+}
+
+Core make_core() { return Core(std::string(VIREO_BUILD_LIB_DIR) + "/plugins.xml"); }
+
+/// Inputs independent of the samples' own random generator: a plain sine pattern.
+Tensor pattern_input(const Shape& shape) {
+    Tensor t(element::f32, shape);
+    float* data = t.data<float>();
+    for (size_t i = 0; i < t.get_size(); ++i) data[i] = 0.5f * std::sin(0.37f * static_cast<float>(i));
+    return t;
+}
+
+size_t count_lines(const std::string& text, const std::string& prefix) {
+    size_t n = 0;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) n += line.rfind(prefix, 0) == 0;
+    return n;
+}
+
+// ---- hello_infer: its saved outputs equal the API's results for the same input ----
+
+struct HelloCase {
+    std::string model;
+    Shape input_shape;
+    std::string device;
+};
+
+class HelloInferMatchesApi : public ::testing::TestWithParam<HelloCase> {};
+
+TEST_P(HelloInferMatchesApi, SavedOutputEqualsDirectInference) {
+    const HelloCase& c = GetParam();
+    const fs::path dir = scratch_dir("hello_" + c.model + "_" + c.device);
+    const Tensor input = pattern_input(c.input_shape);
+    npy::write_npy((dir / "x.npy").string(), input);
+
+    const RunResult run = run_sample("hello_infer", {"-m", model_path(c.model), "-d", c.device, "-i",
+                                                     "x=" + (dir / "x.npy").string(), "-o", (dir / "out").string()});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_NE(run.output.find("Output y: f32"), std::string::npos) << run.output;
+    const Tensor saved = npy::read_npy((dir / "out" / "y.npy").string());
+
+    // The oracle: TEMPLATE through the API in this process.
+    Core core = make_core();
+    auto model = core.read_model(model_path(c.model));
+    if (model->input().get_partial_shape().is_dynamic()) model->reshape({{"x", PartialShape(c.input_shape)}});
+    InferRequest request = core.compile_model(model, "TEMPLATE").create_infer_request();
+    request.set_tensor("x", input);
+    request.infer();
+    const Tensor expected = request.get_tensor("y");
+
+    ASSERT_EQ(saved.get_element_type(), element::f32);
+    ASSERT_EQ(saved.get_shape(), expected.get_shape());
+    const float* got = saved.data<float>();
+    const float* want = expected.data<float>();
+    for (size_t i = 0; i < saved.get_size(); ++i) {
+        if (c.device == "TEMPLATE")
+            ASSERT_EQ(got[i], want[i]) << "element " << i;  // same device, same input: identical
+        else
+            ASSERT_NEAR(got[i], want[i], 1e-5f + 1e-4f * std::fabs(want[i])) << "element " << i;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(BundledModels, HelloInferMatchesApi,
+                         ::testing::Values(HelloCase{"mlp", {1, 256}, "TEMPLATE"},
+                                           HelloCase{"cnn", {1, 3, 32, 32}, "TEMPLATE"},
+                                           HelloCase{"dynamic", {3, 64}, "TEMPLATE"},
+                                           HelloCase{"cnn", {1, 3, 32, 32}, "MOCK_REMOTE.0"},
+                                           HelloCase{"mlp", {1, 256}, "MOCK_REMOTE.1"}),
+                         [](const auto& info) {
+                             std::string name = info.param.model + "_" + info.param.device;
+                             for (char& ch : name)
+                                 if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                             return name;
+                         });
+
+// ---- benchmark_app: the JSON report and the trace ----
+
+TEST(BenchmarkApp, JsonReportHasEveryDocumentedKey) {
+    const fs::path dir = scratch_dir("report");
+    const RunResult run = run_sample("benchmark_app", {"-m", model_path("mlp"), "-d", "TEMPLATE", "-api", "async",
+                                                       "-nireq", "2", "-niter", "20", "-json_report",
+                                                       (dir / "report.json").string()});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    const JsonValue report = parse_json(read_file(dir / "report.json"));
+    for (const char* key : {"model", "device", "api", "hint", "nireq", "compile_ms", "first_inference_ms", "count",
+                            "duration_ms", "throughput_fps", "latency_ms", "properties"})
+        EXPECT_TRUE(report.has(key)) << key;
+    EXPECT_EQ(report["device"].text, "TEMPLATE");
+    EXPECT_EQ(report["api"].text, "async");
+    EXPECT_EQ(report["nireq"].number, 2);
+    EXPECT_EQ(report["count"].number, 20);
+    EXPECT_GT(report["throughput_fps"].number, 0);
+    const JsonValue& latency = report["latency_ms"];
+    for (const char* key : {"median", "average", "min", "max", "p90", "p99"}) ASSERT_TRUE(latency.has(key)) << key;
+    EXPECT_LE(latency["min"].number, latency["median"].number);
+    EXPECT_LE(latency["median"].number, latency["p90"].number);
+    EXPECT_LE(latency["p90"].number, latency["p99"].number);
+    EXPECT_LE(latency["p99"].number, latency["max"].number);
+    EXPECT_EQ(report["properties"].kind, JsonValue::Kind::Object);
+    EXPECT_FALSE(report["properties"].members.empty());
+}
+
+TEST(BenchmarkApp, TraceHasEveryStageOfEveryRequestOnNamedThreads) {
+    const fs::path dir = scratch_dir("trace");
+    const RunResult run = run_sample("benchmark_app", {"-m", model_path("cnn"), "-d", "MOCK_REMOTE.0", "-nireq", "3",
+                                                       "-niter", "12", "-trace", (dir / "trace.json").string()});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    const JsonValue trace = parse_json(read_file(dir / "trace.json"));
+    ASSERT_EQ(trace["traceEvents"].kind, JsonValue::Kind::Array);
+
+    std::set<double> named_threads, used_threads;
+    std::map<double, std::map<std::string, int>> spans_per_request;  // request -> span name -> count
+    for (const JsonValue& e : trace["traceEvents"].items) {
+        if (e["ph"].text == "M" && e["name"].text == "thread_name") named_threads.insert(e["tid"].number);
+        if (e["ph"].text != "X") continue;
+        EXPECT_GE(e["dur"].number, 0);
+        EXPECT_GE(e["ts"].number, 0);
+        used_threads.insert(e["tid"].number);
+        if (e["args"]["request"].kind == JsonValue::Kind::Number)
+            ++spans_per_request[e["args"]["request"].number][e["name"].text];
+    }
+    for (double tid : used_threads) EXPECT_TRUE(named_threads.count(tid)) << "thread " << tid << " has no name";
+    // MOCK_REMOTE's pipeline has three stages; each request runs each stage, then its callback,
+    // equally often.
+    ASSERT_EQ(spans_per_request.size(), 3u);
+    int async_runs = 0;
+    for (const auto& [request, spans] : spans_per_request) {
+        const int runs = spans.count("callback") ? spans.at("callback") : 0;
+        EXPECT_GT(runs, 0) << "request " << request;
+        for (const char* stage : {"stage 1/3", "stage 2/3", "stage 3/3"})
+            EXPECT_EQ(spans.count(stage) ? spans.at(stage) : 0, runs) << "request " << request << " " << stage;
+        async_runs += runs;
+    }
+    EXPECT_GE(async_runs, 12);  // every measured iteration (plus any warm-up run) is traced
+}
+
+// ---- async_pipeline ----
+
+struct PipelineCase {
+    std::string model;
+    std::string device;
+    std::vector<std::string> extra;
+};
+
+class AsyncPipeline : public ::testing::TestWithParam<PipelineCase> {};
+
+TEST_P(AsyncPipeline, ChainsEveryInferenceAndMatchesSyncResults) {
+    const PipelineCase& c = GetParam();
+    std::vector<std::string> args = {"-m", model_path(c.model), "-d", c.device, "-nireq", "3", "-niter", "24"};
+    args.insert(args.end(), c.extra.begin(), c.extra.end());
+    const RunResult run = run_sample("async_pipeline", args);
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_NE(run.output.find("Completed 24 inferences with 3 requests in flight"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("All results match the synchronous run"), std::string::npos) << run.output;
+    // The five pipeline stage rows of the profiled request.
+    for (const char* stage : {"input preprocessing", "input transfer", "execution", "output transfer",
+                              "output postprocessing"})
+        EXPECT_EQ(count_lines(run.output, std::string("  ") + stage), 1u) << stage << "\n" << run.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(BundledModels, AsyncPipeline,
+                         ::testing::Values(PipelineCase{"cnn", "TEMPLATE", {}},
+                                           PipelineCase{"mlp", "MOCK_REMOTE.1", {}},
+                                           PipelineCase{"dynamic", "TEMPLATE", {"-shape", "[5,64]"}}),
+                         [](const auto& info) {
+                             std::string name = info.param.model + "_" + info.param.device;
+                             for (char& ch : name)
+                                 if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                             return name;
+                         });
+
+TEST(AsyncPipelineErrors, OneLineErrors) {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"-m", model_path("dynamic")}, "dynamic shape [?,64]; give it with -shape"},
+        {{"-m", "/nonexistent/model.xml"}, "does not exist"},
+        {{"-m", model_path("cnn"), "-d", "NOPE"}, "NOPE"},
+        {{"-m", model_path("cnn"), "-nireq", "0"}, "-nireq and -niter must be at least 1"},
+        {{}, "-m is required"},
+    };
+    for (const auto& [args, message] : cases) {
+        const RunResult run = run_sample("async_pipeline", args);
+        EXPECT_EQ(run.exit_code, 1) << run.output;
+        EXPECT_EQ(count_lines(run.output, "[ ERROR ]"), 1u) << run.output;
+        EXPECT_NE(run.output.find(message), std::string::npos) << "expected '" << message << "' in\n" << run.output;
+    }
+}
+
+// ---- model_generator: the committed models are what the generator writes today ----
+
+TEST(ModelGenerator, CommittedModelsAreUpToDate) {
+    const fs::path dir = scratch_dir("generated");
+    const RunResult run = run_sample("model_generator", {"-o", dir.string()});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    for (const std::string name : {"mlp", "cnn", "dynamic"}) {
+        for (const std::string ext : {".xml", ".bin"}) {
+            const fs::path fresh = dir / name / (name + ext);
+            const fs::path committed = fs::path(VIREO_SAMPLE_MODELS_DIR) / name / (name + ext);
+            ASSERT_TRUE(fs::exists(fresh)) << fresh;
+            EXPECT_EQ(read_file(fresh), read_file(committed))
+                << committed << " differs from the generator's output; regenerate with "
+                << "build/bin/model_generator -o samples/models";
+        }
+    }
+}
+
+TEST(ModelGenerator, RejectsUnknownModel) {
+    const RunResult run = run_sample("model_generator", {"-o", scratch_dir("bad").string(), "-only", "resnet"});
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_NE(run.output.find("'resnet' is not a model"), std::string::npos) << run.output;
+}
+
+}  // namespace
+}  // namespace vireo::sample_test
