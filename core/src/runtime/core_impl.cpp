@@ -289,6 +289,9 @@ Any CoreImpl::get_property(const std::string& device_name, const std::string& na
         throw_error<NotFound>("device '", device.full(), "': unknown property '", name,
                               "'; supported properties: ", list_names(supported), ", ",
                               cache_dir.name());
+    // A value set for this instance ("NAME.N") lives in the core and is merged in at each call,
+    // so it is what this instance's next compile uses: report it rather than the plugin's.
+    if (std::optional<Any> stored = m_registry.instance_property(device, name)) return *stored;
     return plugin->get_property(name, args);
 }
 

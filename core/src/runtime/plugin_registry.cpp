@@ -97,4 +97,15 @@ AnyMap PluginRegistry::merged_properties(const DeviceName& device) const {
     return out;
 }
 
+std::optional<Any> PluginRegistry::instance_property(const DeviceName& device, const std::string& key) const {
+    if (device.id.empty()) return std::nullopt;
+    std::shared_ptr<Entry> entry = find(device.name);
+    std::lock_guard<std::mutex> lock(entry->mutex);
+    auto instance = entry->instances.find(device.id);
+    if (instance == entry->instances.end()) return std::nullopt;
+    auto value = instance->second.find(key);
+    if (value == instance->second.end()) return std::nullopt;
+    return value->second;
+}
+
 }  // namespace vireo::runtime

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -36,6 +37,8 @@ class PluginRegistry {
     void store_properties(const DeviceName& device, const AnyMap& properties);
     /// plugins.xml defaults, overridden by "NAME" values, overridden by "NAME.N" values.
     AnyMap merged_properties(const DeviceName& device) const;
+    /// The value set with set_property("NAME.N", {key: ...}) for `device` ("NAME.N"), if any.
+    std::optional<Any> instance_property(const DeviceName& device, const std::string& key) const;
 
   private:
     struct Entry {

@@ -29,6 +29,9 @@ TEST_F(Properties, PrecedenceCallOverInstanceOverDeviceOverXml) {
     EXPECT_FLOAT_EQ(compiled_addend("TEST", {tp::addend(30.0f)}), 30.0f);  // the call beats both
     core.set_property("TEST.1", {tp::addend(40.0f)});
     EXPECT_FLOAT_EQ(compiled_addend("TEST.1"), 40.0f);  // per instance beats per device
+    EXPECT_FLOAT_EQ(core.get_property("TEST.1", tp::addend), 40.0f);  // and reads back per instance
+    EXPECT_FLOAT_EQ(core.get_property("TEST.2", tp::addend), 20.0f);
+    EXPECT_FLOAT_EQ(core.get_property("TEST", tp::addend), 20.0f);
     EXPECT_FLOAT_EQ(compiled_addend("TEST.2"), 20.0f);  // other instances are not affected
     EXPECT_FLOAT_EQ(compiled_addend("TEST"), 20.0f);
     EXPECT_FLOAT_EQ(compiled_addend("TEST.1", {tp::addend(50.0f)}), 50.0f);
