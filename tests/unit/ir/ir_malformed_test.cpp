@@ -72,6 +72,10 @@ const std::vector<MalformedCase> kCases = {
      {"layer id=1 'c' (Const) needs 40 bytes of weights", "missing_bin.bin' does not exist"}},
 };
 
+// GoogleTest prints a parameter it has no printer for as raw bytes, padding included (valgrind
+// reports those as uninitialised reads); print the file name instead.
+void PrintTo(const MalformedCase& c, std::ostream* out) { *out << c.file; }
+
 class IrMalformed : public ::testing::TestWithParam<MalformedCase> {};
 
 std::string case_name(const ::testing::TestParamInfo<MalformedCase>& info) {
