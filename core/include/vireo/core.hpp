@@ -102,7 +102,9 @@ class Core {
     void set_property(const AnyMap& properties);
     /// Properties of one device ("NAME" or "NAME.N"); loads the plugin. Keys must be listed as
     /// RW in the plugin's supported_properties (or be cache_dir): NotFound otherwise, listing
-    /// the supported ones; InvalidArgument for a read-only key or a bad value.
+    /// the supported ones; InvalidArgument for a read-only key or a bad value. Values for
+    /// "NAME.N" are stored by the core and merged in at each call, so the plugin judges their
+    /// values only at the next call that uses them (see docs/plugins.md).
     void set_property(const std::string& device_name, const AnyMap& properties);
     /// A core-level property: cache_dir, log::level, supported_properties, available_devices.
     Any get_property(const std::string& name) const;
