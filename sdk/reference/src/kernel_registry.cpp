@@ -28,14 +28,25 @@ KernelRegistry& KernelRegistry::instance() {
 KernelRegistry::KernelRegistry() { register_builtin_kernels(*this); }
 
 void KernelRegistry::add(const std::string& type, KernelFactory factory) {
+    add(type, std::move(factory), SupportCheck());
+}
+
+void KernelRegistry::add(const std::string& type, KernelFactory factory, SupportCheck check) {
     std::lock_guard<std::mutex> lock(m_mutex);
-    m_factories[type] = std::move(factory);
+    m_factories[type] = Entry{std::move(factory), std::move(check)};
 }
 
 bool KernelRegistry::supports(const Node& node) const {
     if (handled_by_executor(node.get_type_name())) return true;
+    SupportCheck check;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        auto it = m_factories.find(node.get_type_name());
+        if (it == m_factories.end()) return false;
+        check = it->second.check;
+    }
     try {
-        return create(node) != nullptr;
+        return check ? check(node) : create(node) != nullptr;
     } catch (const Exception&) {
         return false;
     }
@@ -48,7 +59,7 @@ std::unique_ptr<Kernel> KernelRegistry::create(const Node& node) const {
         auto it = m_factories.find(node.get_type_name());
         if (it == m_factories.end())
             throw_error<NotImplemented>("no reference kernel for op type ", node.get_type_name(), " (", node.describe(), ")");
-        factory = it->second;
+        factory = it->second.factory;
     }
     auto kernel = factory(node);
     if (!kernel) throw_error<NotImplemented>("no reference kernel for ", node.describe());

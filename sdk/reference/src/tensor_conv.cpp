@@ -122,14 +122,17 @@ class ConvolutionKernel final : public Kernel {
           m_grouped(grouped),
           m_attrs(WindowAttrs::read(node, true)),
           m_type(node.input_value(0).get_element_type()) {
-        if (!contains(ConvTypes{}, m_type))
-            throw_error<NotImplemented>(m_who, ": element type ", m_type, " is not supported");
-        if (node.input_value(1).get_element_type() != m_type)
-            throw_error<InvalidArgument>(m_who,
-                                         ": data and filter must have one element type, found ",
-                                         m_type, " and ", node.input_value(1).get_element_type());
+        check_types(node);
         if (runs_on_f32_engine(m_type) && is_constant_input(node, 1))
             pack_filter(node.input_value(1).get_node()->get_constant_value());
+    }
+
+    // Everything the constructor refuses, without packing the filter (the registry's support
+    // check).
+    static bool validate(const Node& node) {
+        (void)WindowAttrs::read(node, true);
+        check_types(node);
+        return true;
     }
 
     void execute(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override {
@@ -164,6 +167,17 @@ class ConvolutionKernel final : public Kernel {
     }
 
   private:
+    static void check_types(const Node& node) {
+        const element::Type type = node.input_value(0).get_element_type();
+        if (!contains(ConvTypes{}, type))
+            throw_error<NotImplemented>(node.describe(), ": element type ", type,
+                                        " is not supported");
+        if (node.input_value(1).get_element_type() != type)
+            throw_error<InvalidArgument>(node.describe(),
+                                         ": data and filter must have one element type, found ",
+                                         type, " and ", node.input_value(1).get_element_type());
+    }
+
     ConvShape conv_shape(const Shape& x, const Shape& w, const Shape& y) const {
         const size_t lead = m_grouped ? 3 : 2;
         if (x.size() < 3 || w.size() != x.size() + lead - 2 || y.size() != x.size())
@@ -371,10 +385,14 @@ class ConvolutionKernel final : public Kernel {
 }  // namespace
 
 void register_conv_kernels(KernelRegistry& registry) {
-    registry.add("Convolution",
-                 [](const Node& node) { return std::make_unique<ConvolutionKernel>(node, false); });
-    registry.add("GroupConvolution",
-                 [](const Node& node) { return std::make_unique<ConvolutionKernel>(node, true); });
+    registry.add(
+        "Convolution",
+        [](const Node& node) { return std::make_unique<ConvolutionKernel>(node, false); },
+        &ConvolutionKernel::validate);
+    registry.add(
+        "GroupConvolution",
+        [](const Node& node) { return std::make_unique<ConvolutionKernel>(node, true); },
+        &ConvolutionKernel::validate);
 }
 
 }  // namespace vireo::reference::tensor

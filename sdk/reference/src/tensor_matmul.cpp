@@ -51,13 +51,23 @@ class MatMulKernel final : public Kernel {
           m_transpose_a(node.get_attribute<bool>("transpose_a")),
           m_transpose_b(node.get_attribute<bool>("transpose_b")),
           m_type(node.input_value(0).get_element_type()) {
-        if (!contains(MatMulTypes{}, m_type))
-            throw_error<NotImplemented>(m_who, ": element type ", m_type, " is not supported");
-        if (node.input_value(1).get_element_type() != m_type)
-            throw_error<InvalidArgument>(m_who, ": inputs must have one element type, found ",
-                                         m_type, " and ", node.input_value(1).get_element_type());
+        validate(node);
         if (runs_on_f32_engine(m_type) && is_constant_input(node, 1))
             pack_constant_b(node.input_value(1).get_node()->get_constant_value());
+    }
+
+    // Everything the constructor refuses, without packing anything (the registry's support check).
+    static void validate(const Node& node) {
+        (void)node.get_attribute<bool>("transpose_a");
+        (void)node.get_attribute<bool>("transpose_b");
+        const element::Type type = node.input_value(0).get_element_type();
+        if (!contains(MatMulTypes{}, type))
+            throw_error<NotImplemented>(node.describe(), ": element type ", type,
+                                        " is not supported");
+        if (node.input_value(1).get_element_type() != type)
+            throw_error<InvalidArgument>(node.describe(),
+                                         ": inputs must have one element type, found ", type,
+                                         " and ", node.input_value(1).get_element_type());
     }
 
     void execute(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override {
@@ -245,7 +255,12 @@ class MatMulKernel final : public Kernel {
 }  // namespace
 
 void register_matmul_kernels(KernelRegistry& registry) {
-    registry.add("MatMul", [](const Node& node) { return std::make_unique<MatMulKernel>(node); });
+    registry.add(
+        "MatMul", [](const Node& node) { return std::make_unique<MatMulKernel>(node); },
+        [](const Node& node) {
+            MatMulKernel::validate(node);
+            return true;
+        });
 }
 
 }  // namespace vireo::reference::tensor

@@ -36,15 +36,25 @@ public:
 /// node's configuration is not supported.
 using KernelFactory = std::function<std::unique_ptr<Kernel>(const Node& node)>;
 
+/// Tells, without building the kernel, whether the factory of the same op accepts `node`: returns
+/// false or throws a vireo::Exception when it does not. Must accept exactly what the factory
+/// accepts; it exists so that support queries do not pay for what factories do up front (packing
+/// constant weights).
+using SupportCheck = std::function<bool(const Node& node)>;
+
 /// Kernels by op type. Thread-safe; built-in kernels are registered on first use.
 class KernelRegistry {
 public:
     static KernelRegistry& instance();
     /// Registers (or replaces) the factory for op `type` (canonical name, e.g. "Convolution").
+    /// Without a support check, supports() builds a kernel and throws it away.
     void add(const std::string& type, KernelFactory factory);
+    /// Registers (or replaces) the factory for op `type` with a cheap support check.
+    void add(const std::string& type, KernelFactory factory, SupportCheck check);
     /// True if a factory exists for the node's type and it accepts the node (element types,
-    /// attributes). Parameter, Result, Constant, ReadValue and Assign are handled by executors
-    /// and are reported as supported.
+    /// attributes): asks the op's support check when it has one, else builds the kernel.
+    /// Parameter, Result, Constant, ReadValue and Assign are handled by executors and are
+    /// reported as supported.
     bool supports(const Node& node) const;
     /// Creates the kernel; throws NotImplemented naming the op type and the reason.
     std::unique_ptr<Kernel> create(const Node& node) const;
@@ -52,8 +62,12 @@ public:
 
 private:
     KernelRegistry();
+    struct Entry {
+        KernelFactory factory;
+        SupportCheck check;  // empty: supports() builds the kernel
+    };
     mutable std::mutex m_mutex;
-    std::map<std::string, KernelFactory> m_factories;
+    std::map<std::string, Entry> m_factories;
 };
 
 /// Runs `node` once on `inputs`: infers output shapes from the inputs' shapes and values,
