@@ -1,7 +1,8 @@
-// Implements the compiled-model blob format (header checks, checksum).
+// Implements the compiled-model blob format (header checks, word-wise payload checksum).
 #include "runtime/blob_format.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <vector>
 
@@ -89,6 +90,42 @@ uint64_t fnv1a64(const void* data, size_t size, uint64_t seed) {
     return hash;
 }
 
+namespace {
+
+uint64_t load_le64(const unsigned char* p) {
+    uint64_t word = 0;
+    if constexpr (std::endian::native == std::endian::little) {
+        std::memcpy(&word, p, sizeof(word));
+    } else {
+        for (size_t i = 0; i < sizeof(word); ++i) word |= static_cast<uint64_t>(p[i]) << (8 * i);
+    }
+    return word;
+}
+
+constexpr uint64_t kFnvPrime = 0x100000001b3ULL;
+
+uint64_t mix(uint64_t hash, uint64_t word) {
+    hash = (hash ^ word) * kFnvPrime;
+    return hash ^ (hash >> 29);
+}
+
+}  // namespace
+
+uint64_t payload_checksum(const void* data, size_t size) {
+    constexpr size_t kLanes = 4, kBlock = kLanes * sizeof(uint64_t);
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    const uint64_t basis = fnv1a64(nullptr, 0);
+    uint64_t lane[kLanes];
+    for (size_t j = 0; j < kLanes; ++j) lane[j] = basis + j;
+    size_t i = 0;
+    for (; i + kBlock <= size; i += kBlock)
+        for (size_t j = 0; j < kLanes; ++j)
+            lane[j] = mix(lane[j], load_le64(bytes + i + j * sizeof(uint64_t)));
+    uint64_t hash = mix(basis, size);
+    for (size_t j = 0; j < kLanes; ++j) hash = mix(hash, lane[j]);
+    return fnv1a64(bytes + i, size - i, hash);
+}
+
 void write_blob(std::ostream& out, const BlobIdentity& writer, const std::string& payload) {
     out.write(kBlobMagic, sizeof(kBlobMagic));
     put<uint32_t>(out, kBlobFormatVersion);
@@ -96,7 +133,7 @@ void write_blob(std::ostream& out, const BlobIdentity& writer, const std::string
     put_string(out, writer.plugin_name);
     put_string(out, writer.plugin_version);
     put<uint64_t>(out, payload.size());
-    put<uint64_t>(out, fnv1a64(payload.data(), payload.size()));
+    put<uint64_t>(out, payload_checksum(payload.data(), payload.size()));
     out.write(payload.data(), static_cast<std::streamsize>(payload.size()));
     if (!out)
         throw_error<Exception>("cannot write the compiled-model blob: the output stream failed");
@@ -129,7 +166,7 @@ std::string read_blob(std::istream& in, const BlobIdentity& reader, const std::s
                                      "' version '", reader.plugin_version, "' (ABI ",
                                      reader.abi_version, "); re-export it with this plugin");
     std::string payload = r.get_payload(size);
-    const uint64_t actual = fnv1a64(payload.data(), payload.size());
+    const uint64_t actual = payload_checksum(payload.data(), payload.size());
     if (actual != checksum)
         throw_error<InvalidArgument>(source, ": damaged blob: payload checksum ", std::hex, actual,
                                      " does not match the header's ", checksum);

@@ -18,10 +18,10 @@ namespace vireo::runtime {
 ///   u32 len, bytes   plugin name (its library name, "vireo_template_plugin")
 ///   u32 len, bytes   plugin version (build number)
 ///   u64      payload size in bytes
-///   u64      payload checksum (FNV-1a 64 over the payload)
+///   u64      payload checksum (payload_checksum() of the payload)
 ///   payload  what ICompiledModel::export_model wrote
 inline constexpr char kBlobMagic[8] = {'V', 'I', 'R', 'E', 'O', 'B', 'L', 'B'};
-inline constexpr uint32_t kBlobFormatVersion = 1;
+inline constexpr uint32_t kBlobFormatVersion = 2;  // 2: word-wise checksum (1: byte-wise FNV-1a)
 
 /// Who wrote a blob, or who is asked to read it.
 struct BlobIdentity {
@@ -35,6 +35,12 @@ struct BlobIdentity {
 BlobIdentity blob_identity_of(const Version& version);
 
 uint64_t fnv1a64(const void* data, size_t size, uint64_t seed = 0xcbf29ce484222325ULL);
+
+/// The blob's payload checksum: FNV-1a's xor-multiply on 64-bit little-endian words in four
+/// interleaved lanes (so the multiplies overlap), each step followed by an xor-shift, the lanes
+/// folded together, then the last 0-31 bytes. About 8x faster than byte-wise FNV-1a
+/// (fnv1a64); the value depends only on the bytes and their count, not on the host.
+uint64_t payload_checksum(const void* data, size_t size);
 
 /// Writes the header for `payload`, then the payload.
 void write_blob(std::ostream& out, const BlobIdentity& writer, const std::string& payload);
