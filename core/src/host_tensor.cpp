@@ -6,26 +6,17 @@
 #include <cstring>
 #include <new>
 
-#include <unistd.h>
-
 #include "vireo/exception.hpp"
+#include "vireo/sdk/memory_limits.hpp"
 
 namespace vireo {
 namespace {
 
 constexpr size_t kAlignment = 64;
 
-/// The machine's physical memory: no single tensor can be larger, so a bigger request is refused
-/// with a message before the allocator sees it (and before the rounding below could overflow).
-size_t physical_memory_bytes() {
-    static const size_t bytes = [] {
-        const long pages = sysconf(_SC_PHYS_PAGES);
-        const long page_size = sysconf(_SC_PAGESIZE);
-        if (pages <= 0 || page_size <= 0) return SIZE_MAX / 2;
-        return static_cast<size_t>(pages) * static_cast<size_t>(page_size);
-    }();
-    return bytes;
-}
+// No single tensor can be larger than the machine's memory: a bigger request is refused with a
+// message before the allocator sees it (and before the rounding below could overflow).
+using sdk::physical_memory_bytes;
 
 void check_static(element::Type type) {
     if (!type.is_static()) throw_error<InvalidArgument>("a tensor needs a static element type, got ", type);

@@ -1,21 +1,9 @@
 // Implements DeviceMemory: handle allocation, lookup and accounting of the simulated device memory.
 #include "device_memory.hpp"
 
-#include <unistd.h>
-
 #include "vireo/exception.hpp"
 
 namespace vireo::mock_remote {
-
-size_t physical_memory_bytes() {
-    static const size_t bytes = [] {
-        const long pages = sysconf(_SC_PHYS_PAGES);
-        const long page_size = sysconf(_SC_PAGESIZE);
-        if (pages <= 0 || page_size <= 0) return SIZE_MAX / 2;
-        return static_cast<size_t>(pages) * static_cast<size_t>(page_size);
-    }();
-    return bytes;
-}
 
 BufferHandle DeviceMemory::allocate(size_t bytes) {
     if (bytes > physical_memory_bytes())

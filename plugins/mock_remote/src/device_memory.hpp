@@ -9,11 +9,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "vireo/sdk/memory_limits.hpp"
+
 namespace vireo::mock_remote {
 
-/// The host's physical memory in bytes, which the simulated device memory lives in: no buffer
-/// may be larger (checked before allocating, so a huge shape is a clear error).
-size_t physical_memory_bytes();
+using sdk::physical_memory_bytes;  // no buffer may be larger (checked before allocating)
 
 /// A device address. 0 is never a valid handle.
 using BufferHandle = uint64_t;

@@ -1,8 +1,6 @@
 // Implements the arena and slot planners used by the execution plan.
 #include "memory_planner.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
@@ -21,16 +19,6 @@ bool overlaps(const BufferUse& a, const BufferUse& b) {
 }
 
 }  // namespace
-
-size_t physical_memory_bytes() {
-    static const size_t bytes = [] {
-        const long pages = sysconf(_SC_PHYS_PAGES);
-        const long page_size = sysconf(_SC_PAGESIZE);
-        if (pages <= 0 || page_size <= 0) return SIZE_MAX / 2;
-        return static_cast<size_t>(pages) * static_cast<size_t>(page_size);
-    }();
-    return bytes;
-}
 
 ArenaLayout plan_arena(const std::vector<BufferUse>& uses, size_t alignment) {
     ArenaLayout layout;

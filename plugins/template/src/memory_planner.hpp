@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "vireo/sdk/memory_limits.hpp"
+
 namespace vireo::template_plugin {
 
 /// One buffer the plan needs: its size and the steps during which it must hold its data
@@ -27,9 +29,7 @@ struct ArenaLayout {
 /// lifetimes overlap it. `alignment` must be a power of two.
 ArenaLayout plan_arena(const std::vector<BufferUse>& uses, size_t alignment = 64);
 
-/// The machine's physical memory in bytes: no value or arena may be larger (checked before
-/// allocating, so that a huge shape is a clear error rather than an allocator failure).
-size_t physical_memory_bytes();
+using sdk::physical_memory_bytes;  // no buffer may be larger (checked before allocating)
 
 /// Reusable slots for buffers whose sizes are unknown until run time: two buffers with
 /// overlapping lifetimes never share a slot; a slot is reused once its last buffer is dead.
