@@ -28,7 +28,7 @@ DEFINE_double(t, 0, "Duration in seconds. Default when neither -niter nor -t is 
 DEFINE_string(hint, "throughput", "Performance hint: throughput, latency or none.");
 DEFINE_int32(nstreams, 0, "Number of streams (needs -hint none to take effect over the hint; 0: device default).");
 DEFINE_int32(nthreads, 0, "Threads for inference (0: device default).");
-DEFINE_string(shape, "", "Input shapes for dynamic models: [1,3,224,224] or name[1,3,224,224],other[1,10].");
+DEFINE_string(shape, "", "Input shapes to reshape the model to (any input, static or dynamic): [1,3,224,224] or name[1,3,224,224],other[1,10].");
 DEFINE_bool(pc, false, "Report per-op performance counters of one request (enables profiling).");
 DEFINE_string(cache_dir, "", "Model cache directory (compiled blobs are stored and reused).");
 DEFINE_string(json_report, "", "Write the results as JSON to this file.");
