@@ -24,12 +24,16 @@ vireo::Tensor random_tensor(const vireo::Shape& shape, unsigned seed) {
 }
 
 // Runs a prepared kernel in the benchmark loop and reports GFLOP/s from its own estimate.
+// `output_shape` is needed only when the node's output shape is dynamic.
 void run_kernel(benchmark::State& state, const vireo::NodePtr& node,
-                const std::vector<vireo::Tensor>& inputs) {
+                const std::vector<vireo::Tensor>& inputs, const vireo::Shape& output_shape = {}) {
     auto kernel = vireo::reference::KernelRegistry::instance().create(*node);
     std::vector<vireo::Tensor> outputs;
     for (size_t i = 0; i < node->get_output_size(); ++i)
-        outputs.emplace_back(node->get_output_element_type(i), node->get_output_shape(i));
+        outputs.emplace_back(node->get_output_element_type(i),
+                             node->get_output_partial_shape(i).is_static()
+                                 ? node->get_output_shape(i)
+                                 : output_shape);
     for (auto _ : state) {
         kernel->execute(inputs, outputs);
         benchmark::ClobberMemory();
@@ -39,15 +43,29 @@ void run_kernel(benchmark::State& state, const vireo::NodePtr& node,
         flops * static_cast<double>(state.iterations()) * 1e-9, benchmark::Counter::kIsRate);
 }
 
+// MatMul of [M, 1024] by constant weights [1024, 1024] (the golden mlp's layer). With a static
+// M of at most 4 the kernel reads the weights in place; `packed:1` declares A's rows dynamic, so
+// the kernel packs the weights at creation and runs the packed GEMM whatever M is at run time.
+// `tb:1` stores the weights transposed ([N, K], as ONNX Gemm exports often do).
 void BM_MatMul(benchmark::State& state) {
     const auto m = static_cast<size_t>(state.range(0));
+    const bool packed = state.range(1) != 0, transpose_b = state.range(2) != 0;
     const auto a = random_tensor({m, 1024}, 1), b = random_tensor({1024, 1024}, 2);
+    const vireo::PartialShape a_shape =
+        packed ? vireo::PartialShape{vireo::Dimension::dynamic(), 1024}
+               : vireo::PartialShape(vireo::Shape{m, 1024});
     auto node = vireo::make_node(
-        "MatMul", {vireo::op::parameter(f32, vireo::PartialShape(vireo::Shape{m, 1024})),
-                   vireo::op::constant(b)});
-    run_kernel(state, node, {a, b});
+        "MatMul", {vireo::op::parameter(f32, a_shape), vireo::op::constant(b)},
+        {{"transpose_a", false}, {"transpose_b", transpose_b}});
+    run_kernel(state, node, {a, b}, vireo::Shape{m, 1024});
+    state.counters["packed_MiB"] =
+        static_cast<double>(vireo::reference::KernelRegistry::instance().create(*node)->owned_bytes()) /
+        (1 << 20);
 }
-BENCHMARK(BM_MatMul)->Arg(1)->Arg(32)->ArgName("M")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_MatMul)
+    ->ArgsProduct({{1, 2, 3, 4, 32}, {0, 1}, {0, 1}})
+    ->ArgNames({"M", "packed", "tb"})
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_Convolution(benchmark::State& state) {
     // The golden cnn's layers: 3x3, pad 1, 3->32 on 64x64 and 32->64 on 32x32.

@@ -166,6 +166,8 @@ class ConvolutionKernel final : public Kernel {
         return 2.0 * static_cast<double>(outputs[0].get_size()) * static_cast<double>(cs.gemm_k());
     }
 
+    size_t owned_bytes() const override { return m_packed.size() * sizeof(float); }
+
   private:
     static void check_types(const Node& node) {
         const element::Type type = node.input_value(0).get_element_type();

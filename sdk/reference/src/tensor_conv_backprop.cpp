@@ -71,6 +71,8 @@ class ConvolutionBackpropKernel final : public Kernel {
                static_cast<double>(shape_size(w) / std::max<size_t>(w[0], 1));
     }
 
+    size_t owned_bytes() const override { return m_packed.size() * sizeof(float); }
+
   private:
     BackpropShape backprop_shape(const Shape& x, const Shape& w, const Shape& y) const {
         if (x.size() < 3 || x.size() > 5 || w.size() != x.size() || y.size() != x.size())

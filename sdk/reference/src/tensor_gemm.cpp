@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -98,6 +99,108 @@ inline __attribute__((always_inline)) void tile_body(size_t kc, const float* __r
     }
 }
 
+// ---- Small-M products on unpacked B ----------------------------------------------------------
+// With at most kSmallM rows in A, a product does a few FMAs per element of B, so it runs at the
+// speed B streams in from memory, and packing B first would read and write B once more. These
+// bodies read B where it lies, each row (or column) front to back.
+
+struct SmallM {
+    const float* a;  // ROWS rows, row r at a + r * a_row, element kk at + kk * a_col
+    size_t a_row, a_col;
+    const float* b;  // element (kk, j) at b + kk * b_row + j * b_col
+    size_t b_row, b_col;
+    size_t k;
+    float* c;
+    size_t ldc;
+};
+using SmallMFn = void (*)(const SmallM& p, size_t j0, size_t j1);
+
+// Row-major B: C[r, c0:c1] += A[r, kk:kk+U] * B[kk:kk+U, c0:c1], U rows of B per pass over the
+// columns (U sequential streams; the A values of the pass stay in registers). No lambdas here:
+// they would not inherit the caller's target ISA.
+template <int ROWS, int U, int W>
+inline __attribute__((always_inline)) void small_m_rows_pass(const SmallM& p, size_t kk,
+                                                             size_t c0, size_t c1) {
+    using V = typename VecOf<W>::type;
+    float x[ROWS][U];
+    const float* rows[U];
+    for (int u = 0; u < U; ++u) {
+        rows[u] = p.b + (kk + u) * p.b_row;
+        for (int r = 0; r < ROWS; ++r) x[r][u] = p.a[r * p.a_row + (kk + u) * p.a_col];
+    }
+    const size_t vec_end = c0 + (c1 - c0) / W * W;
+    for (size_t j = c0; j < vec_end; j += W) {
+        V acc[ROWS];
+        for (int r = 0; r < ROWS; ++r) std::memcpy(&acc[r], p.c + r * p.ldc + j, sizeof(V));
+        for (int u = 0; u < U; ++u) {
+            V bv;
+            std::memcpy(&bv, rows[u] + j, sizeof(V));
+            for (int r = 0; r < ROWS; ++r) acc[r] += x[r][u] * bv;
+        }
+        for (int r = 0; r < ROWS; ++r) std::memcpy(p.c + r * p.ldc + j, &acc[r], sizeof(V));
+    }
+    for (size_t j = vec_end; j < c1; ++j)
+        for (int u = 0; u < U; ++u)
+            for (int r = 0; r < ROWS; ++r) p.c[r * p.ldc + j] += x[r][u] * rows[u][j];
+}
+
+// Columns go in chunks of 1024 so the ROWS rows of C being built stay in L1.
+template <int ROWS, int W>
+inline __attribute__((always_inline)) void small_m_rows_body(const SmallM& p, size_t j0,
+                                                             size_t j1) {
+    constexpr int KU = ROWS == 1 ? 8 : ROWS == 2 ? 4 : 2;
+    constexpr size_t kChunk = 1024;
+    for (size_t c0 = j0; c0 < j1; c0 += kChunk) {
+        const size_t c1 = std::min(j1, c0 + kChunk);
+        for (int r = 0; r < ROWS; ++r) std::fill(p.c + r * p.ldc + c0, p.c + r * p.ldc + c1, 0.0f);
+        size_t kk = 0;
+        for (; kk + KU <= p.k; kk += KU) small_m_rows_pass<ROWS, KU, W>(p, kk, c0, c1);
+        for (; kk < p.k; ++kk) small_m_rows_pass<ROWS, 1, W>(p, kk, c0, c1);
+    }
+}
+
+// Column-major B (a transposed weight matrix, stored N x K): each C[r, j] is a dot product of
+// two contiguous rows. JB columns at once share the loads of A; vector accumulators over k,
+// summed across lanes at the end. A's rows must be contiguous (a_col == 1).
+template <int ROWS, int JB, int W>
+inline __attribute__((always_inline)) void small_m_dot(const SmallM& p, size_t j) {
+    using V = typename VecOf<W>::type;
+    V acc[ROWS][JB];
+    for (int r = 0; r < ROWS; ++r)
+        for (int q = 0; q < JB; ++q) acc[r][q] = V{};
+    const size_t vec_k = p.k / W * W;
+    for (size_t kk = 0; kk < vec_k; kk += W) {
+        V av[ROWS];
+        for (int r = 0; r < ROWS; ++r) std::memcpy(&av[r], p.a + r * p.a_row + kk, sizeof(V));
+        for (int q = 0; q < JB; ++q) {
+            V bv;
+            std::memcpy(&bv, p.b + (j + q) * p.b_col + kk, sizeof(V));
+            for (int r = 0; r < ROWS; ++r) acc[r][q] += av[r] * bv;
+        }
+    }
+    for (int r = 0; r < ROWS; ++r) {
+        for (int q = 0; q < JB; ++q) {
+            float lanes[W];
+            std::memcpy(lanes, &acc[r][q], sizeof(V));
+            float sum = 0.0f;
+            for (int l = 0; l < W; ++l) sum += lanes[l];
+            const float* ar = p.a + r * p.a_row;
+            const float* bq = p.b + (j + q) * p.b_col;
+            for (size_t kk = vec_k; kk < p.k; ++kk) sum += ar[kk] * bq[kk];
+            p.c[r * p.ldc + j + q] = sum;
+        }
+    }
+}
+
+template <int ROWS, int W>
+inline __attribute__((always_inline)) void small_m_cols_body(const SmallM& p, size_t j0,
+                                                             size_t j1) {
+    constexpr int JB = ROWS == 1 ? 8 : ROWS == 2 ? 4 : 2;
+    size_t j = j0;
+    for (; j + JB <= j1; j += JB) small_m_dot<ROWS, JB, W>(p, j);
+    for (; j < j1; ++j) small_m_dot<ROWS, 1, W>(p, j);
+}
+
 #define VIREO_GEMM_TARGET_AVX512 \
     __attribute__((target("avx512f,avx512vl,avx512dq,fma,prefer-vector-width=512")))
 #define VIREO_GEMM_TARGET_AVX2 __attribute__((target("avx2,fma")))
@@ -124,25 +227,66 @@ void tile_sse(size_t kc, const float* a, const float* b, float* c, size_t ldc, b
     tile_body<ROWS, kMrSse, kNvSse, kWSse>(kc, a, b, c, ldc, accumulate, cols);
 }
 
+template <int ROWS>
+VIREO_GEMM_TARGET_AVX512 void small_rows_avx512(const SmallM& p, size_t j0, size_t j1) {
+    small_m_rows_body<ROWS, kWAvx512>(p, j0, j1);
+}
+template <int ROWS>
+VIREO_GEMM_TARGET_AVX512 void small_cols_avx512(const SmallM& p, size_t j0, size_t j1) {
+    small_m_cols_body<ROWS, kWAvx512>(p, j0, j1);
+}
+template <int ROWS>
+VIREO_GEMM_TARGET_AVX2 void small_rows_avx2(const SmallM& p, size_t j0, size_t j1) {
+    small_m_rows_body<ROWS, kWAvx2>(p, j0, j1);
+}
+template <int ROWS>
+VIREO_GEMM_TARGET_AVX2 void small_cols_avx2(const SmallM& p, size_t j0, size_t j1) {
+    small_m_cols_body<ROWS, kWAvx2>(p, j0, j1);
+}
+template <int ROWS>
+void small_rows_sse(const SmallM& p, size_t j0, size_t j1) {
+    small_m_rows_body<ROWS, kWSse>(p, j0, j1);
+}
+template <int ROWS>
+void small_cols_sse(const SmallM& p, size_t j0, size_t j1) {
+    small_m_cols_body<ROWS, kWSse>(p, j0, j1);
+}
+
 constexpr int kMaxMr = 8;
 
 struct Isa {
     const char* name;
     Tile tile;
     TileFn tiles[kMaxMr];  // tiles[r - 1] computes r rows
+    SmallMFn small_rows[kSmallM];  // [r - 1]: r rows of A times row-major B
+    SmallMFn small_cols[kSmallM];  // [r - 1]: r rows of A times column-major B
 };
 
-template <int... R>
-Isa make_avx512(std::integer_sequence<int, R...>) {
-    return Isa{"avx512", {kMrAvx512, kNvAvx512 * kWAvx512}, {&tile_avx512<R + 1>...}};
+using SmallRows = std::make_integer_sequence<int, kSmallM>;
+
+template <int... R, int... S>
+Isa make_avx512(std::integer_sequence<int, R...>, std::integer_sequence<int, S...>) {
+    return Isa{"avx512",
+               {kMrAvx512, kNvAvx512 * kWAvx512},
+               {&tile_avx512<R + 1>...},
+               {&small_rows_avx512<S + 1>...},
+               {&small_cols_avx512<S + 1>...}};
 }
-template <int... R>
-Isa make_avx2(std::integer_sequence<int, R...>) {
-    return Isa{"avx2", {kMrAvx2, kNvAvx2 * kWAvx2}, {&tile_avx2<R + 1>...}};
+template <int... R, int... S>
+Isa make_avx2(std::integer_sequence<int, R...>, std::integer_sequence<int, S...>) {
+    return Isa{"avx2",
+               {kMrAvx2, kNvAvx2 * kWAvx2},
+               {&tile_avx2<R + 1>...},
+               {&small_rows_avx2<S + 1>...},
+               {&small_cols_avx2<S + 1>...}};
 }
-template <int... R>
-Isa make_sse(std::integer_sequence<int, R...>) {
-    return Isa{"sse2", {kMrSse, kNvSse * kWSse}, {&tile_sse<R + 1>...}};
+template <int... R, int... S>
+Isa make_sse(std::integer_sequence<int, R...>, std::integer_sequence<int, S...>) {
+    return Isa{"sse2",
+               {kMrSse, kNvSse * kWSse},
+               {&tile_sse<R + 1>...},
+               {&small_rows_sse<S + 1>...},
+               {&small_cols_sse<S + 1>...}};
 }
 
 Isa select_isa() {
@@ -151,16 +295,16 @@ Isa select_isa() {
     // a request the CPU cannot honour falls back to the automatic choice.
     if (const char* forced = std::getenv("VIREO_GEMM_ISA")) {
         const std::string name(forced);
-        if (name == "sse2") return make_sse(std::make_integer_sequence<int, kMrSse>{});
+        if (name == "sse2") return make_sse(std::make_integer_sequence<int, kMrSse>{}, SmallRows{});
         if (name == "avx2" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-            return make_avx2(std::make_integer_sequence<int, kMrAvx2>{});
+            return make_avx2(std::make_integer_sequence<int, kMrAvx2>{}, SmallRows{});
     }
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("fma"))
-        return make_avx512(std::make_integer_sequence<int, kMrAvx512>{});
+        return make_avx512(std::make_integer_sequence<int, kMrAvx512>{}, SmallRows{});
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        return make_avx2(std::make_integer_sequence<int, kMrAvx2>{});
-    return make_sse(std::make_integer_sequence<int, kMrSse>{});
+        return make_avx2(std::make_integer_sequence<int, kMrAvx2>{}, SmallRows{});
+    return make_sse(std::make_integer_sequence<int, kMrSse>{}, SmallRows{});
 }
 
 const Isa& isa() {
@@ -324,6 +468,46 @@ void multiply_packed_a(const float* a_packed, size_t m, const MatrixView& b, flo
     parallel_ranges(
         panels, [&](size_t begin, size_t end) { pack_b_panels(b, begin, end, pb); }, threaded);
     multiply_packed(m, b.cols, b.rows, a_packed, pb, c, ldc, false, threaded);
+}
+
+bool small_m_applies(const MatrixView& a, const MatrixView& b) {
+    return a.rows >= 1 && a.rows <= kSmallM && (b.col_stride == 1 || b.row_stride == 1);
+}
+
+void multiply_small_m(const MatrixView& a, const MatrixView& b, float* c, size_t ldc,
+                      bool threaded) {
+    if (!small_m_applies(a, b))
+        throw std::invalid_argument("gemm::multiply_small_m: A must have 1.." +
+                                    std::to_string(kSmallM) +
+                                    " rows and B a unit stride along rows or columns");
+    const size_t m = a.rows, k = a.cols, n = b.cols;
+    if (n == 0) return;
+    if (k == 0) {
+        for (size_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+        return;
+    }
+    const Isa& is = isa();
+    const bool row_major = b.col_stride == 1;
+    SmallM p{a.data, a.row_stride, a.col_stride, b.data, b.row_stride, b.col_stride, k, c, ldc};
+    if (!row_major && a.col_stride != 1) {
+        // The dot-product form walks A's rows contiguously: gather them (m * k floats).
+        float* packed = scratch(0, m * k);
+        for (size_t i = 0; i < m; ++i)
+            for (size_t kk = 0; kk < k; ++kk)
+                packed[i * k + kk] = a.data[i * a.row_stride + kk * a.col_stride];
+        p.a = packed;
+        p.a_row = k;
+        p.a_col = 1;
+    }
+    const SmallMFn fn = row_major ? is.small_rows[m - 1] : is.small_cols[m - 1];
+    // Threads take runs of 64 columns (whole cache lines of row-major B and C); below about
+    // 64K multiply-adds a hand-off to another thread costs more than it saves.
+    constexpr size_t kGroup = 64;
+    const size_t groups = (n + kGroup - 1) / kGroup;
+    parallel_ranges(
+        groups,
+        [&](size_t begin, size_t end) { fn(p, begin * kGroup, std::min(n, end * kGroup)); },
+        threaded && m * k * n >= (size_t{1} << 16));
 }
 
 void AlignedBuffer::resize(size_t floats) {

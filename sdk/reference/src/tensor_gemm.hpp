@@ -60,6 +60,17 @@ void multiply_packed_b(const MatrixView& a, const float* b_packed, size_t n, flo
 void multiply_packed_a(const float* a_packed, size_t m, const MatrixView& b, float* c, size_t ldc,
                        bool threaded = true);
 
+/// Rows of A up to which multiply_small_m is preferred: a product with this few rows is bound by
+/// reading B, so packing B first (a full copy) costs as much as the product itself.
+constexpr size_t kSmallM = 4;
+/// C = A * B for A with at most kSmallM rows and B read where it lies, unpacked: B must be
+/// row-major (col_stride 1) or column-major (row_stride 1, a transposed view). Every element of
+/// B is read once, in address order within each of its rows, so a constant B can stay in a
+/// read-only mapping of the weights file. Threads split the columns of C.
+bool small_m_applies(const MatrixView& a, const MatrixView& b);
+void multiply_small_m(const MatrixView& a, const MatrixView& b, float* c, size_t ldc,
+                      bool threaded = true);
+
 /// Runs body(begin, end) over [0, n): split over the calling stream's threads with
 /// CPUStreamsExecutor::parallel_for when `threaded` (serial outside a stream), else one call.
 void parallel_ranges(size_t n, const std::function<void(size_t, size_t)>& body,

@@ -52,8 +52,36 @@ class MatMulKernel final : public Kernel {
           m_transpose_b(node.get_attribute<bool>("transpose_b")),
           m_type(node.input_value(0).get_element_type()) {
         validate(node);
-        if (runs_on_f32_engine(m_type) && is_constant_input(node, 1))
-            pack_constant_b(node.input_value(1).get_node()->get_constant_value());
+        if (runs_on_f32_engine(m_type) && is_constant_input(node, 1)) {
+            const Tensor& b = node.input_value(1).get_node()->get_constant_value();
+            // A product with few rows (batch-1 inference, the common case for large models)
+            // streams B once per call; packing it would copy every weight at compile time and
+            // keep both copies (the original often lies in a mapping of the weights file).
+            // Such products read B where it lies; anything else, or a shape that may grow,
+            // gets B packed once here.
+            if (b.get_element_type() != element::f32 || !few_rows(node)) pack_constant_b(b);
+        }
+    }
+
+    // Rows of A up to which constant weights stay unpacked. Measured with reference_kernels_bench
+    // (BM_MatMul, 1024 x 1024 weights held in cache): 1 row runs as fast unpacked as packed, 2 rows
+    // within about 10 %, 3 and 4 rows up to 1.7x slower, as the unpacked form reloads C for every
+    // two rows of B. Weights streamed from memory (larger models) even out the difference.
+    static constexpr size_t kUnpackedWeightRows = 2;
+
+    // Whether every call multiplies at most kUnpackedWeightRows rows of A by B: A's shape is
+    // static and holds that few rows outside its K axis (batch axes included, as they stack into
+    // one product).
+    bool few_rows(const Node& node) const {
+        const PartialShape& a = node.input_value(0).get_partial_shape();
+        if (!a.is_static()) return false;
+        const Shape shape = a.to_shape();
+        if (shape.empty()) return false;
+        const size_t k_axis = shape.size() == 1 ? 0 : m_transpose_a ? shape.size() - 2 : shape.size() - 1;
+        size_t rows = 1;
+        for (size_t i = 0; i < shape.size(); ++i)
+            if (i != k_axis) rows *= shape[i];
+        return rows >= 1 && rows <= kUnpackedWeightRows;
     }
 
     // Everything the constructor refuses, without packing anything (the registry's support check).
@@ -100,6 +128,8 @@ class MatMulKernel final : public Kernel {
         const Geometry g = geometry(inputs[0].get_shape(), inputs[1].get_shape());
         return 2.0 * static_cast<double>(g.batch_count) * static_cast<double>(g.m * g.n * g.k);
     }
+
+    size_t owned_bytes() const override { return m_packed_b.size() * sizeof(float); }
 
   private:
     Geometry geometry(Shape a, Shape b) const {
@@ -206,7 +236,7 @@ class MatMulKernel final : public Kernel {
             if (use_packed) {
                 gemm::multiply_packed_b(av, m_packed_b.data(), g.n, c, g.n);
             } else {
-                gemm::multiply(av, gemm::MatrixView{b, g.k, g.n, g.b_row, g.b_col}, c, g.n);
+                multiply_unpacked(av, gemm::MatrixView{b, g.k, g.n, g.b_row, g.b_col}, c, g.n);
             }
             return;
         }
@@ -216,10 +246,21 @@ class MatMulKernel final : public Kernel {
                 gemm::multiply_packed_b(av, m_packed_b.data() + ib * m_packed_stride, g.n,
                                         c + batch * c_size, g.n);
             } else {
-                gemm::multiply(av, gemm::MatrixView{b + ib * b_size, g.k, g.n, g.b_row, g.b_col},
-                               c + batch * c_size, g.n);
+                multiply_unpacked(av,
+                                  gemm::MatrixView{b + ib * b_size, g.k, g.n, g.b_row, g.b_col},
+                                  c + batch * c_size, g.n);
             }
         });
+    }
+
+    // A few rows read B in place; more rows pack both operands into scratch first.
+    static void multiply_unpacked(const gemm::MatrixView& a, const gemm::MatrixView& b, float* c,
+                                  size_t ldc) {
+        if (gemm::small_m_applies(a, b)) {
+            gemm::multiply_small_m(a, b, c, ldc);
+        } else {
+            gemm::multiply(a, b, c, ldc);
+        }
     }
 
     template <typename T>

@@ -1,5 +1,7 @@
 // White-box tests of the f32 GEMM engine behind MatMul and the convolutions: packing layouts,
 // strided and transposed views, accumulation, empty and degenerate sizes, against plain loops.
+#include <stdexcept>
+
 #include "tensor_gemm.hpp"
 #include "tensor_test_utils.hpp"
 
@@ -115,6 +117,61 @@ TEST(Gemm, RowStrideOfCIsHonoured) {
                 EXPECT_EQ(c[i * ldc + j], -7.f) << "column " << j << " beyond n was written";
             }
         }
+}
+
+// multiply_small_m reads B unpacked, row-major (axpy form) or column-major (dot form): every row
+// count it takes, widths around the vector, chunk (1024) and thread-group (64) sizes, odd depths,
+// strided A and padded strides of B and C, against plain loops; columns past n stay untouched.
+TEST(Gemm, SmallMMatchesPlainLoopsForEveryLayout) {
+    for (size_t m = 1; m <= gemm::kSmallM; ++m)
+        for (size_t n : {1u, 15u, 64u, 70u, 1030u})
+            for (size_t k : {1u, 7u, 9u, 300u})
+                for (bool column_major : {false, true})
+                    for (bool a_transposed : {false, true}) {
+                        SCOPED_TRACE(testing::Message()
+                                     << m << "x" << n << "x" << k << (column_major ? " B^T" : "")
+                                     << (a_transposed ? " A^T" : ""));
+                        const size_t pad = 3, ldc = n + 2;
+                        const auto a = floats(m * k, 21), b = floats((k + pad) * (n + pad), 22);
+                        const gemm::MatrixView av = a_transposed
+                                                        ? gemm::MatrixView{a.data(), m, k, 1, m}
+                                                        : gemm::MatrixView{a.data(), m, k, k, 1};
+                        // Column-major: element (kk, j) at j * (k + pad) + kk.
+                        const gemm::MatrixView bv =
+                            column_major ? gemm::MatrixView{b.data(), k, n, 1, k + pad}
+                                         : gemm::MatrixView{b.data(), k, n, n + pad, 1};
+                        ASSERT_TRUE(gemm::small_m_applies(av, bv));
+                        std::vector<float> c(m * ldc, -7.f);
+                        gemm::multiply_small_m(av, bv, c.data(), ldc);
+                        const auto expected = reference(av, bv);
+                        std::vector<double> got;
+                        for (size_t i = 0; i < m; ++i) {
+                            for (size_t j = 0; j < n; ++j) got.push_back(c[i * ldc + j]);
+                            EXPECT_EQ(c[i * ldc + n], -7.f);
+                            EXPECT_EQ(c[i * ldc + n + 1], -7.f);
+                        }
+                        expect_near(got, expected, 1e-4);
+                    }
+}
+
+TEST(Gemm, SmallMRefusesWhatItCannotRun) {
+    const auto a = floats(5 * 4, 23), b = floats(4 * 6, 24);
+    std::vector<float> c(5 * 6, 0.f);
+    // Five rows: more than kSmallM.
+    const gemm::MatrixView five{a.data(), gemm::kSmallM + 1, 4, 4, 1};
+    const gemm::MatrixView bv{b.data(), 4, 6, 6, 1};
+    EXPECT_FALSE(gemm::small_m_applies(five, bv));
+    EXPECT_THROW(gemm::multiply_small_m(five, bv, c.data(), 6), std::invalid_argument);
+    // B with no unit stride (every other element of a wider matrix).
+    const gemm::MatrixView one{a.data(), 1, 4, 4, 1};
+    const gemm::MatrixView strided{b.data(), 2, 3, 12, 2};
+    EXPECT_FALSE(gemm::small_m_applies(one, strided));
+    // Zero depth gives zeros; zero width writes nothing.
+    std::vector<float> z(3, 5.f);
+    gemm::multiply_small_m({a.data(), 1, 0, 0, 1}, {b.data(), 0, 3, 3, 1}, z.data(), 3);
+    EXPECT_EQ(z, std::vector<float>(3, 0.f));
+    gemm::multiply_small_m(one, {b.data(), 4, 0, 0, 1}, z.data(), 0);
+    EXPECT_EQ(z, std::vector<float>(3, 0.f));
 }
 
 }  // namespace

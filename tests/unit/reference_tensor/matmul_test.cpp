@@ -185,5 +185,53 @@ TEST(MatMulKernel, RejectsMismatchedInnerDimensionAtRunTime) {
     }
 }
 
+// Constant weights are packed at creation only when a call may multiply more than 2 rows: a
+// static batch-1 (or 2 rows, batch axes included) product reads them in place, so compiling adds
+// no copy of the weights; a dynamic or larger A gets them packed.
+TEST(MatMulKernel, PacksConstantWeightsOnlyForProductsWithManyRows) {
+    const Tensor w = make_tensor(element::f32, {64, 48}, random_values(64 * 48, 31));
+    const size_t weight_bytes = 64 * 48 * sizeof(float);
+    auto owned = [&](const PartialShape& a, bool tb, const Tensor& b) {
+        auto node = make_node("MatMul", {op::parameter(element::f32, a), constant(b)},
+                              {{"transpose_a", false}, {"transpose_b", tb}});
+        return reference::KernelRegistry::instance().create(*node)->owned_bytes();
+    };
+    EXPECT_EQ(owned(PartialShape(Shape{1, 64}), false, w), 0u);
+    EXPECT_EQ(owned(PartialShape(Shape{2, 64}), false, w), 0u);
+    EXPECT_EQ(owned(PartialShape(Shape{2, 1, 64}), false, w), 0u);  // 2 x 1 rows
+    EXPECT_EQ(owned(PartialShape(Shape{64}), false, w), 0u);         // 1-D: one row
+    EXPECT_GE(owned(PartialShape(Shape{3, 64}), false, w), weight_bytes);
+    EXPECT_GE(owned(PartialShape(Shape{2, 2, 64}), false, w), weight_bytes);
+    EXPECT_GE(owned(PartialShape{Dimension::dynamic(), 64}, false, w), weight_bytes);
+    const Tensor wt = make_tensor(element::f32, {48, 64}, random_values(48 * 64, 32));
+    EXPECT_EQ(owned(PartialShape(Shape{1, 64}), true, wt), 0u);
+    // f16 weights are converted, so they are packed whatever the rows.
+    const Tensor w16 = make_tensor(element::f16, {64, 48}, random_values(64 * 48, 33));
+    auto node = make_node("MatMul", {op::parameter(element::f16, Shape{1, 64}), constant(w16)});
+    EXPECT_GE(reference::KernelRegistry::instance().create(*node)->owned_bytes(), weight_bytes);
+}
+
+// The same weights give the same products on both paths: rows 1..4 unpacked vs packed (A's rows
+// declared dynamic), both weight layouts, and several batch shapes that stack into few rows.
+TEST(MatMulKernel, UnpackedAndPackedWeightsAgree) {
+    for (bool tb : {false, true})
+        for (const Shape& a_shape : {Shape{1, 300}, Shape{3, 300}, Shape{4, 300}, Shape{2, 2, 300},
+                                     Shape{300}}) {
+            SCOPED_TRACE(a_shape.to_string() + (tb ? " B^T" : ""));
+            const Shape w_shape = tb ? Shape{70, 300} : Shape{300, 70};
+            const Tensor a = make_tensor(element::f32, a_shape, random_values(shape_size(a_shape), 34));
+            const Tensor w = make_tensor(element::f32, w_shape, random_values(300 * 70, 35));
+            auto run_with = [&](const PartialShape& declared) {
+                auto node = make_node("MatMul", {op::parameter(element::f32, declared), constant(w)},
+                                      {{"transpose_a", false}, {"transpose_b", tb}});
+                return values_of(run(node, {a, w})[0]);
+            };
+            std::vector<Dimension> dynamic(a_shape.size(), Dimension::dynamic());
+            dynamic.back() = Dimension(300);
+            expect_near(run_with(PartialShape(a_shape)), run_with(PartialShape(dynamic)), 1e-4,
+                        "unpacked vs packed");
+        }
+}
+
 }  // namespace
 }  // namespace vireo::test

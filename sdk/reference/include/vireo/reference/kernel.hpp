@@ -30,6 +30,9 @@ public:
     /// Rough work estimate for modelled devices and profiling: floating-point operations of one
     /// execution with these shapes (default: one per output element).
     virtual double flops(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) const;
+    /// Bytes of memory the kernel itself holds for its life (constant inputs repacked at
+    /// creation, tables), not counting the node's tensors: what compiling it added. Default 0.
+    virtual size_t owned_bytes() const { return 0; }
 };
 
 /// Makes a kernel for `node`; throws NotImplemented naming the op and element type when the
