@@ -7,6 +7,8 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -26,8 +28,38 @@ struct StreamHelpers {
     std::condition_variable job_cv;   // a job was posted, or stopping
     std::condition_variable done_cv;  // a job finished
     std::deque<std::function<void()>> jobs;
+    std::atomic<size_t> queued{0};  // jobs.size(), written under the mutex, read by spinners
     bool stopping = false;
 };
+
+// How long a helper, and a worker waiting for its helpers, spin before they sleep on a condition
+// variable. An inference calls parallel_for once per heavy op, microseconds to a few hundred
+// microseconds apart; waking a sleeping thread costs tens of microseconds (a futex wake and a
+// reschedule, more in a VM), which made two threads slower than one on small models. Spinning
+// this long keeps the helpers awake across the gaps between ops and gives a core back soon
+// after the inference ends (OpenMP and ONNX Runtime's thread pool spin for the same reason).
+constexpr std::chrono::microseconds kSpinTime{100};
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+}
+
+// Spins until done() or kSpinTime has passed; returns done()'s last value.
+template <typename Done>
+bool spin_until(Done&& done) {
+    const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
+    for (;;) {
+        for (int i = 0; i < 64; ++i) {
+            if (done()) return true;
+            cpu_relax();
+        }
+        if (std::chrono::steady_clock::now() >= deadline) return done();
+    }
+}
 
 // What the calling thread is, for current_stream_id() and parallel_for().
 thread_local int t_stream_id = -1;
@@ -122,6 +154,8 @@ void helper_loop(std::shared_ptr<ExecutorShared> shared, int stream, int thread)
     t_stream_id = stream;
     StreamHelpers& helpers = *shared->helpers[stream];
     for (;;) {
+        // Spin for the next job first (see kSpinTime); sleep only if none comes.
+        spin_until([&] { return helpers.queued.load(std::memory_order_acquire) > 0; });
         std::function<void()> job;
         {
             std::unique_lock<std::mutex> lock(helpers.mutex);
@@ -129,6 +163,7 @@ void helper_loop(std::shared_ptr<ExecutorShared> shared, int stream, int thread)
             if (helpers.jobs.empty()) break;
             job = std::move(helpers.jobs.front());
             helpers.jobs.pop_front();
+            helpers.queued.store(helpers.jobs.size(), std::memory_order_release);
         }
         job();  // parallel_for's jobs never throw: they record their error
     }
@@ -211,7 +246,9 @@ void CPUStreamsExecutor::parallel_for(size_t n, const std::function<void(size_t,
         return;
     }
     const size_t chunks = std::min(n, static_cast<size_t>(t_stream_threads));
-    size_t pending = chunks - 1;  // guarded by helpers->mutex
+    // Decremented under helpers->mutex (the sleeping wait below relies on it); also read without
+    // the lock while spinning. The jobs write first_error before their decrement (release).
+    std::atomic<size_t> pending{chunks - 1};
     std::exception_ptr first_error;
     auto chunk = [&](size_t k) {
         std::exception_ptr error;
@@ -230,22 +267,35 @@ void CPUStreamsExecutor::parallel_for(size_t n, const std::function<void(size_t,
                 std::lock_guard<std::mutex> job_lock(helpers->mutex);
                 if (error && !first_error) first_error = std::move(error);
                 error = nullptr;  // released under the lock, before the waiter may free it
-                --pending;
-                helpers->done_cv.notify_all();  // under the lock: the waiter's frame owns `pending`
+                // Last use of the waiter's frame: once `pending` reads 0 the waiter may return
+                // (a spinning waiter does not take the lock). done_cv and the mutex outlive it.
+                pending.fetch_sub(1, std::memory_order_acq_rel);
+                helpers->done_cv.notify_all();
             });
         }
+        helpers->queued.store(helpers->jobs.size(), std::memory_order_release);
     }
     helpers->job_cv.notify_all();
     std::exception_ptr own_error = chunk(0);
     // Wait for the helpers, running still-queued chunks here (so progress never depends on the
-    // helpers, e.g. for a nested parallel_for or while the executor shuts down).
+    // helpers, e.g. for a nested parallel_for or while the executor shuts down); spin a little
+    // before sleeping, as the helpers are usually about to finish.
     std::unique_lock<std::mutex> lock(helpers->mutex);
-    while (pending > 0) {
+    bool spun = false;
+    while (pending.load(std::memory_order_acquire) > 0) {
         if (!helpers->jobs.empty()) {
             auto job = std::move(helpers->jobs.front());
             helpers->jobs.pop_front();
+            helpers->queued.store(helpers->jobs.size(), std::memory_order_release);
             lock.unlock();
             job();
+            lock.lock();
+            continue;
+        }
+        if (!spun) {
+            spun = true;
+            lock.unlock();
+            spin_until([&] { return pending.load(std::memory_order_acquire) == 0; });
             lock.lock();
             continue;
         }

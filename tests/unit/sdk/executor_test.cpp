@@ -4,7 +4,11 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <atomic>
+#include <chrono>
+#include <ctime>
 #include <set>
+#include <thread>
 
 #include "sdk_test_helpers.hpp"
 #include "vireo/sdk/cpu_streams_executor.hpp"
@@ -278,6 +282,29 @@ TEST(ParallelFor, NestedCallsCoverTheirRanges) {
         });
     }});
     for (size_t k = 0; k < hits.size(); ++k) EXPECT_EQ(hits[k], 1) << k;
+}
+
+// The helpers spin briefly after a job (to catch the next op's parallel_for without a wake-up)
+// and must then sleep: an idle executor with helpers may not keep burning CPU. CPU time of the
+// process over 300 ms of idleness after many parallel_for calls stays far below 300 ms (the
+// spin lasts about 100 us per helper); counts CPU, not wall time, so load does not affect it.
+TEST(ParallelFor, IdleHelpersStopSpinningAndSleep) {
+    auto cpu_ms = [] {
+        timespec ts{};
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+        return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+    };
+    CPUStreamsExecutor executor(config("PFIdle", 1, 3));
+    std::atomic<size_t> covered{0};
+    executor.run_and_wait({[&] {
+        for (int call = 0; call < 200; ++call)
+            CPUStreamsExecutor::parallel_for(30, [&](size_t b, size_t e) { covered += e - b; });
+    }});
+    EXPECT_EQ(covered, 200u * 30u);
+    const double before = cpu_ms();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const double used = cpu_ms() - before;
+    EXPECT_LT(used, 100.0) << "helpers kept running while idle: " << used << " ms CPU in 300 ms";
 }
 
 // ---- ImmediateExecutor and run_and_wait ----
