@@ -1,5 +1,6 @@
-// Google Benchmark micro-benchmarks of the tensor reference kernels on the golden models'
-// layers: MatMul (matrix-vector and batch 32), the cnn's convolutions and max pooling.
+// Google Benchmark micro-benchmarks of the reference kernels: the golden models' layers (MatMul
+// with and without packed weights, the cnn's convolutions, max pooling) and the ops
+// PrePostProcessor inserts (per-channel Subtract/Divide, Interpolate).
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -99,6 +100,41 @@ void BM_MaxPool(benchmark::State& state) {
     run_kernel(state, node, {x});
 }
 BENCHMARK(BM_MaxPool)->Args({32, 64})->Args({64, 32})->Unit(benchmark::kMicrosecond);
+
+// Elementwise with a per-channel constant, as preprocessing's mean/scale steps insert them:
+// [1, 3, 224, 224] op [1, 3, 1, 1]. Divide costs more than Subtract because the kernel divides
+// (an IEEE division per element, which the oracle keeps exact) rather than multiplying by a
+// reciprocal. Arg: 0 Subtract, 1 Divide.
+void BM_ChannelBroadcast(benchmark::State& state) {
+    const char* op = state.range(0) ? "Divide" : "Subtract";
+    const auto x = random_tensor({1, 3, 224, 224}, 5), c = random_tensor({1, 3, 1, 1}, 6);
+    auto node = vireo::make_node(op, {vireo::op::parameter(f32, x.get_shape()), vireo::op::constant(c)});
+    run_kernel(state, node, {x, c});
+    state.SetLabel(op);
+}
+BENCHMARK(BM_ChannelBroadcast)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+// Resize of a VGA image to 224 x 224 (NCHW f32), as PrePostProcessor's resize inserts it.
+// Arg: 0 nearest, 1 linear (antialiased), 2 linear_onnx.
+void BM_Interpolate(benchmark::State& state) {
+    static const char* const kModes[] = {"nearest", "linear", "linear_onnx"};
+    const char* mode = kModes[state.range(0)];
+    const auto x = random_tensor({1, 3, 480, 640}, 7);
+    vireo::Tensor sizes(vireo::element::i64, vireo::Shape{2});
+    sizes.data<int64_t>()[0] = 224;
+    sizes.data<int64_t>()[1] = 224;
+    vireo::Tensor axes(vireo::element::i64, vireo::Shape{2});
+    axes.data<int64_t>()[0] = 2;
+    axes.data<int64_t>()[1] = 3;
+    vireo::op::InterpolateAttrs attrs;
+    attrs.mode = mode;
+    attrs.antialias = state.range(0) == 1;
+    auto node = vireo::op::interpolate(vireo::op::parameter(f32, x.get_shape()),
+                                       vireo::op::constant(sizes), attrs, vireo::op::constant(axes));
+    run_kernel(state, node, {x, sizes, axes});
+    state.SetLabel(mode);
+}
+BENCHMARK(BM_Interpolate)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -158,6 +158,22 @@ void weighted_pass(const std::vector<double>& in, const Shape& shape, size_t axi
     for (size_t i = axis + 1; i < shape.size(); ++i) inner *= shape[i];
     const size_t in_len = shape[axis], out_len = plan.first.size() - 1;
     out.assign(outer * out_len * inner, 0.0);
+    if (inner == 1) {
+        // The last axis: each output is a short dot product; keep the sum in a register.
+        for (size_t o = 0; o < outer; ++o) {
+            const double* src = in.data() + o * in_len;
+            double* dst = out.data() + o * out_len;
+            for (size_t j = 0; j < out_len; ++j) {
+                double sum = 0.0;
+                for (size_t t = plan.first[j]; t < plan.first[j + 1]; ++t) {
+                    const Tap& tap = plan.taps[t];
+                    if (tap.index != kZero) sum += tap.weight * src[tap.index];
+                }
+                dst[j] = sum;
+            }
+        }
+        return;
+    }
     for (size_t o = 0; o < outer; ++o)
         for (size_t j = 0; j < out_len; ++j) {
             double* dst = out.data() + (o * out_len + j) * inner;
@@ -296,7 +312,8 @@ class InterpolateKernel final : public Kernel {
         std::vector<double> v(t.get_size());
         dispatch(NumericTypes{}, t.get_element_type(), "scales", [&](auto tag) {
             using T = decltype(tag);
-            for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(tensor_data<T>(t)[i]);
+            const T* src = tensor_data<T>(t);
+            for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(src[i]);
         });
         return v;
     }
@@ -310,8 +327,8 @@ class InterpolateKernel final : public Kernel {
         if constexpr (std::is_same_v<W, double>) {
             dispatch(NumericTypes{}, in.get_element_type(), m_who.c_str(), [&](auto tag) {
                 using T = decltype(tag);
-                for (size_t i = 0; i < cur.size(); ++i)
-                    cur[i] = static_cast<double>(tensor_data<T>(in)[i]);
+                const T* src = tensor_data<T>(in);
+                for (size_t i = 0; i < cur.size(); ++i) cur[i] = static_cast<double>(src[i]);
             });
         } else {
             std::copy_n(tensor_data<W>(in), cur.size(), cur.begin());
