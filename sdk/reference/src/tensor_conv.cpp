@@ -253,6 +253,16 @@ class ConvolutionKernel final : public Kernel {
                     continue;
                 }
                 float* b = gemm::scratch(1, gemm::packed_b_size(k, pixels));
+                if (gemm::splits_by_panels(m, pixels)) {
+                    // One parallel region: each thread lays out its panels of the patch matrix
+                    // and multiplies them at once (one hand-off instead of two, and the panels
+                    // are still in that thread's cache).
+                    gemm::parallel_ranges(panels, [&](size_t first, size_t last) {
+                        im2col_panels(xg, win, cs.in_per_group, first, last, b);
+                        gemm::multiply_packed_panels(m, pixels, k, a, b, yg, pixels, first, last);
+                    });
+                    continue;
+                }
                 gemm::parallel_ranges(panels, [&](size_t first, size_t last) {
                     im2col_panels(xg, win, cs.in_per_group, first, last, b);
                 });

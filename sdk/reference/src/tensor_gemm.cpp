@@ -429,7 +429,7 @@ void multiply_packed(size_t m, size_t n, size_t k, const float* a_packed, const 
     const size_t panels = (n + is.tile.nr - 1) / is.tile.nr;
     const size_t slivers = (m + is.tile.mr - 1) / is.tile.mr;
     // Split whichever dimension has more tiles; each thread writes its own part of C.
-    if (panels >= slivers) {
+    if (splits_by_panels(m, n)) {
         parallel_ranges(
             panels,
             [&](size_t begin, size_t end) {
@@ -446,6 +446,26 @@ void multiply_packed(size_t m, size_t n, size_t k, const float* a_packed, const 
             },
             threaded);
     }
+}
+
+bool splits_by_panels(size_t m, size_t n) {
+    const Tile& t = tile();
+    return (n + t.nr - 1) / t.nr >= (m + t.mr - 1) / t.mr;
+}
+
+void multiply_packed_panels(size_t m, size_t n, size_t k, const float* a_packed,
+                            const float* b_packed, float* c, size_t ldc, size_t first_panel,
+                            size_t last_panel) {
+    if (m == 0 || n == 0 || first_panel >= last_panel) return;
+    const Isa& is = isa();
+    if (k == 0) {
+        const size_t col0 = first_panel * is.tile.nr;
+        const size_t col1 = std::min(n, last_panel * is.tile.nr);
+        for (size_t i = 0; i < m; ++i) std::fill(c + i * ldc + col0, c + i * ldc + col1, 0.0f);
+        return;
+    }
+    const size_t slivers = (m + is.tile.mr - 1) / is.tile.mr;
+    run_block(is, m, n, k, a_packed, b_packed, c, ldc, false, first_panel, last_panel, 0, slivers);
 }
 
 void multiply(const MatrixView& a, const MatrixView& b, float* c, size_t ldc, bool threaded) {

@@ -51,6 +51,17 @@ inline void pack_b(const MatrixView& b, float* dst) {
 void multiply_packed(size_t m, size_t n, size_t k, const float* a_packed, const float* b_packed,
                      float* c, size_t ldc, bool accumulate = false, bool threaded = true);
 
+/// Serial part of multiply_packed: only the columns of B's panels [first_panel, last_panel),
+/// run on the calling thread. For callers that pack those panels inside the same parallel chunk
+/// (im2col), so each thread multiplies what it packed while it is still in its cache, with one
+/// parallel region instead of two.
+void multiply_packed_panels(size_t m, size_t n, size_t k, const float* a_packed,
+                            const float* b_packed, float* c, size_t ldc, size_t first_panel,
+                            size_t last_panel);
+/// Whether multiply_packed splits an m x n product over B's panels (rather than A's slivers):
+/// when it does, a caller may split the same panels itself and call multiply_packed_panels.
+bool splits_by_panels(size_t m, size_t n);
+
 /// C = A * B for plain strided views: packs both operands into thread-local scratch first.
 void multiply(const MatrixView& a, const MatrixView& b, float* c, size_t ldc, bool threaded = true);
 /// C = A * B with B packed already (constant weights).
