@@ -14,6 +14,9 @@ std::string Shape::to_string() const {
 }
 
 size_t shape_size(const std::vector<size_t>& shape) {
+    // A zero axis anywhere empties the tensor, however large the other axes are.
+    for (size_t d : shape)
+        if (d == 0) return 0;
     size_t total = 1;
     for (size_t d : shape) {
         if (d != 0 && total > SIZE_MAX / d) {

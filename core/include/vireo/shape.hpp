@@ -32,8 +32,9 @@ public:
 /// An index per axis (e.g. the begin corner of a region of interest).
 using Coordinate = std::vector<size_t>;
 
-/// Number of elements of `shape` (1 for a scalar). Throws InvalidArgument naming the shape when
-/// the product overflows size_t.
+/// Number of elements of `shape` (1 for a scalar, 0 when any axis is 0 — even if the product of
+/// the others would overflow). Throws InvalidArgument naming the shape when the product
+/// overflows size_t.
 size_t shape_size(const std::vector<size_t>& shape);
 
 /// Row-major byte strides of `shape` for elements of `element_bytes` bytes.

@@ -11,6 +11,9 @@ TEST(Shape, SizeAndOverflow) {
     EXPECT_EQ(shape_size(Shape{2, 3, 4}), 24u);
     EXPECT_EQ(shape_size(Shape{2, 0, 4}), 0u);
     EXPECT_THROW(shape_size(Shape{size_t(1) << 40, size_t(1) << 40}), InvalidArgument);
+    // Empty whatever the other axes: the zero may come after an overflowing prefix.
+    EXPECT_EQ(shape_size(Shape{size_t(1) << 40, size_t(1) << 40, 0}), 0u);
+    EXPECT_EQ(shape_size(Shape{0, size_t(1) << 40, size_t(1) << 40}), 0u);
     EXPECT_EQ(row_major_strides(Shape{2, 3, 4}, 4), (Strides{48, 16, 4}));
 }
 

@@ -62,6 +62,16 @@ TEST(TensorLimits, ElementCountOverflowIsRefused) {
     expect_invalid([&] { Tensor t(element::u8, Shape{big, big}); }, {"more elements than can be addressed"});
 }
 
+TEST(TensorLimits, AZeroAxisMakesAnEmptyTensorWhateverTheOtherAxes) {
+    const size_t big = size_t{1} << 40;
+    Tensor t(element::f32, Shape{big, big, 0});
+    EXPECT_EQ(t.get_size(), 0u);
+    EXPECT_EQ(t.get_byte_size(), 0u);
+    Tensor copy(element::f32, Shape{big, big, 0});
+    t.copy_to(copy);  // nothing to copy, nothing touched
+    EXPECT_EQ(copy.get_size(), 0u);
+}
+
 TEST(TensorLimits, ByteCountOverflowIsRefused) {
     expect_invalid([] { Tensor t(element::f64, Shape{size_t{1} << 62}); }, {"overflow"});
 }
