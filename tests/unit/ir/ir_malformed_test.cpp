@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ir_test_util.hpp"
+#include "vireo/log.hpp"
 
 using namespace vireo;
 using namespace vireo::ir_test;
@@ -166,9 +167,14 @@ TEST(IrMalformedData, UnknownAttributeIsIgnoredWithAWarning) {
     ASSERT_NE(tiny.find(needle), std::string::npos);
     tiny.replace(tiny.find(needle), needle.size(), "<data auto_broadcast=\"numpy\" frobnication=\"3\" />");
     const Tensor weights = bytes_tensor(read_file(data_path("models/golden/tiny/model.bin")));
+    // Warnings must be on for this test even when the environment silences them
+    // (GLOG_minloglevel=2 or higher used to make it fail).
+    const log::Level saved = get_log_level();
+    set_log_level(log::Level::WARNING);
     ::testing::internal::CaptureStderr();
     auto model = read_model_from_string(tiny, weights);
     const std::string log = ::testing::internal::GetCapturedStderr();
+    set_log_level(saved);
     EXPECT_EQ(model->get_ordered_ops().size(), 4u);
     EXPECT_NE(log.find("layer id=2 'y' (Add): attribute 'frobnication' is not defined by Add-1; ignored"),
               std::string::npos)
