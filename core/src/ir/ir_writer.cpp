@@ -22,6 +22,27 @@ constexpr uint64_t kAlignment = 64;
 // so that readers with an element-depth limit (tinyxml2: 100) can read the file back.
 constexpr size_t kMaxRtInfoDepth = 16;
 
+// The key Constants are grouped by to find byte-identical ones: their size and a hash of at most
+// four 256-byte windows spread over their bytes. Hashing every byte was a full pass over the
+// weights on each serialize, and models are serialized on every compile through a cache (for
+// the key) and on every export. Identical Constants always share a key; a shared key is only a
+// candidate, confirmed by memcmp, which stops at the first differing byte.
+size_t dedup_key(const char* bytes, size_t size) {
+    constexpr size_t kWindow = 256, kWindows = 4;
+    size_t key = std::hash<size_t>{}(size);
+    auto combine = [&key](std::string_view part) {
+        key ^= std::hash<std::string_view>{}(part) + 0x9e3779b97f4a7c15ULL + (key << 6) +
+               (key >> 2);
+    };
+    if (size <= kWindow * kWindows) {
+        combine(std::string_view(bytes, size));
+        return key;
+    }
+    for (size_t i = 0; i < kWindows; ++i)  // the first window starts the bytes, the last ends them
+        combine(std::string_view(bytes + (size - kWindow) * i / (kWindows - 1), kWindow));
+    return key;
+}
+
 void attribute(XMLPrinter& out, const char* name, const std::string& value) { out.PushAttribute(name, value.c_str()); }
 
 // Dims as IR writes them: one <dim> per axis, -1 for any dynamic one (bounds are not kept);
@@ -171,8 +192,7 @@ void IrWriter::write_constant_data(XMLPrinter& out, const Node& node) {
 uint64_t IrWriter::place_constant(const Tensor& value) {
     const size_t size = value.get_byte_size();
     const char* bytes = static_cast<const char*>(value.data());
-    const size_t hash = std::hash<std::string_view>{}(std::string_view(bytes, size));
-    auto& candidates = m_placed[hash];
+    auto& candidates = m_placed[dedup_key(bytes, size)];
     for (const auto& placed : candidates)
         if (placed.value.get_byte_size() == size && std::memcmp(placed.value.data(), bytes, size) == 0)
             return placed.offset;

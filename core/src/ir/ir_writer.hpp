@@ -39,7 +39,7 @@ private:
     const Model& m_model;
     std::ostream* m_bin = nullptr;
     uint64_t m_bin_size = 0;
-    std::unordered_map<size_t, std::vector<Placed>> m_placed;  // by content hash
+    std::unordered_map<size_t, std::vector<Placed>> m_placed;  // by dedup_key() of the bytes
     std::unordered_map<const Node*, size_t> m_ids;
 };
 

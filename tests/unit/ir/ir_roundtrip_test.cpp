@@ -113,6 +113,33 @@ TEST(IrRoundTrip, IdenticalConstantsShareBytesAndOffsetsAreAligned) {
     EXPECT_EQ(std::string(bin.data() + 24, 40), std::string(40, '\0'));  // padding is zeros
 }
 
+TEST(IrRoundTrip, LargeConstantsShareBytesOnlyWhenEveryByteMatches) {
+    // Past 1 KiB the writer groups constants by a hash of a few windows of their bytes; equal
+    // windows must not be enough to share: c differs from a only between the windows, d only in
+    // the last byte.
+    std::vector<float> values(4096);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 97);
+    auto x = op::parameter(element::f32, {4096}, "x");
+    auto a = op::constant<float>(element::f32, {4096}, values);
+    auto b = op::constant<float>(element::f32, {4096}, values);  // same bytes as a
+    std::vector<float> between = values, last = values;
+    between[500] = -1.f;  // bytes 2000..2003, outside the windows at 0, 5376, 10752 and 16128
+    last.back() = -1.f;
+    auto c = op::constant<float>(element::f32, {4096}, between);
+    auto d = op::constant<float>(element::f32, {4096}, last);
+    auto y = node("Add", {node("Add", {node("Add", {node("Add", {x, a}), b}), c}), d});
+    auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "large");
+    std::string xml, bin;
+    auto again = round_trip(*model, &xml, &bin);
+    expect_same_graph(*model, *again);
+    const auto offsets = const_offsets(xml);
+    EXPECT_EQ(std::multiset<uint64_t>(offsets.begin(), offsets.end()),
+              (std::multiset<uint64_t>{0, 0, 16384, 32768}));
+    EXPECT_EQ(bin.size(), 3u * 16384u);
+    EXPECT_EQ(0, std::memcmp(bin.data() + 16384, between.data(), 16384));
+    EXPECT_EQ(0, std::memcmp(bin.data() + 32768, last.data(), 16384));
+}
+
 TEST(IrRoundTrip, EveryAttributeKindAndTensorNames) {
     register_test_ops();
     auto x = op::parameter(element::f16, PartialShape::parse("1..8,?,3,2.."), "x");
