@@ -1,12 +1,16 @@
 // Implements the MOCK_REMOTE export format: the settings plus the model as IR v11, checked on read.
 #include "blob.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <sstream>
+#include <string_view>
 
 #include "vireo/exception.hpp"
 #include "vireo/ir.hpp"
+#include "vireo/sdk/memory_limits.hpp"
 
 namespace vireo::mock_remote {
 namespace {
@@ -21,11 +25,40 @@ constexpr uint32_t kMaxSettings = 1024;
 void write_u32(std::ostream& out, uint32_t v) {
     out.write(reinterpret_cast<const char*>(&v), sizeof(v));
 }
-void write_string(std::ostream& out, const std::string& s) {
+void write_string(std::ostream& out, std::string_view s) {
     const uint64_t size = s.size();
     out.write(reinterpret_cast<const char*>(&size), sizeof(size));
     out.write(s.data(), static_cast<std::streamsize>(s.size()));
 }
+
+void write_u64(std::ostream& out, uint64_t v) {
+    out.write(reinterpret_cast<const char*>(&v), sizeof(v));
+}
+
+// An output buffer that counts the bytes written to it and, when given a target, passes them
+// on to it unbuffered. export writes the weights straight into the caller's stream through one,
+// instead of collecting them in a string stream first and copying that into the caller's.
+class CountingBuffer : public std::streambuf {
+  public:
+    explicit CountingBuffer(std::streambuf* target = nullptr) : m_target(target) {}
+    uint64_t size() const { return m_size; }
+
+  protected:
+    std::streamsize xsputn(const char* data, std::streamsize count) override {
+        const std::streamsize written = m_target ? m_target->sputn(data, count) : count;
+        m_size += static_cast<uint64_t>(written);
+        return written;
+    }
+    int_type overflow(int_type c) override {
+        if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+        const char byte = traits_type::to_char_type(c);
+        return xsputn(&byte, 1) == 1 ? c : traits_type::eof();
+    }
+
+  private:
+    std::streambuf* m_target;
+    uint64_t m_size = 0;
+};
 
 class Reader {
   public:
@@ -42,17 +75,34 @@ class Reader {
         return v;
     }
     std::string string(const char* what) {
-        uint64_t size = 0;
-        read(&size, sizeof(size), what);
-        if (size > kMaxString)
-            throw_error<InvalidArgument>("MOCK_REMOTE blob is damaged: ", what, " claims ", size,
-                                         " bytes");
+        const uint64_t size = length(what);
         std::string s(size, '\0');
         if (size) read(s.data(), size, what);
         return s;
     }
+    /// A length-prefixed byte string in a buffer of its own, 64-byte aligned like the offsets the
+    /// IR writer gives constants, so that the model's Constants can share it. Not zero-filled
+    /// first: the read overwrites every byte.
+    std::pair<std::shared_ptr<std::byte>, uint64_t> shared_bytes(const char* what) {
+        const uint64_t size = length(what);
+        constexpr std::align_val_t kAlign{64};
+        std::shared_ptr<std::byte> buffer(
+            static_cast<std::byte*>(::operator new(size ? size : 1, kAlign)),
+            [kAlign](std::byte* p) { ::operator delete(p, kAlign); });
+        if (size) read(buffer.get(), size, what);
+        return {std::move(buffer), size};
+    }
 
   private:
+    uint64_t length(const char* what) {
+        uint64_t size = 0;
+        read(&size, sizeof(size), what);
+        if (size > kMaxString || size > sdk::physical_memory_bytes())
+            throw_error<InvalidArgument>("MOCK_REMOTE blob is damaged: ", what, " claims ", size,
+                                         " bytes");
+        return size;
+    }
+
     std::istream& m_in;
 };
 
@@ -61,9 +111,14 @@ class Reader {
 void write_blob(std::ostream& out, const Model& model,
                 const std::vector<std::pair<std::string, std::string>>& settings,
                 const std::string& plugin_version) {
+    // The weights' length comes before them, so the model is serialized twice: once to get the
+    // xml and count the weights, once to write the weights straight into `out`. The writer's
+    // output is deterministic; the second count is checked against the first all the same.
     std::ostringstream xml;
-    std::ostringstream bin(std::ios::binary);
-    serialize(model, xml, bin);
+    CountingBuffer weights_counter;
+    std::ostream weights_sizing(&weights_counter);
+    serialize(model, xml, weights_sizing);
+
     out.write(kMagic, kMagicSize);
     write_u32(out, kFormatVersion);
     write_string(out, plugin_version);
@@ -72,11 +127,30 @@ void write_blob(std::ostream& out, const Model& model,
         write_string(out, key);
         write_string(out, value);
     }
-    write_string(out, xml.str());
-    write_string(out, bin.str());
-    if (!out)
+    write_string(out, xml.view());
+    write_u64(out, weights_counter.size());
+    if (!out || !out.rdbuf())
         throw_error<InvalidArgument>(
             "MOCK_REMOTE: writing the exported model failed (stream error)");
+
+    CountingBuffer xml_discard;
+    std::ostream xml_again(&xml_discard);
+    CountingBuffer weights_writer(out.rdbuf());
+    std::ostream weights(&weights_writer);
+    try {
+        serialize(model, xml_again, weights);
+    } catch (const Exception& e) {
+        out.setstate(std::ios::badbit);
+        throw_error<InvalidArgument>("MOCK_REMOTE: writing the exported model failed after ",
+                                     weights_writer.size(), " of ", weights_counter.size(),
+                                     " bytes of weights: ", e.what());
+    }
+    if (weights_writer.size() != weights_counter.size()) {
+        out.setstate(std::ios::badbit);
+        throw_error<Exception>("MOCK_REMOTE: the model's weights serialized to ",
+                               weights_counter.size(), " bytes, then to ", weights_writer.size(),
+                               " bytes; the export is not usable");
+    }
 }
 
 Blob read_blob(std::istream& in, const std::string& plugin_version) {
@@ -104,12 +178,13 @@ Blob read_blob(std::istream& in, const std::string& plugin_version) {
         blob.settings.emplace_back(std::move(key), std::move(value));
     }
     const std::string xml = reader.string("the model xml");
-    auto weights = std::make_shared<std::string>(reader.string("the model weights"));
-    // The constants of the model share the weights' memory; the shared string keeps it alive.
+    // The constants of the model share the weights' memory, which the tensor keeps alive; the
+    // weights are read from the stream once, into that memory.
+    const auto [weights, weights_size] = reader.shared_bytes("the model weights");
     Tensor weights_tensor =
-        weights->empty()
+        weights_size == 0
             ? Tensor()
-            : Tensor::wrap_shared(element::u8, Shape{weights->size()}, weights->data(), weights);
+            : Tensor::wrap_shared(element::u8, Shape{weights_size}, weights.get(), weights);
     try {
         blob.model = read_model_from_string(xml, weights_tensor);
     } catch (const Exception& e) {

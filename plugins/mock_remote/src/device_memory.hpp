@@ -7,8 +7,8 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
-#include <vector>
 
+#include "device_storage.hpp"
 #include "vireo/sdk/memory_limits.hpp"
 
 namespace vireo::mock_remote {
@@ -18,11 +18,7 @@ using sdk::physical_memory_bytes;  // no buffer may be larger (checked before al
 /// A device address. 0 is never a valid handle.
 using BufferHandle = uint64_t;
 
-/// The bytes of one device buffer. Only the device (its worker, and the transfer functions of
-/// Device) touches them; the host holds handles.
-using DeviceStorage = std::vector<std::byte>;
-
-/// Device-owned map of handles to byte vectors, with accounting. A buffer freed while a job
+/// Device-owned map of handles to byte buffers, with accounting. A buffer freed while a job
 /// still uses it stays alive for that job (the job resolved it to a shared storage) but no
 /// longer counts as allocated and can no longer be resolved.
 ///

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <future>
 #include <thread>
 
@@ -226,6 +228,38 @@ TEST(MockRemoteDeviceMemory, AllocationsAreAccountedAndFreedOnce) {
     memory.free(b);
     EXPECT_EQ(memory.allocated_bytes(), 0u);
     EXPECT_EQ(memory.buffer_count(), 0u);
+}
+
+TEST(MockRemoteDeviceMemory, NewBuffersAreZeroFilledSmallAndLarge) {
+    DeviceMemory memory;
+    // Small buffers come from the heap, large ones are mappings aligned for huge pages; a
+    // buffer allocated where a freed one was must be zero again.
+    for (int round = 0; round < 2; ++round) {
+        std::vector<BufferHandle> handles;
+        for (size_t bytes : {size_t{0}, size_t{100}, DeviceStorage::kLargeBytes - 1,
+                             DeviceStorage::kLargeBytes, 3 * DeviceStorage::kLargeBytes + 5}) {
+            const auto handle = memory.allocate(bytes);
+            handles.push_back(handle);
+            auto storage = memory.resolve(handle);
+            ASSERT_TRUE(storage);
+            ASSERT_EQ(storage->size(), bytes);
+            std::byte* end = storage->data() + bytes;
+            EXPECT_EQ(
+                std::find_if(storage->data(), end, [](std::byte b) { return b != std::byte{0}; }),
+                end)
+                << "a buffer of " << bytes << " bytes is not zero-filled";
+            if (bytes >= DeviceStorage::kLargeBytes) {
+                EXPECT_EQ(reinterpret_cast<uintptr_t>(storage->data()) % DeviceStorage::kLargeBytes,
+                          0u);
+            }
+            if (bytes) {  // every byte is writable, the last one included
+                std::memset(storage->data(), 0x5a, bytes);
+                EXPECT_EQ(storage->data()[bytes - 1], std::byte{0x5a});
+            }
+        }
+        for (auto handle : handles) memory.free(handle);
+    }
+    EXPECT_EQ(memory.allocated_bytes(), 0u);
 }
 
 TEST(MockRemoteDevice, UploadAndDownloadRoundTripThroughDeviceMemory) {
