@@ -1,16 +1,15 @@
 // Implements the MOCK_REMOTE export format: the settings plus the model as IR v11, checked on read.
 #include "blob.hpp"
 
-#include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <new>
 #include <sstream>
 #include <string_view>
 
 #include "vireo/exception.hpp"
 #include "vireo/ir.hpp"
 #include "vireo/sdk/memory_limits.hpp"
+#include "zeroed_buffer.hpp"
 
 namespace vireo::mock_remote {
 namespace {
@@ -80,17 +79,14 @@ class Reader {
         if (size) read(s.data(), size, what);
         return s;
     }
-    /// A length-prefixed byte string in a buffer of its own, 64-byte aligned like the offsets the
-    /// IR writer gives constants, so that the model's Constants can share it. Not zero-filled
-    /// first: the read overwrites every byte.
-    std::pair<std::shared_ptr<std::byte>, uint64_t> shared_bytes(const char* what) {
+    /// A length-prefixed byte string in a buffer of its own (64-byte aligned like the offsets
+    /// the IR writer gives constants, huge pages when large), so that the model's Constants can
+    /// share it.
+    std::shared_ptr<ZeroedBuffer> shared_bytes(const char* what) {
         const uint64_t size = length(what);
-        constexpr std::align_val_t kAlign{64};
-        std::shared_ptr<std::byte> buffer(
-            static_cast<std::byte*>(::operator new(size ? size : 1, kAlign)),
-            [kAlign](std::byte* p) { ::operator delete(p, kAlign); });
-        if (size) read(buffer.get(), size, what);
-        return {std::move(buffer), size};
+        auto buffer = std::make_shared<ZeroedBuffer>(static_cast<size_t>(size));
+        if (size) read(buffer->data(), size, what);
+        return buffer;
     }
 
   private:
@@ -180,11 +176,11 @@ Blob read_blob(std::istream& in, const std::string& plugin_version) {
     const std::string xml = reader.string("the model xml");
     // The constants of the model share the weights' memory, which the tensor keeps alive; the
     // weights are read from the stream once, into that memory.
-    const auto [weights, weights_size] = reader.shared_bytes("the model weights");
+    const auto weights = reader.shared_bytes("the model weights");
     Tensor weights_tensor =
-        weights_size == 0
+        weights->size() == 0
             ? Tensor()
-            : Tensor::wrap_shared(element::u8, Shape{weights_size}, weights.get(), weights);
+            : Tensor::wrap_shared(element::u8, Shape{weights->size()}, weights->data(), weights);
     try {
         blob.model = read_model_from_string(xml, weights_tensor);
     } catch (const Exception& e) {

@@ -8,12 +8,16 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "device_storage.hpp"
 #include "vireo/sdk/memory_limits.hpp"
+#include "zeroed_buffer.hpp"
 
 namespace vireo::mock_remote {
 
 using sdk::physical_memory_bytes;  // no buffer may be larger (checked before allocating)
+
+/// The bytes of one device buffer, zero-filled when created. Only the device (its worker, and
+/// the transfer functions of Device) touches them; the host holds handles.
+using DeviceStorage = ZeroedBuffer;
 
 /// A device address. 0 is never a valid handle.
 using BufferHandle = uint64_t;

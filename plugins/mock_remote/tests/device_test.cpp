@@ -236,8 +236,8 @@ TEST(MockRemoteDeviceMemory, NewBuffersAreZeroFilledSmallAndLarge) {
     // buffer allocated where a freed one was must be zero again.
     for (int round = 0; round < 2; ++round) {
         std::vector<BufferHandle> handles;
-        for (size_t bytes : {size_t{0}, size_t{100}, DeviceStorage::kLargeBytes - 1,
-                             DeviceStorage::kLargeBytes, 3 * DeviceStorage::kLargeBytes + 5}) {
+        for (size_t bytes : {size_t{0}, size_t{100}, ZeroedBuffer::kLargeBytes - 1,
+                             ZeroedBuffer::kLargeBytes, 3 * ZeroedBuffer::kLargeBytes + 5}) {
             const auto handle = memory.allocate(bytes);
             handles.push_back(handle);
             auto storage = memory.resolve(handle);
@@ -248,10 +248,9 @@ TEST(MockRemoteDeviceMemory, NewBuffersAreZeroFilledSmallAndLarge) {
                 std::find_if(storage->data(), end, [](std::byte b) { return b != std::byte{0}; }),
                 end)
                 << "a buffer of " << bytes << " bytes is not zero-filled";
-            if (bytes >= DeviceStorage::kLargeBytes) {
-                EXPECT_EQ(reinterpret_cast<uintptr_t>(storage->data()) % DeviceStorage::kLargeBytes,
-                          0u);
-            }
+            const size_t alignment = bytes >= ZeroedBuffer::kLargeBytes ? ZeroedBuffer::kLargeBytes
+                                                                        : ZeroedBuffer::kAlignment;
+            EXPECT_EQ(reinterpret_cast<uintptr_t>(storage->data()) % alignment, 0u) << bytes;
             if (bytes) {  // every byte is writable, the last one included
                 std::memset(storage->data(), 0x5a, bytes);
                 EXPECT_EQ(storage->data()[bytes - 1], std::byte{0x5a});

@@ -1,12 +1,13 @@
-// Implements DeviceStorage: heap memory for small device buffers, aligned anonymous mappings
+// Implements ZeroedBuffer: aligned heap memory for small buffers, aligned anonymous mappings
 // advised to use transparent huge pages for large ones.
-#include "device_storage.hpp"
+#include "zeroed_buffer.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 namespace vireo::mock_remote {
@@ -22,12 +23,12 @@ size_t round_up(size_t value, size_t step) {
 std::byte* map_aligned(size_t bytes, size_t& mapped) {
     const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
     mapped = round_up(bytes, page);
-    const size_t reserved = mapped + DeviceStorage::kLargeBytes;
+    const size_t reserved = mapped + ZeroedBuffer::kLargeBytes;
     void* address =
         ::mmap(nullptr, reserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (address == MAP_FAILED) return nullptr;
     const auto start = reinterpret_cast<uintptr_t>(address);
-    const uintptr_t aligned = round_up(start, DeviceStorage::kLargeBytes);
+    const uintptr_t aligned = round_up(start, ZeroedBuffer::kLargeBytes);
     if (aligned > start) ::munmap(address, aligned - start);
     const uintptr_t end = aligned + mapped;
     if (start + reserved > end) ::munmap(reinterpret_cast<void*>(end), start + reserved - end);
@@ -40,18 +41,18 @@ std::byte* map_aligned(size_t bytes, size_t& mapped) {
 
 }  // namespace
 
-DeviceStorage::DeviceStorage(size_t bytes) : m_size(bytes) {
+ZeroedBuffer::ZeroedBuffer(size_t bytes) : m_size(bytes) {
     if (bytes >= kLargeBytes) {
         m_data = map_aligned(bytes, m_mapped);
     } else {
-        // calloc, not new + memset: zero-filled in one step, and for fresh memory the
-        // allocator knows it is zero already.
-        m_data = static_cast<std::byte*>(std::calloc(bytes ? bytes : 1, 1));
+        const size_t rounded = round_up(bytes ? bytes : 1, kAlignment);
+        m_data = static_cast<std::byte*>(std::aligned_alloc(kAlignment, rounded));
+        if (m_data) std::memset(m_data, 0, rounded);
     }
     if (!m_data) throw std::bad_alloc();
 }
 
-DeviceStorage::~DeviceStorage() {
+ZeroedBuffer::~ZeroedBuffer() {
     if (m_mapped)
         ::munmap(m_data, m_mapped);
     else
