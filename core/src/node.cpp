@@ -255,7 +255,9 @@ void Node::validate_and_infer_types() {
 
 NodePtr Node::clone_with_new_inputs(const OutputVector& inputs) const {
     auto node = std::make_shared<Node>(*m_def, inputs, m_attributes);
-    node->m_friendly_name = m_friendly_name;
+    // The copy answers to the same name, a default one included (it derives from the instance
+    // id, which the copy does not share): plugins report the caller's layer names.
+    node->m_friendly_name = get_friendly_name();
     node->m_rt_info = m_rt_info;
     node->m_constant = m_constant;
     node->validate_and_infer_types();

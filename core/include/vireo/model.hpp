@@ -62,7 +62,8 @@ public:
 
     /// Re-runs type and shape inference over the whole graph in order.
     void validate();
-    /// Deep copy: new nodes, constants share their (read-only) data; rt_info copied.
+    /// Deep copy: new nodes with the same friendly names (default names included), constants
+    /// share their (read-only) data; rt_info copied.
     std::shared_ptr<Model> clone() const;
 
     /// Changes input shapes and re-infers. Keys are tensor names of inputs. Throws NotFound for

@@ -150,7 +150,8 @@ public:
     /// the output descriptors. Throws InvalidArgument naming the node on inconsistent inputs.
     void validate_and_infer_types();
 
-    /// Same op, attributes, friendly name and rt_info over `inputs`, with types inferred.
+    /// Same op, attributes, friendly name (a default name included) and rt_info over `inputs`,
+    /// with types inferred.
     /// Output tensor names are copied. Constants share their data.
     NodePtr clone_with_new_inputs(const OutputVector& inputs) const;
 

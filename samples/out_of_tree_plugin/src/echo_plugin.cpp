@@ -42,18 +42,6 @@ bool runs_on_echo(const Node& node) {
     return reference::KernelRegistry::instance().supports(node);
 }
 
-/// A copy of `model` whose nodes keep the caller's friendly names (default names included), so
-/// profiling rows and errors name the caller's layers.
-std::shared_ptr<Model> copy_graph(const Model& model) {
-    auto copy = model.clone();
-    const auto original = model.get_ordered_ops();
-    const auto copied = copy->get_ordered_ops();
-    if (original.size() == copied.size())
-        for (size_t i = 0; i < copied.size(); ++i)
-            copied[i]->set_friendly_name(original[i]->get_friendly_name());
-    return copy;
-}
-
 }  // namespace
 
 Plugin::Plugin() {
@@ -142,7 +130,7 @@ Any Plugin::get_property(const std::string& name, const AnyMap&) const {
 
 CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model,
                              const std::shared_ptr<const Plugin>& plugin, bool perf_count)
-    : sdk::ICompiledModel(model, plugin), m_graph(copy_graph(*model)), m_perf_count(perf_count) {}
+    : sdk::ICompiledModel(model, plugin), m_graph(model->clone()), m_perf_count(perf_count) {}
 
 std::shared_ptr<sdk::ISyncInferRequest> CompiledModel::create_sync_infer_request() const {
     return std::make_shared<InferRequest>(
@@ -150,7 +138,7 @@ std::shared_ptr<sdk::ISyncInferRequest> CompiledModel::create_sync_infer_request
 }
 
 std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
-    auto runtime = copy_graph(*m_graph);
+    auto runtime = m_graph->clone();
     int64_t order = 0;
     for (const auto& node : runtime->get_ordered_ops()) {
         auto& rt = node->get_rt_info();

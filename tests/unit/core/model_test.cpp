@@ -53,6 +53,22 @@ TEST(Model, CloneIsDeepAndKeepsNames) {
     EXPECT_EQ(model->input(0).get_names(), (std::set<std::string>{"x"}));
 }
 
+TEST(Model, CloneKeepsDefaultNamesOfUnnamedNodes) {
+    auto x = op::parameter(element::f32, {1, 3}, "x");
+    auto relu = make_node("Relu", {x});  // no friendly name given: a default one
+    auto model = std::make_shared<Model>(OutputVector{relu}, ParameterVector{x}, "m");
+    const auto original = model->get_ordered_ops();
+    const auto copied = model->clone()->get_ordered_ops();
+    ASSERT_EQ(copied.size(), original.size());
+    for (size_t i = 0; i < copied.size(); ++i) {
+        EXPECT_NE(copied[i], original[i]);
+        EXPECT_EQ(copied[i]->get_friendly_name(), original[i]->get_friendly_name()) << i;
+    }
+    // A clone of the clone still answers to the original's names.
+    EXPECT_EQ(model->clone()->clone()->get_results()[0]->input_value(0).get_node()->get_friendly_name(),
+              relu->get_friendly_name());
+}
+
 TEST(Model, ReshapeChangesParameterAndReinfers) {
     auto x = op::parameter(element::f32, {1, 3}, "x");
     auto model = std::make_shared<Model>(OutputVector{x}, ParameterVector{x}, "m");
