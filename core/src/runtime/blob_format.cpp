@@ -4,17 +4,18 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "vireo/exception.hpp"
+#include "vireo/sdk/memory_limits.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
 
 namespace vireo::runtime {
 namespace {
 
 constexpr uint32_t kMaxNameLength = 4096;  // a header string longer than this is garbage
-constexpr size_t kReadChunk = 1 << 20;     // payloads are read in chunks: a damaged size
-                                           // must not make us allocate terabytes up front
+constexpr size_t kReadChunk = 1 << 20;     // unseekable streams are read in chunks
 
 template <typename T>
 void put(std::ostream& out, T value) {
@@ -50,10 +51,27 @@ class Reader {
         return s;
     }
     std::string get_payload(uint64_t size) {
+        // A damaged size must not make us allocate terabytes: when the stream can tell how many
+        // bytes it has left (a cache file, a string stream), a size beyond them is refused before
+        // allocating and the payload is read in one go into a buffer of exactly that size;
+        // otherwise it is read in chunks.
+        const std::optional<uint64_t> left = bytes_left();
+        if (left && size > *left)
+            throw_error<InvalidArgument>(m_source,
+                                         ": truncated blob: the header announces a payload of ",
+                                         size, " bytes, found only ", *left);
+        if (!left && size > sdk::physical_memory_bytes())
+            throw_error<InvalidArgument>(m_source, ": damaged blob: the header announces a payload of ",
+                                         size, " bytes, more than the ", sdk::physical_memory_bytes(),
+                                         " bytes of memory this machine has");
         std::string payload;
+        // Unseekable: reserve at most 256 MiB up front (a damaged size below the machine's memory
+        // is then caught by the read running dry, not by a huge allocation); beyond, it grows.
+        payload.reserve(static_cast<size_t>(left ? size : std::min<uint64_t>(size, 256u << 20)));
         while (payload.size() < size) {
-            const size_t chunk =
-                static_cast<size_t>(std::min<uint64_t>(kReadChunk, size - payload.size()));
+            const size_t chunk = left ? static_cast<size_t>(size)
+                                      : static_cast<size_t>(std::min<uint64_t>(
+                                            kReadChunk, size - payload.size()));
             const size_t old = payload.size();
             payload.resize(old + chunk);
             m_in.read(payload.data() + old, static_cast<std::streamsize>(chunk));
@@ -63,6 +81,24 @@ class Reader {
                     " bytes, found only ", old + static_cast<size_t>(m_in.gcount()));
         }
         return payload;
+    }
+    // Bytes between the read position and the end, for seekable streams.
+    std::optional<uint64_t> bytes_left() {
+        const std::istream::pos_type here = m_in.tellg();
+        if (here == std::istream::pos_type(-1)) {
+            m_in.clear();
+            return std::nullopt;
+        }
+        m_in.seekg(0, std::ios::end);
+        const std::istream::pos_type end = m_in.tellg();
+        m_in.clear();
+        m_in.seekg(here);
+        if (end == std::istream::pos_type(-1) || !m_in || end < here) {
+            m_in.clear();
+            m_in.seekg(here);
+            return std::nullopt;
+        }
+        return static_cast<uint64_t>(end - here);
     }
     [[noreturn]] void truncated(const char* what) {
         throw_error<InvalidArgument>(

@@ -1,5 +1,6 @@
 // Tests the model cache (hit, miss, key inputs, damaged/truncated/foreign entries replaced,
 // atomic writes, non-exporting devices) and export/import blob checks.
+#include <cstring>
 #include <thread>
 
 #include "runtime_test_utils.hpp"
@@ -210,6 +211,67 @@ TEST_F(ExportImport, DamagedBlobsAreRefusedWithTheReason) {
     other_format[8] = 9;  // format version
     EXPECT_NE(import_bytes(other_format).find("format version 9"), std::string::npos);
     EXPECT_EQ(imports(), 0u);
+}
+
+// A stream that cannot seek (like a pipe): tellg() fails, so the blob reader cannot learn how
+// many bytes are left and must read the payload in chunks.
+class UnseekableBuffer : public std::streambuf {
+  public:
+    explicit UnseekableBuffer(std::string bytes) : m_bytes(std::move(bytes)) {
+        setg(m_bytes.data(), m_bytes.data(), m_bytes.data() + m_bytes.size());
+    }
+
+  private:
+    std::string m_bytes;
+};
+
+// Byte offset of the header's payload size: magic, format, ABI, then two length-prefixed strings.
+size_t payload_size_offset(const std::string& blob) {
+    size_t offset = 16;
+    for (int s = 0; s < 2; ++s) {
+        uint32_t length = 0;
+        std::memcpy(&length, blob.data() + offset, sizeof(length));  // little-endian, as written
+        offset += 4 + length;
+    }
+    return offset;
+}
+
+TEST_F(ExportImport, AHugePayloadSizeIsRefusedBeforeAllocating) {
+    std::stringstream blob;
+    core.compile_model(tiny_model(), "TEST").export_model(blob);
+    std::string bytes = blob.str();
+    const uint64_t huge = uint64_t{1} << 62;
+    std::memcpy(bytes.data() + payload_size_offset(bytes), &huge, sizeof(huge));
+    // Seekable: compared with what the stream holds.
+    std::stringstream seekable(bytes);
+    const std::string message =
+        error_of<InvalidArgument>([&] { core.import_model(seekable, "TEST"); });
+    EXPECT_NE(message.find("truncated blob: the header announces a payload of " +
+                           std::to_string(huge) + " bytes, found only"),
+              std::string::npos)
+        << message;
+    // Unseekable: compared with the machine's memory.
+    UnseekableBuffer buffer(bytes);
+    std::istream unseekable(&buffer);
+    const std::string pipe_message =
+        error_of<InvalidArgument>([&] { core.import_model(unseekable, "TEST"); });
+    EXPECT_NE(pipe_message.find("bytes of memory this machine has"), std::string::npos)
+        << pipe_message;
+    EXPECT_EQ(imports(), 0u);
+}
+
+TEST_F(ExportImport, UnseekableStreamsImportAndDetectTruncation) {
+    std::stringstream blob;
+    core.compile_model(tiny_model(), "TEST").export_model(blob);
+    const std::string bytes = blob.str();
+    UnseekableBuffer whole(bytes);
+    std::istream in(&whole);
+    EXPECT_NO_THROW(core.import_model(in, "TEST"));
+    UnseekableBuffer cut(bytes.substr(0, bytes.size() - 5));
+    std::istream cut_in(&cut);
+    const std::string message =
+        error_of<InvalidArgument>([&] { core.import_model(cut_in, "TEST"); });
+    EXPECT_NE(message.find("truncated"), std::string::npos) << message;
 }
 
 }  // namespace
