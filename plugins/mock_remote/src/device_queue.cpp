@@ -3,6 +3,7 @@
 #include "device_queue.hpp"
 
 #include <algorithm>
+#include <thread>
 
 #include "vireo/exception.hpp"
 
@@ -52,8 +53,21 @@ DeviceQueue::CancelResult DeviceQueue::cancel(const std::shared_ptr<DeviceJob>& 
 }
 
 bool DeviceQueue::sleep_until(Clock::time_point deadline) {
-    std::unique_lock<std::mutex> lock(m_mutex);
-    return !m_cv.wait_until(lock, deadline, [&] { return m_closed; });
+    // Sleep until shortly before the deadline, then poll the clock. A timed wait alone wakes
+    // late by the scheduler's wake-up latency (about 100 us per 2 ms job in a VM measured here,
+    // 5 % of the modelled device's throughput even with 1 ns timer slack); a real device
+    // signals completion when it is done, and the model should too.
+    constexpr auto kPollWindow = std::chrono::microseconds(150);
+    {
+        std::unique_lock<std::mutex> lock(m_mutex);
+        if (m_cv.wait_until(lock, deadline - kPollWindow, [&] { return m_closed; })) return false;
+    }
+    while (Clock::now() < deadline) {
+        std::this_thread::yield();
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_closed) return false;
+    }
+    return true;
 }
 
 bool DeviceQueue::wait_for_cancel(const DeviceJob& job) {
