@@ -246,10 +246,10 @@ if [ $have_ort = 1 ]; then
   emit "Median latency of one synchronous inference in ms (median of $reps runs, min–max). TEMPLATE:"
   emit "\`benchmark_app -api sync -hint none -nstreams 1 -nthreads T\`; ONNX Runtime: \`ort_bench.sh\`"
   emit "(Node.js binding, intra-op threads T, $ort_iters runs; Node adds tens of µs per call, so the tiny"
-  emit "row measures that, not ORT's kernels). Target: TEMPLATE within 2x of ORT."
+  emit "row measures that, not ORT's kernels). Target: TEMPLATE within 2x of ORT on one thread."
 else
   emit "Median latency of one synchronous inference in ms, TEMPLATE only: ONNX Runtime was not run"
-  emit "(no ort_bench.sh given with --ort, or no node). Target: TEMPLATE within 2x of ORT."
+  emit "(no ort_bench.sh given with --ort, or no node). Target: TEMPLATE within 2x of ORT on one thread."
 fi
 emit ""
 emit "| model | threads | TEMPLATE ms | ORT ms | TEMPLATE / ORT | target | |"
@@ -279,7 +279,11 @@ for spec in tiny:2000 mlp:300 mlp_b32:40 cnn:300; do
       ort_ms=$(median < "$tmp/ort.txt"); ort_cell=$(summary 4 < "$tmp/ort.txt")
     fi
     r=$(ratio "$vireo_ms" "$ort_ms")
-    if [ "$name" = tiny ]; then target="overhead (see micro)"; v="—"; else target="≤ 2x"; v=$(verdict "$r" le 2); fi
+    # The issue's target is single-threaded; the 2-thread rows are reported against ORT's own
+    # 2 threads without a target (see "Reading the figures").
+    if [ "$name" = tiny ]; then target="overhead (see micro)"; v="—"
+    elif [ $t = 1 ]; then target="≤ 2x"; v=$(verdict "$r" le 2)
+    else target="none (reported)"; v="—"; fi
     emit "| $name | $t | $(summary 4 < "$tmp/lat.txt") | $ort_cell | $r | $target | $v |"
   done
 done
@@ -312,11 +316,12 @@ emit "| read_model | $(summary 1 < "$tmp/read.txt") | (RSS after: $(printf %.0f 
 emit "| compile_model on TEMPLATE (1 thread) | $(summary 1 < "$tmp/compile.txt") | (RSS after: $(printf %.0f "$rss_compiled")) |"
 emit "| first inference | $(summary 1 < "$tmp/infer.txt") | $(summary 0 < "$tmp/rss.txt") (whole run) |"
 rread=$(ratio "$(median < "$tmp/read.txt")" "$(median < "$tmp/touch.txt")" 1)
-rt=$(ratio "$(paste -d" " "$tmp/read.txt" "$tmp/compile.txt" | awk '{ print $1 + $2 }' | median)" "$(median < "$tmp/touch.txt")" 0)
+rt=$(ratio "$(paste -d" " "$tmp/read.txt" "$tmp/compile.txt" | awk '{ print $1 + $2 }' | median)" "$(median < "$tmp/touch.txt")" 1)
 rr=$(ratio "$(median < "$tmp/rss.txt")" "$(median < "$tmp/trss.txt")" 2)
 emit ""
 emit "read_model alone takes ${rread}x the time of mmap-and-touch and leaves RSS at $(printf %.0f "$rss_read") MiB (the .bin is"
-emit "mapped, not copied; its pages are touched later, by compile). read + compile take ${rt}x; peak RSS"
+emit "mapped, not copied; its pages are touched later, by the first inference, which streams the"
+emit "weights where they lie). read + compile take ${rt}x the time of mmap-and-touch; peak RSS"
 emit "is ${rr}x that of the mapping alone."
 if [ $quick = 0 ]; then
   "$bin/bench_driver" load "$tmp/big/big.xml" MOCK_REMOTE.0 > "$tmp/load_mr.txt"
