@@ -52,15 +52,16 @@ void BM_MatMul(benchmark::State& state) {
     const auto m = static_cast<size_t>(state.range(0));
     const bool packed = state.range(1) != 0, transpose_b = state.range(2) != 0;
     const auto a = random_tensor({m, 1024}, 1), b = random_tensor({1024, 1024}, 2);
-    const vireo::PartialShape a_shape =
-        packed ? vireo::PartialShape{vireo::Dimension::dynamic(), 1024}
-               : vireo::PartialShape(vireo::Shape{m, 1024});
-    auto node = vireo::make_node(
-        "MatMul", {vireo::op::parameter(f32, a_shape), vireo::op::constant(b)},
-        {{"transpose_a", false}, {"transpose_b", transpose_b}});
+    const vireo::PartialShape a_shape = packed
+                                            ? vireo::PartialShape{vireo::Dimension::dynamic(), 1024}
+                                            : vireo::PartialShape(vireo::Shape{m, 1024});
+    auto node =
+        vireo::make_node("MatMul", {vireo::op::parameter(f32, a_shape), vireo::op::constant(b)},
+                         {{"transpose_a", false}, {"transpose_b", transpose_b}});
     run_kernel(state, node, {a, b}, vireo::Shape{m, 1024});
     state.counters["packed_MiB"] =
-        static_cast<double>(vireo::reference::KernelRegistry::instance().create(*node)->owned_bytes()) /
+        static_cast<double>(
+            vireo::reference::KernelRegistry::instance().create(*node)->owned_bytes()) /
         (1 << 20);
 }
 BENCHMARK(BM_MatMul)
@@ -108,7 +109,8 @@ BENCHMARK(BM_MaxPool)->Args({32, 64})->Args({64, 32})->Unit(benchmark::kMicrosec
 void BM_ChannelBroadcast(benchmark::State& state) {
     const char* op = state.range(0) ? "Divide" : "Subtract";
     const auto x = random_tensor({1, 3, 224, 224}, 5), c = random_tensor({1, 3, 1, 1}, 6);
-    auto node = vireo::make_node(op, {vireo::op::parameter(f32, x.get_shape()), vireo::op::constant(c)});
+    auto node =
+        vireo::make_node(op, {vireo::op::parameter(f32, x.get_shape()), vireo::op::constant(c)});
     run_kernel(state, node, {x, c});
     state.SetLabel(op);
 }
@@ -129,8 +131,9 @@ void BM_Interpolate(benchmark::State& state) {
     vireo::op::InterpolateAttrs attrs;
     attrs.mode = mode;
     attrs.antialias = state.range(0) == 1;
-    auto node = vireo::op::interpolate(vireo::op::parameter(f32, x.get_shape()),
-                                       vireo::op::constant(sizes), attrs, vireo::op::constant(axes));
+    auto node =
+        vireo::op::interpolate(vireo::op::parameter(f32, x.get_shape()), vireo::op::constant(sizes),
+                               attrs, vireo::op::constant(axes));
     run_kernel(state, node, {x, sizes, axes});
     state.SetLabel(mode);
 }

@@ -61,17 +61,18 @@ class Reader {
                                          ": truncated blob: the header announces a payload of ",
                                          size, " bytes, found only ", *left);
         if (!left && size > sdk::physical_memory_bytes())
-            throw_error<InvalidArgument>(m_source, ": damaged blob: the header announces a payload of ",
-                                         size, " bytes, more than the ", sdk::physical_memory_bytes(),
+            throw_error<InvalidArgument>(m_source,
+                                         ": damaged blob: the header announces a payload of ", size,
+                                         " bytes, more than the ", sdk::physical_memory_bytes(),
                                          " bytes of memory this machine has");
         std::string payload;
         // Unseekable: reserve at most 256 MiB up front (a damaged size below the machine's memory
         // is then caught by the read running dry, not by a huge allocation); beyond, it grows.
         payload.reserve(static_cast<size_t>(left ? size : std::min<uint64_t>(size, 256u << 20)));
         while (payload.size() < size) {
-            const size_t chunk = left ? static_cast<size_t>(size)
-                                      : static_cast<size_t>(std::min<uint64_t>(
-                                            kReadChunk, size - payload.size()));
+            const size_t chunk =
+                left ? static_cast<size_t>(size)
+                     : static_cast<size_t>(std::min<uint64_t>(kReadChunk, size - payload.size()));
             const size_t old = payload.size();
             payload.resize(old + chunk);
             m_in.read(payload.data() + old, static_cast<std::streamsize>(chunk));

@@ -119,8 +119,8 @@ using SmallMFn = void (*)(const SmallM& p, size_t j0, size_t j1);
 // columns (U sequential streams; the A values of the pass stay in registers). No lambdas here:
 // they would not inherit the caller's target ISA.
 template <int ROWS, int U, int W>
-inline __attribute__((always_inline)) void small_m_rows_pass(const SmallM& p, size_t kk,
-                                                             size_t c0, size_t c1) {
+inline __attribute__((always_inline)) void small_m_rows_pass(const SmallM& p, size_t kk, size_t c0,
+                                                             size_t c1) {
     using V = typename VecOf<W>::type;
     float x[ROWS][U];
     const float* rows[U];
@@ -525,8 +525,7 @@ void multiply_small_m(const MatrixView& a, const MatrixView& b, float* c, size_t
     constexpr size_t kGroup = 64;
     const size_t groups = (n + kGroup - 1) / kGroup;
     parallel_ranges(
-        groups,
-        [&](size_t begin, size_t end) { fn(p, begin * kGroup, std::min(n, end * kGroup)); },
+        groups, [&](size_t begin, size_t end) { fn(p, begin * kGroup, std::min(n, end * kGroup)); },
         threaded && m * k * n >= (size_t{1} << 16));
 }
 

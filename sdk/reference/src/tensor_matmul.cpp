@@ -77,7 +77,9 @@ class MatMulKernel final : public Kernel {
         if (!a.is_static()) return false;
         const Shape shape = a.to_shape();
         if (shape.empty()) return false;
-        const size_t k_axis = shape.size() == 1 ? 0 : m_transpose_a ? shape.size() - 2 : shape.size() - 1;
+        const size_t k_axis = shape.size() == 1 ? 0
+                              : m_transpose_a   ? shape.size() - 2
+                                                : shape.size() - 1;
         size_t rows = 1;
         for (size_t i = 0; i < shape.size(); ++i)
             if (i != k_axis) rows *= shape[i];
@@ -246,8 +248,7 @@ class MatMulKernel final : public Kernel {
                 gemm::multiply_packed_b(av, m_packed_b.data() + ib * m_packed_stride, g.n,
                                         c + batch * c_size, g.n);
             } else {
-                multiply_unpacked(av,
-                                  gemm::MatrixView{b + ib * b_size, g.k, g.n, g.b_row, g.b_col},
+                multiply_unpacked(av, gemm::MatrixView{b + ib * b_size, g.k, g.n, g.b_row, g.b_col},
                                   c + batch * c_size, g.n);
             }
         });

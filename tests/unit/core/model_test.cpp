@@ -65,8 +65,9 @@ TEST(Model, CloneKeepsDefaultNamesOfUnnamedNodes) {
         EXPECT_EQ(copied[i]->get_friendly_name(), original[i]->get_friendly_name()) << i;
     }
     // A clone of the clone still answers to the original's names.
-    EXPECT_EQ(model->clone()->clone()->get_results()[0]->input_value(0).get_node()->get_friendly_name(),
-              relu->get_friendly_name());
+    EXPECT_EQ(
+        model->clone()->clone()->get_results()[0]->input_value(0).get_node()->get_friendly_name(),
+        relu->get_friendly_name());
 }
 
 TEST(Model, ReshapeChangesParameterAndReinfers) {

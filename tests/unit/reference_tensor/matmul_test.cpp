@@ -199,7 +199,7 @@ TEST(MatMulKernel, PacksConstantWeightsOnlyForProductsWithManyRows) {
     EXPECT_EQ(owned(PartialShape(Shape{1, 64}), false, w), 0u);
     EXPECT_EQ(owned(PartialShape(Shape{2, 64}), false, w), 0u);
     EXPECT_EQ(owned(PartialShape(Shape{2, 1, 64}), false, w), 0u);  // 2 x 1 rows
-    EXPECT_EQ(owned(PartialShape(Shape{64}), false, w), 0u);         // 1-D: one row
+    EXPECT_EQ(owned(PartialShape(Shape{64}), false, w), 0u);        // 1-D: one row
     EXPECT_GE(owned(PartialShape(Shape{3, 64}), false, w), weight_bytes);
     EXPECT_GE(owned(PartialShape(Shape{2, 2, 64}), false, w), weight_bytes);
     EXPECT_GE(owned(PartialShape{Dimension::dynamic(), 64}, false, w), weight_bytes);
@@ -215,15 +215,17 @@ TEST(MatMulKernel, PacksConstantWeightsOnlyForProductsWithManyRows) {
 // declared dynamic), both weight layouts, and several batch shapes that stack into few rows.
 TEST(MatMulKernel, UnpackedAndPackedWeightsAgree) {
     for (bool tb : {false, true})
-        for (const Shape& a_shape : {Shape{1, 300}, Shape{3, 300}, Shape{4, 300}, Shape{2, 2, 300},
-                                     Shape{300}}) {
+        for (const Shape& a_shape :
+             {Shape{1, 300}, Shape{3, 300}, Shape{4, 300}, Shape{2, 2, 300}, Shape{300}}) {
             SCOPED_TRACE(a_shape.to_string() + (tb ? " B^T" : ""));
             const Shape w_shape = tb ? Shape{70, 300} : Shape{300, 70};
-            const Tensor a = make_tensor(element::f32, a_shape, random_values(shape_size(a_shape), 34));
+            const Tensor a =
+                make_tensor(element::f32, a_shape, random_values(shape_size(a_shape), 34));
             const Tensor w = make_tensor(element::f32, w_shape, random_values(300 * 70, 35));
             auto run_with = [&](const PartialShape& declared) {
-                auto node = make_node("MatMul", {op::parameter(element::f32, declared), constant(w)},
-                                      {{"transpose_a", false}, {"transpose_b", tb}});
+                auto node =
+                    make_node("MatMul", {op::parameter(element::f32, declared), constant(w)},
+                              {{"transpose_a", false}, {"transpose_b", tb}});
                 return values_of(run(node, {a, w})[0]);
             };
             std::vector<Dimension> dynamic(a_shape.size(), Dimension::dynamic());
