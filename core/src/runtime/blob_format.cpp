@@ -87,18 +87,14 @@ class Reader {
     std::optional<uint64_t> bytes_left() {
         const std::istream::pos_type here = m_in.tellg();
         if (here == std::istream::pos_type(-1)) {
-            m_in.clear();
+            m_in.clear();  // tellg() fails (and sets failbit) on an unseekable stream
             return std::nullopt;
         }
         m_in.seekg(0, std::ios::end);
         const std::istream::pos_type end = m_in.tellg();
         m_in.clear();
-        m_in.seekg(here);
-        if (end == std::istream::pos_type(-1) || !m_in || end < here) {
-            m_in.clear();
-            m_in.seekg(here);
-            return std::nullopt;
-        }
+        m_in.seekg(here);  // back to the payload, whatever the seek to the end did
+        if (end == std::istream::pos_type(-1) || !m_in || end < here) return std::nullopt;
         return static_cast<uint64_t>(end - here);
     }
     [[noreturn]] void truncated(const char* what) {

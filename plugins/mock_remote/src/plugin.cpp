@@ -19,19 +19,6 @@
 namespace vireo::mock_remote {
 namespace {
 
-/// Model::clone() gives nodes without an explicit name new default names; keep the caller's
-/// (default ones included) so profiling rows and the runtime model name the caller's layers.
-std::shared_ptr<Model> clone_keeping_names(const Model& model) {
-    auto copy = model.clone();
-    const auto original = model.get_ordered_ops();
-    const auto copied = copy->get_ordered_ops();
-    if (original.size() != copied.size()) return copy;
-    for (size_t i = 0; i < copied.size(); ++i)
-        if (copied[i]->get_type_name() == original[i]->get_type_name())
-            copied[i]->set_friendly_name(original[i]->get_friendly_name());
-    return copy;
-}
-
 constexpr uint32_t kMaxDevices = 16;
 constexpr const char* kBaseName = "MOCK_REMOTE";
 
@@ -126,7 +113,7 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile(const std::shared_ptr<const
                                                      bool imported) const {
     if (!model) throw_error<InvalidArgument>(kBaseName, ": compile_model was given no model");
     auto compiled = std::make_shared<CompiledModel>(
-        clone_keeping_names(*model), std::static_pointer_cast<const Plugin>(shared_from_this()),
+        model->clone(), std::static_pointer_cast<const Plugin>(shared_from_this()),
         instance(index), std::to_string(index), config, imported);
     // A real compiler takes time; model it so that a model cache makes a visible difference.
     if (!imported) std::this_thread::sleep_for(std::chrono::milliseconds(config.timing.compile_ms));

@@ -72,7 +72,7 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
     const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
     if (!model) throw_error<InvalidArgument>(kDeviceName, ": compile_model got no model");
     const Config config = config_with(properties);
-    auto copy = clone_model(*model);
+    auto copy = model->clone();
     transform_model(*copy);
     return compile_transformed(std::move(copy), config, false, {});
 }
@@ -109,7 +109,7 @@ sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& mod
                                          const AnyMap& properties) const {
     if (!model) throw_error<InvalidArgument>(kDeviceName, ": query_model got no model");
     config_with(properties);  // validates the properties
-    auto copy = clone_model(*model);
+    auto copy = model->clone();
     transform_model(*copy);
     // Names of the layers that run: supported nodes of the transformed graph, and every layer
     // folded into one of its Constants.

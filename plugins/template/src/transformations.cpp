@@ -63,27 +63,6 @@ void replace_with_constant(Node& node, size_t index, const Tensor& value, const 
 
 }  // namespace
 
-std::shared_ptr<Model> clone_model(const Model& model) {
-    std::map<const Node*, NodePtr> copies;
-    for (const auto& node : model.get_ordered_ops()) {
-        OutputVector inputs;
-        for (const auto& in : node->input_values())
-            inputs.emplace_back(copies.at(in.get_node()), in.get_index());
-        NodePtr copy = node->clone_with_new_inputs(inputs);
-        copy->set_friendly_name(node->get_friendly_name());
-        copies[node.get()] = std::move(copy);
-    }
-    auto map_all = [&](const NodeVector& nodes) {
-        NodeVector out;
-        for (const auto& n : nodes) out.push_back(copies.at(n.get()));
-        return out;
-    };
-    auto copy = std::make_shared<Model>(map_all(model.get_results()), map_all(model.get_sinks()),
-                                        map_all(model.get_parameters()), model.get_name());
-    copy->get_rt_info() = model.get_rt_info();
-    return copy;
-}
-
 TransformStats transform_model(Model& model) {
     TransformStats stats;
     const NodeVector before = model.get_ordered_ops();

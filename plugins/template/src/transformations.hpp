@@ -13,11 +13,6 @@ namespace vireo::template_plugin {
 /// layers a node stands for (a folded Constant lists every layer folded into it).
 inline constexpr const char* kOriginalLayersNames = "originalLayersNames";
 
-/// A deep copy of `model` (as Model::clone) in which every node keeps the friendly name the
-/// original shows, including default names ("Relu_12") that a plain clone would renumber, so
-/// that query_model, profiling rows and error messages name the caller's layers.
-std::shared_ptr<Model> clone_model(const Model& model);
-
 struct TransformStats {
     size_t folded = 0;   ///< nodes replaced by Constants
     size_t removed = 0;  ///< nodes no longer reachable from the results and sinks
