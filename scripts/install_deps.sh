@@ -6,6 +6,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libtinyxml2-dev libgflags-dev libgoogle-glog-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libonnx-dev libprotobuf-dev libonnx-testdata
 )
 if [[ "${1:-}" == "--fuzz" ]]; then
   packages+=(clang libclang-rt-dev)

@@ -71,19 +71,24 @@ class Core {
     /// {NAME: version} for `device_name` ("NAME" or "NAME.N"); loads the plugin.
     std::map<std::string, Version> get_versions(const std::string& device_name) const;
 
-    /// Reads an IR model; `bin_path` empty means the .xml path with a .bin extension.
-    std::shared_ptr<Model> read_model(const std::string& xml_path,
+    /// Reads a model file, IR or ONNX, chosen by content (vireo/frontend.hpp:
+    /// detect_model_format). IR: `bin_path` empty means the .xml path with a .bin extension. ONNX:
+    /// `bin_path` must be empty (external data is named inside the model); the ONNX reader module is
+    /// loaded on first use (see read_onnx_model for what it accepts and throws).
+    std::shared_ptr<Model> read_model(const std::string& model_path,
                                       const std::string& bin_path = "") const;
     /// Reads an IR model from its XML text and its weights (may be empty when there are none).
     std::shared_ptr<Model> read_model_from_string(const std::string& xml_text,
                                                   const Tensor& weights) const;
-    /// Same as read_model_from_string (the OpenVINO spelling).
-    std::shared_ptr<Model> read_model(const std::string& xml_text, const Tensor& weights) const;
+    /// A model in memory, IR or ONNX by content (the OpenVINO spelling): IR XML text with its
+    /// weights (as read_model_from_string), or the bytes of an ONNX ModelProto, in which case
+    /// `weights` must be empty.
+    std::shared_ptr<Model> read_model(const std::string& model, const Tensor& weights) const;
 
     /// Compiles `model` for `device_name` with `properties` (see the precedence above).
     CompiledModel compile_model(const std::shared_ptr<const Model>& model,
                                 const std::string& device_name, const AnyMap& properties = {});
-    /// Reads the IR at `xml_path`, then compiles it.
+    /// Reads the model file at `xml_path` (IR or ONNX, as read_model), then compiles it.
     CompiledModel compile_model(const std::string& xml_path, const std::string& device_name,
                                 const AnyMap& properties = {});
     /// Compiles for a remote context; the device is the context's.

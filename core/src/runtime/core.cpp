@@ -2,6 +2,7 @@
 #include "vireo/core.hpp"
 
 #include "runtime/core_impl.hpp"
+#include "vireo/frontend.hpp"
 #include "vireo/ir.hpp"
 
 namespace vireo {
@@ -18,9 +19,15 @@ std::map<std::string, Version> Core::get_versions(const std::string& device_name
     return m_impl->versions(device_name);
 }
 
-std::shared_ptr<Model> Core::read_model(const std::string& xml_path,
+std::shared_ptr<Model> Core::read_model(const std::string& model_path,
                                         const std::string& bin_path) const {
-    return vireo::read_model(xml_path, bin_path);
+    if (detect_model_format(model_path) == ModelFormat::kOnnx) {
+        if (!bin_path.empty())
+            throw_error<InvalidArgument>("model '", model_path, "' is ONNX: a weights path ('", bin_path,
+                                         "') applies to IR only (ONNX external data is named inside the model)");
+        return read_onnx_model(model_path);
+    }
+    return vireo::read_model(model_path, bin_path);
 }
 
 std::shared_ptr<Model> Core::read_model_from_string(const std::string& xml_text,
@@ -28,8 +35,13 @@ std::shared_ptr<Model> Core::read_model_from_string(const std::string& xml_text,
     return vireo::read_model_from_string(xml_text, weights);
 }
 
-std::shared_ptr<Model> Core::read_model(const std::string& xml_text, const Tensor& weights) const {
-    return vireo::read_model_from_string(xml_text, weights);
+std::shared_ptr<Model> Core::read_model(const std::string& model, const Tensor& weights) const {
+    if (detect_model_format(model.data(), model.size()) == ModelFormat::kOnnx) {
+        if (weights)
+            throw_error<InvalidArgument>("model in memory is ONNX: a weights tensor applies to IR only");
+        return read_onnx_model(model.data(), model.size());
+    }
+    return vireo::read_model_from_string(model, weights);
 }
 
 CompiledModel Core::compile_model(const std::shared_ptr<const Model>& model,
@@ -39,7 +51,7 @@ CompiledModel Core::compile_model(const std::shared_ptr<const Model>& model,
 
 CompiledModel Core::compile_model(const std::string& xml_path, const std::string& device_name,
                                   const AnyMap& properties) {
-    return m_impl->compile_model(vireo::read_model(xml_path), device_name, properties);
+    return m_impl->compile_model(read_model(xml_path), device_name, properties);
 }
 
 CompiledModel Core::compile_model(const std::shared_ptr<const Model>& model,

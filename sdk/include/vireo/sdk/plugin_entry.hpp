@@ -7,24 +7,12 @@
 #include <string>
 
 #include "vireo/sdk/iplugin.hpp"
+#include "vireo/version.hpp"  // VIREO_TOOLCHAIN_TAG
 
 /// The plugin ABI version. Bump it on any change a built plugin would not survive: a virtual
 /// method of an SDK interface added, removed or reordered, a change of signature, a layout
 /// change of a type passed across the boundary (Tensor, Any, Model, Node, OpDef, ProfilingInfo).
 #define VIREO_PLUGIN_ABI_VERSION 1
-
-#define VIREO_STRINGIFY_IMPL(x) #x
-#define VIREO_STRINGIFY(x) VIREO_STRINGIFY_IMPL(x)
-
-/// The C++ standard library and its ABI flavour: plugins pass std:: types across the
-/// boundary, so a module built against another library is refused at load time.
-#if defined(_LIBCPP_VERSION)
-#define VIREO_TOOLCHAIN_TAG "libc++"
-#elif defined(__GLIBCXX__)
-#define VIREO_TOOLCHAIN_TAG "libstdc++/cxx11abi=" VIREO_STRINGIFY(_GLIBCXX_USE_CXX11_ABI)
-#else
-#define VIREO_TOOLCHAIN_TAG "unknown"
-#endif
 
 /// Name of the single exported symbol.
 #define VIREO_PLUGIN_ENTRY_SYMBOL "vireo_plugin_entry"

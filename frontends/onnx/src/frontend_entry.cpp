@@ -1,0 +1,139 @@
+// Implements the ONNX frontend module's entry point: parse a ModelProto (from a file or memory),
+// check the opsets and that every op has a translator, then import the main graph.
+#include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+#include "external_data.hpp"
+#include "frontend/frontend_entry.hpp"
+#include "graph_importer.hpp"
+#include "vireo/exception.hpp"
+#include "vireo/version.hpp"
+
+namespace vireo::onnx_import {
+namespace {
+
+// The newest default-domain opset the translators are written against (what libonnx 1.12 knows);
+// a newer one is read with the newest translators and a warning in the model's rt_info.
+constexpr int64_t kNewestOpset = 17;
+
+std::shared_ptr<onnx::ModelProto> parse(const void* data, size_t size, const std::string& what) {
+    if (size == 0) throw_error<InvalidArgument>(what, ": the file is empty");
+    if (size > static_cast<size_t>(INT_MAX))
+        throw_error<InvalidArgument>(what, ": ", size, " bytes is over protobuf's 2 GiB limit; store the weights as ONNX external data");
+    auto model = std::make_shared<onnx::ModelProto>();
+    google::protobuf::io::CodedInputStream stream(static_cast<const uint8_t*>(data), static_cast<int>(size));
+    stream.SetTotalBytesLimit(INT_MAX);
+    if (!model->ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
+        throw_error<InvalidArgument>(what, ": not a valid ONNX ModelProto (truncated or corrupt protobuf)");
+    return model;
+}
+
+std::shared_ptr<Model> import(const std::shared_ptr<onnx::ModelProto>& proto, const std::string& what,
+                              const std::string& model_dir) {
+    if (!proto->has_graph()) throw_error<InvalidArgument>(what, ": the model has no graph");
+    if (proto->ir_version() < 3)
+        throw_error<NotImplemented>(what, ": ONNX IR version ", proto->ir_version(), " is older than 3 (unsupported)");
+    Opsets opsets;
+    for (const auto& op : proto->opset_import()) {
+        const std::string domain = canonical_domain(op.domain());
+        if (op.version() < 1) throw_error<InvalidArgument>(what, ": opset import of '", op.domain(), "' has version ", op.version());
+        opsets[domain] = std::max(opsets[domain], op.version());
+    }
+    if (proto->opset_import_size() == 0) opsets[""] = 1;  // IR version 3 without imports: opset 1
+    const auto& registry = TranslatorRegistry::builtin();
+
+    auto missing = find_unsupported(proto->graph(), opsets, registry);
+    if (!missing.empty()) {
+        std::ostringstream text;
+        text << what << ": " << missing.size() << " node(s) use operations Vireo does not support:";
+        for (const auto& m : missing) {
+            text << "\n  " << m.op << " (domain " << m.domain << ", opset ";
+            if (m.version < 0) text << "not imported"; else text << m.version;
+            text << ") in node '" << m.node << "'";
+        }
+        throw NotImplemented(text.str());
+    }
+
+    ExternalData external(model_dir);
+    GraphImporter importer(proto->graph(), opsets, registry, proto, model_dir.empty() ? nullptr : &external);
+    std::shared_ptr<Model> model;
+    try {
+        model = importer.import_model();
+    } catch (...) {
+        rethrow_with_context(std::current_exception(), what);
+    }
+    auto& rt = model->get_rt_info();
+    rt["source_format"] = std::string("onnx");
+    rt["onnx/ir_version"] = std::to_string(proto->ir_version());
+    rt["onnx/opset"] = std::to_string(opsets[""]);
+    if (!proto->producer_name().empty())
+        rt["onnx/producer"] = proto->producer_name() + (proto->producer_version().empty() ? "" : " " + proto->producer_version());
+    if (opsets[""] > kNewestOpset)
+        rt["onnx/warning"] = "opset " + std::to_string(opsets[""]) + " is newer than 17; newest translators used";
+    return model;
+}
+
+struct FileMapping {
+    void* data = nullptr;
+    size_t size = 0;
+    ~FileMapping() {
+        if (data) ::munmap(data, size);
+    }
+};
+
+std::shared_ptr<Model> read_file(const std::string& path) {
+    const std::string what = "ONNX model '" + path + "'";
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) throw_error<NotFound>(what, " does not exist");
+        throw_error<InvalidArgument>(what, " cannot be opened: ", std::strerror(errno));
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        throw_error<InvalidArgument>(what, " is not a regular file");
+    }
+    FileMapping mapping;
+    mapping.size = static_cast<size_t>(st.st_size);
+    if (mapping.size > 0) {
+        void* p = ::mmap(nullptr, mapping.size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            const int error = errno;
+            ::close(fd);
+            throw_error<InvalidArgument>(what, " cannot be mapped: ", std::strerror(error));
+        }
+        mapping.data = p;
+    }
+    ::close(fd);
+    // Parsing copies every byte it keeps (raw data included), so the mapping is released right
+    // after: one copy of the weights stays, owned by the parsed message that Constants share.
+    auto proto = parse(mapping.data, mapping.size, what);
+    std::string dir = std::filesystem::path(path).parent_path().string();
+    if (dir.empty()) dir = ".";
+    return import(proto, what, dir);
+}
+
+std::shared_ptr<Model> read_buffer(const void* data, size_t size) {
+    const std::string what = "ONNX model in memory";
+    auto proto = parse(data, size, what);
+    return import(proto, what, "");
+}
+
+}  // namespace
+}  // namespace vireo::onnx_import
+
+extern "C" __attribute__((visibility("default"))) const vireo::frontend::FrontendEntry* vireo_frontend_entry() {
+    static const vireo::frontend::FrontendEntry entry{VIREO_FRONTEND_ABI_VERSION, VIREO_TOOLCHAIN_TAG, "onnx",
+                                                      &vireo::onnx_import::read_file,
+                                                      &vireo::onnx_import::read_buffer};
+    return &entry;
+}

@@ -1,0 +1,240 @@
+// Implements GraphImporter: value bookkeeping, topological order of nodes (exporters do not always
+// sort them), translator dispatch and the checks that name the node and value at fault.
+#include "graph_importer.hpp"
+
+#include <queue>
+#include <set>
+
+#include "node_context.hpp"
+#include "tensor_proto.hpp"
+#include "vireo/exception.hpp"
+#include "vireo/ops.hpp"
+
+namespace vireo::onnx_import {
+namespace {
+
+PartialShape shape_of_value(const onnx::ValueInfoProto& info) {
+    const auto& tensor_type = info.type().tensor_type();
+    if (!tensor_type.has_shape()) return PartialShape::dynamic();
+    std::vector<Dimension> dims;
+    for (const auto& d : tensor_type.shape().dim()) {
+        if (d.has_dim_value()) {
+            if (d.dim_value() < 0)
+                throw_error<InvalidArgument>("ONNX input '", info.name(), "': negative dimension ", d.dim_value());
+            dims.emplace_back(d.dim_value());
+        } else {
+            dims.emplace_back(Dimension::dynamic());
+        }
+    }
+    return PartialShape(dims);
+}
+
+void collect_unsupported(const onnx::GraphProto& graph, const Opsets& opsets,
+                         const TranslatorRegistry& registry, std::vector<UnsupportedOp>& out) {
+    for (const auto& node : graph.node()) {
+        const std::string domain = canonical_domain(node.domain());
+        auto it = opsets.find(domain);
+        const int64_t version = it == opsets.end() ? -1 : it->second;
+        if (it == opsets.end() || !registry.find(domain, node.op_type(), version))
+            out.push_back({node.op_type(), domain.empty() ? "ai.onnx" : domain,
+                           node.name().empty() ? (node.output_size() ? node.output(0) : "") : node.name(),
+                           version});
+        for (const auto& attr : node.attribute()) {
+            if (attr.has_g()) collect_unsupported(attr.g(), opsets, registry, out);
+            for (const auto& g : attr.graphs()) collect_unsupported(g, opsets, registry, out);
+        }
+    }
+}
+
+}  // namespace
+
+std::vector<UnsupportedOp> find_unsupported(const onnx::GraphProto& graph, const Opsets& opsets,
+                                            const TranslatorRegistry& registry) {
+    std::vector<UnsupportedOp> out;
+    collect_unsupported(graph, opsets, registry, out);
+    return out;
+}
+
+GraphImporter::GraphImporter(const onnx::GraphProto& graph, const Opsets& opsets,
+                             const TranslatorRegistry& registry, std::shared_ptr<void> owner,
+                             ExternalData* external)
+    : m_graph(graph), m_opsets(opsets), m_registry(registry), m_owner(std::move(owner)), m_external(external) {}
+
+Tensor GraphImporter::tensor(const onnx::TensorProto& proto, const std::string& what) const {
+    return to_tensor(proto, m_owner, m_external, what);
+}
+
+int64_t GraphImporter::opset(const std::string& domain) const {
+    auto it = m_opsets.find(canonical_domain(domain));
+    return it == m_opsets.end() ? -1 : it->second;
+}
+
+void GraphImporter::add_initializers() {
+    for (const auto& init : m_graph.initializer()) {
+        if (init.name().empty()) throw_error<InvalidArgument>("ONNX graph: an initializer has no name");
+        auto c = op::constant(tensor(init, "initializer '" + init.name() + "'"));
+        c->set_friendly_name(init.name());
+        c->output(0).set_names({init.name()});
+        m_values[init.name()] = c->output(0);
+    }
+    if (m_graph.sparse_initializer_size() > 0)
+        throw_error<NotImplemented>("ONNX graph: sparse initializers are not supported (",
+                                    m_graph.sparse_initializer_size(), " found)");
+}
+
+ParameterVector GraphImporter::add_inputs() {
+    ParameterVector parameters;
+    std::set<std::string> seen;
+    for (const auto& input : m_graph.input()) {
+        const std::string& name = input.name();
+        if (name.empty()) throw_error<InvalidArgument>("ONNX graph: an input has no name");
+        if (!seen.insert(name).second) throw_error<InvalidArgument>("ONNX graph: input '", name, "' is listed twice");
+        if (m_values.count(name)) continue;  // IR version 3: initializers are listed as inputs too
+        if (!input.type().has_tensor_type())
+            throw_error<NotImplemented>("ONNX input '", name, "': only tensor inputs are supported (this one is a ",
+                                        input.type().has_sequence_type()   ? "sequence"
+                                        : input.type().has_optional_type() ? "optional"
+                                        : input.type().has_map_type()      ? "map"
+                                                                           : "value of unknown kind",
+                                        ")");
+        const element::Type type = to_element_type(input.type().tensor_type().elem_type(), "ONNX input '" + name + "'");
+        auto p = op::parameter(type, shape_of_value(input), name);
+        p->set_friendly_name(name);
+        p->output(0).set_names({name});
+        m_values[name] = p->output(0);
+        parameters.push_back(p);
+    }
+    return parameters;
+}
+
+Output GraphImporter::value(const std::string& name, const onnx::NodeProto& consumer) const {
+    auto it = m_values.find(name);
+    if (it == m_values.end())
+        throw_error<InvalidArgument>("ONNX node ", consumer.op_type(), " '",
+                                     consumer.name().empty() ? consumer.output(0) : consumer.name(),
+                                     "': input '", name, "' is not produced by any node, initializer or graph input");
+    return it->second;
+}
+
+void GraphImporter::convert_node(const onnx::NodeProto& node) {
+    OutputVector inputs;
+    for (const auto& name : node.input()) inputs.push_back(name.empty() ? Output() : value(name, node));
+    const int64_t version = opset(node.domain());
+    const Translator* translator = m_registry.find(node.domain(), node.op_type(), version);
+    if (!translator)  // find_unsupported ran first; this guards direct use
+        throw_error<NotImplemented>("ONNX op ", node.op_type(), "-", version, " is not supported");
+    NodeContext context(node, std::move(inputs), version, *this);
+    OutputVector outputs;
+    try {
+        outputs = (*translator)(context);
+    } catch (const Exception& e) {
+        if (std::string(e.what()).find(context.describe()) != std::string::npos) throw;
+        rethrow_with_context(std::current_exception(), "ONNX node " + context.describe());
+    }
+    std::set<const Node*> input_nodes;
+    for (const auto& in : context.inputs())
+        if (in) input_nodes.insert(in.get_node());
+    for (int i = 0; i < node.output_size(); ++i) {
+        const std::string& name = node.output(i);
+        if (name.empty()) continue;
+        if (static_cast<size_t>(i) >= outputs.size() || !outputs[i])
+            context.unsupported("output ", i, " ('", name, "') is not produced by this translation");
+        if (m_values.count(name)) context.fail("output '", name, "' is already defined by another node");
+        Output out = outputs[i];
+        out.add_names({name});
+        Node* producer = out.get_node();
+        if (!input_nodes.count(producer) && producer->get_type_name() != "Constant" &&
+            producer->get_friendly_name().rfind(producer->get_type_name() + "_", 0) == 0)
+            producer->set_friendly_name(node.name().empty() ? name : node.name());
+        m_values[name] = out;
+    }
+}
+
+void GraphImporter::convert_nodes() {
+    // Kahn's order, preferring the file's order: a node is ready when every value it reads that
+    // some node of this graph produces has been produced (subgraph captures count too).
+    const int n = m_graph.node_size();
+    std::map<std::string, int> producer;
+    for (int i = 0; i < n; ++i)
+        for (const auto& out : m_graph.node(i).output())
+            if (!out.empty()) producer.emplace(out, i);
+    std::vector<std::vector<int>> users(n);
+    std::vector<int> waiting(n, 0);
+    auto add_dependency = [&](int node, const std::string& name) {
+        auto it = producer.find(name);
+        if (it == producer.end() || it->second == node) return;
+        users[it->second].push_back(node);
+        ++waiting[node];
+    };
+    std::function<void(int, const onnx::GraphProto&)> captured = [&](int node, const onnx::GraphProto& g) {
+        for (const auto& inner : g.node()) {
+            for (const auto& name : inner.input()) add_dependency(node, name);
+            for (const auto& attr : inner.attribute()) {
+                if (attr.has_g()) captured(node, attr.g());
+                for (const auto& sub : attr.graphs()) captured(node, sub);
+            }
+        }
+    };
+    for (int i = 0; i < n; ++i) {
+        const auto& node = m_graph.node(i);
+        for (const auto& name : node.input()) add_dependency(i, name);
+        for (const auto& attr : node.attribute()) {
+            if (attr.has_g()) captured(i, attr.g());
+            for (const auto& sub : attr.graphs()) captured(i, sub);
+        }
+    }
+    std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+    for (int i = 0; i < n; ++i)
+        if (waiting[i] == 0) ready.push(i);
+    int done = 0;
+    while (!ready.empty()) {
+        const int i = ready.top();
+        ready.pop();
+        convert_node(m_graph.node(i));
+        ++done;
+        for (int u : users[i])
+            if (--waiting[u] == 0) ready.push(u);
+    }
+    if (done != n) {
+        for (int i = 0; i < n; ++i)
+            if (waiting[i] > 0)
+                throw_error<InvalidArgument>("ONNX graph: node ", m_graph.node(i).op_type(), " '",
+                                             m_graph.node(i).name(), "' is part of a dependency cycle");
+    }
+}
+
+ResultVector GraphImporter::add_outputs(const ParameterVector& parameters) {
+    ResultVector results;
+    std::set<Output> used;
+    for (const auto& p : parameters) used.insert(p->output(0));
+    for (const auto& out : m_graph.output()) {
+        auto it = m_values.find(out.name());
+        if (it == m_values.end())
+            throw_error<InvalidArgument>("ONNX graph output '", out.name(), "' is not produced by the graph");
+        Output value = it->second;
+        // Each graph output gets a tensor of its own: one computed by another output, a graph
+        // input or a Constant is copied, so names stay unambiguous per port.
+        if (used.count(value) || value.get_node()->get_type_name() == "Constant") {
+            auto copy = op::convert(value, value.get_element_type());
+            copy->set_friendly_name(out.name());
+            value = copy->output(0);
+            value.set_names({out.name()});
+        }
+        used.insert(value);
+        auto r = op::result(value);
+        r->set_friendly_name(out.name() + "/sink_port_0");
+        results.push_back(r);
+    }
+    return results;
+}
+
+std::shared_ptr<Model> GraphImporter::import_model() {
+    add_initializers();
+    ParameterVector parameters = add_inputs();
+    convert_nodes();
+    ResultVector results = add_outputs(parameters);
+    auto model = std::make_shared<Model>(results, SinkVector{}, parameters, m_graph.name());
+    return model;
+}
+
+}  // namespace vireo::onnx_import

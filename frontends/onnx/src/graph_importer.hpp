@@ -1,0 +1,62 @@
+// Declares GraphImporter, which turns one ONNX GraphProto into a Vireo Model: initializers to
+// Constants, inputs to Parameters, nodes through their translators, outputs to Results.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "translator_registry.hpp"
+#include "vireo/model.hpp"
+
+namespace vireo::onnx_import {
+
+class ExternalData;
+
+/// Imported opset version per domain ("" is the default domain, ai.onnx).
+using Opsets = std::map<std::string, int64_t>;
+
+/// One problem found before conversion: an op with no translator.
+struct UnsupportedOp {
+    std::string op, domain, node;
+    int64_t version;
+};
+
+/// Every node of `graph` (subgraphs included) that has no translator for the imported opset.
+std::vector<UnsupportedOp> find_unsupported(const onnx::GraphProto& graph, const Opsets& opsets,
+                                            const TranslatorRegistry& registry);
+
+class GraphImporter {
+public:
+    /// `owner` keeps the parsed message (whose raw data Constants share) alive; `external` may be
+    /// null (no external data allowed).
+    GraphImporter(const onnx::GraphProto& graph, const Opsets& opsets, const TranslatorRegistry& registry,
+                  std::shared_ptr<void> owner, ExternalData* external);
+
+    /// Converts the whole graph. Throws as read_onnx_model documents.
+    std::shared_ptr<Model> import_model();
+
+    /// A TensorProto of this model as a tensor (raw data shared, external data resolved).
+    Tensor tensor(const onnx::TensorProto& proto, const std::string& what) const;
+    int64_t opset(const std::string& domain) const;
+
+private:
+    void add_initializers();
+    ParameterVector add_inputs();
+    void convert_nodes();
+    void convert_node(const onnx::NodeProto& node);
+    ResultVector add_outputs(const ParameterVector& parameters);
+    Output value(const std::string& name, const onnx::NodeProto& consumer) const;
+
+    const onnx::GraphProto& m_graph;
+    const Opsets& m_opsets;
+    const TranslatorRegistry& m_registry;
+    std::shared_ptr<void> m_owner;
+    ExternalData* m_external;
+    std::map<std::string, Output> m_values;
+};
+
+}  // namespace vireo::onnx_import

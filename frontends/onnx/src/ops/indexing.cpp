@@ -1,0 +1,122 @@
+// Translators for ONNX's indexing ops: Gather(Elements/ND), Scatter(Elements/ND), OneHot, NonZero,
+// Compress, TopK, CumSum, ReverseSequence and Einsum.
+#include "ops/common.hpp"
+
+namespace vireo::onnx_import {
+namespace {
+
+OutputVector gather(const NodeContext& ctx) {
+    return one(op::gather(ctx.input(0), ctx.input(1), op::int64_scalar(ctx.attr_int("axis", 0))));
+}
+
+OutputVector gather_elements(const NodeContext& ctx) {
+    return one(op::gather_elements(ctx.input(0), ctx.input(1), ctx.attr_int("axis", 0)));
+}
+
+OutputVector gather_nd(const NodeContext& ctx) {
+    return one(make_node("GatherND", {ctx.input(0), ctx.input(1)}, {{"batch_dims", ctx.attr_int("batch_dims", 0)}}, 8));
+}
+
+std::string reduction(const NodeContext& ctx) {
+    const std::string r = ctx.attr_string("reduction", "none");
+    if (r == "none" || r == "add" || r == "mul" || r == "max" || r == "min")
+        return r == "add" ? "sum" : r == "mul" ? "prod" : r;
+    ctx.fail("reduction '", r, "' is not none, add, mul, max or min");
+}
+
+OutputVector scatter_nd(const NodeContext& ctx) {
+    if (reduction(ctx) != "none") ctx.unsupported("ScatterND with a reduction is not supported");
+    return one(make_node("ScatterNDUpdate", {ctx.input(0), ctx.input(1), ctx.input(2)}));
+}
+
+OutputVector scatter_elements(const NodeContext& ctx) {
+    const std::string r = reduction(ctx);
+    OutputVector in{ctx.input(0), ctx.input(1), ctx.input(2), op::int64_scalar(ctx.attr_int("axis", 0))};
+    if (r == "none") return one(make_node("ScatterElementsUpdate", in, {}, 3));
+    return one(make_node("ScatterElementsUpdate", in, {{"reduction", r}, {"use_init_val", true}}, 12));
+}
+
+OutputVector one_hot(const NodeContext& ctx) {
+    const Output& values = ctx.input(2);
+    auto off_on = op::split(values, op::int64_scalar(0), 2);
+    Output off = op::squeeze(off_on->output(0), ints({0}));
+    Output on = op::squeeze(off_on->output(1), ints({0}));
+    Output depth = ctx.input(1);
+    if (depth.get_partial_shape().rank().is_static() && depth.get_partial_shape().rank().get_length() == 1)
+        depth = op::squeeze(depth, ints({0}));
+    depth = op::convert(depth, element::i64);
+    Output indices = ctx.input(0);
+    if (!indices.get_element_type().is_integral_number()) indices = op::convert(indices, element::i64);
+    return one(make_node("OneHot", {indices, depth, on, off}, {{"axis", ctx.attr_int("axis", -1)}}));
+}
+
+OutputVector non_zero(const NodeContext& ctx) {
+    return one(make_node("NonZero", {ctx.input(0)}, {{"output_type", element::Type(element::i64)}}));
+}
+
+OutputVector compress(const NodeContext& ctx) {
+    // Gather the positions where the condition holds (a condition shorter than the axis selects
+    // only among its first entries).
+    Output x = ctx.input(0);
+    if (!ctx.has_attribute("axis")) {
+        x = op::reshape(x, ints({-1}), false);
+    }
+    const int64_t axis = ctx.attr_int("axis", 0);
+    Output nz = make_node("NonZero", {ctx.input(1)}, {{"output_type", element::Type(element::i64)}});
+    Output positions = op::squeeze(nz, ints({0}));
+    return one(op::gather(x, positions, op::int64_scalar(axis)));
+}
+
+OutputVector topk(const NodeContext& ctx) {
+    const Output& x = ctx.input(0);
+    const int64_t rank = static_rank(ctx, x);
+    const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), rank);
+    Output k = ctx.opset() < 10 ? Output(op::int64_scalar(ctx.attr_int("k"))) : ctx.input(1);
+    if (k.get_partial_shape().rank().is_static() && k.get_partial_shape().rank().get_length() == 1)
+        k = op::squeeze(k, ints({0}));
+    const bool largest = ctx.attr_int("largest", 1) != 0;
+    const bool sorted = ctx.attr_int("sorted", 1) != 0;
+    auto node = op::topk(x, k, axis, largest ? "max" : "min", sorted ? "value" : "none", element::i64, true);
+    return {node->output(0), node->output(1)};
+}
+
+OutputVector cum_sum(const NodeContext& ctx) {
+    Output axis = ctx.input(1);
+    if (axis.get_partial_shape().rank().is_static() && axis.get_partial_shape().rank().get_length() == 1)
+        axis = op::squeeze(axis, ints({0}));
+    return one(make_node("CumSum", {ctx.input(0), axis},
+                         {{"exclusive", ctx.attr_int("exclusive", 0) != 0}, {"reverse", ctx.attr_int("reverse", 0) != 0}}));
+}
+
+OutputVector reverse_sequence(const NodeContext& ctx) {
+    return one(make_node("ReverseSequence", {ctx.input(0), ctx.input(1)},
+                         {{"batch_axis", ctx.attr_int("batch_axis", 1)}, {"seq_axis", ctx.attr_int("time_axis", 0)}}));
+}
+
+OutputVector einsum(const NodeContext& ctx) {
+    std::string equation = ctx.attr_string("equation", "");
+    std::string compact;
+    for (char c : equation)
+        if (c != ' ') compact += c;
+    return one(op::einsum(ctx.inputs(), compact));
+}
+
+}  // namespace
+
+void register_indexing(TranslatorRegistry& r) {
+    r.add("", "Gather", 1, gather);
+    r.add("", "GatherElements", 11, gather_elements);
+    r.add("", "GatherND", 11, gather_nd);
+    r.add("", "ScatterND", 11, scatter_nd);
+    r.add("", "ScatterElements", 11, scatter_elements);
+    r.add("", "Scatter", 9, scatter_elements);
+    r.add("", "OneHot", 9, one_hot);
+    r.add("", "NonZero", 9, non_zero);
+    r.add("", "Compress", 9, compress);
+    r.add("", "TopK", 1, topk);
+    r.add("", "CumSum", 11, cum_sum);
+    r.add("", "ReverseSequence", 10, reverse_sequence);
+    r.add("", "Einsum", 12, einsum);
+}
+
+}  // namespace vireo::onnx_import

@@ -1,0 +1,282 @@
+// Translators for ONNX's network layers: Gemm/MatMul, Conv/ConvTranspose, pooling, the
+// normalisations (BatchNormalization, InstanceNormalization, LayerNormalization, LRN, MVN, LpNorm)
+// and Dropout.
+#include <algorithm>
+
+#include "ops/common.hpp"
+
+namespace vireo::onnx_import {
+namespace {
+
+struct Window {
+    std::vector<int64_t> kernel, strides, dilations, pads_begin, pads_end;
+    std::string auto_pad;
+};
+
+// Kernel/strides/dilations/pads of a conv or pool node with `spatial` axes; `kernel` may come
+// from the weights' shape when the attribute is absent.
+Window window(const NodeContext& ctx, size_t spatial, const std::vector<int64_t>& kernel_fallback = {}) {
+    Window w;
+    w.kernel = ctx.attr_ints("kernel_shape", kernel_fallback);
+    w.strides = ctx.attr_ints("strides", std::vector<int64_t>(spatial, 1));
+    w.dilations = ctx.attr_ints("dilations", std::vector<int64_t>(spatial, 1));
+    const auto pads = ctx.attr_ints("pads", std::vector<int64_t>(2 * spatial, 0));
+    if (pads.size() != 2 * spatial) ctx.fail("pads has ", pads.size(), " values, expected ", 2 * spatial);
+    if (w.strides.size() != spatial || w.dilations.size() != spatial)
+        ctx.fail("strides/dilations must have ", spatial, " values");
+    for (size_t i = 0; i < spatial; ++i) {
+        if (pads[i] < 0 || pads[i + spatial] < 0) ctx.fail("negative pads are not allowed");
+        if (w.strides[i] < 1 || w.dilations[i] < 1) ctx.fail("strides and dilations must be >= 1");
+    }
+    w.pads_begin.assign(pads.begin(), pads.begin() + static_cast<long>(spatial));
+    w.pads_end.assign(pads.begin() + static_cast<long>(spatial), pads.end());
+    w.auto_pad = auto_pad(ctx);
+    return w;
+}
+
+size_t spatial_rank(const NodeContext& ctx, const Output& x) {
+    const int64_t rank = static_rank(ctx, x);
+    if (rank < 3) ctx.fail("input of rank ", rank, " has no spatial axes (expected N, C, spatial...)");
+    return static_cast<size_t>(rank - 2);
+}
+
+std::vector<int64_t> static_kernel(const NodeContext& ctx, const Output& w, size_t spatial) {
+    const auto& shape = w.get_partial_shape();
+    std::vector<int64_t> k;
+    if (shape.rank().is_static() && static_cast<size_t>(shape.rank().get_length()) == spatial + 2)
+        for (size_t i = 2; i < spatial + 2; ++i)
+            k.push_back(shape[i].is_static() ? shape[i].get_length() : -1);
+    (void)ctx;
+    return k;
+}
+
+}  // namespace
+
+Output build_conv(const NodeContext& ctx, const Output& x, Output w) {
+    const size_t spatial = spatial_rank(ctx, x);
+    const Window win = window(ctx, spatial);
+    const int64_t group = ctx.attr_int("group", 1);
+    if (group < 1) ctx.fail("group must be >= 1, got ", group);
+    Output y;
+    if (group == 1) {
+        y = op::convolution(x, w, win.strides, win.pads_begin, win.pads_end, win.dilations, win.auto_pad);
+    } else {
+        const int64_t wrank = static_rank(ctx, w, "weights");
+        // [M, C/G, k...] -> [G, M/G, C/G, k...]
+        Output target = op::concat({ints({group, -1}), dims(w, 1, wrank)}, 0);
+        w = op::reshape(w, target, false);
+        y = op::group_convolution(x, w, win.strides, win.pads_begin, win.pads_end, win.dilations, win.auto_pad);
+    }
+    return y;
+}
+
+namespace {
+
+OutputVector conv(const NodeContext& ctx) {
+    Output y = build_conv(ctx, ctx.input(0), ctx.input(1));
+    if (ctx.has_input(2)) y = op::add(y, per_channel(ctx.input(2), static_rank(ctx, y)));
+    return one(y);
+}
+
+OutputVector conv_transpose(const NodeContext& ctx) {
+    const Output& x = ctx.input(0);
+    const Output& w = ctx.input(1);
+    const size_t spatial = spatial_rank(ctx, x);
+    Window win = window(ctx, spatial, static_kernel(ctx, w, spatial));
+    const int64_t group = ctx.attr_int("group", 1);
+    auto output_padding = ctx.attr_ints("output_padding", std::vector<int64_t>(spatial, 0));
+    const auto output_shape = ctx.attr_ints("output_shape");
+    if (output_padding.size() != spatial) ctx.fail("output_padding must have ", spatial, " values");
+    const auto& xs = x.get_partial_shape();
+    // ONNX computes the pads itself for output_shape and for SAME_*: do it here when the shapes are
+    // static, so the core op gets explicit pads.
+    if (!output_shape.empty() || win.auto_pad == "same_upper" || win.auto_pad == "same_lower") {
+        if (win.kernel.size() != spatial || std::count(win.kernel.begin(), win.kernel.end(), -1) || !xs.is_static())
+            ctx.unsupported("output_shape / SAME auto_pad need static input and kernel shapes");
+        const auto os = output_shape.size() > spatial
+                            ? std::vector<int64_t>(output_shape.end() - static_cast<long>(spatial), output_shape.end())
+                            : output_shape;
+        for (size_t i = 0; i < spatial; ++i) {
+            const int64_t in = xs[i + 2].get_length();
+            const int64_t full = win.strides[i] * (in - 1) + output_padding[i] + (win.kernel[i] - 1) * win.dilations[i] + 1;
+            const int64_t out = os.empty() ? in * win.strides[i] : os[i];
+            const int64_t total = full - out;
+            if (total < 0) {
+                // The requested output is larger than the full result: ONNX extends it with
+                // output padding at the end.
+                win.pads_begin[i] = 0;
+                win.pads_end[i] = 0;
+                output_padding[i] += -total;
+                continue;
+            }
+            const bool upper = os.empty() ? win.auto_pad == "same_upper" : win.auto_pad != "same_lower";
+            win.pads_begin[i] = upper ? total / 2 : total - total / 2;
+            win.pads_end[i] = total - win.pads_begin[i];
+        }
+        win.auto_pad = "explicit";
+    }
+    auto one_group = [&](const Output& xg, const Output& wg) -> Output {
+        return op::convolution_backprop_data(xg, wg, win.strides, win.pads_begin, win.pads_end, win.dilations,
+                                             output_padding, {}, win.auto_pad);
+    };
+    Output y;
+    if (group == 1) {
+        y = one_group(x, w);
+    } else {
+        auto xs_split = op::split(x, op::int64_scalar(1), group);
+        auto ws_split = op::split(w, op::int64_scalar(0), group);
+        OutputVector parts;
+        for (int64_t g = 0; g < group; ++g) parts.push_back(one_group(xs_split->output(g), ws_split->output(g)));
+        y = op::concat(parts, 1);
+    }
+    if (ctx.has_input(2)) y = op::add(y, per_channel(ctx.input(2), static_cast<int64_t>(spatial) + 2));
+    return one(y);
+}
+
+OutputVector max_pool(const NodeContext& ctx) {
+    const Output& x = ctx.input(0);
+    const Window win = window(ctx, spatial_rank(ctx, x));
+    if (ctx.attr_int("storage_order", 0) != 0 && ctx.has_output(1))
+        ctx.unsupported("column-major indices (storage_order=1) are not supported");
+    const std::string rounding = ctx.attr_int("ceil_mode", 0) ? "ceil" : "floor";
+    auto pool = op::max_pool_with_indices(x, win.strides, win.dilations, win.pads_begin, win.pads_end, win.kernel,
+                                          rounding, win.auto_pad, element::i64, 0);
+    return {pool->output(0), pool->output(1)};
+}
+
+OutputVector average_pool(const NodeContext& ctx) {
+    const Output& x = ctx.input(0);
+    const Window win = window(ctx, spatial_rank(ctx, x));
+    const bool exclude_pad = ctx.attr_int("count_include_pad", 0) == 0;
+    const std::string rounding = ctx.attr_int("ceil_mode", 0) ? "ceil" : "floor";
+    for (int64_t d : win.dilations)
+        if (d != 1) ctx.unsupported("dilated average pooling is not supported");
+    return one(op::avg_pool(x, win.strides, win.pads_begin, win.pads_end, win.kernel, exclude_pad, rounding, win.auto_pad));
+}
+
+Translator global_pool(const std::string& reduce) {
+    return [reduce](const NodeContext& ctx) {
+        const Output& x = ctx.input(0);
+        const int64_t rank = static_rank(ctx, x);
+        std::vector<int64_t> axes;
+        for (int64_t i = 2; i < rank; ++i) axes.push_back(i);
+        return one(op::reduce(reduce, x, ints(axes), true));
+    };
+}
+
+OutputVector gemm(const NodeContext& ctx) {
+    Output a = ctx.input(0), b = ctx.input(1);
+    const auto t = a.get_element_type();
+    const double alpha = ctx.attr_float("alpha", 1.0), beta = ctx.attr_float("beta", 1.0);
+    Output y = op::matmul(a, b, ctx.attr_int("transA", 0) != 0, ctx.attr_int("transB", 0) != 0);
+    if (alpha != 1.0) y = op::multiply(y, scalar(t, alpha));
+    if (ctx.has_input(2) && beta != 0.0) {
+        Output c = ctx.input(2);
+        if (beta != 1.0) c = op::multiply(c, scalar(t, beta));
+        y = op::add(y, c);
+    }
+    return one(y);
+}
+
+OutputVector batch_norm(const NodeContext& ctx) {
+    if (ctx.attr_int("training_mode", 0) != 0) ctx.unsupported("training_mode=1 is not supported (inference only)");
+    for (size_t i = 1; i < ctx.output_size(); ++i)
+        if (ctx.has_output(i)) ctx.unsupported("training outputs (running mean/variance) are not supported");
+    const Output& x = ctx.input(0);
+    const double eps = ctx.attr_float("epsilon", 1e-5);
+    if (ctx.opset() < 9 && ctx.attr_int("spatial", 1) == 0)
+        ctx.unsupported("spatial=0 (per-element statistics) is not supported");
+    return one(op::batch_norm_inference(x, ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4), eps));
+}
+
+OutputVector instance_norm(const NodeContext& ctx) {
+    const Output& x = ctx.input(0);
+    const int64_t rank = static_rank(ctx, x);
+    std::vector<int64_t> axes;
+    for (int64_t i = 2; i < rank; ++i) axes.push_back(i);
+    Output y = op::mvn(x, ints(axes), true, ctx.attr_float("epsilon", 1e-5), "inside_sqrt");
+    y = op::multiply(y, per_channel(ctx.input(1), rank));
+    return one(op::add(y, per_channel(ctx.input(2), rank)));
+}
+
+OutputVector layer_norm(const NodeContext& ctx) {
+    const Output& x = ctx.input(0);
+    const int64_t rank = static_rank(ctx, x);
+    const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), rank);
+    const double eps = ctx.attr_float("epsilon", 1e-5);
+    std::vector<int64_t> axes;
+    for (int64_t i = axis; i < rank; ++i) axes.push_back(i);
+    const auto t = x.get_element_type();
+    Output y = op::mvn(x, ints(axes), true, eps, "inside_sqrt");
+    y = op::multiply(y, ctx.input(1));
+    if (ctx.has_input(2)) y = op::add(y, ctx.input(2));
+    Output mean, inv_std;
+    if (ctx.has_output(1) || ctx.has_output(2)) {
+        mean = op::reduce_mean(x, ints(axes), true);
+        Output centered = op::subtract(x, mean);
+        Output var = op::reduce_mean(op::multiply(centered, centered), ints(axes), true);
+        inv_std = op::divide(scalar(t, 1.0), op::sqrt(op::add(var, scalar(t, eps))));
+    }
+    return {y, mean, inv_std};
+}
+
+OutputVector lrn(const NodeContext& ctx) {
+    const int64_t size = ctx.attr_int("size");
+    if (size < 1) ctx.fail("size must be >= 1, got ", size);
+    return one(make_node("LRN", {ctx.input(0), ints({1})},
+                         {{"alpha", ctx.attr_float("alpha", 1e-4)},
+                          {"beta", ctx.attr_float("beta", 0.75)},
+                          {"bias", ctx.attr_float("bias", 1.0)},
+                          {"size", size}}));
+}
+
+OutputVector mean_variance_norm(const NodeContext& ctx) {
+    const auto axes = ctx.attr_ints("axes", {0, 2, 3});
+    return one(op::mvn(ctx.input(0), ints(axes), true, 1e-9, "outside_sqrt"));
+}
+
+OutputVector lp_norm(const NodeContext& ctx) {
+    const Output& x = ctx.input(0);
+    const int64_t rank = static_rank(ctx, x);
+    const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), rank);
+    const int64_t p = ctx.attr_int("p", 2);
+    if (p == 2) return one(op::normalize_l2(x, ints({axis}), 0.0, "add"));
+    if (p == 1) return one(op::divide(x, op::reduce("ReduceL1", x, ints({axis}), true)));
+    ctx.fail("p must be 1 or 2, got ", p);
+}
+
+OutputVector dropout(const NodeContext& ctx) {
+    // Inference: the output is the input; the optional mask is all true.
+    const Output& x = ctx.input(0);
+    if (ctx.opset() >= 12 && ctx.has_input(2)) {
+        auto training = ctx.const_ints(2);
+        if (!training || (!training->empty() && (*training)[0] != 0))
+            ctx.unsupported("training_mode must be a constant false (inference only)");
+    }
+    Output mask;
+    if (ctx.has_output(1))
+        mask = op::broadcast(op::constant(element::boolean, Shape{}, std::vector<int64_t>{1}), op::shape_of(x));
+    return {identity(x), mask};
+}
+
+}  // namespace
+
+void register_nn(TranslatorRegistry& r) {
+    r.add("", "MatMul", 1, [](const NodeContext& ctx) { return one(op::matmul(ctx.input(0), ctx.input(1))); });
+    r.add("", "Gemm", 1, gemm);
+    r.add("", "Conv", 1, conv);
+    r.add("", "ConvTranspose", 1, conv_transpose);
+    r.add("", "MaxPool", 1, max_pool);
+    r.add("", "AveragePool", 1, average_pool);
+    r.add("", "GlobalAveragePool", 1, global_pool("ReduceMean"));
+    r.add("", "GlobalMaxPool", 1, global_pool("ReduceMax"));
+    r.add("", "BatchNormalization", 1, batch_norm);
+    r.add("", "InstanceNormalization", 1, instance_norm);
+    r.add("", "LayerNormalization", 17, layer_norm);
+    r.add("", "LRN", 1, lrn);
+    r.add("", "MeanVarianceNormalization", 9, mean_variance_norm);
+    r.add("", "LpNormalization", 1, lp_norm);
+    r.add("", "Dropout", 1, dropout);
+}
+
+}  // namespace vireo::onnx_import

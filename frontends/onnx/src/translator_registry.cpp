@@ -1,0 +1,50 @@
+// Implements the translator registry and fills the built-in one.
+#include "translator_registry.hpp"
+
+namespace vireo::onnx_import {
+
+std::string canonical_domain(const std::string& domain) {
+    return domain == "ai.onnx" ? std::string() : domain;
+}
+
+void TranslatorRegistry::add(const std::string& domain, const std::string& op, int since, Translator fn) {
+    m_table[{canonical_domain(domain), op}][since] = std::move(fn);
+}
+
+const Translator* TranslatorRegistry::find(const std::string& domain, const std::string& op,
+                                           int64_t version) const {
+    auto it = m_table.find({canonical_domain(domain), op});
+    if (it == m_table.end()) return nullptr;
+    auto v = it->second.upper_bound(static_cast<int>(version));
+    if (v == it->second.begin()) return nullptr;
+    return &std::prev(v)->second;
+}
+
+std::vector<TranslatorRegistry::Entry> TranslatorRegistry::list() const {
+    std::vector<Entry> out;
+    for (const auto& [key, versions] : m_table) {
+        Entry e{key.first, key.second, {}};
+        for (const auto& [since, fn] : versions) e.versions.push_back(since);
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+const TranslatorRegistry& TranslatorRegistry::builtin() {
+    static const TranslatorRegistry registry = [] {
+        TranslatorRegistry r;
+        register_elementwise(r);
+        register_activations(r);
+        register_nn(r);
+        register_shape_ops(r);
+        register_reductions(r);
+        register_indexing(r);
+        register_misc(r);
+        register_quantization(r);
+        register_losses(r);
+        return r;
+    }();
+    return registry;
+}
+
+}  // namespace vireo::onnx_import
