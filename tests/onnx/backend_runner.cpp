@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -127,6 +128,15 @@ std::string compare(const Tensor& actual, const Tensor& expected, const std::str
     return out.str();
 }
 
+// numpy has no bfloat16, so ONNX's corpus stores bf16 tensors as uint16 bits: read them back as
+// bf16 where the model's port is bf16.
+Tensor as_bf16_if(const Tensor& t, element::Type wanted) {
+    if (wanted != element::bf16 || t.get_element_type() != element::u16) return t;
+    Tensor out(element::bf16, t.get_shape());
+    std::memcpy(out.data(), t.data(), t.get_byte_size());
+    return out;
+}
+
 // Runs one test in this (child) process; returns the failure message, empty on success.
 std::string run_test(const Options& options, const fs::path& dir) {
     std::unique_ptr<Core> core = options.plugins_xml.empty() ? std::make_unique<Core>() : std::make_unique<Core>(options.plugins_xml);
@@ -156,7 +166,7 @@ std::string run_test(const Options& options, const fs::path& dir) {
             if (k >= inputs.size()) return "more input files than model inputs";
             keep.push_back(load_tensor(file));
             Tensor t = onnx_import::to_tensor(*keep.back(), keep.back(), nullptr, file.filename().string());
-            request.set_tensor(inputs[k], t);
+            request.set_tensor(inputs[k], as_bf16_if(t, inputs[k].get_element_type()));
         }
         request.infer();
         const auto outputs = compiled.outputs();
@@ -167,6 +177,7 @@ std::string run_test(const Options& options, const fs::path& dir) {
             if (k >= outputs.size()) return "more expected outputs than model outputs";
             auto proto = load_tensor(file);
             Tensor expected = onnx_import::to_tensor(*proto, proto, nullptr, file.filename().string());
+            expected = as_bf16_if(expected, outputs[k].get_element_type());
             const std::string diff = compare(request.get_tensor(outputs[k]), expected, "output " + std::to_string(k));
             if (!diff.empty()) return set.filename().string() + " " + diff;
         }

@@ -64,7 +64,7 @@ std::shared_ptr<Model> import(const std::shared_ptr<onnx::ModelProto>& proto, co
     }
 
     ExternalData external(model_dir);
-    GraphImporter importer(proto->graph(), opsets, registry, proto, model_dir.empty() ? nullptr : &external);
+    GraphImporter importer(proto->graph(), opsets, registry, proto, &external);
     std::shared_ptr<Model> model;
     try {
         model = importer.import_model();

@@ -1,0 +1,42 @@
+// Declares helpers for ONNX reader tests: a small ModelProto builder and temporary folders.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace vireo::test {
+
+/// Builds an ONNX ModelProto by hand, for tests that need a model the corpus does not have.
+class OnnxBuilder {
+public:
+    explicit OnnxBuilder(int64_t opset = 13);
+    OnnxBuilder& input(const std::string& name, int32_t type, const std::vector<int64_t>& dims);
+    OnnxBuilder& output(const std::string& name, int32_t type, const std::vector<int64_t>& dims);
+    onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs,
+                          const std::vector<std::string>& outputs, const std::string& name = "");
+    /// A float initializer with raw data.
+    onnx::TensorProto& initializer(const std::string& name, const std::vector<int64_t>& dims,
+                                   const std::vector<float>& values);
+    onnx::ModelProto& proto() { return m_model; }
+    std::string bytes() const;
+    void write(const std::filesystem::path& path) const;
+
+private:
+    onnx::ModelProto m_model;
+};
+
+/// A fresh folder under the system temp dir, removed with its content on destruction.
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    const std::filesystem::path& path() const { return m_path; }
+
+private:
+    std::filesystem::path m_path;
+};
+
+}  // namespace vireo::test
