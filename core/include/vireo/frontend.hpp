@@ -48,4 +48,9 @@ std::shared_ptr<Model> read_onnx_model(const std::string& path);
 /// data is refused: a model in memory has no folder.
 std::shared_ptr<Model> read_onnx_model(const void* data, size_t size);
 
+/// The ONNX operations the reader translates, as Markdown table rows "| Op | domain | opset versions
+/// with a translator |", one per op, sorted (what docs/onnx.md lists). Loads the module like
+/// read_onnx_model.
+std::string onnx_supported_ops_markdown();
+
 }  // namespace vireo

@@ -28,6 +28,9 @@ struct FrontendEntry {
     /// Reads a model held in memory (copied as needed; `data` may be freed afterwards). External
     /// data is refused: there is no folder to resolve it against.
     std::shared_ptr<Model> (*read_buffer)(const void* data, size_t size);
+    /// The supported operations as Markdown table rows ("| Op | domain | versions |"), from the
+    /// translator registry itself (docs/onnx.md is generated from it).
+    std::string (*supported_ops_markdown)();
 };
 
 using FrontendEntryFunction = const FrontendEntry* (*)();

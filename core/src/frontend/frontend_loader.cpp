@@ -94,7 +94,7 @@ const frontend::FrontendEntry& onnx_frontend() {
     if (tag != VIREO_TOOLCHAIN_TAG)
         throw_error<Unavailable>(who, ": built with C++ library '", tag, "', this runtime with '",
                                  VIREO_TOOLCHAIN_TAG, "'");
-    if (!entry->read_file || !entry->read_buffer)
+    if (!entry->read_file || !entry->read_buffer || !entry->supported_ops_markdown)
         throw_error<Unavailable>(who, ": the entry has no reader functions");
     loaded.library = std::move(library);
     loaded.entry = entry;
@@ -156,4 +156,8 @@ std::shared_ptr<Model> read_onnx_model(const void* data, size_t size) {
     return entry.read_buffer(data, size);
 }
 
+}  // namespace vireo
+
+namespace vireo {
+std::string onnx_supported_ops_markdown() { return onnx_frontend().supported_ops_markdown(); }
 }  // namespace vireo

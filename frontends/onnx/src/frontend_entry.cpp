@@ -128,12 +128,23 @@ std::shared_ptr<Model> read_buffer(const void* data, size_t size) {
     return import(proto, what, "");
 }
 
+std::string supported_ops_markdown() {
+    std::ostringstream out;
+    for (const auto& e : TranslatorRegistry::builtin().list()) {
+        out << "| " << e.op << " | " << (e.domain.empty() ? "ai.onnx" : e.domain) << " | ";
+        for (size_t i = 0; i < e.versions.size(); ++i) out << (i ? ", " : "") << e.versions[i];
+        out << " |\n";
+    }
+    return out.str();
+}
+
 }  // namespace
 }  // namespace vireo::onnx_import
 
 extern "C" __attribute__((visibility("default"))) const vireo::frontend::FrontendEntry* vireo_frontend_entry() {
     static const vireo::frontend::FrontendEntry entry{VIREO_FRONTEND_ABI_VERSION, VIREO_TOOLCHAIN_TAG, "onnx",
                                                       &vireo::onnx_import::read_file,
-                                                      &vireo::onnx_import::read_buffer};
+                                                      &vireo::onnx_import::read_buffer,
+                                                      &vireo::onnx_import::supported_ops_markdown};
     return &entry;
 }

@@ -150,3 +150,32 @@ TEST(OnnxModels, CompilesFromAPathLikeIr) {
 
 }  // namespace
 }  // namespace vireo
+
+namespace vireo {
+namespace {
+
+int run(const std::string& command) { return std::system(command.c_str()); }
+
+TEST(VireoConvert, WritesIrThatComputesWhatTheOnnxModelComputes) {
+    test::TempDir dir;
+    const std::string tool = std::string(VIREO_BUILD_BIN_DIR) + "/vireo_convert";
+    const std::string onnx = kModels + "/golden/cnn/model.onnx";
+    const std::string xml = (dir.path() / "cnn.xml").string(), half = (dir.path() / "cnn16.xml").string();
+    ASSERT_EQ(run(tool + " " + onnx + " -o " + xml + " > /dev/null"), 0);
+    ASSERT_EQ(run(tool + " " + onnx + " -o " + half + " --compress_to_fp16 > /dev/null"), 0);
+    EXPECT_LT(std::filesystem::file_size(dir.path() / "cnn16.bin") * 10, std::filesystem::file_size(dir.path() / "cnn.bin") * 6);
+    Core core;
+    Tensor x = read_npy(kModels + "/golden/cnn/input_x.npy");
+    Tensor expected = read_npy(kModels + "/golden/cnn/output_y.npy");
+    auto ir = core.read_model(xml);
+    EXPECT_EQ(ir->input(0).get_any_name(), "x");
+    EXPECT_EQ(ir->output(0).get_any_name(), "y");
+    EXPECT_EQ(mismatches(infer_one(core, ir, x), expected, 1e-4, 1e-6), 0u);
+    EXPECT_EQ(mismatches(infer_one(core, core.read_model(half), x), expected, 2e-2, 1e-3), 0u);
+    // Errors: a missing model and a bad flag fail with a non-zero status.
+    EXPECT_NE(run(tool + " " + (dir.path() / "none.onnx").string() + " 2> /dev/null"), 0);
+    EXPECT_NE(run(tool + " " + onnx + " --bogus 2> /dev/null"), 0);
+}
+
+}  // namespace
+}  // namespace vireo
