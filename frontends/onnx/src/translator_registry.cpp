@@ -42,6 +42,7 @@ const TranslatorRegistry& TranslatorRegistry::builtin() {
         register_misc(r);
         register_quantization(r);
         register_losses(r);
+        register_recurrent(r);
         return r;
     }();
     return registry;

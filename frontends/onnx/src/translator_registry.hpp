@@ -52,5 +52,6 @@ void register_indexing(TranslatorRegistry& r);
 void register_misc(TranslatorRegistry& r);
 void register_quantization(TranslatorRegistry& r);
 void register_losses(TranslatorRegistry& r);
+void register_recurrent(TranslatorRegistry& r);
 
 }  // namespace vireo::onnx_import
