@@ -16,6 +16,7 @@ void register_math_kernels(KernelRegistry& registry) {
     math::register_quantize_kernels(registry);
     math::register_unary_kernels(registry);
     math::register_bitwise_kernels(registry);
+    math::register_lrn_kernels(registry);
 }
 
 }  // namespace vireo::reference

@@ -29,6 +29,7 @@ void register_quantize_kernels(KernelRegistry& registry);
 void register_convert_kernels(KernelRegistry& registry);
 void register_unary_kernels(KernelRegistry& registry);    // math_unary.cpp
 void register_bitwise_kernels(KernelRegistry& registry);  // math_bitwise.cpp
+void register_lrn_kernels(KernelRegistry& registry);      // math_lrn.cpp
 
 // ---- Integer arithmetic ----
 

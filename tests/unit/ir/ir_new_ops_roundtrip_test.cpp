@@ -56,4 +56,32 @@ TEST(IrNewOps, UnaryAndBitwiseOpsRoundTrip) {
         expect_round_trip({type, 15, {i, i}, {{"auto_broadcast", std::string("none")}}, {}});
 }
 
+TEST(IrNewOps, IndexingSequenceAndNormalizationOpsRoundTrip) {
+    const auto f = std::make_pair(element::f32, std::string("2,8,4,?"));
+    const auto idx2 = std::make_pair(element::i64, std::string("2,3,1"));
+    for (int version : {5, 8}) expect_round_trip({"GatherND", version, {f, idx2}, {{"batch_dims", int64_t{1}}}, {}});
+    expect_round_trip({"ScatterNDUpdate", 3, {{element::f32, "4,5"}, {element::i64, "2,1"}, {element::f32, "2,5"}}, {}, {}});
+    const std::vector<std::pair<element::Type, std::string>> scatter{
+        {element::f32, "4,5"}, {element::i32, "2,5"}, {element::f32, "2,5"}};
+    Tensor axis(element::i64, Shape{});
+    *static_cast<int64_t*>(axis.data()) = -1;
+    expect_round_trip({"ScatterElementsUpdate", 3, scatter, {}, {axis}});
+    expect_round_trip({"ScatterElementsUpdate", 12, scatter,
+                       {{"reduction", std::string("mean")}, {"use_init_val", false}}, {axis}});
+    expect_round_trip({"CumSum", 3, {f}, {{"exclusive", true}, {"reverse", true}}, {axis}});
+    expect_round_trip({"ReverseSequence", 1, {f, {element::i32, "8"}}, {{"batch_axis", int64_t{1}}, {"seq_axis", int64_t{0}}}, {}});
+    for (const char* type : {"DepthToSpace", "SpaceToDepth"})
+        expect_round_trip({type, 1, {{element::f32, "1,8,4,4"}}, {{"block_size", int64_t{2}}, {"mode", std::string("depth_first")}}, {}});
+    Tensor depth(element::i64, Shape{});
+    *static_cast<int64_t*>(depth.data()) = 4;
+    Tensor on(element::f32, Shape{}), off(element::f32, Shape{});
+    *static_cast<float*>(on.data()) = 1.0f;
+    *static_cast<float*>(off.data()) = 0.0f;
+    expect_round_trip({"OneHot", 1, {{element::i32, "2,?"}}, {{"axis", int64_t{-1}}}, {depth, on, off}});
+    expect_round_trip({"NonZero", 3, {{element::f32, "2,3"}}, {{"output_type", element::i32}}, {}});
+    Tensor axes(element::i64, Shape{1});
+    *static_cast<int64_t*>(axes.data()) = 1;
+    expect_round_trip({"LRN", 1, {f}, {{"alpha", 1e-4}, {"beta", 0.75}, {"bias", 2.0}, {"size", int64_t{3}}}, {axes}});
+}
+
 }  // namespace
