@@ -1,6 +1,7 @@
 // Defines the ops whose output is built from index values: OneHot-1 (a depth axis inserted at
-// `axis`) and NonZero-3 (the coordinates of non-zero elements; its output length is known only
-// from the input's value, so shape inference gives [rank, ?] until the value is known).
+// `axis`), Eye-9 (batched shifted identity matrices) and NonZero-3 (the coordinates of non-zero
+// elements; its output length is known only from the input's value, so shape inference gives
+// [rank, ?] until the value is known).
 #include "ops/op_helpers.hpp"
 
 namespace vireo::ops_impl {
@@ -38,6 +39,40 @@ Outputs infer_one_hot(const Node& node, const Inputs& in) {
     for (size_t i = 0; i < at; ++i) out.push_back(indices[i]);
     out.push_back(depth);
     for (size_t i = at; i < indices.size(); ++i) out.push_back(indices[i]);
+    return {{type, out}};
+}
+
+// Eye-9: num_rows, num_columns, diagonal_index (scalars or 1-element 1-D, i32/i64)
+// [, batch_shape 1-D]; output batch_shape + [num_rows, num_columns] of `output_type`.
+Outputs infer_eye(const Node& node, const Inputs& in) {
+    const auto type = node.get_attribute<element::Type>("output_type");
+    if (!type.is_static() || type == element::boolean || type.is_sub_byte())
+        throw_error<InvalidArgument>(node.describe(), ": output_type must be a number type, got ", type);
+    const char* names[] = {"num_rows", "num_columns", "diagonal_index", "batch_shape"};
+    for (size_t i = 0; i < in.size(); ++i) {
+        if (in[i].type.is_static() && in[i].type != element::i32 && in[i].type != element::i64)
+            throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", names[i], ") must be i32 or i64, got ",
+                                         in[i].type);
+        if (i < 3) {
+            check_rank(node, in, i, names[i], 0, 1);
+            check_scalar(node, in, i, names[i]);
+        }
+    }
+    Dimension dims[2];
+    for (size_t i = 0; i < 2; ++i)
+        if (auto v = scalar_value(node, in, i, names[i])) {
+            if (*v < 0)
+                throw_error<InvalidArgument>(node.describe(), ": ", names[i], " must be non-negative, got ", *v);
+            dims[i] = Dimension(*v);
+        }
+    PartialShape out;
+    if (in.size() > 3) {
+        check_rank(node, in, 3, "batch_shape", 1, 1);
+        out = shape_from_values(node, in, 3, "batch_shape");
+        if (!out.rank_is_static()) return {{type, PartialShape::dynamic()}};
+    }
+    out.push_back(dims[0]);
+    out.push_back(dims[1]);
     return {{type, out}};
 }
 
@@ -79,6 +114,7 @@ Outputs infer_non_zero(const Node& node, const Inputs& in) {
 
 void register_index_ops(OpRegistry& r) {
     r.add(OpDef{"OneHot", 1, "", 4, 4, {required_attr("axis", AttrType::kInt)}, infer_one_hot, {}});
+    r.add(OpDef{"Eye", 9, "", 3, 4, {required_attr("output_type", AttrType::kElementType)}, infer_eye, {}});
     r.add(OpDef{"NonZero", 3, "", 1, 1,
                 {optional_attr("output_type", AttrType::kElementType, element::i64)}, infer_non_zero, {}});
 }

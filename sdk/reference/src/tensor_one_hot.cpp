@@ -1,5 +1,6 @@
-// Implements OneHot-1 and NonZero-3.
+// Implements OneHot-1, Eye-9 and NonZero-3.
 //
+// Eye: ones at [..., i, i + diagonal_index], zeros elsewhere, the same matrix in every batch entry.
 // OneHot: an index i in [-depth, -1] counts from the end (i + depth), as ONNX's OneHot does; an
 // index outside [-depth, depth - 1] gives a row of off_value only. NonZero: the coordinates of the
 // non-zero elements in row-major order, one row per input axis ([rank, count]); NaN is non-zero.
@@ -42,6 +43,37 @@ std::unique_ptr<Kernel> make_one_hot(const Node& node) {
                         if (idx < 0) idx += d;
                         o[(a * depth + j) * inner + b] = idx == static_cast<int64_t>(j) ? on : off;
                     }
+        });
+    });
+}
+
+std::unique_ptr<Kernel> make_eye(const Node& node) {
+    return make_kernel([who = node.describe()](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
+        check_arity(in, 3, out, 1, who);
+        auto one_value = [&](size_t i, const char* what) {
+            const auto v = read_ints(in[i], who, what);
+            if (v.size() != 1) throw_error<InvalidArgument>(who, ": ", what, " must hold one value, got ", v.size());
+            return v[0];
+        };
+        const int64_t rows = one_value(0, "input 0 (num_rows)");
+        const int64_t cols = one_value(1, "input 1 (num_columns)");
+        const int64_t diagonal = one_value(2, "input 2 (diagonal_index)");
+        const Shape& shape = out[0].get_shape();
+        if (rows < 0 || cols < 0 || shape.size() < 2 || shape[shape.size() - 2] != static_cast<size_t>(rows) ||
+            shape[shape.size() - 1] != static_cast<size_t>(cols))
+            throw_error<InvalidArgument>(who, ": output ", shape, " does not end with [", rows, ", ", cols, "]");
+        const size_t matrix = static_cast<size_t>(rows * cols);
+        const size_t batches = matrix ? out[0].get_size() / matrix : 0;
+        dispatch(NumericTypes{}, out[0].get_element_type(), who.c_str(), [&](auto tag) {
+            using T = decltype(tag);
+            T* o = tensor_data<T>(out[0]);
+            const T zero = T(0.0f), one = T(1.0f);
+            for (size_t e = 0; e < out[0].get_size(); ++e) o[e] = zero;
+            for (size_t b = 0; b < batches; ++b)
+                for (int64_t r = 0; r < rows; ++r) {
+                    const int64_t c = r + diagonal;
+                    if (c >= 0 && c < cols) o[b * matrix + static_cast<size_t>(r * cols + c)] = one;
+                }
         });
     });
 }
@@ -101,6 +133,7 @@ std::unique_ptr<Kernel> make_non_zero(const Node& node) {
 
 void register_one_hot_kernels(KernelRegistry& registry) {
     registry.add("OneHot", make_one_hot);
+    registry.add("Eye", make_eye);
     registry.add("NonZero", make_non_zero);
 }
 

@@ -148,5 +148,21 @@ TEST(Lrn, KeepsShapeAndChecksAxesAndSize) {
                    {"LRN '", "size"});
 }
 
+TEST(Eye, BatchShapePlusRowsAndColumns) {
+    const std::map<std::string, AttrValue> f32{{"output_type", element::f32}};
+    auto node = make_node("Eye", {i64_scalar(3), i64({4}), i64_scalar(-1)}, f32);
+    EXPECT_EQ(shape_of(node), "[3,4]");
+    EXPECT_EQ(node->get_output_element_type(0), element::f32);
+    EXPECT_EQ(shape_of(make_node("Eye", {i64_scalar(2), i64_scalar(2), i64_scalar(0), i64({2, 3})}, f32)), "[2,3,2,2]");
+    EXPECT_EQ(shape_of(make_node("Eye", {param("", element::i32), i64_scalar(5), i64_scalar(0), param("2", element::i64)}, f32)),
+              "[?,?,?,5]");
+    EXPECT_EQ(shape_of(make_node("Eye", {i64_scalar(2), i64_scalar(2), i64_scalar(0), param("?", element::i64)}, f32)), "[...]");
+    expect_invalid([] { make_node("Eye", {i64_scalar(2), i64_scalar(2), i64_scalar(0)}); }, {"Eye '", "output_type", "missing"});
+    expect_invalid([&] { make_node("Eye", {i64_scalar(-2), i64_scalar(2), i64_scalar(0)}, f32); }, {"Eye '", "num_rows", "-2"});
+    expect_invalid([&] { make_node("Eye", {param("", element::f32), i64_scalar(2), i64_scalar(0)}, f32); },
+                   {"Eye '", "num_rows", "f32"});
+    expect_invalid([&] { make_node("Eye", {i64({2, 3}), i64_scalar(2), i64_scalar(0)}, f32); }, {"Eye '", "num_rows"});
+}
+
 }  // namespace
 }  // namespace vireo::test

@@ -1,5 +1,5 @@
 // Tests OneHot (axes, negative indices counted from the end, out-of-range rows of off_value) and
-// NonZero (row-major coordinates, i32/i64 output, boolean and real inputs, none found).
+// Eye (diagonals, batches) and NonZero (row-major coordinates, i32/i64 output, boolean and real inputs, none found).
 #include "tensor_test_utils.hpp"
 
 namespace vireo::test {
@@ -59,6 +59,25 @@ TEST(NonZeroKernel, NaNCountsNegativeZeroDoesNotAndNoneFoundIsEmpty) {
     EXPECT_EQ(eval("NonZero", {zeros})[0].get_shape(), (Shape{2, 0}));
     const auto empty = make_tensor(element::i32, {0, 3}, Ints{});
     EXPECT_EQ(eval("NonZero", {empty})[0].get_shape(), (Shape{2, 0}));
+}
+
+TEST(EyeKernel, SpecExamplesAndBatches) {
+    auto eye = [](int64_t rows, int64_t cols, int64_t diagonal, const Ints& batch, element::Type type) {
+        std::vector<Tensor> in{make_tensor(element::i32, {}, Ints{rows}), make_tensor(element::i64, {1}, Ints{cols}),
+                               make_tensor(element::i32, {}, Ints{diagonal})};
+        if (!batch.empty()) in.push_back(make_tensor(element::i64, {batch.size()}, batch));
+        return eval("Eye", in, {{"output_type", type}})[0];
+    };
+    const auto upper = eye(3, 4, 2, {}, element::i32);
+    EXPECT_EQ(upper.get_shape(), (Shape{3, 4}));
+    EXPECT_EQ(ints_of(upper), (Ints{0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0}));
+    EXPECT_EQ(ints_of(eye(3, 4, -1, {}, element::u8)), (Ints{0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0}));
+    const auto far = eye(2, 2, 5, {1, 2}, element::f16);
+    EXPECT_EQ(far.get_shape(), (Shape{1, 2, 2, 2}));
+    EXPECT_EQ(values_of(far), std::vector<double>(8, 0.0));
+    const auto batched = eye(2, 3, 0, {2}, element::f32);
+    EXPECT_EQ(values_of(batched), (std::vector<double>{1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0}));
+    EXPECT_EQ(eye(0, 3, 0, {}, element::f32).get_shape(), (Shape{0, 3}));
 }
 
 }  // namespace
