@@ -1,5 +1,5 @@
-// Defines the activation ops (Relu, Sigmoid, Tanh, Clamp, Elu, Gelu, HSwish, Swish, Mish, SoftPlus,
-// PRelu) and the softmax family (Softmax-1, Softmax-8, LogSoftmax-5).
+// Defines the activation ops (Relu, Sigmoid, Tanh, Clamp, Elu, Selu, Gelu, HSwish, HSigmoid, Swish,
+// Mish, SoftPlus, SoftSign, PRelu) and the softmax family (Softmax-1, Softmax-8, LogSoftmax-5).
 #include "ops/op_helpers.hpp"
 
 namespace vireo::ops_impl {
@@ -33,6 +33,24 @@ Outputs infer_swish(const Node& node, const Inputs& in) {
             throw_error<InvalidArgument>(node.describe(), ": input 1 (beta) must be a scalar, got shape ", in[1].shape);
     }
     return {{in[0].type, in[0].shape}};
+}
+
+// Selu-1: data, alpha, lambda of one real type; alpha and lambda hold one element each.
+Outputs infer_selu(const Node& node, const Inputs& in) {
+    const element::Type type = merge_types(node, in, {0, 1, 2});
+    check_type(node, in, 0, "data", is_real, "a floating-point type");
+    const char* names[] = {"data", "alpha", "lambda"};
+    for (size_t i = 1; i < 3; ++i) {
+        const PartialShape& s = in[i].shape;
+        if (!s.rank_is_static()) continue;
+        bool one = true;
+        for (const auto& d : s)
+            if (!d.compatible(1)) one = false;
+        if (!one)
+            throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", names[i],
+                                         ") must hold one element, got shape ", s);
+    }
+    return {{type, in[0].shape}};
 }
 
 Outputs infer_prelu(const Node& node, const Inputs& in) {
@@ -86,6 +104,8 @@ void register_activation_ops(OpRegistry& r) {
                 {optional_attr("approximation_mode", AttrType::kString, std::string("erf"), {"erf", "tanh"})},
                 infer_real_activation, {}});
     for (const char* type : {"HSwish", "Mish", "SoftPlus"}) r.add(OpDef{type, 4, "", 1, 1, {}, infer_real_activation, {}});
+    r.add(OpDef{"SoftSign", 9, "", 1, 1, {}, infer_real_activation, {}});
+    r.add(OpDef{"Selu", 1, "", 3, 3, {}, infer_selu, {}});
     r.add(OpDef{"HSigmoid", 5, "", 1, 1, {}, infer_real_activation, {}});
     r.add(OpDef{"Swish", 4, "", 1, 2, {}, infer_swish, {}});
     r.add(OpDef{"PRelu", 1, "", 2, 2, {}, infer_prelu, {"PReLU"}});

@@ -1,5 +1,5 @@
 // Defines the normalisations: BatchNormInference-1 and -5 (their input orders differ), MVN-1,
-// MVN-6 and NormalizeL2-1.
+// MVN-6, NormalizeL2-1 and LRN-1.
 #include "ops/op_helpers.hpp"
 
 namespace vireo::ops_impl {
@@ -59,6 +59,18 @@ Outputs infer_normalize_l2(const Node& node, const Inputs& in) {
     return {{in[0].type, in[0].shape}};
 }
 
+// LRN-1: data (real), axes (1-D integers, distinct); output like data.
+Outputs infer_lrn(const Node& node, const Inputs& in) {
+    check_type(node, in, 0, "data", is_real, "a floating-point type");
+    check_type(node, in, 1, "axes", is_integral_number, "an integer type");
+    check_rank(node, in, 1, "axes", 1, 1);
+    if (node.get_attribute<int64_t>("size") < 1)
+        throw_error<InvalidArgument>(node.describe(), ": size must be >= 1, got ", node.get_attribute<int64_t>("size"));
+    if (auto axes = values_of(in, 1); axes && static_rank(in[0]))
+        normalize_axes(node, *axes, *static_rank(in[0]), "axes");
+    return {{in[0].type, in[0].shape}};
+}
+
 }  // namespace
 
 void register_normalization_ops(OpRegistry& r) {
@@ -78,6 +90,10 @@ void register_normalization_ops(OpRegistry& r) {
     r.add(OpDef{"NormalizeL2", 1, "", 2, 2,
                 {required_attr("eps", AttrType::kFloat), required_attr("eps_mode", AttrType::kString, {"add", "max"})},
                 infer_normalize_l2, {}});
+    r.add(OpDef{"LRN", 1, "", 2, 2,
+                {required_attr("alpha", AttrType::kFloat), required_attr("beta", AttrType::kFloat),
+                 required_attr("bias", AttrType::kFloat), required_attr("size", AttrType::kInt)},
+                infer_lrn, {}});
 }
 
 }  // namespace vireo::ops_impl

@@ -18,6 +18,9 @@ void register_standard_ops(OpRegistry& registry) {
     ops_impl::register_interpolate_ops(registry);
     ops_impl::register_misc_ops(registry);
     ops_impl::register_einsum_ops(registry);
+    ops_impl::register_sequence_ops(registry);
+    ops_impl::register_space_depth_ops(registry);
+    ops_impl::register_index_ops(registry);
 }
 
 }  // namespace vireo

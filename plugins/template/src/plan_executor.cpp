@@ -72,6 +72,7 @@ PlanExecutor::PlanExecutor(std::shared_ptr<const ExecutionPlan> plan,
         m_seen_values.resize(steps.size());
         m_out_shapes.resize(steps.size());
         m_shapes_known.assign(steps.size(), false);
+        m_large_value_driven.assign(steps.size(), false);
     } else {
         // The only allocation a static plan makes: every computed value is a view into it.
         m_arena = allocate_aligned(m_plan->arena_bytes());
@@ -264,7 +265,29 @@ bool PlanExecutor::needs_shape_inference(size_t s) {
         }
     }
     m_shapes_known[s] = true;
-    return changed;
+    if (changed) {
+        // New input shapes: find out once whether the outputs also depend on the values of a
+        // large input, by inferring without those values.
+        bool has_large = false;
+        std::vector<InferInput> without_large;
+        for (const Tensor& t : ins) {
+            const bool large = t.get_size() > kShapeDrivingElements;
+            has_large = has_large || large;
+            without_large.push_back({t.get_element_type(), PartialShape(t.get_shape()), large ? Tensor() : t});
+        }
+        bool driven = false;
+        if (has_large) {
+            const PlanStep& step = m_plan->steps()[s];
+            try {
+                for (const auto& out : step.node->get_op_def().infer(*step.node, without_large))
+                    driven = driven || !out.shape.is_static();
+            } catch (const Exception&) {
+                driven = true;  // the full inference (with every value) reports any real error
+            }
+        }
+        m_large_value_driven[s] = driven;
+    }
+    return changed || m_large_value_driven[s];
 }
 
 Tensor& PlanExecutor::storage_for(size_t id, const Shape& shape) {

@@ -82,6 +82,9 @@ class PlanExecutor {
     std::vector<std::vector<std::vector<uint8_t>>> m_seen_values;
     std::vector<std::vector<Shape>> m_out_shapes;
     std::vector<bool> m_shapes_known;
+    // Per step: its output shapes depend on the values of an input larger than the remembered
+    // ones (NonZero), so it is re-inferred on every run.
+    std::vector<bool> m_large_value_driven;
     size_t m_executed = 0;
 };
 

@@ -98,5 +98,30 @@ TEST(TemplateDynamic, TooSmallUserOutputIsAnErrorNamingTheOutput) {
     }
 }
 
+// NonZero's output length depends on every value of its (large) input, not only on its shape:
+// the same input shape with different values must give different output shapes.
+TEST(TemplateDynamic, NonZeroOfALargeInputFollowsItsValues) {
+    auto x = op::parameter(element::f32, PartialShape{100}, "x");
+    auto nz = make_node("NonZero", {x});
+    nz->output(0).set_names({"y"});
+    auto model = std::make_shared<Model>(OutputVector{nz}, ParameterVector{x}, "non_zero");
+    Core core = make_core();
+    CompiledModel compiled = core.compile_model(model, "TEMPLATE");
+    InferRequest request = compiled.create_infer_request();
+    for (size_t every : {10u, 25u, 7u, 25u}) {
+        Tensor input(element::f32, Shape{100});
+        std::vector<int64_t> expected;
+        for (size_t i = 0; i < 100; ++i) {
+            input.data<float>()[i] = i % every == 0 ? 1.0f : 0.0f;
+            if (i % every == 0) expected.push_back(static_cast<int64_t>(i));
+        }
+        request.set_tensor("x", input);
+        request.infer();
+        const Tensor y = request.get_tensor("y");
+        ASSERT_EQ(y.get_shape(), (Shape{1, expected.size()})) << "every " << every;
+        for (size_t k = 0; k < expected.size(); ++k) ASSERT_EQ(y.data<int64_t>()[k], expected[k]) << k;
+    }
+}
+
 }  // namespace
 }  // namespace vireo::template_test

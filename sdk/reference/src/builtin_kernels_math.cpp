@@ -1,4 +1,5 @@
-// Registers the math kernel group: elementwise, activations, comparisons, reductions, norms.
+// Registers the math kernel group: elementwise, activations, comparisons, reductions, norms,
+// bitwise ops.
 // Each family lives in its own math_*.cpp; their numeric policies are stated at the top of each.
 #include "math_common.hpp"
 
@@ -13,6 +14,9 @@ void register_math_kernels(KernelRegistry& registry) {
     math::register_reduce_kernels(registry);
     math::register_norm_kernels(registry);
     math::register_quantize_kernels(registry);
+    math::register_unary_kernels(registry);
+    math::register_bitwise_kernels(registry);
+    math::register_lrn_kernels(registry);
 }
 
 }  // namespace vireo::reference

@@ -18,6 +18,10 @@ void register_tensor_kernels(KernelRegistry& registry) {
     tensor::register_topk_kernels(registry);           // tensor_topk.cpp
     tensor::register_interpolate_kernels(registry);    // tensor_interpolate.cpp
     tensor::register_einsum_kernels(registry);         // tensor_einsum.cpp
+    tensor::register_scatter_nd_kernels(registry);     // tensor_scatter_nd.cpp
+    tensor::register_space_depth_kernels(registry);    // tensor_space_depth.cpp
+    tensor::register_sequence_kernels(registry);       // tensor_sequence.cpp
+    tensor::register_one_hot_kernels(registry);        // tensor_one_hot.cpp
 }
 
 }  // namespace vireo::reference

@@ -27,6 +27,9 @@ void register_reduce_kernels(KernelRegistry& registry);
 void register_norm_kernels(KernelRegistry& registry);
 void register_quantize_kernels(KernelRegistry& registry);
 void register_convert_kernels(KernelRegistry& registry);
+void register_unary_kernels(KernelRegistry& registry);    // math_unary.cpp
+void register_bitwise_kernels(KernelRegistry& registry);  // math_bitwise.cpp
+void register_lrn_kernels(KernelRegistry& registry);      // math_lrn.cpp
 
 // ---- Integer arithmetic ----
 
@@ -250,5 +253,45 @@ class MultiBroadcast {
     Shape m_out;
     std::array<std::vector<size_t>, N> m_strides;  // element strides, 0 on broadcast axes
 };
+
+// ---- Unary kernel factories ----
+
+/// A factory for an elementwise op computed natively in each numeric type: `op(x)` receives the
+/// compute type (float for f16/bf16).
+template <typename Types, typename Op>
+KernelFactory native_unary(Op op) {
+    return [op](const Node& node) -> std::unique_ptr<Kernel> {
+        const std::string what = node.describe();
+        return dispatch(Types{}, input_type(node, 0), what.c_str(), [&](auto tag) {
+            using T = decltype(tag);
+            return make_kernel([op](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
+                unary_loop(static_cast<const T*>(in[0].data()), static_cast<T*>(out[0].data()),
+                           out[0].get_size(), op);
+            });
+        });
+    };
+}
+
+/// A factory for a real-valued formula `g` (generic over float/double). Real types compute in
+/// their compute type; integer types (when `Types` has them) in double, stored as Convert does.
+template <typename Types, typename G>
+KernelFactory formula_unary(G g) {
+    return [g](const Node& node) -> std::unique_ptr<Kernel> {
+        const std::string what = node.describe();
+        return dispatch(Types{}, input_type(node, 0), what.c_str(), [&](auto tag) {
+            using T = decltype(tag);
+            return make_kernel([g](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
+                const T* x = static_cast<const T*>(in[0].data());
+                T* o = static_cast<T*>(out[0].data());
+                if constexpr (is_real_v<T>) {
+                    unary_loop(x, o, out[0].get_size(), g);
+                } else {
+                    unary_loop(x, o, out[0].get_size(),
+                               [g](T v) { return store_real<T>(g(static_cast<double>(v))); });
+                }
+            });
+        });
+    };
+}
 
 }  // namespace vireo::reference::math

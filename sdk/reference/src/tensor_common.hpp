@@ -28,6 +28,10 @@ void register_shape_kernels(KernelRegistry& registry);
 void register_interpolate_kernels(KernelRegistry& registry);
 void register_topk_kernels(KernelRegistry& registry);
 void register_einsum_kernels(KernelRegistry& registry);
+void register_scatter_nd_kernels(KernelRegistry& registry);   // tensor_scatter_nd.cpp
+void register_space_depth_kernels(KernelRegistry& registry);  // tensor_space_depth.cpp
+void register_sequence_kernels(KernelRegistry& registry);     // tensor_sequence.cpp
+void register_one_hot_kernels(KernelRegistry& registry);      // tensor_one_hot.cpp
 
 /// A kernel whose execute() is a callable `void(const std::vector<Tensor>&, std::vector<Tensor>&)`.
 /// The callable must be safe to call from several threads at once (capture by value, no

@@ -1,0 +1,122 @@
+// Defines the ops whose output is built from index values: OneHot-1 (a depth axis inserted at
+// `axis`), Eye-9 (batched shifted identity matrices) and NonZero-3 (the coordinates of non-zero
+// elements; its output length is known only from the input's value, so shape inference gives
+// [rank, ?] until the value is known).
+#include "ops/op_helpers.hpp"
+
+namespace vireo::ops_impl {
+namespace {
+
+void check_scalar(const Node& node, const Inputs& in, size_t i, const char* name) {
+    const PartialShape& s = in[i].shape;
+    if (!s.rank_is_static()) return;
+    bool one = s.size() <= 1;
+    for (const auto& d : s)
+        if (!d.compatible(1)) one = false;
+    if (!one)
+        throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", name, ") must be a scalar, got shape ", s);
+}
+
+// OneHot-1: indices (integer), depth (integer scalar), on_value and off_value (scalars of the
+// output type). Output: indices' shape with `depth` inserted at `axis` (in [-r-1, r]).
+Outputs infer_one_hot(const Node& node, const Inputs& in) {
+    check_type(node, in, 0, "indices", is_integral_number, "an integer type");
+    check_type(node, in, 1, "depth", is_integral_number, "an integer type");
+    const element::Type type = merge_types(node, in, 2, 3);
+    check_scalar(node, in, 1, "depth");
+    check_scalar(node, in, 2, "on_value");
+    check_scalar(node, in, 3, "off_value");
+    Dimension depth;
+    if (auto d = scalar_value(node, in, 1, "depth")) {
+        if (*d < 0) throw_error<InvalidArgument>(node.describe(), ": depth must be non-negative, got ", *d);
+        depth = Dimension(*d);
+    }
+    const int64_t axis = node.get_attribute<int64_t>("axis");
+    const PartialShape& indices = in[0].shape;
+    if (!indices.rank_is_static()) return {{type, PartialShape::dynamic()}};
+    const size_t at = normalize_axis(node, axis, static_cast<int64_t>(indices.size()) + 1, "axis");
+    PartialShape out;
+    for (size_t i = 0; i < at; ++i) out.push_back(indices[i]);
+    out.push_back(depth);
+    for (size_t i = at; i < indices.size(); ++i) out.push_back(indices[i]);
+    return {{type, out}};
+}
+
+// Eye-9: num_rows, num_columns, diagonal_index (scalars or 1-element 1-D, i32/i64)
+// [, batch_shape 1-D]; output batch_shape + [num_rows, num_columns] of `output_type`.
+Outputs infer_eye(const Node& node, const Inputs& in) {
+    const auto type = node.get_attribute<element::Type>("output_type");
+    if (!type.is_static() || type == element::boolean || type.is_sub_byte())
+        throw_error<InvalidArgument>(node.describe(), ": output_type must be a number type, got ", type);
+    const char* names[] = {"num_rows", "num_columns", "diagonal_index", "batch_shape"};
+    for (size_t i = 0; i < in.size(); ++i) {
+        if (in[i].type.is_static() && in[i].type != element::i32 && in[i].type != element::i64)
+            throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", names[i], ") must be i32 or i64, got ",
+                                         in[i].type);
+        if (i < 3) {
+            check_rank(node, in, i, names[i], 0, 1);
+            check_scalar(node, in, i, names[i]);
+        }
+    }
+    Dimension dims[2];
+    for (size_t i = 0; i < 2; ++i)
+        if (auto v = scalar_value(node, in, i, names[i])) {
+            if (*v < 0)
+                throw_error<InvalidArgument>(node.describe(), ": ", names[i], " must be non-negative, got ", *v);
+            dims[i] = Dimension(*v);
+        }
+    PartialShape out;
+    if (in.size() > 3) {
+        check_rank(node, in, 3, "batch_shape", 1, 1);
+        out = shape_from_values(node, in, 3, "batch_shape");
+        if (!out.rank_is_static()) return {{type, PartialShape::dynamic()}};
+    }
+    out.push_back(dims[0]);
+    out.push_back(dims[1]);
+    return {{type, out}};
+}
+
+// NonZero-3: [rank of data, number of non-zero elements].
+Outputs infer_non_zero(const Node& node, const Inputs& in) {
+    const element::Type type = node.get_attribute<element::Type>("output_type");
+    if (type != element::i32 && type != element::i64)
+        throw_error<InvalidArgument>(node.describe(), ": output_type must be i32 or i64, got ", type);
+    const PartialShape& data = in[0].shape;
+    const Dimension rank = data.rank_is_static() ? Dimension(static_cast<int64_t>(data.size())) : Dimension();
+    Dimension count;
+    if (data.is_static()) {
+        int64_t total = 1;
+        for (const auto& d : data) total *= d.get_length();
+        count = Dimension(0, total);
+        if (in[0].value) {
+            int64_t n = 0;
+            const Tensor& t = in[0].value;
+            if (t.get_element_type().is_real()) {
+                if (auto values = real_values(in, 0))
+                    for (double v : *values) n += (v != 0.0) ? 1 : 0;  // NaN counts as non-zero
+            } else {
+                // Integers and boolean: an element is zero when all its bytes are.
+                const size_t bytes = t.get_element_type().size();
+                const auto* p = static_cast<const uint8_t*>(t.data());
+                for (size_t e = 0; e < t.get_size(); ++e) {
+                    bool nonzero = false;
+                    for (size_t b = 0; b < bytes; ++b) nonzero = nonzero || p[e * bytes + b] != 0;
+                    n += nonzero ? 1 : 0;
+                }
+            }
+            count = Dimension(n);
+        }
+    }
+    return {{type, PartialShape{rank, count}}};
+}
+
+}  // namespace
+
+void register_index_ops(OpRegistry& r) {
+    r.add(OpDef{"OneHot", 1, "", 4, 4, {required_attr("axis", AttrType::kInt)}, infer_one_hot, {}});
+    r.add(OpDef{"Eye", 9, "", 3, 4, {required_attr("output_type", AttrType::kElementType)}, infer_eye, {}});
+    r.add(OpDef{"NonZero", 3, "", 1, 1,
+                {optional_attr("output_type", AttrType::kElementType, element::i64)}, infer_non_zero, {}});
+}
+
+}  // namespace vireo::ops_impl
