@@ -43,6 +43,7 @@ const TranslatorRegistry& TranslatorRegistry::builtin() {
         register_quantization(r);
         register_losses(r);
         register_recurrent(r);
+        register_signal_training(r);
         return r;
     }();
     return registry;

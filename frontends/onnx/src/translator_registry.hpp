@@ -53,5 +53,6 @@ void register_misc(TranslatorRegistry& r);
 void register_quantization(TranslatorRegistry& r);
 void register_losses(TranslatorRegistry& r);
 void register_recurrent(TranslatorRegistry& r);
+void register_signal_training(TranslatorRegistry& r);
 
 }  // namespace vireo::onnx_import
