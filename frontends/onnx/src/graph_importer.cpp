@@ -57,8 +57,36 @@ std::vector<UnsupportedOp> find_unsupported(const onnx::GraphProto& graph, const
 
 GraphImporter::GraphImporter(const onnx::GraphProto& graph, const Opsets& opsets,
                              const TranslatorRegistry& registry, std::shared_ptr<void> owner,
-                             ExternalData* external)
-    : m_graph(graph), m_opsets(opsets), m_registry(registry), m_owner(std::move(owner)), m_external(external) {}
+                             ExternalData* external, const GraphImporter* parent)
+    : m_graph(graph),
+      m_opsets(opsets),
+      m_registry(registry),
+      m_owner(std::move(owner)),
+      m_external(external),
+      m_parent(parent) {}
+
+const Output* GraphImporter::find_value(const std::string& name) const {
+    auto it = m_values.find(name);
+    if (it != m_values.end()) return &it->second;
+    return m_parent ? m_parent->find_value(name) : nullptr;
+}
+
+OutputVector GraphImporter::inline_subgraph(const onnx::GraphProto& body, const OutputVector& inputs) const {
+    GraphImporter child(body, m_opsets, m_registry, m_owner, m_external, this);
+    if (static_cast<size_t>(body.input_size()) != inputs.size())
+        throw_error<InvalidArgument>("ONNX subgraph '", body.name(), "' has ", body.input_size(), " inputs, ",
+                                     inputs.size(), " were given");
+    child.add_initializers();
+    for (int i = 0; i < body.input_size(); ++i) child.m_values[body.input(i).name()] = inputs[static_cast<size_t>(i)];
+    child.convert_nodes();
+    OutputVector outputs;
+    for (const auto& out : body.output()) {
+        const Output* v = child.find_value(out.name());
+        if (!v) throw_error<InvalidArgument>("ONNX subgraph '", body.name(), "': output '", out.name(), "' is not produced");
+        outputs.push_back(*v);
+    }
+    return outputs;
+}
 
 Tensor GraphImporter::tensor(const onnx::TensorProto& proto, const std::string& what) const {
     return to_tensor(proto, m_owner, m_external, what);
@@ -108,12 +136,12 @@ ParameterVector GraphImporter::add_inputs() {
 }
 
 Output GraphImporter::value(const std::string& name, const onnx::NodeProto& consumer) const {
-    auto it = m_values.find(name);
-    if (it == m_values.end())
+    const Output* found = find_value(name);
+    if (!found)
         throw_error<InvalidArgument>("ONNX node ", consumer.op_type(), " '",
                                      consumer.name().empty() ? consumer.output(0) : consumer.name(),
                                      "': input '", name, "' is not produced by any node, initializer or graph input");
-    return it->second;
+    return *found;
 }
 
 void GraphImporter::convert_node(const onnx::NodeProto& node) {
@@ -141,7 +169,9 @@ void GraphImporter::convert_node(const onnx::NodeProto& node) {
             context.unsupported("output ", i, " ('", name, "') is not produced by this translation");
         if (m_values.count(name)) context.fail("output '", name, "' is already defined by another node");
         Output out = outputs[i];
-        out.add_names({name});
+        // Values inside an inlined subgraph (If branches, unrolled Scan steps) keep no tensor
+        // name: one body may be inlined many times, and names must stay unique.
+        if (!m_parent) out.add_names({name});
         Node* producer = out.get_node();
         if (!input_nodes.count(producer) && producer->get_type_name() != "Constant" &&
             producer->get_friendly_name().rfind(producer->get_type_name() + "_", 0) == 0)

@@ -34,10 +34,15 @@ public:
     /// `owner` keeps the parsed message (whose raw data Constants share) alive; `external` may be
     /// null (no external data allowed).
     GraphImporter(const onnx::GraphProto& graph, const Opsets& opsets, const TranslatorRegistry& registry,
-                  std::shared_ptr<void> owner, ExternalData* external);
+                  std::shared_ptr<void> owner, ExternalData* external, const GraphImporter* parent = nullptr);
 
     /// Converts the whole graph. Throws as read_onnx_model documents.
     std::shared_ptr<Model> import_model();
+
+    /// Converts `body` (a subgraph attribute of a node of this graph) in place: its inputs take
+    /// `inputs` in order, names it does not define resolve in this graph (and its parents), and
+    /// the values of its outputs are returned in order. Used by If and by unrolled Scan.
+    OutputVector inline_subgraph(const onnx::GraphProto& body, const OutputVector& inputs) const;
 
     /// A TensorProto of this model as a tensor (raw data shared, external data resolved).
     Tensor tensor(const onnx::TensorProto& proto, const std::string& what) const;
@@ -50,12 +55,14 @@ private:
     void convert_node(const onnx::NodeProto& node);
     ResultVector add_outputs(const ParameterVector& parameters);
     Output value(const std::string& name, const onnx::NodeProto& consumer) const;
+    const Output* find_value(const std::string& name) const;
 
     const onnx::GraphProto& m_graph;
     const Opsets& m_opsets;
     const TranslatorRegistry& m_registry;
     std::shared_ptr<void> m_owner;
     ExternalData* m_external;
+    const GraphImporter* m_parent;
     std::map<std::string, Output> m_values;
 };
 

@@ -44,6 +44,7 @@ const TranslatorRegistry& TranslatorRegistry::builtin() {
         register_losses(r);
         register_recurrent(r);
         register_signal_training(r);
+        register_control_flow(r);
         return r;
     }();
     return registry;

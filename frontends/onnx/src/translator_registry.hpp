@@ -54,5 +54,6 @@ void register_quantization(TranslatorRegistry& r);
 void register_losses(TranslatorRegistry& r);
 void register_recurrent(TranslatorRegistry& r);
 void register_signal_training(TranslatorRegistry& r);
+void register_control_flow(TranslatorRegistry& r);
 
 }  // namespace vireo::onnx_import
