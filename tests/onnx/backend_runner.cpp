@@ -16,6 +16,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <regex>
@@ -39,7 +40,9 @@ constexpr const char* kUsage = R"(usage: vireo_onnx_backend [options]
   --device NAME         device to run on (default TEMPLATE)
   --plugin LIB          register LIB as device NAME first (an out-of-tree plugin)
   --plugins_xml FILE    plugins.xml for the Core (default: the one next to libvireo)
+  --config KEY=VALUE    set a device property before compiling (repeatable)
   --expectations FILE   tests expected to fail, one per line: "<test> <reason>"; '#' comments
+                        (repeatable: a device's own file on top of the shared one)
   --filter REGEX        only tests whose name matches
   --timeout S           seconds per test (default 60)
   --report FILE         write per-folder figures as Markdown
@@ -51,7 +54,9 @@ Exit status 0 when every outcome matches the expectations and no entry is stale.
 struct Options {
     std::string data = "/usr/share/libonnx-testdata/data";
     std::vector<std::string> folders{"node", "simple", "pytorch-converted", "pytorch-operator"};
-    std::string device = "TEMPLATE", plugin, plugins_xml, expectations, filter, report;
+    std::string device = "TEMPLATE", plugin, plugins_xml, filter, report;
+    std::vector<std::string> expectations;
+    AnyMap config;
     int timeout = 60;
     bool list_failures = false;
 };
@@ -145,7 +150,7 @@ std::string run_test(const Options& options, const fs::path& dir) {
         core->register_plugin(options.plugin, name);
     }
     auto model = core->read_model((dir / "model.onnx").string());
-    auto compiled = core->compile_model(model, options.device);
+    auto compiled = core->compile_model(model, options.device, options.config);
     auto request = compiled.create_infer_request();
     std::vector<fs::path> sets;
     for (const auto& entry : fs::directory_iterator(dir))
@@ -184,6 +189,26 @@ std::string run_test(const Options& options, const fs::path& dir) {
         if (k != outputs.size()) return "the model has " + std::to_string(outputs.size()) + " outputs, " + std::to_string(k) + " expected";
     }
     return {};
+}
+
+// True when every graph input and output of the test's model is a tensor of a numeric or boolean
+// type: the part of the corpus a tensor runtime can be judged on (no strings, sequences, maps,
+// optionals).
+bool is_numeric_test(const fs::path& dir) {
+    onnx::ModelProto model;
+    std::ifstream in(dir / "model.onnx", std::ios::binary);
+    if (!in || !model.ParseFromIstream(&in)) return false;
+    auto numeric = [](const onnx::ValueInfoProto& v) {
+        if (!v.type().has_tensor_type()) return false;
+        const int t = v.type().tensor_type().elem_type();
+        return t != onnx::TensorProto::STRING && t != onnx::TensorProto::COMPLEX64 &&
+               t != onnx::TensorProto::COMPLEX128 && t != onnx::TensorProto::UNDEFINED;
+    };
+    for (const auto& v : model.graph().input())
+        if (!numeric(v)) return false;
+    for (const auto& v : model.graph().output())
+        if (!numeric(v)) return false;
+    return true;
 }
 
 struct Outcome {
@@ -244,9 +269,7 @@ Outcome run_isolated(const Options& options, const fs::path& dir) {
     return {false, "no result reported"};
 }
 
-std::map<std::string, std::string> read_expectations(const std::string& path) {
-    std::map<std::string, std::string> out;
-    if (path.empty()) return out;
+void read_expectations(const std::string& path, std::map<std::string, std::string>& out) {
     std::ifstream in(path);
     if (!in) throw std::runtime_error("cannot read expectations '" + path + "'");
     for (std::string line; std::getline(in, line);) {
@@ -258,7 +281,6 @@ std::map<std::string, std::string> read_expectations(const std::string& path) {
         if (reason.empty()) throw std::runtime_error("expectations '" + path + "': '" + name + "' has no reason");
         if (!out.emplace(name, reason).second) throw std::runtime_error("expectations: '" + name + "' listed twice");
     }
-    return out;
 }
 
 }  // namespace
@@ -283,7 +305,16 @@ int main(int argc, char** argv) {
         else if (arg == "--device") options.device = next();
         else if (arg == "--plugin") options.plugin = next();
         else if (arg == "--plugins_xml") options.plugins_xml = next();
-        else if (arg == "--expectations") options.expectations = next();
+        else if (arg == "--expectations") options.expectations.push_back(next());
+        else if (arg == "--config") {
+            const std::string kv = next();
+            const size_t eq = kv.find('=');
+            if (eq == std::string::npos || eq == 0) {
+                std::cerr << "--config needs KEY=VALUE, got '" << kv << "'\n";
+                return 2;
+            }
+            options.config[kv.substr(0, eq)] = kv.substr(eq + 1);
+        }
         else if (arg == "--filter") options.filter = next();
         else if (arg == "--timeout") options.timeout = std::stoi(next());
         else if (arg == "--report") options.report = next();
@@ -295,14 +326,14 @@ int main(int argc, char** argv) {
     }
     std::map<std::string, std::string> expected;
     try {
-        expected = read_expectations(options.expectations);
+        for (const auto& path : options.expectations) read_expectations(path, expected);
     } catch (const std::exception& e) {
         std::cerr << e.what() << "\n";
         return 2;
     }
     std::regex filter(options.filter.empty() ? ".*" : options.filter);
     struct Figures {
-        int total = 0, passed = 0;
+        int total = 0, passed = 0, numeric = 0, numeric_passed = 0;
     };
     std::map<std::string, Figures> figures;
     std::set<std::string> seen;
@@ -325,6 +356,10 @@ int main(int argc, char** argv) {
             auto& f = figures[folder];
             ++f.total;
             if (outcome.passed) ++f.passed;
+            if (is_numeric_test(dir)) {
+                ++f.numeric;
+                if (outcome.passed) ++f.numeric_passed;
+            }
             const auto listed = expected.find(name);
             if (outcome.passed && listed != expected.end()) {
                 ++unexpected_passes;
@@ -345,16 +380,24 @@ int main(int argc, char** argv) {
                 ++stale;
                 std::cout << "STALE expectation '" << name << "': no such test\n";
             }
-    int total = 0, passed = 0;
+    Figures all;
     std::ostringstream table;
-    table << "| folder | tests | passed | % |\n|---|---|---|---|\n";
+    table << std::fixed << std::setprecision(1);
+    auto row = [&](const std::string& name, const Figures& f) {
+        table << "| " << name << " | " << f.total << " | " << f.passed << " | " << (f.total ? 100.0 * f.passed / f.total : 0.0)
+              << " | " << f.numeric << " | " << f.numeric_passed << " | "
+              << (f.numeric ? 100.0 * f.numeric_passed / f.numeric : 0.0) << " |\n";
+    };
+    table << "| folder | tests | pass | % | numeric tests | pass | % |\n|---|---|---|---|---|---|---|\n";
     for (const auto& [folder, f] : figures) {
-        total += f.total;
-        passed += f.passed;
-        table << "| " << folder << " | " << f.total << " | " << f.passed << " | "
-              << (f.total ? 100.0 * f.passed / f.total : 0.0) << " |\n";
+        all.total += f.total;
+        all.passed += f.passed;
+        all.numeric += f.numeric;
+        all.numeric_passed += f.numeric_passed;
+        row(folder, f);
     }
-    table << "| all | " << total << " | " << passed << " | " << (total ? 100.0 * passed / total : 0.0) << " |\n";
+    row("all", all);
+    const int total = all.total, passed = all.passed;
     std::cout << "\n" << table.str();
     if (!options.report.empty()) std::ofstream(options.report) << "Device " << options.device << "\n\n" << table.str();
     std::cout << "device " << options.device << ": " << passed << " of " << total << " tests pass; "

@@ -5,6 +5,7 @@
 #include <queue>
 #include <set>
 
+#include "constant_folding.hpp"
 #include "node_context.hpp"
 #include "tensor_proto.hpp"
 #include "vireo/exception.hpp"
@@ -162,6 +163,7 @@ void GraphImporter::convert_node(const onnx::NodeProto& node) {
     std::set<const Node*> input_nodes;
     for (const auto& in : context.inputs())
         if (in) input_nodes.insert(in.get_node());
+    outputs = fold_constants(outputs, input_nodes);
     for (int i = 0; i < node.output_size(); ++i) {
         const std::string& name = node.output(i);
         if (name.empty()) continue;
