@@ -20,6 +20,9 @@
 #include "vireo/ir.hpp"
 #include "vireo/mock_remote/properties.hpp"
 #include "vireo/ops.hpp"
+#ifdef VIREO_BENCH_ONNX
+#include <onnx/onnx_pb.h>
+#endif
 
 namespace {
 
@@ -82,7 +85,7 @@ int generate(const std::string& dir, size_t mib) {
     return 0;
 }
 
-// load XML DEVICE: read_model, compile_model, one inference; times and memory after each.
+// load MODEL DEVICE (IR or ONNX): read_model, compile_model, one inference; times and memory after each.
 int load(const std::string& xml, const std::string& device) {
     print("rss_start_mib", rss_mib());
     auto start = Clock::now();
@@ -93,6 +96,7 @@ int load(const std::string& xml, const std::string& device) {
     auto model = core.read_model(xml);
     print("read_ms", ms_since(start));
     print("rss_read_mib", rss_mib());
+    print("peak_rss_read_mib", peak_rss_mib());
     start = Clock::now();
     auto compiled = core.compile_model(model, device, device_properties(device));
     print("compile_ms", ms_since(start));
@@ -177,9 +181,86 @@ int memory(const std::string& xml, const std::string& device, int requests) {
     return 0;
 }
 
+#ifdef VIREO_BENCH_ONNX
+// generate_onnx FILE MIB: the same MLP as `generate` written as one ONNX file (MatMul + Relu,
+// weights as raw-data initializers), for read_model timings beside the IR ones.
+int generate_onnx(const std::string& path, size_t mib) {
+    constexpr int64_t kWidth = 2048;
+    const size_t layers = std::max<size_t>(1, mib / 16);
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    auto* opset = model.add_opset_import();
+    opset->set_domain("");
+    opset->set_version(13);
+    auto* graph = model.mutable_graph();
+    graph->set_name("big_mlp");
+    auto value_info = [](onnx::ValueInfoProto* v, const std::string& name) {
+        v->set_name(name);
+        auto* t = v->mutable_type()->mutable_tensor_type();
+        t->set_elem_type(onnx::TensorProto::FLOAT);
+        t->mutable_shape()->add_dim()->set_dim_value(1);
+        t->mutable_shape()->add_dim()->set_dim_value(kWidth);
+    };
+    value_info(graph->add_input(), "x");
+    std::string value = "x";
+    std::vector<float> w(static_cast<size_t>(kWidth * kWidth));
+    for (size_t layer = 0; layer < layers; ++layer) {
+        uint32_t state = static_cast<uint32_t>(layer) * 2654435761u + 12345u;
+        for (auto& v : w) {
+            state = state * 1664525u + 1013904223u;
+            v = static_cast<float>(static_cast<int32_t>(state >> 8) % 2001 - 1000) * 1e-6f;
+        }
+        const std::string n = std::to_string(layer);
+        auto* init = graph->add_initializer();
+        init->set_name("w" + n);
+        init->set_data_type(onnx::TensorProto::FLOAT);
+        init->add_dims(kWidth);
+        init->add_dims(kWidth);
+        init->set_raw_data(std::string(reinterpret_cast<const char*>(w.data()), w.size() * sizeof(float)));
+        auto* mm = graph->add_node();
+        mm->set_op_type("MatMul");
+        mm->add_input(value);
+        mm->add_input("w" + n);
+        mm->add_output("m" + n);
+        auto* relu = graph->add_node();
+        relu->set_op_type("Relu");
+        relu->add_input("m" + n);
+        value = layer + 1 == layers ? "y" : "r" + n;
+        relu->add_output(value);
+    }
+    value_info(graph->add_output(), "y");
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!model.SerializeToOstream(&out)) throw std::runtime_error("cannot write " + path);
+    print("onnx_mib", static_cast<double>(std::filesystem::file_size(path)) / 1048576.0);
+    return 0;
+}
+
+// onnx_parse FILE: what protobuf alone costs for an ONNX file (map it, parse a ModelProto), the
+// floor for read_model of the same file.
+int onnx_parse(const std::string& path) {
+    print("rss_start_mib", rss_mib());
+    const auto start = Clock::now();
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw std::runtime_error("cannot open " + path);
+    struct stat st {};
+    ::fstat(fd, &st);
+    void* data = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    ::close(fd);
+    if (data == MAP_FAILED) throw std::runtime_error("cannot map " + path);
+    onnx::ModelProto model;
+    if (!model.ParseFromArray(data, static_cast<int>(st.st_size))) throw std::runtime_error("parse failed");
+    ::munmap(data, static_cast<size_t>(st.st_size));
+    print("parse_ms", ms_since(start));
+    print("file_mib", static_cast<double>(st.st_size) / 1048576.0);
+    print("rss_parsed_mib", rss_mib());
+    print("peak_rss_mib", peak_rss_mib());
+    return 0;
+}
+#endif
+
 int usage() {
-    std::cerr << "usage: bench_driver generate DIR MIB | load XML DEVICE | mmap FILE |\n"
-                 "       cache XML COMPILE_MS | memory XML DEVICE N\n";
+    std::cerr << "usage: bench_driver generate DIR MIB | load MODEL DEVICE | mmap FILE |\n"
+                 "       cache XML COMPILE_MS | memory XML DEVICE N | generate_onnx FILE MIB | onnx_parse FILE\n";
     return 2;
 }
 
@@ -194,6 +275,10 @@ int main(int argc, char** argv) {
         if (args.size() == 3 && args[0] == "cache")
             return cache(args[1], static_cast<uint32_t>(std::stoul(args[2])));
         if (args.size() == 4 && args[0] == "memory") return memory(args[1], args[2], std::stoi(args[3]));
+#ifdef VIREO_BENCH_ONNX
+        if (args.size() == 2 && args[0] == "onnx_parse") return onnx_parse(args[1]);
+        if (args.size() == 3 && args[0] == "generate_onnx") return generate_onnx(args[1], std::stoul(args[2]));
+#endif
     } catch (const std::exception& error) {
         std::cerr << "bench_driver: " << error.what() << "\n";
         return 1;

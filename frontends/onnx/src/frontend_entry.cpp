@@ -2,7 +2,7 @@
 // check the opsets and that every op has a translator, then import the main graph.
 #include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
-#include <sys/mman.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,14 +82,6 @@ std::shared_ptr<Model> import(const std::shared_ptr<onnx::ModelProto>& proto, co
     return model;
 }
 
-struct FileMapping {
-    void* data = nullptr;
-    size_t size = 0;
-    ~FileMapping() {
-        if (data) ::munmap(data, size);
-    }
-};
-
 std::shared_ptr<Model> read_file(const std::string& path) {
     const std::string what = "ONNX model '" + path + "'";
     const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -102,21 +94,25 @@ std::shared_ptr<Model> read_file(const std::string& path) {
         ::close(fd);
         throw_error<InvalidArgument>(what, " is not a regular file");
     }
-    FileMapping mapping;
-    mapping.size = static_cast<size_t>(st.st_size);
-    if (mapping.size > 0) {
-        void* p = ::mmap(nullptr, mapping.size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p == MAP_FAILED) {
-            const int error = errno;
-            ::close(fd);
-            throw_error<InvalidArgument>(what, " cannot be mapped: ", std::strerror(error));
-        }
-        mapping.data = p;
+    const auto size = static_cast<size_t>(st.st_size);
+    std::shared_ptr<onnx::ModelProto> proto;
+    try {
+        if (size == 0) throw_error<InvalidArgument>(what, ": the file is empty");
+        if (size > static_cast<size_t>(INT_MAX))
+            throw_error<InvalidArgument>(what, ": ", size, " bytes is over protobuf's 2 GiB limit; store the weights as ONNX external data");
+        // Streamed from the file in blocks: the parsed message holds the only full copy of the
+        // weights (a mapping of the whole file would double the peak while parsing).
+        google::protobuf::io::FileInputStream file(fd, 1 << 20);
+        google::protobuf::io::CodedInputStream stream(&file);
+        stream.SetTotalBytesLimit(INT_MAX);
+        proto = std::make_shared<onnx::ModelProto>();
+        if (!proto->ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
+            throw_error<InvalidArgument>(what, ": not a valid ONNX ModelProto (truncated or corrupt protobuf)");
+    } catch (...) {
+        ::close(fd);
+        throw;
     }
     ::close(fd);
-    // Parsing copies every byte it keeps (raw data included), so the mapping is released right
-    // after: one copy of the weights stays, owned by the parsed message that Constants share.
-    auto proto = parse(mapping.data, mapping.size, what);
     std::string dir = std::filesystem::path(path).parent_path().string();
     if (dir.empty()) dir = ".";
     return import(proto, what, dir);
