@@ -80,6 +80,9 @@ TEST(IrNewOps, IndexingSequenceAndNormalizationOpsRoundTrip) {
     expect_round_trip({"OneHot", 1, {{element::i32, "2,?"}}, {{"axis", int64_t{-1}}}, {depth, on, off}});
     expect_round_trip({"Eye", 9, {{element::i32, ""}, {element::i32, ""}, {element::i32, ""}, {element::i64, "2"}},
                        {{"output_type", element::f16}}, {}});
+    expect_round_trip({"Unique", 10, {{element::f32, "2,3"}},
+                       {{"sorted", false}, {"index_element_type", element::i32}, {"count_element_type", element::i32}},
+                       {axis}});
     expect_round_trip({"NonZero", 3, {{element::f32, "2,3"}}, {{"output_type", element::i32}}, {}});
     Tensor axes(element::i64, Shape{1});
     *static_cast<int64_t*>(axes.data()) = 1;

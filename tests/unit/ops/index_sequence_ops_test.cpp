@@ -1,6 +1,8 @@
 // Shape and type inference of GatherND, ScatterNDUpdate, ScatterElementsUpdate, CumSum,
 // ReverseSequence, DepthToSpace, SpaceToDepth, OneHot, NonZero and LRN: static, dynamic and
 // value-driven shapes, attribute defaults and the errors that name the node.
+#include <limits>
+
 #include "ops_test_utils.hpp"
 
 namespace vireo::test {
@@ -162,6 +164,36 @@ TEST(Eye, BatchShapePlusRowsAndColumns) {
     expect_invalid([&] { make_node("Eye", {param("", element::f32), i64_scalar(2), i64_scalar(0)}, f32); },
                    {"Eye '", "num_rows", "f32"});
     expect_invalid([&] { make_node("Eye", {i64({2, 3}), i64_scalar(2), i64_scalar(0)}, f32); }, {"Eye '", "num_rows"});
+}
+
+TEST(Unique, OutputsBoundedByTheInputUntilItsValueIsKnown) {
+    auto flat = make_node("Unique", {param("2,3", element::i32)});
+    ASSERT_EQ(flat->get_output_size(), 4u);
+    EXPECT_EQ(shape_of(flat, 0), "[1..6]");
+    EXPECT_EQ(shape_of(flat, 1), "[1..6]");
+    EXPECT_EQ(shape_of(flat, 2), "[6]");
+    EXPECT_EQ(shape_of(flat, 3), "[1..6]");
+    EXPECT_EQ(flat->get_output_element_type(0), element::i32);
+    EXPECT_EQ(flat->get_output_element_type(1), element::i64);
+    EXPECT_TRUE(flat->get_attribute<bool>("sorted"));
+    auto by_axis = make_node("Unique", {param("2,?,4"), i64_scalar(-2)},
+                             {{"index_element_type", element::i32}, {"count_element_type", element::i32}});
+    EXPECT_EQ(shape_of(by_axis, 0), "[2,?,4]");
+    EXPECT_EQ(shape_of(by_axis, 2), "[?]");
+    EXPECT_EQ(by_axis->get_output_element_type(1), element::i32);
+    EXPECT_EQ(by_axis->get_output_element_type(3), element::i32);
+    EXPECT_EQ(shape_of(make_node("Unique", {param("0,2")}), 0), "[0]");
+    EXPECT_EQ(shape_of(make_node("Unique", {param("2,3"), param("", element::i64)}), 0), "[...]");
+    // Known values: exact counts (-0.0 equals 0.0, NaNs equal each other).
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    auto known = make_node("Unique", {op::constant<float>(element::f32, {5}, {nan, 0.0f, -0.0f, nan, 1.0f})});
+    EXPECT_EQ(shape_of(known, 0), "[3]");
+    EXPECT_EQ(shape_of(known, 2), "[5]");
+    auto rows = make_node("Unique", {op::constant<int64_t>(element::i64, {3, 2}, {1, 2, 3, 4, 1, 2}), i64_scalar(0)});
+    EXPECT_EQ(shape_of(rows, 0), "[2,2]");
+    expect_invalid([] { make_node("Unique", {param("2")}, {{"count_element_type", element::f32}}); },
+                   {"Unique '", "count_element_type", "f32"});
+    expect_invalid([] { make_node("Unique", {param("2,3"), i64_scalar(2)}); }, {"Unique '", "axis"});
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
-// Tests OneHot (axes, negative indices counted from the end, out-of-range rows of off_value) and
+// Tests Unique (flat and by axis, sorted or not, NaN and -0.0), OneHot (axes, negative indices counted from the end, out-of-range rows of off_value) and
 // Eye (diagonals, batches) and NonZero (row-major coordinates, i32/i64 output, boolean and real inputs, none found).
+#include <cmath>
+#include <limits>
+
 #include "tensor_test_utils.hpp"
 
 namespace vireo::test {
@@ -78,6 +81,55 @@ TEST(EyeKernel, SpecExamplesAndBatches) {
     const auto batched = eye(2, 3, 0, {2}, element::f32);
     EXPECT_EQ(values_of(batched), (std::vector<double>{1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0}));
     EXPECT_EQ(eye(0, 3, 0, {}, element::f32).get_shape(), (Shape{0, 3}));
+}
+
+TEST(UniqueKernel, FlatSortedAndInFirstOccurrenceOrder) {
+    const auto x = make_tensor(element::f32, {2, 3}, std::vector<double>{1, 3, 1, 2, 3, 3});
+    auto out = eval("Unique", {x});
+    EXPECT_EQ(values_of(out[0]), (std::vector<double>{1, 2, 3}));
+    EXPECT_EQ(ints_of(out[1]), (Ints{0, 3, 1}));
+    EXPECT_EQ(ints_of(out[2]), (Ints{0, 2, 0, 1, 2, 2}));
+    EXPECT_EQ(ints_of(out[3]), (Ints{2, 1, 3}));
+    out = eval("Unique", {x}, {{"sorted", false}, {"index_element_type", element::i32}});
+    EXPECT_EQ(out[1].get_element_type(), element::i32);
+    EXPECT_EQ(values_of(out[0]), (std::vector<double>{1, 3, 2}));
+    EXPECT_EQ(ints_of(out[1]), (Ints{0, 1, 3}));
+    EXPECT_EQ(ints_of(out[2]), (Ints{0, 1, 0, 2, 1, 1}));
+    EXPECT_EQ(ints_of(out[3]), (Ints{2, 3, 1}));
+}
+
+TEST(UniqueKernel, RowsAndColumnsAlongAnAxis) {
+    const auto rows = make_tensor(element::i32, {3, 2}, Ints{1, 2, 3, 4, 1, 2});
+    auto out = eval("Unique", {rows, make_tensor(element::i64, {}, Ints{0})});
+    EXPECT_EQ(out[0].get_shape(), (Shape{2, 2}));
+    EXPECT_EQ(ints_of(out[0]), (Ints{1, 2, 3, 4}));
+    EXPECT_EQ(ints_of(out[1]), (Ints{0, 1}));
+    EXPECT_EQ(ints_of(out[2]), (Ints{0, 1, 0}));
+    EXPECT_EQ(ints_of(out[3]), (Ints{2, 1}));
+    // Columns (1,2), (0,5), (1,2): sorted, (0,5) comes first.
+    const auto cols = make_tensor(element::u8, {2, 3}, Ints{1, 0, 1, 2, 5, 2});
+    out = eval("Unique", {cols, make_tensor(element::i32, {1}, Ints{-1})});
+    EXPECT_EQ(out[0].get_shape(), (Shape{2, 2}));
+    EXPECT_EQ(ints_of(out[0]), (Ints{0, 1, 5, 2}));
+    EXPECT_EQ(ints_of(out[1]), (Ints{1, 0}));
+    EXPECT_EQ(ints_of(out[2]), (Ints{1, 0, 1}));
+    EXPECT_EQ(ints_of(out[3]), (Ints{1, 2}));
+}
+
+TEST(UniqueKernel, NaNsAreOneValueSortedLastAndNegativeZeroIsZero) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const auto x = make_tensor(element::f32, {5}, std::vector<double>{nan, 0.0, -0.0, nan, 1});
+    const auto out = eval("Unique", {x});
+    ASSERT_EQ(out[0].get_shape(), (Shape{3}));
+    const auto v = values_of(out[0]);
+    EXPECT_EQ(v[0], 0.0);
+    EXPECT_EQ(v[1], 1.0);
+    EXPECT_TRUE(std::isnan(v[2]));
+    EXPECT_EQ(ints_of(out[1]), (Ints{1, 4, 0}));
+    EXPECT_EQ(ints_of(out[2]), (Ints{2, 0, 0, 2, 1}));
+    EXPECT_EQ(ints_of(out[3]), (Ints{2, 1, 2}));
+    const auto empty = eval("Unique", {make_tensor(element::i64, {0}, Ints{})});
+    for (const auto& t : empty) EXPECT_EQ(t.get_size(), 0u);
 }
 
 }  // namespace
