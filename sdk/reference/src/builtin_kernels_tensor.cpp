@@ -23,6 +23,7 @@ void register_tensor_kernels(KernelRegistry& registry) {
     tensor::register_sequence_kernels(registry);       // tensor_sequence.cpp
     tensor::register_one_hot_kernels(registry);        // tensor_one_hot.cpp
     tensor::register_unique_kernels(registry);         // tensor_unique.cpp
+    tensor::register_nms_kernels(registry);            // tensor_nms.cpp
 }
 
 }  // namespace vireo::reference

@@ -33,6 +33,7 @@ void register_space_depth_kernels(KernelRegistry& registry);  // tensor_space_de
 void register_sequence_kernels(KernelRegistry& registry);     // tensor_sequence.cpp
 void register_one_hot_kernels(KernelRegistry& registry);      // tensor_one_hot.cpp
 void register_unique_kernels(KernelRegistry& registry);       // tensor_unique.cpp
+void register_nms_kernels(KernelRegistry& registry);          // tensor_nms.cpp
 
 /// A kernel whose execute() is a callable `void(const std::vector<Tensor>&, std::vector<Tensor>&)`.
 /// The callable must be safe to call from several threads at once (capture by value, no

@@ -83,6 +83,11 @@ TEST(IrNewOps, IndexingSequenceAndNormalizationOpsRoundTrip) {
     expect_round_trip({"Unique", 10, {{element::f32, "2,3"}},
                        {{"sorted", false}, {"index_element_type", element::i32}, {"count_element_type", element::i32}},
                        {axis}});
+    Tensor max_boxes(element::i64, Shape{});
+    *static_cast<int64_t*>(max_boxes.data()) = 2;
+    expect_round_trip({"NonMaxSuppression", 9, {{element::f32, "1,5,4"}, {element::f32, "1,2,5"}},
+                       {{"box_encoding", std::string("center")}, {"sort_result_descending", false}, {"output_type", element::i32}},
+                       {max_boxes}});
     expect_round_trip({"NonZero", 3, {{element::f32, "2,3"}}, {{"output_type", element::i32}}, {}});
     Tensor axes(element::i64, Shape{1});
     *static_cast<int64_t*>(axes.data()) = 1;

@@ -196,5 +196,27 @@ TEST(Unique, OutputsBoundedByTheInputUntilItsValueIsKnown) {
     expect_invalid([] { make_node("Unique", {param("2,3"), i64_scalar(2)}); }, {"Unique '", "axis"});
 }
 
+TEST(NonMaxSuppression, RowsAreTheUpperBound) {
+    auto node = make_node("NonMaxSuppression", {param("2,10,4"), param("2,3,10"), i64_scalar(4)});
+    ASSERT_EQ(node->get_output_size(), 3u);
+    EXPECT_EQ(shape_of(node, 0), "[24,3]");  // 2 batches * 3 classes * min(10, 4)
+    EXPECT_EQ(shape_of(node, 1), "[24,3]");
+    EXPECT_EQ(shape_of(node, 2), "[1]");
+    EXPECT_EQ(node->get_output_element_type(0), element::i64);
+    EXPECT_EQ(node->get_output_element_type(1), element::f32);
+    EXPECT_EQ(node->get_attribute<std::string>("box_encoding"), "corner");
+    EXPECT_TRUE(node->get_attribute<bool>("sort_result_descending"));
+    EXPECT_EQ(shape_of(make_node("NonMaxSuppression", {param("1,3,4"), param("1,1,3"), i64_scalar(100)}), 0), "[3,3]");
+    EXPECT_EQ(shape_of(make_node("NonMaxSuppression", {param("1,3,4"), param("1,1,3")}), 0), "[0,3]");
+    EXPECT_EQ(shape_of(make_node("NonMaxSuppression", {param("?,3,4"), param("1,1,?"), i64_scalar(2)}), 0), "[2,3]");
+    EXPECT_EQ(shape_of(make_node("NonMaxSuppression", {param("1,3,4"), param("1,1,3"), param("", element::i64)}), 0), "[?,3]");
+    expect_invalid([] { make_node("NonMaxSuppression", {param("1,3,4"), param("1,1,4")}); }, {"NonMaxSuppression '", "scores"});
+    expect_invalid([] { make_node("NonMaxSuppression", {param("1,3,5"), param("1,1,3")}); }, {"NonMaxSuppression '", "4 coordinates"});
+    expect_invalid([] { make_node("NonMaxSuppression", {param("1,3,4"), param("1,1,3"), i64({1, 2})}); },
+                   {"NonMaxSuppression '", "max_output_boxes_per_class", "scalar"});
+    expect_invalid([] { make_node("NonMaxSuppression", {param("1,3,4"), param("1,1,3")}, {{"box_encoding", std::string("xyxy")}}); },
+                   {"NonMaxSuppression '", "box_encoding"});
+}
+
 }  // namespace
 }  // namespace vireo::test
