@@ -57,6 +57,36 @@ Outputs infer_nms(const Node& node, const Inputs& in) {
     return {{out_type, PartialShape{rows, 3}}, {score_type, PartialShape{rows, 3}}, {out_type, PartialShape{1}}};
 }
 
+// ROIAlign-9: data [N, C, H, W], rois [R, 4], batch_indices [R] -> [R, C, pooled_h, pooled_w].
+Outputs infer_roi_align(const Node& node, const Inputs& in) {
+    const element::Type type = merge_types(node, in, 0, 1);
+    check_type(node, in, 0, "data", is_real, "a floating-point type");
+    check_type(node, in, 2, "batch_indices", is_integral_number, "an integer type");
+    check_rank(node, in, 0, "data", 4, 4);
+    check_rank(node, in, 1, "rois", 2, 2);
+    check_rank(node, in, 2, "batch_indices", 1, 1);
+    const int64_t ph = node.get_attribute<int64_t>("pooled_h"), pw = node.get_attribute<int64_t>("pooled_w");
+    if (ph < 1 || pw < 1)
+        throw_error<InvalidArgument>(node.describe(), ": pooled_h and pooled_w must be positive, got ", ph, " and ", pw);
+    if (node.get_attribute<int64_t>("sampling_ratio") < 0)
+        throw_error<InvalidArgument>(node.describe(), ": sampling_ratio must be non-negative, got ",
+                                     node.get_attribute<int64_t>("sampling_ratio"));
+    if (!(node.get_attribute<double>("spatial_scale") > 0))
+        throw_error<InvalidArgument>(node.describe(), ": spatial_scale must be positive, got ",
+                                     node.get_attribute<double>("spatial_scale"));
+    Dimension rois, channels;
+    if (in[1].shape.rank_is_static()) {
+        rois = in[1].shape[0];
+        if (!in[1].shape[1].compatible(4))
+            throw_error<InvalidArgument>(node.describe(), ": rois ", in[1].shape, " must be [NUM_ROIS, 4]");
+    }
+    if (in[2].shape.rank_is_static() && !Dimension::merge(rois, rois, in[2].shape[0]))
+        throw_error<InvalidArgument>(node.describe(), ": batch_indices ", in[2].shape, " must have one entry per roi of ",
+                                     in[1].shape);
+    if (in[0].shape.rank_is_static()) channels = in[0].shape[1];
+    return {{type, PartialShape{rois, channels, Dimension(ph), Dimension(pw)}}};
+}
+
 }  // namespace
 
 void register_detection_ops(OpRegistry& r) {
@@ -65,6 +95,13 @@ void register_detection_ops(OpRegistry& r) {
                  optional_attr("sort_result_descending", AttrType::kBool, true),
                  optional_attr("output_type", AttrType::kElementType, element::i64)},
                 infer_nms, {}});
+    r.add(OpDef{"ROIAlign", 9, "", 3, 3,
+                {required_attr("pooled_h", AttrType::kInt), required_attr("pooled_w", AttrType::kInt),
+                 required_attr("sampling_ratio", AttrType::kInt), required_attr("spatial_scale", AttrType::kFloat),
+                 required_attr("mode", AttrType::kString, {"avg", "max"}),
+                 optional_attr("aligned_mode", AttrType::kString, std::string("asymmetric"),
+                               {"asymmetric", "half_pixel_for_nn", "half_pixel"})},
+                infer_roi_align, {}});
 }
 
 }  // namespace vireo::ops_impl

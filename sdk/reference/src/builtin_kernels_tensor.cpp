@@ -24,6 +24,7 @@ void register_tensor_kernels(KernelRegistry& registry) {
     tensor::register_one_hot_kernels(registry);        // tensor_one_hot.cpp
     tensor::register_unique_kernels(registry);         // tensor_unique.cpp
     tensor::register_nms_kernels(registry);            // tensor_nms.cpp
+    tensor::register_roi_align_kernels(registry);      // tensor_roi_align.cpp
 }
 
 }  // namespace vireo::reference

@@ -88,6 +88,10 @@ TEST(IrNewOps, IndexingSequenceAndNormalizationOpsRoundTrip) {
     expect_round_trip({"NonMaxSuppression", 9, {{element::f32, "1,5,4"}, {element::f32, "1,2,5"}},
                        {{"box_encoding", std::string("center")}, {"sort_result_descending", false}, {"output_type", element::i32}},
                        {max_boxes}});
+    expect_round_trip({"ROIAlign", 9, {{element::f32, "1,3,8,8"}, {element::f32, "2,4"}, {element::i32, "2"}},
+                       {{"pooled_h", int64_t{2}}, {"pooled_w", int64_t{3}}, {"sampling_ratio", int64_t{0}},
+                        {"spatial_scale", 0.5}, {"mode", std::string("max")}, {"aligned_mode", std::string("half_pixel")}},
+                       {}});
     expect_round_trip({"NonZero", 3, {{element::f32, "2,3"}}, {{"output_type", element::i32}}, {}});
     Tensor axes(element::i64, Shape{1});
     *static_cast<int64_t*>(axes.data()) = 1;

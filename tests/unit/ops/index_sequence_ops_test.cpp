@@ -218,5 +218,22 @@ TEST(NonMaxSuppression, RowsAreTheUpperBound) {
                    {"NonMaxSuppression '", "box_encoding"});
 }
 
+TEST(RoiAlign, RoisByChannelsByPooledSize) {
+    const std::map<std::string, AttrValue> attrs{{"pooled_h", int64_t{6}}, {"pooled_w", int64_t{5}},
+                                                 {"sampling_ratio", int64_t{2}}, {"spatial_scale", 0.0625},
+                                                 {"mode", std::string("avg")}};
+    auto node = make_node("ROIAlign", {param("2,256,?,?"), param("?,4"), param("10", element::i32)}, attrs);
+    EXPECT_EQ(shape_of(node), "[10,256,6,5]");
+    EXPECT_EQ(node->get_attribute<std::string>("aligned_mode"), "asymmetric");
+    expect_invalid([&] { make_node("ROIAlign", {param("2,3,8,8"), param("4,4"), param("5", element::i32)}, attrs); },
+                   {"ROIAlign '", "batch_indices"});
+    expect_invalid([&] { make_node("ROIAlign", {param("2,3,8,8"), param("4,5"), param("4", element::i32)}, attrs); },
+                   {"ROIAlign '", "rois"});
+    auto bad = attrs;
+    bad["pooled_h"] = int64_t{0};
+    expect_invalid([&] { make_node("ROIAlign", {param("2,3,8,8"), param("4,4"), param("4", element::i32)}, bad); },
+                   {"ROIAlign '", "pooled_h"});
+}
+
 }  // namespace
 }  // namespace vireo::test
