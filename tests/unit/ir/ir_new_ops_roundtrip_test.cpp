@@ -92,6 +92,9 @@ TEST(IrNewOps, IndexingSequenceAndNormalizationOpsRoundTrip) {
                        {{"pooled_h", int64_t{2}}, {"pooled_w", int64_t{3}}, {"sampling_ratio", int64_t{0}},
                         {"spatial_scale", 0.5}, {"mode", std::string("max")}, {"aligned_mode", std::string("half_pixel")}},
                        {}});
+    expect_round_trip({"GridSample", 9, {{element::f32, "1,3,8,8"}, {element::f32, "1,4,4,2"}},
+                       {{"align_corners", true}, {"mode", std::string("bicubic")}, {"padding_mode", std::string("reflection")}},
+                       {}});
     expect_round_trip({"NonZero", 3, {{element::f32, "2,3"}}, {{"output_type", element::i32}}, {}});
     Tensor axes(element::i64, Shape{1});
     *static_cast<int64_t*>(axes.data()) = 1;

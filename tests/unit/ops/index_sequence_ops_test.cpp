@@ -235,5 +235,18 @@ TEST(RoiAlign, RoisByChannelsByPooledSize) {
                    {"ROIAlign '", "pooled_h"});
 }
 
+TEST(GridSample, BatchAndChannelsOfDataBySizeOfGrid) {
+    auto node = make_node("GridSample", {param("?,3,10,10", element::f16), param("2,5,?,2", element::f32)});
+    EXPECT_EQ(shape_of(node), "[2,3,5,?]");
+    EXPECT_EQ(node->get_output_element_type(0), element::f16);
+    EXPECT_FALSE(node->get_attribute<bool>("align_corners"));
+    EXPECT_EQ(node->get_attribute<std::string>("mode"), "bilinear");
+    EXPECT_EQ(node->get_attribute<std::string>("padding_mode"), "zeros");
+    expect_invalid([] { make_node("GridSample", {param("1,3,4,4"), param("2,5,5,2")}); }, {"GridSample '", "batch"});
+    expect_invalid([] { make_node("GridSample", {param("1,3,4,4"), param("1,5,5,3")}); }, {"GridSample '", "2 coordinates"});
+    expect_invalid([] { make_node("GridSample", {param("1,3,4,4"), param("1,5,5,2")}, {{"mode", std::string("linear")}}); },
+                   {"GridSample '", "mode"});
+}
+
 }  // namespace
 }  // namespace vireo::test
