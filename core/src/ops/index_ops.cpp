@@ -18,7 +18,8 @@ void check_scalar(const Node& node, const Inputs& in, size_t i, const char* name
     for (const auto& d : s)
         if (!d.compatible(1)) one = false;
     if (!one)
-        throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", name, ") must be a scalar, got shape ", s);
+        throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", name,
+                                     ") must be a scalar, got shape ", s);
 }
 
 // OneHot-1: indices (integer), depth (integer scalar), on_value and off_value (scalars of the
@@ -32,7 +33,8 @@ Outputs infer_one_hot(const Node& node, const Inputs& in) {
     check_scalar(node, in, 3, "off_value");
     Dimension depth;
     if (auto d = scalar_value(node, in, 1, "depth")) {
-        if (*d < 0) throw_error<InvalidArgument>(node.describe(), ": depth must be non-negative, got ", *d);
+        if (*d < 0)
+            throw_error<InvalidArgument>(node.describe(), ": depth must be non-negative, got ", *d);
         depth = Dimension(*d);
     }
     const int64_t axis = node.get_attribute<int64_t>("axis");
@@ -51,12 +53,13 @@ Outputs infer_one_hot(const Node& node, const Inputs& in) {
 Outputs infer_eye(const Node& node, const Inputs& in) {
     const auto type = node.get_attribute<element::Type>("output_type");
     if (!type.is_static() || type == element::boolean || type.is_sub_byte())
-        throw_error<InvalidArgument>(node.describe(), ": output_type must be a number type, got ", type);
+        throw_error<InvalidArgument>(node.describe(), ": output_type must be a number type, got ",
+                                     type);
     const char* names[] = {"num_rows", "num_columns", "diagonal_index", "batch_shape"};
     for (size_t i = 0; i < in.size(); ++i) {
         if (in[i].type.is_static() && in[i].type != element::i32 && in[i].type != element::i64)
-            throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", names[i], ") must be i32 or i64, got ",
-                                         in[i].type);
+            throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", names[i],
+                                         ") must be i32 or i64, got ", in[i].type);
         if (i < 3) {
             check_rank(node, in, i, names[i], 0, 1);
             check_scalar(node, in, i, names[i]);
@@ -66,7 +69,8 @@ Outputs infer_eye(const Node& node, const Inputs& in) {
     for (size_t i = 0; i < 2; ++i)
         if (auto v = scalar_value(node, in, i, names[i])) {
             if (*v < 0)
-                throw_error<InvalidArgument>(node.describe(), ": ", names[i], " must be non-negative, got ", *v);
+                throw_error<InvalidArgument>(node.describe(), ": ", names[i],
+                                             " must be non-negative, got ", *v);
             dims[i] = Dimension(*v);
         }
     PartialShape out;
@@ -84,9 +88,11 @@ Outputs infer_eye(const Node& node, const Inputs& in) {
 Outputs infer_non_zero(const Node& node, const Inputs& in) {
     const element::Type type = node.get_attribute<element::Type>("output_type");
     if (type != element::i32 && type != element::i64)
-        throw_error<InvalidArgument>(node.describe(), ": output_type must be i32 or i64, got ", type);
+        throw_error<InvalidArgument>(node.describe(), ": output_type must be i32 or i64, got ",
+                                     type);
     const PartialShape& data = in[0].shape;
-    const Dimension rank = data.rank_is_static() ? Dimension(static_cast<int64_t>(data.size())) : Dimension();
+    const Dimension rank =
+        data.rank_is_static() ? Dimension(static_cast<int64_t>(data.size())) : Dimension();
     Dimension count;
     if (data.is_static()) {
         int64_t total = 1;
@@ -125,9 +131,11 @@ Dimension distinct_count(const Dimension& n) {
 Outputs infer_unique(const Node& node, const Inputs& in) {
     const auto index_type = node.get_attribute<element::Type>("index_element_type");
     const auto count_type = node.get_attribute<element::Type>("count_element_type");
-    for (const auto& [type, name] : {std::pair{index_type, "index_element_type"}, std::pair{count_type, "count_element_type"}})
+    for (const auto& [type, name] :
+         {std::pair{index_type, "index_element_type"}, std::pair{count_type, "count_element_type"}})
         if (type != element::i32 && type != element::i64)
-            throw_error<InvalidArgument>(node.describe(), ": ", name, " must be i32 or i64, got ", type);
+            throw_error<InvalidArgument>(node.describe(), ": ", name, " must be i32 or i64, got ",
+                                         type);
     const PartialShape& data = in[0].shape;
     std::optional<size_t> axis;
     if (in.size() > 1) {
@@ -135,8 +143,10 @@ Outputs infer_unique(const Node& node, const Inputs& in) {
         check_rank(node, in, 1, "axis", 0, 1);
         auto value = scalar_value(node, in, 1, "axis");
         if (!value || !data.rank_is_static())
-            return {{in[0].type, PartialShape::dynamic()}, {index_type, PartialShape::dynamic(1)},
-                    {index_type, PartialShape::dynamic(1)}, {count_type, PartialShape::dynamic(1)}};
+            return {{in[0].type, PartialShape::dynamic()},
+                    {index_type, PartialShape::dynamic(1)},
+                    {index_type, PartialShape::dynamic(1)},
+                    {count_type, PartialShape::dynamic(1)}};
         axis = normalize_axis(node, *value, static_cast<int64_t>(data.size()), "axis");
     }
     // The candidates: every element, or every slice along the axis.
@@ -180,9 +190,11 @@ Outputs infer_unique(const Node& node, const Inputs& in) {
         std::vector<std::string> keys(len);
         for (size_t o = 0; o < outer; ++o)
             for (size_t j = 0; j < len; ++j)
-                keys[j].append(reinterpret_cast<const char*>(p + (o * len + j) * inner * bytes), inner * bytes);
+                keys[j].append(reinterpret_cast<const char*>(p + (o * len + j) * inner * bytes),
+                               inner * bytes);
         std::sort(keys.begin(), keys.end());
-        unique = Dimension(static_cast<int64_t>(std::unique(keys.begin(), keys.end()) - keys.begin()));
+        unique =
+            Dimension(static_cast<int64_t>(std::unique(keys.begin(), keys.end()) - keys.begin()));
     }
     PartialShape values;
     if (axis) {
@@ -201,14 +213,26 @@ Outputs infer_unique(const Node& node, const Inputs& in) {
 
 void register_index_ops(OpRegistry& r) {
     r.add(OpDef{"OneHot", 1, "", 4, 4, {required_attr("axis", AttrType::kInt)}, infer_one_hot, {}});
-    r.add(OpDef{"Eye", 9, "", 3, 4, {required_attr("output_type", AttrType::kElementType)}, infer_eye, {}});
-    r.add(OpDef{"Unique", 10, "", 1, 2,
+    r.add(OpDef{
+        "Eye", 9, "", 3, 4, {required_attr("output_type", AttrType::kElementType)}, infer_eye, {}});
+    r.add(OpDef{"Unique",
+                10,
+                "",
+                1,
+                2,
                 {optional_attr("sorted", AttrType::kBool, true),
                  optional_attr("index_element_type", AttrType::kElementType, element::i64),
                  optional_attr("count_element_type", AttrType::kElementType, element::i64)},
-                infer_unique, {}});
-    r.add(OpDef{"NonZero", 3, "", 1, 1,
-                {optional_attr("output_type", AttrType::kElementType, element::i64)}, infer_non_zero, {}});
+                infer_unique,
+                {}});
+    r.add(OpDef{"NonZero",
+                3,
+                "",
+                1,
+                1,
+                {optional_attr("output_type", AttrType::kElementType, element::i64)},
+                infer_non_zero,
+                {}});
 }
 
 }  // namespace vireo::ops_impl

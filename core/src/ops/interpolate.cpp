@@ -102,7 +102,8 @@ Outputs infer_grid_sample(const Node& node, const Inputs& in) {
     }
     if (grid.rank_is_static()) {
         if (!grid[3].compatible(2))
-            throw_error<InvalidArgument>(node.describe(), ": grid ", grid, " must end with 2 coordinates (x, y)");
+            throw_error<InvalidArgument>(node.describe(), ": grid ", grid,
+                                         " must end with 2 coordinates (x, y)");
         if (!Dimension::merge(out[0], out[0], grid[0]))
             throw_error<InvalidArgument>(node.describe(), ": grid ", grid, " and data ", data,
                                          " differ in the batch dimension");
@@ -128,11 +129,18 @@ void register_interpolate_ops(OpRegistry& r) {
                     return infer_interpolate(n, in, 1, 2, scales);
                 },
                 {}});
-    r.add(OpDef{"GridSample", 9, "", 2, 2,
+    r.add(OpDef{"GridSample",
+                9,
+                "",
+                2,
+                2,
                 {optional_attr("align_corners", AttrType::kBool, false),
-                 optional_attr("mode", AttrType::kString, std::string("bilinear"), {"bilinear", "bicubic", "nearest"}),
-                 optional_attr("padding_mode", AttrType::kString, std::string("zeros"), {"zeros", "border", "reflection"})},
-                infer_grid_sample, {}});
+                 optional_attr("mode", AttrType::kString, std::string("bilinear"),
+                               {"bilinear", "bicubic", "nearest"}),
+                 optional_attr("padding_mode", AttrType::kString, std::string("zeros"),
+                               {"zeros", "border", "reflection"})},
+                infer_grid_sample,
+                {}});
 }
 
 }  // namespace vireo::ops_impl

@@ -119,7 +119,8 @@ TEST(TemplateDynamic, NonZeroOfALargeInputFollowsItsValues) {
         request.infer();
         const Tensor y = request.get_tensor("y");
         ASSERT_EQ(y.get_shape(), (Shape{1, expected.size()})) << "every " << every;
-        for (size_t k = 0; k < expected.size(); ++k) ASSERT_EQ(y.data<int64_t>()[k], expected[k]) << k;
+        for (size_t k = 0; k < expected.size(); ++k)
+            ASSERT_EQ(y.data<int64_t>()[k], expected[k]) << k;
     }
 }
 
@@ -128,7 +129,8 @@ TEST(TemplateDynamic, UniqueOfALargeInputFollowsItsValues) {
     auto unique = make_node("Unique", {x});
     unique->output(0).set_names({"values"});
     unique->output(3).set_names({"counts"});
-    auto model = std::make_shared<Model>(OutputVector{unique->output(0), unique->output(3)}, ParameterVector{x}, "unique");
+    auto model = std::make_shared<Model>(OutputVector{unique->output(0), unique->output(3)},
+                                         ParameterVector{x}, "unique");
     Core core = make_core();
     CompiledModel compiled = core.compile_model(model, "TEMPLATE");
     InferRequest request = compiled.create_infer_request();

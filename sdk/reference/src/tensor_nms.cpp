@@ -36,16 +36,19 @@ std::vector<double> real_values(const Tensor& t, const std::string& who, const c
     dispatch(RealTypes{}, t.get_element_type(), what, [&](auto tag) {
         using T = decltype(tag);
         const T* p = tensor_data<T>(t);
-        for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(math::to_compute(p[i]));
+        for (size_t i = 0; i < out.size(); ++i)
+            out[i] = static_cast<double>(math::to_compute(p[i]));
     });
     (void)who;
     return out;
 }
 
-double scalar_real(const std::vector<Tensor>& in, size_t i, const std::string& who, const char* what) {
+double scalar_real(const std::vector<Tensor>& in, size_t i, const std::string& who,
+                   const char* what) {
     if (i >= in.size() || !in[i]) return 0.0;
     const auto v = real_values(in[i], who, what);
-    if (v.size() != 1) throw_error<InvalidArgument>(who, ": ", what, " must hold one value, got ", v.size());
+    if (v.size() != 1)
+        throw_error<InvalidArgument>(who, ": ", what, " must hold one value, got ", v.size());
     return v[0];
 }
 
@@ -57,19 +60,22 @@ struct Selected {
 std::unique_ptr<Kernel> make_nms(const Node& node) {
     const bool center = node.get_attribute<std::string>("box_encoding") == "center";
     const bool sort_descending = node.get_attribute<bool>("sort_result_descending");
-    return make_kernel([who = node.describe(), center, sort_descending](const std::vector<Tensor>& in,
-                                                                         std::vector<Tensor>& out) {
+    return make_kernel([who = node.describe(), center, sort_descending](
+                           const std::vector<Tensor>& in, std::vector<Tensor>& out) {
         check_arity(in, 2, out, 3, who);
         const Shape& bshape = in[0].get_shape();
         const Shape& sshape = in[1].get_shape();
         if (bshape.size() != 3 || bshape[2] != 4 || sshape.size() != 3 || sshape[0] != bshape[0] ||
             sshape[2] != bshape[1])
-            throw_error<InvalidArgument>(who, ": boxes ", bshape, " and scores ", sshape,
-                                         " must be [batches, boxes, 4] and [batches, classes, boxes]");
+            throw_error<InvalidArgument>(
+                who, ": boxes ", bshape, " and scores ", sshape,
+                " must be [batches, boxes, 4] and [batches, classes, boxes]");
         int64_t max_boxes = 0;
         if (in.size() > 2 && in[2]) {
             const auto v = read_ints(in[2], who, "input 2 (max_output_boxes_per_class)");
-            if (v.size() != 1) throw_error<InvalidArgument>(who, ": max_output_boxes_per_class must hold one value");
+            if (v.size() != 1)
+                throw_error<InvalidArgument>(who,
+                                             ": max_output_boxes_per_class must hold one value");
             max_boxes = std::max<int64_t>(v[0], 0);
         }
         const double iou_threshold = scalar_real(in, 3, who, "input 3 (iou_threshold)");
@@ -86,12 +92,14 @@ std::unique_ptr<Kernel> make_nms(const Node& node) {
                 if (center) {
                     boxes[i] = {c[1] - c[3] / 2, c[0] - c[2] / 2, c[1] + c[3] / 2, c[0] + c[2] / 2};
                 } else {
-                    boxes[i] = {std::min(c[0], c[2]), std::min(c[1], c[3]), std::max(c[0], c[2]), std::max(c[1], c[3])};
+                    boxes[i] = {std::min(c[0], c[2]), std::min(c[1], c[3]), std::max(c[0], c[2]),
+                                std::max(c[1], c[3])};
                 }
             }
             for (size_t k = 0; k < classes; ++k) {
-                std::vector<double> current(scores.begin() + static_cast<std::ptrdiff_t>((b * classes + k) * num),
-                                            scores.begin() + static_cast<std::ptrdiff_t>((b * classes + k + 1) * num));
+                std::vector<double> current(
+                    scores.begin() + static_cast<std::ptrdiff_t>((b * classes + k) * num),
+                    scores.begin() + static_cast<std::ptrdiff_t>((b * classes + k + 1) * num));
                 std::vector<bool> alive(num, true);
                 int64_t taken = 0;
                 while (taken < max_boxes) {
@@ -114,13 +122,15 @@ std::unique_ptr<Kernel> make_nms(const Node& node) {
             }
         }
         if (sort_descending)
-            std::stable_sort(selected.begin(), selected.end(),
-                             [](const Selected& a, const Selected& c) { return a.score > c.score; });
+            std::stable_sort(
+                selected.begin(), selected.end(),
+                [](const Selected& a, const Selected& c) { return a.score > c.score; });
         const size_t rows = out[0].get_shape().empty() ? 0 : out[0].get_shape()[0];
-        if (selected.size() > rows || out[0].get_size() != rows * 3 || out[1].get_size() != rows * 3 ||
-            out[2].get_size() != 1)
-            throw_error<InvalidArgument>(who, ": outputs ", out[0].get_shape(), ", ", out[1].get_shape(), ", ",
-                                         out[2].get_shape(), " cannot hold ", selected.size(), " selected boxes");
+        if (selected.size() > rows || out[0].get_size() != rows * 3 ||
+            out[1].get_size() != rows * 3 || out[2].get_size() != 1)
+            throw_error<InvalidArgument>(who, ": outputs ", out[0].get_shape(), ", ",
+                                         out[1].get_shape(), ", ", out[2].get_shape(),
+                                         " cannot hold ", selected.size(), " selected boxes");
         auto store_index = [](Tensor& t, size_t i, int64_t v) {
             if (t.get_element_type() == element::i32)
                 tensor_data<int32_t>(t)[i] = static_cast<int32_t>(v);
@@ -137,9 +147,12 @@ std::unique_ptr<Kernel> make_nms(const Node& node) {
                                         valid ? static_cast<int64_t>(e.cls) : -1,
                                         valid ? static_cast<int64_t>(e.box) : -1};
                 for (size_t c = 0; c < 3; ++c) store_index(out[0], r * 3 + c, row[c]);
-                s[r * 3 + 0] = math::from_compute<T>(static_cast<math::compute_t<T>>(valid ? double(e.batch) : -1.0));
-                s[r * 3 + 1] = math::from_compute<T>(static_cast<math::compute_t<T>>(valid ? double(e.cls) : -1.0));
-                s[r * 3 + 2] = math::from_compute<T>(static_cast<math::compute_t<T>>(valid ? e.score : -1.0));
+                s[r * 3 + 0] = math::from_compute<T>(
+                    static_cast<math::compute_t<T>>(valid ? double(e.batch) : -1.0));
+                s[r * 3 + 1] = math::from_compute<T>(
+                    static_cast<math::compute_t<T>>(valid ? double(e.cls) : -1.0));
+                s[r * 3 + 2] =
+                    math::from_compute<T>(static_cast<math::compute_t<T>>(valid ? e.score : -1.0));
             }
         });
         store_index(out[2], 0, static_cast<int64_t>(selected.size()));
@@ -148,6 +161,8 @@ std::unique_ptr<Kernel> make_nms(const Node& node) {
 
 }  // namespace
 
-void register_nms_kernels(KernelRegistry& registry) { registry.add("NonMaxSuppression", make_nms); }
+void register_nms_kernels(KernelRegistry& registry) {
+    registry.add("NonMaxSuppression", make_nms);
+}
 
 }  // namespace vireo::reference::tensor

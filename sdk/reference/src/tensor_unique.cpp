@@ -47,7 +47,8 @@ void unique(const Tensor& data, std::optional<size_t> axis, bool sorted, std::ve
     };
     std::vector<size_t> order(len);
     std::iota(order.begin(), order.end(), size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return compare(a, b) < 0; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return compare(a, b) < 0; });
     // Groups of equal candidates, each led by its first occurrence (stable sort keeps it first).
     std::vector<size_t> first, count, group_of(len);
     for (size_t i = 0; i < len; ++i) {
@@ -62,15 +63,18 @@ void unique(const Tensor& data, std::optional<size_t> axis, bool sorted, std::ve
     const size_t u = first.size();
     std::vector<size_t> groups(u);
     std::iota(groups.begin(), groups.end(), size_t{0});
-    if (!sorted) std::sort(groups.begin(), groups.end(), [&](size_t a, size_t b) { return first[a] < first[b]; });
+    if (!sorted)
+        std::sort(groups.begin(), groups.end(),
+                  [&](size_t a, size_t b) { return first[a] < first[b]; });
     std::vector<size_t> position(u);
     for (size_t i = 0; i < u; ++i) position[groups[i]] = i;
 
-    if (out[0].get_size() != outer * u * inner || out[1].get_size() != u || out[2].get_size() != len ||
-        out[3].get_size() != u)
-        throw_error<InvalidArgument>(who, ": outputs ", out[0].get_shape(), ", ", out[1].get_shape(), ", ",
-                                     out[2].get_shape(), ", ", out[3].get_shape(), " do not fit ", u,
-                                     " unique entries of ", len, " in data ", shape);
+    if (out[0].get_size() != outer * u * inner || out[1].get_size() != u ||
+        out[2].get_size() != len || out[3].get_size() != u)
+        throw_error<InvalidArgument>(who, ": outputs ", out[0].get_shape(), ", ",
+                                     out[1].get_shape(), ", ", out[2].get_shape(), ", ",
+                                     out[3].get_shape(), " do not fit ", u, " unique entries of ",
+                                     len, " in data ", shape);
     T* values = tensor_data<T>(out[0]);
     for (size_t o = 0; o < outer; ++o)
         for (size_t i = 0; i < u; ++i)
@@ -94,23 +98,28 @@ std::unique_ptr<Kernel> make_unique_kernel(const Node& node) {
     for (size_t i = 1; i < 4; ++i) {
         const element::Type t = node.get_output_element_type(i);
         if (t != element::i32 && t != element::i64)
-            throw_error<NotImplemented>(node.describe(), ": output ", i, " must be i32 or i64, got ", t);
+            throw_error<NotImplemented>(node.describe(), ": output ", i,
+                                        " must be i32 or i64, got ", t);
     }
-    return make_kernel([who = node.describe(), sorted](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
-        check_arity(in, 1, out, 4, who);
-        std::optional<size_t> axis;
-        if (in.size() > 1 && in[1]) {
-            const auto v = read_ints(in[1], who, "input 1 (axis)");
-            if (v.size() != 1) throw_error<InvalidArgument>(who, ": axis must hold one value, got ", v.size());
-            axis = normalize_axis(v[0], in[0].get_shape().size(), who, "axis");
-        }
-        dispatch(AllTypes{}, in[0].get_element_type(), who.c_str(),
-                 [&](auto tag) { unique<decltype(tag)>(in[0], axis, sorted, out, who); });
-    });
+    return make_kernel(
+        [who = node.describe(), sorted](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
+            check_arity(in, 1, out, 4, who);
+            std::optional<size_t> axis;
+            if (in.size() > 1 && in[1]) {
+                const auto v = read_ints(in[1], who, "input 1 (axis)");
+                if (v.size() != 1)
+                    throw_error<InvalidArgument>(who, ": axis must hold one value, got ", v.size());
+                axis = normalize_axis(v[0], in[0].get_shape().size(), who, "axis");
+            }
+            dispatch(AllTypes{}, in[0].get_element_type(), who.c_str(),
+                     [&](auto tag) { unique<decltype(tag)>(in[0], axis, sorted, out, who); });
+        });
 }
 
 }  // namespace
 
-void register_unique_kernels(KernelRegistry& registry) { registry.add("Unique", make_unique_kernel); }
+void register_unique_kernels(KernelRegistry& registry) {
+    registry.add("Unique", make_unique_kernel);
+}
 
 }  // namespace vireo::reference::tensor

@@ -6,8 +6,9 @@ namespace vireo::test {
 namespace {
 
 Tensor grid_sample(const Tensor& data, const Tensor& grid, Attrs attrs) {
-    auto node = make_node("GridSample", {param(data.get_element_type(), data.get_shape()),
-                                         param(grid.get_element_type(), grid.get_shape())},
+    auto node = make_node("GridSample",
+                          {param(data.get_element_type(), data.get_shape()),
+                           param(grid.get_element_type(), grid.get_shape())},
                           std::move(attrs));
     return run(node, {data, grid})[0];
 }
@@ -29,7 +30,8 @@ TEST(GridSampleKernel, IdentityGridWithAlignedCornersReproducesTheImage) {
     const auto grid = grid_of({-1, 1}, {-1, 0, 1});
     for (const char* mode : {"bilinear", "nearest", "bicubic"}) {
         SCOPED_TRACE(mode);
-        const auto out = grid_sample(data, grid, {{"align_corners", true}, {"mode", std::string(mode)}});
+        const auto out =
+            grid_sample(data, grid, {{"align_corners", true}, {"mode", std::string(mode)}});
         EXPECT_EQ(out.get_shape(), (Shape{1, 1, 2, 3}));
         expect_near(values_of(out), image, 1e-6);
     }
@@ -37,7 +39,8 @@ TEST(GridSampleKernel, IdentityGridWithAlignedCornersReproducesTheImage) {
 
 TEST(GridSampleKernel, BilinearByHandAndUnalignedCorners) {
     const auto data = make_tensor(element::f32, {1, 1, 2, 2}, std::vector<double>{1, 2, 3, 4});
-    // Aligned: (0, 0) is the centre (2.5); (0.5, -1) is x = 0.75 on the top row: 1 * 0.25 + 2 * 0.75.
+    // Aligned: (0, 0) is the centre (2.5); (0.5, -1) is x = 0.75 on the top row: 1 * 0.25 + 2 *
+    // 0.75.
     const auto aligned = grid_sample(data, grid_of({0}, {0}), {{"align_corners", true}});
     expect_near(values_of(aligned), {2.5}, 1e-6);
     const auto row = make_tensor(element::f32, {1, 1, 1, 2}, std::vector<double>{0.5, -1});
@@ -45,8 +48,10 @@ TEST(GridSampleKernel, BilinearByHandAndUnalignedCorners) {
     // Unaligned: x = -1 is the outer edge, -0.5 in pixels: half of pixel 0 and half of nothing.
     const auto edge = grid_of({-1}, {-1});  // (x, y) = (-1, -1) -> (-0.5, -0.5)
     expect_near(values_of(grid_sample(data, edge, {})), {0.25}, 1e-6);
-    expect_near(values_of(grid_sample(data, edge, {{"padding_mode", std::string("border")}})), {1}, 1e-6);
-    expect_near(values_of(grid_sample(data, edge, {{"padding_mode", std::string("reflection")}})), {1}, 1e-6);
+    expect_near(values_of(grid_sample(data, edge, {{"padding_mode", std::string("border")}})), {1},
+                1e-6);
+    expect_near(values_of(grid_sample(data, edge, {{"padding_mode", std::string("reflection")}})),
+                {1}, 1e-6);
 }
 
 TEST(GridSampleKernel, PaddingModesBeyondTheImage) {
@@ -72,7 +77,8 @@ TEST(GridSampleKernel, NearestRoundsHalfToEvenAndBicubicByHand) {
     EXPECT_EQ(values_of(nearest), (std::vector<double>{0, 20}));
     // Bicubic at x = 1.5 of [0, 1, 4, 9]: weights -0.09375, 0.59375, 0.59375, -0.09375.
     const auto squares = make_tensor(element::f64, {1, 1, 1, 4}, std::vector<double>{0, 1, 4, 9});
-    const auto bicubic = grid_sample(squares, grid_of({0}, {0}), {{"align_corners", true}, {"mode", std::string("bicubic")}});
+    const auto bicubic = grid_sample(squares, grid_of({0}, {0}),
+                                     {{"align_corners", true}, {"mode", std::string("bicubic")}});
     expect_near(values_of(bicubic), {0.59375 * 1 + 0.59375 * 4 - 0.09375 * 9}, 1e-9);
 }
 

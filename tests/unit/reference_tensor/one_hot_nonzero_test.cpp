@@ -1,5 +1,6 @@
-// Tests Unique (flat and by axis, sorted or not, NaN and -0.0), OneHot (axes, negative indices counted from the end, out-of-range rows of off_value) and
-// Eye (diagonals, batches) and NonZero (row-major coordinates, i32/i64 output, boolean and real inputs, none found).
+// Tests Unique (flat and by axis, sorted or not, NaN and -0.0), OneHot (axes, negative indices
+// counted from the end, out-of-range rows of off_value) and Eye (diagonals, batches) and NonZero
+// (row-major coordinates, i32/i64 output, boolean and real inputs, none found).
 #include <cmath>
 #include <limits>
 
@@ -8,7 +9,8 @@
 namespace vireo::test {
 namespace {
 
-std::vector<Tensor> eval(const std::string& type, const std::vector<Tensor>& inputs, Attrs attrs = {}) {
+std::vector<Tensor> eval(const std::string& type, const std::vector<Tensor>& inputs,
+                         Attrs attrs = {}) {
     OutputVector args;
     for (const auto& t : inputs) args.push_back(param(t.get_element_type(), t.get_shape()));
     return run(make_node(type, args, std::move(attrs)), inputs);
@@ -31,9 +33,11 @@ TEST(OneHotKernel, MiddleAxisOfTwoDimensionalIndices) {
     // indices [2, 2], depth 2, axis 1 -> [2, 2, 2]: out[a][j][b] = idx[a][b] == j.
     const Ints v{1, 0, 0, -3};
     const auto idx = make_tensor(element::i32, {2, 2}, v);
-    const auto out = eval("OneHot", {idx, make_tensor(element::i64, {}, Ints{2}), make_tensor(element::i32, {}, Ints{1}),
-                                     make_tensor(element::i32, {}, Ints{0})},
-                          {{"axis", int64_t{1}}})[0];
+    const auto out =
+        eval("OneHot",
+             {idx, make_tensor(element::i64, {}, Ints{2}), make_tensor(element::i32, {}, Ints{1}),
+              make_tensor(element::i32, {}, Ints{0})},
+             {{"axis", int64_t{1}}})[0];
     EXPECT_EQ(out.get_shape(), (Shape{2, 2, 2}));
     // -3 + 2 = -1: still out of range, so a column of zeros.
     EXPECT_EQ(ints_of(out), (Ints{0, 1, 1, 0, 1, 0, 0, 0}));
@@ -65,8 +69,10 @@ TEST(NonZeroKernel, NaNCountsNegativeZeroDoesNotAndNoneFoundIsEmpty) {
 }
 
 TEST(EyeKernel, SpecExamplesAndBatches) {
-    auto eye = [](int64_t rows, int64_t cols, int64_t diagonal, const Ints& batch, element::Type type) {
-        std::vector<Tensor> in{make_tensor(element::i32, {}, Ints{rows}), make_tensor(element::i64, {1}, Ints{cols}),
+    auto eye = [](int64_t rows, int64_t cols, int64_t diagonal, const Ints& batch,
+                  element::Type type) {
+        std::vector<Tensor> in{make_tensor(element::i32, {}, Ints{rows}),
+                               make_tensor(element::i64, {1}, Ints{cols}),
                                make_tensor(element::i32, {}, Ints{diagonal})};
         if (!batch.empty()) in.push_back(make_tensor(element::i64, {batch.size()}, batch));
         return eval("Eye", in, {{"output_type", type}})[0];
