@@ -33,14 +33,17 @@ Outputs infer_unary_arithmetic(const Node& node, const Inputs& in) {
     return {{in[0].type, in[0].shape}};
 }
 
-bool is_integral_or_boolean(element::Type t) { return is_integral_number(t) || is_boolean(t); }
+bool is_integral_or_boolean(element::Type t) {
+    return is_integral_number(t) || is_boolean(t);
+}
 
 // BitwiseAnd/Or/Xor-13: integers or boolean, same type, broadcast.
 Outputs infer_bitwise_binary(const Node& node, const Inputs& in) {
     const element::Type type = merge_types(node, in, 0, 1);
     check_type(node, in, 0, "A", is_integral_or_boolean, "an integer or boolean type");
     check_type(node, in, 1, "B", is_integral_or_boolean, "an integer or boolean type");
-    return {{type, broadcast_shapes(node, in[0].shape, in[1].shape, node.get_attribute<std::string>("auto_broadcast"))}};
+    return {{type, broadcast_shapes(node, in[0].shape, in[1].shape,
+                                    node.get_attribute<std::string>("auto_broadcast"))}};
 }
 
 // BitwiseLeftShift/RightShift-15: integers only.
@@ -48,7 +51,8 @@ Outputs infer_bitwise_shift(const Node& node, const Inputs& in) {
     const element::Type type = merge_types(node, in, 0, 1);
     check_type(node, in, 0, "A", is_integral_number, "an integer type");
     check_type(node, in, 1, "B", is_integral_number, "an integer type");
-    return {{type, broadcast_shapes(node, in[0].shape, in[1].shape, node.get_attribute<std::string>("auto_broadcast"))}};
+    return {{type, broadcast_shapes(node, in[0].shape, in[1].shape,
+                                    node.get_attribute<std::string>("auto_broadcast"))}};
 }
 
 Outputs infer_bitwise_not(const Node& node, const Inputs& in) {
@@ -112,20 +116,32 @@ void register_elementwise_ops(OpRegistry& r) {
     r.add(OpDef{"Select", 1, "", 3, 3, {auto_broadcast_attr()}, infer_select, {}});
     r.add(OpDef{"Convert", 1, "", 1, 1, {required_attr("destination_type", AttrType::kElementType)}, infer_convert, {}});
 
-    for (const char* type : {"Abs", "Negative", "Exp", "Log", "Sqrt", "Erf", "Floor", "Ceiling", "Sign", "Sin", "Cos",
-                             "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh"})
+    for (const char* type : {"Abs", "Negative", "Exp", "Log", "Sqrt", "Erf", "Floor", "Ceiling",
+                             "Sign", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh"})
         r.add(OpDef{type, 1, "", 1, 1, {}, infer_unary_arithmetic, {}});
-    for (const char* type : {"Asinh", "Acosh", "Atanh"}) r.add(OpDef{type, 4, "", 1, 1, {}, infer_unary_arithmetic, {}});
-    r.add(OpDef{"Round", 5, "", 1, 1,
+    for (const char* type : {"Asinh", "Acosh", "Atanh"})
+        r.add(OpDef{type, 4, "", 1, 1, {}, infer_unary_arithmetic, {}});
+    r.add(OpDef{"Round",
+                5,
+                "",
+                1,
+                1,
                 {optional_attr("mode", AttrType::kString, std::string("half_to_even"),
                                {"half_to_even", "half_away_from_zero"})},
-                infer_unary_arithmetic, {}});
+                infer_unary_arithmetic,
+                {}});
 
-    r.add(OpDef{"IsInf", 10, "", 1, 1,
+    r.add(OpDef{"IsInf",
+                10,
+                "",
+                1,
+                1,
                 {optional_attr("detect_negative", AttrType::kBool, true),
                  optional_attr("detect_positive", AttrType::kBool, true)},
-                infer_fp_class, {}});
-    for (const char* type : {"IsNaN", "IsFinite"}) r.add(OpDef{type, 10, "", 1, 1, {}, infer_fp_class, {}});
+                infer_fp_class,
+                {}});
+    for (const char* type : {"IsNaN", "IsFinite"})
+        r.add(OpDef{type, 10, "", 1, 1, {}, infer_fp_class, {}});
 
     for (const char* type : {"BitwiseAnd", "BitwiseOr", "BitwiseXor"})
         r.add(OpDef{type, 13, "", 2, 2, {auto_broadcast_attr()}, infer_bitwise_binary, {}});

@@ -107,29 +107,32 @@ Outputs infer_gather_nd(const Node& node, const Inputs& in, bool flatten_batch) 
     const PartialShape& indices = in[1].shape;
     const int64_t batch_dims = node.get_attribute<int64_t>("batch_dims");
     if (batch_dims < 0)
-        throw_error<InvalidArgument>(node.describe(), ": batch_dims ", batch_dims, " must not be negative");
+        throw_error<InvalidArgument>(node.describe(), ": batch_dims ", batch_dims,
+                                     " must not be negative");
     if (indices.rank_is_static() && batch_dims >= static_cast<int64_t>(indices.size()))
         throw_error<InvalidArgument>(node.describe(), ": batch_dims ", batch_dims,
                                      " must be less than the rank of indices ", indices);
     if (data.rank_is_static() && batch_dims >= static_cast<int64_t>(data.size()))
         throw_error<InvalidArgument>(node.describe(), ": batch_dims ", batch_dims,
                                      " must be less than the rank of data ", data);
-    if (!data.rank_is_static() || !indices.rank_is_static()) return {{in[0].type, PartialShape::dynamic()}};
+    if (!data.rank_is_static() || !indices.rank_is_static())
+        return {{in[0].type, PartialShape::dynamic()}};
     const auto b = static_cast<size_t>(batch_dims);
     PartialShape batch;
     for (size_t i = 0; i < b; ++i) {
         Dimension d;
         if (!Dimension::merge(d, data[i], indices[i]))
-            throw_error<InvalidArgument>(node.describe(), ": batch dimension ", i, " differs between data ", data,
-                                         " and indices ", indices);
+            throw_error<InvalidArgument>(node.describe(), ": batch dimension ", i,
+                                         " differs between data ", data, " and indices ", indices);
         batch.push_back(d);
     }
     const Dimension& last = indices[indices.size() - 1];
     if (!last.is_static()) return {{in[0].type, PartialShape::dynamic()}};
     const int64_t k = last.get_length();
     if (k < 1 || b + static_cast<size_t>(k) > data.size())
-        throw_error<InvalidArgument>(node.describe(), ": the last dimension of indices ", indices, " (", k,
-                                     ") plus batch_dims ", batch_dims, " must be in [1, rank of data ", data, "]");
+        throw_error<InvalidArgument>(node.describe(), ": the last dimension of indices ", indices,
+                                     " (", k, ") plus batch_dims ", batch_dims,
+                                     " must be in [1, rank of data ", data, "]");
     PartialShape out;
     if (flatten_batch && b > 0) {
         Dimension product(1);
@@ -151,17 +154,18 @@ Outputs infer_scatter_nd_update(const Node& node, const Inputs& in) {
     const PartialShape& data = in[0].shape;
     const PartialShape& indices = in[1].shape;
     const PartialShape& updates = in[2].shape;
-    if (data.rank_is_static() && indices.rank_is_static() && indices[indices.size() - 1].is_static()) {
+    if (data.rank_is_static() && indices.rank_is_static() &&
+        indices[indices.size() - 1].is_static()) {
         const int64_t k = indices[indices.size() - 1].get_length();
         if (k > static_cast<int64_t>(data.size()))
-            throw_error<InvalidArgument>(node.describe(), ": the last dimension of indices ", indices,
-                                         " must not exceed the rank of data ", data);
+            throw_error<InvalidArgument>(node.describe(), ": the last dimension of indices ",
+                                         indices, " must not exceed the rank of data ", data);
         PartialShape expected;
         for (size_t i = 0; i + 1 < indices.size(); ++i) expected.push_back(indices[i]);
         for (size_t i = static_cast<size_t>(k); i < data.size(); ++i) expected.push_back(data[i]);
         if (!expected.compatible(updates))
-            throw_error<InvalidArgument>(node.describe(), ": updates ", updates, " do not match ", expected,
-                                         " (indices ", indices, " into data ", data, ")");
+            throw_error<InvalidArgument>(node.describe(), ": updates ", updates, " do not match ",
+                                         expected, " (indices ", indices, " into data ", data, ")");
     }
     return {{type, data}};
 }
@@ -176,12 +180,14 @@ Outputs infer_scatter_elements_update(const Node& node, const Inputs& in) {
     const PartialShape& indices = in[1].shape;
     const PartialShape& updates = in[2].shape;
     if (!indices.compatible(updates))
-        throw_error<InvalidArgument>(node.describe(), ": indices ", indices, " and updates ", updates,
-                                     " must have the same shape");
+        throw_error<InvalidArgument>(node.describe(), ": indices ", indices, " and updates ",
+                                     updates, " must have the same shape");
     if (data.rank_is_static() && indices.rank_is_static() && data.size() != indices.size())
-        throw_error<InvalidArgument>(node.describe(), ": indices ", indices, " must have the rank of data ", data);
+        throw_error<InvalidArgument>(node.describe(), ": indices ", indices,
+                                     " must have the rank of data ", data);
     if (data.rank_is_static())
-        if (auto axis = scalar_value(node, in, 3, "axis")) normalize_axis(node, *axis, static_cast<int64_t>(data.size()), "axis");
+        if (auto axis = scalar_value(node, in, 3, "axis"))
+            normalize_axis(node, *axis, static_cast<int64_t>(data.size()), "axis");
     return {{type, data}};
 }
 
@@ -194,17 +200,34 @@ void register_gather_scatter_ops(OpRegistry& r) {
                     [](const Node& n, const Inputs& in) { return infer_gather(n, in, true); }, {}});
     r.add(OpDef{"GatherElements", 6, "", 2, 2, {required_attr("axis", AttrType::kInt)}, infer_gather_elements, {}});
     r.add(OpDef{"ScatterUpdate", 3, "", 4, 4, {}, infer_scatter_update, {}});
-    r.add(OpDef{"GatherND", 5, "", 2, 2, {optional_attr("batch_dims", AttrType::kInt, int64_t{0})},
-                [](const Node& n, const Inputs& in) { return infer_gather_nd(n, in, true); }, {}});
-    r.add(OpDef{"GatherND", 8, "", 2, 2, {optional_attr("batch_dims", AttrType::kInt, int64_t{0})},
-                [](const Node& n, const Inputs& in) { return infer_gather_nd(n, in, false); }, {}});
+    r.add(OpDef{"GatherND",
+                5,
+                "",
+                2,
+                2,
+                {optional_attr("batch_dims", AttrType::kInt, int64_t{0})},
+                [](const Node& n, const Inputs& in) { return infer_gather_nd(n, in, true); },
+                {}});
+    r.add(OpDef{"GatherND",
+                8,
+                "",
+                2,
+                2,
+                {optional_attr("batch_dims", AttrType::kInt, int64_t{0})},
+                [](const Node& n, const Inputs& in) { return infer_gather_nd(n, in, false); },
+                {}});
     r.add(OpDef{"ScatterNDUpdate", 3, "", 3, 3, {}, infer_scatter_nd_update, {}});
     r.add(OpDef{"ScatterElementsUpdate", 3, "", 4, 4, {}, infer_scatter_elements_update, {}});
-    r.add(OpDef{"ScatterElementsUpdate", 12, "", 4, 4,
+    r.add(OpDef{"ScatterElementsUpdate",
+                12,
+                "",
+                4,
+                4,
                 {optional_attr("reduction", AttrType::kString, std::string("none"),
                                {"none", "sum", "prod", "min", "max", "mean"}),
                  optional_attr("use_init_val", AttrType::kBool, true)},
-                infer_scatter_elements_update, {}});
+                infer_scatter_elements_update,
+                {}});
 }
 
 }  // namespace vireo::ops_impl

@@ -1,5 +1,5 @@
 // Defines Interpolate-4 (data, sizes, scales[, axes]) and Interpolate-11 (data, scales_or_sizes
-// [, axes]), with pads, shape_calculation_mode and the resampling attributes.
+// [, axes]), with pads, shape_calculation_mode and the resampling attributes, and GridSample-9.
 #include "ops/op_helpers.hpp"
 
 #include <cmath>
@@ -87,6 +87,32 @@ std::vector<AttrSpec> interpolate_attrs(std::vector<std::string> modes) {
             optional_attr("cube_coeff", AttrType::kFloat, -0.75)};
 }
 
+// GridSample-9: data [N, C, H, W], grid [N, H_out, W_out, 2] -> [N, C, H_out, W_out].
+Outputs infer_grid_sample(const Node& node, const Inputs& in) {
+    check_type(node, in, 0, "data", is_real, "a floating-point type");
+    check_type(node, in, 1, "grid", is_real, "a floating-point type");
+    check_rank(node, in, 0, "data", 4, 4);
+    check_rank(node, in, 1, "grid", 4, 4);
+    const PartialShape& data = in[0].shape;
+    const PartialShape& grid = in[1].shape;
+    PartialShape out{Dimension(), Dimension(), Dimension(), Dimension()};
+    if (data.rank_is_static()) {
+        out[0] = data[0];
+        out[1] = data[1];
+    }
+    if (grid.rank_is_static()) {
+        if (!grid[3].compatible(2))
+            throw_error<InvalidArgument>(node.describe(), ": grid ", grid,
+                                         " must end with 2 coordinates (x, y)");
+        if (!Dimension::merge(out[0], out[0], grid[0]))
+            throw_error<InvalidArgument>(node.describe(), ": grid ", grid, " and data ", data,
+                                         " differ in the batch dimension");
+        out[2] = grid[1];
+        out[3] = grid[2];
+    }
+    return {{in[0].type, out}};
+}
+
 }  // namespace
 
 void register_interpolate_ops(OpRegistry& r) {
@@ -102,6 +128,18 @@ void register_interpolate_ops(OpRegistry& r) {
                     const bool scales = n.get_attribute<std::string>("shape_calculation_mode") == "scales";
                     return infer_interpolate(n, in, 1, 2, scales);
                 },
+                {}});
+    r.add(OpDef{"GridSample",
+                9,
+                "",
+                2,
+                2,
+                {optional_attr("align_corners", AttrType::kBool, false),
+                 optional_attr("mode", AttrType::kString, std::string("bilinear"),
+                               {"bilinear", "bicubic", "nearest"}),
+                 optional_attr("padding_mode", AttrType::kString, std::string("zeros"),
+                               {"zeros", "border", "reflection"})},
+                infer_grid_sample,
                 {}});
 }
 

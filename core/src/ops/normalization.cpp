@@ -65,7 +65,8 @@ Outputs infer_lrn(const Node& node, const Inputs& in) {
     check_type(node, in, 1, "axes", is_integral_number, "an integer type");
     check_rank(node, in, 1, "axes", 1, 1);
     if (node.get_attribute<int64_t>("size") < 1)
-        throw_error<InvalidArgument>(node.describe(), ": size must be >= 1, got ", node.get_attribute<int64_t>("size"));
+        throw_error<InvalidArgument>(node.describe(), ": size must be >= 1, got ",
+                                     node.get_attribute<int64_t>("size"));
     if (auto axes = values_of(in, 1); axes && static_rank(in[0]))
         normalize_axes(node, *axes, *static_rank(in[0]), "axes");
     return {{in[0].type, in[0].shape}};
@@ -90,10 +91,15 @@ void register_normalization_ops(OpRegistry& r) {
     r.add(OpDef{"NormalizeL2", 1, "", 2, 2,
                 {required_attr("eps", AttrType::kFloat), required_attr("eps_mode", AttrType::kString, {"add", "max"})},
                 infer_normalize_l2, {}});
-    r.add(OpDef{"LRN", 1, "", 2, 2,
+    r.add(OpDef{"LRN",
+                1,
+                "",
+                2,
+                2,
                 {required_attr("alpha", AttrType::kFloat), required_attr("beta", AttrType::kFloat),
                  required_attr("bias", AttrType::kFloat), required_attr("size", AttrType::kInt)},
-                infer_lrn, {}});
+                infer_lrn,
+                {}});
 }
 
 }  // namespace vireo::ops_impl

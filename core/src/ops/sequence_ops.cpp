@@ -13,7 +13,8 @@ Outputs infer_cumsum(const Node& node, const Inputs& in) {
         check_type(node, in, 1, "axis", is_integral_number, "an integer type");
         check_rank(node, in, 1, "axis", 0, 1);
         if (auto rank = static_rank(in[0]))
-            if (auto axis = scalar_value(node, in, 1, "axis")) normalize_axis(node, *axis, *rank, "axis");
+            if (auto axis = scalar_value(node, in, 1, "axis"))
+                normalize_axis(node, *axis, *rank, "axis");
     }
     return {{in[0].type, in[0].shape}};
 }
@@ -25,14 +26,18 @@ Outputs infer_reverse_sequence(const Node& node, const Inputs& in) {
     check_rank(node, in, 1, "seq_lengths", 1, 1);
     PartialShape out = in[0].shape;
     if (auto rank = static_rank(in[0])) {
-        const size_t batch = normalize_axis(node, node.get_attribute<int64_t>("batch_axis"), *rank, "batch_axis");
-        const size_t seq = normalize_axis(node, node.get_attribute<int64_t>("seq_axis"), *rank, "seq_axis");
+        const size_t batch =
+            normalize_axis(node, node.get_attribute<int64_t>("batch_axis"), *rank, "batch_axis");
+        const size_t seq =
+            normalize_axis(node, node.get_attribute<int64_t>("seq_axis"), *rank, "seq_axis");
         if (batch == seq)
-            throw_error<InvalidArgument>(node.describe(), ": batch_axis and seq_axis must differ, both are axis ",
-                                         batch);
-        if (in[1].shape.rank_is_static() && !Dimension::merge(out[batch], out[batch], in[1].shape[0]))
+            throw_error<InvalidArgument>(
+                node.describe(), ": batch_axis and seq_axis must differ, both are axis ", batch);
+        if (in[1].shape.rank_is_static() &&
+            !Dimension::merge(out[batch], out[batch], in[1].shape[0]))
             throw_error<InvalidArgument>(node.describe(), ": seq_lengths ", in[1].shape,
-                                         " must have the length of data's batch axis ", batch, " in ", in[0].shape);
+                                         " must have the length of data's batch axis ", batch,
+                                         " in ", in[0].shape);
     }
     return {{in[0].type, out}};
 }
@@ -40,13 +45,24 @@ Outputs infer_reverse_sequence(const Node& node, const Inputs& in) {
 }  // namespace
 
 void register_sequence_ops(OpRegistry& r) {
-    r.add(OpDef{"CumSum", 3, "", 1, 2,
-                {optional_attr("exclusive", AttrType::kBool, false), optional_attr("reverse", AttrType::kBool, false)},
-                infer_cumsum, {}});
-    r.add(OpDef{"ReverseSequence", 1, "", 2, 2,
+    r.add(OpDef{"CumSum",
+                3,
+                "",
+                1,
+                2,
+                {optional_attr("exclusive", AttrType::kBool, false),
+                 optional_attr("reverse", AttrType::kBool, false)},
+                infer_cumsum,
+                {}});
+    r.add(OpDef{"ReverseSequence",
+                1,
+                "",
+                2,
+                2,
                 {optional_attr("batch_axis", AttrType::kInt, int64_t{0}),
                  optional_attr("seq_axis", AttrType::kInt, int64_t{1})},
-                infer_reverse_sequence, {}});
+                infer_reverse_sequence,
+                {}});
 }
 
 }  // namespace vireo::ops_impl

@@ -7,7 +7,8 @@ namespace {
 
 int64_t block_size_of(const Node& node) {
     const int64_t bs = node.get_attribute<int64_t>("block_size");
-    if (bs < 1) throw_error<InvalidArgument>(node.describe(), ": block_size must be >= 1, got ", bs);
+    if (bs < 1)
+        throw_error<InvalidArgument>(node.describe(), ": block_size must be >= 1, got ", bs);
     return bs;
 }
 
@@ -21,8 +22,9 @@ Outputs infer_depth_to_space(const Node& node, const Inputs& in) {
     for (size_t i = 0; i < spatial; ++i) divisor *= bs;
     if (out[1].is_static()) {
         if (out[1].get_length() % divisor != 0)
-            throw_error<InvalidArgument>(node.describe(), ": the channel dimension of data ", in[0].shape,
-                                         " must be divisible by block_size^", spatial, " = ", divisor);
+            throw_error<InvalidArgument>(node.describe(), ": the channel dimension of data ",
+                                         in[0].shape, " must be divisible by block_size^", spatial,
+                                         " = ", divisor);
         out[1] = Dimension(out[1].get_length() / divisor);
     } else {
         out[1] = Dimension();
@@ -41,7 +43,8 @@ Outputs infer_space_to_depth(const Node& node, const Inputs& in) {
         factor *= bs;
         if (out[i].is_static()) {
             if (out[i].get_length() % bs != 0)
-                throw_error<InvalidArgument>(node.describe(), ": spatial dimension ", i, " of data ", in[0].shape,
+                throw_error<InvalidArgument>(node.describe(), ": spatial dimension ", i,
+                                             " of data ", in[0].shape,
                                              " must be divisible by block_size ", bs);
             out[i] = Dimension(out[i].get_length() / bs);
         } else {
@@ -56,7 +59,11 @@ Outputs infer_space_to_depth(const Node& node, const Inputs& in) {
 
 void register_space_depth_ops(OpRegistry& r) {
     for (const char* type : {"DepthToSpace", "SpaceToDepth"})
-        r.add(OpDef{type, 1, "", 1, 1,
+        r.add(OpDef{type,
+                    1,
+                    "",
+                    1,
+                    1,
                     {optional_attr("block_size", AttrType::kInt, int64_t{1}),
                      required_attr("mode", AttrType::kString, {"blocks_first", "depth_first"})},
                     std::string(type) == "DepthToSpace" ? InferFunction(infer_depth_to_space)

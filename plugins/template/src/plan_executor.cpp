@@ -273,7 +273,8 @@ bool PlanExecutor::needs_shape_inference(size_t s) {
         for (const Tensor& t : ins) {
             const bool large = t.get_size() > kShapeDrivingElements;
             has_large = has_large || large;
-            without_large.push_back({t.get_element_type(), PartialShape(t.get_shape()), large ? Tensor() : t});
+            without_large.push_back(
+                {t.get_element_type(), PartialShape(t.get_shape()), large ? Tensor() : t});
         }
         bool driven = false;
         if (has_large) {

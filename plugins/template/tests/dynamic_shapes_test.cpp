@@ -119,7 +119,34 @@ TEST(TemplateDynamic, NonZeroOfALargeInputFollowsItsValues) {
         request.infer();
         const Tensor y = request.get_tensor("y");
         ASSERT_EQ(y.get_shape(), (Shape{1, expected.size()})) << "every " << every;
-        for (size_t k = 0; k < expected.size(); ++k) ASSERT_EQ(y.data<int64_t>()[k], expected[k]) << k;
+        for (size_t k = 0; k < expected.size(); ++k)
+            ASSERT_EQ(y.data<int64_t>()[k], expected[k]) << k;
+    }
+}
+
+TEST(TemplateDynamic, UniqueOfALargeInputFollowsItsValues) {
+    auto x = op::parameter(element::i32, PartialShape{100}, "x");
+    auto unique = make_node("Unique", {x});
+    unique->output(0).set_names({"values"});
+    unique->output(3).set_names({"counts"});
+    auto model = std::make_shared<Model>(OutputVector{unique->output(0), unique->output(3)},
+                                         ParameterVector{x}, "unique");
+    Core core = make_core();
+    CompiledModel compiled = core.compile_model(model, "TEMPLATE");
+    InferRequest request = compiled.create_infer_request();
+    for (int modulo : {3, 10, 3}) {
+        Tensor input(element::i32, Shape{100});
+        for (int i = 0; i < 100; ++i) input.data<int32_t>()[i] = (i * 7) % modulo;
+        request.set_tensor("x", input);
+        request.infer();
+        const Tensor values = request.get_tensor("values");
+        ASSERT_EQ(values.get_shape(), (Shape{static_cast<size_t>(modulo)})) << modulo;
+        int64_t total = 0;
+        for (int k = 0; k < modulo; ++k) {
+            EXPECT_EQ(values.data<int32_t>()[k], k);
+            total += request.get_tensor("counts").data<int64_t>()[k];
+        }
+        EXPECT_EQ(total, 100);
     }
 }
 

@@ -22,6 +22,10 @@ void register_tensor_kernels(KernelRegistry& registry) {
     tensor::register_space_depth_kernels(registry);    // tensor_space_depth.cpp
     tensor::register_sequence_kernels(registry);       // tensor_sequence.cpp
     tensor::register_one_hot_kernels(registry);        // tensor_one_hot.cpp
+    tensor::register_unique_kernels(registry);         // tensor_unique.cpp
+    tensor::register_nms_kernels(registry);            // tensor_nms.cpp
+    tensor::register_roi_align_kernels(registry);      // tensor_roi_align.cpp
+    tensor::register_grid_sample_kernels(registry);    // tensor_grid_sample.cpp
 }
 
 }  // namespace vireo::reference

@@ -23,7 +23,8 @@ std::unique_ptr<Kernel> make_lrn(const Node& node) {
             const std::vector<bool> mask = read_axes_mask(in[1], rank, what);
             size_t n_axes = 0;
             for (bool m : mask) n_axes += m ? 1 : 0;
-            const double scale = alpha / std::pow(static_cast<double>(size), static_cast<double>(n_axes));
+            const double scale =
+                alpha / std::pow(static_cast<double>(size), static_cast<double>(n_axes));
             const auto before = (size - 1) / 2, after = size - 1 - before;
             std::vector<size_t> strides(rank, 1);
             for (size_t i = rank; i-- > 1;) strides[i - 1] = strides[i] * shape[i];
@@ -35,8 +36,10 @@ std::unique_ptr<Kernel> make_lrn(const Node& node) {
                 // The window box around coord, then every element in it.
                 for (size_t i = 0; i < rank; ++i) {
                     const auto c = static_cast<int64_t>(coord[i]);
-                    lo[i] = mask[i] ? static_cast<size_t>(std::max<int64_t>(c - before, 0)) : coord[i];
-                    hi[i] = mask[i] ? static_cast<size_t>(std::min<int64_t>(c + after, static_cast<int64_t>(shape[i]) - 1))
+                    lo[i] =
+                        mask[i] ? static_cast<size_t>(std::max<int64_t>(c - before, 0)) : coord[i];
+                    hi[i] = mask[i] ? static_cast<size_t>(std::min<int64_t>(
+                                          c + after, static_cast<int64_t>(shape[i]) - 1))
                                     : coord[i];
                     w[i] = lo[i];
                 }
@@ -57,7 +60,8 @@ std::unique_ptr<Kernel> make_lrn(const Node& node) {
                     }
                 }
                 const double v = static_cast<double>(to_compute(x[p]));
-                y[p] = from_compute<T>(static_cast<compute_t<T>>(v / std::pow(bias + scale * sum, beta)));
+                y[p] = from_compute<T>(
+                    static_cast<compute_t<T>>(v / std::pow(bias + scale * sum, beta)));
                 for (size_t i = rank; i-- > 0;) {
                     if (++coord[i] < shape[i]) break;
                     coord[i] = 0;
@@ -69,6 +73,8 @@ std::unique_ptr<Kernel> make_lrn(const Node& node) {
 
 }  // namespace
 
-void register_lrn_kernels(KernelRegistry& registry) { registry.add("LRN", make_lrn); }
+void register_lrn_kernels(KernelRegistry& registry) {
+    registry.add("LRN", make_lrn);
+}
 
 }  // namespace vireo::reference::math

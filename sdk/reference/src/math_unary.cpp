@@ -39,8 +39,9 @@ std::unique_ptr<Kernel> make_round(const Node& node) {
     if (node.has_attribute("mode")) mode = node.get_attribute<std::string>("mode");
     if (mode == "half_to_even") return native_unary<NumericTypes>(RoundOp<true>{})(node);
     if (mode == "half_away_from_zero") return native_unary<NumericTypes>(RoundOp<false>{})(node);
-    throw_error<NotImplemented>(node.describe(), ": mode '", mode,
-                                "' is not supported (expected half_to_even or half_away_from_zero)");
+    throw_error<NotImplemented>(
+        node.describe(), ": mode '", mode,
+        "' is not supported (expected half_to_even or half_away_from_zero)");
 }
 
 /// The single value of a one-element parameter input (Selu's alpha and lambda).
@@ -78,16 +79,17 @@ std::unique_ptr<Kernel> make_class_test(const Node& node, Test test) {
         using T = decltype(tag);
         return make_kernel([test](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
             unary_loop(static_cast<const T*>(in[0].data()), static_cast<uint8_t*>(out[0].data()),
-                       out[0].get_size(),
-                       [test](auto x) -> uint8_t { return test(x) ? 1 : 0; });
+                       out[0].get_size(), [test](auto x) -> uint8_t { return test(x) ? 1 : 0; });
         });
     });
 }
 
 std::unique_ptr<Kernel> make_is_inf(const Node& node) {
     bool negative = true, positive = true;
-    if (node.has_attribute("detect_negative")) negative = node.get_attribute<bool>("detect_negative");
-    if (node.has_attribute("detect_positive")) positive = node.get_attribute<bool>("detect_positive");
+    if (node.has_attribute("detect_negative"))
+        negative = node.get_attribute<bool>("detect_negative");
+    if (node.has_attribute("detect_positive"))
+        positive = node.get_attribute<bool>("detect_positive");
     return make_class_test(node, [negative, positive](auto x) {
         return std::isinf(x) && ((x > 0 && positive) || (x < 0 && negative));
     });

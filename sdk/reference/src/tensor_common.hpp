@@ -32,6 +32,10 @@ void register_scatter_nd_kernels(KernelRegistry& registry);   // tensor_scatter_
 void register_space_depth_kernels(KernelRegistry& registry);  // tensor_space_depth.cpp
 void register_sequence_kernels(KernelRegistry& registry);     // tensor_sequence.cpp
 void register_one_hot_kernels(KernelRegistry& registry);      // tensor_one_hot.cpp
+void register_unique_kernels(KernelRegistry& registry);       // tensor_unique.cpp
+void register_nms_kernels(KernelRegistry& registry);          // tensor_nms.cpp
+void register_roi_align_kernels(KernelRegistry& registry);    // tensor_roi_align.cpp
+void register_grid_sample_kernels(KernelRegistry& registry);  // tensor_grid_sample.cpp
 
 /// A kernel whose execute() is a callable `void(const std::vector<Tensor>&, std::vector<Tensor>&)`.
 /// The callable must be safe to call from several threads at once (capture by value, no

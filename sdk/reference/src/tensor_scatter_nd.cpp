@@ -24,36 +24,39 @@ size_t product(const Shape& s, size_t from, size_t to) {
 size_t checked_index(int64_t idx, size_t dim, const std::string& who, size_t axis) {
     const auto d = static_cast<int64_t>(dim);
     if (idx < -d || idx >= d)
-        throw_error<InvalidArgument>(who, ": index ", idx, " is out of range [", -d, ", ", d - 1, "] for data axis ",
-                                     axis, " of size ", dim);
+        throw_error<InvalidArgument>(who, ": index ", idx, " is out of range [", -d, ", ", d - 1,
+                                     "] for data axis ", axis, " of size ", dim);
     return static_cast<size_t>(idx < 0 ? idx + d : idx);
 }
 
 std::unique_ptr<Kernel> make_gather_nd(const Node& node) {
     const int64_t batch_dims = node.get_attribute<int64_t>("batch_dims");
-    return make_kernel([who = node.describe(), batch_dims](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
+    return make_kernel([who = node.describe(), batch_dims](const std::vector<Tensor>& in,
+                                                           std::vector<Tensor>& out) {
         check_arity(in, 2, out, 1, who);
         const Shape& data = in[0].get_shape();
         const Shape& ishape = in[1].get_shape();
         const auto b = static_cast<size_t>(batch_dims);
         if (ishape.empty() || batch_dims < 0 || b >= ishape.size() || b >= data.size())
-            throw_error<InvalidArgument>(who, ": batch_dims ", batch_dims, " does not fit data ", data,
-                                         " and indices ", ishape);
+            throw_error<InvalidArgument>(who, ": batch_dims ", batch_dims, " does not fit data ",
+                                         data, " and indices ", ishape);
         const size_t k = ishape.back();
         if (k < 1 || b + k > data.size())
             throw_error<InvalidArgument>(who, ": the last dimension of indices ", ishape,
-                                         " plus batch_dims must be in [1, rank of data ", data, "]");
+                                         " plus batch_dims must be in [1, rank of data ", data,
+                                         "]");
         for (size_t i = 0; i < b; ++i)
             if (data[i] != ishape[i])
-                throw_error<InvalidArgument>(who, ": batch dimension ", i, " differs between data ", data,
-                                             " and indices ", ishape);
+                throw_error<InvalidArgument>(who, ": batch dimension ", i, " differs between data ",
+                                             data, " and indices ", ishape);
         const size_t batches = product(data, 0, b);
         const size_t per_batch_data = product(data, b, data.size());
         const size_t slices = product(ishape, b, ishape.size() - 1);
         const size_t slice = product(data, b + k, data.size());
         if (out[0].get_size() != batches * slices * slice)
-            throw_error<InvalidArgument>(who, ": output ", out[0].get_shape(), " does not match data ", data,
-                                         " gathered by indices ", ishape);
+            throw_error<InvalidArgument>(who, ": output ", out[0].get_shape(),
+                                         " does not match data ", data, " gathered by indices ",
+                                         ishape);
         std::vector<size_t> strides(k);
         for (size_t j = 0; j < k; ++j) strides[j] = product(data, b + j + 1, data.size());
         const auto indices = read_ints(in[1], who, "input 1 (indices)");
@@ -64,7 +67,8 @@ std::unique_ptr<Kernel> make_gather_nd(const Node& node) {
             for (size_t s = 0; s < slices; ++s) {
                 const int64_t* idx = indices.data() + (bi * slices + s) * k;
                 size_t offset = bi * per_batch_data;
-                for (size_t j = 0; j < k; ++j) offset += checked_index(idx[j], data[b + j], who, b + j) * strides[j];
+                for (size_t j = 0; j < k; ++j)
+                    offset += checked_index(idx[j], data[b + j], who, b + j) * strides[j];
                 std::memcpy(dst, src + offset * bytes, slice * bytes);
                 dst += slice * bytes;
             }
@@ -72,34 +76,37 @@ std::unique_ptr<Kernel> make_gather_nd(const Node& node) {
 }
 
 std::unique_ptr<Kernel> make_scatter_nd_update(const Node& node) {
-    return make_kernel([who = node.describe()](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
-        check_arity(in, 3, out, 1, who);
-        const Shape& data = in[0].get_shape();
-        const Shape& ishape = in[1].get_shape();
-        if (ishape.empty() || ishape.back() > data.size())
-            throw_error<InvalidArgument>(who, ": the last dimension of indices ", ishape,
-                                         " must not exceed the rank of data ", data);
-        const size_t k = ishape.back();
-        const size_t count = product(ishape, 0, ishape.size() - 1);
-        const size_t slice = product(data, k, data.size());
-        if (in[2].get_size() != count * slice || in[2].get_element_type() != in[0].get_element_type() ||
-            out[0].get_byte_size() != in[0].get_byte_size())
-            throw_error<InvalidArgument>(who, ": updates ", in[2].get_shape(), " do not match indices ", ishape,
-                                         " into data ", data);
-        if (out[0].data() != in[0].data() && in[0].get_byte_size() != 0)
-            std::memcpy(out[0].data(), in[0].data(), in[0].get_byte_size());
-        std::vector<size_t> strides(k);
-        for (size_t j = 0; j < k; ++j) strides[j] = product(data, j + 1, data.size());
-        const auto indices = read_ints(in[1], who, "input 1 (indices)");
-        const size_t bytes = in[0].get_element_type().size();
-        const auto* src = static_cast<const uint8_t*>(in[2].data());
-        auto* dst = static_cast<uint8_t*>(out[0].data());
-        for (size_t i = 0; i < count; ++i) {
-            size_t offset = 0;
-            for (size_t j = 0; j < k; ++j) offset += checked_index(indices[i * k + j], data[j], who, j) * strides[j];
-            std::memcpy(dst + offset * bytes, src + i * slice * bytes, slice * bytes);
-        }
-    });
+    return make_kernel(
+        [who = node.describe()](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
+            check_arity(in, 3, out, 1, who);
+            const Shape& data = in[0].get_shape();
+            const Shape& ishape = in[1].get_shape();
+            if (ishape.empty() || ishape.back() > data.size())
+                throw_error<InvalidArgument>(who, ": the last dimension of indices ", ishape,
+                                             " must not exceed the rank of data ", data);
+            const size_t k = ishape.back();
+            const size_t count = product(ishape, 0, ishape.size() - 1);
+            const size_t slice = product(data, k, data.size());
+            if (in[2].get_size() != count * slice ||
+                in[2].get_element_type() != in[0].get_element_type() ||
+                out[0].get_byte_size() != in[0].get_byte_size())
+                throw_error<InvalidArgument>(who, ": updates ", in[2].get_shape(),
+                                             " do not match indices ", ishape, " into data ", data);
+            if (out[0].data() != in[0].data() && in[0].get_byte_size() != 0)
+                std::memcpy(out[0].data(), in[0].data(), in[0].get_byte_size());
+            std::vector<size_t> strides(k);
+            for (size_t j = 0; j < k; ++j) strides[j] = product(data, j + 1, data.size());
+            const auto indices = read_ints(in[1], who, "input 1 (indices)");
+            const size_t bytes = in[0].get_element_type().size();
+            const auto* src = static_cast<const uint8_t*>(in[2].data());
+            auto* dst = static_cast<uint8_t*>(out[0].data());
+            for (size_t i = 0; i < count; ++i) {
+                size_t offset = 0;
+                for (size_t j = 0; j < k; ++j)
+                    offset += checked_index(indices[i * k + j], data[j], who, j) * strides[j];
+                std::memcpy(dst + offset * bytes, src + i * slice * bytes, slice * bytes);
+            }
+        });
 }
 
 enum class Reduction { kNone, kSum, kProd, kMin, kMax, kMean };
@@ -121,17 +128,20 @@ Reduction parse_reduction(const Node& node) {
 std::vector<size_t> scatter_targets(const Shape& data, const Shape& ishape, size_t axis,
                                     const std::vector<int64_t>& indices, const std::string& who) {
     if (ishape.size() != data.size())
-        throw_error<InvalidArgument>(who, ": indices ", ishape, " must have the rank of data ", data);
+        throw_error<InvalidArgument>(who, ": indices ", ishape, " must have the rank of data ",
+                                     data);
     for (size_t i = 0; i < data.size(); ++i)
         if (i != axis && ishape[i] > data[i])
-            throw_error<InvalidArgument>(who, ": indices ", ishape, " exceed data ", data, " at axis ", i);
+            throw_error<InvalidArgument>(who, ": indices ", ishape, " exceed data ", data,
+                                         " at axis ", i);
     const auto strides = element_strides(data);
     std::vector<size_t> targets(indices.size());
     std::vector<size_t> coord(ishape.size(), 0);
     for (size_t p = 0; p < indices.size(); ++p) {
         size_t offset = 0;
         for (size_t i = 0; i < coord.size(); ++i)
-            offset += (i == axis ? checked_index(indices[p], data[axis], who, axis) : coord[i]) * strides[i];
+            offset += (i == axis ? checked_index(indices[p], data[axis], who, axis) : coord[i]) *
+                      strides[i];
         targets[p] = offset;
         for (size_t i = coord.size(); i-- > 0;) {
             if (++coord[i] < ishape[i]) break;
@@ -142,8 +152,8 @@ std::vector<size_t> scatter_targets(const Shape& data, const Shape& ishape, size
 }
 
 template <typename T>
-void scatter_reduce(const Tensor& data, const std::vector<size_t>& targets, const Tensor& updates, Tensor& out,
-                    Reduction reduction, bool use_init_val) {
+void scatter_reduce(const Tensor& data, const std::vector<size_t>& targets, const Tensor& updates,
+                    Tensor& out, Reduction reduction, bool use_init_val) {
     using C = math::compute_t<T>;
     const T* u = static_cast<const T*>(updates.data());
     T* o = static_cast<T*>(out.data());
@@ -164,14 +174,20 @@ void scatter_reduce(const Tensor& data, const std::vector<size_t>& targets, cons
             continue;
         }
         switch (reduction) {
-            case Reduction::kProd: acc[t] = C(1); break;
-            case Reduction::kMin: acc[t] = std::numeric_limits<C>::has_infinity ? std::numeric_limits<C>::infinity()
-                                                                                 : std::numeric_limits<C>::max();
+            case Reduction::kProd:
+                acc[t] = C(1);
                 break;
-            case Reduction::kMax: acc[t] = std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity()
-                                                                                 : std::numeric_limits<C>::lowest();
+            case Reduction::kMin:
+                acc[t] = std::numeric_limits<C>::has_infinity ? std::numeric_limits<C>::infinity()
+                                                              : std::numeric_limits<C>::max();
                 break;
-            default: acc[t] = C(0); break;
+            case Reduction::kMax:
+                acc[t] = std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity()
+                                                              : std::numeric_limits<C>::lowest();
+                break;
+            default:
+                acc[t] = C(0);
+                break;
         }
     }
     for (size_t p = 0; p < targets.size(); ++p) {
@@ -192,9 +208,14 @@ void scatter_reduce(const Tensor& data, const std::vector<size_t>& targets, cons
                 else
                     a = a * v;
                 break;
-            case Reduction::kMin: a = v < a ? v : a; break;
-            case Reduction::kMax: a = v > a ? v : a; break;
-            default: break;
+            case Reduction::kMin:
+                a = v < a ? v : a;
+                break;
+            case Reduction::kMax:
+                a = v > a ? v : a;
+                break;
+            default:
+                break;
         }
         ++count[t];
     }
@@ -215,24 +236,29 @@ void scatter_reduce(const Tensor& data, const std::vector<size_t>& targets, cons
 
 std::unique_ptr<Kernel> make_scatter_elements_update(const Node& node) {
     const Reduction reduction = parse_reduction(node);
-    const bool use_init_val = node.has_attribute("use_init_val") ? node.get_attribute<bool>("use_init_val") : true;
+    const bool use_init_val =
+        node.has_attribute("use_init_val") ? node.get_attribute<bool>("use_init_val") : true;
     const element::Type type = node.input_value(0).get_element_type();
     const std::string who = node.describe();
     if (reduction != Reduction::kNone && !contains(NumericTypes{}, type))
         throw_error<NotImplemented>(who, ": reductions need a number type, got ", type);
-    return make_kernel([who, reduction, use_init_val](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
+    return make_kernel([who, reduction, use_init_val](const std::vector<Tensor>& in,
+                                                      std::vector<Tensor>& out) {
         check_arity(in, 4, out, 1, who);
         const Shape& data = in[0].get_shape();
         const auto axis_values = read_ints(in[3], who, "input 3 (axis)");
         if (axis_values.size() != 1)
-            throw_error<InvalidArgument>(who, ": axis must hold one value, got ", axis_values.size());
+            throw_error<InvalidArgument>(who, ": axis must hold one value, got ",
+                                         axis_values.size());
         const size_t axis = normalize_axis(axis_values[0], data.size(), who, "axis");
-        if (in[1].get_shape() != in[2].get_shape() || in[2].get_element_type() != in[0].get_element_type() ||
+        if (in[1].get_shape() != in[2].get_shape() ||
+            in[2].get_element_type() != in[0].get_element_type() ||
             out[0].get_byte_size() != in[0].get_byte_size())
-            throw_error<InvalidArgument>(who, ": indices ", in[1].get_shape(), " and updates ", in[2].get_shape(),
+            throw_error<InvalidArgument>(who, ": indices ", in[1].get_shape(), " and updates ",
+                                         in[2].get_shape(),
                                          " must have one shape, updates the type of data ", data);
-        const auto targets =
-            scatter_targets(data, in[1].get_shape(), axis, read_ints(in[1], who, "input 1 (indices)"), who);
+        const auto targets = scatter_targets(data, in[1].get_shape(), axis,
+                                             read_ints(in[1], who, "input 1 (indices)"), who);
         if (out[0].data() != in[0].data() && in[0].get_byte_size() != 0)
             std::memcpy(out[0].data(), in[0].data(), in[0].get_byte_size());
         if (reduction == Reduction::kNone) {

@@ -29,7 +29,8 @@ void for_each_pair(const Shape& depth, size_t bs, bool blocks_first, F f) {
                 std::fill(d.begin(), d.end(), 0);
                 for (size_t s = 0; s < small; ++s) {
                     size_t y = 0;
-                    for (size_t i = 0; i < k; ++i) y = y * (depth[2 + i] * bs) + d[i] * bs + bdig[i];
+                    for (size_t i = 0; i < k; ++i)
+                        y = y * (depth[2 + i] * bs) + d[i] * bs + bdig[i];
                     f(depth_base + s, space_base + y);
                     for (size_t i = k; i-- > 0;) {
                         if (++d[i] < depth[2 + i]) break;

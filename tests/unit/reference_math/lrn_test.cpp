@@ -5,7 +5,8 @@
 namespace vireo::reference::test {
 namespace {
 
-Tensor lrn(const Tensor& x, const std::vector<int64_t>& axes, double alpha, double beta, double bias, int64_t size) {
+Tensor lrn(const Tensor& x, const std::vector<int64_t>& axes, double alpha, double beta,
+           double bias, int64_t size) {
     return run("LRN", {x, i64s(axes)},
                {{"alpha", alpha}, {"beta", beta}, {"bias", bias}, {"size", size}}, -1, {1});
 }
@@ -15,12 +16,14 @@ TEST(Lrn, ChannelWindowOddAndEvenSize) {
     // size 3: window c-1..c+1; sums 1+4, 1+4+9, 4+9; alpha / 3.
     const std::vector<double> sums3{5, 14, 13};
     std::vector<double> expected;
-    for (size_t c = 0; c < 3; ++c) expected.push_back((c + 1.0) / std::pow(2 + 0.3 / 3 * sums3[c], 0.75));
+    for (size_t c = 0; c < 3; ++c)
+        expected.push_back((c + 1.0) / std::pow(2 + 0.3 / 3 * sums3[c], 0.75));
     expect_values(lrn(x, {1}, 0.3, 0.75, 2, 3), expected);
     // size 2 (ONNX window): c..c+1; sums 1+4, 4+9, 9; alpha / 2.
     const std::vector<double> sums2{5, 13, 9};
     expected.clear();
-    for (size_t c = 0; c < 3; ++c) expected.push_back((c + 1.0) / std::pow(1 + 0.3 / 2 * sums2[c], 0.5));
+    for (size_t c = 0; c < 3; ++c)
+        expected.push_back((c + 1.0) / std::pow(1 + 0.3 / 2 * sums2[c], 0.5));
     expect_values(lrn(x, {1}, 0.3, 0.5, 1, 2), expected);
 }
 
@@ -29,7 +32,8 @@ TEST(Lrn, TwoSpatialAxesDivideAlphaBySizeSquared) {
     for (const element::Type type : real_types()) {
         const Tensor x = make_tensor(type, {1, 1, 2, 2}, std::vector<double>{1, 2, 3, 4});
         std::vector<double> expected;
-        for (double v : {1.0, 2.0, 3.0, 4.0}) expected.push_back(v / std::pow(1 + 0.9 / 9 * 30, 0.75));
+        for (double v : {1.0, 2.0, 3.0, 4.0})
+            expected.push_back(v / std::pow(1 + 0.9 / 9 * 30, 0.75));
         expect_values(lrn(x, {-2, -1}, 0.9, 0.75, 1, 3), expected, -1, std::string(type.name()));
     }
 }

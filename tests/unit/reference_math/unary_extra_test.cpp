@@ -23,7 +23,9 @@ TEST(UnaryExtra, EveryRealTypeMatchesTheFormula) {
         {"Acosh", [](double x) { return std::acosh(x); }, {1, 1.5, 3, 10}},
         {"Atanh", [](double x) { return std::atanh(x); }, {-0.75, -0.5, 0, 0.5}},
         {"SoftSign", [](double x) { return x / (1 + std::fabs(x)); }, {-3, -0.5, 0, 7}},
-        {"HSigmoid", [](double x) { return std::min(std::max(x + 3, 0.0), 6.0) / 6; }, {-4, -1.5, 0.5, 3.5}},
+        {"HSigmoid",
+         [](double x) { return std::min(std::max(x + 3, 0.0), 6.0) / 6; },
+         {-4, -1.5, 0.5, 3.5}},
     };
     for (const element::Type type : real_types()) {
         for (const auto& c : cases) {
@@ -46,11 +48,13 @@ TEST(UnaryExtra, OutOfDomainGivesNaNAndIntegersTruncate) {
     expect_values(run("Atanh", {f32({3}, {1, -1, 2})}), {inf, -inf, nan});
     // Integers: computed in double, truncated toward zero, NaN stored as 0, saturated.
     const Tensor x = make_tensor(element::i32, {4}, std::vector<int64_t>{-2, 0, 1, 30});
-    EXPECT_EQ(ints_of(run("Atan", {x})), (std::vector<int64_t>{-1, 0, 0, 1}));  // -1.107, 0, 0.785, 1.537
+    EXPECT_EQ(ints_of(run("Atan", {x})),
+              (std::vector<int64_t>{-1, 0, 0, 1}));  // -1.107, 0, 0.785, 1.537
     EXPECT_EQ(ints_of(run("Sinh", {x})), (std::vector<int64_t>{-3, 0, 1, 2147483647}));
     EXPECT_EQ(ints_of(run("Cosh", {x})), (std::vector<int64_t>{3, 1, 1, 2147483647}));
     EXPECT_EQ(ints_of(run("Asin", {x})), (std::vector<int64_t>{0, 0, 1, 0}));  // NaN, 0, pi/2, NaN
-    EXPECT_EQ(ints_of(run("Tan", {x})), (std::vector<int64_t>{2, 0, 1, -6}));  // 2.185, 0, 1.557, -6.405
+    EXPECT_EQ(ints_of(run("Tan", {x})),
+              (std::vector<int64_t>{2, 0, 1, -6}));  // 2.185, 0, 1.557, -6.405
 }
 
 TEST(Round, HalfToEvenAndHalfAwayFromZero) {
@@ -67,13 +71,14 @@ TEST(Round, HalfToEvenAndHalfAwayFromZero) {
     for (const element::Type type : {element::f16, element::bf16}) {
         const Tensor x = make_tensor(type, {4}, std::vector<double>{-2.5, 0.5, 1.5, 6.5});
         expect_values(run("Round", {x}), {-2, 0, 2, 6}, 0.0, std::string(type.name()));
-        expect_values(run("Round", {x}, {{"mode", std::string("half_away_from_zero")}}), {-3, 1, 2, 7}, 0.0,
-                      std::string(type.name()));
+        expect_values(run("Round", {x}, {{"mode", std::string("half_away_from_zero")}}),
+                      {-3, 1, 2, 7}, 0.0, std::string(type.name()));
     }
     // Large values are already integers; NaN and infinities pass through; integers unchanged.
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const double inf = std::numeric_limits<double>::infinity();
-    expect_values(run("Round", {f32({4}, {16777216, nan, inf, -inf})}), {16777216, nan, inf, -inf}, 0.0);
+    expect_values(run("Round", {f32({4}, {16777216, nan, inf, -inf})}), {16777216, nan, inf, -inf},
+                  0.0);
     const Tensor i = make_tensor(element::i8, {3}, std::vector<int64_t>{-128, 5, 127});
     EXPECT_EQ(ints_of(run("Round", {i})), (std::vector<int64_t>{-128, 5, 127}));
 }
@@ -87,7 +92,8 @@ TEST(Selu, ScalesBothBranches) {
         const Tensor l = make_tensor(type, {}, std::vector<double>{lambda});
         const double av = values_of(a)[0], lv = values_of(l)[0];
         std::vector<double> expected;
-        for (double v : values_of(x)) expected.push_back(v > 0 ? lv * v : lv * av * (std::exp(v) - 1));
+        for (double v : values_of(x))
+            expected.push_back(v > 0 ? lv * v : lv * av * (std::exp(v) - 1));
         expect_values(run("Selu", {x, a, l}), expected, -1, std::string(type.name()));
     }
     // alpha of two elements is rejected (a dynamic shape lets the node be made; the kernel checks).
@@ -114,10 +120,13 @@ TEST(ClassTests, IsInfIsNaNIsFinite) {
         EXPECT_EQ(is_inf.get_element_type(), element::boolean);
         EXPECT_EQ(is_inf.get_shape(), (Shape{2, 3}));
         EXPECT_EQ(ints_of(is_inf), (std::vector<int64_t>{1, 0, 0, 0, 0, 1}));
-        EXPECT_EQ(ints_of(run("IsInf", {x}, {{"detect_negative", false}})), (std::vector<int64_t>{0, 0, 0, 0, 0, 1}));
-        EXPECT_EQ(ints_of(run("IsInf", {x}, {{"detect_positive", false}})), (std::vector<int64_t>{1, 0, 0, 0, 0, 0}));
-        EXPECT_EQ(ints_of(run("IsInf", {x}, {{"detect_positive", false}, {"detect_negative", false}})),
-                  (std::vector<int64_t>{0, 0, 0, 0, 0, 0}));
+        EXPECT_EQ(ints_of(run("IsInf", {x}, {{"detect_negative", false}})),
+                  (std::vector<int64_t>{0, 0, 0, 0, 0, 1}));
+        EXPECT_EQ(ints_of(run("IsInf", {x}, {{"detect_positive", false}})),
+                  (std::vector<int64_t>{1, 0, 0, 0, 0, 0}));
+        EXPECT_EQ(
+            ints_of(run("IsInf", {x}, {{"detect_positive", false}, {"detect_negative", false}})),
+            (std::vector<int64_t>{0, 0, 0, 0, 0, 0}));
         EXPECT_EQ(ints_of(run("IsNaN", {x})), (std::vector<int64_t>{0, 0, 0, 1, 0, 0}));
         EXPECT_EQ(ints_of(run("IsFinite", {x})), (std::vector<int64_t>{0, 1, 1, 0, 1, 0}));
     }

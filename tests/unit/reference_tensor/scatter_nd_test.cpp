@@ -6,14 +6,15 @@ namespace vireo::test {
 namespace {
 
 /// Builds `type` over Parameters shaped like `inputs` and runs it once.
-std::vector<Tensor> eval(const std::string& type, const std::vector<Tensor>& inputs, Attrs attrs = {},
-                         int version = -1) {
+std::vector<Tensor> eval(const std::string& type, const std::vector<Tensor>& inputs,
+                         Attrs attrs = {}, int version = -1) {
     OutputVector args;
     for (const auto& t : inputs) args.push_back(param(t.get_element_type(), t.get_shape()));
     return run(make_node(type, args, std::move(attrs), version), inputs);
 }
 
-void expect_invalid_naming(const std::function<void()>& f, const std::string& op, const std::string& piece) {
+void expect_invalid_naming(const std::function<void()>& f, const std::string& op,
+                           const std::string& piece) {
     try {
         f();
         ADD_FAILURE() << "expected InvalidArgument from " << op;
@@ -43,7 +44,8 @@ TEST(GatherNDKernel, BatchDimsKeptInV8AndFlattenedInV5) {
     const Ints idx{3, 0, -1, 2, 1, 0};
     const auto indices = make_tensor(element::i64, {2, 3, 1}, idx);
     std::vector<double> expected;
-    for (size_t b = 0; b < 6; ++b) expected.push_back(static_cast<double>(b * 4 + static_cast<size_t>((idx[b] + 4) % 4)));
+    for (size_t b = 0; b < 6; ++b)
+        expected.push_back(static_cast<double>(b * 4 + static_cast<size_t>((idx[b] + 4) % 4)));
     const auto v8 = eval("GatherND", {data, indices}, {{"batch_dims", int64_t{2}}}, 8);
     EXPECT_EQ(v8[0].get_shape(), (Shape{2, 3}));
     EXPECT_EQ(values_of(v8[0]), expected);
@@ -67,37 +69,48 @@ TEST(ScatterNDUpdateKernel, ElementsSlicesDuplicatesAndNegativeIndices) {
     const auto data = make_tensor(element::f32, {4}, std::vector<double>{1, 2, 3, 4});
     const auto idx = make_tensor(element::i64, {2, 1}, Ints{1, -1});
     const auto upd = make_tensor(element::f32, {2}, std::vector<double>{9, 10});
-    EXPECT_EQ(values_of(eval("ScatterNDUpdate", {data, idx, upd})[0]), (std::vector<double>{1, 9, 3, 10}));
+    EXPECT_EQ(values_of(eval("ScatterNDUpdate", {data, idx, upd})[0]),
+              (std::vector<double>{1, 9, 3, 10}));
     // Whole rows; the repeated row takes the last update.
     const auto grid = make_tensor(element::i32, {2, 3}, std::vector<double>{0, 0, 0, 0, 0, 0});
     const auto rows = make_tensor(element::i32, {2, 1}, Ints{1, 1});
     const auto vals = make_tensor(element::i32, {2, 3}, std::vector<double>{7, 8, 9, 4, 5, 6});
     EXPECT_EQ(ints_of(eval("ScatterNDUpdate", {grid, rows, vals})[0]), (Ints{0, 0, 0, 4, 5, 6}));
     const auto bad = make_tensor(element::i32, {2, 1}, Ints{0, 2});
-    expect_invalid_naming([&] { eval("ScatterNDUpdate", {grid, bad, vals}); }, "ScatterNDUpdate", "index 2");
+    expect_invalid_naming(
+        [&] {
+            eval("ScatterNDUpdate", {grid, bad, vals});
+        },
+        "ScatterNDUpdate", "index 2");
     // No updates: the data comes through.
     const auto none = make_tensor(element::i64, {0, 1}, Ints{});
     const auto no_vals = make_tensor(element::f32, {0}, std::vector<double>{});
-    EXPECT_EQ(values_of(eval("ScatterNDUpdate", {data, none, no_vals})[0]), (std::vector<double>{1, 2, 3, 4}));
+    EXPECT_EQ(values_of(eval("ScatterNDUpdate", {data, none, no_vals})[0]),
+              (std::vector<double>{1, 2, 3, 4}));
 }
 
 TEST(ScatterElementsUpdateKernel, OnnxExamplesOnBothAxes) {
     const auto axis0 = make_tensor(element::i64, {}, Ints{0});
     const auto data = make_tensor(element::f32, {3, 3}, std::vector<double>(9, 0.0));
     const auto idx = make_tensor(element::i64, {2, 3}, Ints{1, 0, 2, 0, 2, 1});
-    const auto upd = make_tensor(element::f32, {2, 3}, std::vector<double>{1.0, 1.1, 1.2, 2.0, 2.1, 2.2});
+    const auto upd =
+        make_tensor(element::f32, {2, 3}, std::vector<double>{1.0, 1.1, 1.2, 2.0, 2.1, 2.2});
     for (int version : {3, 12})
-        expect_near(values_of(eval("ScatterElementsUpdate", {data, idx, upd, axis0}, {}, version)[0]),
-                    {2.0, 1.1, 0, 1.0, 0, 2.2, 0, 2.1, 1.2}, 1e-6);
+        expect_near(
+            values_of(eval("ScatterElementsUpdate", {data, idx, upd, axis0}, {}, version)[0]),
+            {2.0, 1.1, 0, 1.0, 0, 2.2, 0, 2.1, 1.2}, 1e-6);
     const auto row = make_tensor(element::f32, {1, 5}, std::vector<double>{1, 2, 3, 4, 5});
     const auto ridx = make_tensor(element::i32, {1, 2}, Ints{1, -2});
     const auto rupd = make_tensor(element::f32, {1, 2}, std::vector<double>{1.1, 2.1});
     const auto minus1 = make_tensor(element::i32, {1}, Ints{-1});
-    expect_near(values_of(eval("ScatterElementsUpdate", {row, ridx, rupd, minus1}, {}, 3)[0]), {1, 1.1, 3, 2.1, 5},
-                1e-6);
+    expect_near(values_of(eval("ScatterElementsUpdate", {row, ridx, rupd, minus1}, {}, 3)[0]),
+                {1, 1.1, 3, 2.1, 5}, 1e-6);
     const auto bad = make_tensor(element::i32, {1, 2}, Ints{1, 5});
-    expect_invalid_naming([&] { eval("ScatterElementsUpdate", {row, bad, rupd, minus1}, {}, 3); },
-                          "ScatterElementsUpdate", "index 5");
+    expect_invalid_naming(
+        [&] {
+            eval("ScatterElementsUpdate", {row, bad, rupd, minus1}, {}, 3);
+        },
+        "ScatterElementsUpdate", "index 5");
 }
 
 TEST(ScatterElementsUpdateKernel, EveryReductionWithAndWithoutInitialValues) {
@@ -111,11 +124,11 @@ TEST(ScatterElementsUpdateKernel, EveryReductionWithAndWithoutInitialValues) {
         std::vector<double> expected;
     };
     const std::vector<Case> cases{
-        {"none", true, {20, 2, 3, 4}},       {"sum", true, {31, 2, 9, 4}},
-        {"sum", false, {30, 2, 6, 4}},       {"prod", true, {200, 2, 18, 4}},
-        {"prod", false, {200, 2, 6, 4}},     {"min", true, {1, 2, 1, 4}},
-        {"min", false, {10, 2, 1, 4}},       {"max", true, {20, 2, 3, 4}},
-        {"max", false, {20, 2, 3, 4}},       {"mean", true, {31.0 / 3, 2, 9.0 / 4, 4}},
+        {"none", true, {20, 2, 3, 4}},   {"sum", true, {31, 2, 9, 4}},
+        {"sum", false, {30, 2, 6, 4}},   {"prod", true, {200, 2, 18, 4}},
+        {"prod", false, {200, 2, 6, 4}}, {"min", true, {1, 2, 1, 4}},
+        {"min", false, {10, 2, 1, 4}},   {"max", true, {20, 2, 3, 4}},
+        {"max", false, {20, 2, 3, 4}},   {"mean", true, {31.0 / 3, 2, 9.0 / 4, 4}},
         {"mean", false, {15, 2, 2, 4}},
     };
     for (const auto& c : cases) {

@@ -1,0 +1,135 @@
+// Implements ROIAlign-9: each roi [x1, y1, x2, y2] (scaled by spatial_scale per aligned_mode) is
+// split into pooled_h x pooled_w bins, each sampled on a sampling_ratio^2 grid (adaptive
+// ceil(roi size / pooled size) when 0) at bin-relative offsets (i + 0.5) / grid, and the bilinear
+// samples are averaged (avg) or maximised (max).
+//
+// Sampling follows ONNX/Caffe2: a sample beyond [-1, size] on either axis is 0; otherwise
+// coordinates below 0 clamp to 0 and the last row/column repeats. Arithmetic is in double. A batch
+// index outside [0, N) is an InvalidArgument naming the op and the roi.
+#include <algorithm>
+#include <cmath>
+
+#include "math_common.hpp"
+#include "tensor_common.hpp"
+
+namespace vireo::reference::tensor {
+namespace {
+
+double bilinear(const std::vector<double>& plane, size_t h, size_t w, double y, double x) {
+    const auto H = static_cast<double>(h), W = static_cast<double>(w);
+    if (y < -1.0 || y > H || x < -1.0 || x > W) return 0.0;
+    y = std::max(y, 0.0);
+    x = std::max(x, 0.0);
+    auto y0 = static_cast<size_t>(y), x0 = static_cast<size_t>(x);
+    size_t y1 = y0 + 1, x1 = x0 + 1;
+    if (y0 >= h - 1) {
+        y0 = y1 = h - 1;
+        y = static_cast<double>(y0);
+    }
+    if (x0 >= w - 1) {
+        x0 = x1 = w - 1;
+        x = static_cast<double>(x0);
+    }
+    const double ly = y - static_cast<double>(y0), lx = x - static_cast<double>(x0);
+    const double hy = 1 - ly, hx = 1 - lx;
+    return hy * hx * plane[y0 * w + x0] + hy * lx * plane[y0 * w + x1] +
+           ly * hx * plane[y1 * w + x0] + ly * lx * plane[y1 * w + x1];
+}
+
+std::unique_ptr<Kernel> make_roi_align(const Node& node) {
+    const auto ph = static_cast<size_t>(node.get_attribute<int64_t>("pooled_h"));
+    const auto pw = static_cast<size_t>(node.get_attribute<int64_t>("pooled_w"));
+    const int64_t ratio = node.get_attribute<int64_t>("sampling_ratio");
+    const double scale = node.get_attribute<double>("spatial_scale");
+    const bool max_mode = node.get_attribute<std::string>("mode") == "max";
+    const std::string aligned = node.get_attribute<std::string>("aligned_mode");
+    // Coordinate transform: (x + offset_in) * scale + offset_out.
+    const double offset_in = aligned == "half_pixel" ? 0.5 : 0.0;
+    const double offset_out = aligned == "asymmetric" ? 0.0 : -0.5;
+    const bool min_size_one = aligned == "asymmetric";
+    return make_kernel(
+        [=, who = node.describe()](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
+            check_arity(in, 3, out, 1, who);
+            const Shape& dshape = in[0].get_shape();
+            const Shape& rshape = in[1].get_shape();
+            if (dshape.size() != 4 || rshape.size() != 2 || rshape[1] != 4 ||
+                in[2].get_size() != rshape[0] ||
+                out[0].get_shape() != Shape{rshape[0], dshape[1], ph, pw})
+                throw_error<InvalidArgument>(who, ": data ", dshape, ", rois ", rshape,
+                                             ", batch_indices ", in[2].get_shape(), " and output ",
+                                             out[0].get_shape(), " do not match");
+            const size_t n = dshape[0], channels = dshape[1], h = dshape[2], w = dshape[3];
+            const auto batch = read_ints(in[2], who, "input 2 (batch_indices)");
+            std::vector<double> data(in[0].get_size()), rois(in[1].get_size()),
+                result(out[0].get_size());
+            dispatch(RealTypes{}, in[0].get_element_type(), who.c_str(), [&](auto tag) {
+                using T = decltype(tag);
+                for (size_t i = 0; i < data.size(); ++i)
+                    data[i] = static_cast<double>(math::to_compute(tensor_data<T>(in[0])[i]));
+                for (size_t i = 0; i < rois.size(); ++i)
+                    rois[i] = static_cast<double>(math::to_compute(tensor_data<T>(in[1])[i]));
+            });
+            std::vector<double> plane(h * w);
+            for (size_t r = 0; r < rshape[0]; ++r) {
+                if (batch[r] < 0 || batch[r] >= static_cast<int64_t>(n))
+                    throw_error<InvalidArgument>(who, ": batch index ", batch[r], " of roi ", r,
+                                                 " is out of range [0, ", n, ")");
+                const double* roi = rois.data() + r * 4;
+                const double x1 = (roi[0] + offset_in) * scale + offset_out,
+                             y1 = (roi[1] + offset_in) * scale + offset_out;
+                const double x2 = (roi[2] + offset_in) * scale + offset_out,
+                             y2 = (roi[3] + offset_in) * scale + offset_out;
+                double roi_w = x2 - x1, roi_h = y2 - y1;
+                if (min_size_one) {
+                    roi_w = std::max(roi_w, 1.0);
+                    roi_h = std::max(roi_h, 1.0);
+                }
+                const double bin_h = roi_h / static_cast<double>(ph),
+                             bin_w = roi_w / static_cast<double>(pw);
+                const auto grid_h =
+                    static_cast<size_t>(ratio > 0 ? ratio : std::max(0.0, std::ceil(bin_h)));
+                const auto grid_w =
+                    static_cast<size_t>(ratio > 0 ? ratio : std::max(0.0, std::ceil(bin_w)));
+                const double count = static_cast<double>(std::max<size_t>(grid_h * grid_w, 1));
+                for (size_t c = 0; c < channels; ++c) {
+                    const double* src =
+                        data.data() + (static_cast<size_t>(batch[r]) * channels + c) * h * w;
+                    std::copy(src, src + h * w, plane.begin());
+                    for (size_t py = 0; py < ph; ++py)
+                        for (size_t px = 0; px < pw; ++px) {
+                            double sum = 0, best = -INFINITY;
+                            for (size_t iy = 0; iy < grid_h; ++iy) {
+                                const double y = y1 + static_cast<double>(py) * bin_h +
+                                                 (static_cast<double>(iy) + 0.5) * bin_h /
+                                                     static_cast<double>(grid_h);
+                                for (size_t ix = 0; ix < grid_w; ++ix) {
+                                    const double x = x1 + static_cast<double>(px) * bin_w +
+                                                     (static_cast<double>(ix) + 0.5) * bin_w /
+                                                         static_cast<double>(grid_w);
+                                    const double v = bilinear(plane, h, w, y, x);
+                                    sum += v;
+                                    best = std::max(best, v);
+                                }
+                            }
+                            const double value =
+                                max_mode ? (grid_h > 0 && grid_w > 0 ? best : 0.0) : sum / count;
+                            result[((r * channels + c) * ph + py) * pw + px] = value;
+                        }
+                }
+            }
+            dispatch(RealTypes{}, out[0].get_element_type(), who.c_str(), [&](auto tag) {
+                using T = decltype(tag);
+                T* o = tensor_data<T>(out[0]);
+                for (size_t i = 0; i < result.size(); ++i)
+                    o[i] = math::from_compute<T>(static_cast<math::compute_t<T>>(result[i]));
+            });
+        });
+}
+
+}  // namespace
+
+void register_roi_align_kernels(KernelRegistry& registry) {
+    registry.add("ROIAlign", make_roi_align);
+}
+
+}  // namespace vireo::reference::tensor

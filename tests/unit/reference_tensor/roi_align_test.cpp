@@ -1,0 +1,71 @@
+// Tests ROIAlign-9 on a 4x4 plane holding v(y, x) = 4y + x (bilinear sampling of a linear plane is
+// exact, so a bin's average is v at the mean sample position): avg and max, fixed and adaptive
+// sampling, asymmetric and half_pixel_for_nn coordinates, batch indices.
+#include "tensor_test_utils.hpp"
+
+namespace vireo::test {
+namespace {
+
+std::vector<double> plane(size_t batches) {
+    std::vector<double> v;
+    for (size_t b = 0; b < batches; ++b)
+        for (size_t i = 0; i < 16; ++i)
+            v.push_back(static_cast<double>(i) + 100.0 * static_cast<double>(b));
+    return v;
+}
+
+Tensor roi_align(const Tensor& data, const std::vector<double>& rois, const Ints& batch,
+                 Attrs attrs) {
+    const auto r = make_tensor(element::f32, {batch.size(), 4}, rois);
+    const auto b = make_tensor(element::i32, {batch.size()}, batch);
+    auto node = make_node("ROIAlign",
+                          {param(element::f32, data.get_shape()),
+                           param(element::f32, r.get_shape()), param(element::i32, b.get_shape())},
+                          std::move(attrs));
+    return run(node, {data, r, b})[0];
+}
+
+Attrs attrs(const std::string& mode, int64_t ratio, const std::string& aligned = "asymmetric") {
+    return {{"pooled_h", int64_t{2}}, {"pooled_w", int64_t{2}}, {"sampling_ratio", ratio},
+            {"spatial_scale", 1.0},   {"mode", mode},           {"aligned_mode", aligned}};
+}
+
+TEST(RoiAlignKernel, AverageAndMaxOfTwoByTwoSamples) {
+    const auto data = make_tensor(element::f32, {1, 1, 4, 4}, plane(1));
+    // roi [0, 0, 2, 2]: bins of 1, samples at 0.25 and 0.75 of each bin.
+    const auto avg = roi_align(data, {0, 0, 2, 2}, {0}, attrs("avg", 2));
+    EXPECT_EQ(avg.get_shape(), (Shape{1, 1, 2, 2}));
+    expect_near(values_of(avg), {2.5, 3.5, 6.5, 7.5}, 1e-6);
+    // max: the sample at (0.75, 0.75) of each bin.
+    expect_near(values_of(roi_align(data, {0, 0, 2, 2}, {0}, attrs("max", 2))),
+                {3.75, 4.75, 7.75, 8.75}, 1e-6);
+}
+
+TEST(RoiAlignKernel, AdaptiveSamplingAndHalfPixelForNn) {
+    const auto data = make_tensor(element::f32, {1, 1, 4, 4}, plane(1));
+    // roi [0, 0, 3, 3], sampling 0: bins of 1.5, ceil(1.5) = 2 samples at 0.375, 1.125
+    // | 1.875, 2.625.
+    expect_near(values_of(roi_align(data, {0, 0, 3, 3}, {0}, attrs("avg", 0))),
+                {3.75, 5.25, 9.75, 11.25}, 1e-6);
+    // half_pixel_for_nn shifts by -0.5: roi [0, 0, 2, 2] spans [-0.5, 1.5]; samples -0.25 (clamped
+    // to 0), 0.25 | 0.75, 1.25: means 0.125 and 1.0.
+    expect_near(values_of(roi_align(data, {0, 0, 2, 2}, {0}, attrs("avg", 2, "half_pixel_for_nn"))),
+                {4 * 0.125 + 0.125, 4 * 0.125 + 1.0, 4 * 1.0 + 0.125, 4 * 1.0 + 1.0}, 1e-6);
+}
+
+TEST(RoiAlignKernel, BatchIndicesPickThePlaneAndAreChecked) {
+    const auto data = make_tensor(element::f32, {2, 1, 4, 4}, plane(2));
+    const auto out = roi_align(data, {0, 0, 2, 2, 0, 0, 2, 2}, {1, 0}, attrs("avg", 2));
+    EXPECT_EQ(out.get_shape(), (Shape{2, 1, 2, 2}));
+    expect_near(values_of(out), {102.5, 103.5, 106.5, 107.5, 2.5, 3.5, 6.5, 7.5}, 1e-6);
+    try {
+        roi_align(data, {0, 0, 2, 2}, {2}, attrs("avg", 2));
+        ADD_FAILURE() << "expected InvalidArgument";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("ROIAlign"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("batch index 2"), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace vireo::test
