@@ -45,6 +45,7 @@ const TranslatorRegistry& TranslatorRegistry::builtin() {
         register_recurrent(r);
         register_signal_training(r);
         register_control_flow(r);
+        register_vision(r);
         return r;
     }();
     return registry;

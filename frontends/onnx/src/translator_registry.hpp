@@ -55,5 +55,6 @@ void register_losses(TranslatorRegistry& r);
 void register_recurrent(TranslatorRegistry& r);
 void register_signal_training(TranslatorRegistry& r);
 void register_control_flow(TranslatorRegistry& r);
+void register_vision(TranslatorRegistry& r);
 
 }  // namespace vireo::onnx_import
