@@ -1,6 +1,7 @@
 // Implements Core by forwarding to CoreImpl (and to the IR reader for read_model).
 #include "vireo/core.hpp"
 
+#include "ir/read_options.hpp"
 #include "runtime/core_impl.hpp"
 #include "vireo/ir.hpp"
 
@@ -20,7 +21,7 @@ std::map<std::string, Version> Core::get_versions(const std::string& device_name
 
 std::shared_ptr<Model> Core::read_model(const std::string& xml_path,
                                         const std::string& bin_path) const {
-    return vireo::read_model(xml_path, bin_path);
+    return ir::read_model_file(xml_path, bin_path, ir::ReadOptions{m_impl->mmap_enabled()});
 }
 
 std::shared_ptr<Model> Core::read_model_from_string(const std::string& xml_text,
@@ -39,7 +40,9 @@ CompiledModel Core::compile_model(const std::shared_ptr<const Model>& model,
 
 CompiledModel Core::compile_model(const std::string& xml_path, const std::string& device_name,
                                   const AnyMap& properties) {
-    return m_impl->compile_model(vireo::read_model(xml_path), device_name, properties);
+    return m_impl->compile_model(
+        ir::read_model_file(xml_path, "", ir::ReadOptions{m_impl->mmap_enabled()}), device_name,
+        properties);
 }
 
 CompiledModel Core::compile_model(const std::shared_ptr<const Model>& model,
