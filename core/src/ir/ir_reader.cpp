@@ -85,7 +85,10 @@ std::shared_ptr<Model> IrReader::read(const char* xml, size_t size) {
         rethrow_with_context(std::current_exception(), "IR " + m_source);
     }
     model->set_shared_object(m_weights.owner);
-    if (const XMLElement* rt_info = net->FirstChildElement("rt_info")) read_rt_info(*rt_info, "", model->get_rt_info());
+    if (const XMLElement* rt_info = net->FirstChildElement("rt_info")) {
+        size_t rt_info_bytes = 0;
+        read_rt_info(*rt_info, "", model->get_rt_info(), 0, rt_info_bytes);
+    }
     model->get_rt_info()["version"] = m_version;
     if (m_version == 10) apply_v10_names(*model);
     return model;

@@ -2,6 +2,7 @@
 // them on device storage with the modelled cost per op.
 #include "execution_plan.hpp"
 
+#include <cstdint>
 #include <cstring>
 #include <map>
 
@@ -97,6 +98,14 @@ ExecutionPlan::ExecutionPlan(std::shared_ptr<const Model> model) : m_model(std::
         const auto& src = result->input_value(0);
         m_output_values.push_back(value_of.at({src.get_node(), src.get_index()}));
     }
+    // Each value is checked above; every value gets its own device buffer, so their sum must
+    // fit too (three 1 GB values of a tiny IR each passed alone and took 8.4 GB together).
+    size_t total = 0;  // saturates: each term is at most the machine's memory
+    for (const auto& v : m_values) total = v.bytes > SIZE_MAX - total ? SIZE_MAX : total + v.bytes;
+    if (total > physical_memory_bytes())
+        throw_error<InvalidArgument>("model '", m_model->get_name(), "': its ", m_values.size(),
+                                     " values need ", total, " bytes of device memory together, more than the ",
+                                     physical_memory_bytes(), " bytes of memory this machine has");
 }
 
 std::chrono::nanoseconds ExecutionPlan::execute(
