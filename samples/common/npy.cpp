@@ -238,9 +238,11 @@ void write_npy(std::ostream& out, const Tensor& tensor) {
 
 void write_npy(const std::string& path, const Tensor& tensor) {
     std::ofstream out(path, std::ios::binary);
-    if (!out) throw_error<NotFound>("cannot create npy file '", path, "'");
+    if (!out) throw_error<NotFound>("cannot create npy file '", path, "': ", std::strerror(errno));
     write_npy(out, tensor);
-    if (!out) throw_error<InvalidArgument>("failed writing npy file '", path, "'");
+    // The data may sit in the stream's buffer until close(): a full device shows only then.
+    out.close();
+    if (!out) throw_error<InvalidArgument>("failed writing npy file '", path, "': ", std::strerror(errno));
 }
 
 }  // namespace vireo::npy

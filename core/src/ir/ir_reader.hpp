@@ -79,6 +79,8 @@ private:
     /// Flattens <rt_info> into "outer/inner" keys. Each key repeats its parents' names, so a
     /// deep or wide nest grows quadratically (57 MB of XML took 1.48 GB): the nesting depth is
     /// capped at kMaxRtInfoDepth and the keys and values made at kMaxRtInfoBytes in all.
+    /// Throws InvalidArgument naming both outputs if two outputs carry the same tensor name.
+    void check_unique_tensor_names(const Model& model) const;
     void read_rt_info(const tinyxml2::XMLElement& element, const std::string& prefix, RTMap& out,
                       size_t depth, size_t& bytes) const;
 

@@ -155,6 +155,18 @@ TEST(Npy, FifoIsRefusedWithoutBlocking) {
     ::unlink(path.c_str());
 }
 
+TEST(Npy, WriteToAFullDeviceIsAnError) {
+    // The bytes sit in the stream's buffer until close: the failure must still be reported.
+    Tensor t(element::f32, Shape{4});
+    for (int i = 0; i < 4; ++i) t.data<float>()[i] = 1.0f;
+    try {
+        npy::write_npy("/dev/full", t);
+        ADD_FAILURE() << "writing to /dev/full reported success";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("failed writing npy file '/dev/full'"), std::string::npos) << e.what();
+    }
+}
+
 TEST(Npy, TypesWithoutNumpyDtypeAreRejectedOnWrite) {
     Tensor t(element::bf16, Shape{2});
     std::ostringstream out;
