@@ -14,7 +14,7 @@ namespace {
 std::chrono::nanoseconds modelled_cost(double flops, size_t bytes, const TimingModel& timing) {
     const double seconds =
         flops / (timing.gflops * 1e9) + static_cast<double>(bytes) / (timing.device_gbps * 1e9);
-    return std::chrono::nanoseconds(static_cast<int64_t>(seconds * 1e9));
+    return saturated_duration(seconds);
 }
 
 }  // namespace
