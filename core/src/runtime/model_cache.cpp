@@ -147,9 +147,10 @@ struct Fd {
     }
 };
 
-// The directory may hold cache entries only if nobody else can plant or swap files in it: it
-// is owned by this user or root, and if others may write to it, it has the sticky bit (as /tmp,
-// where nobody can rename or delete another user's files). Returns why not, or "".
+// The directory may hold cache entries only if strangers cannot plant or swap files in it: it
+// is owned by this user or root, and if every user may write to it, it has the sticky bit (as
+// /tmp, where nobody can rename or delete another user's files). A group-writable directory is
+// accepted (umask 002 makes them; the group is trusted). Returns why not, or "".
 std::string unsafe_directory_reason(const std::string& directory) {
     struct stat info {};
     if (::stat(directory.c_str(), &info) != 0) return std::string("cannot stat it: ") + std::strerror(errno);
@@ -157,8 +158,8 @@ std::string unsafe_directory_reason(const std::string& directory) {
     if (info.st_uid != ::geteuid() && info.st_uid != 0)
         return "it is owned by uid " + std::to_string(info.st_uid) + ", not by this user (uid " +
                std::to_string(::geteuid()) + ") or root";
-    if ((info.st_mode & (S_IWGRP | S_IWOTH)) && !(info.st_mode & S_ISVTX))
-        return "other users may write to it (mode " + [&] {
+    if ((info.st_mode & S_IWOTH) && !(info.st_mode & S_ISVTX))
+        return "every user may write to it (mode " + [&] {
             char text[8];
             std::snprintf(text, sizeof(text), "%04o", static_cast<unsigned>(info.st_mode & 07777));
             return std::string(text);

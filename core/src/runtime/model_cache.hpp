@@ -14,8 +14,8 @@ namespace vireo::runtime {
 
 /// One cache directory. Stateless apart from the directory: many threads and processes may
 /// use the same directory at once (entries are written to a temporary file and renamed).
-/// The directory is used only if it is owned by this user or root and, when others may write to
-/// it, has the sticky bit; otherwise compile bypasses the cache (logged). See docs/plugins.md.
+/// The directory is used only if it is owned by this user or root and, when every user may write
+/// to it, has the sticky bit; otherwise compile bypasses the cache (logged). See docs/plugins.md.
 class ModelCache {
   public:
     explicit ModelCache(std::string directory);
