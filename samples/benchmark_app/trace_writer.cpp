@@ -3,7 +3,6 @@
 
 #include <cerrno>
 #include <cstring>
-
 #include <fstream>
 
 #include "vireo/exception.hpp"
@@ -75,7 +74,8 @@ void TraceWriter::write(const std::string& path) const {
     }
     out << "\n]}\n";
     out.close();  // a full device shows only when the buffer is flushed
-    if (!out) throw_error<Exception>("failed writing trace file '", path, "': ", std::strerror(errno));
+    if (!out)
+        throw_error<Exception>("failed writing trace file '", path, "': ", std::strerror(errno));
 }
 
 }  // namespace vireo::benchmark

@@ -8,8 +8,8 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <map>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace vireo::npy {
@@ -36,7 +36,8 @@ constexpr DType kDTypes[] = {
 // is a quoted string, a tuple "(...)" or a bare word (True, False). Keys map to their value's
 // text (strings without their quotes, tuples with their parentheses). Searching the text for
 // "'shape'" instead misread a header whose other values contained that word.
-std::map<std::string, std::string> parse_header_dict(const std::string& header, const std::string& name) {
+std::map<std::string, std::string> parse_header_dict(const std::string& header,
+                                                     const std::string& name) {
     size_t i = 0;
     auto skip_space = [&] {
         while (i < header.size() && std::isspace(static_cast<unsigned char>(header[i]))) ++i;
@@ -44,7 +45,8 @@ std::map<std::string, std::string> parse_header_dict(const std::string& header, 
     auto quoted_at = [&](const char* what) {
         const char quote = header[i];
         const size_t close = header.find(quote, i + 1);
-        if (close == std::string::npos) fail(name, std::string("header: ") + what + " string is not closed");
+        if (close == std::string::npos)
+            fail(name, std::string("header: ") + what + " string is not closed");
         std::string text = header.substr(i + 1, close - i - 1);
         i = close + 1;
         return text;
@@ -57,10 +59,12 @@ std::map<std::string, std::string> parse_header_dict(const std::string& header, 
         skip_space();
         if (i >= header.size()) fail(name, "header dict is not closed (expected '}')");
         if (header[i] == '}') break;
-        if (header[i] != '\'' && header[i] != '"') fail(name, "header: expected a quoted key at offset " + std::to_string(i));
+        if (header[i] != '\'' && header[i] != '"')
+            fail(name, "header: expected a quoted key at offset " + std::to_string(i));
         const std::string key = quoted_at("key");
         skip_space();
-        if (i >= header.size() || header[i] != ':') fail(name, "header key '" + key + "' has no value");
+        if (i >= header.size() || header[i] != ':')
+            fail(name, "header key '" + key + "' has no value");
         ++i;
         skip_space();
         if (i >= header.size()) fail(name, "header key '" + key + "' has no value");
@@ -69,12 +73,15 @@ std::map<std::string, std::string> parse_header_dict(const std::string& header, 
             value = quoted_at("value");
         } else if (header[i] == '(') {
             const size_t close = header.find(')', i);
-            if (close == std::string::npos) fail(name, "header: the tuple of '" + key + "' is not closed");
+            if (close == std::string::npos)
+                fail(name, "header: the tuple of '" + key + "' is not closed");
             value = header.substr(i, close - i + 1);
             i = close + 1;
         } else {
             const size_t b = i;
-            while (i < header.size() && (std::isalnum(static_cast<unsigned char>(header[i])) || header[i] == '_')) ++i;
+            while (i < header.size() &&
+                   (std::isalnum(static_cast<unsigned char>(header[i])) || header[i] == '_'))
+                ++i;
             value = header.substr(b, i - b);
             if (value.empty()) fail(name, "header key '" + key + "' has no value");
         }
@@ -85,7 +92,8 @@ std::map<std::string, std::string> parse_header_dict(const std::string& header, 
             continue;
         }
         skip_space();
-        if (i >= header.size() || header[i] != '}') fail(name, "header: expected ',' or '}' after the value of '" + key + "'");
+        if (i >= header.size() || header[i] != '}')
+            fail(name, "header: expected ',' or '}' after the value of '" + key + "'");
     }
     return dict;
 }
@@ -149,7 +157,8 @@ Tensor read_npy(std::istream& in, const std::string& name) {
     const std::string& descr = entry(dict, "descr", name);
     const std::string& fortran = entry(dict, "fortran_order", name);
     if (fortran == "True") fail(name, "Fortran order is not supported (save with C order)");
-    if (fortran != "False") fail(name, "fortran_order must be True or False, found '" + fortran + "'");
+    if (fortran != "False")
+        fail(name, "fortran_order must be True or False, found '" + fortran + "'");
     const Shape shape = parse_shape(entry(dict, "shape", name), name);
 
     if (descr.size() < 3) fail(name, "unknown dtype '" + descr + "'");
@@ -188,7 +197,8 @@ Tensor read_npy(const std::string& path) {
     std::string bytes;
     try {
         struct stat info {};
-        if (::fstat(fd, &info) != 0) fail(path, std::string("cannot stat it: ") + std::strerror(errno));
+        if (::fstat(fd, &info) != 0)
+            fail(path, std::string("cannot stat it: ") + std::strerror(errno));
         if (!S_ISREG(info.st_mode)) fail(path, "not a regular file");
         bytes.resize(static_cast<size_t>(info.st_size));
         size_t done = 0;
@@ -242,7 +252,9 @@ void write_npy(const std::string& path, const Tensor& tensor) {
     write_npy(out, tensor);
     // The data may sit in the stream's buffer until close(): a full device shows only then.
     out.close();
-    if (!out) throw_error<InvalidArgument>("failed writing npy file '", path, "': ", std::strerror(errno));
+    if (!out)
+        throw_error<InvalidArgument>("failed writing npy file '", path,
+                                     "': ", std::strerror(errno));
 }
 
 }  // namespace vireo::npy

@@ -94,7 +94,8 @@ int run(int argc, char** argv) {
     }
     request.infer();
     if (!FLAGS_o.empty()) std::filesystem::create_directories(FLAGS_o);
-    std::set<std::string> used_files;  // names that map to one file ("a/b", "a:b") must not overwrite
+    std::set<std::string>
+        used_files;  // names that map to one file ("a/b", "a:b") must not overwrite
     for (size_t k = 0; k < compiled.outputs().size(); ++k) {
         const auto& port = compiled.outputs()[k];
         const std::string name = port.get_names().empty() ? "output" + std::to_string(k) : port.get_any_name();
@@ -107,7 +108,8 @@ int run(int argc, char** argv) {
                 // Taken by an earlier output: add this output's index ("a_b.1.npy").
                 file = file.substr(0, file.size() - 4) + "." + std::to_string(k) + ".npy";
                 if (!used_files.insert(file).second)
-                    vireo::throw_error<vireo::InvalidArgument>("output ", k, " '", name, "': its file name '", file,
+                    vireo::throw_error<vireo::InvalidArgument>("output ", k, " '", name,
+                                                               "': its file name '", file,
                                                                "' is taken by another output");
             }
             const auto path = (std::filesystem::path(FLAGS_o) / file).string();

@@ -10,11 +10,11 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <exception>
 #include <mutex>
 #include <system_error>
-#include <cstdint>
 #include <thread>
 #include <vector>
 
@@ -183,15 +183,17 @@ void join_or_detach(std::thread& thread) {
 
 CPUStreamsExecutor::CPUStreamsExecutor(StreamsConfig config) : m_impl(std::make_unique<Impl>()) {
     if (config.streams < 1 || config.streams > kMaxStreams)
-        throw_error<InvalidArgument>("CPUStreamsExecutor '", config.name, "': streams must be 1..", kMaxStreams,
-                                     ", got ", config.streams);
+        throw_error<InvalidArgument>("CPUStreamsExecutor '", config.name, "': streams must be 1..",
+                                     kMaxStreams, ", got ", config.streams);
     if (config.threads_per_stream < 1 || config.threads_per_stream > kMaxThreads)
-        throw_error<InvalidArgument>("CPUStreamsExecutor '", config.name, "': threads_per_stream must be 1..",
-                                     kMaxThreads, ", got ", config.threads_per_stream);
+        throw_error<InvalidArgument>("CPUStreamsExecutor '", config.name,
+                                     "': threads_per_stream must be 1..", kMaxThreads, ", got ",
+                                     config.threads_per_stream);
     if (static_cast<int64_t>(config.streams) * config.threads_per_stream > kMaxThreads)
-        throw_error<InvalidArgument>("CPUStreamsExecutor '", config.name, "': ", config.streams, " streams x ",
-                                     config.threads_per_stream, " threads per stream exceeds the limit of ",
-                                     kMaxThreads, " threads");
+        throw_error<InvalidArgument>("CPUStreamsExecutor '", config.name, "': ", config.streams,
+                                     " streams x ", config.threads_per_stream,
+                                     " threads per stream exceeds the limit of ", kMaxThreads,
+                                     " threads");
     auto shared = std::make_shared<ExecutorShared>();
     shared->config = std::move(config);
     if (shared->config.pin_threads) shared->cpus = allowed_cpus();
@@ -211,13 +213,16 @@ CPUStreamsExecutor::CPUStreamsExecutor(StreamsConfig config) : m_impl(std::make_
         // started before reporting, so the process survives a thread limit.
         const size_t started = m_impl->workers.size() + m_impl->helper_threads.size();
         stop_and_join();
-        throw_error<Unavailable>("CPUStreamsExecutor '", shared->config.name, "': cannot start thread ",
-                                 started + 1, " of ", total, " (", shared->config.streams, " streams x ",
+        throw_error<Unavailable>("CPUStreamsExecutor '", shared->config.name,
+                                 "': cannot start thread ", started + 1, " of ", total, " (",
+                                 shared->config.streams, " streams x ",
                                  shared->config.threads_per_stream, "): ", e.what());
     }
 }
 
-CPUStreamsExecutor::~CPUStreamsExecutor() { stop_and_join(); }
+CPUStreamsExecutor::~CPUStreamsExecutor() {
+    stop_and_join();
+}
 
 void CPUStreamsExecutor::stop_and_join() {
     auto& shared = *m_impl->shared;

@@ -27,7 +27,8 @@ class Unseekable : public std::streambuf {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string bytes(reinterpret_cast<const char*>(data), size);
-    const vireo::runtime::BlobIdentity reader{"vireo_mock_remote_plugin", "0", VIREO_PLUGIN_ABI_VERSION};
+    const vireo::runtime::BlobIdentity reader{"vireo_mock_remote_plugin", "0",
+                                              VIREO_PLUGIN_ABI_VERSION};
     const std::string key = "0123456789abcdef";
     for (const std::string* origin : {static_cast<const std::string*>(nullptr), &key}) {
         try {
@@ -39,7 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         try {
             Unseekable buffer(bytes);
             std::istream unseekable(&buffer);
-            volatile size_t n = vireo::runtime::read_blob(unseekable, reader, "fuzz", origin).size();
+            volatile size_t n =
+                vireo::runtime::read_blob(unseekable, reader, "fuzz", origin).size();
             (void)n;
         } catch (const vireo::Exception&) {
         }

@@ -136,10 +136,11 @@ void IrReader::parse_edges(const XMLElement* edges) {
 // keys; an element with neither a value nor children is an empty string. OpenVINO's
 // <attribute name="k" value="v"/> form uses `name` as the key. Depth is bounded by tinyxml2's
 // element depth limit, so this recursion is safe.
-void IrReader::read_rt_info(const XMLElement& element, const std::string& prefix, RTMap& out, size_t depth,
-                            size_t& bytes) const {
+void IrReader::read_rt_info(const XMLElement& element, const std::string& prefix, RTMap& out,
+                            size_t depth, size_t& bytes) const {
     if (depth >= kMaxRtInfoDepth)
-        fail("<rt_info> line ", element.GetLineNum(), ": nested deeper than ", kMaxRtInfoDepth, " levels");
+        fail("<rt_info> line ", element.GetLineNum(), ": nested deeper than ", kMaxRtInfoDepth,
+             " levels");
     for (const XMLElement* child = element.FirstChildElement(); child; child = child->NextSiblingElement()) {
         std::string key = child->Name();
         if (key == "attribute" && child->Attribute("name")) key = child->Attribute("name");

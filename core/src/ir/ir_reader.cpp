@@ -107,8 +107,9 @@ void IrReader::check_unique_tensor_names(const Model& model) const {
             for (const auto& name : out.get_names()) {
                 const auto [it, added] = owner.emplace(name, out);
                 if (!added && it->second != out)
-                    fail("tensor name '", name, "' is used by two outputs: output ", it->second.get_index(), " of ",
-                         it->second.get_node()->describe(), " and output ", i, " of ", node->describe());
+                    fail("tensor name '", name, "' is used by two outputs: output ",
+                         it->second.get_index(), " of ", it->second.get_node()->describe(),
+                         " and output ", i, " of ", node->describe());
             }
         }
     }

@@ -31,10 +31,11 @@ void read_all(int fd, char* out, size_t size, const std::string& path) {
     while (done < size) {
         const ssize_t got = ::pread(fd, out + done, size - done, static_cast<off_t>(done));
         if (got < 0 && errno == EINTR) continue;
-        if (got < 0) throw_error<InvalidArgument>("cannot read '", path, "': ", std::strerror(errno));
+        if (got < 0)
+            throw_error<InvalidArgument>("cannot read '", path, "': ", std::strerror(errno));
         if (got == 0)
-            throw_error<InvalidArgument>("'", path, "' shrank while being read (", done, " of ", size,
-                                         " bytes read)");
+            throw_error<InvalidArgument>("'", path, "' shrank while being read (", done, " of ",
+                                         size, " bytes read)");
         done += static_cast<size_t>(got);
     }
 }
@@ -47,7 +48,8 @@ MappedFile::MappedFile(const std::string& path, FileAccess access) : m_path(path
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         const int err = errno;
-        if (err == ENOENT || err == ENOTDIR) throw_error<NotFound>("file '", path, "' does not exist");
+        if (err == ENOENT || err == ENOTDIR)
+            throw_error<NotFound>("file '", path, "' does not exist");
         throw_error<InvalidArgument>("cannot open '", path, "': ", std::strerror(err));
     }
     FdCloser closer{fd};

@@ -12,7 +12,8 @@ namespace vireo::ir {
 enum class FileAccess {
     kMap,   ///< mmap(PROT_READ, MAP_PRIVATE): nothing is copied, but a later truncation or
             ///< in-place rewrite of the file shows through (SIGBUS or changed bytes)
-    kRead,  ///< read() into an owned, 64-byte aligned block: later changes to the file do not matter
+    kRead,  ///< read() into an owned, 64-byte aligned block: later changes to the file do not
+            ///< matter
 };
 
 /// The contents of `path` for the life of the object. A 0-byte file is valid and holds nothing
@@ -25,16 +26,16 @@ enum class FileAccess {
 /// cannot be opened, read, mapped or allocated (the message names the path and the reason).
 class MappedFile {
 public:
-    explicit MappedFile(const std::string& path, FileAccess access = FileAccess::kMap);
-    ~MappedFile();
-    MappedFile(const MappedFile&) = delete;
-    MappedFile& operator=(const MappedFile&) = delete;
+  explicit MappedFile(const std::string& path, FileAccess access = FileAccess::kMap);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
 
-    const char* data() const { return m_data; }
-    size_t size() const { return m_size; }
-    const std::string& path() const { return m_path; }
-    /// True when data() points into a mapping of the file rather than owned memory.
-    bool is_mapped() const { return m_mapped; }
+  const char* data() const { return m_data; }
+  size_t size() const { return m_size; }
+  const std::string& path() const { return m_path; }
+  /// True when data() points into a mapping of the file rather than owned memory.
+  bool is_mapped() const { return m_mapped; }
 
 private:
     std::string m_path;

@@ -21,8 +21,8 @@ Outputs infer_clamp(const Node& node, const Inputs& in) {
     const double lo = node.get_attribute<double>("min");
     const double hi = node.get_attribute<double>("max");
     if (std::isnan(lo) || std::isnan(hi))
-        throw_error<InvalidArgument>(node.describe(), ": attributes 'min' (", lo, ") and 'max' (", hi,
-                                     ") must be numbers, not NaN");
+        throw_error<InvalidArgument>(node.describe(), ": attributes 'min' (", lo, ") and 'max' (",
+                                     hi, ") must be numbers, not NaN");
     if (lo > hi)
         throw_error<InvalidArgument>(node.describe(), ": attribute 'min' (", lo, ") must not exceed 'max' (", hi, ")");
     return same_as_input(node, in);

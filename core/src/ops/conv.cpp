@@ -64,8 +64,9 @@ ConvAttrs read_conv_attrs(const Node& node, size_t spatial) {
     auto check_range = [&](const std::vector<int64_t>& values, const char* attr, int64_t lo) {
         for (const int64_t v : values)
             if (v < lo || v > INT32_MAX)
-                throw_error<InvalidArgument>(node.describe(), ": attribute '", attr, "' ", to_text(values),
-                                             " must hold values in ", lo, "..", INT32_MAX);
+                throw_error<InvalidArgument>(node.describe(), ": attribute '", attr, "' ",
+                                             to_text(values), " must hold values in ", lo, "..",
+                                             INT32_MAX);
     };
     check_range(a.strides, "strides", 1);
     check_range(a.dilations, "dilations", 1);

@@ -238,7 +238,8 @@ void CoreImpl::set_property(const AnyMap& properties) {
             new_level = get_or<log::Level>(properties, key, log::Level::WARNING);
         } else {
             throw_error<NotFound>("unknown core property '", key, "'; the core accepts ",
-                                  cache_dir.name(), ", ", enable_mmap.name(), " and ", log::level.name(),
+                                  cache_dir.name(), ", ", enable_mmap.name(), " and ",
+                                  log::level.name(),
                                   " (device properties go to set_property(device, ...))");
         }
     }

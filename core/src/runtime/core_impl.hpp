@@ -69,7 +69,7 @@ class CoreImpl {
     mutable std::mutex m_mutex;  // guards the three below
     std::string m_cache_dir;
     std::map<std::string, std::string> m_device_cache_dirs;  // by "NAME" or "NAME.N"
-    bool m_enable_mmap = true;  // ENABLE_MMAP
+    bool m_enable_mmap = true;                               // ENABLE_MMAP
 };
 
 }  // namespace vireo

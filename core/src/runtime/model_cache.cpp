@@ -1,7 +1,6 @@
 // Implements the model cache: key computation, lookup with full validation, atomic writes.
 #include "runtime/model_cache.hpp"
 
-#include <ext/stdio_filebuf.h>
 #include <fcntl.h>
 #include <glog/logging.h>
 #include <signal.h>
@@ -13,6 +12,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <ext/stdio_filebuf.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -153,7 +153,8 @@ struct Fd {
 // accepted (umask 002 makes them; the group is trusted). Returns why not, or "".
 std::string unsafe_directory_reason(const std::string& directory) {
     struct stat info {};
-    if (::stat(directory.c_str(), &info) != 0) return std::string("cannot stat it: ") + std::strerror(errno);
+    if (::stat(directory.c_str(), &info) != 0)
+        return std::string("cannot stat it: ") + std::strerror(errno);
     if (!S_ISDIR(info.st_mode)) return "it is not a directory";
     if (info.st_uid != ::geteuid() && info.st_uid != 0)
         return "it is owned by uid " + std::to_string(info.st_uid) + ", not by this user (uid " +
@@ -177,19 +178,24 @@ void remove_stale_temporaries(const std::string& directory) {
         const size_t marker = name.find(kTempMarker);
         if (marker == std::string::npos) continue;
         struct stat info {};
-        if (::lstat(it->path().c_str(), &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != ::geteuid())
+        if (::lstat(it->path().c_str(), &info) != 0 || !S_ISREG(info.st_mode) ||
+            info.st_uid != ::geteuid())
             continue;
         const std::string rest = name.substr(marker + std::strlen(kTempMarker));
         const long pid = std::strtol(rest.c_str(), nullptr, 10);
-        const bool writer_dead = pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+        const bool writer_dead =
+            pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
         std::error_code time_ec;
         const auto written = fs::last_write_time(it->path(), time_ec);
         const bool too_old = !time_ec && now - written > kStaleTemporaryAge;
         if (writer_dead || too_old) {
             std::error_code remove_ec;
             if (fs::remove(it->path(), remove_ec))
-                LOG(WARNING) << "model cache: removed the stale temporary '" << it->path().string() << "' ("
-                             << (writer_dead ? "its writer, pid " + std::to_string(pid) + ", is gone" : "older than an hour")
+                LOG(WARNING) << "model cache: removed the stale temporary '" << it->path().string()
+                             << "' ("
+                             << (writer_dead
+                                     ? "its writer, pid " + std::to_string(pid) + ", is gone"
+                                     : "older than an hour")
                              << ")";
         }
     }
@@ -256,23 +262,27 @@ CompiledModel ModelCache::compile(const std::shared_ptr<Plugin>& plugin,
 }
 
 std::optional<CompiledModel> ModelCache::try_load(const Plugin& plugin, const std::string& path,
-                                                  const std::string& key, const AnyMap& config) const {
+                                                  const std::string& key,
+                                                  const AnyMap& config) const {
     // O_NOFOLLOW: an entry that is a symlink (planted by someone who may write to the
     // directory) is never read; O_NONBLOCK: a FIFO cannot block the open. Only a regular file
     // owned by this user is trusted.
     Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)};
     if (file.fd < 0) {
         if (errno != ENOENT)
-            LOG(WARNING) << "model cache: entry '" << path << "' cannot be opened (" << std::strerror(errno)
+            LOG(WARNING) << "model cache: entry '" << path << "' cannot be opened ("
+                         << std::strerror(errno)
                          << "; a symlink is refused); compiling again and replacing it";
         return std::nullopt;
     }
     try {
         struct stat info {};
-        if (::fstat(file.fd, &info) != 0) throw_error<Exception>("cannot stat it: ", std::strerror(errno));
+        if (::fstat(file.fd, &info) != 0)
+            throw_error<Exception>("cannot stat it: ", std::strerror(errno));
         if (!S_ISREG(info.st_mode)) throw_error<Exception>("it is not a regular file");
         if (info.st_uid != ::geteuid())
-            throw_error<Exception>("it is owned by uid ", info.st_uid, ", not by this user (uid ", ::geteuid(), ")");
+            throw_error<Exception>("it is owned by uid ", info.st_uid, ", not by this user (uid ",
+                                   ::geteuid(), ")");
         __gnu_cxx::stdio_filebuf<char> buffer(file.fd, std::ios::in | std::ios::binary);
         file.fd = -1;  // the buffer closes it
         std::istream in(&buffer);
@@ -287,8 +297,8 @@ std::optional<CompiledModel> ModelCache::try_load(const Plugin& plugin, const st
     }
 }
 
-void ModelCache::store(const std::string& path, const std::string& key, const BlobIdentity& identity,
-                       const std::string& payload) const {
+void ModelCache::store(const std::string& path, const std::string& key,
+                       const BlobIdentity& identity, const std::string& payload) const {
     remove_stale_temporaries(m_directory);
     // mkstemp: O_CREAT|O_EXCL (never follows or reuses a planted symlink or file), mode 0600,
     // and an unpredictable name. Readers never see a half-written entry, and concurrent
@@ -296,7 +306,9 @@ void ModelCache::store(const std::string& path, const std::string& key, const Bl
     std::string temp = path.substr(0, path.size() - std::strlen(".blob")) + kTempMarker +
                        std::to_string(::getpid()) + ".XXXXXX";
     Fd out{::mkostemp(temp.data(), O_CLOEXEC)};
-    if (out.fd < 0) throw_error<Exception>("cannot create a temporary file beside '", path, "': ", std::strerror(errno));
+    if (out.fd < 0)
+        throw_error<Exception>("cannot create a temporary file beside '", path,
+                               "': ", std::strerror(errno));
     try {
         {
             __gnu_cxx::stdio_filebuf<char> buffer(out.fd, std::ios::out | std::ios::binary);
@@ -304,7 +316,8 @@ void ModelCache::store(const std::string& path, const std::string& key, const Bl
             std::ostream stream(&buffer);
             write_blob(stream, identity, payload, key);
             stream.flush();
-            if (!stream || !buffer.close()) throw_error<Exception>("cannot write '", temp, "': ", std::strerror(errno));
+            if (!stream || !buffer.close())
+                throw_error<Exception>("cannot write '", temp, "': ", std::strerror(errno));
         }
         // rename replaces whatever is at the entry's name (a planted symlink included) without
         // following it.

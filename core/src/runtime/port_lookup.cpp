@@ -11,7 +11,8 @@ namespace {
 // value are the same tensor (and may share its names).
 Output tensor_of(const Output& port) {
     Node* node = port.get_node();
-    if (node && node->get_type_name() == "Result" && node->get_input_size() == 1) return node->input_value(0);
+    if (node && node->get_type_name() == "Result" && node->get_input_size() == 1)
+        return node->input_value(0);
     return port;
 }
 
@@ -27,10 +28,10 @@ Output find_port_named(const OutputVector& ports, const std::string& tensor_name
             found_index = i;
         } else if (tensor_of(found) != tensor_of(ports[i])) {
             const Output a = tensor_of(found), b = tensor_of(ports[i]);
-            throw_error<InvalidArgument>("tensor name '", tensor_name, "' is ambiguous: ports ", found_index,
-                                         " (output ", a.get_index(), " of ", a.get_node()->describe(), ") and ", i,
-                                         " (output ", b.get_index(), " of ", b.get_node()->describe(),
-                                         ") both carry it");
+            throw_error<InvalidArgument>(
+                "tensor name '", tensor_name, "' is ambiguous: ports ", found_index, " (output ",
+                a.get_index(), " of ", a.get_node()->describe(), ") and ", i, " (output ",
+                b.get_index(), " of ", b.get_node()->describe(), ") both carry it");
         }
     }
     return found;

@@ -21,15 +21,16 @@ T read_value(const std::string& key, const Any& value) {
 double read_rate(const std::string& key, const Any& value) {
     const double v = read_value<double>(key, value);
     if (!(v >= kMinRate && v <= kMaxRate))
-        throw_error<InvalidArgument>("property ", key, ": expected a rate from ", kMinRate, " to ", kMaxRate,
-                                     ", found '", value.to_string(), "'");
+        throw_error<InvalidArgument>("property ", key, ": expected a rate from ", kMinRate, " to ",
+                                     kMaxRate, ", found '", value.to_string(), "'");
     return v;
 }
 
 uint32_t read_at_most(const std::string& key, const Any& value, uint32_t limit, const char* unit) {
     const uint32_t v = read_value<uint32_t>(key, value);
     if (v > limit)
-        throw_error<InvalidArgument>("property ", key, ": expected 0 to ", limit, " ", unit, ", found ", v);
+        throw_error<InvalidArgument>("property ", key, ": expected 0 to ", limit, " ", unit,
+                                     ", found ", v);
     return v;
 }
 

@@ -62,7 +62,8 @@ Device::Result Device::run(DeviceJob& job) {
                                                         job.label() + " hung"))};
         case JobFault::kFail:
             // A device error is reported after the fixed latency, as a real failure would be.
-            if (m_queue.sleep_until(started + job.fixed_time(), &job) == DeviceQueue::SleepResult::kCancelled)
+            if (m_queue.sleep_until(started + job.fixed_time(), &job) ==
+                DeviceQueue::SleepResult::kCancelled)
                 return cancelled_while_running(job);
             return {DeviceJob::Outcome::kFailed,
                     std::make_exception_ptr(Unavailable(m_name + ": device error: " + job.label() +
@@ -82,14 +83,16 @@ Device::Result Device::run(DeviceJob& job) {
     // out the rest. Shutdown ends the wait with the results still valid; cancel() ends it with
     // the job cancelled, as a real device aborts a kernel (a 5 s job used to make cancel wait
     // 5 s, and destroying its request block as long).
-    if (m_queue.sleep_until(started + job.fixed_time() + modelled, &job) == DeviceQueue::SleepResult::kCancelled)
+    if (m_queue.sleep_until(started + job.fixed_time() + modelled, &job) ==
+        DeviceQueue::SleepResult::kCancelled)
         return cancelled_while_running(job);
     return {DeviceJob::Outcome::kCompleted, nullptr};
 }
 
 Device::Result Device::cancelled_while_running(const DeviceJob& job) const {
     return {DeviceJob::Outcome::kCancelled,
-            std::make_exception_ptr(Cancelled(m_name + ": " + job.label() + " was cancelled while running on the device"))};
+            std::make_exception_ptr(Cancelled(m_name + ": " + job.label() +
+                                              " was cancelled while running on the device"))};
 }
 
 void Device::complete(DeviceJob& job, DeviceJob::Outcome outcome, std::exception_ptr error) {

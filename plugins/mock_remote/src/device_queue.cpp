@@ -52,7 +52,8 @@ DeviceQueue::CancelResult DeviceQueue::cancel(const std::shared_ptr<DeviceJob>& 
     return CancelResult::kFlagged;
 }
 
-DeviceQueue::SleepResult DeviceQueue::sleep_until(Clock::time_point deadline, const DeviceJob* job) {
+DeviceQueue::SleepResult DeviceQueue::sleep_until(Clock::time_point deadline,
+                                                  const DeviceJob* job) {
     // Sleep until shortly before the deadline, then poll the clock. A timed wait alone wakes
     // late by the scheduler's wake-up latency (about 100 us per 2 ms job in a VM measured here,
     // 5 % of the modelled device's throughput even with 1 ns timer slack); a real device

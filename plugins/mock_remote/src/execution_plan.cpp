@@ -104,7 +104,8 @@ ExecutionPlan::ExecutionPlan(std::shared_ptr<const Model> model) : m_model(std::
     for (const auto& v : m_values) total = v.bytes > SIZE_MAX - total ? SIZE_MAX : total + v.bytes;
     if (total > physical_memory_bytes())
         throw_error<InvalidArgument>("model '", m_model->get_name(), "': its ", m_values.size(),
-                                     " values need ", total, " bytes of device memory together, more than the ",
+                                     " values need ", total,
+                                     " bytes of device memory together, more than the ",
                                      physical_memory_bytes(), " bytes of memory this machine has");
 }
 

@@ -159,7 +159,8 @@ TEST(MockRemoteDevice, CancelEndsTheModelledWaitOfARunningJob) {
     device.cancel(running);
     running->wait();
     EXPECT_EQ(running->outcome(), DeviceJob::Outcome::kCancelled);
-    EXPECT_NE(error_text(running).find("long was cancelled while running on the device"), std::string::npos)
+    EXPECT_NE(error_text(running).find("long was cancelled while running on the device"),
+              std::string::npos)
         << error_text(running);
     EXPECT_EQ(device.jobs_cancelled(), 1u);
     EXPECT_EQ(device.jobs_completed(), 0u);
@@ -168,8 +169,10 @@ TEST(MockRemoteDevice, CancelEndsTheModelledWaitOfARunningJob) {
 TEST(MockRemoteTiming, ModelledTimesSaturateInsteadOfOverflowing) {
     using std::chrono::nanoseconds;
     EXPECT_EQ(saturated_duration(1.5), nanoseconds(1'500'000'000));
-    EXPECT_EQ(saturated_duration(1e300), nanoseconds(kMaxModelledTime));  // was a UB double -> int64 cast
-    EXPECT_EQ(saturated_duration(std::numeric_limits<double>::infinity()), nanoseconds(kMaxModelledTime));
+    EXPECT_EQ(saturated_duration(1e300),
+              nanoseconds(kMaxModelledTime));  // was a UB double -> int64 cast
+    EXPECT_EQ(saturated_duration(std::numeric_limits<double>::infinity()),
+              nanoseconds(kMaxModelledTime));
     EXPECT_EQ(saturated_duration(std::nan("")), nanoseconds(0));
     EXPECT_EQ(saturated_duration(-1.0), nanoseconds(0));
     // A transfer over the slowest allowed bus is long but finite.

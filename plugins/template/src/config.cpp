@@ -104,7 +104,9 @@ AnyMap Config::to_map() const {
 
 int Config::resolved_streams() const {
     if (num_streams > 0) return num_streams;
-    int streams = performance_mode == hint::PerformanceMode::LATENCY ? 1 : std::min(available_cores(), sdk::kMaxStreams);
+    int streams = performance_mode == hint::PerformanceMode::LATENCY
+                      ? 1
+                      : std::min(available_cores(), sdk::kMaxStreams);
     if (num_requests > 0) streams = std::min<int>(streams, static_cast<int>(num_requests));
     return std::max(1, streams);
 }

@@ -33,11 +33,14 @@ ArenaLayout plan_arena_sweep(const std::vector<BufferUse>& uses, size_t alignmen
     std::vector<size_t> order(uses.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        return uses[a].first != uses[b].first ? uses[a].first < uses[b].first : uses[a].bytes > uses[b].bytes;
+        return uses[a].first != uses[b].first ? uses[a].first < uses[b].first
+                                              : uses[a].bytes > uses[b].bytes;
     });
-    auto size_of = [&](size_t i) { return align_up(std::max<size_t>(uses[i].bytes, 1), alignment); };
-    std::map<size_t, size_t> free_by_offset;              // offset -> size
-    std::multimap<size_t, size_t> free_by_size;           // size -> offset
+    auto size_of = [&](size_t i) {
+        return align_up(std::max<size_t>(uses[i].bytes, 1), alignment);
+    };
+    std::map<size_t, size_t> free_by_offset;     // offset -> size
+    std::multimap<size_t, size_t> free_by_size;  // size -> offset
     auto erase_free = [&](std::map<size_t, size_t>::iterator it) {
         auto [lo, hi] = free_by_size.equal_range(it->second);
         for (auto s = lo; s != hi; ++s)

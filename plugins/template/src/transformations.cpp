@@ -116,7 +116,8 @@ TransformStats transform_model(Model& model) {
                 break;
             }
             try {
-                const size_t bytes = node->get_output_element_type(o).bytes_for(shape_size(shape.to_shape()));
+                const size_t bytes =
+                    node->get_output_element_type(o).bytes_for(shape_size(shape.to_shape()));
                 fits = bytes <= budget_left - output_bytes;
                 output_bytes += fits ? bytes : 0;
             } catch (const Exception&) {

@@ -51,7 +51,8 @@ TEST(TemplateMemoryPlanner, LiveAtTheSameTimeNeverOverlapInMemory) {
 
 // Checks that buffers alive at the same time never share a byte: sorts by offset and sweeps,
 // O(n log n + overlapping pairs) so it can check large layouts.
-void expect_valid_layout(const std::vector<BufferUse>& uses, const template_plugin::ArenaLayout& layout) {
+void expect_valid_layout(const std::vector<BufferUse>& uses,
+                         const template_plugin::ArenaLayout& layout) {
     ASSERT_EQ(layout.offsets.size(), uses.size());
     std::vector<size_t> by_offset(uses.size());
     for (size_t i = 0; i < uses.size(); ++i) {
@@ -59,11 +60,15 @@ void expect_valid_layout(const std::vector<BufferUse>& uses, const template_plug
         EXPECT_EQ(layout.offsets[i] % 64, 0u);
         EXPECT_LE(layout.offsets[i] + uses[i].bytes, layout.total_bytes);
     }
-    std::sort(by_offset.begin(), by_offset.end(), [&](size_t a, size_t b) { return layout.offsets[a] < layout.offsets[b]; });
+    std::sort(by_offset.begin(), by_offset.end(),
+              [&](size_t a, size_t b) { return layout.offsets[a] < layout.offsets[b]; });
     size_t bad = 0;
     for (size_t k = 0; k < by_offset.size(); ++k) {
         const size_t i = by_offset[k];
-        for (size_t m = k + 1; m < by_offset.size() && layout.offsets[by_offset[m]] < layout.offsets[i] + std::max<size_t>(uses[i].bytes, 1); ++m)
+        for (size_t m = k + 1;
+             m < by_offset.size() &&
+             layout.offsets[by_offset[m]] < layout.offsets[i] + std::max<size_t>(uses[i].bytes, 1);
+             ++m)
             if (overlap_in_time(uses[i], uses[by_offset[m]])) ++bad;
     }
     EXPECT_EQ(bad, 0u);

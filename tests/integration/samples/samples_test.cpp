@@ -160,13 +160,15 @@ TEST(HelloInfer, OutputsWhoseNamesMapToOneFileDoNotOverwriteEachOther) {
     auto second = vireo::op::unary("Negative", x);
     first->output(0).set_names({"a/b"});
     second->output(0).set_names({"a:b"});
-    vireo::serialize(vireo::Model(vireo::OutputVector{first, second}, vireo::ParameterVector{x}, "collide"),
-                     (dir / "collide.xml").string());
+    vireo::serialize(
+        vireo::Model(vireo::OutputVector{first, second}, vireo::ParameterVector{x}, "collide"),
+        (dir / "collide.xml").string());
     vireo::Tensor input(vireo::element::f32, vireo::Shape{3});
     for (int i = 0; i < 3; ++i) input.data<float>()[i] = static_cast<float>(i) - 1.0f;  // -1 0 1
     vireo::npy::write_npy((dir / "x.npy").string(), input);
-    const RunResult run = run_sample("hello_infer", {"-m", (dir / "collide.xml").string(), "-i",
-                                                     "x=" + (dir / "x.npy").string(), "-o", (dir / "out").string()});
+    const RunResult run =
+        run_sample("hello_infer", {"-m", (dir / "collide.xml").string(), "-i",
+                                   "x=" + (dir / "x.npy").string(), "-o", (dir / "out").string()});
     ASSERT_EQ(run.exit_code, 0) << run.output;
     const vireo::Tensor relu = vireo::npy::read_npy((dir / "out" / "a_b.npy").string());
     const vireo::Tensor negative = vireo::npy::read_npy((dir / "out" / "a_b.1.npy").string());

@@ -14,7 +14,8 @@ namespace vireo::hostile {
 namespace {
 
 size_t machine_memory() {
-    return static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    return static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) *
+           static_cast<size_t>(sysconf(_SC_PAGESIZE));
 }
 
 size_t count_type(const Model& model, const std::string& type) {
@@ -28,9 +29,11 @@ std::shared_ptr<Model> broadcasts_model(size_t count, size_t elements) {
     auto x = op::parameter(element::f32, PartialShape(Shape{1}), "x");
     Output sum = x;
     for (size_t k = 0; k < count; ++k) {
-        auto big = op::broadcast(op::constant<float>(element::f32, Shape{}, {static_cast<float>(k + 1)}),
-                                 op::constant<int64_t>(element::i64, Shape{1}, {static_cast<int64_t>(elements)}));
-        auto reduced = op::reduce_sum(big, op::constant<int64_t>(element::i64, Shape{1}, {0}), true);
+        auto big = op::broadcast(
+            op::constant<float>(element::f32, Shape{}, {static_cast<float>(k + 1)}),
+            op::constant<int64_t>(element::i64, Shape{1}, {static_cast<int64_t>(elements)}));
+        auto reduced =
+            op::reduce_sum(big, op::constant<int64_t>(element::i64, Shape{1}, {0}), true);
         sum = op::add(sum, reduced);
     }
     sum.set_names({"y"});
@@ -42,7 +45,7 @@ TEST(Amplification, TemplateFoldingStaysWithinItsBudget) {
     // f32: each Broadcast a little under a quarter of the budget (the folded ReduceSums take a
     // few bytes of it too).
     const size_t elements = budget / 4 / 4 - 1024;
-    const size_t count = 6;                  // 1.5 x the budget if all were folded
+    const size_t count = 6;  // 1.5 x the budget if all were folded
     Core core = make_core();
     auto compiled = core.compile_model(broadcasts_model(count, elements), "TEMPLATE");
     auto runtime = compiled.get_runtime_model();
@@ -62,17 +65,21 @@ TEST(Amplification, MockRemoteRefusesValuesThatFitAloneButNotTogether) {
     // Three values of 40% of memory each: every one passes the per-value check.
     const size_t elements = machine_memory() / 10;  // f32: 40% of memory
     Core core = make_core();
-    expect_error<InvalidArgument>([&] { core.compile_model(broadcasts_model(3, elements), "MOCK_REMOTE.0"); },
-                                  {"MOCK_REMOTE", "broadcasts", "together", "bytes of memory this machine has"});
+    expect_error<InvalidArgument>(
+        [&] { core.compile_model(broadcasts_model(3, elements), "MOCK_REMOTE.0"); },
+        {"MOCK_REMOTE", "broadcasts", "together", "bytes of memory this machine has"});
 }
 
 // A minimal IR (x -> Result) with `rt_info` as the net-level <rt_info> element's content.
 std::string ir_with_rt_info(const std::string& rt_info) {
     return "<?xml version=\"1.0\"?>\n<net name=\"rt\" version=\"11\"><layers>\n"
            "<layer id=\"0\" name=\"x\" type=\"Parameter\" version=\"opset1\"><data shape=\"2\" "
-           "element_type=\"f32\"/><output><port id=\"0\" precision=\"FP32\"><dim>2</dim></port></output></layer>\n"
-           "<layer id=\"1\" name=\"y\" type=\"Result\" version=\"opset1\"><input><port id=\"0\"><dim>2</dim>"
-           "</port></input></layer>\n</layers><edges><edge from-layer=\"0\" from-port=\"0\" to-layer=\"1\" "
+           "element_type=\"f32\"/><output><port id=\"0\" "
+           "precision=\"FP32\"><dim>2</dim></port></output></layer>\n"
+           "<layer id=\"1\" name=\"y\" type=\"Result\" version=\"opset1\"><input><port "
+           "id=\"0\"><dim>2</dim>"
+           "</port></input></layer>\n</layers><edges><edge from-layer=\"0\" from-port=\"0\" "
+           "to-layer=\"1\" "
            "to-port=\"0\"/></edges><rt_info>" +
            rt_info + "</rt_info></net>\n";
 }
@@ -88,8 +95,9 @@ TEST(Amplification, RtInfoNestThatExpandsQuadraticallyIsRefused) {
     }
     std::string leaves;
     for (int i = 0; i < 10000; ++i) leaves += "<k value=\"\"/>";
-    expect_error<InvalidArgument>([&] { read_model_from_string(ir_with_rt_info(open + leaves + close), Tensor()); },
-                                  {"rt_info", "expands to more than 16777216 bytes"});
+    expect_error<InvalidArgument>(
+        [&] { read_model_from_string(ir_with_rt_info(open + leaves + close), Tensor()); },
+        {"rt_info", "expands to more than 16777216 bytes"});
 }
 
 TEST(Amplification, RtInfoNestedTooDeeplyIsRefusedAndOrdinaryNestsRead) {
@@ -98,10 +106,13 @@ TEST(Amplification, RtInfoNestedTooDeeplyIsRefusedAndOrdinaryNestsRead) {
         open += "<a>";
         close = "</a>" + close;
     }
-    expect_error<InvalidArgument>([&] { read_model_from_string(ir_with_rt_info(open + close), Tensor()); },
-                                  {"rt_info", "nested deeper than 64 levels"});
+    expect_error<InvalidArgument>(
+        [&] { read_model_from_string(ir_with_rt_info(open + close), Tensor()); },
+        {"rt_info", "nested deeper than 64 levels"});
     auto model = read_model_from_string(
-        ir_with_rt_info("<model_info><resolution><height value=\"224\"/></resolution></model_info>"), Tensor());
+        ir_with_rt_info(
+            "<model_info><resolution><height value=\"224\"/></resolution></model_info>"),
+        Tensor());
     EXPECT_EQ(model->get_rt_info().at("model_info/resolution/height").as<std::string>(), "224");
 }
 

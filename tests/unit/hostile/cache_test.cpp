@@ -27,7 +27,8 @@ std::shared_ptr<Model> scale_model(float k) {
     auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "scale");
     // Fixed names: generated ones differ between instances, and so would the cache keys.
     int index = 0;
-    for (const auto& node : model->get_ordered_ops()) node->set_friendly_name("n" + std::to_string(index++));
+    for (const auto& node : model->get_ordered_ops())
+        node->set_friendly_name("n" + std::to_string(index++));
     return model;
 }
 
@@ -68,7 +69,8 @@ TEST(CacheAttack, PlantedSymlinksAtTemporaryNamesAreNotWrittenThrough) {
     const std::string stem = entry.substr(0, entry.size() - 5);  // without ".blob"
     // Every name the old scheme "<key>.blob.tmp.<pid>.<n>" would have used next.
     for (int n = 0; n < 64; ++n)
-        fs::create_symlink(victim, dir + "/" + stem + ".blob.tmp." + std::to_string(::getpid()) + "." + std::to_string(n));
+        fs::create_symlink(victim, dir + "/" + stem + ".blob.tmp." + std::to_string(::getpid()) +
+                                       "." + std::to_string(n));
     Core core = make_core();
     core.set_property({cache_dir(dir)});
     auto compiled = core.compile_model(scale_model(2.0f), "MOCK_REMOTE.0");
@@ -92,7 +94,8 @@ TEST(CacheAttack, EntryThatIsASymlinkIsNeitherReadNorFollowed) {
     auto compiled = core.compile_model(scale_model(3.0f), "MOCK_REMOTE.0");
     EXPECT_FALSE(compiled.get_property(loaded_from_cache.name()).as<bool>());
     EXPECT_EQ(run_first_output(compiled), 3.0f);
-    EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(dir + "/" + entry)));  // replaced, not followed
+    EXPECT_TRUE(
+        fs::is_regular_file(fs::symlink_status(dir + "/" + entry)));  // replaced, not followed
 }
 
 TEST(CacheAttack, EntryOwnedByAnotherUserIsNotTrusted) {
@@ -157,9 +160,12 @@ TEST(CacheStale, TemporariesOfDeadWritersAreRemoved) {
     ASSERT_GT(child, 0);
     int status = 0;
     ASSERT_EQ(::waitpid(child, &status, 0), child);
-    const std::string dead = dir + "/0123456789abcdef.blob.tmp." + std::to_string(child) + ".Ab12Cd";
-    const std::string old = dir + "/fedcba9876543210.blob.tmp." + std::to_string(::getpid()) + ".Zz99Yy";
-    const std::string live = dir + "/00000000ffffffff.blob.tmp." + std::to_string(::getpid()) + ".Qq11Ww";
+    const std::string dead =
+        dir + "/0123456789abcdef.blob.tmp." + std::to_string(child) + ".Ab12Cd";
+    const std::string old =
+        dir + "/fedcba9876543210.blob.tmp." + std::to_string(::getpid()) + ".Zz99Yy";
+    const std::string live =
+        dir + "/00000000ffffffff.blob.tmp." + std::to_string(::getpid()) + ".Qq11Ww";
     write_file(dead, std::string(4096, 'x'));
     write_file(old, std::string(4096, 'x'));
     write_file(live, std::string(4096, 'x'));
@@ -169,7 +175,7 @@ TEST(CacheStale, TemporariesOfDeadWritersAreRemoved) {
     core.compile_model(scale_model(6.0f), "MOCK_REMOTE.0");
     EXPECT_FALSE(fs::exists(dead));
     EXPECT_FALSE(fs::exists(old));
-    EXPECT_TRUE(fs::exists(live));  // a writer of this (live) process, recent: kept
+    EXPECT_TRUE(fs::exists(live));       // a writer of this (live) process, recent: kept
     EXPECT_EQ(entries(dir).size(), 2u);  // the live temporary and the new entry
 }
 

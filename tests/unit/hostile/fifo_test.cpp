@@ -16,7 +16,8 @@ TEST(Fifo, PluginLibraryThatIsAFifoIsRefusedWithoutBlocking) {
     ASSERT_EQ(::mkfifo(library.c_str(), 0600), 0);
     Core core = make_core();
     core.register_plugin(library, "FIFO");
-    expect_error<InvalidArgument>([&] { core.get_versions("FIFO"); }, {"FIFO", library, "not a regular file"});
+    expect_error<InvalidArgument>([&] { core.get_versions("FIFO"); },
+                                  {"FIFO", library, "not a regular file"});
     // The Core is intact: other devices still load.
     EXPECT_EQ(core.get_versions("TEMPLATE").count("TEMPLATE"), 1u);
 }
@@ -24,10 +25,12 @@ TEST(Fifo, PluginLibraryThatIsAFifoIsRefusedWithoutBlocking) {
 TEST(Fifo, PluginLibraryNamedInPluginsXmlThatIsAFifoIsRefused) {
     const std::string dir = temp_dir();
     ASSERT_EQ(::mkfifo((dir + "/libfifo_plugin.so").c_str(), 0600), 0);
-    write_file(dir + "/plugins.xml",
-               "<ie><plugins><plugin name=\"FIFO\" location=\"libfifo_plugin.so\"/></plugins></ie>");
+    write_file(
+        dir + "/plugins.xml",
+        "<ie><plugins><plugin name=\"FIFO\" location=\"libfifo_plugin.so\"/></plugins></ie>");
     Core core(dir + "/plugins.xml");
-    expect_error<InvalidArgument>([&] { core.get_versions("FIFO"); }, {"FIFO", "not a regular file"});
+    expect_error<InvalidArgument>([&] { core.get_versions("FIFO"); },
+                                  {"FIFO", "not a regular file"});
 }
 
 TEST(Fifo, PluginsXmlThatIsAFifoIsRefusedWithoutBlocking) {

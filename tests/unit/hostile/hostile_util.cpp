@@ -32,6 +32,8 @@ std::string read_file(const std::string& path) {
     return text.str();
 }
 
-Core make_core() { return Core(std::string(VIREO_BUILD_LIB_DIR) + "/plugins.xml"); }
+Core make_core() {
+    return Core(std::string(VIREO_BUILD_LIB_DIR) + "/plugins.xml");
+}
 
 }  // namespace vireo::hostile

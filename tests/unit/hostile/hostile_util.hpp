@@ -26,7 +26,8 @@ void expect_error(F&& f, const std::vector<std::string>& fragments) {
     } catch (const E& e) {
         const std::string message = e.what();
         for (const auto& fragment : fragments)
-            EXPECT_NE(message.find(fragment), std::string::npos) << "'" << fragment << "' not in: " << message;
+            EXPECT_NE(message.find(fragment), std::string::npos)
+                << "'" << fragment << "' not in: " << message;
         return;
     } catch (const std::exception& e) {
         ADD_FAILURE() << "expected another exception kind, got: " << e.what();

@@ -32,7 +32,9 @@ std::string write_add_model(const std::string& dir) {
     return xml;
 }
 
-std::string bin_of(const std::string& xml) { return xml.substr(0, xml.size() - 4) + ".bin"; }
+std::string bin_of(const std::string& xml) {
+    return xml.substr(0, xml.size() - 4) + ".bin";
+}
 
 // Runs x[i] = i through the compiled model and checks y[i] = i + 0.5 i (computed here).
 void expect_original_outputs(CompiledModel& compiled) {
@@ -101,12 +103,15 @@ TEST_P(ChangedBin, ReplacedByRenameIsSafeWithMmap) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, ChangedBin, ::testing::Values("TEMPLATE", "MOCK_REMOTE.0"),
-                         [](const auto& info) { return info.param == "TEMPLATE" ? "TEMPLATE" : "MOCK_REMOTE"; });
+                         [](const auto& info) {
+                             return info.param == "TEMPLATE" ? "TEMPLATE" : "MOCK_REMOTE";
+                         });
 
 TEST(EnableMmap, IsACoreProperty) {
     Core core = make_core();
     EXPECT_TRUE(core.get_property(enable_mmap.name()).as<bool>());
-    const auto listed = core.get_property(supported_properties.name()).as<std::vector<PropertyName>>();
+    const auto listed =
+        core.get_property(supported_properties.name()).as<std::vector<PropertyName>>();
     EXPECT_NE(std::find(listed.begin(), listed.end(), enable_mmap.name()), listed.end());
     core.set_property({enable_mmap(false)});
     EXPECT_FALSE(core.get_property(enable_mmap.name()).as<bool>());
@@ -127,7 +132,8 @@ TEST(Fifo, BinThatIsAFifoIsRefusedWithoutBlocking) {
     for (bool mmap : {true, false}) {
         Core core = make_core();
         core.set_property({enable_mmap(mmap)});
-        expect_error<InvalidArgument>([&] { core.read_model(xml); }, {bin_of(xml), "not a regular file"});
+        expect_error<InvalidArgument>([&] { core.read_model(xml); },
+                                      {bin_of(xml), "not a regular file"});
     }
 }
 

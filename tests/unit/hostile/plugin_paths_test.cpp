@@ -12,7 +12,8 @@ namespace {
 using runtime::candidates_for_xml_location;
 
 TEST(PluginPaths, LocationsResolveAsDocumented) {
-    EXPECT_EQ(candidates_for_xml_location("/opt/p/libx.so", "/etc/vireo"), (std::vector<std::string>{"/opt/p/libx.so"}));
+    EXPECT_EQ(candidates_for_xml_location("/opt/p/libx.so", "/etc/vireo"),
+              (std::vector<std::string>{"/opt/p/libx.so"}));
     EXPECT_EQ(candidates_for_xml_location("sub/libx.so", "/etc/vireo"),
               (std::vector<std::string>{"/etc/vireo/sub/libx.so"}));
     EXPECT_EQ(candidates_for_xml_location("../lib/libx.so", "/etc/vireo"),
@@ -26,10 +27,12 @@ TEST(PluginPaths, LocationsResolveAsDocumented) {
 TEST(PluginPaths, AMissingBareNameSaysTheSystemSearchWasTried) {
     const std::string dir = temp_dir();
     write_file(dir + "/plugins.xml",
-               "<ie><plugins><plugin name=\"GONE\" location=\"libvireo_no_such_plugin.so\"/></plugins></ie>");
+               "<ie><plugins><plugin name=\"GONE\" "
+               "location=\"libvireo_no_such_plugin.so\"/></plugins></ie>");
     Core core(dir + "/plugins.xml");
-    expect_error<NotFound>([&] { core.get_versions("GONE"); },
-                           {"GONE", dir + "/libvireo_no_such_plugin.so", "system library search path"});
+    expect_error<NotFound>(
+        [&] { core.get_versions("GONE"); },
+        {"GONE", dir + "/libvireo_no_such_plugin.so", "system library search path"});
 }
 
 }  // namespace

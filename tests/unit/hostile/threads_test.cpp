@@ -20,7 +20,8 @@ namespace {
 std::atomic<int> g_threads_allowed{-1};
 }  // namespace
 
-extern "C" int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg) {
+extern "C" int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*),
+                              void* arg) {
     using Real = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
     static const Real real = reinterpret_cast<Real>(dlsym(RTLD_NEXT, "pthread_create"));
     for (int allowed = g_threads_allowed.load(); allowed >= 0;) {
@@ -35,7 +36,9 @@ namespace {
 
 size_t thread_count() {
     size_t n = 0;
-    for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+    for ([[maybe_unused]] const auto& entry :
+         std::filesystem::directory_iterator("/proc/self/task"))
+        ++n;
     return n;
 }
 
@@ -49,8 +52,11 @@ TEST(ThreadFailure, ExecutorThrowsUnavailableAndJoinsWhatStarted) {
     const size_t before = thread_count();
     {
         ThreadLimit limit(3);
-        expect_error<Unavailable>([] { sdk::CPUStreamsExecutor executor(sdk::StreamsConfig{"Limited", 8, 1}); },
-                                  {"Limited", "cannot start thread 4 of 8"});
+        expect_error<Unavailable>(
+            [] {
+                sdk::CPUStreamsExecutor executor(sdk::StreamsConfig{"Limited", 8, 1});
+            },
+            {"Limited", "cannot start thread 4 of 8"});
     }
     EXPECT_EQ(thread_count(), before);  // the three started workers were joined
     // Nothing is broken: the same configuration works once threads are available again.
@@ -64,8 +70,11 @@ TEST(ThreadFailure, HelperThreadFailureIsCleanedUpToo) {
     const size_t before = thread_count();
     {
         ThreadLimit limit(4);  // stream 0: worker + 2 helpers; stream 1: worker, then refused
-        expect_error<Unavailable>([] { sdk::CPUStreamsExecutor executor(sdk::StreamsConfig{"Helpers", 2, 3}); },
-                                  {"Helpers", "cannot start thread 5 of 6", "2 streams x 3"});
+        expect_error<Unavailable>(
+            [] {
+                sdk::CPUStreamsExecutor executor(sdk::StreamsConfig{"Helpers", 2, 3});
+            },
+            {"Helpers", "cannot start thread 5 of 6", "2 streams x 3"});
     }
     EXPECT_EQ(thread_count(), before);
 }
@@ -96,22 +105,34 @@ TEST(ThreadFailure, TemplateCompileFailsAndTheCoreStaysUsable) {
 }
 
 TEST(ThreadRange, ExecutorRefusesCountsBeyondTheCommonRange) {
-    expect_error<InvalidArgument>([] { sdk::CPUStreamsExecutor e(sdk::StreamsConfig{"Big", 257, 1}); },
-                                  {"Big", "streams must be 1..256", "257"});
-    expect_error<InvalidArgument>([] { sdk::CPUStreamsExecutor e(sdk::StreamsConfig{"Big", 1, 1025}); },
-                                  {"Big", "threads_per_stream must be 1..1024", "1025"});
-    expect_error<InvalidArgument>([] { sdk::CPUStreamsExecutor e(sdk::StreamsConfig{"Big", 256, 5}); },
-                                  {"Big", "256 streams x 5 threads", "1024"});
+    expect_error<InvalidArgument>(
+        [] {
+            sdk::CPUStreamsExecutor e(sdk::StreamsConfig{"Big", 257, 1});
+        },
+        {"Big", "streams must be 1..256", "257"});
+    expect_error<InvalidArgument>(
+        [] {
+            sdk::CPUStreamsExecutor e(sdk::StreamsConfig{"Big", 1, 1025});
+        },
+        {"Big", "threads_per_stream must be 1..1024", "1025"});
+    expect_error<InvalidArgument>(
+        [] {
+            sdk::CPUStreamsExecutor e(sdk::StreamsConfig{"Big", 256, 5});
+        },
+        {"Big", "256 streams x 5 threads", "1024"});
 }
 
 TEST(ThreadRange, TemplateRefusesHugeStreamAndThreadCountsAtSetProperty) {
     Core core = make_core();
     expect_error<InvalidArgument>([&] { core.set_property("TEMPLATE", {num_streams(2147483647)}); },
                                   {"TEMPLATE", "NUM_STREAMS", "2147483647", "256"});
-    expect_error<InvalidArgument>([&] { core.set_property("TEMPLATE", {num_streams(257)}); }, {"NUM_STREAMS", "257"});
-    expect_error<InvalidArgument>([&] { core.set_property("TEMPLATE", {inference_num_threads(1000000)}); },
-                                  {"TEMPLATE", "INFERENCE_NUM_THREADS", "1000000", "1024"});
-    core.set_property("TEMPLATE", {num_streams(256), inference_num_threads(1024)});  // each in range
+    expect_error<InvalidArgument>([&] { core.set_property("TEMPLATE", {num_streams(257)}); },
+                                  {"NUM_STREAMS", "257"});
+    expect_error<InvalidArgument>(
+        [&] { core.set_property("TEMPLATE", {inference_num_threads(1000000)}); },
+        {"TEMPLATE", "INFERENCE_NUM_THREADS", "1000000", "1024"});
+    core.set_property("TEMPLATE",
+                      {num_streams(256), inference_num_threads(1024)});  // each in range
     EXPECT_EQ(core.get_property("TEMPLATE", num_streams.name()).as<int32_t>(), 256);
 }
 

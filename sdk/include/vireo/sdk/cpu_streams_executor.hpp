@@ -85,11 +85,11 @@ public:
     static void parallel_for(size_t n, const std::function<void(size_t begin, size_t end)>& body);
 
 private:
-    /// Stops every started thread after the queue drains and joins it (detaches the caller's own).
-    void stop_and_join();
+  /// Stops every started thread after the queue drains and joins it (detaches the caller's own).
+  void stop_and_join();
 
-    struct Impl;
-    std::unique_ptr<Impl> m_impl;
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
 };
 
 }  // namespace vireo::sdk
