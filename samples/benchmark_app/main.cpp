@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -259,6 +261,10 @@ int run(int argc, char** argv) {
             out << (i ? ", " : "") << "\"" << json_escape(properties[i].first) << "\": \""
                 << json_escape(properties[i].second) << "\"";
         out << "}\n}\n";
+        out.close();  // a full device shows only when the buffer is flushed
+        if (!out)
+            vireo::throw_error<vireo::Exception>("failed writing JSON report '", FLAGS_json_report,
+                                                 "': ", std::strerror(errno));
     }
     return 0;
 }

@@ -1,6 +1,8 @@
 // Implements TraceWriter.
 #include "trace_writer.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 #include "vireo/exception.hpp"
@@ -71,7 +73,9 @@ void TraceWriter::write(const std::string& path) const {
         out << "}}";
     }
     out << "\n]}\n";
-    if (!out) throw_error<Exception>("failed writing trace file '", path, "'");
+    out.close();  // a full device shows only when the buffer is flushed
+    if (!out)
+        throw_error<Exception>("failed writing trace file '", path, "': ", std::strerror(errno));
 }
 
 }  // namespace vireo::benchmark

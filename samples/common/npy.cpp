@@ -1,8 +1,15 @@
 // Implements the .npy reader and writer.
 #include "npy.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace vireo::npy {
@@ -25,25 +32,77 @@ constexpr DType kDTypes[] = {
     throw_error<InvalidArgument>("npy file '", name, "': ", what);
 }
 
-// Finds `'key':` in the header dict and returns the text after the colon.
-std::string value_after(const std::string& header, const std::string& key, const std::string& name) {
-    for (const char quote : {'\'', '"'}) {
-        const std::string k = std::string(1, quote) + key + quote;
-        auto pos = header.find(k);
-        if (pos == std::string::npos) continue;
-        pos = header.find(':', pos + k.size());
-        if (pos == std::string::npos) fail(name, "header key '" + key + "' has no value");
-        return header.substr(pos + 1);
+// The header dict, parsed as the Python literal NumPy writes: {'key': value, ...} where a value
+// is a quoted string, a tuple "(...)" or a bare word (True, False). Keys map to their value's
+// text (strings without their quotes, tuples with their parentheses). Searching the text for
+// "'shape'" instead misread a header whose other values contained that word.
+std::map<std::string, std::string> parse_header_dict(const std::string& header,
+                                                     const std::string& name) {
+    size_t i = 0;
+    auto skip_space = [&] {
+        while (i < header.size() && std::isspace(static_cast<unsigned char>(header[i]))) ++i;
+    };
+    auto quoted_at = [&](const char* what) {
+        const char quote = header[i];
+        const size_t close = header.find(quote, i + 1);
+        if (close == std::string::npos)
+            fail(name, std::string("header: ") + what + " string is not closed");
+        std::string text = header.substr(i + 1, close - i - 1);
+        i = close + 1;
+        return text;
+    };
+    std::map<std::string, std::string> dict;
+    skip_space();
+    if (i >= header.size() || header[i] != '{') fail(name, "header is not a dict (expected '{')");
+    ++i;
+    for (;;) {
+        skip_space();
+        if (i >= header.size()) fail(name, "header dict is not closed (expected '}')");
+        if (header[i] == '}') break;
+        if (header[i] != '\'' && header[i] != '"')
+            fail(name, "header: expected a quoted key at offset " + std::to_string(i));
+        const std::string key = quoted_at("key");
+        skip_space();
+        if (i >= header.size() || header[i] != ':')
+            fail(name, "header key '" + key + "' has no value");
+        ++i;
+        skip_space();
+        if (i >= header.size()) fail(name, "header key '" + key + "' has no value");
+        std::string value;
+        if (header[i] == '\'' || header[i] == '"') {
+            value = quoted_at("value");
+        } else if (header[i] == '(') {
+            const size_t close = header.find(')', i);
+            if (close == std::string::npos)
+                fail(name, "header: the tuple of '" + key + "' is not closed");
+            value = header.substr(i, close - i + 1);
+            i = close + 1;
+        } else {
+            const size_t b = i;
+            while (i < header.size() &&
+                   (std::isalnum(static_cast<unsigned char>(header[i])) || header[i] == '_'))
+                ++i;
+            value = header.substr(b, i - b);
+            if (value.empty()) fail(name, "header key '" + key + "' has no value");
+        }
+        if (!dict.emplace(key, value).second) fail(name, "header key '" + key + "' appears twice");
+        skip_space();
+        if (i < header.size() && header[i] == ',') {
+            ++i;
+            continue;
+        }
+        skip_space();
+        if (i >= header.size() || header[i] != '}')
+            fail(name, "header: expected ',' or '}' after the value of '" + key + "'");
     }
-    fail(name, "header has no '" + key + "' entry");
+    return dict;
 }
 
-std::string quoted(const std::string& text, const std::string& name) {
-    const auto b = text.find_first_of("'\"");
-    if (b == std::string::npos) fail(name, "descr is not a string");
-    const auto e = text.find(text[b], b + 1);
-    if (e == std::string::npos) fail(name, "descr string is not closed");
-    return text.substr(b + 1, e - b - 1);
+const std::string& entry(const std::map<std::string, std::string>& dict, const std::string& key,
+                         const std::string& name) {
+    const auto it = dict.find(key);
+    if (it == dict.end()) fail(name, "header has no '" + key + "' entry");
+    return it->second;
 }
 
 Shape parse_shape(const std::string& text, const std::string& name) {
@@ -94,11 +153,13 @@ Tensor read_npy(std::istream& in, const std::string& name) {
     std::string header(header_len, '\0');
     if (!in.read(header.data(), static_cast<std::streamsize>(header_len))) fail(name, "truncated header");
 
-    const std::string descr = quoted(value_after(header, "descr", name), name);
-    const std::string fortran = value_after(header, "fortran_order", name);
-    if (fortran.find("True") != std::string::npos && fortran.find("True") < fortran.find_first_of(",}"))
-        fail(name, "Fortran order is not supported (save with C order)");
-    const Shape shape = parse_shape(value_after(header, "shape", name), name);
+    const std::map<std::string, std::string> dict = parse_header_dict(header, name);
+    const std::string& descr = entry(dict, "descr", name);
+    const std::string& fortran = entry(dict, "fortran_order", name);
+    if (fortran == "True") fail(name, "Fortran order is not supported (save with C order)");
+    if (fortran != "False")
+        fail(name, "fortran_order must be True or False, found '" + fortran + "'");
+    const Shape shape = parse_shape(entry(dict, "shape", name), name);
 
     if (descr.size() < 3) fail(name, "unknown dtype '" + descr + "'");
     const char order = descr[0];
@@ -129,9 +190,32 @@ Tensor read_npy(std::istream& in, const std::string& name) {
 }
 
 Tensor read_npy(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw_error<NotFound>("cannot open npy file '", path, "'");
-    return read_npy(in, path);
+    // Opened non-blocking and checked with fstat before any read: a FIFO (or device) given as
+    // an input would otherwise block open() or read() forever.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) throw_error<NotFound>("cannot open npy file '", path, "': ", std::strerror(errno));
+    std::string bytes;
+    try {
+        struct stat info {};
+        if (::fstat(fd, &info) != 0)
+            fail(path, std::string("cannot stat it: ") + std::strerror(errno));
+        if (!S_ISREG(info.st_mode)) fail(path, "not a regular file");
+        bytes.resize(static_cast<size_t>(info.st_size));
+        size_t done = 0;
+        while (done < bytes.size()) {
+            const ssize_t got = ::read(fd, bytes.data() + done, bytes.size() - done);
+            if (got < 0 && errno == EINTR) continue;
+            if (got < 0) fail(path, std::string("cannot read it: ") + std::strerror(errno));
+            if (got == 0) break;  // shrank meanwhile: the parser reports what is missing
+            done += static_cast<size_t>(got);
+        }
+        bytes.resize(done);
+    } catch (...) {
+        ::close(fd);
+        throw;
+    }
+    ::close(fd);
+    return read_npy_bytes(bytes, path);
 }
 
 Tensor read_npy_bytes(const std::string& bytes, const std::string& name) {
@@ -164,9 +248,13 @@ void write_npy(std::ostream& out, const Tensor& tensor) {
 
 void write_npy(const std::string& path, const Tensor& tensor) {
     std::ofstream out(path, std::ios::binary);
-    if (!out) throw_error<NotFound>("cannot create npy file '", path, "'");
+    if (!out) throw_error<NotFound>("cannot create npy file '", path, "': ", std::strerror(errno));
     write_npy(out, tensor);
-    if (!out) throw_error<InvalidArgument>("failed writing npy file '", path, "'");
+    // The data may sit in the stream's buffer until close(): a full device shows only then.
+    out.close();
+    if (!out)
+        throw_error<InvalidArgument>("failed writing npy file '", path,
+                                     "': ", std::strerror(errno));
 }
 
 }  // namespace vireo::npy

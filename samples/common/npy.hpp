@@ -9,8 +9,10 @@
 
 namespace vireo::npy {
 
-/// Reads a .npy file into a new owning tensor. Supports little-endian dtypes b1, u1, i1, u2,
-/// i2, u4, i4, u8, i8, f2, f4, f8 (and '|' byte order), C order, any rank (a scalar has shape
+/// Reads a .npy file into a new owning tensor (a FIFO or other non-regular file is refused
+/// without blocking; the header is parsed as the dict literal NumPy writes). Supports little-endian
+/// dtypes b1, u1, i1, u2, i2, u4, i4, u8, i8, f2, f4, f8 (and '|' byte order), C order, any rank (a
+/// scalar has shape
 /// ()). Throws InvalidArgument naming the file and the problem (bad magic, unsupported version,
 /// Fortran order, big-endian or unknown dtype, malformed header, truncated data) and NotFound
 /// when the file cannot be opened.

@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include "npy.hpp"
 #include "sample_utils.hpp"
@@ -92,6 +94,8 @@ int run(int argc, char** argv) {
     }
     request.infer();
     if (!FLAGS_o.empty()) std::filesystem::create_directories(FLAGS_o);
+    std::set<std::string>
+        used_files;  // names that map to one file ("a/b", "a:b") must not overwrite
     for (size_t k = 0; k < compiled.outputs().size(); ++k) {
         const auto& port = compiled.outputs()[k];
         const std::string name = port.get_names().empty() ? "output" + std::to_string(k) : port.get_any_name();
@@ -99,8 +103,17 @@ int run(int argc, char** argv) {
         std::printf("Output %s: %s %s\n  [%s]\n", name.c_str(), std::string(out.get_element_type().name()).c_str(),
                     out.get_shape().to_string().c_str(), vireo::samples::format_values(out, FLAGS_n).c_str());
         if (!FLAGS_o.empty()) {
-            const auto path = (std::filesystem::path(FLAGS_o) / file_name_for(name)).string();
-            vireo::npy::write_npy(path, out);
+            std::string file = file_name_for(name);
+            if (!used_files.insert(file).second) {
+                // Taken by an earlier output: add this output's index ("a_b.1.npy").
+                file = file.substr(0, file.size() - 4) + "." + std::to_string(k) + ".npy";
+                if (!used_files.insert(file).second)
+                    vireo::throw_error<vireo::InvalidArgument>("output ", k, " '", name,
+                                                               "': its file name '", file,
+                                                               "' is taken by another output");
+            }
+            const auto path = (std::filesystem::path(FLAGS_o) / file).string();
+            vireo::npy::write_npy(path, out);  // throws if the data did not reach the file
             std::printf("  written to %s\n", path.c_str());
         }
     }

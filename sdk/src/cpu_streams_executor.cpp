@@ -10,9 +10,11 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -180,25 +182,49 @@ void join_or_detach(std::thread& thread) {
 }  // namespace
 
 CPUStreamsExecutor::CPUStreamsExecutor(StreamsConfig config) : m_impl(std::make_unique<Impl>()) {
-    if (config.streams < 1)
-        throw_error<InvalidArgument>("CPUStreamsExecutor '", config.name, "': streams must be >= 1, got ",
-                                     config.streams);
-    if (config.threads_per_stream < 1)
-        throw_error<InvalidArgument>("CPUStreamsExecutor '", config.name, "': threads_per_stream must be >= 1, got ",
+    if (config.streams < 1 || config.streams > kMaxStreams)
+        throw_error<InvalidArgument>("CPUStreamsExecutor '", config.name, "': streams must be 1..",
+                                     kMaxStreams, ", got ", config.streams);
+    if (config.threads_per_stream < 1 || config.threads_per_stream > kMaxThreads)
+        throw_error<InvalidArgument>("CPUStreamsExecutor '", config.name,
+                                     "': threads_per_stream must be 1..", kMaxThreads, ", got ",
                                      config.threads_per_stream);
+    if (static_cast<int64_t>(config.streams) * config.threads_per_stream > kMaxThreads)
+        throw_error<InvalidArgument>("CPUStreamsExecutor '", config.name, "': ", config.streams,
+                                     " streams x ", config.threads_per_stream,
+                                     " threads per stream exceeds the limit of ", kMaxThreads,
+                                     " threads");
     auto shared = std::make_shared<ExecutorShared>();
     shared->config = std::move(config);
     if (shared->config.pin_threads) shared->cpus = allowed_cpus();
     for (int s = 0; s < shared->config.streams; ++s) shared->helpers.push_back(std::make_unique<StreamHelpers>());
     m_impl->shared = shared;
-    for (int s = 0; s < shared->config.streams; ++s) {
-        m_impl->workers.emplace_back(worker_loop, shared, s);
-        for (int t = 1; t < shared->config.threads_per_stream; ++t)
-            m_impl->helper_threads.emplace_back(helper_loop, shared, s, t);
+    const int total = shared->config.streams * shared->config.threads_per_stream;
+    m_impl->workers.reserve(static_cast<size_t>(shared->config.streams));
+    m_impl->helper_threads.reserve(static_cast<size_t>(total - shared->config.streams));
+    try {
+        for (int s = 0; s < shared->config.streams; ++s) {
+            m_impl->workers.emplace_back(worker_loop, shared, s);
+            for (int t = 1; t < shared->config.threads_per_stream; ++t)
+                m_impl->helper_threads.emplace_back(helper_loop, shared, s, t);
+        }
+    } catch (const std::system_error& e) {
+        // A joinable std::thread destroyed unjoined calls std::terminate: stop and join what
+        // started before reporting, so the process survives a thread limit.
+        const size_t started = m_impl->workers.size() + m_impl->helper_threads.size();
+        stop_and_join();
+        throw_error<Unavailable>("CPUStreamsExecutor '", shared->config.name,
+                                 "': cannot start thread ", started + 1, " of ", total, " (",
+                                 shared->config.streams, " streams x ",
+                                 shared->config.threads_per_stream, "): ", e.what());
     }
 }
 
 CPUStreamsExecutor::~CPUStreamsExecutor() {
+    stop_and_join();
+}
+
+void CPUStreamsExecutor::stop_and_join() {
     auto& shared = *m_impl->shared;
     {
         std::lock_guard<std::mutex> lock(shared.mutex);

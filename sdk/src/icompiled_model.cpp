@@ -2,6 +2,9 @@
 // executors and the default async request.
 #include "vireo/sdk/icompiled_model.hpp"
 
+#include <map>
+#include <utility>
+
 #include "vireo/exception.hpp"
 #include "vireo/sdk/cpu_streams_executor.hpp"
 #include "vireo/sdk/iasync_infer_request.hpp"
@@ -34,11 +37,17 @@ ICompiledModel::ICompiledModel(const std::shared_ptr<const Model>& model, const 
         port.get_rt_info() = source.get_rt_info();
         m_inputs.push_back(port);
     }
+    // Results of one value share one feed, as they share the value in the model: a tensor name
+    // on both is then one tensor, not an ambiguous one (see port lookups).
+    std::map<std::pair<const Node*, size_t>, NodePtr> feeds;
     for (const auto& result : model->get_results()) {
         const Output source = result->output(0);
-        auto feed = make_parameter(source.get_element_type(), source.get_partial_shape());
         const Output& producer = result->input_value(0);
-        feed->set_friendly_name(producer.get_node()->get_friendly_name());
+        NodePtr& feed = feeds[{producer.get_node(), producer.get_index()}];
+        if (!feed) {
+            feed = make_parameter(source.get_element_type(), source.get_partial_shape());
+            feed->set_friendly_name(producer.get_node()->get_friendly_name());
+        }
         auto copy = make_node("Result", {feed->output(0)});
         copy->set_friendly_name(result->get_friendly_name());
         copy->get_rt_info() = result->get_rt_info();

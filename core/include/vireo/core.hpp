@@ -39,7 +39,8 @@ class CoreImpl;
 ///
 /// Properties reach a plugin with this precedence: the call's argument, then values set with
 /// set_property("NAME.N", ...), then set_property("NAME", ...), then plugins.xml defaults.
-/// Core-level keys: cache_dir (global or per device) and log::level (global).
+/// Core-level keys: cache_dir (global or per device), enable_mmap (global: whether read_model maps
+/// the .bin, default true; see docs/ir.md) and log::level (global).
 ///
 /// Model cache: with cache_dir set, compile_model looks up a blob keyed by the serialized
 /// model, the device, the properties passed to the plugin and the plugin's version; a hit
@@ -103,7 +104,7 @@ class Core {
                                                    const std::string& device_name,
                                                    const AnyMap& properties = {}) const;
 
-    /// Core-level properties: cache_dir, log::level. Other keys throw NotFound.
+    /// Core-level properties: cache_dir, enable_mmap, log::level. Other keys throw NotFound.
     void set_property(const AnyMap& properties);
     /// Properties of one device ("NAME" or "NAME.N"); loads the plugin. Keys must be listed as
     /// RW in the plugin's supported_properties (or be cache_dir): NotFound otherwise, listing
@@ -111,7 +112,8 @@ class Core {
     /// "NAME.N" are stored by the core and merged in at each call, so the plugin judges their
     /// values only at the next call that uses them (see docs/plugins.md).
     void set_property(const std::string& device_name, const AnyMap& properties);
-    /// A core-level property: cache_dir, log::level, supported_properties, available_devices.
+    /// A core-level property: cache_dir, enable_mmap, log::level, supported_properties,
+    /// available_devices.
     Any get_property(const std::string& name) const;
     /// A device property. supported_properties (the plugin's plus cache_dir), available_devices
     /// (the plugin's ids) and cache_dir are answered by the core; the rest by the plugin.

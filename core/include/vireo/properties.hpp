@@ -60,6 +60,10 @@ inline constexpr Property<std::vector<PropertyName>, PropertyMutability::RO> sup
 inline constexpr Property<std::vector<std::string>, PropertyMutability::RO> available_devices{"AVAILABLE_DEVICES"};
 /// Directory for the model cache; empty disables caching.
 inline constexpr Property<std::string> cache_dir{"CACHE_DIR"};
+/// Core property, default true: Core::read_model maps the .bin (no copy; the file must then not
+/// be truncated or rewritten in place while the model lives, see docs/ir.md). false reads the
+/// .bin into memory the model owns, so later changes to the file cannot affect it.
+inline constexpr Property<bool> enable_mmap{"ENABLE_MMAP"};
 /// Collect per-op and per-stage timings for get_profiling_info().
 inline constexpr Property<bool> enable_profiling{"PERF_COUNT"};
 /// Number of parallel execution streams; 0 lets the performance hint decide.

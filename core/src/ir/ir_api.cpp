@@ -8,6 +8,7 @@
 #include "ir/ir_reader.hpp"
 #include "ir/ir_writer.hpp"
 #include "ir/mapped_file.hpp"
+#include "ir/read_options.hpp"
 #include "vireo/ir.hpp"
 
 namespace vireo {
@@ -19,17 +20,21 @@ std::string with_bin_extension(const std::string& xml_path) {
 
 }  // namespace
 
-std::shared_ptr<Model> read_model(const std::string& xml_path, const std::string& bin_path) {
+std::shared_ptr<Model> ir::read_model_file(const std::string& xml_path, const std::string& bin_path,
+                                           const ReadOptions& options) {
+    // The .xml is read, not mapped: it is parsed once and dropped, and a mapping would let a
+    // truncation during parsing kill the process.
     std::unique_ptr<ir::MappedFile> xml;
     try {
-        xml = std::make_unique<ir::MappedFile>(xml_path);
+        xml = std::make_unique<ir::MappedFile>(xml_path, ir::FileAccess::kRead);
     } catch (...) {
         rethrow_with_context(std::current_exception(), "reading IR");
     }
     ir::Weights weights;
     const std::string bin = bin_path.empty() ? with_bin_extension(xml_path) : bin_path;
     try {
-        auto file = std::make_shared<ir::MappedFile>(bin);
+        auto file = std::make_shared<ir::MappedFile>(
+            bin, options.enable_mmap ? ir::FileAccess::kMap : ir::FileAccess::kRead);
         weights.data = file->data();
         weights.size = file->size();
         weights.owner = std::move(file);
@@ -41,6 +46,10 @@ std::shared_ptr<Model> read_model(const std::string& xml_path, const std::string
         rethrow_with_context(std::current_exception(), "IR '" + xml_path + "'");
     }
     return ir::IrReader("'" + xml_path + "'", std::move(weights)).read(xml->data(), xml->size());
+}
+
+std::shared_ptr<Model> read_model(const std::string& xml_path, const std::string& bin_path) {
+    return ir::read_model_file(xml_path, bin_path, ir::ReadOptions{});
 }
 
 std::shared_ptr<Model> read_model_from_string(const std::string& xml_text, const Tensor& weights) {

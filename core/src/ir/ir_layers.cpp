@@ -2,6 +2,8 @@
 // into LayerInfo tables, with every structural check that needs no op definition.
 #include <tinyxml2.h>
 
+#include <cstring>
+
 #include "ir/ir_reader.hpp"
 #include "ir/ir_text.hpp"
 
@@ -134,17 +136,26 @@ void IrReader::parse_edges(const XMLElement* edges) {
 // keys; an element with neither a value nor children is an empty string. OpenVINO's
 // <attribute name="k" value="v"/> form uses `name` as the key. Depth is bounded by tinyxml2's
 // element depth limit, so this recursion is safe.
-void IrReader::read_rt_info(const XMLElement& element, const std::string& prefix, RTMap& out) const {
+void IrReader::read_rt_info(const XMLElement& element, const std::string& prefix, RTMap& out,
+                            size_t depth, size_t& bytes) const {
+    if (depth >= kMaxRtInfoDepth)
+        fail("<rt_info> line ", element.GetLineNum(), ": nested deeper than ", kMaxRtInfoDepth,
+             " levels");
     for (const XMLElement* child = element.FirstChildElement(); child; child = child->NextSiblingElement()) {
         std::string key = child->Name();
         if (key == "attribute" && child->Attribute("name")) key = child->Attribute("name");
         if (!prefix.empty()) key = prefix + "/" + key;
-        if (const char* value = child->Attribute("value")) {
+        const char* value = child->Attribute("value");
+        bytes += key.size() + (value ? std::strlen(value) : 0);
+        if (bytes > kMaxRtInfoBytes)
+            fail("<rt_info> line ", child->GetLineNum(), ": expands to more than ", kMaxRtInfoBytes,
+                 " bytes of keys and values (each nested key repeats its parents' names)");
+        if (value) {
             out[key] = std::string(value);
         } else if (!child->FirstChildElement()) {
             out[key] = std::string();
         }
-        read_rt_info(*child, key, out);
+        read_rt_info(*child, key, out, depth + 1, bytes);
     }
 }
 

@@ -6,6 +6,7 @@
 #include <tinyxml2.h>
 
 #include <cstring>
+#include <map>
 
 #include "ir/ir_text.hpp"
 
@@ -85,10 +86,33 @@ std::shared_ptr<Model> IrReader::read(const char* xml, size_t size) {
         rethrow_with_context(std::current_exception(), "IR " + m_source);
     }
     model->set_shared_object(m_weights.owner);
-    if (const XMLElement* rt_info = net->FirstChildElement("rt_info")) read_rt_info(*rt_info, "", model->get_rt_info());
+    if (const XMLElement* rt_info = net->FirstChildElement("rt_info")) {
+        size_t rt_info_bytes = 0;
+        read_rt_info(*rt_info, "", model->get_rt_info(), 0, rt_info_bytes);
+    }
     model->get_rt_info()["version"] = m_version;
     if (m_version == 10) apply_v10_names(*model);
+    check_unique_tensor_names(*model);
     return model;
+}
+
+// Two different outputs carrying one tensor name would make get_tensor(name) pick one of them
+// silently (and hello_infer -o write one file over the other): refuse, naming both.
+void IrReader::check_unique_tensor_names(const Model& model) const {
+    std::map<std::string, Output> owner;
+    for (const auto& node : model.get_ordered_ops()) {
+        if (node->get_type_name() == "Result") continue;  // shares its input's names
+        for (size_t i = 0; i < node->get_output_size(); ++i) {
+            const Output out = node->output(i);
+            for (const auto& name : out.get_names()) {
+                const auto [it, added] = owner.emplace(name, out);
+                if (!added && it->second != out)
+                    fail("tensor name '", name, "' is used by two outputs: output ",
+                         it->second.get_index(), " of ", it->second.get_node()->describe(),
+                         " and output ", i, " of ", node->describe());
+            }
+        }
+    }
 }
 
 // Kahn's algorithm: iterative, so a 100k-layer chain costs no stack; layers whose inputs are

@@ -57,6 +57,10 @@ struct LayerInfo {
 };
 
 inline constexpr size_t kNoSource = static_cast<size_t>(-1);
+/// Limits of the net-level <rt_info> (see IrReader::read_rt_info): nesting depth, and bytes of
+/// the keys and values it expands to.
+inline constexpr size_t kMaxRtInfoDepth = 64;
+inline constexpr size_t kMaxRtInfoBytes = size_t{16} << 20;
 
 /// Reads one IR document. Single use: construct, call read() once.
 /// Every error is a vireo::Exception whose message starts with "IR <source>: " and names the
@@ -72,7 +76,13 @@ private:
     void parse_layers(const tinyxml2::XMLElement& layers);
     PortInfo parse_port(const tinyxml2::XMLElement& port, const LayerInfo& layer, bool output) const;
     void parse_edges(const tinyxml2::XMLElement* edges);  // null: no <edges>
-    void read_rt_info(const tinyxml2::XMLElement& element, const std::string& prefix, RTMap& out) const;
+    /// Flattens <rt_info> into "outer/inner" keys. Each key repeats its parents' names, so a
+    /// deep or wide nest grows quadratically (57 MB of XML took 1.48 GB): the nesting depth is
+    /// capped at kMaxRtInfoDepth and the keys and values made at kMaxRtInfoBytes in all.
+    /// Throws InvalidArgument naming both outputs if two outputs carry the same tensor name.
+    void check_unique_tensor_names(const Model& model) const;
+    void read_rt_info(const tinyxml2::XMLElement& element, const std::string& prefix, RTMap& out,
+                      size_t depth, size_t& bytes) const;
 
     // LayerInfo -> nodes (ir_reader.cpp).
     std::vector<size_t> topological_order() const;

@@ -1,5 +1,7 @@
 // Defines the activation ops (Relu, Sigmoid, Tanh, Clamp, Elu, Selu, Gelu, HSwish, HSigmoid, Swish,
 // Mish, SoftPlus, SoftSign, PRelu) and the softmax family (Softmax-1, Softmax-8, LogSoftmax-5).
+#include <cmath>
+
 #include "ops/op_helpers.hpp"
 
 namespace vireo::ops_impl {
@@ -18,6 +20,9 @@ Outputs infer_real_activation(const Node& node, const Inputs& in) {
 Outputs infer_clamp(const Node& node, const Inputs& in) {
     const double lo = node.get_attribute<double>("min");
     const double hi = node.get_attribute<double>("max");
+    if (std::isnan(lo) || std::isnan(hi))
+        throw_error<InvalidArgument>(node.describe(), ": attributes 'min' (", lo, ") and 'max' (",
+                                     hi, ") must be numbers, not NaN");
     if (lo > hi)
         throw_error<InvalidArgument>(node.describe(), ": attribute 'min' (", lo, ") must not exceed 'max' (", hi, ")");
     return same_as_input(node, in);

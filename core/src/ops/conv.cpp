@@ -1,5 +1,7 @@
 // Defines MatMul and the convolution family: Convolution-1, GroupConvolution-1 and
 // ConvolutionBackpropData-1, with auto_pad, strides, dilations and (for the latter) output_padding.
+#include <cstdint>
+
 #include "ops/op_helpers.hpp"
 
 namespace vireo::ops_impl {
@@ -58,6 +60,18 @@ ConvAttrs read_conv_attrs(const Node& node, size_t spatial) {
     check_attr_length(node, a.pads_end, spatial, "pads_end", computed);
     if (a.pads_begin.empty()) a.pads_begin.assign(spatial, 0);
     if (a.pads_end.empty()) a.pads_end.assign(spatial, 0);
+    // Range checks here cover the backprop-data shape too (window_output_dim checks the rest).
+    auto check_range = [&](const std::vector<int64_t>& values, const char* attr, int64_t lo) {
+        for (const int64_t v : values)
+            if (v < lo || v > INT32_MAX)
+                throw_error<InvalidArgument>(node.describe(), ": attribute '", attr, "' ",
+                                             to_text(values), " must hold values in ", lo, "..",
+                                             INT32_MAX);
+    };
+    check_range(a.strides, "strides", 1);
+    check_range(a.dilations, "dilations", 1);
+    check_range(a.pads_begin, "pads_begin", 0);
+    check_range(a.pads_end, "pads_end", 0);
     return a;
 }
 

@@ -2,10 +2,11 @@
 // broadcasting of shapes, axis normalisation and the spatial arithmetic of convolution and pooling.
 #include "ops/op_helpers.hpp"
 
-#include "vireo/float16.hpp"
-
 #include <algorithm>
+#include <cstdint>
 #include <set>
+
+#include "vireo/float16.hpp"
 
 namespace vireo::ops_impl {
 
@@ -231,9 +232,19 @@ PartialShape numpy_broadcast(const Node& node, const std::vector<PartialShape>& 
 // ---- Windows ----
 
 Dimension window_output_dim(const Node& node, const WindowAxis& w, const std::string& auto_pad, bool ceil_mode) {
-    if (w.stride <= 0 || w.dilation <= 0 || w.window <= 0)
-        throw_error<InvalidArgument>(node.describe(), ": window ", w.window, ", stride ", w.stride, " and dilation ",
-                                     w.dilation, " must all be positive");
+    // Bounded so that the arithmetic below cannot overflow (pads of INT64_MAX gave garbage
+    // dimensions through signed overflow); negative pads are not part of these ops.
+    constexpr int64_t kMaxWindowValue = INT32_MAX;
+    if (w.stride <= 0 || w.dilation <= 0 || w.window <= 0 || w.stride > kMaxWindowValue ||
+        w.dilation > kMaxWindowValue || w.window > kMaxWindowValue)
+        throw_error<InvalidArgument>(node.describe(), ": window ", w.window, ", stride ", w.stride,
+                                     " and dilation ", w.dilation, " must all be in 1..",
+                                     kMaxWindowValue);
+    if (w.pad_begin < 0 || w.pad_end < 0 || w.pad_begin > kMaxWindowValue ||
+        w.pad_end > kMaxWindowValue)
+        throw_error<InvalidArgument>(node.describe(), ": pads_begin ", w.pad_begin,
+                                     " and pads_end ", w.pad_end, " must be in 0..",
+                                     kMaxWindowValue);
     const int64_t dilated = (w.window - 1) * w.dilation + 1;
     const bool same = auto_pad == "same_upper" || auto_pad == "same_lower";
     const bool valid = auto_pad == "valid";
@@ -241,7 +252,10 @@ Dimension window_output_dim(const Node& node, const WindowAxis& w, const std::st
     // Output size for one input size; nullopt when the window does not fit.
     auto out_for = [&](int64_t in) -> std::optional<int64_t> {
         if (same) return (in + w.stride - 1) / w.stride;
-        const int64_t padded = in + pads;
+        int64_t padded = 0;
+        if (__builtin_add_overflow(in, pads, &padded))
+            throw_error<InvalidArgument>(node.describe(), ": input size ", in, " plus pads ", pads,
+                                         " overflows");
         if (padded < dilated) return std::nullopt;
         // OpenVINO's "ceil" is a plain ceiling (it does not drop a last window that starts in the
         // end padding; that is opset14's "ceil_torch").

@@ -159,12 +159,14 @@ uint64_t payload_checksum(const void* data, size_t size) {
     return fnv1a64(bytes + i, size - i, hash);
 }
 
-void write_blob(std::ostream& out, const BlobIdentity& writer, const std::string& payload) {
+void write_blob(std::ostream& out, const BlobIdentity& writer, const std::string& payload,
+                const std::string& origin) {
     out.write(kBlobMagic, sizeof(kBlobMagic));
     put<uint32_t>(out, kBlobFormatVersion);
     put<uint32_t>(out, writer.abi_version);
     put_string(out, writer.plugin_name);
     put_string(out, writer.plugin_version);
+    put_string(out, origin);
     put<uint64_t>(out, payload.size());
     put<uint64_t>(out, payload_checksum(payload.data(), payload.size()));
     out.write(payload.data(), static_cast<std::streamsize>(payload.size()));
@@ -172,7 +174,8 @@ void write_blob(std::ostream& out, const BlobIdentity& writer, const std::string
         throw_error<Exception>("cannot write the compiled-model blob: the output stream failed");
 }
 
-std::string read_blob(std::istream& in, const BlobIdentity& reader, const std::string& source) {
+std::string read_blob(std::istream& in, const BlobIdentity& reader, const std::string& source,
+                      const std::string* expected_origin) {
     Reader r(in, source);
     char magic[sizeof(kBlobMagic)] = {};
     if (!in.read(magic, sizeof(magic)) || std::memcmp(magic, kBlobMagic, sizeof(magic)) != 0)
@@ -188,6 +191,7 @@ std::string read_blob(std::istream& in, const BlobIdentity& reader, const std::s
     writer.abi_version = r.get<uint32_t>("ABI version");
     writer.plugin_name = r.get_string("plugin name");
     writer.plugin_version = r.get_string("plugin version");
+    const std::string origin = r.get_string("origin");
     const uint64_t size = r.get<uint64_t>("payload size");
     const uint64_t checksum = r.get<uint64_t>("payload checksum");
     if (writer.plugin_name != reader.plugin_name ||
@@ -198,6 +202,10 @@ std::string read_blob(std::istream& in, const BlobIdentity& reader, const std::s
                                      "), but it is being imported by plugin '", reader.plugin_name,
                                      "' version '", reader.plugin_version, "' (ABI ",
                                      reader.abi_version, "); re-export it with this plugin");
+    if (expected_origin && origin != *expected_origin)
+        throw_error<InvalidArgument>(source, ": the blob was compiled from '", origin,
+                                     "', expected '", *expected_origin,
+                                     "' (a blob copied under another model's key)");
     std::string payload = r.get_payload(size);
     const uint64_t actual = payload_checksum(payload.data(), payload.size());
     if (actual != checksum)

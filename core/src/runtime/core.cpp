@@ -1,6 +1,7 @@
 // Implements Core by forwarding to CoreImpl (and to the IR reader for read_model).
 #include "vireo/core.hpp"
 
+#include "ir/read_options.hpp"
 #include "runtime/core_impl.hpp"
 #include "vireo/frontend.hpp"
 #include "vireo/ir.hpp"
@@ -27,7 +28,7 @@ std::shared_ptr<Model> Core::read_model(const std::string& model_path,
                                          "') applies to IR only (ONNX external data is named inside the model)");
         return read_onnx_model(model_path);
     }
-    return vireo::read_model(model_path, bin_path);
+    return ir::read_model_file(model_path, bin_path, ir::ReadOptions{m_impl->mmap_enabled()});
 }
 
 std::shared_ptr<Model> Core::read_model_from_string(const std::string& xml_text,

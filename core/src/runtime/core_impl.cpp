@@ -31,6 +31,7 @@ std::vector<PropertyName> core_properties() {
     return {PropertyName(supported_properties.name(), PropertyMutability::RO),
             PropertyName(available_devices.name(), PropertyMutability::RO),
             PropertyName(cache_dir.name(), PropertyMutability::RW),
+            PropertyName(enable_mmap.name(), PropertyMutability::RW),
             PropertyName(log::level.name(), PropertyMutability::RW)};
 }
 
@@ -157,6 +158,11 @@ void CoreImpl::check_settable(const Plugin& plugin, const DeviceName& device,
     }
 }
 
+bool CoreImpl::mmap_enabled() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_enable_mmap;
+}
+
 std::string CoreImpl::global_cache_dir() const {
     std::lock_guard<std::mutex> lock(m_mutex);
     return m_cache_dir;
@@ -222,19 +228,24 @@ void CoreImpl::set_property(const AnyMap& properties) {
     // Validate everything before changing anything.
     std::string new_cache_dir;
     std::optional<log::Level> new_level;
+    std::optional<bool> new_mmap;
     for (const auto& [key, value] : properties) {
         if (key == cache_dir.name()) {
             new_cache_dir = get_or<std::string>(properties, key, "");
+        } else if (key == enable_mmap.name()) {
+            new_mmap = get_or<bool>(properties, key, true);
         } else if (key == log::level.name()) {
             new_level = get_or<log::Level>(properties, key, log::Level::WARNING);
         } else {
             throw_error<NotFound>("unknown core property '", key, "'; the core accepts ",
-                                  cache_dir.name(), " and ", log::level.name(),
+                                  cache_dir.name(), ", ", enable_mmap.name(), " and ",
+                                  log::level.name(),
                                   " (device properties go to set_property(device, ...))");
         }
     }
     std::lock_guard<std::mutex> lock(m_mutex);
     if (properties.count(cache_dir.name())) m_cache_dir = new_cache_dir;
+    if (new_mmap) m_enable_mmap = *new_mmap;
     if (new_level) set_log_level(*new_level);
 }
 
@@ -260,6 +271,7 @@ void CoreImpl::set_property(const std::string& device_name, const AnyMap& proper
 
 Any CoreImpl::get_property(const std::string& name) const {
     if (name == cache_dir.name()) return global_cache_dir();
+    if (name == enable_mmap.name()) return mmap_enabled();
     if (name == log::level.name()) return get_log_level();
     if (name == supported_properties.name()) return core_properties();
     if (name == available_devices.name()) return list_available_devices();

@@ -43,6 +43,8 @@ class CoreImpl {
     void set_property(const AnyMap& properties);
     void set_property(const std::string& device_name, const AnyMap& properties);
     Any get_property(const std::string& name) const;
+    /// The Core's ENABLE_MMAP value (default true), which Core::read_model passes to the reader.
+    bool mmap_enabled() const;
     Any get_property(const std::string& device_name, const std::string& name,
                      const AnyMap& arguments) const;
 
@@ -64,9 +66,10 @@ class CoreImpl {
     std::string device_cache_dir(const runtime::DeviceName& device) const;
 
     runtime::PluginRegistry m_registry;
-    mutable std::mutex m_mutex;  // guards the two below
+    mutable std::mutex m_mutex;  // guards the three below
     std::string m_cache_dir;
     std::map<std::string, std::string> m_device_cache_dirs;  // by "NAME" or "NAME.N"
+    bool m_enable_mmap = true;                               // ENABLE_MMAP
 };
 
 }  // namespace vireo

@@ -1,12 +1,18 @@
 // Implements the model cache: key computation, lookup with full validation, atomic writes.
 #include "runtime/model_cache.hpp"
 
+#include <fcntl.h>
 #include <glog/logging.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <ext/stdio_filebuf.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -126,6 +132,75 @@ bool can_export(const Plugin& plugin) {
            capabilities.end();
 }
 
+// Temporaries are "<key>.blob.tmp.<pid>.<6 random characters>": the pid lets a later writer see
+// that the writer died, the random part (mkstemp) makes the name unpredictable.
+constexpr const char* kTempMarker = ".blob.tmp.";
+// A temporary older than this is removed whoever wrote it (a writer on another host, a pid
+// reused by another process): no export takes an hour.
+constexpr auto kStaleTemporaryAge = std::chrono::hours(1);
+
+// Closes a descriptor on every path out.
+struct Fd {
+    int fd = -1;
+    ~Fd() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+// The directory may hold cache entries only if strangers cannot plant or swap files in it: it
+// is owned by this user or root, and if every user may write to it, it has the sticky bit (as
+// /tmp, where nobody can rename or delete another user's files). A group-writable directory is
+// accepted (umask 002 makes them; the group is trusted). Returns why not, or "".
+std::string unsafe_directory_reason(const std::string& directory) {
+    struct stat info {};
+    if (::stat(directory.c_str(), &info) != 0)
+        return std::string("cannot stat it: ") + std::strerror(errno);
+    if (!S_ISDIR(info.st_mode)) return "it is not a directory";
+    if (info.st_uid != ::geteuid() && info.st_uid != 0)
+        return "it is owned by uid " + std::to_string(info.st_uid) + ", not by this user (uid " +
+               std::to_string(::geteuid()) + ") or root";
+    if ((info.st_mode & S_IWOTH) && !(info.st_mode & S_ISVTX))
+        return "every user may write to it (mode " + [&] {
+            char text[8];
+            std::snprintf(text, sizeof(text), "%04o", static_cast<unsigned>(info.st_mode & 07777));
+            return std::string(text);
+        }() + ") and it has no sticky bit";
+    return "";
+}
+
+// Removes this user's temporaries left by writers that died (their pid is gone) or that are
+// older than kStaleTemporaryAge. Errors are ignored: cleaning is best effort.
+void remove_stale_temporaries(const std::string& directory) {
+    std::error_code ec;
+    const auto now = fs::file_time_type::clock::now();
+    for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        const size_t marker = name.find(kTempMarker);
+        if (marker == std::string::npos) continue;
+        struct stat info {};
+        if (::lstat(it->path().c_str(), &info) != 0 || !S_ISREG(info.st_mode) ||
+            info.st_uid != ::geteuid())
+            continue;
+        const std::string rest = name.substr(marker + std::strlen(kTempMarker));
+        const long pid = std::strtol(rest.c_str(), nullptr, 10);
+        const bool writer_dead =
+            pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+        std::error_code time_ec;
+        const auto written = fs::last_write_time(it->path(), time_ec);
+        const bool too_old = !time_ec && now - written > kStaleTemporaryAge;
+        if (writer_dead || too_old) {
+            std::error_code remove_ec;
+            if (fs::remove(it->path(), remove_ec))
+                LOG(WARNING) << "model cache: removed the stale temporary '" << it->path().string()
+                             << "' ("
+                             << (writer_dead
+                                     ? "its writer, pid " + std::to_string(pid) + ", is gone"
+                                     : "older than an hour")
+                             << ")";
+        }
+    }
+}
+
 }  // namespace
 
 ModelCache::ModelCache(std::string directory) : m_directory(std::move(directory)) {}
@@ -160,8 +235,16 @@ CompiledModel ModelCache::compile(const std::shared_ptr<Plugin>& plugin,
                 << "' cannot export compiled models; compiling without cache";
         return CompiledModel(plugin->compile_model(model, config), plugin->library());
     }
-    const std::string path = entry_path(compute_key(*model, device, config, plugin->version()));
-    if (auto hit = try_load(*plugin, path, config)) return std::move(*hit);
+    std::error_code ec;
+    fs::create_directories(m_directory, ec);  // a failure shows in the check below
+    if (const std::string reason = unsafe_directory_reason(m_directory); !reason.empty()) {
+        LOG(WARNING) << "model cache: not using the directory '" << m_directory << "': " << reason
+                     << "; compiling without cache";
+        return CompiledModel(plugin->compile_model(model, config), plugin->library());
+    }
+    const std::string key = compute_key(*model, device, config, plugin->version());
+    const std::string path = entry_path(key);
+    if (auto hit = try_load(*plugin, path, key, config)) return std::move(*hit);
 
     std::shared_ptr<sdk::ICompiledModel> compiled = plugin->compile_model(model, config);
     try {
@@ -170,7 +253,7 @@ CompiledModel ModelCache::compile(const std::shared_ptr<Plugin>& plugin,
         std::ostringstream payload(std::move(buffer), std::ios::binary);
         guarded([&] { return plugin->device_name(); }, [&] { compiled->export_model(payload); });
         // Moving the string out of the stream (C++20) hands over its buffer instead of copying it.
-        store(path, blob_identity_of(plugin->version()), std::move(payload).str());
+        store(path, key, blob_identity_of(plugin->version()), std::move(payload).str());
     } catch (const std::exception& e) {
         LOG(WARNING) << "model cache: cannot store '" << path << "' for device '" << device
                      << "': " << e.what();
@@ -179,14 +262,32 @@ CompiledModel ModelCache::compile(const std::shared_ptr<Plugin>& plugin,
 }
 
 std::optional<CompiledModel> ModelCache::try_load(const Plugin& plugin, const std::string& path,
+                                                  const std::string& key,
                                                   const AnyMap& config) const {
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) return std::nullopt;
+    // O_NOFOLLOW: an entry that is a symlink (planted by someone who may write to the
+    // directory) is never read; O_NONBLOCK: a FIFO cannot block the open. Only a regular file
+    // owned by this user is trusted.
+    Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)};
+    if (file.fd < 0) {
+        if (errno != ENOENT)
+            LOG(WARNING) << "model cache: entry '" << path << "' cannot be opened ("
+                         << std::strerror(errno)
+                         << "; a symlink is refused); compiling again and replacing it";
+        return std::nullopt;
+    }
     try {
-        std::ifstream in(path, std::ios::binary);
-        if (!in) throw_error<Exception>("cannot open it for reading");
+        struct stat info {};
+        if (::fstat(file.fd, &info) != 0)
+            throw_error<Exception>("cannot stat it: ", std::strerror(errno));
+        if (!S_ISREG(info.st_mode)) throw_error<Exception>("it is not a regular file");
+        if (info.st_uid != ::geteuid())
+            throw_error<Exception>("it is owned by uid ", info.st_uid, ", not by this user (uid ",
+                                   ::geteuid(), ")");
+        __gnu_cxx::stdio_filebuf<char> buffer(file.fd, std::ios::in | std::ios::binary);
+        file.fd = -1;  // the buffer closes it
+        std::istream in(&buffer);
         std::istringstream payload(
-            read_blob(in, blob_identity_of(plugin.version()), "model cache entry"));
+            read_blob(in, blob_identity_of(plugin.version()), "model cache entry", &key));
         return CompiledModel(plugin.import_model(payload, config), plugin.library(),
                              /*loaded_from_cache=*/true);
     } catch (const std::exception& e) {
@@ -196,22 +297,30 @@ std::optional<CompiledModel> ModelCache::try_load(const Plugin& plugin, const st
     }
 }
 
-void ModelCache::store(const std::string& path, const BlobIdentity& identity,
-                       const std::string& payload) const {
-    fs::create_directories(m_directory);
-    // A name no other writer uses: readers never see a half-written entry, and concurrent
+void ModelCache::store(const std::string& path, const std::string& key,
+                       const BlobIdentity& identity, const std::string& payload) const {
+    remove_stale_temporaries(m_directory);
+    // mkstemp: O_CREAT|O_EXCL (never follows or reuses a planted symlink or file), mode 0600,
+    // and an unpredictable name. Readers never see a half-written entry, and concurrent
     // writers of the same key each rename a complete file (the last one wins).
-    static std::atomic<uint64_t> counter{0};
-    const std::string temp =
-        path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    std::string temp = path.substr(0, path.size() - std::strlen(".blob")) + kTempMarker +
+                       std::to_string(::getpid()) + ".XXXXXX";
+    Fd out{::mkostemp(temp.data(), O_CLOEXEC)};
+    if (out.fd < 0)
+        throw_error<Exception>("cannot create a temporary file beside '", path,
+                               "': ", std::strerror(errno));
     try {
         {
-            std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-            if (!out) throw_error<Exception>("cannot create '", temp, "'");
-            write_blob(out, identity, payload);
-            out.close();
-            if (!out) throw_error<Exception>("cannot write '", temp, "'");
+            __gnu_cxx::stdio_filebuf<char> buffer(out.fd, std::ios::out | std::ios::binary);
+            out.fd = -1;  // the buffer closes it
+            std::ostream stream(&buffer);
+            write_blob(stream, identity, payload, key);
+            stream.flush();
+            if (!stream || !buffer.close())
+                throw_error<Exception>("cannot write '", temp, "': ", std::strerror(errno));
         }
+        // rename replaces whatever is at the entry's name (a planted symlink included) without
+        // following it.
         fs::rename(temp, path);
     } catch (...) {
         std::error_code ec;

@@ -14,6 +14,8 @@ namespace vireo::runtime {
 
 /// One cache directory. Stateless apart from the directory: many threads and processes may
 /// use the same directory at once (entries are written to a temporary file and renamed).
+/// The directory is used only if it is owned by this user or root and, when every user may write
+/// to it, has the sticky bit; otherwise compile bypasses the cache (logged). See docs/plugins.md.
 class ModelCache {
   public:
     explicit ModelCache(std::string directory);
@@ -35,9 +37,13 @@ class ModelCache {
     std::string entry_path(const std::string& key) const;
 
   private:
+    /// The entry at `path` if it is a regular file (not a symlink) owned by this user whose blob
+    /// was compiled for `key` and passes every check; nullopt (logged) otherwise.
     std::optional<CompiledModel> try_load(const Plugin& plugin, const std::string& path,
-                                          const AnyMap& config) const;
-    void store(const std::string& path, const BlobIdentity& identity,
+                                          const std::string& key, const AnyMap& config) const;
+    /// Writes the entry through an exclusive, unpredictably named temporary (mkstemp) and a
+    /// rename; removes this user's stale temporaries first.
+    void store(const std::string& path, const std::string& key, const BlobIdentity& identity,
                const std::string& payload) const;
 
     std::string m_directory;

@@ -37,6 +37,11 @@ Opened open_library(const PluginDescriptor& d) {
     for (const auto& candidate : d.candidates) {
         if (candidate.find('/') != std::string::npos) {
             if (!fs::exists(candidate, ec)) continue;
+            // dlopen would block forever on a FIFO (its open() waits for a writer): only a
+            // regular file (or a symlink to one) is opened.
+            if (!fs::is_regular_file(candidate, ec))
+                throw_error<InvalidArgument>(who, ": '", candidate, "' (from ", d.origin,
+                                             ") is not a regular file, so not a loadable library");
             std::string error;
             SharedLibrary library = open_shared_library(candidate, error);
             if (!library)

@@ -5,10 +5,36 @@
 
 namespace vireo::runtime {
 
+namespace {
+
+// The tensor a port stands for: a Result's port is its input's tensor, so two Results of one
+// value are the same tensor (and may share its names).
+Output tensor_of(const Output& port) {
+    Node* node = port.get_node();
+    if (node && node->get_type_name() == "Result" && node->get_input_size() == 1)
+        return node->input_value(0);
+    return port;
+}
+
+}  // namespace
+
 Output find_port_named(const OutputVector& ports, const std::string& tensor_name) {
-    for (const auto& port : ports)
-        if (port.get_names().count(tensor_name)) return port;
-    return {};
+    Output found;
+    size_t found_index = 0;
+    for (size_t i = 0; i < ports.size(); ++i) {
+        if (!ports[i].get_names().count(tensor_name)) continue;
+        if (!found) {
+            found = ports[i];
+            found_index = i;
+        } else if (tensor_of(found) != tensor_of(ports[i])) {
+            const Output a = tensor_of(found), b = tensor_of(ports[i]);
+            throw_error<InvalidArgument>(
+                "tensor name '", tensor_name, "' is ambiguous: ports ", found_index, " (output ",
+                a.get_index(), " of ", a.get_node()->describe(), ") and ", i, " (output ",
+                b.get_index(), " of ", b.get_node()->describe(), ") both carry it");
+        }
+    }
+    return found;
 }
 
 std::string describe_ports(const OutputVector& ports) {

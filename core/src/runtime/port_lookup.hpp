@@ -8,7 +8,9 @@
 
 namespace vireo::runtime {
 
-/// The port among `ports` with `tensor_name` in its names, or an empty Output.
+/// The port among `ports` with `tensor_name` in its names, or an empty Output. Throws
+/// InvalidArgument naming both when two ports of different tensors carry the name (two Results
+/// of one value are one tensor and may).
 Output find_port_named(const OutputVector& ports, const std::string& tensor_name);
 /// Same, but throws NotFound listing the names of `ports` (`kind` is "input" or "output").
 Output port_named(const OutputVector& ports, const std::string& tensor_name, const char* kind);

@@ -18,15 +18,30 @@ T read_value(const std::string& key, const Any& value) {
     }
 }
 
-double read_positive(const std::string& key, const Any& value) {
+double read_rate(const std::string& key, const Any& value) {
     const double v = read_value<double>(key, value);
-    if (!(v > 0.0) || !std::isfinite(v))
-        throw_error<InvalidArgument>("property ", key, ": expected a positive number, found '",
-                                     value.to_string(), "'");
+    if (!(v >= kMinRate && v <= kMaxRate))
+        throw_error<InvalidArgument>("property ", key, ": expected a rate from ", kMinRate, " to ",
+                                     kMaxRate, ", found '", value.to_string(), "'");
+    return v;
+}
+
+uint32_t read_at_most(const std::string& key, const Any& value, uint32_t limit, const char* unit) {
+    const uint32_t v = read_value<uint32_t>(key, value);
+    if (v > limit)
+        throw_error<InvalidArgument>("property ", key, ": expected 0 to ", limit, " ", unit,
+                                     ", found ", v);
     return v;
 }
 
 }  // namespace
+
+std::chrono::nanoseconds saturated_duration(double seconds) {
+    constexpr double kMaxSeconds = std::chrono::duration<double>(kMaxModelledTime).count();
+    if (!(seconds > 0.0)) return std::chrono::nanoseconds(0);
+    if (seconds >= kMaxSeconds) return kMaxModelledTime;
+    return std::chrono::nanoseconds(static_cast<int64_t>(seconds * 1e9));
+}
 
 const std::vector<std::string>& Config::setting_keys() {
     static const std::vector<std::string> keys{latency_us.name(),
@@ -54,17 +69,17 @@ bool Config::is_setting(const std::string& key) {
 
 void Config::set(const std::string& key, const Any& value) {
     if (key == latency_us) {
-        timing.latency_us = read_value<uint32_t>(key, value);
+        timing.latency_us = read_at_most(key, value, kMaxLatencyUs, "us");
     } else if (key == gflops) {
-        timing.gflops = read_positive(key, value);
+        timing.gflops = read_rate(key, value);
     } else if (key == device_gbps) {
-        timing.device_gbps = read_positive(key, value);
+        timing.device_gbps = read_rate(key, value);
     } else if (key == bus_gbps) {
-        timing.bus_gbps = read_positive(key, value);
+        timing.bus_gbps = read_rate(key, value);
     } else if (key == bus_latency_us) {
-        timing.bus_latency_us = read_value<uint32_t>(key, value);
+        timing.bus_latency_us = read_at_most(key, value, kMaxLatencyUs, "us");
     } else if (key == compile_ms) {
-        timing.compile_ms = read_value<uint32_t>(key, value);
+        timing.compile_ms = read_at_most(key, value, kMaxCompileMs, "ms");
     } else if (key == fail_nth) {
         faults.fail_nth = read_value<uint64_t>(key, value);
     } else if (key == fail_rate) {
@@ -77,7 +92,7 @@ void Config::set(const std::string& key, const Any& value) {
     } else if (key == hang_nth) {
         faults.hang_nth = read_value<uint64_t>(key, value);
     } else if (key == jitter_us) {
-        faults.jitter_us = read_value<uint32_t>(key, value);
+        faults.jitter_us = read_at_most(key, value, kMaxLatencyUs, "us");
     } else if (key == seed) {
         faults.seed = read_value<uint64_t>(key, value);
     } else if (key == hint::performance_mode) {

@@ -2,6 +2,7 @@
 // validation and the text form used by export.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,6 +11,19 @@
 #include "vireo/properties.hpp"
 
 namespace vireo::mock_remote {
+
+/// Sane ranges of the timing settings (a setting outside is an InvalidArgument): latencies and
+/// jitter up to 10 s, a modelled compile up to 60 s, rates (GFLOPS, GB/s) from 1e-3 to 1e9.
+inline constexpr uint32_t kMaxLatencyUs = 10'000'000;
+inline constexpr uint32_t kMaxCompileMs = 60'000;
+inline constexpr double kMinRate = 1e-3;
+inline constexpr double kMaxRate = 1e9;
+/// The longest modelled time of one transfer, op or job: longer costs saturate to it (a plain
+/// double -> int64 cast of 1e300 seconds is undefined behaviour).
+inline constexpr std::chrono::hours kMaxModelledTime{1};
+
+/// `seconds` as nanoseconds, saturated to [0, kMaxModelledTime] (NaN gives 0).
+std::chrono::nanoseconds saturated_duration(double seconds);
 
 /// How long the simulated device takes. See README.md for the formulas.
 struct TimingModel {

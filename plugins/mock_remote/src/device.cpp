@@ -14,8 +14,7 @@ namespace vireo::mock_remote {
 
 std::chrono::nanoseconds BusModel::cost(size_t bytes) const {
     const double seconds = static_cast<double>(bytes) / (gbps * 1e9);
-    return std::chrono::microseconds(latency_us) +
-           std::chrono::nanoseconds(static_cast<int64_t>(seconds * 1e9));
+    return std::chrono::microseconds(latency_us) + saturated_duration(seconds);
 }
 
 Device::Device(std::string name, std::shared_ptr<sdk::ITaskExecutor> wait_executor)
@@ -63,7 +62,9 @@ Device::Result Device::run(DeviceJob& job) {
                                                         job.label() + " hung"))};
         case JobFault::kFail:
             // A device error is reported after the fixed latency, as a real failure would be.
-            m_queue.sleep_until(started + job.fixed_time());
+            if (m_queue.sleep_until(started + job.fixed_time(), &job) ==
+                DeviceQueue::SleepResult::kCancelled)
+                return cancelled_while_running(job);
             return {DeviceJob::Outcome::kFailed,
                     std::make_exception_ptr(Unavailable(m_name + ": device error: " + job.label() +
                                                         " failed (injected fault)"))};
@@ -79,9 +80,19 @@ Device::Result Device::run(DeviceJob& job) {
                     Unavailable(m_name + ": device error in " + job.label() + ": " + e.what()))};
     }
     // The work ran at host speed; the device is modelled to take fixed + modelled time, so sleep
-    // out the rest (interrupted only by shutdown, after which the results are still valid).
-    m_queue.sleep_until(started + job.fixed_time() + modelled);
+    // out the rest. Shutdown ends the wait with the results still valid; cancel() ends it with
+    // the job cancelled, as a real device aborts a kernel (a 5 s job used to make cancel wait
+    // 5 s, and destroying its request block as long).
+    if (m_queue.sleep_until(started + job.fixed_time() + modelled, &job) ==
+        DeviceQueue::SleepResult::kCancelled)
+        return cancelled_while_running(job);
     return {DeviceJob::Outcome::kCompleted, nullptr};
+}
+
+Device::Result Device::cancelled_while_running(const DeviceJob& job) const {
+    return {DeviceJob::Outcome::kCancelled,
+            std::make_exception_ptr(Cancelled(m_name + ": " + job.label() +
+                                              " was cancelled while running on the device"))};
 }
 
 void Device::complete(DeviceJob& job, DeviceJob::Outcome outcome, std::exception_ptr error) {

@@ -80,6 +80,8 @@ class Device {
     void worker_loop();
     /// Runs a job to its end (modelled time included) and says how it ended.
     Result run(DeviceJob& job);
+    /// The outcome of a job whose modelled wait cancel() ended.
+    Result cancelled_while_running(const DeviceJob& job) const;
     void complete(DeviceJob& job, DeviceJob::Outcome outcome, std::exception_ptr error);
 
     const std::string m_name;

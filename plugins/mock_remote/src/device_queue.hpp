@@ -31,11 +31,13 @@ class DeviceQueue {
 
     enum class CancelResult { kDropped, kFlagged, kNotFound };
     /// Removes a queued job (kDropped; the caller completes it), or asks the running job to stop
-    /// (kFlagged; only a hung job reacts), or does nothing (kNotFound: already finished).
+    /// (kFlagged; its modelled wait or hang ends), or does nothing (kNotFound: already finished).
     CancelResult cancel(const std::shared_ptr<DeviceJob>& job);
 
-    /// Worker side: sleeps until `deadline`; returns early (false) only if the queue closes.
-    bool sleep_until(Clock::time_point deadline);
+    enum class SleepResult { kReached, kClosed, kCancelled };
+    /// Worker side: sleeps until `deadline`; returns early if the queue closes (kClosed) or, when
+    /// `job` is given, if cancel() flags it (kCancelled).
+    SleepResult sleep_until(Clock::time_point deadline, const DeviceJob* job = nullptr);
     /// Worker side: blocks until `job` is cancelled (true) or the queue closes (false).
     bool wait_for_cancel(const DeviceJob& job);
 

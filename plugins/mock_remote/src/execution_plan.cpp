@@ -2,6 +2,7 @@
 // them on device storage with the modelled cost per op.
 #include "execution_plan.hpp"
 
+#include <cstdint>
 #include <cstring>
 #include <map>
 
@@ -13,7 +14,7 @@ namespace {
 std::chrono::nanoseconds modelled_cost(double flops, size_t bytes, const TimingModel& timing) {
     const double seconds =
         flops / (timing.gflops * 1e9) + static_cast<double>(bytes) / (timing.device_gbps * 1e9);
-    return std::chrono::nanoseconds(static_cast<int64_t>(seconds * 1e9));
+    return saturated_duration(seconds);
 }
 
 }  // namespace
@@ -97,6 +98,15 @@ ExecutionPlan::ExecutionPlan(std::shared_ptr<const Model> model) : m_model(std::
         const auto& src = result->input_value(0);
         m_output_values.push_back(value_of.at({src.get_node(), src.get_index()}));
     }
+    // Each value is checked above; every value gets its own device buffer, so their sum must
+    // fit too (three 1 GB values of a tiny IR each passed alone and took 8.4 GB together).
+    size_t total = 0;  // saturates: each term is at most the machine's memory
+    for (const auto& v : m_values) total = v.bytes > SIZE_MAX - total ? SIZE_MAX : total + v.bytes;
+    if (total > physical_memory_bytes())
+        throw_error<InvalidArgument>("model '", m_model->get_name(), "': its ", m_values.size(),
+                                     " values need ", total,
+                                     " bytes of device memory together, more than the ",
+                                     physical_memory_bytes(), " bytes of memory this machine has");
 }
 
 std::chrono::nanoseconds ExecutionPlan::execute(

@@ -61,7 +61,19 @@ TEST(MockRemoteConfig, BadValuesNameTheKeyAndTheValue) {
     Config config;
     std::string text = message_of(config, gflops.name(), Any(0.0));
     EXPECT_NE(text.find("MOCK_REMOTE_GFLOPS"), std::string::npos) << text;
-    EXPECT_NE(text.find("positive"), std::string::npos) << text;
+    EXPECT_NE(text.find("expected a rate from 0.001 to 1e+09"), std::string::npos) << text;
+    // Issue 23 item 7: values that overflowed the timing model or modelled 71 minutes.
+    text = message_of(config, gflops.name(), Any(1e-300));
+    EXPECT_NE(text.find("MOCK_REMOTE_GFLOPS"), std::string::npos) << text;
+    text = message_of(config, latency_us.name(), Any(uint32_t{4'000'000'000u}));
+    EXPECT_NE(text.find("expected 0 to 10000000 us, found 4000000000"), std::string::npos) << text;
+    text = message_of(config, jitter_us.name(), Any(uint32_t{10'000'001u}));
+    EXPECT_NE(text.find("MOCK_REMOTE_JITTER_US"), std::string::npos) << text;
+    text = message_of(config, compile_ms.name(), Any(uint32_t{60'001u}));
+    EXPECT_NE(text.find("expected 0 to 60000 ms"), std::string::npos) << text;
+    config.set(latency_us.name(), Any(uint32_t{10'000'000u}));  // the limit itself is fine
+    EXPECT_EQ(config.timing.latency_us, 10'000'000u);
+    config.set(latency_us.name(), Any(Config{}.timing.latency_us));
     text = message_of(config, fail_rate.name(), Any(1.5));
     EXPECT_NE(text.find("MOCK_REMOTE_FAIL_RATE"), std::string::npos) << text;
     EXPECT_NE(text.find("1.5"), std::string::npos) << text;

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <future>
+#include <limits>
 #include <thread>
 
 #include "vireo/exception.hpp"
@@ -139,6 +141,43 @@ TEST(MockRemoteDevice, CancelLetsARunningJobFinish) {
     EXPECT_EQ(running->outcome(), DeviceJob::Outcome::kCompleted);
     EXPECT_EQ(device.jobs_cancelled(), 0u);
     EXPECT_EQ(device.jobs_completed(), 1u);
+}
+
+TEST(MockRemoteDevice, CancelEndsTheModelledWaitOfARunningJob) {
+    // Issue 23 item 7: the work has run, then the job models 10 s of device time. Cancel must end
+    // that wait (it used to be waited out, and the job counted as completed).
+    Device device("MOCK_REMOTE.0", nullptr);
+    Gate started;
+    auto running = device.submit(
+        "long",
+        [&started](DeviceMemory&) {
+            started.open();
+            return std::chrono::nanoseconds{0};
+        },
+        std::chrono::microseconds(kMaxLatencyUs), JobFault::kNone);
+    started.future.wait();
+    device.cancel(running);
+    running->wait();
+    EXPECT_EQ(running->outcome(), DeviceJob::Outcome::kCancelled);
+    EXPECT_NE(error_text(running).find("long was cancelled while running on the device"),
+              std::string::npos)
+        << error_text(running);
+    EXPECT_EQ(device.jobs_cancelled(), 1u);
+    EXPECT_EQ(device.jobs_completed(), 0u);
+}
+
+TEST(MockRemoteTiming, ModelledTimesSaturateInsteadOfOverflowing) {
+    using std::chrono::nanoseconds;
+    EXPECT_EQ(saturated_duration(1.5), nanoseconds(1'500'000'000));
+    EXPECT_EQ(saturated_duration(1e300),
+              nanoseconds(kMaxModelledTime));  // was a UB double -> int64 cast
+    EXPECT_EQ(saturated_duration(std::numeric_limits<double>::infinity()),
+              nanoseconds(kMaxModelledTime));
+    EXPECT_EQ(saturated_duration(std::nan("")), nanoseconds(0));
+    EXPECT_EQ(saturated_duration(-1.0), nanoseconds(0));
+    // A transfer over the slowest allowed bus is long but finite.
+    const BusModel slow{kMinRate, 0};
+    EXPECT_EQ(slow.cost(size_t{1} << 40), nanoseconds(kMaxModelledTime));
 }
 
 TEST(MockRemoteDevice, HungJobWaitsForCancelAndTheDeviceKeepsServing) {

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <thread>
 
+#include "vireo/sdk/cpu_streams_executor.hpp"
+
 namespace vireo::template_plugin {
 namespace {
 
@@ -50,16 +52,18 @@ void Config::apply(const AnyMap& properties, bool skip_core_keys) {
             performance_mode = read_value<hint::PerformanceMode>(
                 key, value, "LATENCY, THROUGHPUT or CUMULATIVE_THROUGHPUT");
         } else if (key == vireo::num_streams.name()) {
-            const auto n = read_value<int32_t>(key, value, "an integer >= 0");
-            if (n < 0)
+            const auto n = read_value<int32_t>(key, value, "an integer 0..256");
+            if (n < 0 || n > sdk::kMaxStreams)
                 throw_error<InvalidArgument>(kDeviceName, ": property ", key, " has a bad value '",
-                                             value.to_string(), "' (expected an integer >= 0)");
+                                             value.to_string(), "' (expected 0 (from the hint) to ",
+                                             sdk::kMaxStreams, ")");
             num_streams = n;
         } else if (key == vireo::inference_num_threads.name()) {
-            const auto n = read_value<int32_t>(key, value, "an integer >= 0");
-            if (n < 0)
+            const auto n = read_value<int32_t>(key, value, "an integer 0..1024");
+            if (n < 0 || n > sdk::kMaxThreads)
                 throw_error<InvalidArgument>(kDeviceName, ": property ", key, " has a bad value '",
-                                             value.to_string(), "' (expected an integer >= 0)");
+                                             value.to_string(), "' (expected 0 (all cores) to ",
+                                             sdk::kMaxThreads, ")");
             inference_num_threads = n;
         } else if (key == hint::num_requests.name()) {
             num_requests = read_value<uint32_t>(key, value, "an integer >= 0");
@@ -100,7 +104,9 @@ AnyMap Config::to_map() const {
 
 int Config::resolved_streams() const {
     if (num_streams > 0) return num_streams;
-    int streams = performance_mode == hint::PerformanceMode::LATENCY ? 1 : available_cores();
+    int streams = performance_mode == hint::PerformanceMode::LATENCY
+                      ? 1
+                      : std::min(available_cores(), sdk::kMaxStreams);
     if (num_requests > 0) streams = std::min<int>(streams, static_cast<int>(num_requests));
     return std::max(1, streams);
 }

@@ -24,9 +24,11 @@ struct ArenaLayout {
 };
 
 /// Places buffers in one arena so that two buffers whose lifetimes overlap never share a byte,
-/// while buffers that live at different times reuse the same memory. Greedy, largest first,
-/// each at the lowest aligned offset that fits between the buffers already placed whose
-/// lifetimes overlap it. `alignment` must be a power of two.
+/// while buffers that live at different times reuse the same memory. Up to 2048 buffers: greedy,
+/// largest first, each in the smallest gap that fits between the buffers already placed whose
+/// lifetimes overlap it (O(n^2), the tightest layouts). Beyond: a sweep in step order over a
+/// best-fit free list, O(n log n), so a model with 100k values (one Split) plans in
+/// milliseconds. `alignment` must be a power of two.
 ArenaLayout plan_arena(const std::vector<BufferUse>& uses, size_t alignment = 64);
 
 using sdk::physical_memory_bytes;  // no buffer may be larger (checked before allocating)

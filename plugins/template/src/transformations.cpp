@@ -1,6 +1,7 @@
 // Implements constant folding and dead-code removal for the TEMPLATE plugin.
 #include "transformations.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <utility>
@@ -8,6 +9,7 @@
 
 #include "vireo/ops.hpp"
 #include "vireo/reference/kernel.hpp"
+#include "vireo/sdk/memory_limits.hpp"
 
 namespace vireo::template_plugin {
 namespace {
@@ -63,8 +65,13 @@ void replace_with_constant(Node& node, size_t index, const Tensor& value, const 
 
 }  // namespace
 
+size_t folding_budget_bytes() {
+    return std::min<size_t>(size_t{256} << 20, sdk::physical_memory_bytes() / 8);
+}
+
 TransformStats transform_model(Model& model) {
     TransformStats stats;
+    size_t budget_left = folding_budget_bytes();
     const NodeVector before = model.get_ordered_ops();
     Consumers consumers;
     for (const auto& node : before)
@@ -99,6 +106,28 @@ TransformStats transform_model(Model& model) {
             names += "," + original_names(*src);
         }
         if (!all_constant) continue;
+        // What the fold would create, from the inferred output shapes, before evaluating.
+        size_t output_bytes = 0;
+        bool fits = true;
+        for (size_t o = 0; o < node->get_output_size() && fits; ++o) {
+            const PartialShape& shape = node->get_output_partial_shape(o);
+            if (!shape.is_static()) {
+                fits = false;
+                break;
+            }
+            try {
+                const size_t bytes =
+                    node->get_output_element_type(o).bytes_for(shape_size(shape.to_shape()));
+                fits = bytes <= budget_left - output_bytes;
+                output_bytes += fits ? bytes : 0;
+            } catch (const Exception&) {
+                fits = false;  // the size overflows
+            }
+        }
+        if (!fits) {
+            ++stats.over_budget;
+            continue;
+        }
         std::vector<Tensor> outputs;
         try {
             outputs = reference::evaluate(*node, inputs);
@@ -107,6 +136,7 @@ TransformStats transform_model(Model& model) {
         }
         for (size_t i = 0; i < outputs.size(); ++i)
             replace_with_constant(*node, i, outputs[i], names, consumers);
+        budget_left -= output_bytes;
         ++stats.folded;
     }
     model.validate();

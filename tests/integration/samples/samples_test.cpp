@@ -17,6 +17,8 @@
 #include "npy.hpp"
 #include "vireo/core.hpp"
 #include "vireo/infer_request.hpp"
+#include "vireo/ir.hpp"
+#include "vireo/ops.hpp"
 
 namespace vireo::sample_test {
 namespace {
@@ -149,6 +151,33 @@ INSTANTIATE_TEST_SUITE_P(BundledModels, HelloInferMatchesApi,
                                  if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
                              return name;
                          });
+
+// Issue 23 item 6: outputs whose names map to one file ("a/b" and "a:b") are both written.
+TEST(HelloInfer, OutputsWhoseNamesMapToOneFileDoNotOverwriteEachOther) {
+    const fs::path dir = scratch_dir("colliding_names");
+    auto x = vireo::op::parameter(vireo::element::f32, vireo::PartialShape(vireo::Shape{3}), "x");
+    auto first = vireo::op::relu(x);
+    auto second = vireo::op::unary("Negative", x);
+    first->output(0).set_names({"a/b"});
+    second->output(0).set_names({"a:b"});
+    vireo::serialize(
+        vireo::Model(vireo::OutputVector{first, second}, vireo::ParameterVector{x}, "collide"),
+        (dir / "collide.xml").string());
+    vireo::Tensor input(vireo::element::f32, vireo::Shape{3});
+    for (int i = 0; i < 3; ++i) input.data<float>()[i] = static_cast<float>(i) - 1.0f;  // -1 0 1
+    vireo::npy::write_npy((dir / "x.npy").string(), input);
+    const RunResult run =
+        run_sample("hello_infer", {"-m", (dir / "collide.xml").string(), "-i",
+                                   "x=" + (dir / "x.npy").string(), "-o", (dir / "out").string()});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    const vireo::Tensor relu = vireo::npy::read_npy((dir / "out" / "a_b.npy").string());
+    const vireo::Tensor negative = vireo::npy::read_npy((dir / "out" / "a_b.1.npy").string());
+    const float expected_relu[] = {0.0f, 0.0f, 1.0f}, expected_negative[] = {1.0f, 0.0f, -1.0f};
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(relu.data<float>()[i], expected_relu[i]) << i;
+        EXPECT_EQ(negative.data<float>()[i], expected_negative[i]) << i;
+    }
+}
 
 // ---- benchmark_app: the JSON report and the trace ----
 

@@ -1,10 +1,12 @@
 // Tests the .npy reader and writer: dtypes, shapes, C order and clear errors on bad files.
+#include "npy.hpp"
+
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <sstream>
-
-#include "npy.hpp"
 
 using namespace vireo;
 
@@ -109,6 +111,69 @@ TEST(Npy, BadFilesGiveClearErrors) {
     expect_error(std::string("\x93NUMPY\x01\x00\x10", 9), "truncated");
     expect_error(std::string("\x93NUMPY\x09\x00", 8), "version 9");
     EXPECT_THROW(npy::read_npy("/nonexistent/file.npy"), NotFound);
+}
+
+// Issue 23 item 6: headers the old text search misread.
+TEST(Npy, FortranOrderOtherThanTrueOrFalseIsRefused) {
+    const float f[] = {1.f, 2.f};
+    // Fortran order spelled as NumPy never writes it used to be read as C order.
+    expect_error(make_npy("{'descr': '<f4', 'fortran_order': 1, 'shape': (2,), }", bytes_of(f, 8)),
+                 "fortran_order must be True or False, found '1'");
+    expect_error(
+        make_npy("{'descr': '<f4', 'fortran_order': true, 'shape': (2,), }", bytes_of(f, 8)),
+        "fortran_order must be True or False, found 'true'");
+    expect_error(make_npy("{'descr': '<f4', 'shape': (2,), }", bytes_of(f, 8)),
+                 "no 'fortran_order' entry");
+}
+
+TEST(Npy, KeyTextInsideAnotherValueIsNotAKey) {
+    const float f[] = {1.f, 2.f, 3.f, 4.f};
+    // A value holding "'shape': (1,)" before the real shape: the old search found it first.
+    const Tensor t = npy::read_npy_bytes(make_npy(
+        "{'descr': '<f4', 'note': \"'shape': (1,)\", 'fortran_order': False, 'shape': (2, 2), }",
+        bytes_of(f, 16)));
+    EXPECT_EQ(t.get_shape(), (Shape{2, 2}));
+    EXPECT_EQ(t.data<float>()[3], 4.f);
+    // "True" inside another value does not make the array Fortran-ordered.
+    const Tensor u = npy::read_npy_bytes(
+        make_npy("{'descr': '<f4', 'note': 'True', 'fortran_order': False, 'shape': (4,), }",
+                 bytes_of(f, 16)));
+    EXPECT_EQ(u.get_shape(), (Shape{4}));
+    expect_error(
+        make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'shape': (4,), }",
+                 bytes_of(f, 16)),
+        "'shape' appears twice");
+    expect_error(
+        make_npy("{'descr': '<f4', 'fortran_order': False 'shape': (4,), }", bytes_of(f, 16)),
+        "expected ',' or '}'");
+}
+
+TEST(Npy, FifoIsRefusedWithoutBlocking) {
+    const std::string path =
+        ::testing::TempDir() + "/vireo_npy_fifo_" + std::to_string(::getpid()) + ".npy";
+    ::unlink(path.c_str());
+    ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+    try {
+        npy::read_npy(path);
+        ADD_FAILURE() << "a FIFO was accepted";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+    }
+    ::unlink(path.c_str());
+}
+
+TEST(Npy, WriteToAFullDeviceIsAnError) {
+    // The bytes sit in the stream's buffer until close: the failure must still be reported.
+    Tensor t(element::f32, Shape{4});
+    for (int i = 0; i < 4; ++i) t.data<float>()[i] = 1.0f;
+    try {
+        npy::write_npy("/dev/full", t);
+        ADD_FAILURE() << "writing to /dev/full reported success";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("failed writing npy file '/dev/full'"),
+                  std::string::npos)
+            << e.what();
+    }
 }
 
 TEST(Npy, TypesWithoutNumpyDtypeAreRejectedOnWrite) {

@@ -225,10 +225,10 @@ class UnseekableBuffer : public std::streambuf {
     std::string m_bytes;
 };
 
-// Byte offset of the header's payload size: magic, format, ABI, then two length-prefixed strings.
+// Byte offset of the header's payload size: magic, format, ABI, then three length-prefixed strings.
 size_t payload_size_offset(const std::string& blob) {
     size_t offset = 16;
-    for (int s = 0; s < 2; ++s) {
+    for (int s = 0; s < 3; ++s) {  // plugin name, plugin version, origin
         uint32_t length = 0;
         std::memcpy(&length, blob.data() + offset, sizeof(length));  // little-endian, as written
         offset += 4 + length;

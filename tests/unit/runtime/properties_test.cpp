@@ -124,7 +124,8 @@ TEST_F(Properties, GlobalKeys) {
     EXPECT_EQ(core.get_property(log::level), log::Level::ERR);
     core.set_property({log::level(before)});
     const auto keys = core.get_property(supported_properties);
-    EXPECT_EQ(keys.size(), 4u);
+    EXPECT_EQ(keys.size(),
+              5u);  // SUPPORTED_PROPERTIES, AVAILABLE_DEVICES, CACHE_DIR, ENABLE_MMAP, LOG_LEVEL
 }
 
 TEST_F(Properties, AnyFromThePluginKeepsTheLibraryLoaded) {

@@ -11,6 +11,13 @@
 
 namespace vireo::sdk {
 
+/// The common sane range of stream and thread counts, for every plugin's NUM_STREAMS and
+/// INFERENCE_NUM_THREADS and for CPUStreamsExecutor itself: at most kMaxStreams streams and at
+/// most kMaxThreads threads in one executor (streams x threads_per_stream). A value beyond them
+/// is a configuration error (an InvalidArgument), not a reason to exhaust the process's threads.
+inline constexpr int kMaxStreams = 256;
+inline constexpr int kMaxThreads = 1024;
+
 struct StreamsConfig {
     /// Thread names are "<name>/<stream>" for a stream's worker and "<name>/<stream>.<t>" for its
     /// helpers; the name part is cut so the whole fits Linux's 15 characters.
@@ -41,7 +48,10 @@ struct StreamsConfig {
 /// task of *another* executor joins there, so two executors must never drop each other's last
 /// reference from their tasks (each would wait for the other).
 /// Errors: an exception escaping a task is caught and logged (glog ERROR); the stream keeps
-/// working. The constructor throws InvalidArgument for streams or threads_per_stream < 1.
+/// working. The constructor throws InvalidArgument for streams or threads_per_stream < 1, for
+/// streams > kMaxStreams and for streams x threads_per_stream > kMaxThreads; and Unavailable
+/// when the system refuses a thread (a process or memory limit): every thread started so far
+/// is stopped and joined first, so a failed construction leaves nothing running.
 /// Thread safety: every method may be called from any thread, including from its tasks.
 ///
 ///     auto exec = std::make_shared<CPUStreamsExecutor>(StreamsConfig{"Infer", 2, 1});
@@ -75,8 +85,11 @@ public:
     static void parallel_for(size_t n, const std::function<void(size_t begin, size_t end)>& body);
 
 private:
-    struct Impl;
-    std::unique_ptr<Impl> m_impl;
+  /// Stops every started thread after the queue drains and joins it (detaches the caller's own).
+  void stop_and_join();
+
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
 };
 
 }  // namespace vireo::sdk
