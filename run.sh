@@ -2,32 +2,46 @@
 # Installs the dependencies, builds Vireo (Release) and runs the main demo: benchmark_app on a
 # bundled model on TEMPLATE, then on the simulated remote device MOCK_REMOTE with one and with
 # four requests in flight, writing a Chrome trace of the pipeline stages; then async_pipeline
-# shows one request's per-stage profile.
+# shows one request's per-stage profile; then an ONNX model read directly, converted to IR, and
+# ONNX's own operator tests run on TEMPLATE.
+# Output goes to stdout only (no `tee /dev/stderr`): redirected to a file, the log comes out whole.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 ./scripts/install_deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$(nproc)" --target benchmark_app hello_query_device hello_infer async_pipeline \
-  vireo_template_plugin vireo_mock_remote_plugin
+  vireo_template_plugin vireo_mock_remote_plugin vireo_onnx_frontend vireo_convert vireo_onnx_backend
 
 model=samples/models/cnn/cnn.xml  # made by build/bin/model_generator -o samples/models
 bench=build/bin/benchmark_app
-throughput() { grep -E '^Throughput' | awk '{print $2}'; }
+throughput() { grep -E '^Throughput' "$1" | awk '{print $2}'; }
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+# Runs benchmark_app with the given arguments, shows its output and keeps it in $log.
+bench_run() { $bench "$@" > "$log"; cat "$log"; }
 
 echo "== Devices"
 build/bin/hello_query_device | grep -E '^[A-Z_]+(\.[0-9]+)?$'
 
 echo "== TEMPLATE (reference interpreter), sync API"
-t_sync=$($bench -m "$model" -d TEMPLATE -api sync -t 3 | tee /dev/stderr | throughput)
+bench_run -m "$model" -d TEMPLATE -api sync -t 3; t_sync=$(throughput "$log")
 echo "== MOCK_REMOTE.0 (simulated remote device, 2 ms modelled latency), 1 request in flight"
-m1=$($bench -m "$model" -d MOCK_REMOTE.0 -api async -nireq 1 -t 3 | tee /dev/stderr | throughput)
+bench_run -m "$model" -d MOCK_REMOTE.0 -api async -nireq 1 -t 3; m1=$(throughput "$log")
 echo "== MOCK_REMOTE.0, 4 requests in flight (host work overlaps device work)"
-m4=$($bench -m "$model" -d MOCK_REMOTE.0 -api async -nireq 4 -t 3 -trace build/trace_mock_remote.json \
-  | tee /dev/stderr | throughput)
+bench_run -m "$model" -d MOCK_REMOTE.0 -api async -nireq 4 -t 3 -trace build/trace_mock_remote.json
+m4=$(throughput "$log")
 
 echo "== async_pipeline on MOCK_REMOTE.1: callbacks chain the next inference; one request's stages"
 build/bin/async_pipeline -m "$model" -d MOCK_REMOTE.1 -nireq 4 -niter 200
+
+onnx=tests/data/models/golden/cnn
+echo "== ONNX read directly: the golden cnn's model.onnx on MOCK_REMOTE.0 (proves: no conversion step)"
+build/bin/hello_infer -m $onnx/model.onnx -d MOCK_REMOTE.0 -i x=$onnx/input_x.npy
+echo "== vireo_convert: the same ONNX file to IR v11 with f16 weights (proves: convert once, map later)"
+build/bin/vireo_convert $onnx/model.onnx -o build/cnn_from_onnx.xml --compress_to_fp16
+echo "== ONNX's own operator tests (libonnx-testdata pytorch-operator) on TEMPLATE (proves: ONNX semantics)"
+build/bin/vireo_onnx_backend --folders pytorch-operator | tail -1
 
 cat <<SUMMARY
 

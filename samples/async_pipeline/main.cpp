@@ -16,7 +16,7 @@
 #include "vireo/infer_request.hpp"
 #include "vireo/properties.hpp"
 
-DEFINE_string(m, "", "Required. Path to the model (.xml IR).");
+DEFINE_string(m, "", "Required. Path to the model (.xml IR or .onnx).");
 DEFINE_string(d, "TEMPLATE", "Device to run on (see hello_query_device).");
 DEFINE_uint32(nireq, 4, "Number of infer requests kept in flight.");
 DEFINE_uint32(niter, 64, "Total number of inferences to run (chained from the callbacks).");
@@ -51,6 +51,7 @@ std::string stage_line(const vireo::ProfilingInfo& row) {
 
 int run(int argc, char** argv) {
     gflags::SetUsageMessage("async_pipeline -m model.xml [-d DEVICE] [-nireq N] [-niter M] [-shape ...]");
+    if (vireo::samples::show_help_if_asked(argc, argv, "samples/async_pipeline/")) return 0;
     gflags::ParseCommandLineFlags(&argc, &argv, true);
     google::InitGoogleLogging(argv[0]);
     FLAGS_logtostderr = true;

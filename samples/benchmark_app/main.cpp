@@ -21,7 +21,7 @@
 #include "vireo/core.hpp"
 #include "vireo/infer_request.hpp"
 
-DEFINE_string(m, "", "Required. Path to the model (.xml IR).");
+DEFINE_string(m, "", "Required. Path to the model (.xml IR or .onnx).");
 DEFINE_string(d, "TEMPLATE", "Device to run on: TEMPLATE, MOCK_REMOTE.0, ... (see hello_query_device).");
 DEFINE_string(api, "async", "API to measure: sync (one request, infer()) or async (start_async with callbacks).");
 DEFINE_uint32(nireq, 0, "Infer requests in flight (async). 0: the compiled model's optimal number.");
@@ -71,6 +71,7 @@ std::string json_escape(const std::string& s) {
 
 int run(int argc, char** argv) {
     gflags::SetUsageMessage("benchmark_app -m model.xml [-d DEVICE] [-api sync|async] [-nireq N] [-niter N] [-t S] ...");
+    if (vireo::samples::show_help_if_asked(argc, argv, "samples/benchmark_app/")) return 0;
     gflags::ParseCommandLineFlags(&argc, &argv, true);
     google::InitGoogleLogging(argv[0]);
     FLAGS_logtostderr = true;

@@ -1,6 +1,8 @@
 // Implements the samples' shared helpers.
 #include "sample_utils.hpp"
 
+#include <gflags/gflags.h>
+
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -120,6 +122,17 @@ int run_main(int (*body)(int, char**), int argc, char** argv) {
         std::fprintf(stderr, "[ ERROR ] unknown exception\n");
     }
     return 1;
+}
+
+bool show_help_if_asked(int argc, char** argv, const char* flags_file) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "-h" || arg == "-help" || arg == "--help" || arg == "--h") {
+            gflags::ShowUsageWithFlagsRestrict(argv[0], flags_file);
+            return true;
+        }
+    }
+    return false;
 }
 
 }  // namespace vireo::samples

@@ -21,6 +21,12 @@ void fill_random(Tensor& tensor, uint64_t seed);
 /// The first `count` values of a host tensor as text: "0.5, 1, 2.25 ...".
 std::string format_values(const Tensor& tensor, size_t count);
 
+/// When argv holds -h, -help or --help: prints the usage message (gflags::SetUsageMessage first)
+/// and only the flags defined in source files whose path contains `flags_file` (the sample's own,
+/// not glog's or gflags'), and returns true; the caller then exits 0. Call before
+/// gflags::ParseCommandLineFlags, which would print every linked library's flags.
+bool show_help_if_asked(int argc, char** argv, const char* flags_file);
+
 /// Runs `body` and turns any exception into "[ ERROR ] message" on stderr and exit code 1.
 int run_main(int (*body)(int, char**), int argc, char** argv);
 

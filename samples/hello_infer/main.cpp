@@ -13,7 +13,7 @@
 #include "vireo/core.hpp"
 #include "vireo/infer_request.hpp"
 
-DEFINE_string(m, "", "Required. Path to the model (.xml IR).");
+DEFINE_string(m, "", "Required. Path to the model (.xml IR or .onnx).");
 DEFINE_string(d, "TEMPLATE", "Device to run on (see hello_query_device).");
 DEFINE_string(i, "", "Inputs from .npy files: name=file.npy[,name2=file2.npy]. Others get random data.");
 DEFINE_string(o, "", "Directory to write every output as <tensor name>.npy.");
@@ -46,7 +46,10 @@ std::string file_name_for(std::string name) {
 }
 
 int run(int argc, char** argv) {
-    gflags::SetUsageMessage("hello_infer -m model.xml [-d DEVICE] [-i name=file.npy] [-o outdir] [-shape ...]");
+    gflags::SetUsageMessage(
+        "hello_infer -m model.xml|model.onnx [-d DEVICE] [-i name=file.npy] [-o outdir] [-shape ...] "
+        "[-plugins_xml file]");
+    if (vireo::samples::show_help_if_asked(argc, argv, "samples/hello_infer/")) return 0;
     gflags::ParseCommandLineFlags(&argc, &argv, true);
     google::InitGoogleLogging(argv[0]);
     FLAGS_logtostderr = true;

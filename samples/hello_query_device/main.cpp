@@ -14,6 +14,7 @@ namespace {
 
 int run(int argc, char** argv) {
     gflags::SetUsageMessage("hello_query_device [--plugins_xml FILE]: prints every device and its properties");
+    if (vireo::samples::show_help_if_asked(argc, argv, "samples/hello_query_device/")) return 0;
     gflags::ParseCommandLineFlags(&argc, &argv, true);
     google::InitGoogleLogging(argv[0]);
     FLAGS_logtostderr = true;
