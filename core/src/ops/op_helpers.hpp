@@ -29,6 +29,7 @@ void register_misc_ops(OpRegistry& registry);          // misc_ops.cpp (TopK, Fa
 void register_sequence_ops(OpRegistry& registry);      // sequence_ops.cpp (CumSum, ReverseSequence)
 void register_space_depth_ops(OpRegistry& registry);   // space_depth.cpp (DepthToSpace, SpaceToDepth)
 void register_index_ops(OpRegistry& registry);         // index_ops.cpp (OneHot, Eye, NonZero)
+void register_subgraph_ops(OpRegistry& registry);      // subgraph_ops.cpp (If, Loop)
 
 using Inputs = std::vector<InferInput>;
 using Outputs = std::vector<InferOutput>;
