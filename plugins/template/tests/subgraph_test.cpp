@@ -1,7 +1,10 @@
 // Sub-graph ops on TEMPLATE: Loop (summing, data-dependent early exit, invariant inputs, sliced
-// inputs and reversed concatenation), If with branches of different shapes, If nested in a Loop.
+// inputs and reversed concatenation, export and import), If with branches of different shapes, If
+// nested in a Loop.
 // Expected values come from plain loops.
 #include <gtest/gtest.h>
+
+#include <sstream>
 
 #include "test_utils.hpp"
 #include "vireo/ops.hpp"
@@ -65,6 +68,22 @@ TEST(TemplateSubgraph, LoopSumsForARunTimeTripCount) {
         ASSERT_EQ(steps.get_shape(), (Shape{static_cast<size_t>(n)}));
         for (int64_t k = 0; k < n; ++k) EXPECT_EQ(steps.data<float>()[k], static_cast<float>(k));
     }
+}
+
+TEST(TemplateSubgraph, ExportedLoopImportsAndRunsTheSame) {
+    // The blob holds the transformed model as IR: the Loop's body and port maps go through it.
+    Core core = make_core();
+    CompiledModel compiled = core.compile_model(summing_loop(), "TEMPLATE");
+    std::ostringstream out(std::ios::binary);
+    compiled.export_model(out);
+    std::istringstream blob(out.str(), std::ios::binary);
+    InferRequest request = core.import_model(blob, "TEMPLATE").create_infer_request();
+    request.set_tensor("n", scalar_i64(6));
+    request.set_tensor("init", scalar_f32(-1.f));
+    request.infer();
+    EXPECT_EQ(*request.get_tensor("sum").data<float>(), -1.f + 0 + 1 + 2 + 3 + 4 + 5);
+    ASSERT_EQ(request.get_tensor("steps").get_shape(), (Shape{6}));
+    EXPECT_EQ(request.get_tensor("steps").data<float>()[5], 5.f);
 }
 
 TEST(TemplateSubgraph, LoopEndsWhenTheBodyConditionTurnsFalse) {
