@@ -13,7 +13,8 @@ using IdMap = std::unordered_map<int64_t, NodePtr>;
 
 // Position of the node with layer id `id` among `nodes` (a body's Parameters or Results).
 template <typename Fail>
-size_t position(const IdMap& by_id, const NodeVector& nodes, int64_t id, const char* kind, const Fail& fail) {
+size_t position(const IdMap& by_id, const NodeVector& nodes, int64_t id, const char* kind,
+                const Fail& fail) {
     const auto it = by_id.find(id);
     if (it != by_id.end())
         for (size_t i = 0; i < nodes.size(); ++i)
@@ -24,8 +25,8 @@ size_t position(const IdMap& by_id, const NodeVector& nodes, int64_t id, const c
 
 }  // namespace
 
-std::vector<std::shared_ptr<Model>> IrReader::read_subgraph(const LayerInfo& layer,
-                                                            std::map<std::string, AttrValue>& attributes) const {
+std::vector<std::shared_ptr<Model>> IrReader::read_subgraph(
+    const LayerInfo& layer, std::map<std::string, AttrValue>& attributes) const {
     auto fail_here = [&](auto&&... args) { fail(layer.describe(), ": ", args...); };
     auto integer = [&](const XMLElement& el, const char* name, int64_t fallback, bool required) {
         const char* text = el.Attribute(name);
@@ -34,14 +35,17 @@ std::vector<std::shared_ptr<Model>> IrReader::read_subgraph(const LayerInfo& lay
             if (required) fail_here("<", el.Name(), "> has no '", name, "' attribute");
             return value;
         }
-        if (!parse_int64(text, value)) fail_here("<", el.Name(), "> attribute '", name, "' must be an integer, found '", text, "'");
+        if (!parse_int64(text, value))
+            fail_here("<", el.Name(), "> attribute '", name, "' must be an integer, found '", text,
+                      "'");
         return value;
     };
     // Port id -> input or output index of this layer.
     auto port_index = [&](int64_t port, bool output) {
         const auto it = layer.ports.find(port);
         if (it == layer.ports.end() || it->second.first != output)
-            fail_here("external_port_id ", port, " is not an ", output ? "output" : "input", " port of the layer");
+            fail_here("external_port_id ", port, " is not an ", output ? "output" : "input",
+                      " port of the layer");
         return static_cast<int64_t>(it->second.second);
     };
     auto read_body = [&](const char* tag, IdMap& by_id) {
@@ -68,16 +72,24 @@ std::vector<std::shared_ptr<Model>> IrReader::read_subgraph(const LayerInfo& lay
             if (!map) fail_here("has no <", side, "_port_map>");
             std::vector<int64_t> ins(body->get_parameters().size(), -1);
             std::vector<int64_t> outs(layer.outputs.size(), -1);
-            for (const XMLElement* e = map->FirstChildElement("input"); e; e = e->NextSiblingElement("input"))
-                ins[position(by_id, body->get_parameters(), integer(*e, "internal_layer_id", 0, true), "Parameter",
-                             fail_here)] = port_index(integer(*e, "external_port_id", 0, true), false);
-            for (const XMLElement* e = map->FirstChildElement("output"); e; e = e->NextSiblingElement("output"))
-                outs[static_cast<size_t>(port_index(integer(*e, "external_port_id", 0, true), true))] = static_cast<int64_t>(
-                    position(by_id, body->get_results(), integer(*e, "internal_layer_id", 0, true), "Result", fail_here));
+            for (const XMLElement* e = map->FirstChildElement("input"); e;
+                 e = e->NextSiblingElement("input"))
+                ins[position(by_id, body->get_parameters(),
+                             integer(*e, "internal_layer_id", 0, true), "Parameter", fail_here)] =
+                    port_index(integer(*e, "external_port_id", 0, true), false);
+            for (const XMLElement* e = map->FirstChildElement("output"); e;
+                 e = e->NextSiblingElement("output"))
+                outs[static_cast<size_t>(
+                    port_index(integer(*e, "external_port_id", 0, true), true))] =
+                    static_cast<int64_t>(position(by_id, body->get_results(),
+                                                  integer(*e, "internal_layer_id", 0, true),
+                                                  "Result", fail_here));
             for (size_t p = 0; p < ins.size(); ++p)
-                if (ins[p] < 0) fail_here("<", side, "_port_map> maps no input to body Parameter ", p);
+                if (ins[p] < 0)
+                    fail_here("<", side, "_port_map> maps no input to body Parameter ", p);
             for (size_t o = 0; o < outs.size(); ++o)
-                if (outs[o] < 0) fail_here("<", side, "_port_map> maps no body Result to output ", o);
+                if (outs[o] < 0)
+                    fail_here("<", side, "_port_map> maps no body Result to output ", o);
             attributes[side + "_inputs"] = ins;
             attributes[side + "_outputs"] = outs;
             bodies.push_back(std::move(body));
@@ -96,11 +108,14 @@ std::vector<std::shared_ptr<Model>> IrReader::read_subgraph(const LayerInfo& lay
     std::vector<int64_t> ports(params, -2), in_slicing, back(params, -1);
     std::vector<int64_t> results(layer.outputs.size(), -1), out_slicing;
     for (size_t p = 0; p < params; ++p) in_slicing.insert(in_slicing.end(), unsliced, unsliced + 5);
-    for (size_t o = 0; o < results.size(); ++o) out_slicing.insert(out_slicing.end(), unsliced, unsliced + 5);
+    for (size_t o = 0; o < results.size(); ++o)
+        out_slicing.insert(out_slicing.end(), unsliced, unsliced + 5);
     int64_t iter_idx = -1, cond_idx = -1;
-    for (const XMLElement* e = map->FirstChildElement("input"); e; e = e->NextSiblingElement("input")) {
-        const size_t p = position(by_id, body->get_parameters(), integer(*e, "internal_layer_id", 0, true),
-                                  "Parameter", fail_here);
+    for (const XMLElement* e = map->FirstChildElement("input"); e;
+         e = e->NextSiblingElement("input")) {
+        const size_t p =
+            position(by_id, body->get_parameters(), integer(*e, "internal_layer_id", 0, true),
+                     "Parameter", fail_here);
         const char* purpose = e->Attribute("purpose");
         const int64_t external = integer(*e, "external_port_id", -1, false);
         if ((purpose && std::string(purpose) == "current_iteration") || external < 0) {
@@ -111,9 +126,11 @@ std::vector<std::shared_ptr<Model>> IrReader::read_subgraph(const LayerInfo& lay
         ports[p] = port_index(external, false);
         slicing(*e, in_slicing, p);
     }
-    for (const XMLElement* e = map->FirstChildElement("output"); e; e = e->NextSiblingElement("output")) {
-        const auto r = static_cast<int64_t>(
-            position(by_id, body->get_results(), integer(*e, "internal_layer_id", 0, true), "Result", fail_here));
+    for (const XMLElement* e = map->FirstChildElement("output"); e;
+         e = e->NextSiblingElement("output")) {
+        const auto r = static_cast<int64_t>(position(by_id, body->get_results(),
+                                                     integer(*e, "internal_layer_id", 0, true),
+                                                     "Result", fail_here));
         const char* purpose = e->Attribute("purpose");
         const int64_t external = integer(*e, "external_port_id", -1, false);
         if ((purpose && std::string(purpose) == "execution_condition") || external < 0) {
@@ -125,10 +142,13 @@ std::vector<std::shared_ptr<Model>> IrReader::read_subgraph(const LayerInfo& lay
         slicing(*e, out_slicing, o);
     }
     if (const XMLElement* edges = layer.element->FirstChildElement("back_edges"))
-        for (const XMLElement* e = edges->FirstChildElement("edge"); e; e = e->NextSiblingElement("edge"))
-            back[position(by_id, body->get_parameters(), integer(*e, "to-layer", 0, true), "Parameter", fail_here)] =
-                static_cast<int64_t>(
-                    position(by_id, body->get_results(), integer(*e, "from-layer", 0, true), "Result", fail_here));
+        for (const XMLElement* e = edges->FirstChildElement("edge"); e;
+             e = e->NextSiblingElement("edge"))
+            back[position(by_id, body->get_parameters(), integer(*e, "to-layer", 0, true),
+                          "Parameter", fail_here)] =
+                static_cast<int64_t>(position(by_id, body->get_results(),
+                                              integer(*e, "from-layer", 0, true), "Result",
+                                              fail_here));
     for (size_t p = 0; p < params; ++p)
         if (ports[p] == -2) fail_here("<port_map> maps no input to body Parameter ", p);
     for (size_t o = 0; o < results.size(); ++o)

@@ -23,11 +23,13 @@ size_t index_of(const NodeVector& ops, const NodePtr& node) {
 void write_slicing(XMLPrinter& out, const std::vector<int64_t>& slicing, size_t port) {
     if (slicing.empty() || slicing[port * kSliceFields] < 0) return;
     const char* names[kSliceFields] = {"axis", "start", "stride", "end", "part_size"};
-    for (size_t f = 0; f < kSliceFields; ++f) attribute(out, names[f], slicing[port * kSliceFields + f]);
+    for (size_t f = 0; f < kSliceFields; ++f)
+        attribute(out, names[f], slicing[port * kSliceFields + f]);
 }
 
 // One <input>/<output> entry; the purpose (Loop's special ports) replaces an external port id.
-void write_entry(XMLPrinter& out, const char* kind, int64_t external, size_t internal, const char* purpose = nullptr) {
+void write_entry(XMLPrinter& out, const char* kind, int64_t external, size_t internal,
+                 const char* purpose = nullptr) {
     out.OpenElement(kind);
     attribute(out, "external_port_id", external);
     attribute(out, "internal_layer_id", static_cast<int64_t>(internal));
@@ -38,7 +40,8 @@ void write_entry(XMLPrinter& out, const char* kind, int64_t external, size_t int
 
 void IrWriter::write_subgraph(XMLPrinter& out, const Node& node) {
     const auto& bodies = node.get_bodies();
-    const auto outputs_base = static_cast<int64_t>(node.get_input_size());  // output port ids follow the inputs
+    const auto outputs_base =
+        static_cast<int64_t>(node.get_input_size());  // output port ids follow the inputs
     auto ints = [&](const char* name) { return node.get_attribute<std::vector<int64_t>>(name); };
     if (node.get_type_name() == "If") {
         // XMLPrinter keeps the element name's pointer until the element closes: literals only.
@@ -98,7 +101,8 @@ void IrWriter::write_subgraph(XMLPrinter& out, const Node& node) {
         out.CloseElement();
     }
     if (cond_idx >= 0) {
-        write_entry(out, "output", -1, index_of(ops, body.get_results().at(static_cast<size_t>(cond_idx))),
+        write_entry(out, "output", -1,
+                    index_of(ops, body.get_results().at(static_cast<size_t>(cond_idx))),
                     "execution_condition");
         out.CloseElement();
     }
@@ -107,7 +111,9 @@ void IrWriter::write_subgraph(XMLPrinter& out, const Node& node) {
     for (size_t p = 0; p < back.size(); ++p) {
         if (back[p] < 0) continue;
         out.OpenElement("edge");
-        attribute(out, "from-layer", static_cast<int64_t>(index_of(ops, body.get_results().at(static_cast<size_t>(back[p])))));
+        attribute(out, "from-layer",
+                  static_cast<int64_t>(
+                      index_of(ops, body.get_results().at(static_cast<size_t>(back[p])))));
         attribute(out, "to-layer", static_cast<int64_t>(index_of(ops, body.get_parameters()[p])));
         out.CloseElement();
     }

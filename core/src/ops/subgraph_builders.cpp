@@ -16,11 +16,16 @@ std::vector<int64_t> iota_from(size_t count, int64_t first) {
 
 NodePtr if_op(const Output& cond, const OutputVector& inputs, std::shared_ptr<Model> then_body,
               std::shared_ptr<Model> else_body, IfPorts ports) {
-    if (!then_body || !else_body) throw_error<InvalidArgument>("op::if_op: both bodies are required");
-    if (ports.then_inputs.empty()) ports.then_inputs = iota_from(then_body->get_parameters().size(), 1);
-    if (ports.else_inputs.empty()) ports.else_inputs = iota_from(else_body->get_parameters().size(), 1);
-    if (ports.then_outputs.empty()) ports.then_outputs = iota_from(then_body->get_results().size(), 0);
-    if (ports.else_outputs.empty()) ports.else_outputs = iota_from(else_body->get_results().size(), 0);
+    if (!then_body || !else_body)
+        throw_error<InvalidArgument>("op::if_op: both bodies are required");
+    if (ports.then_inputs.empty())
+        ports.then_inputs = iota_from(then_body->get_parameters().size(), 1);
+    if (ports.else_inputs.empty())
+        ports.else_inputs = iota_from(else_body->get_parameters().size(), 1);
+    if (ports.then_outputs.empty())
+        ports.then_outputs = iota_from(then_body->get_results().size(), 0);
+    if (ports.else_outputs.empty())
+        ports.else_outputs = iota_from(else_body->get_results().size(), 0);
     OutputVector all{cond};
     all.insert(all.end(), inputs.begin(), inputs.end());
     return make_node("If", all,
@@ -31,14 +36,15 @@ NodePtr if_op(const Output& cond, const OutputVector& inputs, std::shared_ptr<Mo
                      {std::move(then_body), std::move(else_body)}, 8);
 }
 
-NodePtr loop(const Output& trip_count, const Output& execution_condition, const OutputVector& inputs,
-             std::shared_ptr<Model> body, LoopPorts ports) {
+NodePtr loop(const Output& trip_count, const Output& execution_condition,
+             const OutputVector& inputs, std::shared_ptr<Model> body, LoopPorts ports) {
     if (!body) throw_error<InvalidArgument>("op::loop: the body is required");
     const size_t params = body->get_parameters().size();
     if (ports.input_ports.empty()) {
         int64_t next = 2;
         for (size_t p = 0; p < params; ++p)
-            ports.input_ports.push_back(static_cast<int64_t>(p) == ports.current_iteration_input_idx ? -1 : next++);
+            ports.input_ports.push_back(
+                static_cast<int64_t>(p) == ports.current_iteration_input_idx ? -1 : next++);
     }
     if (ports.output_results.empty()) {
         for (size_t r = 0; r < body->get_results().size(); ++r)

@@ -13,7 +13,8 @@ constexpr size_t kSliceFields = 5;  // axis, start, stride, end, part_size
 const Model& body_at(const Node& node, size_t i, const char* what) {
     const auto& bodies = node.get_bodies();
     if (bodies.size() <= i || !bodies[i])
-        throw_error<InvalidArgument>(node.describe(), ": has no ", what, " body (", bodies.size(), " bodies set)");
+        throw_error<InvalidArgument>(node.describe(), ": has no ", what, " body (", bodies.size(),
+                                     " bodies set)");
     return *bodies[i];
 }
 
@@ -23,24 +24,26 @@ const std::vector<int64_t>& ints(const Node& node, const char* name) {
 
 // Checks that `map` has one entry per body Parameter and each names an input of the node in
 // [first_input, input count); -1 is allowed where `allow_none`.
-void check_input_map(const Node& node, const Model& body, const std::vector<int64_t>& map, const char* attr,
-                     const Inputs& in, size_t first_input, bool allow_none) {
+void check_input_map(const Node& node, const Model& body, const std::vector<int64_t>& map,
+                     const char* attr, const Inputs& in, size_t first_input, bool allow_none) {
     if (map.size() != body.get_parameters().size())
         throw_error<InvalidArgument>(node.describe(), ": attribute '", attr, "' has ", map.size(),
-                                     " entries, the body has ", body.get_parameters().size(), " Parameters");
+                                     " entries, the body has ", body.get_parameters().size(),
+                                     " Parameters");
     for (size_t p = 0; p < map.size(); ++p) {
         const int64_t i = map[p];
         if (i == -1 && allow_none) continue;
         if (i < static_cast<int64_t>(first_input) || i >= static_cast<int64_t>(in.size()))
-            throw_error<InvalidArgument>(node.describe(), ": attribute '", attr, "' maps body Parameter ", p,
-                                         " to input ", i, ", expected ", first_input, "..", in.size() - 1);
+            throw_error<InvalidArgument>(node.describe(), ": attribute '", attr,
+                                         "' maps body Parameter ", p, " to input ", i,
+                                         ", expected ", first_input, "..", in.size() - 1);
     }
 }
 
 void check_result_index(const Node& node, const Model& body, int64_t r, const char* attr) {
     if (r < 0 || r >= static_cast<int64_t>(body.get_results().size()))
-        throw_error<InvalidArgument>(node.describe(), ": attribute '", attr, "' names body Result ", r,
-                                     ", the body has ", body.get_results().size(), " Results");
+        throw_error<InvalidArgument>(node.describe(), ": attribute '", attr, "' names body Result ",
+                                     r, ", the body has ", body.get_results().size(), " Results");
 }
 
 // Body Parameter types must agree with the inputs feeding them (shapes may be narrower or wider:
@@ -48,12 +51,13 @@ void check_result_index(const Node& node, const Model& body, int64_t r, const ch
 void check_param_type(const Node& node, const Model& body, size_t p, const InferInput& input) {
     const element::Type& t = body.get_parameters()[p]->get_output_element_type(0);
     if (t.is_static() && input.type.is_static() && t != input.type)
-        throw_error<InvalidArgument>(node.describe(), ": body Parameter ", p, " is ", t, " but its input is ",
-                                     input.type);
+        throw_error<InvalidArgument>(node.describe(), ": body Parameter ", p, " is ", t,
+                                     " but its input is ", input.type);
 }
 
 PartialShape merge_branch_shapes(const PartialShape& a, const PartialShape& b) {
-    if (!a.rank_is_static() || !b.rank_is_static() || a.size() != b.size()) return PartialShape::dynamic();
+    if (!a.rank_is_static() || !b.rank_is_static() || a.size() != b.size())
+        return PartialShape::dynamic();
     std::vector<Dimension> dims;
     for (size_t i = 0; i < a.size(); ++i) {
         const Dimension& x = a[i];
@@ -83,8 +87,10 @@ Outputs infer_if(const Node& node, const Inputs& in) {
     const auto& else_in = ints(node, "else_inputs");
     check_input_map(node, then_body, then_in, "then_inputs", in, 1, false);
     check_input_map(node, else_body, else_in, "else_inputs", in, 1, false);
-    for (size_t p = 0; p < then_in.size(); ++p) check_param_type(node, then_body, p, in[then_in[p]]);
-    for (size_t p = 0; p < else_in.size(); ++p) check_param_type(node, else_body, p, in[else_in[p]]);
+    for (size_t p = 0; p < then_in.size(); ++p)
+        check_param_type(node, then_body, p, in[then_in[p]]);
+    for (size_t p = 0; p < else_in.size(); ++p)
+        check_param_type(node, else_body, p, in[else_in[p]]);
     const auto& then_out = ints(node, "then_outputs");
     const auto& else_out = ints(node, "else_outputs");
     if (then_out.size() != else_out.size())
@@ -104,8 +110,9 @@ Outputs infer_if(const Node& node, const Inputs& in) {
         }
         element::Type type = t.get_element_type();
         if (type.is_static() && e.get_element_type().is_static() && type != e.get_element_type())
-            throw_error<InvalidArgument>(node.describe(), ": output ", o, " is ", type, " in the then body but ",
-                                         e.get_element_type(), " in the else body");
+            throw_error<InvalidArgument>(node.describe(), ": output ", o, " is ", type,
+                                         " in the then body but ", e.get_element_type(),
+                                         " in the else body");
         if (!type.is_static()) type = e.get_element_type();
         out.push_back({type, merge_branch_shapes(t.get_partial_shape(), e.get_partial_shape())});
     }
@@ -146,15 +153,15 @@ Outputs infer_loop(const Node& node, const Inputs& in) {
     check_input_map(node, body, ports, "input_ports", in, 0, true);
     const auto& back = ints(node, "back_edges");
     if (!back.empty() && back.size() != params)
-        throw_error<InvalidArgument>(node.describe(), ": back_edges has ", back.size(), " entries, the body has ",
-                                     params, " Parameters");
+        throw_error<InvalidArgument>(node.describe(), ": back_edges has ", back.size(),
+                                     " entries, the body has ", params, " Parameters");
     for (int64_t r : back)
         if (r != -1) check_result_index(node, body, r, "back_edges");
     const auto& in_slices = ints(node, "input_slicing");
     if (!in_slices.empty() && in_slices.size() != params * kSliceFields)
         throw_error<InvalidArgument>(node.describe(), ": input_slicing needs ", kSliceFields,
-                                     " values per body Parameter (", params * kSliceFields, "), got ",
-                                     in_slices.size());
+                                     " values per body Parameter (", params * kSliceFields,
+                                     "), got ", in_slices.size());
     for (size_t p = 0; p < params; ++p) {
         if (static_cast<int64_t>(p) == iter_idx) continue;
         if (ports[p] < 0)
@@ -166,7 +173,8 @@ Outputs infer_loop(const Node& node, const Inputs& in) {
     const auto& out_slices = ints(node, "output_slicing");
     if (!out_slices.empty() && out_slices.size() != outs.size() * kSliceFields)
         throw_error<InvalidArgument>(node.describe(), ": output_slicing needs ", kSliceFields,
-                                     " values per output (", outs.size() * kSliceFields, "), got ", out_slices.size());
+                                     " values per output (", outs.size() * kSliceFields, "), got ",
+                                     out_slices.size());
     const std::optional<int64_t> iterations = static_iterations(node, body, in);
     Outputs out;
     for (size_t o = 0; o < outs.size(); ++o) {
@@ -180,8 +188,9 @@ Outputs infer_loop(const Node& node, const Inputs& in) {
                 continue;
             }
             if (axis >= static_cast<int64_t>(shape.size()))
-                throw_error<InvalidArgument>(node.describe(), ": output ", o, " is concatenated on axis ", axis,
-                                             " but body Result ", outs[o], " has rank ", shape.size());
+                throw_error<InvalidArgument>(node.describe(), ": output ", o,
+                                             " is concatenated on axis ", axis, " but body Result ",
+                                             outs[o], " has rank ", shape.size());
             const Dimension part = shape[static_cast<size_t>(axis)];
             if (iterations && part.is_static())
                 shape[static_cast<size_t>(axis)] = Dimension(*iterations * part.get_length());

@@ -83,8 +83,14 @@ void ExecutionPlan::build_steps() {
         } else if (type == "If" || type == "Loop") {
             step.kind = StepKind::kSubgraph;
             try {
-                for (const auto& body : node->get_bodies())
-                    step.bodies.push_back(std::make_shared<const ExecutionPlan>(body));
+                for (const auto& body : node->get_bodies()) {
+                    auto plan = std::make_shared<const ExecutionPlan>(body);
+                    // A body runs without the request's variables.
+                    if (!plan->variables().empty())
+                        throw_error<NotImplemented>(node->describe(), ": its body uses variables (ReadValue/Assign), "
+                                                    "which TEMPLATE does not support inside If or Loop");
+                    step.bodies.push_back(std::move(plan));
+                }
             } catch (const Exception& e) {
                 unsupported.push_back(node->describe() + ", in its body: " + e.what());
             }

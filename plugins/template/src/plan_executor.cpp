@@ -209,6 +209,8 @@ void PlanExecutor::run_step(size_t s, const std::vector<std::shared_ptr<Variable
             // The value is committed by finish(); an Assign's own outputs (if any) pass it through.
             for (auto& out : outs) ins[0].copy_to(out);
             break;
+        case StepKind::kSubgraph:  // run by run_subgraph() above
+            break;
     }
 }
 

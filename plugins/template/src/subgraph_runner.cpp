@@ -54,7 +54,8 @@ Tensor slice(const Node& node, const Tensor& src, const Slicing& sl, int64_t k, 
     const Shape& shape = src.get_shape();
     if (sl.axis >= static_cast<int64_t>(shape.size()))
         throw_error<InvalidArgument>(kDeviceName, ": ", node.describe(), ": body Parameter ", param,
-                                     " is sliced on axis ", sl.axis, " of an input of shape ", shape);
+                                     " is sliced on axis ", sl.axis, " of an input of shape ",
+                                     shape);
     const auto axis = static_cast<size_t>(sl.axis);
     const auto dim = static_cast<int64_t>(shape[axis]);
     const int64_t b = sl.begin(dim, k);
@@ -78,7 +79,8 @@ Tensor concatenate(const std::vector<Tensor>& parts, const Slicing& sl, element:
         Shape shape;
         if (fallback.rank_is_static())
             for (size_t i = 0; i < fallback.size(); ++i)
-                shape.push_back(fallback[i].is_static() ? static_cast<size_t>(fallback[i].get_length()) : 0);
+                shape.push_back(
+                    fallback[i].is_static() ? static_cast<size_t>(fallback[i].get_length()) : 0);
         if (axis < shape.size()) shape[axis] = 0;
         return Tensor(type, shape);
     }
@@ -108,7 +110,8 @@ Tensor iteration_number(element::Type type, int64_t k) {
     else if (type == element::i64)
         *static_cast<int64_t*>(t.data()) = k;
     else
-        throw_error<InvalidArgument>(kDeviceName, ": the current-iteration Parameter must be i32 or i64, got ", type);
+        throw_error<InvalidArgument>(
+            kDeviceName, ": the current-iteration Parameter must be i32 or i64, got ", type);
     return t;
 }
 
@@ -119,13 +122,15 @@ SubgraphRunner::SubgraphRunner(const PlanStep& step, std::function<void()> on_al
 
 SubgraphRunner::~SubgraphRunner() = default;
 
-std::vector<Tensor> SubgraphRunner::run(const std::vector<Tensor>& inputs, const std::function<bool()>& stop) {
+std::vector<Tensor> SubgraphRunner::run(const std::vector<Tensor>& inputs,
+                                        const std::function<bool()>& stop) {
     return m_step.node->get_type_name() == "If" ? run_if(inputs, stop) : run_loop(inputs, stop);
 }
 
 std::vector<Tensor> SubgraphRunner::run_body(size_t b, const std::vector<Tensor>& inputs,
                                              const std::function<bool()>& stop) {
-    if (!m_bodies[b]) m_bodies[b] = std::make_unique<PlanExecutor>(m_step.bodies[b], m_on_allocation);
+    if (!m_bodies[b])
+        m_bodies[b] = std::make_unique<PlanExecutor>(m_step.bodies[b], m_on_allocation);
     PlanExecutor& body = *m_bodies[b];
     for (size_t p = 0; p < inputs.size(); ++p) body.bind_input(p, inputs[p]);
     body.run(stop, nullptr, {});
@@ -135,7 +140,8 @@ std::vector<Tensor> SubgraphRunner::run_body(size_t b, const std::vector<Tensor>
     return results;
 }
 
-std::vector<Tensor> SubgraphRunner::run_if(const std::vector<Tensor>& inputs, const std::function<bool()>& stop) {
+std::vector<Tensor> SubgraphRunner::run_if(const std::vector<Tensor>& inputs,
+                                           const std::function<bool()>& stop) {
     const Node& node = *m_step.node;
     const bool cond = scalar_of(node, inputs.at(0), "cond") != 0;
     const char* side = cond ? "then" : "else";
@@ -149,7 +155,8 @@ std::vector<Tensor> SubgraphRunner::run_if(const std::vector<Tensor>& inputs, co
     return outputs;
 }
 
-std::vector<Tensor> SubgraphRunner::run_loop(const std::vector<Tensor>& inputs, const std::function<bool()>& stop) {
+std::vector<Tensor> SubgraphRunner::run_loop(const std::vector<Tensor>& inputs,
+                                             const std::function<bool()>& stop) {
     const Node& node = *m_step.node;
     const Model& body = *node.get_bodies().at(0);
     const auto& ports = node.get_attribute<std::vector<int64_t>>("input_ports");
@@ -169,12 +176,14 @@ std::vector<Tensor> SubgraphRunner::run_loop(const std::vector<Tensor>& inputs, 
     int64_t k = 0;
     for (; go_on && (trip < 0 || k < trip); ++k) {
         if (stop && stop())
-            throw_error<Cancelled>(kDeviceName, ": inference cancelled in iteration ", k, " of ", node.describe());
+            throw_error<Cancelled>(kDeviceName, ": inference cancelled in iteration ", k, " of ",
+                                   node.describe());
         std::vector<Tensor> body_inputs(params);
         for (size_t p = 0; p < params; ++p) {
             const Slicing sl = Slicing::at(in_slicing, p);
             if (static_cast<int64_t>(p) == iter_idx)
-                body_inputs[p] = iteration_number(body.get_parameters()[p]->get_output_element_type(0), k);
+                body_inputs[p] =
+                    iteration_number(body.get_parameters()[p]->get_output_element_type(0), k);
             else if (k > 0 && !back.empty() && back[p] >= 0)
                 body_inputs[p] = carried[p];
             else if (sl.axis >= 0)
@@ -189,7 +198,9 @@ std::vector<Tensor> SubgraphRunner::run_loop(const std::vector<Tensor>& inputs, 
         for (size_t o = 0; o < out_results.size(); ++o)
             if (Slicing::at(out_slicing, o).axis >= 0)
                 parts[o].push_back(results.at(static_cast<size_t>(out_results[o])).clone());
-        if (cond_idx >= 0) go_on = scalar_of(node, results.at(static_cast<size_t>(cond_idx)), "the body condition") != 0;
+        if (cond_idx >= 0)
+            go_on = scalar_of(node, results.at(static_cast<size_t>(cond_idx)),
+                              "the body condition") != 0;
     }
 
     std::vector<Tensor> outputs;
@@ -198,7 +209,8 @@ std::vector<Tensor> SubgraphRunner::run_loop(const std::vector<Tensor>& inputs, 
         const Slicing sl = Slicing::at(out_slicing, o);
         const Output body_out = body.output(r);
         if (sl.axis >= 0) {
-            outputs.push_back(concatenate(parts[o], sl, body_out.get_element_type(), body_out.get_partial_shape()));
+            outputs.push_back(concatenate(parts[o], sl, body_out.get_element_type(),
+                                          body_out.get_partial_shape()));
             continue;
         }
         if (k > 0) {
@@ -208,7 +220,8 @@ std::vector<Tensor> SubgraphRunner::run_loop(const std::vector<Tensor>& inputs, 
         // No iteration ran: a Result carried back to a Parameter gives that Parameter's input.
         Tensor initial;
         for (size_t p = 0; p < params && !back.empty() && !initial; ++p)
-            if (back[p] == static_cast<int64_t>(r) && ports[p] >= 0) initial = inputs.at(static_cast<size_t>(ports[p]));
+            if (back[p] == static_cast<int64_t>(r) && ports[p] >= 0)
+                initial = inputs.at(static_cast<size_t>(ports[p]));
         if (!initial)
             throw_error<InvalidArgument>(kDeviceName, ": ", node.describe(), ": output ", o,
                                          " has no value: no iteration ran and body Result ", r,

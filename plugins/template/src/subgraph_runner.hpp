@@ -27,10 +27,13 @@ class SubgraphRunner {
     std::vector<Tensor> run(const std::vector<Tensor>& inputs, const std::function<bool()>& stop);
 
   private:
-    std::vector<Tensor> run_if(const std::vector<Tensor>& inputs, const std::function<bool()>& stop);
-    std::vector<Tensor> run_loop(const std::vector<Tensor>& inputs, const std::function<bool()>& stop);
+    std::vector<Tensor> run_if(const std::vector<Tensor>& inputs,
+                               const std::function<bool()>& stop);
+    std::vector<Tensor> run_loop(const std::vector<Tensor>& inputs,
+                                 const std::function<bool()>& stop);
     /// Binds `inputs` to body `b`'s Parameters, runs it and returns its Results.
-    std::vector<Tensor> run_body(size_t b, const std::vector<Tensor>& inputs, const std::function<bool()>& stop);
+    std::vector<Tensor> run_body(size_t b, const std::vector<Tensor>& inputs,
+                                 const std::function<bool()>& stop);
 
     const PlanStep& m_step;
     std::function<void()> m_on_allocation;

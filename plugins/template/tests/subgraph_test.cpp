@@ -12,10 +12,18 @@
 namespace vireo::template_test {
 namespace {
 
-NodePtr f32_scalar(float v) { return op::constant<float>(element::f32, Shape{}, {v}); }
-NodePtr truth(bool v) { return op::constant<int>(element::boolean, Shape{}, {v ? 1 : 0}); }
-NodePtr to_f32(const Output& x) { return make_node("Convert", {x}, {{"destination_type", element::f32}}); }
-NodePtr unsqueeze0(const Output& x) { return make_node("Unsqueeze", {x, op::int64_vector({0})}); }
+NodePtr f32_scalar(float v) {
+    return op::constant<float>(element::f32, Shape{}, {v});
+}
+NodePtr truth(bool v) {
+    return op::constant<int>(element::boolean, Shape{}, {v ? 1 : 0});
+}
+NodePtr to_f32(const Output& x) {
+    return make_node("Convert", {x}, {{"destination_type", element::f32}});
+}
+NodePtr unsqueeze0(const Output& x) {
+    return make_node("Unsqueeze", {x, op::int64_vector({0})});
+}
 
 Tensor scalar_i64(int64_t v) {
     Tensor t(element::i64, Shape{});
@@ -40,8 +48,9 @@ std::shared_ptr<Model> summing_loop() {
     auto init = op::parameter(element::f32, Shape{}, "init");
     auto i = op::parameter(element::i64, Shape{}, "i");
     auto acc = op::parameter(element::f32, Shape{}, "acc");
-    auto body = std::make_shared<Model>(OutputVector{op::add(acc, to_f32(i)), unsqueeze0(to_f32(i))},
-                                        ParameterVector{i, acc}, "sum_body");
+    auto body =
+        std::make_shared<Model>(OutputVector{op::add(acc, to_f32(i)), unsqueeze0(to_f32(i))},
+                                ParameterVector{i, acc}, "sum_body");
     op::LoopPorts ports;
     ports.current_iteration_input_idx = 0;
     ports.back_edges = {-1, 0};
@@ -49,7 +58,8 @@ std::shared_ptr<Model> summing_loop() {
     auto loop = op::loop(n, truth(true), {init}, body, ports);
     loop->output(0).set_names({"sum"});
     loop->output(1).set_names({"steps"});
-    return std::make_shared<Model>(OutputVector{loop->output(0), loop->output(1)}, ParameterVector{n, init}, "sum");
+    return std::make_shared<Model>(OutputVector{loop->output(0), loop->output(1)},
+                                   ParameterVector{n, init}, "sum");
 }
 
 TEST(TemplateSubgraph, LoopSumsForARunTimeTripCount) {
@@ -100,12 +110,14 @@ TEST(TemplateSubgraph, LoopEndsWhenTheBodyConditionTurnsFalse) {
     op::LoopPorts ports;
     ports.body_condition_output_idx = 1;
     ports.back_edges = {0, -1, 2};
-    auto loop = op::loop(op::int64_scalar(-1), make_node("Less", {x, limit}), {x, limit, op::int64_scalar(0)},
-                         body, ports);
+    auto loop = op::loop(op::int64_scalar(-1), make_node("Less", {x, limit}),
+                         {x, limit, op::int64_scalar(0)}, body, ports);
     ASSERT_EQ(loop->get_output_size(), 2u);
-    auto model = std::make_shared<Model>(OutputVector{loop->output(0), loop->output(1)}, ParameterVector{x, limit});
+    auto model = std::make_shared<Model>(OutputVector{loop->output(0), loop->output(1)},
+                                         ParameterVector{x, limit});
     InferRequest request = make_core().compile_model(model, "TEMPLATE").create_infer_request();
-    for (auto [start, stop] : std::vector<std::pair<float, float>>{{1.f, 100.f}, {3.f, 3.5f}, {0.75f, 1000.f}}) {
+    for (auto [start, stop] :
+         std::vector<std::pair<float, float>>{{1.f, 100.f}, {3.f, 3.5f}, {0.75f, 1000.f}}) {
         request.set_input_tensor(0, scalar_f32(start));
         request.set_input_tensor(1, scalar_f32(stop));
         request.infer();
@@ -118,7 +130,8 @@ TEST(TemplateSubgraph, LoopEndsWhenTheBodyConditionTurnsFalse) {
             } while (value < stop);
         }
         EXPECT_EQ(*request.get_output_tensor(0).data<float>(), value) << start << " " << stop;
-        EXPECT_EQ(*request.get_output_tensor(1).data<int64_t>(), iterations) << start << " " << stop;
+        EXPECT_EQ(*request.get_output_tensor(1).data<int64_t>(), iterations)
+            << start << " " << stop;
     }
     // A false initial condition runs no iteration: the carried outputs are the initial values.
     request.set_input_tensor(0, scalar_f32(50.f));
@@ -133,10 +146,11 @@ TEST(TemplateSubgraph, IfRunsBranchesOfDifferentShapes) {
     auto cond = op::parameter(element::boolean, Shape{}, "cond");
     auto x = op::parameter(element::f32, PartialShape{Dimension::dynamic()}, "x");
     auto tx = op::parameter(element::f32, PartialShape{Dimension::dynamic()});
-    auto then_b = std::make_shared<Model>(OutputVector{make_node("Concat", {tx, tx}, {{"axis", int64_t{0}}})},
-                                          ParameterVector{tx});
+    auto then_b = std::make_shared<Model>(
+        OutputVector{make_node("Concat", {tx, tx}, {{"axis", int64_t{0}}})}, ParameterVector{tx});
     auto ex = op::parameter(element::f32, PartialShape{Dimension::dynamic()});
-    auto else_b = std::make_shared<Model>(OutputVector{make_node("Negative", {ex})}, ParameterVector{ex});
+    auto else_b =
+        std::make_shared<Model>(OutputVector{make_node("Negative", {ex})}, ParameterVector{ex});
     auto y = op::if_op(cond, {x}, then_b, else_b);
     auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{cond, x});
     Core core = make_core();
@@ -154,7 +168,8 @@ TEST(TemplateSubgraph, IfRunsBranchesOfDifferentShapes) {
             ASSERT_EQ(out.get_shape(), (Shape{c ? 2 * n : n}));
             for (size_t i = 0; i < out.get_size(); ++i) {
                 const float v = in.data<float>()[i % n];
-                EXPECT_EQ(out.data<float>()[i], c ? v : -v) << "n=" << n << " cond=" << c << " i=" << i;
+                EXPECT_EQ(out.data<float>()[i], c ? v : -v)
+                    << "n=" << n << " cond=" << c << " i=" << i;
             }
         }
     }
@@ -166,7 +181,8 @@ TEST(TemplateSubgraph, LoopBodyReadsAnOuterValueEveryIteration) {
     auto init = op::parameter(element::f32, Shape{3}, "init");
     auto acc = op::parameter(element::f32, Shape{3});
     auto captured = op::parameter(element::f32, Shape{3});
-    auto body = std::make_shared<Model>(OutputVector{op::add(acc, captured)}, ParameterVector{acc, captured});
+    auto body = std::make_shared<Model>(OutputVector{op::add(acc, captured)},
+                                        ParameterVector{acc, captured});
     op::LoopPorts ports;
     ports.back_edges = {0, -1};
     auto loop = op::loop(op::int64_scalar(5), truth(true), {init, w}, body, ports);
@@ -194,14 +210,15 @@ TEST(TemplateSubgraph, IfNestedInLoopAlternatesBranches) {
     auto init = op::parameter(element::f32, Shape{}, "init");
     auto i = op::parameter(element::i64, Shape{});
     auto acc = op::parameter(element::f32, Shape{});
-    auto even = make_node("Equal", {make_node("FloorMod", {i, op::int64_scalar(2)}), op::int64_scalar(0)});
+    auto even =
+        make_node("Equal", {make_node("FloorMod", {i, op::int64_scalar(2)}), op::int64_scalar(0)});
     auto ta = op::parameter(element::f32, Shape{});
     auto ti = op::parameter(element::f32, Shape{});
     auto then_b = std::make_shared<Model>(OutputVector{op::add(ta, ti)}, ParameterVector{ta, ti});
     auto ea = op::parameter(element::f32, Shape{});
     auto ei = op::parameter(element::f32, Shape{});
-    auto else_b = std::make_shared<Model>(OutputVector{op::subtract(ea, op::multiply(ei, f32_scalar(2.f)))},
-                                          ParameterVector{ea, ei});
+    auto else_b = std::make_shared<Model>(
+        OutputVector{op::subtract(ea, op::multiply(ei, f32_scalar(2.f)))}, ParameterVector{ea, ei});
     auto branch = op::if_op(even, {acc, to_f32(i)}, then_b, else_b);
     auto body = std::make_shared<Model>(OutputVector{branch}, ParameterVector{i, acc});
     op::LoopPorts ports;
@@ -209,11 +226,14 @@ TEST(TemplateSubgraph, IfNestedInLoopAlternatesBranches) {
     ports.back_edges = {-1, 0};
     auto loop = op::loop(op::int64_scalar(6), truth(true), {init}, body, ports);
     auto model = std::make_shared<Model>(OutputVector{loop}, ParameterVector{init});
-    InferRequest request = make_core().compile_model(model->clone(), "TEMPLATE").create_infer_request();
+    InferRequest request =
+        make_core().compile_model(model->clone(), "TEMPLATE").create_infer_request();
     request.set_input_tensor(0, scalar_f32(100.f));
     request.infer();
     float expected = 100.f;
-    for (int k = 0; k < 6; ++k) expected = k % 2 == 0 ? expected + static_cast<float>(k) : expected - 2.f * static_cast<float>(k);
+    for (int k = 0; k < 6; ++k)
+        expected =
+            k % 2 == 0 ? expected + static_cast<float>(k) : expected - 2.f * static_cast<float>(k);
     EXPECT_EQ(*request.get_output_tensor(0).data<float>(), expected);
 }
 
@@ -230,10 +250,11 @@ TEST(TemplateSubgraph, LoopSlicesAnInputAndConcatenatesBackwards) {
     ports.back_edges = {-1, 0};
     ports.output_results = {0, 0};
     ports.output_slicing = {-1, 0, 1, -1, 1, 0, -1, -1, 0, 1};
-    auto loop = op::loop(op::int64_scalar(4), truth(true), {x, op::constant<float>(element::f32, {1, 2}, {0.f})},
-                         body, ports);
+    auto loop = op::loop(op::int64_scalar(4), truth(true),
+                         {x, op::constant<float>(element::f32, {1, 2}, {0.f})}, body, ports);
     EXPECT_EQ(loop->get_output_partial_shape(1).to_string(), "[4,2]");
-    auto model = std::make_shared<Model>(OutputVector{loop->output(0), loop->output(1)}, ParameterVector{x});
+    auto model =
+        std::make_shared<Model>(OutputVector{loop->output(0), loop->output(1)}, ParameterVector{x});
     InferRequest request = make_core().compile_model(model, "TEMPLATE").create_infer_request();
     Tensor in(element::f32, Shape{4, 2});
     for (size_t k = 0; k < 8; ++k) in.data<float>()[k] = static_cast<float>(k * k) - 3.f;

@@ -9,17 +9,20 @@ using namespace vireo::ir_test;
 
 namespace {
 
-NodePtr f32_scalar(float v) { return op::constant<float>(element::f32, Shape{}, {v}); }
+NodePtr f32_scalar(float v) {
+    return op::constant<float>(element::f32, Shape{}, {v});
+}
 
 // If (cond) { a + b } else { a * 2 }, named so that the reader's body names ("<layer>/then_body")
 // match.
 NodePtr make_if(const Output& cond, const Output& a, const Output& b, const std::string& name) {
     auto ta = op::parameter(element::f32, Shape{}, "ta");
     auto tb = op::parameter(element::f32, Shape{}, "tb");
-    auto then_b = std::make_shared<Model>(OutputVector{op::add(ta, tb)}, ParameterVector{ta, tb}, name + "/then_body");
+    auto then_b = std::make_shared<Model>(OutputVector{op::add(ta, tb)}, ParameterVector{ta, tb},
+                                          name + "/then_body");
     auto ea = op::parameter(element::f32, Shape{}, "ea");
-    auto else_b = std::make_shared<Model>(OutputVector{op::multiply(ea, f32_scalar(2.f))}, ParameterVector{ea},
-                                          name + "/else_body");
+    auto else_b = std::make_shared<Model>(OutputVector{op::multiply(ea, f32_scalar(2.f))},
+                                          ParameterVector{ea}, name + "/else_body");
     op::IfPorts ports;
     ports.then_inputs = {1, 2};
     ports.else_inputs = {1};
@@ -54,7 +57,8 @@ TEST(IrSubgraph, LoopWithNestedIfRoundTrips) {
     auto branch = make_if(make_node("Less", {i, op::int64_scalar(2)}), reduced, reduced, "branch");
     auto scaled = op::multiply(sum, branch);
     auto go_on = make_node("Less", {i, op::int64_scalar(3)});
-    auto body = std::make_shared<Model>(OutputVector{scaled, go_on, sum}, ParameterVector{i, acc, row}, "loop/body");
+    auto body = std::make_shared<Model>(OutputVector{scaled, go_on, sum},
+                                        ParameterVector{i, acc, row}, "loop/body");
     op::LoopPorts ports;
     ports.current_iteration_input_idx = 0;
     ports.body_condition_output_idx = 1;
@@ -63,11 +67,13 @@ TEST(IrSubgraph, LoopWithNestedIfRoundTrips) {
     ports.input_slicing = {-1, 0, 1, -1, 1, -1, 0, 1, -1, 1, 0, 0, 1, -1, 1};
     ports.output_results = {0, 2};
     ports.output_slicing = {-1, 0, 1, -1, 1, 0, 0, 1, -1, 1};
-    auto loop = op::loop(op::int64_scalar(4), op::constant<int>(element::boolean, {}, {1}), {x, init}, body, ports);
+    auto loop = op::loop(op::int64_scalar(4), op::constant<int>(element::boolean, {}, {1}),
+                         {x, init}, body, ports);
     loop->set_friendly_name("loop");
     loop->output(0).set_names({"last"});
     loop->output(1).set_names({"sums"});
-    auto model = std::make_shared<Model>(OutputVector{loop->output(0), loop->output(1)}, ParameterVector{x, init}, "m");
+    auto model = std::make_shared<Model>(OutputVector{loop->output(0), loop->output(1)},
+                                         ParameterVector{x, init}, "m");
     EXPECT_EQ(loop->get_output_partial_shape(1).to_string(), "[?,2]");
 
     std::string xml;
@@ -86,17 +92,24 @@ TEST(IrSubgraph, ReadsOpenVinoLoopAndIfLayers) {
     // A Loop as OpenVINO writes it: output port ids follow the input ids, the iteration and
     // condition ports are marked by purpose, the carried value's Parameter has a back edge; an If
     // on the Loop's result with a then_port_map mapping only one of two inputs.
-    const std::string param = R"(<layer id="%ID%" name="%NAME%" type="Parameter" version="opset1"><data shape="%SHAPE%" element_type="%T%"/><output><port id="0" precision="%P%">%DIMS%</port></output></layer>)";
-    auto p = [&](int id, const std::string& name, const std::string& shape, const std::string& t, const std::string& prec,
-                 const std::string& dims) {
+    const std::string param =
+        R"(<layer id="%ID%" name="%NAME%" type="Parameter" version="opset1"><data shape="%SHAPE%" element_type="%T%"/><output><port id="0" precision="%P%">%DIMS%</port></output></layer>)";
+    auto p = [&](int id, const std::string& name, const std::string& shape, const std::string& t,
+                 const std::string& prec, const std::string& dims) {
         std::string s = param;
-        for (auto [key, value] : std::vector<std::pair<std::string, std::string>>{
-                 {"%ID%", std::to_string(id)}, {"%NAME%", name}, {"%SHAPE%", shape}, {"%T%", t}, {"%P%", prec}, {"%DIMS%", dims}})
+        for (auto [key, value] :
+             std::vector<std::pair<std::string, std::string>>{{"%ID%", std::to_string(id)},
+                                                              {"%NAME%", name},
+                                                              {"%SHAPE%", shape},
+                                                              {"%T%", t},
+                                                              {"%P%", prec},
+                                                              {"%DIMS%", dims}})
             s.replace(s.find(key), key.size(), value);
         return s;
     };
     const std::string body =
-        "<body><layers>" + p(0, "iter", "", "i64", "I64", "") + p(1, "acc", "2", "f32", "FP32", "<dim>2</dim>") +
+        "<body><layers>" + p(0, "iter", "", "i64", "I64", "") +
+        p(1, "acc", "2", "f32", "FP32", "<dim>2</dim>") +
         R"(<layer id="2" name="cvt" type="Convert" version="opset1"><data destination_type="f32"/><input><port id="0"/></input><output><port id="1" precision="FP32"/></output></layer>
 <layer id="3" name="add" type="Add" version="opset1"><input><port id="0"><dim>2</dim></port><port id="1"/></input><output><port id="2" precision="FP32"><dim>2</dim></port></output></layer>
 <layer id="4" name="res" type="Result" version="opset1"><input><port id="0"><dim>2</dim></port></input></layer>
@@ -108,28 +121,33 @@ TEST(IrSubgraph, ReadsOpenVinoLoopAndIfLayers) {
 <edge from-layer="2" from-port="1" to-layer="3" to-port="1"/><edge from-layer="3" from-port="2" to-layer="4" to-port="0"/>
 <edge from-layer="0" from-port="0" to-layer="6" to-port="0"/><edge from-layer="5" from-port="0" to-layer="6" to-port="1"/>
 <edge from-layer="6" from-port="2" to-layer="7" to-port="0"/></edges></body>)";
-    const std::string xml =
-        R"(<?xml version="1.0"?><net name="ov_loop" version="11"><layers>)" +
-        p(0, "trip", "", "i64", "I64", "") + p(1, "go", "", "boolean", "BOOL", "") + p(2, "x", "2", "f32", "FP32", "<dim>2</dim>") +
-        R"(<layer id="3" name="loop" type="Loop" version="opset5">
+    const std::string xml = R"(<?xml version="1.0"?><net name="ov_loop" version="11"><layers>)" +
+                            p(0, "trip", "", "i64", "I64", "") +
+                            p(1, "go", "", "boolean", "BOOL", "") +
+                            p(2, "x", "2", "f32", "FP32", "<dim>2</dim>") +
+                            R"(<layer id="3" name="loop" type="Loop" version="opset5">
 <input><port id="0"/><port id="1"/><port id="2"><dim>2</dim></port></input>
 <output><port id="3" precision="FP32" names="y"><dim>2</dim></port></output>
 <port_map><input external_port_id="2" internal_layer_id="1"/><input external_port_id="-1" internal_layer_id="0" purpose="current_iteration"/>
 <output external_port_id="3" internal_layer_id="4"/><output external_port_id="-1" internal_layer_id="7" purpose="execution_condition"/></port_map>
 <back_edges><edge from-layer="4" to-layer="1"/></back_edges>)" +
-        body + R"(</layer>
+                            body + R"(</layer>
 <layer id="4" name="out" type="Result" version="opset1"><input><port id="0"><dim>2</dim></port></input></layer>
 </layers><edges><edge from-layer="0" from-port="0" to-layer="3" to-port="0"/><edge from-layer="1" from-port="0" to-layer="3" to-port="1"/>
 <edge from-layer="2" from-port="0" to-layer="3" to-port="2"/><edge from-layer="3" from-port="3" to-layer="4" to-port="0"/></edges></net>)";
     int64_t limit = 5;
-    auto model = read_model_from_string(xml, bytes_tensor(std::string(reinterpret_cast<const char*>(&limit), 8)));
+    auto model = read_model_from_string(
+        xml, bytes_tensor(std::string(reinterpret_cast<const char*>(&limit), 8)));
     const Node* loop = model->output(0).get_node()->input_value(0).get_node();
     ASSERT_EQ(loop->get_type_name(), "Loop");
     EXPECT_EQ(loop->get_attribute<int64_t>("current_iteration_input_idx"), 0);
     EXPECT_EQ(loop->get_attribute<int64_t>("body_condition_output_idx"), 1);
-    EXPECT_EQ(loop->get_attribute<std::vector<int64_t>>("input_ports"), (std::vector<int64_t>{-1, 2}));
-    EXPECT_EQ(loop->get_attribute<std::vector<int64_t>>("back_edges"), (std::vector<int64_t>{-1, 0}));
-    EXPECT_EQ(loop->get_attribute<std::vector<int64_t>>("output_results"), (std::vector<int64_t>{0}));
+    EXPECT_EQ(loop->get_attribute<std::vector<int64_t>>("input_ports"),
+              (std::vector<int64_t>{-1, 2}));
+    EXPECT_EQ(loop->get_attribute<std::vector<int64_t>>("back_edges"),
+              (std::vector<int64_t>{-1, 0}));
+    EXPECT_EQ(loop->get_attribute<std::vector<int64_t>>("output_results"),
+              (std::vector<int64_t>{0}));
     EXPECT_TRUE(loop->get_attribute<std::vector<int64_t>>("output_slicing").empty());
     EXPECT_EQ(model->output(0).get_partial_shape().to_string(), "[2]");
     EXPECT_EQ(model->output(0).get_any_name(), "y");

@@ -14,7 +14,8 @@ constexpr int32_t kF32 = onnx::TensorProto::FLOAT;
 constexpr int32_t kI64 = onnx::TensorProto::INT64;
 constexpr int32_t kBool = onnx::TensorProto::BOOL;
 
-void value_info(onnx::ValueInfoProto* v, const std::string& name, int32_t type, const std::vector<int64_t>& dims) {
+void value_info(onnx::ValueInfoProto* v, const std::string& name, int32_t type,
+                const std::vector<int64_t>& dims) {
     v->set_name(name);
     auto* t = v->mutable_type()->mutable_tensor_type();
     t->set_elem_type(type);
@@ -22,7 +23,8 @@ void value_info(onnx::ValueInfoProto* v, const std::string& name, int32_t type, 
     for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
 }
 
-onnx::NodeProto* add_node(onnx::GraphProto& g, const std::string& op, const std::vector<std::string>& ins,
+onnx::NodeProto* add_node(onnx::GraphProto& g, const std::string& op,
+                          const std::vector<std::string>& ins,
                           const std::vector<std::string>& outs) {
     auto* n = g.add_node();
     n->set_op_type(op);
@@ -58,7 +60,11 @@ Tensor boolean(bool v) {
 // the iteration number is below the outer `limit`, at most M times.
 TEST(OnnxControlFlow, LoopWithCapturesEarlyExitAndScanOutput) {
     OnnxBuilder b(13);
-    b.input("M", kI64, {}).input("c0", kBool, {}).input("x", kF32, {2}).input("w", kF32, {2}).input("limit", kI64, {});
+    b.input("M", kI64, {})
+        .input("c0", kBool, {})
+        .input("x", kF32, {2})
+        .input("w", kF32, {2})
+        .input("limit", kI64, {});
     onnx::GraphProto body;
     body.set_name("body");
     value_info(body.add_input(), "iter", kI64, {});
@@ -78,7 +84,8 @@ TEST(OnnxControlFlow, LoopWithCapturesEarlyExitAndScanOutput) {
     auto compiled = core.compile_model(core.read_model(bytes, Tensor()), "TEMPLATE");
     auto request = compiled.create_infer_request();
     const std::vector<float> x{1.f, -2.f}, w{0.5f, 3.f};
-    for (auto [m, first, limit] : std::vector<std::tuple<int64_t, bool, int64_t>>{{5, true, 100}, {5, true, 2}, {4, false, 9}, {0, true, 9}}) {
+    for (auto [m, first, limit] : std::vector<std::tuple<int64_t, bool, int64_t>>{
+             {5, true, 100}, {5, true, 2}, {4, false, 9}, {0, true, 9}}) {
         request.set_tensor("M", i64(m));
         request.set_tensor("c0", boolean(first));
         request.set_tensor("x", f32({2}, x));
@@ -98,7 +105,8 @@ TEST(OnnxControlFlow, LoopWithCapturesEarlyExitAndScanOutput) {
         EXPECT_EQ(final_acc.data<float>()[0], acc[0]) << what;
         EXPECT_EQ(final_acc.data<float>()[1], acc[1]) << what;
         ASSERT_EQ(all.get_shape(), (Shape{scans.size() / 2, 2})) << what;
-        for (size_t i = 0; i < scans.size(); ++i) EXPECT_EQ(all.data<float>()[i], scans[i]) << what << " i=" << i;
+        for (size_t i = 0; i < scans.size(); ++i)
+            EXPECT_EQ(all.data<float>()[i], scans[i]) << what << " i=" << i;
     }
 }
 
@@ -137,7 +145,8 @@ TEST(OnnxControlFlow, RunTimeIfWithBranchesOfDifferentShapes) {
         std::vector<float> expected = c ? std::vector<float>{x[0], x[1], x[0], x[1]}
                                         : std::vector<float>{x[0] * w[0], x[1] * w[1]};
         ASSERT_EQ(y.get_shape(), (Shape{expected.size()})) << c;
-        for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(y.data<float>()[i], expected[i]) << c << " " << i;
+        for (size_t i = 0; i < expected.size(); ++i)
+            EXPECT_EQ(y.data<float>()[i], expected[i]) << c << " " << i;
     }
 }
 

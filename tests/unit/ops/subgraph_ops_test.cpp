@@ -34,9 +34,11 @@ TEST(If, OutputsMergeBothBranchesUnlessTheConditionIsConstant) {
     EXPECT_EQ(node->get_output_element_type(0), element::f32);
     EXPECT_EQ(node->get_attribute<std::vector<int64_t>>("then_inputs"), (std::vector<int64_t>{1}));
 
-    auto taken_else = op::if_op(op::constant<int>(element::boolean, {}, {0}), {x}, then_b->clone(), else_b->clone());
+    auto taken_else = op::if_op(op::constant<int>(element::boolean, {}, {0}), {x}, then_b->clone(),
+                                else_b->clone());
     EXPECT_EQ(shape_of(taken_else), "[2,6]");
-    auto taken_then = op::if_op(op::constant<int>(element::boolean, {}, {1}), {x}, then_b->clone(), else_b->clone());
+    auto taken_then = op::if_op(op::constant<int>(element::boolean, {}, {1}), {x}, then_b->clone(),
+                                else_b->clone());
     EXPECT_EQ(shape_of(taken_then), "[2,3]");
 
     // Different ranks give a dynamic rank.
@@ -48,15 +50,29 @@ TEST(If, OutputsMergeBothBranchesUnlessTheConditionIsConstant) {
 TEST(If, PortMapErrorsNameTheNodeAndAttribute) {
     auto cond = param("", element::boolean);
     auto x = param("2,3");
-    expect_invalid([&] { op::if_op(cond, {x}, plus_one_body("2,3"), plus_one_body("2,3"), {{2}, {}, {}, {}}); },
-                   {"If '", "then_inputs", "input 2"});
-    expect_invalid([&] { op::if_op(cond, {x}, plus_one_body("2,3"), plus_one_body("2,3"), {{}, {}, {0}, {0, 0}}); },
-                   {"If '", "then_outputs has 1", "else_outputs has 2"});
+    expect_invalid(
+        [&] {
+            op::if_op(cond, {x}, plus_one_body("2,3"), plus_one_body("2,3"), {{2}, {}, {}, {}});
+        },
+        {"If '", "then_inputs", "input 2"});
+    expect_invalid(
+        [&] {
+            op::if_op(cond, {x}, plus_one_body("2,3"), plus_one_body("2,3"), {{}, {}, {0}, {0, 0}});
+        },
+        {"If '", "then_outputs has 1", "else_outputs has 2"});
     expect_invalid([&] { op::if_op(param(""), {x}, plus_one_body("2,3"), plus_one_body("2,3")); },
                    {"If '", "cond", "boolean"});
-    expect_invalid([&] { op::if_op(cond, {param("2,3", element::i32)}, plus_one_body("2,3"), plus_one_body("2,3")); },
-                   {"If '", "body Parameter 0 is f32", "i32"});
-    expect_invalid([&] { make_node("If", {cond, x}, {}, {plus_one_body("2,3")}); }, {"If '", "no else body"});
+    expect_invalid(
+        [&] {
+            op::if_op(cond, {param("2,3", element::i32)}, plus_one_body("2,3"),
+                      plus_one_body("2,3"));
+        },
+        {"If '", "body Parameter 0 is f32", "i32"});
+    expect_invalid(
+        [&] {
+            make_node("If", {cond, x}, {}, {plus_one_body("2,3")});
+        },
+        {"If '", "no else body"});
 }
 
 // Body: (i, acc [1,2]) -> (acc + i as f32 [1,2] carried, acc [1,2] concatenated), condition Result
@@ -79,7 +95,8 @@ TEST(Loop, ConcatenatedOutputsAreStaticOnlyForAKnownIterationCount) {
     auto fixed = op::loop(op::int64_scalar(4), op::constant<int>(element::boolean, {}, {1}), {init},
                           accumulate_body(false), ports);
     ASSERT_EQ(fixed->get_output_size(), 2u);
-    EXPECT_EQ(fixed->get_attribute<std::vector<int64_t>>("input_ports"), (std::vector<int64_t>{-1, 2}));
+    EXPECT_EQ(fixed->get_attribute<std::vector<int64_t>>("input_ports"),
+              (std::vector<int64_t>{-1, 2}));
     EXPECT_EQ(shape_of(fixed, 0), "[1,2]");
     EXPECT_EQ(shape_of(fixed, 1), "[4,2]");
 
@@ -87,18 +104,21 @@ TEST(Loop, ConcatenatedOutputsAreStaticOnlyForAKnownIterationCount) {
     ports.body_condition_output_idx = 2;
     auto early = op::loop(op::int64_scalar(4), op::constant<int>(element::boolean, {}, {1}), {init},
                           accumulate_body(true), ports);
-    EXPECT_EQ(early->get_attribute<std::vector<int64_t>>("output_results"), (std::vector<int64_t>{0, 1}));
+    EXPECT_EQ(early->get_attribute<std::vector<int64_t>>("output_results"),
+              (std::vector<int64_t>{0, 1}));
     EXPECT_EQ(shape_of(early, 1), "[?,2]");
     // So can a run-time trip count; a constant false initial condition gives no iteration.
     ports.body_condition_output_idx = -1;
-    EXPECT_EQ(shape_of(op::loop(param("", element::i64), op::constant<int>(element::boolean, {}, {1}), {init},
-                                accumulate_body(false), ports),
-                       1),
-              "[?,2]");
-    EXPECT_EQ(shape_of(op::loop(param("", element::i64), op::constant<int>(element::boolean, {}, {0}), {init},
-                                accumulate_body(false), ports),
-                       1),
-              "[0,2]");
+    EXPECT_EQ(
+        shape_of(op::loop(param("", element::i64), op::constant<int>(element::boolean, {}, {1}),
+                          {init}, accumulate_body(false), ports),
+                 1),
+        "[?,2]");
+    EXPECT_EQ(
+        shape_of(op::loop(param("", element::i64), op::constant<int>(element::boolean, {}, {0}),
+                          {init}, accumulate_body(false), ports),
+                 1),
+        "[0,2]");
 }
 
 TEST(Loop, PortMapErrorsNameTheNodeAndAttribute) {
@@ -107,21 +127,27 @@ TEST(Loop, PortMapErrorsNameTheNodeAndAttribute) {
     op::LoopPorts ports;
     ports.current_iteration_input_idx = 0;
     ports.back_edges = {-1, 7};
-    expect_invalid([&] { op::loop(op::int64_scalar(2), yes, {init}, accumulate_body(false), ports); },
-                   {"Loop '", "back_edges", "Result 7"});
+    expect_invalid(
+        [&] { op::loop(op::int64_scalar(2), yes, {init}, accumulate_body(false), ports); },
+        {"Loop '", "back_edges", "Result 7"});
     ports.back_edges = {};
     ports.input_slicing = {0, 0, 1};
-    expect_invalid([&] { op::loop(op::int64_scalar(2), yes, {init}, accumulate_body(false), ports); },
-                   {"Loop '", "input_slicing", "got 3"});
+    expect_invalid(
+        [&] { op::loop(op::int64_scalar(2), yes, {init}, accumulate_body(false), ports); },
+        {"Loop '", "input_slicing", "got 3"});
     ports.input_slicing = {};
     ports.current_iteration_input_idx = -1;
     ports.input_ports = {0, -1};
-    expect_invalid([&] { op::loop(op::int64_scalar(2), yes, {init, init}, accumulate_body(false), ports); },
-                   {"Loop '", "body Parameter 1", "no input"});
+    expect_invalid(
+        [&] {
+            op::loop(op::int64_scalar(2), yes, {init, init}, accumulate_body(false), ports);
+        },
+        {"Loop '", "body Parameter 1", "no input"});
     ports.input_ports = {};
     ports.current_iteration_input_idx = 0;
-    expect_invalid([&] { op::loop(op::int64_scalar(2), param(""), {init}, accumulate_body(false), ports); },
-                   {"Loop '", "execution_condition", "boolean"});
+    expect_invalid(
+        [&] { op::loop(op::int64_scalar(2), param(""), {init}, accumulate_body(false), ports); },
+        {"Loop '", "execution_condition", "boolean"});
 }
 
 TEST(SubgraphOps, CloneDeepCopiesBodies) {
@@ -135,7 +161,8 @@ TEST(SubgraphOps, CloneDeepCopiesBodies) {
     ASSERT_EQ(copied_if->get_bodies().size(), 2u);
     for (size_t b = 0; b < 2; ++b) {
         EXPECT_NE(copied_if->get_bodies()[b], node->get_bodies()[b]);
-        EXPECT_NE(copied_if->get_bodies()[b]->get_parameters()[0], node->get_bodies()[b]->get_parameters()[0]);
+        EXPECT_NE(copied_if->get_bodies()[b]->get_parameters()[0],
+                  node->get_bodies()[b]->get_parameters()[0]);
         EXPECT_EQ(copied_if->get_bodies()[b]->get_ordered_ops().size(),
                   node->get_bodies()[b]->get_ordered_ops().size());
     }
