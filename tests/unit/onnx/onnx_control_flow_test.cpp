@@ -1,6 +1,7 @@
 // Tests ONNX Loop and run-time If through the core's sub-graph ops on TEMPLATE: a Loop with a
 // trip count, a data-dependent early exit, a scan output and bodies capturing outer values; an If
-// whose branches have different shapes and capture outer values. Expected values from plain loops.
+// whose branches have different shapes and capture outer values; an If nested in a Loop body whose
+// branches capture an outer value through the body. Expected values from plain loops.
 #include <gtest/gtest.h>
 
 #include "onnx_test_util.hpp"
@@ -147,6 +148,52 @@ TEST(OnnxControlFlow, RunTimeIfWithBranchesOfDifferentShapes) {
         ASSERT_EQ(y.get_shape(), (Shape{expected.size()})) << c;
         for (size_t i = 0; i < expected.size(); ++i)
             EXPECT_EQ(y.data<float>()[i], expected[i]) << c << " " << i;
+    }
+}
+
+// An If inside the Loop body whose branches read the outer graph's w: the capture passes through
+// the body (a capture of a capture). No cond input: the trip count alone bounds the loop.
+TEST(OnnxControlFlow, IfNestedInLoopCapturesAnOuterValueThroughTheBody) {
+    OnnxBuilder b(13);
+    b.input("M", kI64, {}).input("k", kI64, {}).input("x", kF32, {2}).input("w", kF32, {2});
+    onnx::GraphProto then_g, else_g, body;
+    then_g.set_name("then");
+    add_node(then_g, "Add", {"acc", "w"}, {"t"});
+    value_info(then_g.add_output(), "t", kF32, {2});
+    else_g.set_name("else");
+    add_node(else_g, "Sub", {"acc", "w"}, {"e"});
+    value_info(else_g.add_output(), "e", kF32, {2});
+    body.set_name("body");
+    value_info(body.add_input(), "iter", kI64, {});
+    value_info(body.add_input(), "cond_in", kBool, {});
+    value_info(body.add_input(), "acc", kF32, {2});
+    add_node(body, "Less", {"iter", "k"}, {"early"});
+    auto* branch = add_node(body, "If", {"early"}, {"acc_next"});
+    graph_attribute(*branch, "then_branch", then_g);
+    graph_attribute(*branch, "else_branch", else_g);
+    add_node(body, "Identity", {"cond_in"}, {"cond_out"});
+    value_info(body.add_output(), "cond_out", kBool, {});
+    value_info(body.add_output(), "acc_next", kF32, {2});
+    graph_attribute(b.node("Loop", {"M", "", "x"}, {"acc_final"}, "loop"), "body", body);
+    b.output("acc_final", kF32, {2});
+
+    Core core;
+    const std::string bytes = b.bytes();
+    auto request =
+        core.compile_model(core.read_model(bytes, Tensor()), "TEMPLATE").create_infer_request();
+    const std::vector<float> x{2.f, -1.f}, w{0.25f, 1.5f};
+    for (auto [m, k] : std::vector<std::pair<int64_t, int64_t>>{{5, 2}, {3, 0}, {0, 4}}) {
+        request.set_tensor("M", i64(m));
+        request.set_tensor("k", i64(k));
+        request.set_tensor("x", f32({2}, x));
+        request.set_tensor("w", f32({2}, w));
+        request.infer();
+        std::vector<float> acc = x;
+        for (int64_t it = 0; it < m; ++it)
+            for (size_t i = 0; i < 2; ++i) acc[i] = it < k ? acc[i] + w[i] : acc[i] - w[i];
+        const Tensor y = request.get_tensor("acc_final");
+        EXPECT_EQ(y.data<float>()[0], acc[0]) << "M=" << m << " k=" << k;
+        EXPECT_EQ(y.data<float>()[1], acc[1]) << "M=" << m << " k=" << k;
     }
 }
 
