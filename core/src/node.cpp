@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "vireo/float16.hpp"
+#include "vireo/model.hpp"
 #include "vireo/op_registry.hpp"
 
 namespace vireo {
@@ -260,6 +261,7 @@ NodePtr Node::clone_with_new_inputs(const OutputVector& inputs) const {
     node->m_friendly_name = get_friendly_name();
     node->m_rt_info = m_rt_info;
     node->m_constant = m_constant;
+    for (const auto& body : m_bodies) node->m_bodies.push_back(body->clone());
     node->validate_and_infer_types();
     if (m_def->type != "Result") {
         for (size_t i = 0; i < m_outputs.size() && i < node->m_outputs.size(); ++i) {
@@ -288,6 +290,17 @@ NodePtr make_node(const std::string& type, const OutputVector& inputs, std::map<
     const OpDef* def = version < 0 ? &registry.latest(type) : registry.find(type, version);
     if (!def) throw_error<NotFound>("op ", type, " version ", version, " is not registered");
     auto node = std::make_shared<Node>(*def, inputs, std::move(attributes));
+    node->validate_and_infer_types();
+    return node;
+}
+
+NodePtr make_node(const std::string& type, const OutputVector& inputs, std::map<std::string, AttrValue> attributes,
+                  std::vector<std::shared_ptr<Model>> bodies, int version) {
+    auto& registry = OpRegistry::instance();
+    const OpDef* def = version < 0 ? &registry.latest(type) : registry.find(type, version);
+    if (!def) throw_error<NotFound>("op ", type, " version ", version, " is not registered");
+    auto node = std::make_shared<Node>(*def, inputs, std::move(attributes));
+    node->set_bodies(std::move(bodies));
     node->validate_and_infer_types();
     return node;
 }

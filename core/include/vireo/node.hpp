@@ -17,6 +17,7 @@
 namespace vireo {
 
 class Node;
+class Model;
 struct OpDef;
 using NodePtr = std::shared_ptr<Node>;
 using RTMap = AnyMap;
@@ -146,6 +147,13 @@ public:
     RTMap& get_rt_info() { return m_rt_info; }
     const RTMap& get_rt_info() const { return m_rt_info; }
 
+    /// Body models of a sub-graph op (If: then, else; Loop: the body), empty for other ops. The
+    /// node owns them: clone_with_new_inputs() and Model::clone() deep-copy them. How the op's
+    /// inputs and outputs map onto a body's Parameters and Results is described by ordinary
+    /// attributes of the op (docs/ops.md, "Sub-graph ops"). Set them before inferring types.
+    const std::vector<std::shared_ptr<Model>>& get_bodies() const { return m_bodies; }
+    void set_bodies(std::vector<std::shared_ptr<Model>> bodies) { m_bodies = std::move(bodies); }
+
     /// Runs the op's type and shape inference on the current inputs and stores the results in
     /// the output descriptors. Throws InvalidArgument naming the node on inconsistent inputs.
     void validate_and_infer_types();
@@ -177,6 +185,7 @@ private:
     std::map<std::string, AttrValue> m_attributes;
     RTMap m_rt_info;
     Tensor m_constant;  // only for Constant
+    std::vector<std::shared_ptr<Model>> m_bodies;  // only for sub-graph ops (If, Loop)
 };
 
 /// Creates a node of op `type` from the registry (the highest registered version unless
@@ -185,6 +194,9 @@ private:
 /// and version if no such op is registered, InvalidArgument on bad attributes or inputs.
 NodePtr make_node(const std::string& type, const OutputVector& inputs,
                   std::map<std::string, AttrValue> attributes = {}, int version = -1);
+/// Same, for a sub-graph op: `bodies` are set before output types are inferred.
+NodePtr make_node(const std::string& type, const OutputVector& inputs, std::map<std::string, AttrValue> attributes,
+                  std::vector<std::shared_ptr<Model>> bodies, int version = -1);
 
 template <typename T>
 const T& Node::get_attribute(const std::string& name) const {

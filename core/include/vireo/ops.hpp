@@ -1,10 +1,12 @@
 // Declares typed builders for the standard ops: the readable way to make a graph in C++.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "vireo/float16.hpp"
+#include "vireo/model.hpp"
 #include "vireo/node.hpp"
 
 namespace vireo::op {
@@ -187,6 +189,47 @@ NodePtr fake_quantize(const Output& x, const Output& input_low, const Output& in
 /// Einsum-7, e.g. einsum({a, b}, "ij,jk->ik"); "..." broadcasts, an output-less equation uses the
 /// labels seen once in alphabetical order.
 NodePtr einsum(const OutputVector& inputs, const std::string& equation);
+
+// ---- Sub-graph ops (docs/ops.md "Sub-graph ops"); the node owns the bodies it is given ----
+/// How If-8's inputs and outputs map onto its bodies. An empty list means the identity: body
+/// Parameter p is fed by If input p + 1 (input 0 is the condition), If output o is body Result o.
+struct IfPorts {
+    std::vector<int64_t> then_inputs;   ///< per then-body Parameter: the If input index (>= 1)
+    std::vector<int64_t> else_inputs;   ///< per else-body Parameter: the If input index (>= 1)
+    std::vector<int64_t> then_outputs;  ///< per If output: the then-body Result index
+    std::vector<int64_t> else_outputs;  ///< per If output: the else-body Result index
+};
+/// If-8: runs `then_body` when the boolean scalar `cond` is true, else `else_body`; the If's
+/// inputs are `cond` then `inputs`.
+///
+///     auto y = op::if_op(c, {x}, then_model, else_model);  // both bodies: one Parameter, one Result
+NodePtr if_op(const Output& cond, const OutputVector& inputs, std::shared_ptr<Model> then_body,
+              std::shared_ptr<Model> else_body, IfPorts ports = {});
+
+/// How Loop-5's inputs and outputs map onto its body. Slicing entries are five numbers per port,
+/// `axis, start, stride, end, part_size` as in the OpenVINO IR port map; axis -1 means not
+/// sliced (an input is passed whole, an output is its last iteration's value), and an empty list
+/// means no port is sliced.
+struct LoopPorts {
+    int64_t current_iteration_input_idx = -1;  ///< body Parameter receiving the iteration number
+    int64_t body_condition_output_idx = -1;    ///< body Result deciding whether to go on
+    /// Per body Parameter: the Loop input feeding it (input 0 is trip_count, 1 the execution
+    /// condition, `inputs` are 2..), -1 for the current-iteration Parameter. Empty: the Parameters
+    /// other than the current-iteration one take inputs 2, 3, ... in order.
+    std::vector<int64_t> input_ports;
+    /// Per body Parameter: the body Result feeding it from the second iteration on, or -1.
+    std::vector<int64_t> back_edges;
+    std::vector<int64_t> input_slicing;
+    /// Per Loop output: the body Result. Empty: every Result but the condition one, in order.
+    std::vector<int64_t> output_results;
+    std::vector<int64_t> output_slicing;
+};
+/// Loop-5: runs `body` while the iteration count is below `trip_count` (an integer scalar, -1 for
+/// no limit) and the condition (`execution_condition` before the first iteration, then the body's
+/// condition Result) is true. Concatenated outputs (output_slicing axis >= 0) have a dynamic
+/// iteration axis unless the count is known before running.
+NodePtr loop(const Output& trip_count, const Output& execution_condition, const OutputVector& inputs,
+             std::shared_ptr<Model> body, LoopPorts ports = {});
 
 // ---- State (variables are matched by variable_id) ----
 /// ReadValue-6. Without `init` the first read gives zeros of variable_type/variable_shape.

@@ -11,7 +11,7 @@
 
 /// Bump on any change a built frontend would not survive (this struct, or the layout of a type
 /// it passes: Model, Node, Tensor, OpDef). Checked with the toolchain tag before anything else.
-#define VIREO_FRONTEND_ABI_VERSION 1
+#define VIREO_FRONTEND_ABI_VERSION 2
 #define VIREO_FRONTEND_ENTRY_SYMBOL "vireo_frontend_entry"
 
 namespace vireo::frontend {

@@ -38,10 +38,26 @@ std::shared_ptr<Model> IrReader::read(const char* xml, size_t size) {
     if (!version) fail("<net> has no 'version' attribute (supported IR versions: 10, 11)");
     if (!parse_int64(version, m_version) || (m_version != 10 && m_version != 11))
         fail("unsupported IR version '", version, "' (supported: 10, 11)");
-    const XMLElement* layers = net->FirstChildElement("layers");
-    if (!layers) fail("<net> has no <layers> element");
+    const char* name = net->Attribute("name");
+    std::shared_ptr<Model> model = build_graph(*net, name ? name : "", nullptr);
+    model->set_shared_object(m_weights.owner);
+    if (const XMLElement* rt_info = net->FirstChildElement("rt_info")) {
+        size_t rt_info_bytes = 0;
+        read_rt_info(*rt_info, "", model->get_rt_info(), 0, rt_info_bytes);
+    }
+    model->get_rt_info()["version"] = m_version;
+    if (m_version == 10) apply_v10_names(*model);
+    check_unique_tensor_names(*model);
+    return model;
+}
+
+// Builds the nodes in topological order and the Model over them.
+std::shared_ptr<Model> IrReader::build_graph(const XMLElement& container, const std::string& name,
+                                             std::unordered_map<int64_t, NodePtr>* by_id) {
+    const XMLElement* layers = container.FirstChildElement("layers");
+    if (!layers) fail("<", container.Name(), "> has no <layers> element");
     parse_layers(*layers);
-    parse_edges(net->FirstChildElement("edges"));
+    parse_edges(container.FirstChildElement("edges"));
     const std::vector<size_t> order = topological_order();
 
     // Nodes by layer index. Released in reverse build order on the way out: a node holds its
@@ -78,21 +94,14 @@ std::shared_ptr<Model> IrReader::read(const char* xml, size_t size) {
         if (type == "Assign") sinks.push_back(node);
     }
     if (results.empty() && sinks.empty()) fail("the model has no Result (and no Assign) layer");
-    const char* name = net->Attribute("name");
+    if (by_id)
+        for (size_t i = 0; i < nodes.size(); ++i) (*by_id)[m_layers[i].id] = nodes[i];
     std::shared_ptr<Model> model;
     try {
-        model = std::make_shared<Model>(results, sinks, parameters, name ? name : "");
+        model = std::make_shared<Model>(results, sinks, parameters, name);
     } catch (...) {
         rethrow_with_context(std::current_exception(), "IR " + m_source);
     }
-    model->set_shared_object(m_weights.owner);
-    if (const XMLElement* rt_info = net->FirstChildElement("rt_info")) {
-        size_t rt_info_bytes = 0;
-        read_rt_info(*rt_info, "", model->get_rt_info(), 0, rt_info_bytes);
-    }
-    model->get_rt_info()["version"] = m_version;
-    if (m_version == 10) apply_v10_names(*model);
-    check_unique_tensor_names(*model);
     return model;
 }
 
@@ -174,9 +183,12 @@ NodePtr IrReader::build_node(const LayerInfo& layer, const OutputVector& inputs)
         return build_constant(layer, *def);
     }
     auto attributes = read_attributes(layer, *def);
+    std::vector<std::shared_ptr<Model>> bodies;
+    if (def->type == "If" || def->type == "Loop") bodies = read_subgraph(layer, attributes);
     NodePtr node;
     try {
         node = std::make_shared<Node>(*def, inputs, std::move(attributes));
+        node->set_bodies(std::move(bodies));
         if (!layer.name.empty()) node->set_friendly_name(layer.name);
         node->validate_and_infer_types();
     } catch (...) {

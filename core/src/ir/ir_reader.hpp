@@ -85,11 +85,19 @@ private:
                       size_t depth, size_t& bytes) const;
 
     // LayerInfo -> nodes (ir_reader.cpp).
+    /// Builds the graph of `container` (<net>, or a sub-graph op's body) from its <layers> and
+    /// <edges>; `by_id` (optional) receives each layer id's node.
+    std::shared_ptr<Model> build_graph(const tinyxml2::XMLElement& container, const std::string& name,
+                                       std::unordered_map<int64_t, NodePtr>* by_id);
     std::vector<size_t> topological_order() const;
     NodePtr build_node(const LayerInfo& layer, const OutputVector& inputs) const;
     NodePtr build_constant(const LayerInfo& layer, const OpDef& def) const;
     std::map<std::string, AttrValue> read_attributes(const LayerInfo& layer, const OpDef& def) const;
     void check_ports(const LayerInfo& layer, const Node& node) const;
+    /// If/Loop: reads the bodies and turns the port maps and back edges into the op's port-map
+    /// attributes (ir_subgraph.cpp).
+    std::vector<std::shared_ptr<Model>> read_subgraph(const LayerInfo& layer,
+                                                      std::map<std::string, AttrValue>& attributes) const;
     void apply_v10_names(const Model& model) const;
 
     /// Throws InvalidArgument "IR <source>: <args...>".

@@ -83,14 +83,24 @@ void write_rt_node(XMLPrinter& out, const std::string& name, const RtNode& node)
 
 void IrWriter::write(std::ostream& xml, std::ostream& bin) {
     m_bin = &bin;
-    const NodeVector ops = m_model.get_ordered_ops();
-    for (size_t i = 0; i < ops.size(); ++i) m_ids.emplace(ops[i].get(), i);
-
     XMLPrinter out;
     out.PushHeader(false, true);
     out.OpenElement("net");
     attribute(out, "name", m_model.get_name());
     attribute(out, "version", "11");
+    write_graph(out, m_model);
+    write_rt_info(out);
+    out.CloseElement();
+
+    xml.write(out.CStr(), static_cast<std::streamsize>(out.CStrSize() - 1));  // CStrSize counts the NUL
+    if (!xml) throw_error<InvalidArgument>("writing the IR XML of model '", m_model.get_name(), "' failed");
+    if (!bin) throw_error<InvalidArgument>("writing the IR weights of model '", m_model.get_name(), "' failed");
+}
+
+// Layer ids are the position in the graph's topological order, so a body's ids start at 0 too.
+void IrWriter::write_graph(XMLPrinter& out, const Model& model) {
+    const NodeVector ops = model.get_ordered_ops();
+    for (size_t i = 0; i < ops.size(); ++i) m_ids[ops[i].get()] = i;
     out.OpenElement("layers");
     for (size_t i = 0; i < ops.size(); ++i) write_layer(out, *ops[i], i);
     out.CloseElement();
@@ -109,12 +119,6 @@ void IrWriter::write(std::ostream& xml, std::ostream& bin) {
         }
     }
     out.CloseElement();
-    write_rt_info(out);
-    out.CloseElement();
-
-    xml.write(out.CStr(), static_cast<std::streamsize>(out.CStrSize() - 1));  // CStrSize counts the NUL
-    if (!xml) throw_error<InvalidArgument>("writing the IR XML of model '", m_model.get_name(), "' failed");
-    if (!bin) throw_error<InvalidArgument>("writing the IR weights of model '", m_model.get_name(), "' failed");
 }
 
 void IrWriter::write_layer(XMLPrinter& out, const Node& node, size_t id) {
@@ -125,9 +129,10 @@ void IrWriter::write_layer(XMLPrinter& out, const Node& node, size_t id) {
     attribute(out, "name", node.get_friendly_name());
     attribute(out, "type", constant ? "Const" : node.get_type_name());
     attribute(out, "version", def.domain.empty() ? "opset" + std::to_string(def.version) : def.domain);
+    const bool subgraph = !node.get_bodies().empty();
     if (constant) {
         write_constant_data(out, node);
-    } else if (!node.get_attributes().empty()) {
+    } else if (!node.get_attributes().empty() && !subgraph) {  // a sub-graph op's are its port maps
         out.OpenElement("data");
         for (const auto& [name, value] : node.get_attributes()) attribute(out, name.c_str(), attr_to_string(value));
         out.CloseElement();
@@ -169,6 +174,7 @@ void IrWriter::write_layer(XMLPrinter& out, const Node& node, size_t id) {
         }
         out.CloseElement();
     }
+    if (subgraph) write_subgraph(out, node);
     out.CloseElement();
 }
 

@@ -24,7 +24,11 @@ public:
     void write(std::ostream& xml, std::ostream& bin);
 
 private:
+    /// <layers> and <edges> of `model` (the net itself, or a sub-graph op's body).
+    void write_graph(tinyxml2::XMLPrinter& out, const Model& model);
     void write_layer(tinyxml2::XMLPrinter& out, const Node& node, size_t id);
+    /// If/Loop: the port maps, back edges and bodies (ir_writer_subgraph.cpp).
+    void write_subgraph(tinyxml2::XMLPrinter& out, const Node& node);
     void write_constant_data(tinyxml2::XMLPrinter& out, const Node& node);
     void write_rt_info(tinyxml2::XMLPrinter& out) const;
     /// Offset of `value`'s bytes in the .bin, appending them (64-byte aligned) unless a
@@ -40,7 +44,7 @@ private:
     std::ostream* m_bin = nullptr;
     uint64_t m_bin_size = 0;
     std::unordered_map<size_t, std::vector<Placed>> m_placed;  // by dedup_key() of the bytes
-    std::unordered_map<const Node*, size_t> m_ids;
+    std::unordered_map<const Node*, size_t> m_ids;  // layer id of every node of every graph written
 };
 
 }  // namespace vireo::ir

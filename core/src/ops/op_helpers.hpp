@@ -27,11 +27,10 @@ void register_interpolate_ops(OpRegistry& registry);   // interpolate.cpp
 void register_einsum_ops(OpRegistry& registry);       // einsum.cpp
 void register_misc_ops(OpRegistry& registry);          // misc_ops.cpp (TopK, FakeQuantize, ReadValue, Assign)
 void register_sequence_ops(OpRegistry& registry);      // sequence_ops.cpp (CumSum, ReverseSequence)
-void register_space_depth_ops(
-    OpRegistry& registry);                      // space_depth.cpp (DepthToSpace, SpaceToDepth)
-void register_index_ops(OpRegistry& registry);  // index_ops.cpp (OneHot, Eye, NonZero, Unique)
-void register_detection_ops(
-    OpRegistry& registry);  // detection_ops.cpp (NonMaxSuppression, ROIAlign)
+void register_space_depth_ops(OpRegistry& registry);   // space_depth.cpp (DepthToSpace, SpaceToDepth)
+void register_index_ops(OpRegistry& registry);         // index_ops.cpp (OneHot, Eye, NonZero, Unique)
+void register_detection_ops(OpRegistry& registry);     // detection_ops.cpp (NonMaxSuppression, ROIAlign)
+void register_subgraph_ops(OpRegistry& registry);      // subgraph_ops.cpp (If, Loop)
 
 using Inputs = std::vector<InferInput>;
 using Outputs = std::vector<InferOutput>;

@@ -69,7 +69,55 @@ GraphImporter::GraphImporter(const onnx::GraphProto& graph, const Opsets& opsets
 const Output* GraphImporter::find_value(const std::string& name) const {
     auto it = m_values.find(name);
     if (it != m_values.end()) return &it->second;
-    return m_parent ? m_parent->find_value(name) : nullptr;
+    if (!m_parent) return nullptr;
+    const Output* outer = m_parent->find_value(name);
+    if (!outer || !m_capturing) return outer;
+    if (auto c = m_captures.find(name); c != m_captures.end()) return &c->second;
+    Output local;
+    if (outer->get_node()->get_type_name() == "Constant") {
+        local = op::constant(outer->get_node()->get_constant_value())->output(0);
+    } else {
+        auto p = op::parameter(outer->get_element_type(), outer->get_partial_shape());
+        p->set_friendly_name(name);
+        m_capture_parameters.push_back(p);
+        m_captured.push_back(*outer);
+        local = p->output(0);
+    }
+    return &(m_captures[name] = local);
+}
+
+ImportedBody GraphImporter::import_body(const onnx::GraphProto& body,
+                                        const std::vector<std::pair<element::Type, PartialShape>>& fallback) const {
+    GraphImporter child(body, m_opsets, m_registry, m_owner, m_external, this);
+    child.m_capturing = true;
+    if (static_cast<size_t>(body.input_size()) != fallback.size())
+        throw_error<InvalidArgument>("ONNX subgraph '", body.name(), "' has ", body.input_size(), " inputs, expected ",
+                                     fallback.size());
+    child.add_initializers();
+    ImportedBody out;
+    for (int i = 0; i < body.input_size(); ++i) {
+        const auto& info = body.input(i);
+        const auto& tensor_type = info.type().tensor_type();
+        element::Type type = fallback[static_cast<size_t>(i)].first;
+        if (info.type().has_tensor_type() && tensor_type.elem_type() != 0)
+            type = to_element_type(tensor_type.elem_type(), "ONNX subgraph input '" + info.name() + "'");
+        const PartialShape shape = info.type().has_tensor_type() && tensor_type.has_shape()
+                                       ? shape_of_value(info)
+                                       : fallback[static_cast<size_t>(i)].second;
+        auto p = op::parameter(type, shape);
+        p->set_friendly_name(info.name());
+        child.m_values[info.name()] = p->output(0);
+        out.inputs.push_back(p);
+    }
+    child.convert_nodes();
+    for (const auto& o : body.output()) {
+        const Output* v = child.find_value(o.name());
+        if (!v) throw_error<InvalidArgument>("ONNX subgraph '", body.name(), "': output '", o.name(), "' is not produced");
+        out.outputs.push_back(*v);
+    }
+    out.captures = child.m_capture_parameters;
+    out.captured = child.m_captured;
+    return out;
 }
 
 OutputVector GraphImporter::inline_subgraph(const onnx::GraphProto& body, const OutputVector& inputs) const {

@@ -29,6 +29,15 @@ struct UnsupportedOp {
 std::vector<UnsupportedOp> find_unsupported(const onnx::GraphProto& graph, const Opsets& opsets,
                                             const TranslatorRegistry& registry);
 
+/// A subgraph converted into a graph of its own (a run-time If branch or Loop body): the body's
+/// inputs as Parameters, its outputs, and one more Parameter per outer value it captures.
+struct ImportedBody {
+    ParameterVector inputs;    ///< one per input of the GraphProto, in order
+    OutputVector outputs;      ///< one per output of the GraphProto, in order
+    ParameterVector captures;  ///< Parameters standing for captured outer values
+    OutputVector captured;     ///< the outer values (of the importing graph) feeding `captures`
+};
+
 class GraphImporter {
 public:
     /// `owner` keeps the parsed message (whose raw data Constants share) alive; `external` may be
@@ -43,6 +52,15 @@ public:
     /// `inputs` in order, names it does not define resolve in this graph (and its parents), and
     /// the values of its outputs are returned in order. Used by If and by unrolled Scan.
     OutputVector inline_subgraph(const onnx::GraphProto& body, const OutputVector& inputs) const;
+
+    /// Converts `body` (a subgraph attribute of a node of this graph) into a separate graph. Its
+    /// inputs become Parameters of the type and shape the body declares, else `fallback`'s (one
+    /// per input). A name the body (or a subgraph inside it) reads but does not define and that
+    /// resolves in this graph or its parents becomes a capture Parameter fed by that outer value,
+    /// once per name; a captured Constant is copied into the body instead. Throws as
+    /// inline_subgraph.
+    ImportedBody import_body(const onnx::GraphProto& body,
+                             const std::vector<std::pair<element::Type, PartialShape>>& fallback) const;
 
     /// A TensorProto of this model as a tensor (raw data shared, external data resolved).
     Tensor tensor(const onnx::TensorProto& proto, const std::string& what) const;
@@ -64,6 +82,12 @@ private:
     ExternalData* m_external;
     const GraphImporter* m_parent;
     std::map<std::string, Output> m_values;
+    // A body imported as a graph of its own: outer names resolve to capture Parameters made on
+    // first use (find_value is const; the captures are bookkeeping of the lookup).
+    bool m_capturing = false;
+    mutable std::map<std::string, Output> m_captures;
+    mutable ParameterVector m_capture_parameters;
+    mutable OutputVector m_captured;
 };
 
 }  // namespace vireo::onnx_import

@@ -30,6 +30,11 @@ std::vector<std::pair<std::string, std::string>> ExecutionPlan::unsupported_ops(
                              type + ": variables (stateful models) are not supported");
             continue;
         }
+        if (type == "If" || type == "Loop") {
+            out.emplace_back(node->get_friendly_name(),
+                             type + ": sub-graph ops (If, Loop) are not supported (TEMPLATE runs them)");
+            continue;
+        }
         std::string reason;
         for (size_t i = 0; i < node->get_output_size() && reason.empty(); ++i) {
             const auto& shape = node->get_output_partial_shape(i);

@@ -1,6 +1,6 @@
 // Tests that MOCK_REMOTE computes what the models define: the golden models against ONNX
 // Runtime's stored outputs and against TEMPLATE, and the real OpenVINO IR files against
-// hand-computed values.
+// hand-computed values; sub-graph ops are refused by name.
 #include <cmath>
 
 #include "test_utils.hpp"
@@ -106,6 +106,34 @@ TEST(MockRemoteIr, StridedInputAndOutputTensors) {
     EXPECT_EQ(o[6], 10.f);
     EXPECT_EQ(o[7], 11.f);
     EXPECT_EQ(o[0], 0.f);  // outside the view: untouched
+}
+
+}  // namespace
+}  // namespace vireo::mock_remote::test
+
+namespace vireo::mock_remote::test {
+namespace {
+
+// Sub-graph ops are TEMPLATE's only: MOCK_REMOTE leaves them out of query_model and refuses to
+// compile them, naming the op.
+TEST(MockRemoteSubgraph, IfIsRefusedByNameWithNotImplemented) {
+    auto cond = op::parameter(element::boolean, Shape{}, "cond");
+    auto x = op::parameter(element::f32, Shape{2}, "x");
+    auto tx = op::parameter(element::f32, Shape{2});
+    auto ex = op::parameter(element::f32, Shape{2});
+    auto y = op::if_op(cond, {x}, std::make_shared<Model>(OutputVector{op::relu(tx)}, ParameterVector{tx}),
+                       std::make_shared<Model>(OutputVector{make_node("Negative", {ex})}, ParameterVector{ex}));
+    y->set_friendly_name("branch");
+    auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{cond, x});
+    Core core = make_core();
+    EXPECT_EQ(core.query_model(model, "MOCK_REMOTE.0").count("branch"), 0u);
+    try {
+        core.compile_model(model, "MOCK_REMOTE.0", fast());
+        ADD_FAILURE() << "compile_model accepted an If";
+    } catch (const NotImplemented& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("'branch' If: sub-graph ops"), std::string::npos) << what;
+    }
 }
 
 }  // namespace

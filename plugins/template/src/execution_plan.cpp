@@ -54,6 +54,7 @@ void ExecutionPlan::build_steps() {
 
     const auto& parameters = m_model->get_parameters();
     std::vector<std::string> unsupported;
+    bool has_subgraph = false;
     for (const auto& node : m_nodes) {
         const std::string& type = node->get_type_name();
         if (type == "Parameter") {
@@ -79,6 +80,21 @@ void ExecutionPlan::build_steps() {
             step.kind = StepKind::kAssign;
             step.variable = variable_index(*node);
             m_assign_steps.push_back(m_steps.size());
+        } else if (type == "If" || type == "Loop") {
+            step.kind = StepKind::kSubgraph;
+            try {
+                for (const auto& body : node->get_bodies()) {
+                    auto plan = std::make_shared<const ExecutionPlan>(body);
+                    // A body runs without the request's variables.
+                    if (!plan->variables().empty())
+                        throw_error<NotImplemented>(node->describe(), ": its body uses variables (ReadValue/Assign), "
+                                                    "which TEMPLATE does not support inside If or Loop");
+                    step.bodies.push_back(std::move(plan));
+                }
+            } catch (const Exception& e) {
+                unsupported.push_back(node->describe() + ", in its body: " + e.what());
+            }
+            has_subgraph = true;
         } else {
             try {
                 step.kernel = reference::KernelRegistry::instance().create(*node);
@@ -112,6 +128,7 @@ void ExecutionPlan::build_steps() {
         m_result_in_place.push_back(m_values[id].kind == ValueKind::kComputed &&
                                     seen.insert(id).second);
     }
+    m_dynamic = has_subgraph;
     for (const auto& v : m_values) m_dynamic = m_dynamic || !v.shape.is_static();
 }
 

@@ -40,7 +40,10 @@ enum class StepKind {
     kKernel,     ///< a reference kernel
     kReadValue,  ///< copies a variable's value (or the init input after a reset) to its output
     kAssign,     ///< a variable's new value, committed after the last step
+    kSubgraph,   ///< If or Loop: runs the plans of its bodies (subgraph_runner.hpp)
 };
+
+class ExecutionPlan;
 
 struct PlanStep {
     StepKind kind = StepKind::kKernel;
@@ -50,6 +53,9 @@ struct PlanStep {
     std::vector<size_t> outputs;                      ///< value ids
     size_t variable = 0;                              ///< kReadValue/kAssign: index in variables()
     bool static_outputs = true;                       ///< every output shape known at compile time
+    /// kSubgraph only: one plan per body of the node (If: then, else; Loop: the body), built
+    /// once at compile time and shared by every request.
+    std::vector<std::shared_ptr<const ExecutionPlan>> bodies;
 };
 
 /// The plan of a transformed model. Built once per compiled model and shared read-only by
@@ -57,7 +63,9 @@ struct PlanStep {
 ///
 /// Static plans (every shape static): each request allocates one arena of arena_bytes() at
 /// creation, and values live at fixed offsets in it. Dynamic plans: shapes are re-inferred per
-/// run with each op's infer function; values live in slots() that grow as needed.
+/// run with each op's infer function; values live in slots() that grow as needed. A plan with a
+/// sub-graph step (If, Loop) is always dynamic: those steps learn their output shapes only by
+/// running their bodies.
 class ExecutionPlan {
   public:
     /// Builds the plan. Throws NotImplemented naming every op that has no reference kernel (all

@@ -88,11 +88,14 @@ PlanExecutor::PlanExecutor(std::shared_ptr<const ExecutionPlan> plan,
     }
     m_step_inputs.resize(steps.size());
     m_step_outputs.resize(steps.size());
+    m_subgraphs.resize(steps.size());
     for (size_t s = 0; s < steps.size(); ++s) {
         m_step_inputs[s].resize(steps[s].inputs.size());
         m_step_outputs[s].resize(steps[s].outputs.size());
     }
 }
+
+PlanExecutor::~PlanExecutor() = default;
 
 void PlanExecutor::bind_input(size_t index, const Tensor& tensor) {
     m_inputs.at(index) = tensor;
@@ -132,6 +135,7 @@ void PlanExecutor::bind_output(size_t index, const Tensor& tensor) {
 void PlanExecutor::run(const std::function<bool()>& stop, std::vector<StepTiming>* timings,
                        const std::vector<std::shared_ptr<VariableState>>& states) {
     m_executed = 0;
+    m_stop = &stop;
     const auto& steps = m_plan->steps();
     const auto& values = m_plan->values();
     if (!m_plan->is_dynamic()) {
@@ -179,6 +183,10 @@ void PlanExecutor::run_step(size_t s, const std::vector<std::shared_ptr<Variable
     const PlanStep& step = m_plan->steps()[s];
     auto& ins = m_step_inputs[s];
     for (size_t k = 0; k < ins.size(); ++k) ins[k] = m_values[step.inputs[k]];
+    if (step.kind == StepKind::kSubgraph) {
+        run_subgraph(s);
+        return;
+    }
     if (m_plan->is_dynamic()) prepare_dynamic_outputs(s, states);
     auto& outs = m_step_outputs[s];
     for (size_t k = 0; k < outs.size(); ++k) outs[k] = m_values[step.outputs[k]];
@@ -201,6 +209,21 @@ void PlanExecutor::run_step(size_t s, const std::vector<std::shared_ptr<Variable
             // The value is committed by finish(); an Assign's own outputs (if any) pass it through.
             for (auto& out : outs) ins[0].copy_to(out);
             break;
+        case StepKind::kSubgraph:  // run by run_subgraph() above
+            break;
+    }
+}
+
+// The runner computes the outputs (their shapes known only now) into its bodies' memory; they
+// are copied into this plan's storage, which may be the user's output tensor.
+void PlanExecutor::run_subgraph(size_t s) {
+    const PlanStep& step = m_plan->steps()[s];
+    if (!m_subgraphs[s]) m_subgraphs[s] = std::make_unique<SubgraphRunner>(step, m_on_allocation);
+    static const std::function<bool()> kNever;
+    const auto outputs = m_subgraphs[s]->run(m_step_inputs[s], m_stop ? *m_stop : kNever);
+    for (size_t k = 0; k < step.outputs.size(); ++k) {
+        Tensor& dst = storage_for(step.outputs[k], outputs.at(k).get_shape());
+        outputs[k].copy_to(dst);
     }
 }
 

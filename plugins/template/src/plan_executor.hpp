@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "execution_plan.hpp"
+#include "subgraph_runner.hpp"
 #include "variable_state.hpp"
 
 namespace vireo::template_plugin {
@@ -36,6 +37,7 @@ struct StepTiming {
 class PlanExecutor {
   public:
     PlanExecutor(std::shared_ptr<const ExecutionPlan> plan, std::function<void()> on_allocation);
+    ~PlanExecutor();
 
     /// Sets the tensor of model input `index` for the next run.
     void bind_input(size_t index, const Tensor& tensor);
@@ -50,6 +52,10 @@ class PlanExecutor {
     /// Throws InvalidArgument naming the output when its tensor cannot take the result's shape.
     void finish(const std::vector<std::shared_ptr<VariableState>>& states);
 
+    /// After a run: the value of model output `index` as computed, without copying it to the
+    /// bound tensor (sub-graph bodies read their Results this way). Valid until the next run.
+    const Tensor& result(size_t index) const { return m_values.at(m_plan->result_values().at(index)); }
+
     /// Steps executed by the last run (less than steps().size() if it was cancelled or failed).
     size_t executed_steps() const { return m_executed; }
     /// Outputs written in place by the last run.
@@ -57,6 +63,7 @@ class PlanExecutor {
 
   private:
     void run_step(size_t s, const std::vector<std::shared_ptr<VariableState>>& states);
+    void run_subgraph(size_t s);
     void prepare_dynamic_outputs(size_t s,
                                  const std::vector<std::shared_ptr<VariableState>>& states);
     Tensor& storage_for(size_t value, const Shape& shape);
@@ -86,6 +93,9 @@ class PlanExecutor {
     // ones (NonZero), so it is re-inferred on every run.
     std::vector<bool> m_large_value_driven;
     size_t m_executed = 0;
+    // Sub-graph steps: one runner each, made on first use; the stop predicate of the current run.
+    std::vector<std::unique_ptr<SubgraphRunner>> m_subgraphs;
+    const std::function<bool()>* m_stop = nullptr;
 };
 
 }  // namespace vireo::template_plugin

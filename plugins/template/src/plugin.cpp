@@ -105,6 +105,20 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream,
     return compile_transformed(std::move(model), config, from_cache, std::move(weights));
 }
 
+namespace {
+
+// A sub-graph op runs when every op of its bodies does.
+bool runs_here(const Node& node) {
+    const std::string& type = node.get_type_name();
+    if (type != "If" && type != "Loop") return reference::KernelRegistry::instance().supports(node);
+    for (const auto& body : node.get_bodies())
+        for (const auto& op : body->get_ordered_ops())
+            if (!runs_here(*op)) return false;
+    return !node.get_bodies().empty();
+}
+
+}  // namespace
+
 sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model,
                                          const AnyMap& properties) const {
     if (!model) throw_error<InvalidArgument>(kDeviceName, ": query_model got no model");
@@ -114,9 +128,8 @@ sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& mod
     // Names of the layers that run: supported nodes of the transformed graph, and every layer
     // folded into one of its Constants.
     std::set<std::string> runs;
-    auto& kernels = reference::KernelRegistry::instance();
     for (const auto& node : copy->get_ordered_ops()) {
-        if (!kernels.supports(*node)) continue;
+        if (!runs_here(*node)) continue;
         runs.insert(node->get_friendly_name());
         auto it = node->get_rt_info().find(kOriginalLayersNames);
         if (it == node->get_rt_info().end()) continue;

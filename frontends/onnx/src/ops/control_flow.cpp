@@ -1,6 +1,6 @@
-// Translators for ONNX's control flow with the subgraph inlined: If (the taken branch when the
-// condition is a constant, else both branches and a Select per output) and Scan (unrolled over its
-// static sequence length). Loop needs a run-time loop op and is not translated yet.
+// Translators for ONNX's control flow: If (the taken branch inlined when the condition is a
+// constant, else a core If over both branches imported as bodies), Loop (a core Loop whose body
+// captures outer values as extra inputs) and Scan (unrolled over its static sequence length).
 #include "graph_importer.hpp"
 #include "ops/common.hpp"
 
@@ -13,27 +13,87 @@ const onnx::GraphProto& body(const NodeContext& ctx, const char* name) {
     return *g;
 }
 
+Output as_scalar(const Output& cond) {
+    const auto& shape = cond.get_partial_shape();
+    if (shape.rank_is_static() && shape.size() > 0) return op::reshape(cond, ints({}), false);
+    return cond;
+}
+
 OutputVector if_op(const NodeContext& ctx) {
     const auto& then_branch = body(ctx, "then_branch");
     const auto& else_branch = body(ctx, "else_branch");
     if (auto cond = ctx.const_ints(0); cond && cond->size() == 1)
         return ctx.graph().inline_subgraph((*cond)[0] ? then_branch : else_branch, {});
-    OutputVector a = ctx.graph().inline_subgraph(then_branch, {});
-    OutputVector b = ctx.graph().inline_subgraph(else_branch, {});
-    if (a.size() != b.size()) ctx.fail("the branches have ", a.size(), " and ", b.size(), " outputs");
-    Output cond = ctx.input(0);
-    if (cond.get_partial_shape().rank().is_static() && cond.get_partial_shape().rank().get_length() > 0)
-        cond = op::reshape(cond, ints({}), false);
-    OutputVector out;
-    for (size_t i = 0; i < a.size(); ++i) {
-        // Both branches run; the condition picks. Only sound when they agree on type and shape.
-        if (a[i].get_element_type() != b[i].get_element_type() || a[i].get_partial_shape() != b[i].get_partial_shape() ||
-            a[i].get_partial_shape().is_dynamic())
-            ctx.unsupported("branches whose output ", i, " differs in type or shape (", a[i].get_partial_shape(), " vs ",
-                            b[i].get_partial_shape(), ") need a run-time If, which is not supported yet");
-        out.push_back(op::select(cond, a[i], b[i]));
+    // A run-time If: each branch a body whose Parameters are the outer values it captures.
+    ImportedBody then_body = ctx.graph().import_body(then_branch, {});
+    ImportedBody else_body = ctx.graph().import_body(else_branch, {});
+    if (then_body.outputs.size() != else_body.outputs.size())
+        ctx.fail("the branches have ", then_body.outputs.size(), " and ", else_body.outputs.size(), " outputs");
+    OutputVector inputs{as_scalar(ctx.input(0))};
+    op::IfPorts ports;
+    for (const auto& v : then_body.captured) {
+        ports.then_inputs.push_back(static_cast<int64_t>(inputs.size()));
+        inputs.push_back(v);
     }
-    return out;
+    for (const auto& v : else_body.captured) {
+        ports.else_inputs.push_back(static_cast<int64_t>(inputs.size()));
+        inputs.push_back(v);
+    }
+    auto then_model = std::make_shared<Model>(then_body.outputs, then_body.captures, ctx.name() + "/then_body");
+    auto else_model = std::make_shared<Model>(else_body.outputs, else_body.captures, ctx.name() + "/else_body");
+    auto node = op::if_op(inputs[0], OutputVector(inputs.begin() + 1, inputs.end()), then_model, else_model, ports);
+    return node->outputs();
+}
+
+// ONNX Loop: inputs M (trip count), cond, carried values; body (iteration_num, cond, carried...) ->
+// (cond, carried..., scan outputs...). The scan outputs are stacked on a new axis 0: each is
+// unsqueezed in the body and concatenated on axis 0 by the core Loop.
+OutputVector loop(const NodeContext& ctx) {
+    const auto& g = body(ctx, "body");
+    const size_t carried = ctx.input_size() < 2 ? 0 : ctx.input_size() - 2;
+    std::vector<std::pair<element::Type, PartialShape>> types{{element::i64, PartialShape{}},
+                                                             {element::boolean, PartialShape{}}};
+    for (size_t i = 0; i < carried; ++i) {
+        if (!ctx.has_input(2 + i)) ctx.fail("loop-carried input ", i, " is missing");
+        types.emplace_back(ctx.input(2 + i).get_element_type(), PartialShape::dynamic());
+    }
+    ImportedBody b = ctx.graph().import_body(g, types);
+    if (b.outputs.size() < 1 + carried)
+        ctx.fail("the body has ", b.outputs.size(), " outputs, expected at least ", 1 + carried,
+                 " (the condition and every loop-carried value)");
+    const size_t scans = b.outputs.size() - 1 - carried;
+    OutputVector results = b.outputs;
+    for (size_t k = 0; k < scans; ++k) results[1 + carried + k] = op::unsqueeze(results[1 + carried + k], ints({0}));
+    ParameterVector params = b.inputs;
+    params.insert(params.end(), b.captures.begin(), b.captures.end());
+    auto model = std::make_shared<Model>(results, params, ctx.name() + "/body");
+
+    op::LoopPorts ports;
+    ports.current_iteration_input_idx = 0;
+    ports.body_condition_output_idx = 0;
+    ports.input_ports = {-1, 1};
+    ports.back_edges = {-1, 0};
+    for (size_t i = 0; i < carried; ++i) {
+        ports.input_ports.push_back(static_cast<int64_t>(2 + i));
+        ports.back_edges.push_back(static_cast<int64_t>(1 + i));
+    }
+    for (size_t c = 0; c < b.captures.size(); ++c) {
+        ports.input_ports.push_back(static_cast<int64_t>(2 + carried + c));
+        ports.back_edges.push_back(-1);
+    }
+    for (size_t r = 1; r < results.size(); ++r) {
+        ports.output_results.push_back(static_cast<int64_t>(r));
+        const bool scan = r > carried;
+        for (int64_t f : scan ? std::vector<int64_t>{0, 0, 1, -1, 1} : std::vector<int64_t>{-1, 0, 1, -1, 1})
+            ports.output_slicing.push_back(f);
+    }
+    const Output trip = ctx.has_input(0) ? as_scalar(ctx.input(0)) : Output(op::int64_scalar(-1));
+    const Output cond = ctx.has_input(1) ? as_scalar(ctx.input(1))
+                                         : Output(op::constant<int>(element::boolean, Shape{}, {1}));
+    OutputVector inputs;
+    for (size_t i = 0; i < carried; ++i) inputs.push_back(ctx.input(2 + i));
+    inputs.insert(inputs.end(), b.captured.begin(), b.captured.end());
+    return op::loop(trip, cond, inputs, model, ports)->outputs();
 }
 
 OutputVector scan(const NodeContext& ctx) {
@@ -93,6 +153,7 @@ OutputVector scan(const NodeContext& ctx) {
 
 void register_control_flow(TranslatorRegistry& r) {
     r.add("", "If", 1, if_op);
+    r.add("", "Loop", 1, loop);
     r.add("", "Scan", 9, scan);
 }
 

@@ -12,7 +12,7 @@
 /// The plugin ABI version. Bump it on any change a built plugin would not survive: a virtual
 /// method of an SDK interface added, removed or reordered, a change of signature, a layout
 /// change of a type passed across the boundary (Tensor, Any, Model, Node, OpDef, ProfilingInfo).
-#define VIREO_PLUGIN_ABI_VERSION 1
+#define VIREO_PLUGIN_ABI_VERSION 2
 
 /// Name of the single exported symbol.
 #define VIREO_PLUGIN_ENTRY_SYMBOL "vireo_plugin_entry"

@@ -1,0 +1,201 @@
+// Tests ONNX Loop and run-time If through the core's sub-graph ops on TEMPLATE: a Loop with a
+// trip count, a data-dependent early exit, a scan output and bodies capturing outer values; an If
+// whose branches have different shapes and capture outer values; an If nested in a Loop body whose
+// branches capture an outer value through the body. Expected values from plain loops.
+#include <gtest/gtest.h>
+
+#include "onnx_test_util.hpp"
+#include "vireo/core.hpp"
+
+namespace vireo {
+namespace {
+
+using test::OnnxBuilder;
+constexpr int32_t kF32 = onnx::TensorProto::FLOAT;
+constexpr int32_t kI64 = onnx::TensorProto::INT64;
+constexpr int32_t kBool = onnx::TensorProto::BOOL;
+
+void value_info(onnx::ValueInfoProto* v, const std::string& name, int32_t type,
+                const std::vector<int64_t>& dims) {
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(type);
+    auto* shape = t->mutable_shape();
+    for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
+}
+
+onnx::NodeProto* add_node(onnx::GraphProto& g, const std::string& op,
+                          const std::vector<std::string>& ins,
+                          const std::vector<std::string>& outs) {
+    auto* n = g.add_node();
+    n->set_op_type(op);
+    for (const auto& i : ins) n->add_input(i);
+    for (const auto& o : outs) n->add_output(o);
+    return n;
+}
+
+void graph_attribute(onnx::NodeProto& node, const std::string& name, const onnx::GraphProto& g) {
+    auto* a = node.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = g;
+}
+
+Tensor f32(const Shape& shape, const std::vector<float>& v) {
+    Tensor t(element::f32, shape);
+    std::copy(v.begin(), v.end(), t.data<float>());
+    return t;
+}
+Tensor i64(int64_t v) {
+    Tensor t(element::i64, Shape{});
+    *t.data<int64_t>() = v;
+    return t;
+}
+Tensor boolean(bool v) {
+    Tensor t(element::boolean, Shape{});
+    *static_cast<uint8_t*>(t.data()) = v ? 1 : 0;
+    return t;
+}
+
+// acc starts at x; each iteration adds the outer w, records acc as a scan output and goes on while
+// the iteration number is below the outer `limit`, at most M times.
+TEST(OnnxControlFlow, LoopWithCapturesEarlyExitAndScanOutput) {
+    OnnxBuilder b(13);
+    b.input("M", kI64, {})
+        .input("c0", kBool, {})
+        .input("x", kF32, {2})
+        .input("w", kF32, {2})
+        .input("limit", kI64, {});
+    onnx::GraphProto body;
+    body.set_name("body");
+    value_info(body.add_input(), "iter", kI64, {});
+    value_info(body.add_input(), "cond_in", kBool, {});
+    value_info(body.add_input(), "acc", kF32, {2});
+    add_node(body, "Add", {"acc", "w"}, {"acc_next"});
+    add_node(body, "Less", {"iter", "limit"}, {"cond_out"});
+    add_node(body, "Identity", {"acc_next"}, {"scan"});
+    value_info(body.add_output(), "cond_out", kBool, {});
+    value_info(body.add_output(), "acc_next", kF32, {2});
+    value_info(body.add_output(), "scan", kF32, {2});
+    graph_attribute(b.node("Loop", {"M", "c0", "x"}, {"acc_final", "scans"}, "loop"), "body", body);
+    b.output("acc_final", kF32, {2}).output("scans", kF32, {-1, 2});
+
+    Core core;
+    const std::string bytes = b.bytes();
+    auto compiled = core.compile_model(core.read_model(bytes, Tensor()), "TEMPLATE");
+    auto request = compiled.create_infer_request();
+    const std::vector<float> x{1.f, -2.f}, w{0.5f, 3.f};
+    for (auto [m, first, limit] : std::vector<std::tuple<int64_t, bool, int64_t>>{
+             {5, true, 100}, {5, true, 2}, {4, false, 9}, {0, true, 9}}) {
+        request.set_tensor("M", i64(m));
+        request.set_tensor("c0", boolean(first));
+        request.set_tensor("x", f32({2}, x));
+        request.set_tensor("w", f32({2}, w));
+        request.set_tensor("limit", i64(limit));
+        request.infer();
+        std::vector<float> acc = x, scans;
+        bool go = first;
+        for (int64_t k = 0; k < m && go; ++k) {
+            for (size_t i = 0; i < 2; ++i) acc[i] += w[i];
+            scans.insert(scans.end(), acc.begin(), acc.end());
+            go = k < limit;
+        }
+        const Tensor final_acc = request.get_tensor("acc_final");
+        const Tensor all = request.get_tensor("scans");
+        const std::string what = "M=" + std::to_string(m) + " limit=" + std::to_string(limit);
+        EXPECT_EQ(final_acc.data<float>()[0], acc[0]) << what;
+        EXPECT_EQ(final_acc.data<float>()[1], acc[1]) << what;
+        ASSERT_EQ(all.get_shape(), (Shape{scans.size() / 2, 2})) << what;
+        for (size_t i = 0; i < scans.size(); ++i)
+            EXPECT_EQ(all.data<float>()[i], scans[i]) << what << " i=" << i;
+    }
+}
+
+// then: Concat(x, x) ([4]); else: x * w ([2]); the condition is a graph input.
+TEST(OnnxControlFlow, RunTimeIfWithBranchesOfDifferentShapes) {
+    OnnxBuilder b(13);
+    b.input("c", kBool, {}).input("x", kF32, {2}).input("w", kF32, {2});
+    onnx::GraphProto then_g, else_g;
+    then_g.set_name("then");
+    auto* concat = add_node(then_g, "Concat", {"x", "x"}, {"t"});
+    auto* axis = concat->add_attribute();
+    axis->set_name("axis");
+    axis->set_type(onnx::AttributeProto::INT);
+    axis->set_i(0);
+    value_info(then_g.add_output(), "t", kF32, {4});
+    else_g.set_name("else");
+    add_node(else_g, "Mul", {"x", "w"}, {"e"});
+    value_info(else_g.add_output(), "e", kF32, {2});
+    auto& node = b.node("If", {"c"}, {"y"}, "branch");
+    graph_attribute(node, "then_branch", then_g);
+    graph_attribute(node, "else_branch", else_g);
+    b.output("y", kF32, {-1});
+
+    Core core;
+    const std::string bytes = b.bytes();
+    auto model = core.read_model(bytes, Tensor());
+    EXPECT_EQ(model->output(0).get_partial_shape().to_string(), "[2..4]");
+    auto request = core.compile_model(model, "TEMPLATE").create_infer_request();
+    const std::vector<float> x{1.5f, -2.f}, w{4.f, 0.25f};
+    for (bool c : {true, false, true}) {
+        request.set_tensor("c", boolean(c));
+        request.set_tensor("x", f32({2}, x));
+        request.set_tensor("w", f32({2}, w));
+        request.infer();
+        const Tensor y = request.get_tensor("y");
+        std::vector<float> expected = c ? std::vector<float>{x[0], x[1], x[0], x[1]}
+                                        : std::vector<float>{x[0] * w[0], x[1] * w[1]};
+        ASSERT_EQ(y.get_shape(), (Shape{expected.size()})) << c;
+        for (size_t i = 0; i < expected.size(); ++i)
+            EXPECT_EQ(y.data<float>()[i], expected[i]) << c << " " << i;
+    }
+}
+
+// An If inside the Loop body whose branches read the outer graph's w: the capture passes through
+// the body (a capture of a capture). No cond input: the trip count alone bounds the loop.
+TEST(OnnxControlFlow, IfNestedInLoopCapturesAnOuterValueThroughTheBody) {
+    OnnxBuilder b(13);
+    b.input("M", kI64, {}).input("k", kI64, {}).input("x", kF32, {2}).input("w", kF32, {2});
+    onnx::GraphProto then_g, else_g, body;
+    then_g.set_name("then");
+    add_node(then_g, "Add", {"acc", "w"}, {"t"});
+    value_info(then_g.add_output(), "t", kF32, {2});
+    else_g.set_name("else");
+    add_node(else_g, "Sub", {"acc", "w"}, {"e"});
+    value_info(else_g.add_output(), "e", kF32, {2});
+    body.set_name("body");
+    value_info(body.add_input(), "iter", kI64, {});
+    value_info(body.add_input(), "cond_in", kBool, {});
+    value_info(body.add_input(), "acc", kF32, {2});
+    add_node(body, "Less", {"iter", "k"}, {"early"});
+    auto* branch = add_node(body, "If", {"early"}, {"acc_next"});
+    graph_attribute(*branch, "then_branch", then_g);
+    graph_attribute(*branch, "else_branch", else_g);
+    add_node(body, "Identity", {"cond_in"}, {"cond_out"});
+    value_info(body.add_output(), "cond_out", kBool, {});
+    value_info(body.add_output(), "acc_next", kF32, {2});
+    graph_attribute(b.node("Loop", {"M", "", "x"}, {"acc_final"}, "loop"), "body", body);
+    b.output("acc_final", kF32, {2});
+
+    Core core;
+    const std::string bytes = b.bytes();
+    auto request =
+        core.compile_model(core.read_model(bytes, Tensor()), "TEMPLATE").create_infer_request();
+    const std::vector<float> x{2.f, -1.f}, w{0.25f, 1.5f};
+    for (auto [m, k] : std::vector<std::pair<int64_t, int64_t>>{{5, 2}, {3, 0}, {0, 4}}) {
+        request.set_tensor("M", i64(m));
+        request.set_tensor("k", i64(k));
+        request.set_tensor("x", f32({2}, x));
+        request.set_tensor("w", f32({2}, w));
+        request.infer();
+        std::vector<float> acc = x;
+        for (int64_t it = 0; it < m; ++it)
+            for (size_t i = 0; i < 2; ++i) acc[i] = it < k ? acc[i] + w[i] : acc[i] - w[i];
+        const Tensor y = request.get_tensor("acc_final");
+        EXPECT_EQ(y.data<float>()[0], acc[0]) << "M=" << m << " k=" << k;
+        EXPECT_EQ(y.data<float>()[1], acc[1]) << "M=" << m << " k=" << k;
+    }
+}
+
+}  // namespace
+}  // namespace vireo
