@@ -1,6 +1,8 @@
 """Asynchronous requests, AsyncInferQueue, callbacks (raising ones too), threads and the GIL."""
+import gc
 import threading
 import time
+import weakref
 
 import numpy as np
 import pytest
@@ -38,6 +40,18 @@ def test_queue_jobs_zero_uses_optimal_number(core, tiny_xml):
     optimal = int(compiled.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS"))
     queue = vireo.AsyncInferQueue(compiled)
     assert len(queue) == optimal and isinstance(queue[0], vireo.InferRequest)
+
+
+def test_queue_is_garbage_collected(core, tiny_xml):
+    compiled = core.compile_model(tiny_xml, "TEMPLATE")
+    queue = vireo.AsyncInferQueue(compiled, 2)
+    queue.set_callback(lambda request, userdata: None)
+    queue.start_async(np.zeros((1, 10), np.float32), 0)
+    queue.wait_all()
+    ref = weakref.ref(queue)
+    del queue
+    gc.collect()
+    assert ref() is None
 
 
 def test_request_callback_gets_userdata(core, tiny_xml):

@@ -1,5 +1,6 @@
 """AsyncInferQueue: a pool of infer requests fed by start_async, with one callback for all."""
 import threading
+import weakref
 
 
 class AsyncInferQueue:
@@ -24,14 +25,22 @@ class AsyncInferQueue:
             request.set_callback(self._make_done(index))
 
     def _make_done(self, index):
+        # The request's native callback holds this closure, and the queue holds the request:
+        # a strong reference back to the queue would be a cycle the garbage collector cannot
+        # see through the native request, so the queue is reached through a weak reference.
+        queue_ref = weakref.ref(self)
+
         def done(userdata):
+            queue = queue_ref()
+            if queue is None:
+                return
             try:
-                if self._callback is not None:
-                    self._callback(self._requests[index], userdata)
+                if queue._callback is not None:
+                    queue._callback(queue._requests[index], userdata)
             finally:
-                with self._cond:
-                    self._idle.append(index)
-                    self._cond.notify()
+                with queue._cond:
+                    queue._idle.append(index)
+                    queue._cond.notify()
         return done
 
     def set_callback(self, callback):
