@@ -18,10 +18,13 @@ struct PyCompiledModel {
 
 std::shared_ptr<PyCompiledModel> wrap(vireo::CompiledModel compiled) {
     auto* p = new PyCompiledModel{std::move(compiled), {}, {}};
-    return std::shared_ptr<PyCompiledModel>(p, [](PyCompiledModel* c) { without_gil([c] { delete c; }); });
+    return std::shared_ptr<PyCompiledModel>(
+        p, [](PyCompiledModel* c) { without_gil([c] { delete c; }); });
 }
 
-std::string path_text(py::handle path) { return py::str(py::module_::import("os").attr("fspath")(path)); }
+std::string path_text(py::handle path) {
+    return py::str(py::module_::import("os").attr("fspath")(path));
+}
 
 std::shared_ptr<vireo::Model> read(const vireo::Core& core, py::handle model, py::handle weights) {
     if (py::isinstance<py::bytes>(model)) {
@@ -51,8 +54,8 @@ vireo::Output port_by(const vireo::OutputVector& ports, py::handle key, const ch
     if (py::isinstance<py::int_>(key)) {
         auto i = key.cast<size_t>();
         if (i >= ports.size())
-            vireo::throw_error<vireo::InvalidArgument>(what, " index ", i, " is out of range (", ports.size(), " ",
-                                                       what, "s)");
+            vireo::throw_error<vireo::InvalidArgument>(what, " index ", i, " is out of range (",
+                                                       ports.size(), " ", what, "s)");
         return ports[i];
     }
     auto name = key.cast<std::string>();
@@ -71,7 +74,8 @@ void register_core(py::module_& m) {
             [](CM& c, py::object inputs, bool share_inputs, bool share_outputs) {
                 std::unique_lock<std::mutex> lock(c.call_mutex, std::defer_lock);
                 {
-                    py::gil_scoped_release release;  // another thread's call holds it without the GIL
+                    py::gil_scoped_release
+                        release;  // another thread's call holds it without the GIL
                     lock.lock();
                     if (!c.internal) c.internal = make_request(c.compiled.create_infer_request());
                 }
@@ -82,15 +86,22 @@ void register_core(py::module_& m) {
                 }
                 return make_results(*c.internal, share_outputs);
             },
-            py::arg("inputs") = py::none(), py::arg("share_inputs") = true, py::arg("share_outputs") = false,
+            py::arg("inputs") = py::none(), py::arg("share_inputs") = true,
+            py::arg("share_outputs") = false,
             "Runs one inference on an internal request; returns InferResults (copies unless "
             "share_outputs=True, whose views the next call overwrites).")
         .def_property_readonly("inputs", [](const CM& c) { return c.compiled.inputs(); })
         .def_property_readonly("outputs", [](const CM& c) { return c.compiled.outputs(); })
-        .def("input", [](const CM& c, py::object key) { return port_by(c.compiled.inputs(), key, "input"); },
-             py::arg("key") = py::none())
-        .def("output", [](const CM& c, py::object key) { return port_by(c.compiled.outputs(), key, "output"); },
-             py::arg("key") = py::none())
+        .def(
+            "input",
+            [](const CM& c, py::object key) { return port_by(c.compiled.inputs(), key, "input"); },
+            py::arg("key") = py::none())
+        .def(
+            "output",
+            [](const CM& c, py::object key) {
+                return port_by(c.compiled.outputs(), key, "output");
+            },
+            py::arg("key") = py::none())
         .def("create_infer_request",
              [](const CM& c) {
                  vireo::InferRequest request;
@@ -100,20 +111,27 @@ void register_core(py::module_& m) {
                  }
                  return make_request(std::move(request));
              })
-        .def("get_property", [](const CM& c, const std::string& key) { return to_python(c.compiled.get_property(key)); },
-             py::arg("key"))
-        .def("set_property", [](CM& c, py::dict config) { c.compiled.set_property(to_any_map(config)); },
-             py::arg("properties"))
-        .def("export_model",
-             [](const CM& c) {
-                 std::ostringstream blob;
-                 {
-                     py::gil_scoped_release release;
-                     c.compiled.export_model(blob);
-                 }
-                 return py::bytes(blob.str());
-             },
-             "The compiled model as bytes for Core.import_model.")
+        .def(
+            "get_property",
+            [](const CM& c, const std::string& key) {
+                return to_python(c.compiled.get_property(key));
+            },
+            py::arg("key"))
+        .def(
+            "set_property",
+            [](CM& c, py::dict config) { c.compiled.set_property(to_any_map(config)); },
+            py::arg("properties"))
+        .def(
+            "export_model",
+            [](const CM& c) {
+                std::ostringstream blob;
+                {
+                    py::gil_scoped_release release;
+                    c.compiled.export_model(blob);
+                }
+                return py::bytes(blob.str());
+            },
+            "The compiled model as bytes for Core.import_model.")
         .def("get_runtime_model", [](const CM& c) {
             return std::const_pointer_cast<vireo::Model>(c.compiled.get_runtime_model());
         });
@@ -141,9 +159,12 @@ void register_core(py::module_& m) {
             py::arg("device_name"), "{device: {'build_number': ..., 'description': ...}}")
         .def(
             "read_model",
-            [](const vireo::Core& core, py::object model, py::object weights) { return read(core, model, weights); },
+            [](const vireo::Core& core, py::object model, py::object weights) {
+                return read(core, model, weights);
+            },
             py::arg("model"), py::arg("weights") = py::none(),
-            "From a path (.xml or .onnx, str or PathLike) or the model's bytes (weights: bytes of the .bin).")
+            "From a path (.xml or .onnx, str or PathLike) or the model's bytes (weights: bytes of "
+            "the .bin).")
         .def(
             "compile_model",
             [](vireo::Core& core, py::object model, const std::string& device, py::object config) {
@@ -163,8 +184,8 @@ void register_core(py::module_& m) {
             py::arg("model"), py::arg("device_name") = "TEMPLATE", py::arg("config") = py::none())
         .def(
             "query_model",
-            [](const vireo::Core& core, const std::shared_ptr<vireo::Model>& model, const std::string& device,
-               py::object config) {
+            [](const vireo::Core& core, const std::shared_ptr<vireo::Model>& model,
+               const std::string& device, py::object config) {
                 auto props = to_any_map(config);
                 py::gil_scoped_release release;
                 return core.query_model(model, device, props);
@@ -184,21 +205,28 @@ void register_core(py::module_& m) {
                 return wrap(std::move(compiled));
             },
             py::arg("model_stream"), py::arg("device_name"), py::arg("config") = py::none())
-        .def("set_property",
-             [](vireo::Core& core, const std::string& device, py::dict config) {
-                 core.set_property(device, to_any_map(config));
-             },
-             py::arg("device_name"), py::arg("properties"))
-        .def("set_property", [](vireo::Core& core, py::dict config) { core.set_property(to_any_map(config)); },
-             py::arg("properties"))
-        .def("get_property",
-             [](const vireo::Core& core, const std::string& device, const std::string& key) {
-                 return to_python(core.get_property(device, key));
-             },
-             py::arg("device_name"), py::arg("key"))
-        .def("get_property", [](const vireo::Core& core, const std::string& key) {
-            return to_python(core.get_property(key));
-        }, py::arg("key"));
+        .def(
+            "set_property",
+            [](vireo::Core& core, const std::string& device, py::dict config) {
+                core.set_property(device, to_any_map(config));
+            },
+            py::arg("device_name"), py::arg("properties"))
+        .def(
+            "set_property",
+            [](vireo::Core& core, py::dict config) { core.set_property(to_any_map(config)); },
+            py::arg("properties"))
+        .def(
+            "get_property",
+            [](const vireo::Core& core, const std::string& device, const std::string& key) {
+                return to_python(core.get_property(device, key));
+            },
+            py::arg("device_name"), py::arg("key"))
+        .def(
+            "get_property",
+            [](const vireo::Core& core, const std::string& key) {
+                return to_python(core.get_property(key));
+            },
+            py::arg("key"));
 }
 
 }  // namespace vireo_py

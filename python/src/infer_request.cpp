@@ -28,8 +28,10 @@ namespace {
 void keep_callback_error(CallbackState& state, py::error_already_set& error) {
     state.error = error.value();
     try {
-        py::module_::import("sys").attr("stderr").attr("write")("vireo: exception in an inference callback:\n");
-        py::module_::import("traceback").attr("print_exception")(error.type(), error.value(), error.trace());
+        py::module_::import("sys").attr("stderr").attr("write")(
+            "vireo: exception in an inference callback:\n");
+        py::module_::import("traceback")
+            .attr("print_exception")(error.type(), error.value(), error.trace());
     } catch (py::error_already_set&) {
         // Printing failed (a closed stderr): the error is still raised by the next wait().
     }
@@ -65,7 +67,8 @@ vireo::Output input_port(const PyInferRequest& request, py::handle key) {
     if (py::isinstance<py::int_>(key)) {
         const auto index = key.cast<int64_t>();
         if (index < 0 || static_cast<size_t>(index) >= request.inputs.size())
-            vireo::throw_error<vireo::InvalidArgument>("input index ", index, " is out of range: the model has ",
+            vireo::throw_error<vireo::InvalidArgument>("input index ", index,
+                                                       " is out of range: the model has ",
                                                        request.inputs.size(), " inputs");
         return request.inputs[static_cast<size_t>(index)];
     }
@@ -104,22 +107,27 @@ PyInferRequest::PyInferRequest(vireo::InferRequest r)
 }
 
 std::shared_ptr<PyInferRequest> make_request(vireo::InferRequest request) {
-    return std::shared_ptr<PyInferRequest>(new PyInferRequest(std::move(request)), [](PyInferRequest* p) {
-        // Destroying a request waits for its run, whose callback may need the GIL.
-        without_gil([p] { delete p; });
-    });
+    return std::shared_ptr<PyInferRequest>(new PyInferRequest(std::move(request)),
+                                           [](PyInferRequest* p) {
+                                               // Destroying a request waits for its run, whose
+                                               // callback may need the GIL.
+                                               without_gil([p] { delete p; });
+                                           });
 }
 
 void set_inputs(PyInferRequest& request, const py::object& inputs, bool share) {
     if (inputs.is_none()) return;
     if (py::isinstance<py::dict>(inputs)) {
-        for (auto [key, value] : inputs.cast<py::dict>()) set_one(request, input_port(request, key), value, share);
+        for (auto [key, value] : inputs.cast<py::dict>())
+            set_one(request, input_port(request, key), value, share);
     } else if (py::isinstance<py::list>(inputs) || py::isinstance<py::tuple>(inputs)) {
         auto items = inputs.cast<py::sequence>();
         if (items.size() != request.inputs.size())
-            vireo::throw_error<vireo::InvalidArgument>("got ", items.size(), " inputs for a model with ",
+            vireo::throw_error<vireo::InvalidArgument>("got ", items.size(),
+                                                       " inputs for a model with ",
                                                        request.inputs.size(), " inputs");
-        for (size_t i = 0; i < items.size(); ++i) set_one(request, request.inputs[i], items[i], share);
+        for (size_t i = 0; i < items.size(); ++i)
+            set_one(request, request.inputs[i], items[i], share);
     } else {
         if (request.inputs.size() != 1)
             vireo::throw_error<vireo::InvalidArgument>("one input value given for a model with ",
@@ -138,7 +146,8 @@ struct InferResults {
         if (py::isinstance<py::int_>(key)) {
             auto i = key.cast<int64_t>();
             if (i < 0) i += static_cast<int64_t>(ports.size());
-            if (i < 0 || static_cast<size_t>(i) >= ports.size()) throw py::index_error("output index out of range");
+            if (i < 0 || static_cast<size_t>(i) >= ports.size())
+                throw py::index_error("output index out of range");
             return static_cast<size_t>(i);
         }
         if (py::isinstance<vireo::Output>(key)) {
@@ -172,26 +181,31 @@ py::object make_results(PyInferRequest& request, bool share) {
 }
 
 void register_infer_request(py::module_& m) {
-    py::class_<InferResults>(m, "InferResults",
-                             "Outputs of one inference: results[port | name | position] is a numpy array.")
-        .def("__getitem__", [](const InferResults& r, py::handle key) { return r.arrays[r.index_of(key)]; })
+    py::class_<InferResults>(
+        m, "InferResults",
+        "Outputs of one inference: results[port | name | position] is a numpy array.")
+        .def("__getitem__",
+             [](const InferResults& r, py::handle key) { return r.arrays[r.index_of(key)]; })
         .def("__len__", [](const InferResults& r) { return r.ports.size(); })
-        .def("__contains__", [](const InferResults& r, py::handle key) {
-            try {
-                r.index_of(key);
-                return true;
-            } catch (const std::exception&) {
-                return false;
-            }
-        })
+        .def("__contains__",
+             [](const InferResults& r, py::handle key) {
+                 try {
+                     r.index_of(key);
+                     return true;
+                 } catch (const std::exception&) {
+                     return false;
+                 }
+             })
         .def("__iter__", [](const InferResults& r) { return py::iter(py::cast(r.ports)); })
         .def("keys", [](const InferResults& r) { return r.ports; })
         .def("values", [](const InferResults& r) { return r.arrays; })
-        .def("items", [](const InferResults& r) {
-            py::list items;
-            for (size_t i = 0; i < r.ports.size(); ++i) items.append(py::make_tuple(r.ports[i], r.arrays[i]));
-            return items;
-        })
+        .def("items",
+             [](const InferResults& r) {
+                 py::list items;
+                 for (size_t i = 0; i < r.ports.size(); ++i)
+                     items.append(py::make_tuple(r.ports[i], r.arrays[i]));
+                 return items;
+             })
         .def("to_tuple", [](const InferResults& r) { return py::tuple(py::cast(r.arrays)); })
         .def("to_dict", [](const InferResults& r) {
             py::dict d;
@@ -207,15 +221,18 @@ void register_infer_request(py::module_& m) {
         .def_readonly("cpu_time", &vireo::ProfilingInfo::cpu_time)
         .def_property_readonly("status", [](const vireo::ProfilingInfo& p) {
             switch (p.status) {
-            case vireo::ProfilingInfo::Status::EXECUTED: return "EXECUTED";
-            case vireo::ProfilingInfo::Status::OPTIMIZED_OUT: return "OPTIMIZED_OUT";
-            default: return "NOT_RUN";
+                case vireo::ProfilingInfo::Status::EXECUTED:
+                    return "EXECUTED";
+                case vireo::ProfilingInfo::Status::OPTIMIZED_OUT:
+                    return "OPTIMIZED_OUT";
+                default:
+                    return "NOT_RUN";
             }
         });
 
     using Req = PyInferRequest;
-    py::class_<Req, std::shared_ptr<Req>>(m, "InferRequest",
-                                          "One inference request (CompiledModel.create_infer_request()).")
+    py::class_<Req, std::shared_ptr<Req>>(
+        m, "InferRequest", "One inference request (CompiledModel.create_infer_request()).")
         .def(
             "infer",
             [](Req& r, py::object inputs, bool share_inputs, bool share_outputs) {
@@ -226,7 +243,8 @@ void register_infer_request(py::module_& m) {
                 }
                 return make_results(r, share_outputs);
             },
-            py::arg("inputs") = py::none(), py::arg("share_inputs") = true, py::arg("share_outputs") = false,
+            py::arg("inputs") = py::none(), py::arg("share_inputs") = true,
+            py::arg("share_outputs") = false,
             "Runs one inference on this thread (GIL released) and returns InferResults: copies, or "
             "with share_outputs=True views of the request's output tensors.")
         .def(
@@ -237,18 +255,21 @@ void register_infer_request(py::module_& m) {
                 py::gil_scoped_release release;
                 r.request.start_async();
             },
-            py::arg("inputs") = py::none(), py::arg("userdata") = py::none(), py::arg("share_inputs") = true,
-            "Starts one inference and returns; the callback gets userdata. Shared input arrays must "
+            py::arg("inputs") = py::none(), py::arg("userdata") = py::none(),
+            py::arg("share_inputs") = true,
+            "Starts one inference and returns; the callback gets userdata. Shared input arrays "
+            "must "
             "not change until wait() returns.")
-        .def("wait",
-             [](Req& r) {
-                 {
-                     py::gil_scoped_release release;
-                     r.request.wait();
-                 }
-                 raise_callback_error(*r.state);
-             },
-             "Waits for the run; raises its error, or the exception its callback raised.")
+        .def(
+            "wait",
+            [](Req& r) {
+                {
+                    py::gil_scoped_release release;
+                    r.request.wait();
+                }
+                raise_callback_error(*r.state);
+            },
+            "Waits for the run; raises its error, or the exception its callback raised.")
         .def(
             "wait_for",
             [](Req& r, int64_t ms) {
@@ -261,19 +282,22 @@ void register_infer_request(py::module_& m) {
                 return done;
             },
             py::arg("timeout"), "Waits up to timeout milliseconds; True when the run ended.")
-        .def("cancel", [](Req& r) {
-            py::gil_scoped_release release;
-            r.request.cancel();
-        })
+        .def("cancel",
+             [](Req& r) {
+                 py::gil_scoped_release release;
+                 r.request.cancel();
+             })
         .def(
             "set_callback",
             [](Req& r, py::object callback) {
                 if (!callback.is_none() && !PyCallable_Check(callback.ptr()))
-                    vireo::throw_error<vireo::InvalidArgument>("the callback must be callable or None");
+                    vireo::throw_error<vireo::InvalidArgument>(
+                        "the callback must be callable or None");
                 r.state->callback = std::move(callback);
             },
             py::arg("callback"),
-            "callback(userdata) runs on a plugin thread after each start_async run (not after infer). "
+            "callback(userdata) runs on a plugin thread after each start_async run (not after "
+            "infer). "
             "An exception it raises is printed and raised again by the next wait().")
         .def(
             "get_tensor",
@@ -291,30 +315,35 @@ void register_infer_request(py::module_& m) {
                 r.request.set_tensor(port, tensor);
             },
             py::arg("key"), py::arg("tensor"))
-        .def("get_input_tensor",
-             [](Req& r, size_t i) {
-                 py::gil_scoped_release release;
-                 return r.request.get_input_tensor(i);
-             },
-             py::arg("index") = 0)
-        .def("get_output_tensor",
-             [](Req& r, size_t i) {
-                 py::gil_scoped_release release;
-                 return r.request.get_output_tensor(i);
-             },
-             py::arg("index") = 0)
-        .def("set_input_tensor",
-             [](Req& r, size_t i, const vireo::Tensor& t) {
-                 py::gil_scoped_release release;
-                 r.request.set_input_tensor(i, t);
-             },
-             py::arg("index"), py::arg("tensor"))
-        .def_property_readonly("results", [](Req& r) { return make_results(r, true); },
-                               "Views of the output tensors of the last run (overwritten by the next).")
-        .def_property_readonly("profiling_info", [](Req& r) {
-            py::gil_scoped_release release;
-            return r.request.get_profiling_info();
-        })
+        .def(
+            "get_input_tensor",
+            [](Req& r, size_t i) {
+                py::gil_scoped_release release;
+                return r.request.get_input_tensor(i);
+            },
+            py::arg("index") = 0)
+        .def(
+            "get_output_tensor",
+            [](Req& r, size_t i) {
+                py::gil_scoped_release release;
+                return r.request.get_output_tensor(i);
+            },
+            py::arg("index") = 0)
+        .def(
+            "set_input_tensor",
+            [](Req& r, size_t i, const vireo::Tensor& t) {
+                py::gil_scoped_release release;
+                r.request.set_input_tensor(i, t);
+            },
+            py::arg("index"), py::arg("tensor"))
+        .def_property_readonly(
+            "results", [](Req& r) { return make_results(r, true); },
+            "Views of the output tensors of the last run (overwritten by the next).")
+        .def_property_readonly("profiling_info",
+                               [](Req& r) {
+                                   py::gil_scoped_release release;
+                                   return r.request.get_profiling_info();
+                               })
         .def_property_readonly("userdata", [](Req& r) { return r.state->userdata; })
         .def_property_readonly("inputs", [](Req& r) { return r.inputs; })
         .def_property_readonly("outputs", [](Req& r) { return r.outputs; });

@@ -7,7 +7,8 @@ namespace vireo_py {
 
 namespace {
 
-std::map<vireo::Output, vireo::PartialShape> reshape_map(vireo::Model& model, const py::dict& shapes) {
+std::map<vireo::Output, vireo::PartialShape> reshape_map(vireo::Model& model,
+                                                         const py::dict& shapes) {
     std::map<vireo::Output, vireo::PartialShape> result;
     for (auto [key, value] : shapes) {
         vireo::Output port;
@@ -42,21 +43,24 @@ void register_model(py::module_& m) {
         .def("get_index", &vireo::Output::get_index)
         .def_property_readonly("index", &vireo::Output::get_index)
         .def("get_node", &vireo::Output::get_node_shared_ptr)
-        .def("__eq__", [](const vireo::Output& a, py::object b) {
-            return py::isinstance<vireo::Output>(b) && a == b.cast<vireo::Output>();
-        })
-        .def("__hash__", [](const vireo::Output& o) {
-            return std::hash<const void*>()(o.get_node()) ^ (o.get_index() * 0x9e3779b9u);
-        })
+        .def("__eq__",
+             [](const vireo::Output& a, py::object b) {
+                 return py::isinstance<vireo::Output>(b) && a == b.cast<vireo::Output>();
+             })
+        .def("__hash__",
+             [](const vireo::Output& o) {
+                 return std::hash<const void*>()(o.get_node()) ^ (o.get_index() * 0x9e3779b9u);
+             })
         .def("__repr__", [](const vireo::Output& o) {
             std::string names;
             for (const auto& n : o.get_names()) names += (names.empty() ? "'" : ", '") + n + "'";
-            return "<Output: names[" + names + "] shape" + o.get_partial_shape().to_string() + " type: " +
-                   std::string(o.get_element_type().name()) + ">";
+            return "<Output: names[" + names + "] shape" + o.get_partial_shape().to_string() +
+                   " type: " + std::string(o.get_element_type().name()) + ">";
         });
 
     py::class_<vireo::Node, std::shared_ptr<vireo::Node>>(m, "Node", "One op of a model.")
-        .def_property("friendly_name", &vireo::Node::get_friendly_name, &vireo::Node::set_friendly_name)
+        .def_property("friendly_name", &vireo::Node::get_friendly_name,
+                      &vireo::Node::set_friendly_name)
         .def("get_friendly_name", &vireo::Node::get_friendly_name)
         .def("get_type_name", &vireo::Node::get_type_name)
         .def("get_output_size", &vireo::Node::get_output_size)
@@ -74,10 +78,13 @@ void register_model(py::module_& m) {
         .def_property_readonly("outputs", &vireo::Model::outputs)
         .def("input", [](const vireo::Model& model) { return model.input(); })
         .def("input", py::overload_cast<size_t>(&vireo::Model::input, py::const_), py::arg("index"))
-        .def("input", py::overload_cast<const std::string&>(&vireo::Model::input, py::const_), py::arg("name"))
+        .def("input", py::overload_cast<const std::string&>(&vireo::Model::input, py::const_),
+             py::arg("name"))
         .def("output", [](const vireo::Model& model) { return model.output(); })
-        .def("output", py::overload_cast<size_t>(&vireo::Model::output, py::const_), py::arg("index"))
-        .def("output", py::overload_cast<const std::string&>(&vireo::Model::output, py::const_), py::arg("name"))
+        .def("output", py::overload_cast<size_t>(&vireo::Model::output, py::const_),
+             py::arg("index"))
+        .def("output", py::overload_cast<const std::string&>(&vireo::Model::output, py::const_),
+             py::arg("name"))
         .def("get_parameters", &vireo::Model::get_parameters, "the Parameter nodes, in input order")
         .def("get_results", &vireo::Model::get_results)
         .def("get_ordered_ops", &vireo::Model::get_ordered_ops)
@@ -98,11 +105,12 @@ void register_model(py::module_& m) {
                 }
             },
             py::arg("shapes"),
-            "One shape for a single-input model, or a dict {name | port | index: shape}; a shape is a "
+            "One shape for a single-input model, or a dict {name | port | index: shape}; a shape "
+            "is a "
             "PartialShape, a list (-1 = dynamic, (min, max) = bounded) or a string.")
         .def("__repr__", [](const vireo::Model& model) {
-            return "<Model: '" + model.get_name() + "' " + std::to_string(model.inputs().size()) + " inputs, " +
-                   std::to_string(model.outputs().size()) + " outputs>";
+            return "<Model: '" + model.get_name() + "' " + std::to_string(model.inputs().size()) +
+                   " inputs, " + std::to_string(model.outputs().size()) + " outputs>";
         });
 
     m.def(

@@ -8,7 +8,9 @@ namespace {
 // Created once at import and never freed: the classes live as long as the interpreter.
 PyObject* g_errors[7] = {};
 
-size_t kind_index(vireo::ErrorKind kind) { return static_cast<size_t>(kind); }
+size_t kind_index(vireo::ErrorKind kind) {
+    return static_cast<size_t>(kind);
+}
 
 }  // namespace
 
@@ -18,9 +20,9 @@ PyObject* error_class(vireo::ErrorKind kind) {
 }
 
 void register_errors(py::module_& m) {
-    PyObject* base = PyErr_NewExceptionWithDoc("vireo.Error",
-                                               "Any error reported by Vireo; carries the native message.",
-                                               PyExc_RuntimeError, nullptr);
+    PyObject* base = PyErr_NewExceptionWithDoc(
+        "vireo.Error", "Any error reported by Vireo; carries the native message.",
+        PyExc_RuntimeError, nullptr);
     if (!base) throw py::error_already_set();
     g_errors[kind_index(vireo::ErrorKind::kGeneral)] = base;
     m.attr("Error") = py::handle(base);

@@ -24,7 +24,8 @@ namespace {
 
 vireo::Shape shape_of(const py::array& array) {
     vireo::Shape shape;
-    for (py::ssize_t i = 0; i < array.ndim(); ++i) shape.push_back(static_cast<size_t>(array.shape(i)));
+    for (py::ssize_t i = 0; i < array.ndim(); ++i)
+        shape.push_back(static_cast<size_t>(array.shape(i)));
     return shape;
 }
 
@@ -45,14 +46,17 @@ vireo::Tensor to_tensor(py::handle value, bool share, vireo::element::Type expec
     if (!array) throw py::error_already_set();
     if (expected.is_static()) {
         const auto wanted = dtype_of(expected);
-        const bool same = array.dtype().kind() == wanted.kind() && array.dtype().itemsize() == wanted.itemsize();
-        if (!same) array = py::array(array.attr("astype")(wanted));  // converted values: a new array
+        const bool same =
+            array.dtype().kind() == wanted.kind() && array.dtype().itemsize() == wanted.itemsize();
+        if (!same)
+            array = py::array(array.attr("astype")(wanted));  // converted values: a new array
     }
     const auto type = element_type_of(array.dtype());
     const bool c_contiguous = (array.flags() & py::array::c_style) != 0;
     const bool aligned = (array.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_) != 0;
     if (share && c_contiguous && aligned && array.writeable()) {
-        return vireo::Tensor::wrap_shared(type, shape_of(array), array.data(), keep_alive_owner(array));
+        return vireo::Tensor::wrap_shared(type, shape_of(array), array.data(),
+                                          keep_alive_owner(array));
     }
     return copy_to_tensor(array, type);
 }
@@ -81,25 +85,33 @@ void register_tensor(py::module_& m) {
     py::class_<vireo::Tensor>(m, "Tensor",
                               "A tensor: host memory owned by Vireo, shared with a numpy array, or "
                               "allocated by a plugin. Copies of the handle share the memory.")
-        .def(py::init([](py::array array, bool shared_memory) { return to_tensor(array, shared_memory); }),
-             py::arg("array"), py::arg("shared_memory") = false,
-             "From a numpy array: a copy, or with shared_memory=True the array's own memory when it "
-             "is C-contiguous, aligned and writeable (the tensor keeps the array alive); other arrays "
-             "are copied.")
+        .def(
+            py::init([](py::array array, bool shared_memory) {
+                return to_tensor(array, shared_memory);
+            }),
+            py::arg("array"), py::arg("shared_memory") = false,
+            "From a numpy array: a copy, or with shared_memory=True the array's own memory when it "
+            "is C-contiguous, aligned and writeable (the tensor keeps the array alive); other "
+            "arrays "
+            "are copied.")
         .def(py::init([](const vireo::element::Type& type, py::object shape) {
                  return vireo::Tensor(type, to_partial_shape(shape).to_shape());
              }),
-             py::arg("element_type"), py::arg("shape"), "An owned tensor; its contents are not initialised.")
-        .def_property_readonly("data", [](const vireo::Tensor& t) { return to_array(t, false); },
-                               "A numpy view of the tensor's memory (its base keeps the tensor alive).")
-        .def_property_readonly("shape", [](const vireo::Tensor& t) {
-            const auto& s = t.get_shape();
-            return std::vector<size_t>(s.begin(), s.end());
-        })
-        .def("get_shape", [](const vireo::Tensor& t) {
-            const auto& s = t.get_shape();
-            return std::vector<size_t>(s.begin(), s.end());
-        })
+             py::arg("element_type"), py::arg("shape"),
+             "An owned tensor; its contents are not initialised.")
+        .def_property_readonly(
+            "data", [](const vireo::Tensor& t) { return to_array(t, false); },
+            "A numpy view of the tensor's memory (its base keeps the tensor alive).")
+        .def_property_readonly("shape",
+                               [](const vireo::Tensor& t) {
+                                   const auto& s = t.get_shape();
+                                   return std::vector<size_t>(s.begin(), s.end());
+                               })
+        .def("get_shape",
+             [](const vireo::Tensor& t) {
+                 const auto& s = t.get_shape();
+                 return std::vector<size_t>(s.begin(), s.end());
+             })
         .def_property_readonly("element_type", &vireo::Tensor::get_element_type)
         .def("get_element_type", &vireo::Tensor::get_element_type)
         .def("get_size", &vireo::Tensor::get_size, "number of elements")

@@ -28,28 +28,43 @@ vireo::element::Type element_type_of(const py::dtype& dtype) {
     } else if (kind == 'b' && size == 1) {
         return et::boolean;
     }
-    vireo::throw_error<vireo::InvalidArgument>("numpy dtype '", py::str(static_cast<py::handle>(dtype)).cast<std::string>(),
-                                               "' has no Vireo element type (supported: bool, "
-                                               "int8..int64, uint8..uint64, float16, float32, float64)");
+    vireo::throw_error<vireo::InvalidArgument>(
+        "numpy dtype '", py::str(static_cast<py::handle>(dtype)).cast<std::string>(),
+        "' has no Vireo element type (supported: bool, "
+        "int8..int64, uint8..uint64, float16, float32, float64)");
 }
 
 py::dtype dtype_of(vireo::element::Type type) {
     switch (type.id()) {
-    case et::TypeId::boolean: return py::dtype("bool");
-    case et::TypeId::i8: return py::dtype("int8");
-    case et::TypeId::i16: return py::dtype("int16");
-    case et::TypeId::i32: return py::dtype("int32");
-    case et::TypeId::i64: return py::dtype("int64");
-    case et::TypeId::u8: return py::dtype("uint8");
-    case et::TypeId::u16: return py::dtype("uint16");
-    case et::TypeId::u32: return py::dtype("uint32");
-    case et::TypeId::u64: return py::dtype("uint64");
-    case et::TypeId::f16: return py::dtype("float16");
-    case et::TypeId::f32: return py::dtype("float32");
-    case et::TypeId::f64: return py::dtype("float64");
-    default: break;
+        case et::TypeId::boolean:
+            return py::dtype("bool");
+        case et::TypeId::i8:
+            return py::dtype("int8");
+        case et::TypeId::i16:
+            return py::dtype("int16");
+        case et::TypeId::i32:
+            return py::dtype("int32");
+        case et::TypeId::i64:
+            return py::dtype("int64");
+        case et::TypeId::u8:
+            return py::dtype("uint8");
+        case et::TypeId::u16:
+            return py::dtype("uint16");
+        case et::TypeId::u32:
+            return py::dtype("uint32");
+        case et::TypeId::u64:
+            return py::dtype("uint64");
+        case et::TypeId::f16:
+            return py::dtype("float16");
+        case et::TypeId::f32:
+            return py::dtype("float32");
+        case et::TypeId::f64:
+            return py::dtype("float64");
+        default:
+            break;
     }
-    vireo::throw_error<vireo::NotImplemented>("element type '", type.name(), "' has no numpy dtype");
+    vireo::throw_error<vireo::NotImplemented>("element type '", type.name(),
+                                              "' has no numpy dtype");
 }
 
 vireo::AnyMap to_any_map(const py::object& config) {
@@ -85,7 +100,8 @@ py::object to_python(const vireo::Any& value) {
 
 vireo::PartialShape to_partial_shape(py::handle value) {
     if (py::isinstance<vireo::PartialShape>(value)) return value.cast<vireo::PartialShape>();
-    if (py::isinstance<py::str>(value)) return vireo::PartialShape::parse(value.cast<std::string>());
+    if (py::isinstance<py::str>(value))
+        return vireo::PartialShape::parse(value.cast<std::string>());
     std::vector<vireo::Dimension> dims;
     for (auto item : value.cast<py::sequence>()) {
         if (py::isinstance<vireo::Dimension>(item)) {
@@ -104,26 +120,31 @@ vireo::PartialShape to_partial_shape(py::handle value) {
 }
 
 void register_types(py::module_& m) {
-    py::class_<et::Type> type(m, "Type", "An element type (vireo.Type.f32, ...); compares with ==.");
+    py::class_<et::Type> type(m, "Type",
+                              "An element type (vireo.Type.f32, ...); compares with ==.");
     const std::pair<const char*, et::Type> named[] = {
-        {"boolean", et::boolean}, {"u1", et::u1}, {"u4", et::u4}, {"i4", et::i4},
-        {"u8", et::u8}, {"i8", et::i8}, {"u16", et::u16}, {"i16", et::i16},
-        {"u32", et::u32}, {"i32", et::i32}, {"u64", et::u64}, {"i64", et::i64},
-        {"f16", et::f16}, {"bf16", et::bf16}, {"f32", et::f32}, {"f64", et::f64},
-        {"dynamic", et::dynamic}, {"undefined", et::undefined}};
+        {"boolean", et::boolean}, {"u1", et::u1},           {"u4", et::u4},
+        {"i4", et::i4},           {"u8", et::u8},           {"i8", et::i8},
+        {"u16", et::u16},         {"i16", et::i16},         {"u32", et::u32},
+        {"i32", et::i32},         {"u64", et::u64},         {"i64", et::i64},
+        {"f16", et::f16},         {"bf16", et::bf16},       {"f32", et::f32},
+        {"f64", et::f64},         {"dynamic", et::dynamic}, {"undefined", et::undefined}};
     for (const auto& [name, value] : named) type.attr(name) = value;
-    type.def(py::init([](py::object dtype) { return element_type_of(py::dtype::from_args(dtype)); }),
-             py::arg("dtype"), "The element type of a numpy dtype (numpy.float32, 'int64', ...).")
+    type.def(
+            py::init([](py::object dtype) { return element_type_of(py::dtype::from_args(dtype)); }),
+            py::arg("dtype"), "The element type of a numpy dtype (numpy.float32, 'int64', ...).")
         .def_static("from_name", [](const std::string& name) { return et::Type::from_name(name); })
         .def_property_readonly("name", [](const et::Type& t) { return std::string(t.name()); })
         .def_property_readonly("size", &et::Type::size, "bytes per element (0 for sub-byte types)")
         .def("get_size", &et::Type::size)
-        .def("to_dtype", &dtype_of, "The numpy dtype; vireo.NotImplemented for bf16 and sub-byte types.")
+        .def("to_dtype", &dtype_of,
+             "The numpy dtype; vireo.NotImplemented for bf16 and sub-byte types.")
         .def(py::self == py::self)
         .def(py::self != py::self)
         .def("__hash__", [](const et::Type& t) { return static_cast<int>(t.id()); })
         .def("__str__", [](const et::Type& t) { return std::string(t.name()); })
-        .def("__repr__", [](const et::Type& t) { return "<Type: '" + std::string(t.name()) + "'>"; });
+        .def("__repr__",
+             [](const et::Type& t) { return "<Type: '" + std::string(t.name()) + "'>"; });
 
     py::class_<vireo::Dimension>(m, "Dimension", "One dimension: static, dynamic or bounded.")
         .def(py::init<>())
@@ -134,40 +155,51 @@ void register_types(py::module_& m) {
         .def("get_length", &vireo::Dimension::get_length)
         .def("get_min_length", &vireo::Dimension::get_min_length)
         .def("get_max_length", &vireo::Dimension::get_max_length)
-        .def("__eq__", [](const vireo::Dimension& d, py::object other) {
-            if (py::isinstance<vireo::Dimension>(other)) return d == other.cast<vireo::Dimension>();
-            if (py::isinstance<py::int_>(other)) return d.is_static() && d.get_length() == other.cast<int64_t>();
-            return false;
-        })
+        .def("__eq__",
+             [](const vireo::Dimension& d, py::object other) {
+                 if (py::isinstance<vireo::Dimension>(other))
+                     return d == other.cast<vireo::Dimension>();
+                 if (py::isinstance<py::int_>(other))
+                     return d.is_static() && d.get_length() == other.cast<int64_t>();
+                 return false;
+             })
         .def("__str__", &vireo::Dimension::to_string)
-        .def("__repr__", [](const vireo::Dimension& d) { return "<Dimension: " + d.to_string() + ">"; });
+        .def("__repr__",
+             [](const vireo::Dimension& d) { return "<Dimension: " + d.to_string() + ">"; });
 
-    py::class_<vireo::PartialShape>(m, "PartialShape", "A shape whose rank or dimensions may be dynamic.")
+    py::class_<vireo::PartialShape>(m, "PartialShape",
+                                    "A shape whose rank or dimensions may be dynamic.")
         .def(py::init([](py::object value) { return to_partial_shape(value); }), py::arg("shape"),
              "From a list (ints, -1 = dynamic, (min, max) pairs) or a string like '[1,?,10..20]'.")
         .def_property_readonly("is_static", &vireo::PartialShape::is_static)
         .def_property_readonly("is_dynamic", &vireo::PartialShape::is_dynamic)
         .def_property_readonly("rank", [](const vireo::PartialShape& s) { return s.rank(); })
-        .def("to_shape", [](const vireo::PartialShape& s) {
-            auto shape = s.to_shape();
-            return std::vector<size_t>(shape.begin(), shape.end());
-        }, "The static shape as a list; vireo.InvalidArgument when dynamic.")
+        .def(
+            "to_shape",
+            [](const vireo::PartialShape& s) {
+                auto shape = s.to_shape();
+                return std::vector<size_t>(shape.begin(), shape.end());
+            },
+            "The static shape as a list; vireo.InvalidArgument when dynamic.")
         .def("__len__", &vireo::PartialShape::size)
-        .def("__getitem__", [](const vireo::PartialShape& s, int64_t i) {
-            const auto n = static_cast<int64_t>(s.size());
-            if (i < 0) i += n;
-            if (i < 0 || i >= n) throw py::index_error("PartialShape index out of range");
-            return s[static_cast<size_t>(i)];
-        })
-        .def("__eq__", [](const vireo::PartialShape& s, py::object other) {
-            try {
-                return s == to_partial_shape(other);
-            } catch (const std::exception&) {
-                return false;
-            }
-        })
+        .def("__getitem__",
+             [](const vireo::PartialShape& s, int64_t i) {
+                 const auto n = static_cast<int64_t>(s.size());
+                 if (i < 0) i += n;
+                 if (i < 0 || i >= n) throw py::index_error("PartialShape index out of range");
+                 return s[static_cast<size_t>(i)];
+             })
+        .def("__eq__",
+             [](const vireo::PartialShape& s, py::object other) {
+                 try {
+                     return s == to_partial_shape(other);
+                 } catch (const std::exception&) {
+                     return false;
+                 }
+             })
         .def("__str__", &vireo::PartialShape::to_string)
-        .def("__repr__", [](const vireo::PartialShape& s) { return "<PartialShape: " + s.to_string() + ">"; });
+        .def("__repr__",
+             [](const vireo::PartialShape& s) { return "<PartialShape: " + s.to_string() + ">"; });
 }
 
 }  // namespace vireo_py
