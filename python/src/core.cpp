@@ -136,10 +136,18 @@ void register_core(py::module_& m) {
             return std::const_pointer_cast<vireo::Model>(c.compiled.get_runtime_model());
         });
 
-    py::class_<vireo::Core>(m, "Core", "Entry point: devices, reading and compiling models.")
+    py::class_<vireo::Core, std::shared_ptr<vireo::Core>>(
+        m, "Core", "Entry point: devices, reading and compiling models.")
         .def(py::init([](const std::string& xml) {
-                 py::gil_scoped_release release;
-                 return vireo::Core(xml);
+                 std::unique_ptr<vireo::Core> core;
+                 {
+                     py::gil_scoped_release release;
+                     core = std::make_unique<vireo::Core>(xml);
+                 }
+                 // Dropping the last Core may unload plugins and stop their threads: without the
+                 // GIL.
+                 return std::shared_ptr<vireo::Core>(
+                     core.release(), [](vireo::Core* c) { without_gil([c] { delete c; }); });
              }),
              py::arg("plugins_xml") = "", "Loads plugins.xml (default: the one next to libvireo).")
         .def_property_readonly("available_devices",
