@@ -154,3 +154,32 @@ def test_gil_released_during_infer_and_wait(core, tiny_xml, mode):
     thread.join()
     assert ticks == [0, 1, 2, 3, 4]
     assert request.infer(x)[0][0, 0] == 1.0  # the second execution does not hang
+
+
+def test_threads_share_one_compiled_call(core, tiny_xml):
+    compiled = core.compile_model(tiny_xml, "TEMPLATE")
+    wrong = []
+
+    def worker(k):
+        for i in range(50):
+            x = np.full((1, 10), k * 100 + i, np.float32)
+            if not np.array_equal(compiled(x)[0], x + 1):
+                wrong.append((k, i))
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == []
+
+
+def test_wait_for_times_out_while_running(core, tiny_xml):
+    config = {"MOCK_REMOTE_COMPILE_MS": 0, "MOCK_REMOTE_HANG_NTH": 1}
+    request = core.compile_model(tiny_xml, "MOCK_REMOTE", config).create_infer_request()
+    request.start_async(np.zeros((1, 10), np.float32))
+    assert request.wait_for(20) is False
+    request.cancel()
+    with pytest.raises(vireo.Cancelled):
+        request.wait()
+    assert request.infer(np.zeros((1, 10), np.float32))[0][0, 0] == 1.0
