@@ -12,8 +12,6 @@ import pytest
 
 import vireo  # an import error fails the run: the package must be built
 
-# A hang (a GIL deadlock) dumps every thread's stack and ends the process instead of blocking ctest.
-faulthandler.dump_traceback_later(300, exit=True)
 
 DATA = pathlib.Path(os.environ.get("VIREO_TEST_DATA", pathlib.Path(__file__).resolve().parents[2] / "tests" / "data"))
 GOLDEN = DATA / "models" / "golden"
@@ -25,6 +23,15 @@ FAST_REMOTE = {"MOCK_REMOTE_COMPILE_MS": 0, "MOCK_REMOTE_LATENCY_US": 200}
 def pytest_sessionfinish(session, exitstatus):
     if session.testscollected == 0:
         session.exitstatus = 1
+
+
+@pytest.fixture(autouse=True)
+def hang_watchdog():
+    """A test that hangs (a GIL deadlock) dumps every thread's stack and ends the process after
+    120 s instead of blocking ctest until its timeout."""
+    faulthandler.dump_traceback_later(120, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
 
 
 @pytest.fixture(scope="session")
