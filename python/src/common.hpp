@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -58,6 +59,7 @@ vireo::PartialShape to_partial_shape(py::handle value);
 /// the GIL held; the destructor takes the GIL itself.
 struct CallbackState {
     ~CallbackState();
+    std::atomic<bool> has_callback{false};  // read without the GIL: no GIL taken when there is none
     py::object callback;
     py::object userdata;
     py::object error;

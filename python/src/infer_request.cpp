@@ -39,7 +39,7 @@ void keep_callback_error(CallbackState& state, py::error_already_set& error) {
 
 // The native callback of every request: calls the Python callback, if any, with the GIL.
 void run_python_callback(const std::shared_ptr<CallbackState>& state) {
-    if (!Py_IsInitialized()) return;
+    if (!state->has_callback.load() || !Py_IsInitialized()) return;
     py::gil_scoped_acquire gil;
     if (!state->callback || state->callback.is_none()) return;
     try {
@@ -293,6 +293,7 @@ void register_infer_request(py::module_& m) {
                 if (!callback.is_none() && !PyCallable_Check(callback.ptr()))
                     vireo::throw_error<vireo::InvalidArgument>(
                         "the callback must be callable or None");
+                r.state->has_callback.store(!callback.is_none());
                 r.state->callback = std::move(callback);
             },
             py::arg("callback"),
