@@ -1,0 +1,98 @@
+// Declares what the binding files of the _vireo module share: GIL helpers, numpy <-> element
+// type and tensor conversions, the Python-side request object and the registration functions.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+#include "vireo/core.hpp"
+
+namespace py = pybind11;
+
+namespace vireo_py {
+
+/// Runs `f` with the GIL released when this thread holds it, else as is. For destructors and
+/// calls that may wait on threads which need the GIL (callbacks, numpy owners being freed).
+template <typename F>
+void without_gil(F&& f) {
+    if (Py_IsInitialized() && PyGILState_Check()) {
+        py::gil_scoped_release release;
+        f();
+    } else {
+        f();
+    }
+}
+
+/// A Python object that may be released from any thread: its destructor takes the GIL (and
+/// leaks the reference once the interpreter is gone, instead of touching a dead interpreter).
+std::shared_ptr<void> keep_alive_owner(py::object object);
+
+/// numpy dtype <-> element type. Throws vireo::InvalidArgument naming the type without a match.
+vireo::element::Type element_type_of(const py::dtype& dtype);
+py::dtype dtype_of(vireo::element::Type type);
+
+/// A tensor for `value` (a vireo.Tensor, or anything numpy.asarray accepts). With `share` a
+/// C-contiguous array of a supported dtype is wrapped (zero copy, the tensor keeps the array
+/// alive); anything else is copied. When `expected` is static and differs from the array's
+/// type, the values are converted (a copy).
+vireo::Tensor to_tensor(py::handle value, bool share,
+                        vireo::element::Type expected = vireo::element::dynamic);
+
+/// The tensor's memory as numpy: a view whose base keeps the tensor alive, or a copy.
+py::array to_array(const vireo::Tensor& tensor, bool copy);
+
+/// AnyMap <-> dict; values are bool, int, float or str (anything else by str()).
+vireo::AnyMap to_any_map(const py::object& config);
+py::object to_python(const vireo::Any& value);
+
+/// A PartialShape from a vireo.PartialShape, a string ("[1,3,?,10..20]") or a sequence whose
+/// items are ints (-1 = dynamic), (min, max) pairs or strings.
+vireo::PartialShape to_partial_shape(py::handle value);
+
+/// Python state of one request: its callback, the userdata of the last start_async, and a
+/// Python exception raised by the callback, re-raised by the next wait(). Touched only with
+/// the GIL held; the destructor takes the GIL itself.
+struct CallbackState {
+    ~CallbackState();
+    std::atomic<bool> has_callback{false};  // read without the GIL: no GIL taken when there is none
+    py::object callback;
+    py::object userdata;
+    py::object error;
+};
+
+/// vireo.InferRequest: the request, its ports (for keys and types) and its Python state.
+struct PyInferRequest {
+    explicit PyInferRequest(vireo::InferRequest request);
+    vireo::InferRequest request;
+    vireo::OutputVector inputs;
+    vireo::OutputVector outputs;
+    std::shared_ptr<CallbackState> state;
+};
+
+/// Makes the shared_ptr every Python handle of a request lives in: the last reference drops
+/// the request (which may wait for a run) with the GIL released.
+std::shared_ptr<PyInferRequest> make_request(vireo::InferRequest request);
+
+/// Binds `inputs` (None, a dict keyed by name, port or index, a list/tuple, or one value for
+/// a single-input model) to the request's input tensors.
+void set_inputs(PyInferRequest& request, const py::object& inputs, bool share);
+
+/// The results of the last run as a vireo.InferResults (views or copies of the outputs).
+py::object make_results(PyInferRequest& request, bool share);
+
+/// The vireo.Error subclass matching a kind (for the exception translator).
+PyObject* error_class(vireo::ErrorKind kind);
+
+void register_errors(py::module_& m);
+void register_types(py::module_& m);
+void register_tensor(py::module_& m);
+void register_model(py::module_& m);
+void register_core(py::module_& m);
+void register_infer_request(py::module_& m);
+
+}  // namespace vireo_py

@@ -1,0 +1,353 @@
+// Binds vireo.InferRequest and vireo.InferResults: inputs from numpy (wrapped when possible),
+// the GIL released around every call that may wait, Python callbacks run on plugin threads.
+#include <pybind11/chrono.h>
+
+#include <iostream>
+
+#include "common.hpp"
+
+namespace vireo_py {
+
+CallbackState::~CallbackState() {
+    if (!Py_IsInitialized()) {
+        callback.release();
+        userdata.release();
+        error.release();
+        return;
+    }
+    py::gil_scoped_acquire gil;
+    callback = py::object();
+    userdata = py::object();
+    error = py::object();
+}
+
+namespace {
+
+// Prints a callback's exception the way Python prints an unhandled one, and keeps it for the
+// next wait(). Called with the GIL held.
+void keep_callback_error(CallbackState& state, py::error_already_set& error) {
+    state.error = error.value();
+    try {
+        py::module_::import("sys").attr("stderr").attr("write")(
+            "vireo: exception in an inference callback:\n");
+        py::module_::import("traceback")
+            .attr("print_exception")(error.type(), error.value(), error.trace());
+    } catch (py::error_already_set&) {
+        // Printing failed (a closed stderr): the error is still raised by the next wait().
+    }
+}
+
+// The native callback of every request: calls the Python callback, if any, with the GIL.
+void run_python_callback(const std::shared_ptr<CallbackState>& state) {
+    if (!state->has_callback.load() || !Py_IsInitialized()) return;
+    py::gil_scoped_acquire gil;
+    if (!state->callback || state->callback.is_none()) return;
+    try {
+        state->callback(state->userdata);
+    } catch (py::error_already_set& error) {
+        keep_callback_error(*state, error);
+    } catch (const std::exception& error) {
+        state->error = py::module_::import("builtins").attr("RuntimeError")(error.what());
+        std::cerr << "vireo: exception in an inference callback: " << error.what() << '\n';
+    }
+}
+
+// Re-raises (once) an exception a callback raised since the last wait.
+void raise_callback_error(CallbackState& state) {
+    if (!state.error) return;
+    py::object error = std::move(state.error);
+    state.error = py::object();
+    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
+    throw py::error_already_set();
+}
+
+// The port an infer() key names: a port, a tensor name or an input index.
+vireo::Output input_port(const PyInferRequest& request, py::handle key) {
+    if (py::isinstance<vireo::Output>(key)) return key.cast<vireo::Output>();
+    if (py::isinstance<py::int_>(key)) {
+        const auto index = key.cast<int64_t>();
+        if (index < 0 || static_cast<size_t>(index) >= request.inputs.size())
+            vireo::throw_error<vireo::InvalidArgument>("input index ", index,
+                                                       " is out of range: the model has ",
+                                                       request.inputs.size(), " inputs");
+        return request.inputs[static_cast<size_t>(index)];
+    }
+    const auto name = key.cast<std::string>();
+    for (const auto& port : request.inputs)
+        if (port.get_names().count(name)) return port;
+    std::string known;
+    for (const auto& port : request.inputs)
+        for (const auto& n : port.get_names()) known += (known.empty() ? "" : ", ") + n;
+    vireo::throw_error<vireo::NotFound>("no input named '", name, "' (inputs: ", known, ")");
+}
+
+void set_one(PyInferRequest& request, const vireo::Output& port, py::handle value, bool share) {
+    auto tensor = to_tensor(value, share, port.get_element_type());
+    py::gil_scoped_release release;  // replacing a tensor may free a numpy owner: it takes the GIL
+    request.request.set_tensor(port, tensor);
+}
+
+vireo::Output output_port(const PyInferRequest& request, py::handle key) {
+    if (py::isinstance<vireo::Output>(key)) return key.cast<vireo::Output>();
+    const auto name = key.cast<std::string>();
+    for (const auto* ports : {&request.inputs, &request.outputs})
+        for (const auto& port : *ports)
+            if (port.get_names().count(name)) return port;
+    vireo::throw_error<vireo::NotFound>("no input or output named '", name, "'");
+}
+
+}  // namespace
+
+PyInferRequest::PyInferRequest(vireo::InferRequest r)
+    : request(std::move(r)), state(std::make_shared<CallbackState>()) {
+    auto compiled = request.get_compiled_model();
+    inputs = compiled.inputs();
+    outputs = compiled.outputs();
+    request.set_callback([state = state](std::exception_ptr) { run_python_callback(state); });
+}
+
+std::shared_ptr<PyInferRequest> make_request(vireo::InferRequest request) {
+    return std::shared_ptr<PyInferRequest>(new PyInferRequest(std::move(request)),
+                                           [](PyInferRequest* p) {
+                                               // Destroying a request waits for its run, whose
+                                               // callback may need the GIL.
+                                               without_gil([p] { delete p; });
+                                           });
+}
+
+void set_inputs(PyInferRequest& request, const py::object& inputs, bool share) {
+    if (inputs.is_none()) return;
+    if (py::isinstance<py::dict>(inputs)) {
+        for (auto [key, value] : inputs.cast<py::dict>())
+            set_one(request, input_port(request, key), value, share);
+    } else if (py::isinstance<py::list>(inputs) || py::isinstance<py::tuple>(inputs)) {
+        auto items = inputs.cast<py::sequence>();
+        if (items.size() != request.inputs.size())
+            vireo::throw_error<vireo::InvalidArgument>("got ", items.size(),
+                                                       " inputs for a model with ",
+                                                       request.inputs.size(), " inputs");
+        for (size_t i = 0; i < items.size(); ++i)
+            set_one(request, request.inputs[i], items[i], share);
+    } else {
+        if (request.inputs.size() != 1)
+            vireo::throw_error<vireo::InvalidArgument>("one input value given for a model with ",
+                                                       request.inputs.size(),
+                                                       " inputs: pass a dict or a list");
+        set_one(request, request.inputs[0], inputs, share);
+    }
+}
+
+/// vireo.InferResults: the outputs of one run, indexable by port, tensor name or position.
+struct InferResults {
+    vireo::OutputVector ports;
+    std::vector<py::object> arrays;
+
+    size_t index_of(py::handle key) const {
+        if (py::isinstance<py::int_>(key)) {
+            auto i = key.cast<int64_t>();
+            if (i < 0) i += static_cast<int64_t>(ports.size());
+            if (i < 0 || static_cast<size_t>(i) >= ports.size())
+                throw py::index_error("output index out of range");
+            return static_cast<size_t>(i);
+        }
+        if (py::isinstance<vireo::Output>(key)) {
+            const auto port = key.cast<vireo::Output>();
+            for (size_t i = 0; i < ports.size(); ++i)
+                if (ports[i] == port) return i;
+            for (size_t i = 0; i < ports.size(); ++i)
+                for (const auto& name : port.get_names())
+                    if (ports[i].get_names().count(name)) return i;
+            throw py::key_error("no such output port");
+        }
+        const auto name = key.cast<std::string>();
+        for (size_t i = 0; i < ports.size(); ++i)
+            if (ports[i].get_names().count(name)) return i;
+        throw py::key_error("no output named '" + name + "'");
+    }
+};
+
+py::object make_results(PyInferRequest& request, bool share) {
+    InferResults results;
+    results.ports = request.outputs;
+    for (const auto& port : request.outputs) {
+        vireo::Tensor tensor;
+        {
+            py::gil_scoped_release release;
+            tensor = request.request.get_tensor(port);
+        }
+        results.arrays.push_back(to_array(tensor, !share));
+    }
+    return py::cast(std::move(results));
+}
+
+void register_infer_request(py::module_& m) {
+    py::class_<InferResults>(
+        m, "InferResults",
+        "Outputs of one inference: results[port | name | position] is a numpy array.")
+        .def("__getitem__",
+             [](const InferResults& r, py::handle key) { return r.arrays[r.index_of(key)]; })
+        .def("__len__", [](const InferResults& r) { return r.ports.size(); })
+        .def("__contains__",
+             [](const InferResults& r, py::handle key) {
+                 try {
+                     r.index_of(key);
+                     return true;
+                 } catch (const std::exception&) {
+                     return false;
+                 }
+             })
+        .def("__iter__", [](const InferResults& r) { return py::iter(py::cast(r.ports)); })
+        .def("keys", [](const InferResults& r) { return r.ports; })
+        .def("values", [](const InferResults& r) { return r.arrays; })
+        .def("items",
+             [](const InferResults& r) {
+                 py::list items;
+                 for (size_t i = 0; i < r.ports.size(); ++i)
+                     items.append(py::make_tuple(r.ports[i], r.arrays[i]));
+                 return items;
+             })
+        .def("to_tuple", [](const InferResults& r) { return py::tuple(py::cast(r.arrays)); })
+        .def("to_dict", [](const InferResults& r) {
+            py::dict d;
+            for (size_t i = 0; i < r.ports.size(); ++i) d[py::cast(r.ports[i])] = r.arrays[i];
+            return d;
+        });
+
+    py::class_<vireo::ProfilingInfo>(m, "ProfilingInfo", "One row of InferRequest.profiling_info.")
+        .def_readonly("node_name", &vireo::ProfilingInfo::node_name)
+        .def_readonly("node_type", &vireo::ProfilingInfo::node_type)
+        .def_readonly("exec_type", &vireo::ProfilingInfo::exec_type)
+        .def_readonly("real_time", &vireo::ProfilingInfo::real_time)
+        .def_readonly("cpu_time", &vireo::ProfilingInfo::cpu_time)
+        .def_property_readonly("status", [](const vireo::ProfilingInfo& p) {
+            switch (p.status) {
+                case vireo::ProfilingInfo::Status::EXECUTED:
+                    return "EXECUTED";
+                case vireo::ProfilingInfo::Status::OPTIMIZED_OUT:
+                    return "OPTIMIZED_OUT";
+                default:
+                    return "NOT_RUN";
+            }
+        });
+
+    using Req = PyInferRequest;
+    py::class_<Req, std::shared_ptr<Req>>(
+        m, "InferRequest", "One inference request (CompiledModel.create_infer_request()).")
+        .def(
+            "infer",
+            [](Req& r, py::object inputs, bool share_inputs, bool share_outputs) {
+                set_inputs(r, inputs, share_inputs);
+                {
+                    py::gil_scoped_release release;
+                    r.request.infer();
+                }
+                return make_results(r, share_outputs);
+            },
+            py::arg("inputs") = py::none(), py::arg("share_inputs") = true,
+            py::arg("share_outputs") = false,
+            "Runs one inference on this thread (GIL released) and returns InferResults: copies, or "
+            "with share_outputs=True views of the request's output tensors.")
+        .def(
+            "start_async",
+            [](Req& r, py::object inputs, py::object userdata, bool share_inputs) {
+                set_inputs(r, inputs, share_inputs);
+                r.state->userdata = std::move(userdata);
+                py::gil_scoped_release release;
+                r.request.start_async();
+            },
+            py::arg("inputs") = py::none(), py::arg("userdata") = py::none(),
+            py::arg("share_inputs") = true,
+            "Starts one inference and returns; the callback gets userdata. Shared input arrays "
+            "must "
+            "not change until wait() returns.")
+        .def(
+            "wait",
+            [](Req& r) {
+                {
+                    py::gil_scoped_release release;
+                    r.request.wait();
+                }
+                raise_callback_error(*r.state);
+            },
+            "Waits for the run; raises its error, or the exception its callback raised.")
+        .def(
+            "wait_for",
+            [](Req& r, int64_t ms) {
+                bool done = false;
+                {
+                    py::gil_scoped_release release;
+                    done = r.request.wait_for(std::chrono::milliseconds(ms));
+                }
+                if (done) raise_callback_error(*r.state);
+                return done;
+            },
+            py::arg("timeout"), "Waits up to timeout milliseconds; True when the run ended.")
+        .def("cancel",
+             [](Req& r) {
+                 py::gil_scoped_release release;
+                 r.request.cancel();
+             })
+        .def(
+            "set_callback",
+            [](Req& r, py::object callback) {
+                if (!callback.is_none() && !PyCallable_Check(callback.ptr()))
+                    vireo::throw_error<vireo::InvalidArgument>(
+                        "the callback must be callable or None");
+                r.state->has_callback.store(!callback.is_none());
+                r.state->callback = std::move(callback);
+            },
+            py::arg("callback"),
+            "callback(userdata) runs on a plugin thread after each start_async run (not after "
+            "infer). "
+            "An exception it raises is printed and raised again by the next wait().")
+        .def(
+            "get_tensor",
+            [](Req& r, py::handle key) {
+                auto port = output_port(r, key);
+                py::gil_scoped_release release;
+                return r.request.get_tensor(port);
+            },
+            py::arg("key"))
+        .def(
+            "set_tensor",
+            [](Req& r, py::handle key, const vireo::Tensor& tensor) {
+                auto port = output_port(r, key);
+                py::gil_scoped_release release;
+                r.request.set_tensor(port, tensor);
+            },
+            py::arg("key"), py::arg("tensor"))
+        .def(
+            "get_input_tensor",
+            [](Req& r, size_t i) {
+                py::gil_scoped_release release;
+                return r.request.get_input_tensor(i);
+            },
+            py::arg("index") = 0)
+        .def(
+            "get_output_tensor",
+            [](Req& r, size_t i) {
+                py::gil_scoped_release release;
+                return r.request.get_output_tensor(i);
+            },
+            py::arg("index") = 0)
+        .def(
+            "set_input_tensor",
+            [](Req& r, size_t i, const vireo::Tensor& t) {
+                py::gil_scoped_release release;
+                r.request.set_input_tensor(i, t);
+            },
+            py::arg("index"), py::arg("tensor"))
+        .def_property_readonly(
+            "results", [](Req& r) { return make_results(r, true); },
+            "Views of the output tensors of the last run (overwritten by the next).")
+        .def_property_readonly("profiling_info",
+                               [](Req& r) {
+                                   py::gil_scoped_release release;
+                                   return r.request.get_profiling_info();
+                               })
+        .def_property_readonly("userdata", [](Req& r) { return r.state->userdata; })
+        .def_property_readonly("inputs", [](Req& r) { return r.inputs; })
+        .def_property_readonly("outputs", [](Req& r) { return r.outputs; });
+}
+
+}  // namespace vireo_py
