@@ -28,6 +28,14 @@ function(vireo_add_plugin)
   if(NOT VIREO_SANITIZE)
     target_link_options(${ARG_NAME} PRIVATE -Wl,--no-undefined)
   endif()
+  # A version script makes every symbol but the entry local. Hidden visibility alone leaves the
+  # std:: template instantiations the module compiles (libstdc++ declares them with default
+  # visibility) exported, and a library the module pulled in (libvireo_reference) may then bind
+  # its own calls to them, which pins the module in memory after unload_plugin.
+  set(_exports ${CMAKE_CURRENT_BINARY_DIR}/${ARG_NAME}.exports.map)
+  file(WRITE ${_exports} "{\n  global: vireo_plugin_entry;\n  local: *;\n};\n")
+  target_link_options(${ARG_NAME} PRIVATE "-Wl,--version-script=${_exports}")
+  set_property(TARGET ${ARG_NAME} APPEND PROPERTY LINK_DEPENDS ${_exports})
   # Inside Vireo's own build, list the plugin in the build tree's plugins.xml.
   if(VIREO_IN_TREE AND ARG_DEVICE_NAME)
     set_property(GLOBAL APPEND PROPERTY VIREO_BUILD_PLUGINS "${ARG_DEVICE_NAME}|${ARG_NAME}")

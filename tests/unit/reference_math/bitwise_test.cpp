@@ -1,6 +1,7 @@
 // Tests the bitwise kernels: And/Or/Xor/Not on every integer type and boolean, broadcasting, and
 // the shifts' defined results for amounts that are negative or >= the bit width.
 #include <algorithm>
+#include <limits>
 
 #include "math_test_util.hpp"
 
@@ -49,7 +50,7 @@ TEST(Bitwise, ShiftsDefineEveryAmount) {
         const Tensor x = make_tensor(type, {6}, std::vector<int64_t>{1, 3, -4, 5, 5, -1});
         const Tensor n = make_tensor(type, {6}, std::vector<int64_t>{0, 2, 1, -1, bits, bits - 1});
         // -1 << (bits - 1) is the most negative value.
-        const int64_t most_negative = -(int64_t{1} << (bits - 1));
+        const int64_t most_negative = std::numeric_limits<int64_t>::min() >> (64 - bits);
         EXPECT_EQ(ints_of(run("BitwiseLeftShift", {x, n})),
                   (std::vector<int64_t>{1, 12, -8, 0, 0, most_negative}));
         // Right shifts of negative values are arithmetic; -1 >> (bits - 1) stays -1.

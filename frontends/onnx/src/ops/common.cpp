@@ -42,6 +42,18 @@ std::pair<Output, Output> legacy_broadcast(const NodeContext& ctx, Output a, Out
     return {a, b};
 }
 
+Output axes_range(int64_t begin, int64_t end) {
+    std::vector<int64_t> axes;
+    for (int64_t i = begin; i < end; ++i) axes.push_back(i);
+    return ints(axes);
+}
+
+Output as_scalar(const Output& v) {
+    const auto& shape = v.get_partial_shape();
+    if (shape.rank().is_static() && shape.rank().get_length() == 1) return op::squeeze(v, ints({0}));
+    return v;
+}
+
 std::string auto_pad(const NodeContext& ctx) {
     const std::string v = ctx.attr_string("auto_pad", "NOTSET");
     if (v == "NOTSET") return "explicit";

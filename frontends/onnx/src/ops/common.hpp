@@ -27,6 +27,11 @@ Output per_channel(const Output& v, int64_t rank, int64_t axis = 1);
 /// Binary inputs with opset < 7 semantics: with broadcast=1, B's dims align with A's from `axis`
 /// (default: trailing), so B is unsqueezed on the right as needed; numpy broadcasting after that.
 std::pair<Output, Output> legacy_broadcast(const NodeContext& ctx, Output a, Output b);
+/// A 1-D i64 constant [begin, begin + 1, ..., end - 1] (axes lists: all axes, spatial axes...).
+Output axes_range(int64_t begin, int64_t end);
+/// `v` as a scalar when it is a 1-D tensor (ONNX often passes k, depth or an axis as [1]);
+/// unchanged otherwise.
+Output as_scalar(const Output& v);
 /// ONNX auto_pad value -> the core's.
 std::string auto_pad(const NodeContext& ctx);
 /// A 1-D tensor of `x`'s dims [begin, end) as i64 (ShapeOf + Slice; constant when static).

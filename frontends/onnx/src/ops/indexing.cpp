@@ -41,10 +41,7 @@ OutputVector one_hot(const NodeContext& ctx) {
     auto off_on = op::split(values, op::int64_scalar(0), 2);
     Output off = op::squeeze(off_on->output(0), ints({0}));
     Output on = op::squeeze(off_on->output(1), ints({0}));
-    Output depth = ctx.input(1);
-    if (depth.get_partial_shape().rank().is_static() && depth.get_partial_shape().rank().get_length() == 1)
-        depth = op::squeeze(depth, ints({0}));
-    depth = op::convert(depth, element::i64);
+    Output depth = op::convert(as_scalar(ctx.input(1)), element::i64);
     Output indices = ctx.input(0);
     if (!indices.get_element_type().is_integral_number()) indices = op::convert(indices, element::i64);
     return one(make_node("OneHot", {indices, depth, on, off}, {{"axis", ctx.attr_int("axis", -1)}}));
@@ -71,9 +68,7 @@ OutputVector topk(const NodeContext& ctx) {
     const Output& x = ctx.input(0);
     const int64_t rank = static_rank(ctx, x);
     const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), rank);
-    Output k = ctx.opset() < 10 ? Output(op::int64_scalar(ctx.attr_int("k"))) : ctx.input(1);
-    if (k.get_partial_shape().rank().is_static() && k.get_partial_shape().rank().get_length() == 1)
-        k = op::squeeze(k, ints({0}));
+    Output k = ctx.opset() < 10 ? Output(op::int64_scalar(ctx.attr_int("k"))) : as_scalar(ctx.input(1));
     const bool largest = ctx.attr_int("largest", 1) != 0;
     const bool sorted = ctx.attr_int("sorted", 1) != 0;
     auto node = op::topk(x, k, axis, largest ? "max" : "min", sorted ? "value" : "none", element::i64, true);
@@ -81,10 +76,7 @@ OutputVector topk(const NodeContext& ctx) {
 }
 
 OutputVector cum_sum(const NodeContext& ctx) {
-    Output axis = ctx.input(1);
-    if (axis.get_partial_shape().rank().is_static() && axis.get_partial_shape().rank().get_length() == 1)
-        axis = op::squeeze(axis, ints({0}));
-    return one(make_node("CumSum", {ctx.input(0), axis},
+    return one(make_node("CumSum", {ctx.input(0), as_scalar(ctx.input(1))},
                          {{"exclusive", ctx.attr_int("exclusive", 0) != 0}, {"reverse", ctx.attr_int("reverse", 0) != 0}}));
 }
 

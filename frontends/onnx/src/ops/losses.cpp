@@ -7,9 +7,7 @@ namespace {
 
 Output all_axes_sum(const NodeContext& ctx, const Output& v) {
     const int64_t rank = static_rank(ctx, v);
-    std::vector<int64_t> axes;
-    for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
-    return rank == 0 ? v : Output(op::reduce("ReduceSum", v, ints(axes), false));
+    return rank == 0 ? v : Output(op::reduce("ReduceSum", v, axes_range(0, rank), false));
 }
 
 // loss[n, d...] = -input[n, target[n, d...], d...] * weight[target]; 0 where target == ignore_index.
@@ -32,10 +30,7 @@ Output nll(const NodeContext& ctx, const Output& input, const Output& target, co
     if (reduction == "sum") return all_axes_sum(ctx, loss);
     if (reduction != "mean") ctx.fail("reduction '", reduction, "' is not none, sum or mean");
     if (!w) {
-        const int64_t rank = static_rank(ctx, loss);
-        std::vector<int64_t> axes;
-        for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
-        return op::reduce_mean(loss, ints(axes), false);
+        return op::reduce_mean(loss, axes_range(0, static_rank(ctx, loss)), false);
     }
     Output total_w = all_axes_sum(ctx, op::broadcast(w, op::shape_of(loss)));
     return op::divide(all_axes_sum(ctx, loss), total_w);

@@ -157,10 +157,7 @@ OutputVector average_pool(const NodeContext& ctx) {
 Translator global_pool(const std::string& reduce) {
     return [reduce](const NodeContext& ctx) {
         const Output& x = ctx.input(0);
-        const int64_t rank = static_rank(ctx, x);
-        std::vector<int64_t> axes;
-        for (int64_t i = 2; i < rank; ++i) axes.push_back(i);
-        return one(op::reduce(reduce, x, ints(axes), true));
+        return one(op::reduce(reduce, x, axes_range(2, static_rank(ctx, x)), true));
     };
 }
 
@@ -192,9 +189,7 @@ OutputVector batch_norm(const NodeContext& ctx) {
 OutputVector instance_norm(const NodeContext& ctx) {
     const Output& x = ctx.input(0);
     const int64_t rank = static_rank(ctx, x);
-    std::vector<int64_t> axes;
-    for (int64_t i = 2; i < rank; ++i) axes.push_back(i);
-    Output y = op::mvn(x, ints(axes), true, ctx.attr_float("epsilon", 1e-5), "inside_sqrt");
+    Output y = op::mvn(x, axes_range(2, rank), true, ctx.attr_float("epsilon", 1e-5), "inside_sqrt");
     y = op::multiply(y, per_channel(ctx.input(1), rank));
     return one(op::add(y, per_channel(ctx.input(2), rank)));
 }
@@ -204,17 +199,16 @@ OutputVector layer_norm(const NodeContext& ctx) {
     const int64_t rank = static_rank(ctx, x);
     const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), rank);
     const double eps = ctx.attr_float("epsilon", 1e-5);
-    std::vector<int64_t> axes;
-    for (int64_t i = axis; i < rank; ++i) axes.push_back(i);
+    const Output axes = axes_range(axis, rank);
     const auto t = x.get_element_type();
-    Output y = op::mvn(x, ints(axes), true, eps, "inside_sqrt");
+    Output y = op::mvn(x, axes, true, eps, "inside_sqrt");
     y = op::multiply(y, ctx.input(1));
     if (ctx.has_input(2)) y = op::add(y, ctx.input(2));
     Output mean, inv_std;
     if (ctx.has_output(1) || ctx.has_output(2)) {
-        mean = op::reduce_mean(x, ints(axes), true);
+        mean = op::reduce_mean(x, axes, true);
         Output centered = op::subtract(x, mean);
-        Output var = op::reduce_mean(op::multiply(centered, centered), ints(axes), true);
+        Output var = op::reduce_mean(op::multiply(centered, centered), axes, true);
         inv_std = op::divide(scalar(t, 1.0), op::sqrt(op::add(var, scalar(t, eps))));
     }
     return {y, mean, inv_std};

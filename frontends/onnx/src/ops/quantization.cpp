@@ -51,12 +51,10 @@ OutputVector quantize_linear(const NodeContext& ctx) {
 
 OutputVector dynamic_quantize_linear(const NodeContext& ctx) {
     const Output x = to_f32(ctx.input(0));
-    const int64_t rank = static_rank(ctx, x);
-    std::vector<int64_t> all;
-    for (int64_t i = 0; i < rank; ++i) all.push_back(i);
+    const Output all = axes_range(0, static_rank(ctx, x));
     Output zero = scalar(element::f32, 0.0);
-    Output lo = op::minimum(op::reduce("ReduceMin", x, ints(all), false), zero);
-    Output hi = op::maximum(op::reduce("ReduceMax", x, ints(all), false), zero);
+    Output lo = op::minimum(op::reduce("ReduceMin", x, all, false), zero);
+    Output hi = op::maximum(op::reduce("ReduceMax", x, all, false), zero);
     Output scale = op::divide(op::subtract(hi, lo), scalar(element::f32, 255.0));
     Output zp_real = make_node("Round", {op::subtract(zero, op::divide(lo, scale))}, {{"mode", std::string("half_to_even")}});
     Output zp = op::convert(op::clamp(zp_real, 0, 255), element::u8);

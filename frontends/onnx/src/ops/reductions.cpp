@@ -25,10 +25,7 @@ Output reduce_axes(const NodeContext& ctx, bool axes_as_input, bool& noop) {
             noop = true;
             return {};
         }
-        const int64_t rank = static_rank(ctx, ctx.input(0));
-        std::vector<int64_t> all;
-        for (int64_t i = 0; i < rank; ++i) all.push_back(i);
-        axes = ints(all);
+        axes = axes_range(0, static_rank(ctx, ctx.input(0)));
     }
     return axes;
 }

@@ -13,9 +13,7 @@ Translator window(std::vector<double> coefficients) {
         const auto out_type = to_element_type(static_cast<int32_t>(ctx.attr_int("output_datatype", onnx::TensorProto::FLOAT)),
                                               ctx.describe() + " output_datatype");
         const bool periodic = ctx.attr_int("periodic", 1) != 0;
-        Output size = op::convert(ctx.input(0), element::f64);
-        if (size.get_partial_shape().rank().is_static() && size.get_partial_shape().rank().get_length() == 1)
-            size = op::squeeze(size, ints({0}));
+        Output size = op::convert(as_scalar(ctx.input(0)), element::f64);
         Output n = op::range(scalar(element::f64, 0.0), size, scalar(element::f64, 1.0), element::f64);
         Output denom = periodic ? size : Output(op::subtract(size, scalar(element::f64, 1.0)));
         Output phase = op::divide(op::multiply(n, scalar(element::f64, 2.0 * M_PI)), denom);

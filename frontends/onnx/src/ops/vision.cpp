@@ -10,11 +10,7 @@ namespace {
 OutputVector non_max_suppression(const NodeContext& ctx) {
     OutputVector in{ctx.input(0), ctx.input(1)};
     auto scalar_input = [&](size_t i, element::Type t) -> Output {
-        if (!ctx.has_input(i)) return scalar(t, 0.0);
-        Output v = ctx.input(i);
-        if (v.get_partial_shape().rank().is_static() && v.get_partial_shape().rank().get_length() == 1)
-            v = op::squeeze(v, ints({0}));
-        return v;
+        return ctx.has_input(i) ? as_scalar(ctx.input(i)) : scalar(t, 0.0);
     };
     const auto t = ctx.input(1).get_element_type();
     in.push_back(scalar_input(2, element::i64));
