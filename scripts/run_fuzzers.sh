@@ -28,6 +28,7 @@ for t in $targets; do
   echo "== fuzzing $name for ${seconds}s"
   # GLOG_minloglevel=2: the readers' warnings about odd inputs would flood the log.
   if ! GLOG_minloglevel=2 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
+      LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp" \
       "build-fuzz/bin/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
       -artifact_prefix="$crashes/" -print_final_stats=1 "$work" "tests/fuzz/corpus/$name" \
       2>"build-fuzz/$name.log"; then
