@@ -338,17 +338,28 @@ void IrReader::check_ports(const LayerInfo& layer, const Node& node) const {
 // IR v10 files name tensors by layer: give unnamed model inputs their Parameter's name and
 // unnamed outputs both their Result's name and the producing layer's ("name.N" for output N of
 // a multi-output layer), so get_tensor("layer name") works as it did with those files.
+// Names are trimmed as the `names` attribute is, so that what the writer emits reads back the same.
 void IrReader::apply_v10_names(const Model& model) const {
+    const auto add = [](std::set<std::string>& names, std::string_view name) {
+        name = trim(name);
+        if (!name.empty()) names.emplace(name);
+    };
     for (const auto& parameter : model.get_parameters()) {
         const Output out = parameter->output(0);
-        if (out.get_names().empty()) out.set_names({parameter->get_friendly_name()});
+        if (!out.get_names().empty()) continue;
+        std::set<std::string> names;
+        add(names, parameter->get_friendly_name());
+        if (!names.empty()) out.set_names(names);
     }
     for (const auto& result : model.get_results()) {
         const Output& source = result->input_value(0);
         if (!source.get_names().empty()) continue;
         std::string producer = source.get_node()->get_friendly_name();
         if (source.get_node()->get_output_size() > 1) producer += "." + std::to_string(source.get_index());
-        source.set_names({result->get_friendly_name(), producer});
+        std::set<std::string> names;
+        add(names, result->get_friendly_name());
+        add(names, producer);
+        if (!names.empty()) source.set_names(names);
     }
 }
 
