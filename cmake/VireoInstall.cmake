@@ -7,20 +7,24 @@ include(CMakePackageConfigHelpers)
 set(VIREO_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Vireo CACHE STRING
     "Where VireoConfig.cmake is installed, relative to the prefix")
 
+# Install components (docs/install.md; each is one Debian package, see VireoPackaging.cmake):
+# runtime (the shared libraries and the ONNX frontend), dev (headers, CMake package, pkg-config,
+# the .so links), plugins (the in-tree devices and plugins.xml), tools (samples, conformance and
+# ONNX backend runners), python (the vireo package).
 install(TARGETS vireo vireo_reference EXPORT VireoTargets
-        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 # The three header tiers: application API, plugin SDK, reference kernels.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/
                   ${PROJECT_SOURCE_DIR}/sdk/include/
                   ${PROJECT_SOURCE_DIR}/sdk/reference/include/
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev
         FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
 
-install(EXPORT VireoTargets NAMESPACE Vireo:: DESTINATION ${VIREO_INSTALL_CMAKEDIR})
+install(EXPORT VireoTargets NAMESPACE Vireo:: DESTINATION ${VIREO_INSTALL_CMAKEDIR} COMPONENT dev)
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/VireoConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/package/VireoConfig.cmake
@@ -32,7 +36,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/package/VireoConfigVersio
 install(FILES ${PROJECT_BINARY_DIR}/package/VireoConfig.cmake
               ${PROJECT_BINARY_DIR}/package/VireoConfigVersion.cmake
               ${PROJECT_SOURCE_DIR}/cmake/VireoPluginHelpers.cmake
-        DESTINATION ${VIREO_INSTALL_CMAKEDIR})
+        DESTINATION ${VIREO_INSTALL_CMAKEDIR} COMPONENT dev)
 
 # pkg-config: the prefix is found relative to the .pc file, so `cmake --install --prefix X`
 # (which cannot re-run configure_file) still yields a correct file.
@@ -54,4 +58,5 @@ else()
   set(VIREO_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
 endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/vireo.pc.in ${PROJECT_BINARY_DIR}/package/vireo.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/package/vireo.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+install(FILES ${PROJECT_BINARY_DIR}/package/vireo.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+        COMPONENT dev)

@@ -1,14 +1,18 @@
 # vireo_add_plugin(): builds a device plugin as a loadable module. In-tree plugins and plugins
 # built out of tree against the installed package use this same function.
 #
-#   vireo_add_plugin(NAME my_plugin DEVICE_NAME MY_DEVICE VERSION 1.0.0
+#   vireo_add_plugin(NAME my_plugin DEVICE_NAME MY_DEVICE VERSION 1.0.0 [INSTALL]
 #                    SOURCES src/plugin.cpp ... [LINK_LIBRARIES Vireo::reference ...])
+#
+# INSTALL installs the module into <libdir>/vireo (component `plugins`) and, inside Vireo's own
+# build, lists it in the plugins.xml installed there, so an installed prefix (or the
+# Debian packages) can run `hello_infer -d MY_DEVICE` with no further setup.
 #
 # The module has hidden visibility, exports only the entry symbol made by VIREO_DEFINE_PLUGIN,
 # must resolve every symbol at link time, and is built without GNU-unique symbols so that
 # dlclose really unloads it.
 function(vireo_add_plugin)
-  cmake_parse_arguments(ARG "" "NAME;DEVICE_NAME;VERSION" "SOURCES;LINK_LIBRARIES" ${ARGN})
+  cmake_parse_arguments(ARG "INSTALL" "NAME;DEVICE_NAME;VERSION" "SOURCES;LINK_LIBRARIES" ${ARGN})
   if(NOT ARG_NAME OR NOT ARG_SOURCES)
     message(FATAL_ERROR "vireo_add_plugin: NAME and SOURCES are required")
   endif()
@@ -40,19 +44,39 @@ function(vireo_add_plugin)
   if(VIREO_IN_TREE AND ARG_DEVICE_NAME)
     set_property(GLOBAL APPEND PROPERTY VIREO_BUILD_PLUGINS "${ARG_DEVICE_NAME}|${ARG_NAME}")
   endif()
+  if(ARG_INSTALL)
+    include(GNUInstallDirs)
+    # One level below libvireo: its RUNPATH points up to find libvireo_reference and the rest.
+    set_target_properties(${ARG_NAME} PROPERTIES INSTALL_RPATH "$ORIGIN/..")
+    install(TARGETS ${ARG_NAME} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/vireo COMPONENT plugins)
+    if(VIREO_IN_TREE AND ARG_DEVICE_NAME)
+      set_property(GLOBAL APPEND PROPERTY VIREO_INSTALL_PLUGINS "${ARG_DEVICE_NAME}|${ARG_NAME}")
+    endif()
+  endif()
 endfunction()
 
 # Writes <lib dir>/plugins.xml listing every plugin added with vireo_add_plugin in this build,
-# by file name (relative locations resolve against the XML's folder). Call once, at the end.
+# by file name (relative locations resolve against the XML's folder), and the plugins.xml that
+# is installed with the plugins into <libdir>/vireo (where the core looks when there is none beside
+# libvireo), listing the plugins added with INSTALL.
+# Call once, at the end.
 function(vireo_write_build_plugins_xml)
-  get_property(_plugins GLOBAL PROPERTY VIREO_BUILD_PLUGINS)
-  set(_xml "<ie>\n    <plugins>\n")
-  foreach(_entry IN LISTS _plugins)
-    string(REPLACE "|" ";" _parts "${_entry}")
-    list(GET _parts 0 _device)
-    list(GET _parts 1 _target)
-    string(APPEND _xml "        <plugin name=\"${_device}\" location=\"$<TARGET_FILE_NAME:${_target}>\"/>\n")
+  foreach(_kind BUILD INSTALL)
+    get_property(_plugins GLOBAL PROPERTY VIREO_${_kind}_PLUGINS)
+    set(_xml "<ie>\n    <plugins>\n")
+    foreach(_entry IN LISTS _plugins)
+      string(REPLACE "|" ";" _parts "${_entry}")
+      list(GET _parts 0 _device)
+      list(GET _parts 1 _target)
+      string(APPEND _xml "        <plugin name=\"${_device}\" location=\"$<TARGET_FILE_NAME:${_target}>\"/>\n")
+    endforeach()
+    string(APPEND _xml "    </plugins>\n</ie>\n")
+    if(_kind STREQUAL "BUILD")
+      file(GENERATE OUTPUT ${CMAKE_LIBRARY_OUTPUT_DIRECTORY}/plugins.xml CONTENT "${_xml}")
+    else()
+      file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/package/plugins.xml CONTENT "${_xml}")
+      install(FILES ${PROJECT_BINARY_DIR}/package/plugins.xml DESTINATION ${CMAKE_INSTALL_LIBDIR}/vireo
+              COMPONENT plugins)
+    endif()
   endforeach()
-  string(APPEND _xml "    </plugins>\n</ie>\n")
-  file(GENERATE OUTPUT ${CMAKE_LIBRARY_OUTPUT_DIRECTORY}/plugins.xml CONTENT "${_xml}")
 endfunction()

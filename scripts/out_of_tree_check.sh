@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Proves that a plugin can be built out of tree: installs a Vireo build into a temporary prefix,
-# builds samples/out_of_tree_plugin (device ECHO) against that prefix only, then runs the
-# installed vireo_conformance on it (--probe, then the suite) and one inference of a real IR
-# model through the installed hello_infer. Fails loudly on any error.
+# Proves that Vireo installs and packages as users need it: builds the Debian packages with CPack,
+# checks that apt can resolve their dependencies, unpacks them into a fresh root, and from that
+# root only: lists devices and runs IR and ONNX models on TEMPLATE through the installed plugins.xml,
+# imports the Python package, compiles a program with pkg-config, builds samples/out_of_tree_plugin
+# (device ECHO) with find_package(Vireo) and runs the installed vireo_conformance on it.
+# Without dpkg-deb (not Debian), `cmake --install` into a temporary prefix stands in for the packages.
 #
 #   scripts/out_of_tree_check.sh <vireo build dir>      (./test.sh runs it after ctest)
 set -euo pipefail
@@ -14,12 +16,32 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$1" && pwd) || fail "no build directory '$1'"
 work=$(mktemp -d "${TMPDIR:-/tmp}/vireo_out_of_tree.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-prefix=$work/prefix
 reports=$build/conformance
 mkdir -p "$reports"
 
-echo "== installing $build into $prefix"
-cmake --install "$build" --prefix "$prefix" >"$work/install.log" || { cat "$work/install.log"; fail "cmake --install"; }
+if command -v dpkg-deb >/dev/null && command -v cpack >/dev/null; then
+  echo "== building the Debian packages (cpack -G DEB)"
+  (cd "$build" && cpack -G DEB -B "$work/debs") >"$work/cpack.log" 2>&1 \
+    || { cat "$work/cpack.log"; fail "cpack"; }
+  debs=("$work"/debs/*.deb)
+  ((${#debs[@]} >= 4)) || fail "cpack made ${#debs[@]} packages, expected at least 4"
+  for deb in "${debs[@]}"; do
+    echo "   $(dpkg-deb -f "$deb" Package) $(dpkg-deb -f "$deb" Version): $(dpkg-deb -f "$deb" Depends)"
+  done
+  if command -v apt-get >/dev/null; then
+    echo "== apt resolves the packages' dependencies (apt-get install --simulate)"
+    apt-get install --simulate -qq "${debs[@]}" >"$work/apt.log" 2>&1 \
+      || { cat "$work/apt.log"; fail "apt-get cannot resolve the packages' dependencies"; }
+  fi
+  echo "== unpacking them into a fresh root"
+  for deb in "${debs[@]}"; do dpkg-deb -x "$deb" "$work/root"; done
+  prefix=$work/root/usr
+  [[ -f $prefix/lib/vireo/plugins.xml ]] || fail "the vireo-plugins package has no lib/vireo/plugins.xml"
+else
+  prefix=$work/prefix
+  echo "== (no dpkg-deb/cpack) installing $build into $prefix"
+  cmake --install "$build" --prefix "$prefix" >"$work/install.log" || { cat "$work/install.log"; fail "cmake --install"; }
+fi
 runner=$prefix/bin/vireo_conformance
 [[ -x $runner ]] || fail "the install has no bin/vireo_conformance"
 
@@ -44,16 +66,8 @@ echo "== conformance of ECHO"
           --report-json "$reports/ECHO.json" --report-junit "$reports/ECHO.xml" \
   || fail "the conformance suite on ECHO (reports in $reports/ECHO.*)"
 
-hello=$prefix/bin/hello_infer
-if [[ -x $hello ]]; then
-  echo "== one inference of tests/data/models/golden/tiny (y = x + 1) on ECHO with the installed hello_infer"
-  model=$root/tests/data/models/golden/tiny
-  cat >"$work/plugins.xml" <<EOF
-<ie><plugins><plugin name="ECHO" location="$plugin"/></plugins></ie>
-EOF
-  "$hello" -m "$model/model.xml" -d ECHO -plugins_xml "$work/plugins.xml" -i "x=$model/input_x.npy" \
-           -o "$work/out" || fail "hello_infer on ECHO"
-  python3 - "$work/out/y.npy" "$model/output_y.npy" <<'EOF' || fail "ECHO's output differs from the golden output"
+same_npy() {  # got.npy want.npy: float32 values equal within 1e-5
+  python3 - "$1" "$2" <<'EOF'
 import struct, sys
 def load(path):
     data = open(path, "rb").read()
@@ -66,9 +80,69 @@ got, want = load(sys.argv[1]), load(sys.argv[2])
 assert len(got) == len(want), "%d values, expected %d" % (len(got), len(want))
 bad = [i for i, (g, w) in enumerate(zip(got, want)) if abs(g - w) > 1e-5 + 1e-5 * abs(w)]
 assert not bad, "values differ at %s" % bad[:5]
-print("ECHO output matches the golden output (%d values)" % len(got))
+print("   output matches the golden output (%d values)" % len(got))
 EOF
+}
+
+hello=$prefix/bin/hello_infer
+if [[ -x $hello ]]; then
+  model=$root/tests/data/models/golden/tiny
+  echo "== one inference of tests/data/models/golden/tiny (y = x + 1) on ECHO with the installed hello_infer"
+  cat >"$work/plugins.xml" <<EOF
+<ie><plugins><plugin name="ECHO" location="$plugin"/></plugins></ie>
+EOF
+  "$hello" -m "$model/model.xml" -d ECHO -plugins_xml "$work/plugins.xml" -i "x=$model/input_x.npy" \
+           -o "$work/out" || fail "hello_infer on ECHO"
+  same_npy "$work/out/y.npy" "$model/output_y.npy" || fail "ECHO's output differs from the golden output"
+
+  echo "== the installed plugins.xml: hello_query_device lists the in-tree devices"
+  "$prefix/bin/hello_query_device" >"$work/devices.txt" 2>&1 || { cat "$work/devices.txt"; fail "hello_query_device"; }
+  for device in TEMPLATE MOCK_REMOTE; do
+    grep -q "$device" "$work/devices.txt" || { cat "$work/devices.txt"; fail "installed hello_query_device does not list $device"; }
+  done
+  for file in model.xml model.onnx; do
+    echo "== $file on TEMPLATE with the installed hello_infer, plugins and ONNX frontend (no -plugins_xml)"
+    rm -rf "$work/out"
+    "$hello" -m "$model/$file" -d TEMPLATE -i "x=$model/input_x.npy" -o "$work/out" \
+      || fail "installed hello_infer on TEMPLATE with $file"
+    same_npy "$work/out/y.npy" "$model/output_y.npy" || fail "TEMPLATE's output of $file differs"
+  done
 else
   echo "== (no installed hello_infer: samples were not built; the conformance run covered inference)"
+fi
+
+echo "== a program built with pkg-config against the installed development files"
+cat >"$work/app.cpp" <<'EOF'
+#include <vireo/core.hpp>
+#include <iostream>
+int main() {
+    vireo::Core core;
+    for (const auto& device : core.get_available_devices()) std::cout << device << "\n";
+}
+EOF
+pc_path=$prefix/lib/pkgconfig
+PKG_CONFIG_PATH=$pc_path pkg-config --exists vireo || fail "pkg-config does not find vireo"
+# shellcheck disable=SC2046
+c++ -std=c++20 "$work/app.cpp" -o "$work/app" $(PKG_CONFIG_PATH=$pc_path pkg-config --cflags --libs vireo) \
+    -Wl,-rpath,"$prefix/lib" || fail "compiling with pkg-config's flags"
+"$work/app" >"$work/app.txt" || fail "the pkg-config program"
+grep -q TEMPLATE "$work/app.txt" || { cat "$work/app.txt"; fail "the pkg-config program does not see TEMPLATE"; }
+
+site=$prefix/lib/python3/dist-packages
+if [[ -d $site/vireo ]]; then
+  echo "== the installed Python package"
+  PYTHONPATH=$site /usr/bin/python3 - "$root/tests/data/models/golden/tiny" <<'EOF' || fail "the installed Python package"
+import sys
+import numpy as np
+import vireo
+core = vireo.Core()
+assert "TEMPLATE" in core.available_devices, core.available_devices
+folder = sys.argv[1]
+compiled = core.compile_model(folder + "/model.onnx", "TEMPLATE")
+result = compiled({0: np.load(folder + "/input_x.npy")})
+y = result[compiled.output(0)]
+assert np.allclose(y, np.load(folder + "/output_y.npy"), atol=1e-5), y
+print("   %s: TEMPLATE ran the ONNX model" % vireo.__file__)
+EOF
 fi
 echo "out_of_tree_check: OK"

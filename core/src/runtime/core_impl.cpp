@@ -65,14 +65,20 @@ CoreImpl::CoreImpl(const std::string& plugins_xml_path) {
         }
         return;
     }
+    // Beside libvireo is the build tree's layout; <libdir>/vireo/plugins.xml, next to the
+    // plugins, is the installed one (so the install puts no generic file name in <libdir>).
     const std::string dir = runtime::runtime_library_directory();
     if (dir.empty()) return;
-    const std::string path = (std::filesystem::path(dir) / "plugins.xml").string();
-    std::error_code ec;
-    if (std::filesystem::exists(path, ec))
-        register_plugins(path);
-    else
-        VLOG(1) << "no default plugins.xml at '" << path << "'; no plugins registered";
+    for (const auto& path : {std::filesystem::path(dir) / "plugins.xml",
+                             std::filesystem::path(dir) / "vireo" / "plugins.xml"}) {
+        std::error_code ec;
+        if (std::filesystem::exists(path, ec)) {
+            register_plugins(path.string());
+            return;
+        }
+    }
+    VLOG(1) << "no default plugins.xml in '" << dir << "' or '" << dir
+            << "/vireo'; no plugins registered";
 }
 
 void CoreImpl::register_plugins(const std::string& xml_path) {
