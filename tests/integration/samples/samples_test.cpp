@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -13,7 +14,7 @@
 #include <set>
 #include <sstream>
 
-#include "json_value.hpp"
+#include "json.hpp"
 #include "npy.hpp"
 #include "vireo/core.hpp"
 #include "vireo/infer_request.hpp"
@@ -24,6 +25,8 @@ namespace vireo::sample_test {
 namespace {
 
 namespace fs = std::filesystem;
+using samples::JsonValue;
+using samples::parse_json;
 
 struct RunResult {
     int exit_code = -1;
@@ -238,6 +241,237 @@ TEST(BenchmarkApp, TraceHasEveryStageOfEveryRequestOnNamedThreads) {
         async_runs += runs;
     }
     EXPECT_GE(async_runs, 12);  // every measured iteration (plus any warm-up run) is traced
+}
+
+// ---- benchmark_app: OpenVINO's flags (issue 22) ----
+
+std::string golden(const std::string& name, const std::string& file) {
+    return std::string(VIREO_TEST_DATA_DIR) + "/models/golden/" + name + "/" + file;
+}
+
+std::string two_inputs_model() {
+    return std::string(VIREO_TEST_DATA_DIR) + "/models/openvino_ir/add_two_inputs_model/add.xml";
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+    std::ofstream out(path);
+    out << text;
+}
+
+void write_f32_npy(const fs::path& path, const Shape& shape, float value) {
+    Tensor t(element::f32, shape);
+    std::fill_n(t.data<float>(), t.get_size(), value);
+    npy::write_npy(path.string(), t);
+}
+
+TEST(BenchmarkAppFlags, LoadConfigSetsPropertiesAndDumpConfigWritesThemBack) {
+    const fs::path dir = scratch_dir("config");
+    write_text(dir / "in.json", R"({"TEMPLATE": {"NUM_STREAMS": 2, "PERFORMANCE_HINT": "LATENCY", "PERF_COUNT": true}})");
+    const RunResult run = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-d", "TEMPLATE", "-niter", "4",
+                                                       "-load_config", (dir / "in.json").string(), "-dump_config",
+                                                       (dir / "out.json").string(), "-json_report",
+                                                       (dir / "report.json").string()});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    const JsonValue dumped = parse_json(read_file(dir / "out.json"));
+    ASSERT_EQ(dumped.members.size(), 1u);
+    const JsonValue& config = dumped["TEMPLATE"];
+    EXPECT_EQ(config["NUM_STREAMS"].text, "2");
+    EXPECT_EQ(config["PERFORMANCE_HINT"].text, "LATENCY");  // the file's, since -hint was not given
+    EXPECT_EQ(config["PERF_COUNT"].text, "YES");
+    const JsonValue report = parse_json(read_file(dir / "report.json"));
+    EXPECT_EQ(report["hint"].text, "LATENCY");
+    EXPECT_EQ(report["config"]["NUM_STREAMS"].text, "2");
+    EXPECT_EQ(report["command_line"]["-niter"].text, "4");
+    EXPECT_EQ(report["properties"]["NUM_STREAMS"].text, "2");  // the compiled model took it
+
+    // The dumped file loads back; an explicit flag overrides the file.
+    const RunResult again = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-d", "TEMPLATE", "-niter",
+                                                         "2", "-hint", "throughput", "-load_config",
+                                                         (dir / "out.json").string(), "-dump_config",
+                                                         (dir / "again.json").string()});
+    ASSERT_EQ(again.exit_code, 0) << again.output;
+    EXPECT_EQ(parse_json(read_file(dir / "again.json"))["TEMPLATE"]["PERFORMANCE_HINT"].text, "THROUGHPUT");
+}
+
+TEST(BenchmarkAppFlags, LoadConfigErrorsNameTheFileAndTheFault) {
+    const fs::path dir = scratch_dir("config_errors");
+    write_text(dir / "broken.json", "{\"TEMPLATE\": {\"NUM_STREAMS\": }");
+    write_text(dir / "flat.json", "{\"NUM_STREAMS\": 2}");
+    write_text(dir / "unknown.json", "{\"TEMPLATE\": {\"NO_SUCH_KEY\": 1}}");
+    const std::string model = golden("tiny", "model.xml");
+    auto run = [&](const std::string& file) {
+        return run_sample("benchmark_app", {"-m", model, "-niter", "1", "-load_config", (dir / file).string()});
+    };
+    RunResult r = run("broken.json");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.output.find("-load_config '" + (dir / "broken.json").string() + "': invalid JSON at offset"), std::string::npos)
+        << r.output;
+    r = run("flat.json");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.output.find("\"NUM_STREAMS\" is not an object of properties"), std::string::npos) << r.output;
+    r = run("unknown.json");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.output.find("unknown property 'NO_SUCH_KEY'"), std::string::npos) << r.output;
+    r = run("missing.json");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.output.find("cannot read"), std::string::npos) << r.output;
+}
+
+TEST(BenchmarkAppFlags, InputsFromFilesFoldersAndNames) {
+    const fs::path dir = scratch_dir("inputs");
+    fs::create_directories(dir / "one");
+    fs::create_directories(dir / "two");
+    for (int k = 0; k < 3; ++k) write_f32_npy(dir / "one" / ("x" + std::to_string(k) + ".npy"), Shape{1, 10}, k);
+    write_f32_npy(dir / "two" / "input1.npy", Shape{1, 10}, 1);
+    write_f32_npy(dir / "two" / "input2.npy", Shape{1, 10}, 2);
+    write_f32_npy(dir / "wrong.npy", Shape{2, 10}, 0);
+
+    RunResult r = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "6", "-api", "sync",
+                                               "-i", (dir / "one").string(), "-inference_only=false"});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("input 'x': 3 file(s)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("Count:               6 iterations"), std::string::npos) << r.output;
+
+    r = run_sample("benchmark_app", {"-m", two_inputs_model(), "-niter", "2", "-i", (dir / "two").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("input 'input1': 1 file(s)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("input 'input2': 1 file(s)"), std::string::npos) << r.output;
+
+    r = run_sample("benchmark_app", {"-m", two_inputs_model(), "-niter", "2", "-i",
+                                     "input2:" + (dir / "one" / "x1.npy").string() + ",input1=" +
+                                         (dir / "one").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("input 'input1': 3 file(s)"), std::string::npos) << r.output;
+
+    struct Bad {
+        std::string model, inputs, message;
+    };
+    for (const Bad& bad : std::vector<Bad>{
+             {golden("tiny", "model.xml"), (dir / "wrong.npy").string(), "has shape [2,10] but input 'x' has shape [1,10]"},
+             {golden("tiny", "model.xml"), "nope=" + (dir / "wrong.npy").string(), "the model has no input named 'nope'"},
+             {golden("tiny", "model.xml"), (dir / "absent.npy").string(), "does not exist"},
+             {two_inputs_model(), (dir / "one" / "x0.npy").string(), "does not say which of the model's 2 inputs"},
+             {two_inputs_model(), "input1:" + (dir / "one" / "x0.npy").string(), "no data for input 'input2'"},
+         }) {
+        r = run_sample("benchmark_app", {"-m", bad.model, "-niter", "1", "-i", bad.inputs});
+        EXPECT_EQ(r.exit_code, 1) << bad.inputs;
+        EXPECT_NE(r.output.find(bad.message), std::string::npos) << r.output;
+    }
+}
+
+TEST(BenchmarkAppFlags, BatchLayoutAndDataShape) {
+    RunResult r = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "2", "-b", "4"});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("input 'x': f32 [4,10]"), std::string::npos) << r.output;
+    r = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "2", "-b", "3", "-layout", "[CN]"});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("input 'x': f32 [1,3]"), std::string::npos) << r.output;
+    r = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "1", "-b", "3", "-layout", "[CH]"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.output.find("the layout 'CH' of input 'x' has no N"), std::string::npos) << r.output;
+    r = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "1", "-b", "-2"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.output.find("-b must be positive"), std::string::npos) << r.output;
+
+    const std::string dynamic = std::string(VIREO_TEST_DATA_DIR) + "/models/openvino_ir/passthrough/passthrough.xml";
+    r = run_sample("benchmark_app", {"-m", dynamic, "-niter", "3", "-data_shape", "[2,5]"});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("Count:               3 iterations"), std::string::npos) << r.output;
+    r = run_sample("benchmark_app", {"-m", dynamic, "-niter", "1"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.output.find("has dynamic shape"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("-data_shape"), std::string::npos) << r.output;
+}
+
+TEST(BenchmarkAppFlags, LatencyPercentile) {
+    const fs::path dir = scratch_dir("percentile");
+    RunResult r = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "40", "-api", "sync",
+                                               "-latency_percentile", "75", "-json_report",
+                                               (dir / "r.json").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("   p75:"), std::string::npos) << r.output;
+    const JsonValue latency = parse_json(read_file(dir / "r.json"))["latency_ms"];
+    EXPECT_EQ(latency["percentile"].number, 75);
+    EXPECT_GE(latency["at_percentile"].number, latency["median"].number);
+    EXPECT_LE(latency["at_percentile"].number, latency["p90"].number);
+    for (const char* bad : {"0", "101"}) {
+        r = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "1", "-latency_percentile", bad});
+        EXPECT_EQ(r.exit_code, 1);
+        EXPECT_NE(r.output.find("-latency_percentile must be in 1..100"), std::string::npos) << r.output;
+    }
+}
+
+// The counter lines benchmark_app prints: "  name  STATUS layerType: ... realTime (ms): X ...".
+std::vector<std::pair<std::string, double>> counter_lines(const std::string& output) {
+    std::vector<std::pair<std::string, double>> rows;
+    std::istringstream in(output);
+    for (std::string line; std::getline(in, line);) {
+        const size_t at = line.find("realTime (ms):");
+        if (at == std::string::npos) continue;
+        rows.emplace_back(line, std::stod(line.substr(at + 14)));
+    }
+    return rows;
+}
+
+TEST(BenchmarkAppFlags, PcsortOrdersAndFiltersTheCounters) {
+    const std::string model = golden("cnn", "model.xml");
+    RunResult r = run_sample("benchmark_app", {"-m", model, "-niter", "4", "-pcsort", "sort"});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    auto rows = counter_lines(r.output);
+    ASSERT_GT(rows.size(), 8u) << r.output;
+    for (size_t i = 1; i < rows.size(); ++i) EXPECT_GE(rows[i - 1].second, rows[i].second) << rows[i].first;
+    EXPECT_NE(r.output.find("proportion:"), std::string::npos);
+
+    r = run_sample("benchmark_app", {"-m", model, "-niter", "4", "-pcsort", "simple_sort"});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto executed = counter_lines(r.output);
+    for (const auto& [line, time] : executed) EXPECT_NE(line.find("EXECUTED"), std::string::npos) << line;
+    EXPECT_LT(executed.size(), rows.size());  // the OPTIMIZED_OUT transfer stages are left out
+
+    r = run_sample("benchmark_app", {"-m", model, "-niter", "1", "-pcsort", "fastest"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.output.find("-pcsort must be sort, no_sort or simple_sort"), std::string::npos) << r.output;
+}
+
+TEST(BenchmarkAppFlags, CsvReportsOfEachType) {
+    const std::string model = golden("cnn", "model.xml");
+    for (const std::string type : {"no_counters", "average_counters", "detailed_counters"}) {
+        const fs::path dir = scratch_dir("csv_" + type);
+        const RunResult r = run_sample("benchmark_app", {"-m", model, "-niter", "6", "-nireq", "2", "-report_type",
+                                                         type, "-report_folder", dir.string()});
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        const std::string main = read_file(dir / "benchmark_report.csv");
+        for (const char* section : {"Command line parameters", "Configuration setup", "Execution results",
+                                    "total number of iterations;6", "-report_type;" })
+            EXPECT_NE(main.find(section), std::string::npos) << type << ": " << section;
+        EXPECT_EQ(fs::exists(dir / "benchmark_average_counters_report.csv"), type == "average_counters");
+        EXPECT_EQ(fs::exists(dir / "benchmark_detailed_counters_report.csv"), type == "detailed_counters");
+        if (type == "average_counters") {
+            const std::string csv = read_file(dir / "benchmark_average_counters_report.csv");
+            EXPECT_EQ(count_lines(csv, "conv1;EXECUTED;Convolution;"), 1u) << csv;
+            EXPECT_EQ(count_lines(csv, "Total;"), 1u) << csv;
+        }
+        if (type == "detailed_counters") {
+            const std::string csv = read_file(dir / "benchmark_detailed_counters_report.csv");
+            EXPECT_EQ(count_lines(csv, "Performance counters of request "), 2u) << csv;
+            EXPECT_EQ(count_lines(csv, "conv1;EXECUTED;Convolution;"), 2u) << csv;
+        }
+    }
+    const RunResult bad = run_sample("benchmark_app", {"-m", model, "-niter", "1", "-report_type", "everything"});
+    EXPECT_EQ(bad.exit_code, 1);
+    EXPECT_NE(bad.output.find("-report_type must be"), std::string::npos) << bad.output;
+}
+
+TEST(BenchmarkAppFlags, ExecGraphPathWritesTheRuntimeModelAsIr) {
+    const fs::path dir = scratch_dir("exec_graph");
+    const RunResult r = run_sample("benchmark_app", {"-m", golden("cnn", "model.xml"), "-niter", "1",
+                                                     "-exec_graph_path", (dir / "exec.xml").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    ASSERT_TRUE(fs::exists(dir / "exec.bin"));
+    Core core = make_core();
+    const auto runtime = core.read_model((dir / "exec.xml").string());
+    const auto expected = make_core().compile_model(golden("cnn", "model.xml"), "TEMPLATE").get_runtime_model();
+    EXPECT_EQ(runtime->get_ordered_ops().size(), expected->get_ordered_ops().size());
 }
 
 // ---- async_pipeline ----

@@ -1,5 +1,5 @@
-// A minimal, strict JSON parser for the sample tests: checks that benchmark_app's report and
-// trace are valid JSON (RFC 8259 syntax) and lets the tests look values up. Not for production.
+// A small strict JSON reader and string quoting for the samples (benchmark_app's -load_config)
+// and their tests (checking that reports and traces are valid JSON, RFC 8259 syntax).
 #pragma once
 
 #include <map>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace vireo::sample_test {
+namespace vireo::samples {
 
 struct JsonValue {
     enum class Kind { Null, Bool, Number, String, Array, Object };
@@ -28,6 +28,10 @@ struct JsonValue {
 };
 
 /// Parses `text` as one JSON value; throws std::runtime_error with the offset of the first fault.
+/// Nesting deeper than 64 is refused; \uXXXX escapes (surrogate pairs included) become UTF-8.
 JsonValue parse_json(const std::string& text);
 
-}  // namespace vireo::sample_test
+/// `text` as a JSON string literal, quotes included (", \ and control characters escaped).
+std::string json_quote(const std::string& text);
+
+}  // namespace vireo::samples

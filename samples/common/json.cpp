@@ -1,11 +1,13 @@
-// Implements the strict JSON parser of the sample tests (recursive descent over the RFC grammar).
-#include "json_value.hpp"
+// Implements the samples' strict JSON reader (recursive descent over the RFC grammar) and quoting.
+#include "json.hpp"
 
 #include <cctype>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
-namespace vireo::sample_test {
+namespace vireo::samples {
 namespace {
 
 class Parser {
@@ -99,10 +101,17 @@ private:
             if (m_pos >= m_text.size()) fail("unterminated escape");
             const char e = m_text[m_pos++];
             if (e == 'u') {
-                for (int i = 0; i < 4; ++i, ++m_pos)
-                    if (m_pos >= m_text.size() || !std::isxdigit(static_cast<unsigned char>(m_text[m_pos])))
-                        fail("bad \\u escape");
-                out += '?';
+                uint32_t code = hex4();
+                if (code >= 0xD800 && code < 0xDC00) {  // a high surrogate: its low half follows
+                    if (m_text.compare(m_pos, 2, "\\u") != 0) fail("unpaired surrogate");
+                    m_pos += 2;
+                    const uint32_t low = hex4();
+                    if (low < 0xDC00 || low >= 0xE000) fail("unpaired surrogate");
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+                } else if (code >= 0xDC00 && code < 0xE000) {
+                    fail("unpaired surrogate");
+                }
+                append_utf8(out, code);
             } else if (std::strchr("\"\\/bfnrt", e) && e != '\0') {
                 out += e;
             } else {
@@ -112,6 +121,37 @@ private:
         if (m_pos >= m_text.size()) fail("unterminated string");
         ++m_pos;
         return out;
+    }
+
+    uint32_t hex4() {
+        uint32_t code = 0;
+        for (int i = 0; i < 4; ++i, ++m_pos) {
+            if (m_pos >= m_text.size() || !std::isxdigit(static_cast<unsigned char>(m_text[m_pos])))
+                fail("bad \\u escape");
+            const char c = m_text[m_pos];
+            code = code * 16 + static_cast<uint32_t>(std::isdigit(static_cast<unsigned char>(c))
+                                                         ? c - '0'
+                                                         : std::tolower(static_cast<unsigned char>(c)) - 'a' + 10);
+        }
+        return code;
+    }
+
+    static void append_utf8(std::string& out, uint32_t code) {
+        if (code < 0x80) {
+            out += static_cast<char>(code);
+        } else if (code < 0x800) {
+            out += static_cast<char>(0xC0 | (code >> 6));
+            out += static_cast<char>(0x80 | (code & 0x3F));
+        } else if (code < 0x10000) {
+            out += static_cast<char>(0xE0 | (code >> 12));
+            out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (code & 0x3F));
+        } else {
+            out += static_cast<char>(0xF0 | (code >> 18));
+            out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
+            out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (code & 0x3F));
+        }
     }
 
     double parse_number() {
@@ -140,4 +180,21 @@ private:
 
 JsonValue parse_json(const std::string& text) { return Parser(text).parse_document(); }
 
-}  // namespace vireo::sample_test
+std::string json_quote(const std::string& text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+            out += buf;
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
+
+}  // namespace vireo::samples
