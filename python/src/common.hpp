@@ -94,5 +94,6 @@ void register_tensor(py::module_& m);
 void register_model(py::module_& m);
 void register_core(py::module_& m);
 void register_infer_request(py::module_& m);
+void register_preprocess(py::module_& m);
 
 }  // namespace vireo_py

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "common.hpp"
+#include "vireo/variable_state.hpp"
 
 namespace vireo_py {
 
@@ -231,6 +232,21 @@ void register_infer_request(py::module_& m) {
         });
 
     using Req = PyInferRequest;
+    py::class_<vireo::VariableState>(m, "VariableState",
+                                     "One variable of a stateful model, as a request holds it.")
+        .def_property_readonly("name", &vireo::VariableState::get_name)
+        .def("get_name", &vireo::VariableState::get_name)
+        .def("reset", &vireo::VariableState::reset, "back to the variable's initial value")
+        .def_property(
+            "state", [](const vireo::VariableState& s) { return s.get_state(); },
+            [](vireo::VariableState& s, py::handle value) { s.set_state(to_tensor(value, false)); },
+            "the current value as a Tensor; assign a Tensor or an array (copied) to set it")
+        .def("get_state", &vireo::VariableState::get_state)
+        .def(
+            "set_state", [](vireo::VariableState& s, py::handle value) { s.set_state(to_tensor(value, false)); },
+            py::arg("state"))
+        .def("__repr__", [](const vireo::VariableState& s) { return "<VariableState: '" + s.get_name() + "'>"; });
+
     py::class_<Req, std::shared_ptr<Req>>(
         m, "InferRequest", "One inference request (CompiledModel.create_infer_request()).")
         .def(
@@ -287,6 +303,20 @@ void register_infer_request(py::module_& m) {
                  py::gil_scoped_release release;
                  r.request.cancel();
              })
+        .def(
+            "query_state",
+            [](Req& r) {
+                py::gil_scoped_release release;
+                return r.request.query_state();
+            },
+            "The model's variables (ReadValue/Assign) as VariableState objects of this request.")
+        .def(
+            "reset_state",
+            [](Req& r) {
+                py::gil_scoped_release release;
+                r.request.reset_state();
+            },
+            "Resets every variable of this request to its initial value.")
         .def(
             "set_callback",
             [](Req& r, py::object callback) {

@@ -58,6 +58,7 @@ PYBIND11_MODULE(_vireo, m) {
     vireo_py::register_types(m);
     vireo_py::register_tensor(m);
     vireo_py::register_model(m);
+    vireo_py::register_preprocess(m);
     vireo_py::register_infer_request(m);
     vireo_py::register_core(m);
     m.attr("__version__") = vireo::get_version().build_number;

@@ -18,6 +18,7 @@ from ._vireo import (  # noqa: F401
     InferRequest,
     InferResults,
     InvalidArgument,
+    Layout,
     Model,
     Node,
     NotFound,
@@ -28,7 +29,9 @@ from ._vireo import (  # noqa: F401
     Tensor,
     Type,
     Unavailable,
+    VariableState,
     __version__,
     serialize,
 )
+from . import preprocess  # noqa: F401,E402
 from .async_infer_queue import AsyncInferQueue  # noqa: F401
