@@ -55,6 +55,31 @@ function(vireo_add_plugin)
   endif()
 endfunction()
 
+# vireo_add_extension(): builds an extension library (custom ops; Core::add_extension) as a
+# loadable module, with the same rules as plugins: hidden visibility, only the entry symbol
+# (made by VIREO_DEFINE_EXTENSION) exported, every symbol resolved at link time.
+#
+#   vireo_add_extension(NAME my_ops SOURCES src/my_ops.cpp [LINK_LIBRARIES ...])
+function(vireo_add_extension)
+  cmake_parse_arguments(ARG "" "NAME" "SOURCES;LINK_LIBRARIES" ${ARGN})
+  if(NOT ARG_NAME OR NOT ARG_SOURCES)
+    message(FATAL_ERROR "vireo_add_extension: NAME and SOURCES are required")
+  endif()
+  add_library(${ARG_NAME} MODULE ${ARG_SOURCES})
+  target_link_libraries(${ARG_NAME} PRIVATE Vireo::runtime Vireo::reference ${ARG_LINK_LIBRARIES})
+  set_target_properties(${ARG_NAME} PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    target_compile_options(${ARG_NAME} PRIVATE -fno-gnu-unique)
+  endif()
+  if(NOT VIREO_SANITIZE)
+    target_link_options(${ARG_NAME} PRIVATE -Wl,--no-undefined)
+  endif()
+  set(_exports ${CMAKE_CURRENT_BINARY_DIR}/${ARG_NAME}.exports.map)
+  file(WRITE ${_exports} "{\n  global: vireo_extension_entry;\n  local: *;\n};\n")
+  target_link_options(${ARG_NAME} PRIVATE "-Wl,--version-script=${_exports}")
+  set_property(TARGET ${ARG_NAME} APPEND PROPERTY LINK_DEPENDS ${_exports})
+endfunction()
+
 # Writes <lib dir>/plugins.xml listing every plugin added with vireo_add_plugin in this build,
 # by file name (relative locations resolve against the XML's folder), and the plugins.xml that
 # is installed with the plugins into <libdir>/vireo (where the core looks when there is none beside

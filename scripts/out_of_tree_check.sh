@@ -111,6 +111,26 @@ else
   echo "== (no installed hello_infer: samples were not built; the conformance run covered inference)"
 fi
 
+if [[ -x $hello ]]; then
+  echo "== the example extension (samples/extension) built against the installed package, used by hello_infer"
+  cmake -S "$root/samples/extension" -B "$work/extension" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_PREFIX_PATH="$prefix" "${launcher[@]}" >"$work/configure_ext.log" \
+    || { cat "$work/configure_ext.log"; fail "configuring the example extension"; }
+  cmake --build "$work/extension" -j 2 >"$work/build_ext.log" || { cat "$work/build_ext.log"; fail "building the example extension"; }
+  extension=$work/extension/libvireo_example_extension.so
+  /usr/bin/python3 -c "import numpy as np; np.save('$work/squash_x.npy', np.array([[-3, -0.5, 0], [0.25, 1, 40]], np.float32))"
+  rm -rf "$work/out"
+  "$hello" -m "$root/tests/data/extension/squash.onnx" -d TEMPLATE -extensions "$extension" \
+           -i "x=$work/squash_x.npy" -o "$work/out" || fail "hello_infer with the example extension"
+  /usr/bin/python3 - "$work/squash_x.npy" "$work/out/y.npy" <<'EOF' || fail "Squash's output is wrong"
+import sys
+import numpy as np
+x, y = np.load(sys.argv[1]), np.load(sys.argv[2])
+np.testing.assert_allclose(y, 2 * x / (1 + np.abs(x)), rtol=1e-6)
+print("   Squash (alpha=2) from the ONNX custom domain matches y = 2x / (1 + |x|)")
+EOF
+fi
+
 echo "== a program built with pkg-config against the installed development files"
 cat >"$work/app.cpp" <<'EOF'
 #include <vireo/core.hpp>

@@ -150,6 +150,15 @@ void register_core(py::module_& m) {
                      core.release(), [](vireo::Core* c) { without_gil([c] { delete c; }); });
              }),
              py::arg("plugins_xml") = "", "Loads plugins.xml (default: the one next to libvireo).")
+        .def(
+            "add_extension",
+            [](vireo::Core& core, py::object path) {
+                const std::string file = path_text(path);  // str or PathLike
+                py::gil_scoped_release release;
+                core.add_extension(file);
+            },
+            py::arg("library_path"),
+            "Loads an extension library with custom ops (vireo/extension.hpp); process-wide.")
         .def_property_readonly("available_devices",
                                [](const vireo::Core& core) {
                                    py::gil_scoped_release release;

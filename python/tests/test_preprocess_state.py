@@ -131,3 +131,21 @@ def test_preprocess_errors_name_the_input(core):
     ppp.input().model().set_layout("NCHW")
     with pytest.raises(vireo.InvalidArgument, match="x"):
         ppp.build()
+
+
+def test_add_extension_brings_a_custom_op(core):
+    """The example extension (samples/extension) adds Squash, which TEMPLATE runs from the ONNX
+    model of its custom domain. ctest names the library (VIREO_EXAMPLE_EXTENSION)."""
+    import os
+    import pathlib
+    from conftest import DATA
+    library = os.environ.get("VIREO_EXAMPLE_EXTENSION", "")
+    if not library:
+        pytest.fail("VIREO_EXAMPLE_EXTENSION is not set: build with samples on (ctest sets it)")
+    core.add_extension(pathlib.Path(library))  # a PathLike
+    core.add_extension(library)                # again: nothing happens
+    compiled = core.compile_model(str(DATA / "extension" / "squash.onnx"), "TEMPLATE")
+    x = np.array([[-3, -0.5, 0], [0.25, 1, 40]], np.float32)
+    np.testing.assert_allclose(compiled({0: x})[0], 2 * x / (1 + np.abs(x)), rtol=1e-6)
+    with pytest.raises(vireo.NotFound, match="does not exist"):
+        core.add_extension("/nonexistent/libext.so")

@@ -6,6 +6,7 @@
 #include <glog/logging.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cinttypes>
 #include <cerrno>
@@ -55,6 +56,7 @@ DEFINE_string(report_type, "", "CSV reports as OpenVINO writes them: no_counters
 DEFINE_string(report_folder, "", "Folder for the -report_type files (default: the current directory).");
 DEFINE_string(trace, "", "Write a Chrome trace event file (chrome://tracing, Perfetto) of the pipeline stages.");
 DEFINE_string(plugins_xml, "", "plugins.xml to use instead of the default.");
+DEFINE_string(extensions, "", "Extension libraries with custom ops to load first (comma-separated; Core::add_extension).");
 
 namespace {
 
@@ -137,6 +139,11 @@ int run(int argc, char** argv) {
 
     step(2, "Loading the runtime");
     vireo::Core core(FLAGS_plugins_xml);
+    for (size_t begin = 0; begin < FLAGS_extensions.size();) {
+        const size_t comma = std::min(FLAGS_extensions.find(',', begin), FLAGS_extensions.size());
+        if (comma > begin) core.add_extension(FLAGS_extensions.substr(begin, comma - begin));
+        begin = comma + 1;
+    }
     for (const auto& [device, version] : core.get_versions(FLAGS_d))
         std::printf("       %s: %s %s\n", device.c_str(), version.description.c_str(), version.build_number.c_str());
 

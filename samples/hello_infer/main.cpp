@@ -3,6 +3,7 @@
 #include <gflags/gflags.h>
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -20,6 +21,7 @@ DEFINE_string(o, "", "Directory to write every output as <tensor name>.npy.");
 DEFINE_string(shape, "", "Input shapes for dynamic inputs: [1,3,224,224] or name[1,3,224,224],other[1,10].");
 DEFINE_uint32(n, 8, "How many values of each output to print.");
 DEFINE_string(plugins_xml, "", "plugins.xml to use instead of the default.");
+DEFINE_string(extensions, "", "Extension libraries with custom ops to load first (comma-separated; Core::add_extension).");
 
 namespace {
 
@@ -56,6 +58,11 @@ int run(int argc, char** argv) {
     if (FLAGS_m.empty()) vireo::throw_error<vireo::InvalidArgument>("-m is required (path to the model .xml)");
 
     vireo::Core core(FLAGS_plugins_xml);
+    for (size_t begin = 0; begin < FLAGS_extensions.size();) {
+        const size_t comma = std::min(FLAGS_extensions.find(',', begin), FLAGS_extensions.size());
+        if (comma > begin) core.add_extension(FLAGS_extensions.substr(begin, comma - begin));
+        begin = comma + 1;
+    }
     auto model = core.read_model(FLAGS_m);
     const auto files = parse_inputs(FLAGS_i);
     std::map<std::string, vireo::Tensor> given;

@@ -138,6 +138,13 @@ class Core {
                          const AnyMap& properties = {});
     /// Registers every plugin of a plugins.xml file (same rules as the default one).
     void register_plugins(const std::string& plugins_xml_path);
+    /// Loads the extension library at `library_path` (vireo/extension.hpp): its ops, their
+    /// reference kernels and its ONNX mappings become available process-wide, to every Core and
+    /// plugin, and the library stays loaded for the life of the process. Loading the same file
+    /// again is a no-op. Throws NotFound when the file does not exist; InvalidArgument naming the
+    /// path when it is not a loadable extension (no entry symbol, another extension ABI version
+    /// or C++ library) or its registration fails (with the extension's message).
+    void add_extension(const std::string& library_path);
     /// Drops the core's reference to the device's plugin (objects it made keep working); the
     /// next use loads it again and re-applies the device's properties. Throws NotFound for an
     /// unregistered name; a registered but not loaded plugin is a no-op.

@@ -3,6 +3,7 @@
 
 #include "ir/read_options.hpp"
 #include "runtime/core_impl.hpp"
+#include "runtime/extension_loader.hpp"
 #include "vireo/frontend.hpp"
 #include "vireo/ir.hpp"
 
@@ -96,6 +97,8 @@ void Core::register_plugin(const std::string& library_path, const std::string& d
 void Core::register_plugins(const std::string& plugins_xml_path) {
     m_impl->register_plugins(plugins_xml_path);
 }
+
+void Core::add_extension(const std::string& library_path) { runtime::load_extension(library_path); }
 
 void Core::unload_plugin(const std::string& device_name) {
     m_impl->unload_plugin(device_name);

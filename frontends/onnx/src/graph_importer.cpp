@@ -6,6 +6,7 @@
 #include <set>
 
 #include "constant_folding.hpp"
+#include "custom_ops.hpp"
 #include "node_context.hpp"
 #include "tensor_proto.hpp"
 #include "vireo/exception.hpp"
@@ -36,7 +37,8 @@ void collect_unsupported(const onnx::GraphProto& graph, const Opsets& opsets,
         const std::string domain = canonical_domain(node.domain());
         auto it = opsets.find(domain);
         const int64_t version = it == opsets.end() ? -1 : it->second;
-        if (it == opsets.end() || !registry.find(domain, node.op_type(), version))
+        if (it == opsets.end() ||
+            (!registry.find(domain, node.op_type(), version) && !custom_translator(domain, node.op_type())))
             out.push_back({node.op_type(), domain.empty() ? "ai.onnx" : domain,
                            node.name().empty() ? (node.output_size() ? node.output(0) : "") : node.name(),
                            version});
@@ -198,8 +200,12 @@ void GraphImporter::convert_node(const onnx::NodeProto& node) {
     for (const auto& name : node.input()) inputs.push_back(name.empty() ? Output() : value(name, node));
     const int64_t version = opset(node.domain());
     const Translator* translator = m_registry.find(node.domain(), node.op_type(), version);
-    if (!translator)  // find_unsupported ran first; this guards direct use
-        throw_error<NotImplemented>("ONNX op ", node.op_type(), "-", version, " is not supported");
+    Translator custom;
+    if (!translator) {  // an extension's custom op, or none (find_unsupported ran first)
+        custom = custom_translator(canonical_domain(node.domain()), node.op_type());
+        if (!custom) throw_error<NotImplemented>("ONNX op ", node.op_type(), "-", version, " is not supported");
+        translator = &custom;
+    }
     NodeContext context(node, std::move(inputs), version, *this);
     OutputVector outputs;
     try {
