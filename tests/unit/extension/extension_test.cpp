@@ -70,6 +70,8 @@ TEST(Extension, ExampleExtensionBringsSquashToTemplate) {
     core.add_extension(VIREO_EXAMPLE_EXTENSION);  // the same file again: nothing happens
     auto model = core.read_model(kSquashIr, Tensor());
     expect_squash(core.compile_model(model, "TEMPLATE"), 2.0f);
+    // MOCK_REMOTE runs ops through the same kernel registry.
+    expect_squash(core.compile_model(model, "MOCK_REMOTE.0", {{"MOCK_REMOTE_COMPILE_MS", 0}}), 2.0f);
 
     // The custom op round-trips through the IR writer with its domain and attribute.
     std::ostringstream xml, bin;
