@@ -94,6 +94,10 @@ Outputs infer_convert(const Node& node, const Inputs& in) {
     return {{type, in[0].shape}};
 }
 
+// ConvertLike-1: the data of input 0 converted to the element type of input 1 (whose values are
+// not read).
+Outputs infer_convert_like(const Node&, const Inputs& in) { return {{in[1].type, in[0].shape}}; }
+
 void add_binary(OpRegistry& r, const std::string& type, InferFunction infer, std::vector<AttrSpec> extra = {}) {
     std::vector<AttrSpec> attrs{auto_broadcast_attr()};
     for (auto& a : extra) attrs.push_back(std::move(a));
@@ -115,6 +119,7 @@ void register_elementwise_ops(OpRegistry& r) {
 
     r.add(OpDef{"Select", 1, "", 3, 3, {auto_broadcast_attr()}, infer_select, {}});
     r.add(OpDef{"Convert", 1, "", 1, 1, {required_attr("destination_type", AttrType::kElementType)}, infer_convert, {}});
+    r.add(OpDef{"ConvertLike", 1, "", 2, 2, {}, infer_convert_like, {}});
 
     for (const char* type : {"Abs", "Negative", "Exp", "Log", "Sqrt", "Erf", "Floor", "Ceiling",
                              "Sign", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh"})
