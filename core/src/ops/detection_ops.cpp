@@ -5,18 +5,6 @@
 namespace vireo::ops_impl {
 namespace {
 
-void check_scalar_input(const Node& node, const Inputs& in, size_t i, const char* name) {
-    if (i >= in.size()) return;
-    const PartialShape& s = in[i].shape;
-    if (!s.rank_is_static()) return;
-    bool one = s.size() <= 1;
-    for (const auto& d : s)
-        if (!d.compatible(1)) one = false;
-    if (!one)
-        throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", name,
-                                     ") must be a scalar, got shape ", s);
-}
-
 // NonMaxSuppression-9: boxes [B, N, 4], scores [B, C, N] [, max_output_boxes_per_class,
 // iou_threshold, score_threshold, soft_nms_sigma]. Outputs selected_indices [M, 3] (output_type),
 // selected_scores [M, 3] (the scores' type) and valid_outputs [1] (output_type), with

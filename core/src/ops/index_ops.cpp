@@ -11,26 +11,15 @@
 namespace vireo::ops_impl {
 namespace {
 
-void check_scalar(const Node& node, const Inputs& in, size_t i, const char* name) {
-    const PartialShape& s = in[i].shape;
-    if (!s.rank_is_static()) return;
-    bool one = s.size() <= 1;
-    for (const auto& d : s)
-        if (!d.compatible(1)) one = false;
-    if (!one)
-        throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", name,
-                                     ") must be a scalar, got shape ", s);
-}
-
 // OneHot-1: indices (integer), depth (integer scalar), on_value and off_value (scalars of the
 // output type). Output: indices' shape with `depth` inserted at `axis` (in [-r-1, r]).
 Outputs infer_one_hot(const Node& node, const Inputs& in) {
     check_type(node, in, 0, "indices", is_integral_number, "an integer type");
     check_type(node, in, 1, "depth", is_integral_number, "an integer type");
     const element::Type type = merge_types(node, in, 2, 3);
-    check_scalar(node, in, 1, "depth");
-    check_scalar(node, in, 2, "on_value");
-    check_scalar(node, in, 3, "off_value");
+    check_scalar_input(node, in, 1, "depth");
+    check_scalar_input(node, in, 2, "on_value");
+    check_scalar_input(node, in, 3, "off_value");
     Dimension depth;
     if (auto d = scalar_value(node, in, 1, "depth")) {
         if (*d < 0)
@@ -62,7 +51,7 @@ Outputs infer_eye(const Node& node, const Inputs& in) {
                                          ") must be i32 or i64, got ", in[i].type);
         if (i < 3) {
             check_rank(node, in, i, names[i], 0, 1);
-            check_scalar(node, in, i, names[i]);
+            check_scalar_input(node, in, i, names[i]);
         }
     }
     Dimension dims[2];

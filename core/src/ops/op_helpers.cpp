@@ -293,4 +293,16 @@ std::vector<int64_t> int_list_or(const Node& node, const char* name, size_t coun
     return values;
 }
 
+void check_scalar_input(const Node& node, const Inputs& in, size_t i, const char* name) {
+    if (i >= in.size()) return;
+    const PartialShape& s = in[i].shape;
+    if (!s.rank_is_static()) return;
+    bool one = s.size() <= 1;
+    for (const auto& d : s)
+        if (!d.compatible(1)) one = false;
+    if (!one)
+        throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", name,
+                                     ") must be a scalar, got shape ", s);
+}
+
 }  // namespace vireo::ops_impl

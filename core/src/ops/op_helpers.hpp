@@ -56,6 +56,9 @@ bool is_integral_number(element::Type t);
 bool is_real(element::Type t);
 bool is_boolean(element::Type t);
 bool is_numeric(element::Type t);
+/// Input i (when present) must hold one element: rank 0, or rank <= 1 with every dimension
+/// compatible with 1. Throws InvalidArgument naming the node, the input and its shape.
+void check_scalar_input(const Node& node, const Inputs& in, size_t i, const char* name);
 /// Throws unless input `i` has a dynamic rank or a rank in [min_rank, max_rank].
 void check_rank(const Node& node, const Inputs& in, size_t i, const char* name, int64_t min_rank,
                 int64_t max_rank);
