@@ -2,8 +2,8 @@
 # Installs the dependencies, builds Vireo (Release) and runs the main demo: benchmark_app on a
 # bundled model on TEMPLATE, then on the simulated remote device MOCK_REMOTE with one and with
 # four requests in flight, writing a Chrome trace of the pipeline stages; then async_pipeline
-# shows one request's per-stage profile; then an ONNX model read directly, converted to IR, and
-# ONNX's own operator tests run on TEMPLATE.
+# shows one request's per-stage profile; then an ONNX model read directly, converted to IR,
+# ONNX's own operator tests run on TEMPLATE, and a custom op loaded from an extension.
 # Output goes to stdout only (no `tee /dev/stderr`): redirected to a file, the log comes out whole.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -11,7 +11,8 @@ cd "$(dirname "$0")"
 ./scripts/install_deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$(nproc)" --target benchmark_app hello_query_device hello_infer async_pipeline \
-  vireo_template_plugin vireo_mock_remote_plugin vireo_onnx_frontend vireo_convert vireo_onnx_backend
+  vireo_template_plugin vireo_mock_remote_plugin vireo_onnx_frontend vireo_convert vireo_onnx_backend \
+  vireo_example_extension
 
 model=samples/models/cnn/cnn.xml  # made by build/bin/model_generator -o samples/models
 bench=build/bin/benchmark_app
@@ -42,6 +43,9 @@ echo "== vireo_convert: the same ONNX file to IR v11 with f16 weights (proves: c
 build/bin/vireo_convert $onnx/model.onnx -o build/cnn_from_onnx.xml --compress_to_fp16
 echo "== ONNX's own operator tests (libonnx-testdata pytorch-operator) on TEMPLATE (proves: ONNX semantics)"
 build/bin/vireo_onnx_backend --folders pytorch-operator | tail -1
+echo "== A custom op from an extension (samples/extension): an ONNX node of domain com.example.vireo on TEMPLATE"
+echo "   (proves: third parties add ops, kernels and ONNX mappings without rebuilding Vireo)"
+build/bin/hello_infer -m tests/data/extension/squash.onnx -d TEMPLATE -extensions build/lib/libvireo_example_extension.so
 
 cat <<SUMMARY
 
