@@ -61,9 +61,9 @@ PropertySpec profiling(bool default_value, PropertyScope scope) {
 }
 
 PropertySpec optimal_number_of_infer_requests(std::function<uint32_t()> read) {
-    return ro(vireo::optimal_number_of_infer_requests.name(),
-              [read](const std::string&) { return Any(read()); },
-              PropertyScope::kCompiledModel);
+    return ro(
+        vireo::optimal_number_of_infer_requests.name(),
+        [read](const std::string&) { return Any(read()); }, PropertyScope::kCompiledModel);
 }
 
 PropertySpec full_name(std::function<std::string(const std::string&)> read) {
@@ -85,8 +85,7 @@ const Any& PropertyValues::at(const std::string& name) const {
     return it->second;
 }
 
-PropertyTable::PropertyTable(std::string owner, std::vector<PropertySpec> specs,
-                             bool plugin_table)
+PropertyTable::PropertyTable(std::string owner, std::vector<PropertySpec> specs, bool plugin_table)
     : m_owner(std::move(owner)), m_specs(std::move(specs)), m_plugin_table(plugin_table) {
     for (const auto& spec : m_specs)
         if (spec.name.is_mutable()) m_values[spec.name] = spec.default_value;
@@ -99,7 +98,8 @@ const PropertySpec* PropertyTable::find(const std::string& name) const {
 }
 
 std::vector<PropertyName> PropertyTable::supported() const {
-    std::vector<PropertyName> out{PropertyName(supported_properties.name(), PropertyMutability::RO)};
+    std::vector<PropertyName> out{
+        PropertyName(supported_properties.name(), PropertyMutability::RO)};
     if (m_plugin_table) {
         out.emplace_back(available_devices.name(), PropertyMutability::RO);
         out.emplace_back(device::id.name(), PropertyMutability::RW);
@@ -198,7 +198,8 @@ Any PropertyTable::get(const std::string& name, const AnyMap& arguments) const {
     if (name == supported_properties.name()) return supported();
     const std::string instance = instance_of(arguments);
     if (m_plugin_table && name == available_devices.name()) return instances();
-    if (m_plugin_table && name == device::id.name()) return instance.empty() ? std::string("0") : instance;
+    if (m_plugin_table && name == device::id.name())
+        return instance.empty() ? std::string("0") : instance;
     const PropertySpec* spec = find(name);
     if (!spec) throw_unknown(name);
     if (spec->read) return spec->read(instance);

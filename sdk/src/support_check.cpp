@@ -26,8 +26,8 @@ void check_supported(const Model& model, const std::string& device, const OpSupp
             refused += (refused.empty() ? "" : ", ") + node->get_type_name() + " '" +
                        node->get_friendly_name() + "'";
     if (!refused.empty())
-        throw_error<NotImplemented>(device, ": the model has ops this device does not run: ",
-                                    refused);
+        throw_error<NotImplemented>(device,
+                                    ": the model has ops this device does not run: ", refused);
 }
 
 }  // namespace vireo::sdk

@@ -110,6 +110,22 @@ TEST(Plugin, ReadWritePropertiesRejectBadValues) {
     }
 }
 
+TEST(Plugin, AcceptsPerformanceHint) {
+    // benchmark_app sets PERFORMANCE_HINT by default: every device must take it, on the device
+    // and in compile_model, and read it back.
+    const auto keys = core().get_property(device_name(), supported_properties);
+    const auto listed = std::find(keys.begin(), keys.end(), hint::performance_mode.name());
+    ASSERT_NE(listed, keys.end()) << "SUPPORTED_PROPERTIES does not list PERFORMANCE_HINT";
+    EXPECT_TRUE(listed->is_mutable());
+    Core c = make_core();
+    c.set_property(device_name(), {hint::performance_mode(hint::PerformanceMode::THROUGHPUT)});
+    EXPECT_EQ(c.get_property(device_name(), hint::performance_mode),
+              hint::PerformanceMode::THROUGHPUT);
+    ReferenceModel m = elementwise_model();
+    EXPECT_NO_THROW(c.compile_model(m.model, device_name(),
+                                    {hint::performance_mode(hint::PerformanceMode::LATENCY)}));
+}
+
 TEST(Plugin, ReadOnlyPropertiesRejectSet) {
     for (const auto& key : core().get_property(device_name(), supported_properties)) {
         if (key.is_mutable()) continue;

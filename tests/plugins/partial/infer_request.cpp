@@ -73,8 +73,8 @@ void SyncRequest::device_wait() {
     const auto start = Clock::now();
     std::this_thread::sleep_until(m_done_at);
     if (m_cancel) throw_error<Cancelled>(kDeviceName, ": cancelled while on the device");
-    m_rows.insert(m_rows.begin() + 1, row(kStageInputTransfer, "Stage", start,
-                                          ProfilingInfo::Status::OPTIMIZED_OUT));
+    m_rows.insert(m_rows.begin() + 1,
+                  row(kStageInputTransfer, "Stage", start, ProfilingInfo::Status::OPTIMIZED_OUT));
     m_rows.insert(m_rows.begin() + 3, row(kStageOutputTransfer, "Stage", start));
     const auto post = Clock::now();
     for (size_t i = 0; i < m_results.size(); ++i) {

@@ -45,7 +45,8 @@ class Plugin : public vireo::sdk::IPlugin {
 class CompiledModel : public vireo::sdk::ICompiledModel {
   public:
     CompiledModel(const std::shared_ptr<const vireo::Model>& model,
-                  const std::shared_ptr<const Plugin>& plugin, const vireo::sdk::PropertyValues& values);
+                  const std::shared_ptr<const Plugin>& plugin,
+                  const vireo::sdk::PropertyValues& values);
     std::shared_ptr<vireo::sdk::IAsyncInferRequest> create_infer_request() const override;
     std::shared_ptr<const vireo::Model> get_runtime_model() const override;
     void set_property(const vireo::AnyMap& properties) override;

@@ -1,8 +1,7 @@
 // PARTIAL's plugin and compiled model: the property tables, the support check and compile.
-#include "partial_plugin.hpp"
-
 #include <set>
 
+#include "partial_plugin.hpp"
 #include "vireo/reference/kernel.hpp"
 #include "vireo/sdk/cpu_streams_executor.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
@@ -25,18 +24,18 @@ bool runs_here(const Node& node) {
 }  // namespace
 
 Plugin::Plugin()
-    : m_properties(kDeviceName,
-                   {sdk::common::full_name([](const std::string&) { return "Vireo partial test device"; }),
-                    sdk::common::capabilities({device::capability::kFP32,
-                                               device::capability::kDynamicShapes,
-                                               device::capability::kProfiling}),
-                    sdk::common::performance_hint(), sdk::common::profiling(),
-                    sdk::in_range<uint32_t>(device_time_us, 0, 0, 1'000'000)}) {
+    : m_properties(
+          kDeviceName,
+          {sdk::common::full_name([](const std::string&) { return "Vireo partial test device"; }),
+           sdk::common::capabilities({device::capability::kFP32, device::capability::kDynamicShapes,
+                                      device::capability::kProfiling}),
+           sdk::common::performance_hint(), sdk::common::profiling(),
+           sdk::in_range<uint32_t>(device_time_us, 0, 0, 1'000'000)}) {
     set_device_name(kDeviceName);
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr<const Model>& model,
-                                                           const AnyMap& properties) const {
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
+    const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
     if (!model) throw_error<InvalidArgument>(kDeviceName, ": compile_model got no model");
     const sdk::PropertyValues values = m_properties.resolve(properties);
     sdk::check_supported(*model, kDeviceName, runs_here);
@@ -68,19 +67,23 @@ CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model,
                              const sdk::PropertyValues& values)
     : sdk::ICompiledModel(model, plugin),
       m_graph(model->clone()),
-      m_wait_executor(std::make_shared<sdk::CPUStreamsExecutor>(sdk::StreamsConfig{"PARTIALwait", 1, 1})),
-      m_properties(kDeviceName,
-                   {sdk::ro(model_name.name(), [name = model->get_name()](const std::string&) { return Any(name); }),
-                    sdk::ro(execution_devices.name(),
-                            [](const std::string&) { return Any(std::vector<std::string>{kDeviceName}); }),
-                    sdk::common::optimal_number_of_infer_requests([] { return 2u; }),
-                    sdk::common::profiling(values.get(enable_profiling), sdk::PropertyScope::kCompiledModel),
-                    sdk::ro(device_time_us.name(),
-                            [t = values.get(device_time_us)](const std::string&) { return Any(t); })},
-                   /*plugin_table=*/false) {}
+      m_wait_executor(
+          std::make_shared<sdk::CPUStreamsExecutor>(sdk::StreamsConfig{"PARTIALwait", 1, 1})),
+      m_properties(
+          kDeviceName,
+          {sdk::ro(model_name.name(),
+                   [name = model->get_name()](const std::string&) { return Any(name); }),
+           sdk::ro(execution_devices.name(),
+                   [](const std::string&) { return Any(std::vector<std::string>{kDeviceName}); }),
+           sdk::common::optimal_number_of_infer_requests([] { return 2u; }),
+           sdk::common::profiling(values.get(enable_profiling), sdk::PropertyScope::kCompiledModel),
+           sdk::ro(device_time_us.name(),
+                   [t = values.get(device_time_us)](const std::string&) { return Any(t); })},
+          /*plugin_table=*/false) {}
 
 std::shared_ptr<sdk::ISyncInferRequest> CompiledModel::create_sync_infer_request() const {
-    return std::make_shared<SyncRequest>(std::static_pointer_cast<const CompiledModel>(shared_from_this()));
+    return std::make_shared<SyncRequest>(
+        std::static_pointer_cast<const CompiledModel>(shared_from_this()));
 }
 
 std::shared_ptr<sdk::IAsyncInferRequest> CompiledModel::create_infer_request() const {

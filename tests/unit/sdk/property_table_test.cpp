@@ -1,11 +1,12 @@
 // Tests of sdk::PropertyTable (declared properties: values, scopes, instances, errors, atomic
 // sets) and of the support check shared by query_model and compile_model.
+#include "vireo/sdk/property_table.hpp"
+
 #include <gtest/gtest.h>
 
 #include <memory>
 
 #include "vireo/ops.hpp"
-#include "vireo/sdk/property_table.hpp"
 #include "vireo/sdk/support_check.hpp"
 
 namespace vireo::sdk {
@@ -15,10 +16,12 @@ inline constexpr Property<uint32_t> depth{"DEV_DEPTH"};
 inline constexpr Property<uint32_t> count{"DEV_COUNT"};
 
 std::unique_ptr<PropertyTable> make_table() {
-    auto table = std::make_unique<PropertyTable>("DEV", std::vector<PropertySpec> {common::full_name([](const std::string& id) { return "dev #" + id; }),
-                                common::performance_hint(), common::num_streams(), common::profiling(),
-                                in_range<uint32_t>(depth, 4, 1, 64),
-                                in_range<uint32_t>(count, 2, 1, 8, PropertyScope::kPlugin)});
+    auto table = std::make_unique<PropertyTable>(
+        "DEV", std::vector<PropertySpec>{
+                   common::full_name([](const std::string& id) { return "dev #" + id; }),
+                   common::performance_hint(), common::num_streams(), common::profiling(),
+                   in_range<uint32_t>(depth, 4, 1, 64),
+                   in_range<uint32_t>(count, 2, 1, 8, PropertyScope::kPlugin)});
     table->set_instances({"0", "1"});
     return table;
 }
@@ -43,7 +46,8 @@ TEST(PropertyTable, DefaultsSupportedListAndBuiltInKeys) {
     EXPECT_EQ(t.get(available_devices.name()).as<std::vector<std::string>>(),
               (std::vector<std::string>{"0", "1"}));
     EXPECT_EQ(t.get(device::id.name()).as<std::string>(), "0");
-    EXPECT_EQ(t.get(device::full_name.name(), {{device::id.name(), "1"}}).as<std::string>(), "dev #1");
+    EXPECT_EQ(t.get(device::full_name.name(), {{device::id.name(), "1"}}).as<std::string>(),
+              "dev #1");
     const auto keys = t.get(supported_properties.name()).as<std::vector<PropertyName>>();
     ASSERT_EQ(keys.size(), 9u);  // SUPPORTED_PROPERTIES, AVAILABLE_DEVICES, DEVICE_ID + 6 declared
     EXPECT_EQ(keys[0], supported_properties.name());
@@ -58,8 +62,10 @@ TEST(PropertyTable, ErrorsNameKeyValueAndRange) {
     EXPECT_NE(m.find("NOPE"), std::string::npos) << m;
     EXPECT_NE(m.find("DEV_DEPTH"), std::string::npos) << m;  // lists the supported keys
     m = error_of<InvalidArgument>([&] { t.set({{depth.name(), 65}}); });
-    EXPECT_NE(m.find("DEV: property DEV_DEPTH has a bad value '65' (expected an integer from 1 to 64)"),
-              std::string::npos) << m;
+    EXPECT_NE(
+        m.find("DEV: property DEV_DEPTH has a bad value '65' (expected an integer from 1 to 64)"),
+        std::string::npos)
+        << m;
     m = error_of<InvalidArgument>([&] { t.set({{num_streams.name(), "many"}}); });
     EXPECT_NE(m.find("'many' (expected an integer from 0 to 256)"), std::string::npos) << m;
     m = error_of<InvalidArgument>([&] { t.set({{device::full_name.name(), "x"}}); });
@@ -111,7 +117,8 @@ TEST(PropertyTable, ScopesInCallArguments) {
     EXPECT_NE(m.find("read-only"), std::string::npos) << m;
     EXPECT_THROW(t.resolve({{"NOPE", 1}}), NotFound);
     // Keys the core owns pass through to the plugin.
-    const PropertyValues v = t.resolve({{cache_dir.name(), "/tmp/x"}, {loaded_from_cache.name(), true}});
+    const PropertyValues v =
+        t.resolve({{cache_dir.name(), "/tmp/x"}, {loaded_from_cache.name(), true}});
     EXPECT_EQ(v.call().count(cache_dir.name()), 1u);
     EXPECT_EQ(v.map().count(cache_dir.name()), 0u);
 }
@@ -127,8 +134,9 @@ TEST(PropertyTable, SingleInstanceDeviceAcceptsEmptyAndZeroIds) {
 }
 
 TEST(PropertyTable, CompiledModelTableHasNoDeviceKeys) {
-    PropertyTable t("DEV", {common::profiling(true, PropertyScope::kCompiledModel),
-                            common::optimal_number_of_infer_requests([] { return 3u; })},
+    PropertyTable t("DEV",
+                    {common::profiling(true, PropertyScope::kCompiledModel),
+                     common::optimal_number_of_infer_requests([] { return 3u; })},
                     /*plugin_table=*/false);
     EXPECT_EQ(t.supported().size(), 3u);
     EXPECT_TRUE(t.get(enable_profiling.name()).as<bool>());
@@ -151,7 +159,8 @@ TEST(SupportCheck, QueryAndCompileComeFromOnePredicate) {
     EXPECT_EQ(supported.count("x"), 1u);  // Parameters always run
     const std::string m = error_of<NotImplemented>([&] { check_supported(*model, "DEV", adds); });
     EXPECT_NE(m.find("DEV: the model has ops this device does not run: Subtract 'diff'"),
-              std::string::npos) << m;
+              std::string::npos)
+        << m;
     EXPECT_NO_THROW(check_supported(*model, "DEV", [](const Node&) { return true; }));
 }
 

@@ -29,7 +29,7 @@ enum class PropertyScope {
 struct PropertySpec {
     PropertyName name;  ///< with its mutability
     PropertyScope scope = PropertyScope::kInstance;
-    Any default_value;    ///< RW: the value before any set
+    Any default_value;     ///< RW: the value before any set
     std::string accepted;  ///< what a good value looks like, quoted in InvalidArgument messages
     /// RW: converts a value to the canonical type and checks it; returns the value to store or
     /// throws (any exception: the table turns it into InvalidArgument naming key, value and
@@ -63,8 +63,9 @@ PropertySpec in_range(const Property<T>& key, T default_value, T min, T max,
                       PropertyScope scope = PropertyScope::kInstance) {
     std::ostringstream accepted;
     accepted << "an integer from " << +min << " to " << +max;
-    return rw<T>(key, default_value, accepted.str(),
-                 [min, max](const T& v) { return v >= min && v <= max; }, scope);
+    return rw<T>(
+        key, default_value, accepted.str(), [min, max](const T& v) { return v >= min && v <= max; },
+        scope);
 }
 
 /// A read-only key whose value `read` computes (for the instance asked about).
@@ -84,8 +85,7 @@ PropertySpec num_streams();
 /// INFERENCE_NUM_THREADS: 0 (all cores, default) to kMaxThreads (1024).
 PropertySpec inference_num_threads();
 /// PERF_COUNT: per-op and per-stage timings (default false).
-PropertySpec profiling(bool default_value = false,
-                       PropertyScope scope = PropertyScope::kInstance);
+PropertySpec profiling(bool default_value = false, PropertyScope scope = PropertyScope::kInstance);
 /// OPTIMAL_NUMBER_OF_INFER_REQUESTS (compiled model, read-only) answered by `read`.
 PropertySpec optimal_number_of_infer_requests(std::function<uint32_t()> read);
 /// FULL_DEVICE_NAME and OPTIMIZATION_CAPABILITIES (read-only, plugin-wide).
@@ -100,7 +100,7 @@ bool is_core_key(const std::string& key);
 /// The values one call runs with (see PropertyTable::resolve): defaults, overridden by plugin-
 /// wide values, by the instance's values, by the call's arguments. A plain value.
 class PropertyValues {
-public:
+  public:
     /// The instance id the call is for ("" for a single-instance device).
     const std::string& instance() const { return m_instance; }
     template <typename T, PropertyMutability M>
@@ -114,7 +114,7 @@ public:
     /// The call's arguments as given (including keys the core owns).
     const AnyMap& call() const { return m_call; }
 
-private:
+  private:
     friend class PropertyTable;
     std::string m_instance;
     AnyMap m_values;
@@ -145,7 +145,7 @@ private:
 ///     sdk::PropertyValues v = table.resolve(compile_arguments);
 ///     bool perf = v.get(enable_profiling);
 class PropertyTable {
-public:
+  public:
     /// `owner` starts every error message. `plugin_table` adds AVAILABLE_DEVICES and DEVICE_ID.
     PropertyTable(std::string owner, std::vector<PropertySpec> specs, bool plugin_table = true);
 
@@ -166,7 +166,7 @@ public:
     /// The instance `arguments` select (their DEVICE_ID, else the default); checks the id.
     std::string instance_of(const AnyMap& arguments) const;
 
-private:
+  private:
     const PropertySpec* find(const std::string& name) const;
     [[noreturn]] void throw_unknown(const std::string& name) const;
     Any parse(const PropertySpec& spec, const Any& value) const;
