@@ -114,11 +114,15 @@ std::string thread_name(const std::string& name, int stream, int thread) {
     std::string suffix = "/" + std::to_string(stream);
     if (thread > 0) suffix += "." + std::to_string(thread);
     if (name.size() + suffix.size() <= kLimit) return name + suffix;
-    std::string base = name;
-    // "DEV.1/wait" -> "DEV.1w": a role after the last '/' shrinks to its first letter.
-    if (const size_t slash = base.rfind('/'); slash != std::string::npos && slash + 1 < base.size())
-        base = base.substr(0, slash) + base[slash + 1];
     const size_t room = suffix.size() < kLimit ? kLimit - suffix.size() : 0;
+    std::string base = name;
+    // "DEV.1/wait" -> "DEV.1w": a role after the last '/' shrinks to its first letter, or goes.
+    if (const size_t slash = base.rfind('/'); slash != std::string::npos) {
+        const std::string letter = slash + 1 < base.size() ? base.substr(slash + 1, 1) : "";
+        base = base.substr(0, slash) + letter;
+        if (base.size() <= room) return base + suffix;
+        base.resize(slash);
+    }
     if (base.size() <= room) return base + suffix;
     // Still too long: cut the device's name, never its instance id (from the first '.').
     const size_t dot = base.find('.');

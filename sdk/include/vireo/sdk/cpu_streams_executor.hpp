@@ -36,9 +36,10 @@ struct StreamsConfig {
 
 /// The name of thread `thread` (0: the worker) of `stream` of an executor called `name`:
 /// "<name>/<stream>[.<thread>]" when it fits Linux's 15 characters. Otherwise a role after the
-/// last '/' shrinks to its first letter ("VENDORX.0/wait" -> "VENDORX.0w/0"), then the device
-/// name before the first '.' is cut, keeping the instance id ("LONGVENDOR.12/wait" ->
-/// "LONGVENDO.12w/0"), and only then is the name cut from its end.
+/// last '/' shrinks to its first letter ("VENDORX.0/wait" -> "VENDORX.0w/0"), or is dropped
+/// ("MOCK_REMOTE.1/wait" -> "MOCK_REMOTE.1/0"); then the device name before the first '.' is
+/// cut, keeping the instance id ("AVERYLONGVENDOR.12/wait" -> "AVERYLONGV.12/0"); only then is
+/// the name cut from its end.
 std::string thread_name(const std::string& name, int stream, int thread);
 
 /// A pool of streams pulling tasks from one FIFO queue. Each stream has one worker thread that
