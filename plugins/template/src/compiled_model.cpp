@@ -30,6 +30,7 @@ CompiledModel::CompiledModel(std::shared_ptr<Model> model,
       m_config(config),
       m_loaded_from_cache(loaded_from_cache),
       m_weights(std::move(weights)),
+      m_profiling(config.enable_profiling),
       m_step_stats(new StepStats[m_plan->steps().size()]) {
     auto fixed = [](Any value) { return [value](const std::string&) { return value; }; };
     const Config& c = m_config;
@@ -82,6 +83,9 @@ void CompiledModel::export_model(std::ostream& out) const {
 
 void CompiledModel::set_property(const AnyMap& properties) {
     m_properties->set(properties);
+    // Read once per inference: kept in an atomic rather than asked of the table each time.
+    m_profiling.store(m_properties->get(enable_profiling.name()).as<bool>(),
+                      std::memory_order_relaxed);
 }
 
 Any CompiledModel::get_property(const std::string& name) const {
@@ -89,7 +93,7 @@ Any CompiledModel::get_property(const std::string& name) const {
 }
 
 bool CompiledModel::profiling_enabled() const {
-    return m_properties->get(enable_profiling.name()).as<bool>();
+    return m_profiling.load(std::memory_order_relaxed);
 }
 
 void CompiledModel::record_step_times(const std::vector<StepTiming>& timings) const {

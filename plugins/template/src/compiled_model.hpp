@@ -68,6 +68,7 @@ class CompiledModel : public sdk::ICompiledModel {
     Config m_config;
     bool m_loaded_from_cache;
     Tensor m_weights;
+    std::atomic<bool> m_profiling;  // PERF_COUNT, as the table holds it
     std::unique_ptr<sdk::PropertyTable> m_properties;
     mutable std::atomic<uint64_t> m_allocations{0};
     std::unique_ptr<StepStats[]> m_step_stats;
