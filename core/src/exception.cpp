@@ -20,7 +20,10 @@ void rethrow_with_context(std::exception_ptr error, const std::string& context) 
     try {
         std::rethrow_exception(error);
     } catch (const Exception& e) {
-        const std::string message = context + ": " + e.what();
+        // A plugin that already named itself ("TEMPLATE: ...") is not named twice.
+        const std::string what = e.what();
+        const std::string message =
+            what.rfind(context + ": ", 0) == 0 ? what : context + ": " + what;
         switch (e.kind()) {
         case ErrorKind::kNotFound: throw NotFound(message);
         case ErrorKind::kInvalidArgument: throw InvalidArgument(message);

@@ -109,14 +109,32 @@ struct CPUStreamsExecutor::Impl {
     std::vector<std::thread> helper_threads;
 };
 
+std::string thread_name(const std::string& name, int stream, int thread) {
+    constexpr size_t kLimit = 15;  // Linux's limit, without the terminating zero
+    std::string suffix = "/" + std::to_string(stream);
+    if (thread > 0) suffix += "." + std::to_string(thread);
+    if (name.size() + suffix.size() <= kLimit) return name + suffix;
+    const size_t room = suffix.size() < kLimit ? kLimit - suffix.size() : 0;
+    std::string base = name;
+    // "DEV.1/wait" -> "DEV.1w": a role after the last '/' shrinks to its first letter, or goes.
+    if (const size_t slash = base.rfind('/'); slash != std::string::npos) {
+        const std::string letter = slash + 1 < base.size() ? base.substr(slash + 1, 1) : "";
+        base = base.substr(0, slash) + letter;
+        if (base.size() <= room) return base + suffix;
+        base.resize(slash);
+    }
+    if (base.size() <= room) return base + suffix;
+    // Still too long: cut the device's name, never its instance id (from the first '.').
+    const size_t dot = base.find('.');
+    if (dot != std::string::npos && base.size() - dot < room)
+        return base.substr(0, room - (base.size() - dot)) + base.substr(dot) + suffix;
+    return base.substr(0, room) + suffix;
+}
+
 namespace {
 
 void name_and_pin(const StreamsConfig& config, const std::vector<int>& cpus, int stream, int thread) {
-    // Linux limits thread names to 15 characters: keep the suffix, cut the name.
-    std::string suffix = "/" + std::to_string(stream);
-    if (thread > 0) suffix += "." + std::to_string(thread);
-    const size_t room = suffix.size() < 15 ? 15 - suffix.size() : 0;
-    const std::string name = config.name.substr(0, room) + suffix;
+    const std::string name = thread_name(config.name, stream, thread);
     pthread_setname_np(pthread_self(), name.c_str());
     if (config.pin_threads && !cpus.empty()) {
         const size_t index = (static_cast<size_t>(stream) * config.threads_per_stream + thread) % cpus.size();

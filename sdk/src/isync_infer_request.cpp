@@ -115,6 +115,14 @@ ISyncInferRequest::ISyncInferRequest(const std::shared_ptr<const ICompiledModel>
     };
     for (const auto& port : get_inputs()) m_input_tensors.push_back(make_default(port));
     for (const auto& port : get_outputs()) m_output_tensors.push_back(make_default(port));
+    // The compiled model's own ports, found by handle in O(log n): a plugin that looks up each
+    // port once while creating a request (allocate_tensor) stays linear in the port count.
+    for (size_t i = 0; i < get_inputs().size(); ++i)
+        m_own_ports.emplace(std::make_pair(get_inputs()[i].get_node(), get_inputs()[i].get_index()),
+                            FoundPort{i, FoundPort::Type::kInput});
+    for (size_t i = 0; i < get_outputs().size(); ++i)
+        m_own_ports.emplace(std::make_pair(get_outputs()[i].get_node(), get_outputs()[i].get_index()),
+                            FoundPort{i, FoundPort::Type::kOutput});
 }
 
 ISyncInferRequest::~ISyncInferRequest() = default;
@@ -128,10 +136,8 @@ ISyncInferRequest::FoundPort ISyncInferRequest::find_port(const Output& port) co
     if (!port) return found;
     const auto& inputs = get_inputs();
     const auto& outputs = get_outputs();
-    for (size_t i = 0; i < inputs.size(); ++i)
-        if (inputs[i] == port) return {i, FoundPort::Type::kInput};
-    for (size_t i = 0; i < outputs.size(); ++i)
-        if (outputs[i] == port) return {i, FoundPort::Type::kOutput};
+    if (auto own = m_own_ports.find({port.get_node(), port.get_index()}); own != m_own_ports.end())
+        return own->second;
     // A handle from another copy of the model (the caller's original, or a clone): the same
     // kind of port with matching names.
     const std::string& type = port.get_node()->get_type_name();

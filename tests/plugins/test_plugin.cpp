@@ -21,6 +21,7 @@ std::vector<PropertyName> plugin_properties() {
             {instance_id.name(), M::RO},
             {compile_count.name(), M::RO},
             {import_count.name(), M::RO},
+            {set_count.name(), M::RO},
             {last_config.name(), M::RO},
             {device::id.name(), M::RW},
             {enable_profiling.name(), M::RW},
@@ -63,9 +64,14 @@ Plugin::Settings Plugin::apply(Settings s, const AnyMap& properties) const {
     return s;
 }
 
-Plugin::Settings Plugin::settings() const {
+Plugin::Settings Plugin::settings(const AnyMap& arguments) const {
     std::lock_guard<std::mutex> lock(m_mutex);
-    return m_settings;
+    auto id = arguments.find(device::id.name());
+    if (id == arguments.end()) return m_settings;
+    auto own = m_instances.find(id->second.to_string());
+    Settings s = own == m_instances.end() ? m_settings : apply(m_settings, own->second);
+    s.device_id = id->second.to_string();
+    return s;
 }
 
 void Plugin::remember(const AnyMap& properties) const {
@@ -78,7 +84,7 @@ void Plugin::remember(const AnyMap& properties) const {
 
 std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
     const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
-    const Settings s = apply(settings(), properties);
+    const Settings s = apply(settings(properties), properties);
     remember(properties);
     ++m_compile_count;
     const std::string device = get_device_name() + (s.device_id.empty() ? "" : "." + s.device_id);
@@ -95,7 +101,7 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
 
 std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& blob,
                                                           const AnyMap& properties) const {
-    const Settings s = apply(settings(), properties);
+    const Settings s = apply(settings(properties), properties);
     remember(properties);
     ++m_import_count;
     const std::string device = get_device_name() + (s.device_id.empty() ? "" : "." + s.device_id);
@@ -104,7 +110,7 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& blob,
 
 sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model,
                                          const AnyMap& properties) const {
-    apply(settings(), properties);
+    apply(settings(properties), properties);
     sdk::SupportedOpsMap out;
     for (const auto& node : model->get_ordered_ops()) {
         const std::string& type = node->get_type_name();
@@ -115,12 +121,27 @@ sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& mod
 }
 
 void Plugin::set_property(const AnyMap& properties) {
+    ++m_set_count;
     std::lock_guard<std::mutex> lock(m_mutex);
-    m_settings = apply(m_settings, properties);
+    auto id = properties.find(device::id.name());
+    if (id == properties.end() || properties.size() == 1) {
+        // Every instance (a lone DEVICE_ID picks the default one): instance values of these
+        // keys give way.
+        m_settings = apply(m_settings, properties);
+        for (auto& [instance, values] : m_instances)
+            for (const auto& [key, value] : properties) values.erase(key);
+        return;
+    }
+    // One instance ("TEST.N" through the core): kept as overrides of the device's values.
+    AnyMap own = m_instances[id->second.to_string()];
+    for (const auto& [key, value] : properties)
+        if (key != device::id.name()) own[key] = value;
+    apply(m_settings, own);  // checks them
+    m_instances[id->second.to_string()] = own;
 }
 
 Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const {
-    const Settings s = settings();
+    const Settings s = settings(arguments);
     if (name == supported_properties.name()) return plugin_properties();
     if (name == available_devices.name()) return s.device_ids;
     if (name == device::full_name.name()) {
@@ -135,6 +156,7 @@ Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const
     if (name == instance_id.name()) return m_instance_id;
     if (name == compile_count.name()) return m_compile_count.load();
     if (name == import_count.name()) return m_import_count.load();
+    if (name == set_count.name()) return m_set_count.load();
     if (name == last_config.name()) {
         std::lock_guard<std::mutex> lock(m_mutex);
         return m_last_config;

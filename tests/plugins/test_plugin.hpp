@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -22,6 +23,8 @@ inline constexpr Property<bool> exportable{"TEST_EXPORTABLE"};  // lists EXPORT_
 inline constexpr Property<uint64_t, PropertyMutability::RO> instance_id{"TEST_INSTANCE_ID"};
 inline constexpr Property<uint64_t, PropertyMutability::RO> compile_count{"TEST_COMPILE_COUNT"};
 inline constexpr Property<uint64_t, PropertyMutability::RO> import_count{"TEST_IMPORT_COUNT"};
+/// set_property calls this plugin object received.
+inline constexpr Property<uint64_t, PropertyMutability::RO> set_count{"TEST_SET_COUNT"};
 /// "KEY=VALUE;..." of the properties the last compile_model/import_model received.
 inline constexpr Property<std::string, PropertyMutability::RO> last_config{"TEST_LAST_CONFIG"};
 
@@ -57,15 +60,18 @@ class Plugin : public sdk::IPlugin {
     /// Checks keys (NotFound listing the supported ones; InvalidArgument for read-only keys or
     /// bad values) and returns `base` with `properties` applied.
     Settings apply(Settings base, const AnyMap& properties) const;
-    Settings settings() const;
+    /// The settings of the instance `arguments` name by DEVICE_ID (the device's without one).
+    Settings settings(const AnyMap& arguments = {}) const;
     void remember(const AnyMap& properties) const;
 
     const uint64_t m_instance_id;
     mutable std::mutex m_mutex;
     Settings m_settings;
+    std::map<std::string, AnyMap> m_instances;  // per-instance overrides, by DEVICE_ID
     mutable std::string m_last_config;
     mutable std::atomic<uint64_t> m_compile_count{0};
     mutable std::atomic<uint64_t> m_import_count{0};
+    std::atomic<uint64_t> m_set_count{0};
 };
 
 }  // namespace vireo::test_plugin

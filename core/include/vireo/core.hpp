@@ -37,8 +37,9 @@ class CoreImpl;
 /// set and not empty; else `plugins.xml` in the directory of libvireo itself. The first two
 /// must exist (NotFound otherwise); a missing default file just means no plugins are registered.
 ///
-/// Properties reach a plugin with this precedence: the call's argument, then values set with
-/// set_property("NAME.N", ...), then set_property("NAME", ...), then plugins.xml defaults.
+/// Properties: the plugin owns device and instance values (set_property("NAME.N", ...) reaches it
+/// with device::id = N); a call's arguments win over them for that call, and plugins.xml
+/// defaults are set on the plugin when it is loaded.
 /// Core-level keys: cache_dir (global or per device), enable_mmap (global: whether read_model maps
 /// the .bin, default true; see docs/ir.md) and log::level (global).
 ///
@@ -109,8 +110,8 @@ class Core {
     /// Properties of one device ("NAME" or "NAME.N"); loads the plugin. Keys must be listed as
     /// RW in the plugin's supported_properties (or be cache_dir): NotFound otherwise, listing
     /// the supported ones; InvalidArgument for a read-only key or a bad value. Values for
-    /// "NAME.N" are stored by the core and merged in at each call, so the plugin judges their
-    /// values only at the next call that uses them (see docs/plugins.md).
+    /// "NAME.N" go to the plugin at once with device::id = N: the plugin owns them (see
+    /// docs/plugins.md).
     void set_property(const std::string& device_name, const AnyMap& properties);
     /// A core-level property: cache_dir, enable_mmap, log::level, supported_properties,
     /// available_devices.

@@ -128,8 +128,9 @@ std::map<std::string, Version> CoreImpl::versions(const std::string& device_name
 
 AnyMap CoreImpl::plugin_config(const DeviceName& device, const AnyMap& call,
                                std::string* cache_dir_out) const {
-    AnyMap config = m_registry.merged_properties(device);
-    for (const auto& [key, value] : call) config[key] = value;
+    // The plugin holds the device's and the instances' settings: a call passes only its own
+    // arguments and the instance id.
+    AnyMap config = call;
     if (!device.id.empty()) {
         auto it = call.find(device::id.name());
         if (it != call.end() && it->second.as<std::string>() != device.id)
@@ -145,6 +146,22 @@ AnyMap CoreImpl::plugin_config(const DeviceName& device, const AnyMap& call,
     }
     if (cache_dir_out) *cache_dir_out = dir;
     return config;
+}
+
+AnyMap CoreImpl::device_settings(const Plugin& plugin, const DeviceName& device) const {
+    AnyMap args;
+    if (!device.id.empty()) args[device::id.name()] = device.id;
+    AnyMap settings;
+    for (const auto& key : plugin.supported_properties_or_empty()) {
+        if (!key.is_mutable() || key == device::id.name() || is_core_key(key)) continue;
+        try {
+            settings[key] = plugin.get_property(key, args).to_string();
+        } catch (const std::exception& e) {
+            VLOG(1) << "device '" << device.full() << "': property " << key
+                    << " does not answer (" << e.what() << "); left out of the cache key";
+        }
+    }
+    return settings;
 }
 
 void CoreImpl::check_settable(const Plugin& plugin, const DeviceName& device,
@@ -192,7 +209,9 @@ CompiledModel CoreImpl::compile_model(const std::shared_ptr<const Model>& model,
     check_settable(*plugin, device, properties);
     std::string dir;
     const AnyMap config = plugin_config(device, properties, &dir);
-    if (!dir.empty()) return runtime::ModelCache(dir).compile(plugin, model, device.full(), config);
+    if (!dir.empty())
+        return runtime::ModelCache(dir).compile(plugin, model, device.full(), config,
+                                                device_settings(*plugin, device));
     return CompiledModel(plugin->compile_model(model, config), plugin->library());
 }
 
@@ -265,10 +284,24 @@ void CoreImpl::set_property(const std::string& device_name, const AnyMap& proper
         dir = get_or<std::string>(properties, cache_dir.name(), "");
         for_plugin.erase(cache_dir.name());
     }
-    // "NAME" values go to the plugin now; "NAME.N" values are merged in at each call.
-    if (device.id.empty() && !for_plugin.empty()) plugin->set_property(for_plugin);
-    // Only what the plugin accepted is stored (and re-applied if it is loaded again).
-    m_registry.store_properties(device, for_plugin);
+    // "NAME.N": the plugin gets the instance id with the values and owns them; a DEVICE_ID
+    // equal to N says nothing more, another one is an error.
+    if (!device.id.empty()) {
+        auto it = for_plugin.find(device::id.name());
+        if (it != for_plugin.end()) {
+            if (it->second.to_string() != device.id)
+                throw_error<InvalidArgument>("device '", device.full(), "': property ",
+                                             device::id.name(), " is '", it->second.to_string(),
+                                             "', but the device name selects id '", device.id,
+                                             "'");
+            for_plugin.erase(it);
+        }
+        if (!for_plugin.empty()) for_plugin[device::id.name()] = device.id;
+    }
+    if (!for_plugin.empty()) plugin->set_property(for_plugin);
+    // What the plugin accepted is replayed, in order, if the plugin is loaded again; the core
+    // never reads these values back or passes them to calls.
+    m_registry.record_set_property(device.name, for_plugin);
     if (dir) {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_device_cache_dirs[device.full()] = *dir;
@@ -307,9 +340,6 @@ Any CoreImpl::get_property(const std::string& device_name, const std::string& na
         throw_error<NotFound>("device '", device.full(), "': unknown property '", name,
                               "'; supported properties: ", list_names(supported), ", ",
                               cache_dir.name());
-    // A value set for this instance ("NAME.N") lives in the core and is merged in at each call,
-    // so it is what this instance's next compile uses: report it rather than the plugin's.
-    if (std::optional<Any> stored = m_registry.instance_property(device, name)) return *stored;
     return plugin->get_property(name, args);
 }
 

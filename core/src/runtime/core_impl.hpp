@@ -52,11 +52,14 @@ class CoreImpl {
     RemoteContext get_default_context(const std::string& device_name) const;
 
   private:
-    /// What a call passes to the plugin: plugins.xml defaults < "NAME" < "NAME.N" < `call`, with
-    /// device::id from "NAME.N" and cache_dir taken out (returned in `cache_dir`: call > device
-    /// > global). Throws InvalidArgument if `call` has a device::id other than the name's.
+    /// What a call passes to the plugin: `call` with device::id from "NAME.N" and cache_dir
+    /// taken out (returned in `cache_dir`: call > device > global). The plugin applies its own
+    /// device and instance settings. Throws InvalidArgument if `call` has a device::id other
+    /// than the name's.
     AnyMap plugin_config(const runtime::DeviceName& device, const AnyMap& call,
                          std::string* cache_dir) const;
+    /// The device's read-write values as the plugin reports them (for the model cache's key).
+    AnyMap device_settings(const runtime::Plugin& plugin, const runtime::DeviceName& device) const;
     /// Throws NotFound for a key the plugin does not list (listing the ones it does), and
     /// InvalidArgument for a read-only one. Core keys pass. Skipped if the plugin cannot list.
     void check_settable(const runtime::Plugin& plugin, const runtime::DeviceName& device,

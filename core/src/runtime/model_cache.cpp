@@ -229,7 +229,8 @@ std::string ModelCache::compute_key(const Model& model, const std::string& devic
 
 CompiledModel ModelCache::compile(const std::shared_ptr<Plugin>& plugin,
                                   const std::shared_ptr<const Model>& model,
-                                  const std::string& device, const AnyMap& config) const {
+                                  const std::string& device, const AnyMap& config,
+                                  const AnyMap& device_settings) const {
     if (!can_export(*plugin)) {
         VLOG(1) << "model cache: device '" << device
                 << "' cannot export compiled models; compiling without cache";
@@ -242,7 +243,10 @@ CompiledModel ModelCache::compile(const std::shared_ptr<Plugin>& plugin,
                      << "; compiling without cache";
         return CompiledModel(plugin->compile_model(model, config), plugin->library());
     }
-    const std::string key = compute_key(*model, device, config, plugin->version());
+    // The device's own settings count in the key; the call's values win over them.
+    AnyMap keyed = device_settings;
+    for (const auto& [k, v] : config) keyed[k] = v;
+    const std::string key = compute_key(*model, device, keyed, plugin->version());
     const std::string path = entry_path(key);
     if (auto hit = try_load(*plugin, path, key, config)) return std::move(*hit);
 

@@ -24,9 +24,11 @@ class ModelCache {
     /// that is damaged, truncated, foreign or that the plugin refuses, compiles and (re)writes the
     /// entry. A plugin that does not list device::capability::kExportImport is compiled without
     /// the cache. Failing to write an entry is logged, never an error.
+    /// `device_settings` (the device's current read-write values, read from the plugin) count
+    /// in the key only: `config` is what the plugin receives.
     CompiledModel compile(const std::shared_ptr<Plugin>& plugin,
                           const std::shared_ptr<const Model>& model, const std::string& device,
-                          const AnyMap& config) const;
+                          const AnyMap& config, const AnyMap& device_settings = {}) const;
 
     /// 16 hex digits: FNV-1a 64 over, each length-prefixed, a format tag, the serialized IR
     /// (xml then bin), the full device name, every key=value of `config` (sorted by key), the

@@ -3,6 +3,8 @@
 
 #include <set>
 
+#include "vireo/properties.hpp"
+
 #include "runtime/plugin_loader.hpp"
 #include "vireo/exception.hpp"
 
@@ -55,7 +57,7 @@ std::shared_ptr<Plugin> PluginRegistry::get(const std::string& name) const {
                                          entry->descriptor.origin, " was rejected: ", e.what());
         }
     }
-    if (!entry->properties.empty()) plugin->set_property(entry->properties);
+    for (const AnyMap& properties : entry->replay) plugin->set_property(properties);
     entry->plugin = plugin;
     return plugin;
 }
@@ -77,35 +79,34 @@ std::vector<std::string> PluginRegistry::names() const {
     return out;
 }
 
-void PluginRegistry::store_properties(const DeviceName& device, const AnyMap& properties) {
-    std::shared_ptr<Entry> entry = find(device.name);
+void PluginRegistry::record_set_property(const std::string& name, const AnyMap& properties) {
+    if (properties.empty()) return;
+    std::shared_ptr<Entry> entry = find(name);
     std::lock_guard<std::mutex> lock(entry->mutex);
-    AnyMap& target = device.id.empty() ? entry->properties : entry->instances[device.id];
-    for (const auto& [key, value] : properties) target[key] = value;
-}
-
-AnyMap PluginRegistry::merged_properties(const DeviceName& device) const {
-    std::shared_ptr<Entry> entry = find(device.name);
-    std::lock_guard<std::mutex> lock(entry->mutex);
-    AnyMap out = entry->descriptor.default_properties;
-    for (const auto& [key, value] : entry->properties) out[key] = value;
-    if (!device.id.empty()) {
-        auto it = entry->instances.find(device.id);
-        if (it != entry->instances.end())
-            for (const auto& [key, value] : it->second) out[key] = value;
+    // Compact: a key set again (for every instance, or for the same one) makes its earlier
+    // value dead, so the log stays bounded by keys x instances however often values change.
+    const std::string id_key = device::id.name();
+    auto id_of = [&](const AnyMap& m) {
+        auto it = m.find(id_key);
+        return it == m.end() ? std::string("\x01all") : it->second.to_string();
+    };
+    const std::string id = id_of(properties);
+    const bool id_only = properties.size() == 1 && properties.count(id_key);
+    for (auto it = entry->replay.begin(); it != entry->replay.end();) {
+        AnyMap& earlier = *it;
+        const bool earlier_id_only = earlier.size() == 1 && earlier.count(id_key);
+        if (id_only || earlier_id_only) {
+            it = (id_only && earlier_id_only) ? entry->replay.erase(it) : std::next(it);
+            continue;
+        }
+        const bool same_scope = id == "\x01all" || id_of(earlier) == id;
+        if (same_scope)
+            for (const auto& [key, value] : properties)
+                if (key != id_key) earlier.erase(key);
+        const bool dead = earlier.empty() || (earlier.size() == 1 && earlier.count(id_key));
+        it = dead ? entry->replay.erase(it) : std::next(it);
     }
-    return out;
-}
-
-std::optional<Any> PluginRegistry::instance_property(const DeviceName& device, const std::string& key) const {
-    if (device.id.empty()) return std::nullopt;
-    std::shared_ptr<Entry> entry = find(device.name);
-    std::lock_guard<std::mutex> lock(entry->mutex);
-    auto instance = entry->instances.find(device.id);
-    if (instance == entry->instances.end()) return std::nullopt;
-    auto value = instance->second.find(key);
-    if (value == instance->second.end()) return std::nullopt;
-    return value->second;
+    entry->replay.push_back(properties);
 }
 
 }  // namespace vireo::runtime

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <map>
-#include <optional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -23,7 +22,7 @@ class PluginRegistry {
     /// is not registrable, appears twice, or is already registered.
     void add(const std::vector<PluginDescriptor>& descriptors);
     /// The loaded plugin of device `name` (no ".N"), loading it on first use: load_plugin, then
-    /// set_property with the plugins.xml defaults, then with the values set for "NAME". A failed
+    /// set_property with the plugins.xml defaults, then the recorded set_property calls. A failed
     /// load leaves the registry as it was. Throws NotFound listing the registered names.
     std::shared_ptr<Plugin> get(const std::string& name) const;
     /// Forgets the loaded plugin (objects it made keep their own holders). Throws NotFound for
@@ -32,21 +31,17 @@ class PluginRegistry {
     /// Registered names, sorted.
     std::vector<std::string> names() const;
 
-    /// Stores properties set for "NAME" or "NAME.N" (reapplied when the plugin is loaded again;
-    /// "NAME" values are also pushed to a loaded plugin with set_property by the caller).
-    void store_properties(const DeviceName& device, const AnyMap& properties);
-    /// plugins.xml defaults, overridden by "NAME" values, overridden by "NAME.N" values.
-    AnyMap merged_properties(const DeviceName& device) const;
-    /// The value set with set_property("NAME.N", {key: ...}) for `device` ("NAME.N"), if any.
-    std::optional<Any> instance_property(const DeviceName& device, const std::string& key) const;
+    /// Records a set_property map the plugin of `name` accepted (with DEVICE_ID for "NAME.N"),
+    /// to replay in order when the plugin is loaded again. Never read otherwise: the plugin owns
+    /// its values.
+    void record_set_property(const std::string& name, const AnyMap& properties);
 
   private:
     struct Entry {
         PluginDescriptor descriptor;
         mutable std::mutex mutex;                 // serialises loading; guards the fields below
         std::shared_ptr<Plugin> plugin;           // null until loaded
-        AnyMap properties;                        // set_property("NAME", ...)
-        std::map<std::string, AnyMap> instances;  // set_property("NAME.N", ...), by id
+        std::vector<AnyMap> replay;               // accepted set_property maps, in order
     };
     std::shared_ptr<Entry> find(const std::string& name) const;
 

@@ -23,10 +23,10 @@ std::shared_ptr<sdk::ITaskExecutor> host_executor(const Config& config) {
         sdk::StreamsConfig{"MRHost", config.host_streams(), 1});
 }
 
-// Settings that may change after compilation (they are read per execution).
-bool is_runtime_setting(const std::string& key) {
-    return Config::is_setting(key) && key != hint::performance_mode && key != num_streams &&
-           key != hint::num_requests && key != compile_ms;
+// Settings fixed at compilation; the others may change later (they are read per execution).
+bool is_compile_setting(const std::string& key) {
+    return key == hint::performance_mode || key == num_streams || key == hint::num_requests ||
+           key == compile_ms;
 }
 
 }  // namespace
@@ -42,6 +42,32 @@ CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model,
       m_loaded_from_cache(loaded_from_cache),
       m_config(config),
       m_rng(config.faults.seed) {
+    // The compiled model's table: the settings it was compiled with (runtime ones writable).
+    auto fixed = [](Any value) { return [value](const std::string&) { return value; }; };
+    std::vector<sdk::PropertySpec> specs{
+        sdk::ro(model_name.name(), fixed(m_plan->model()->get_name())),
+        sdk::ro(execution_devices.name(), fixed(std::vector<std::string>{m_device->name()})),
+        sdk::ro(vireo::loaded_from_cache.name(), fixed(m_loaded_from_cache)),
+        sdk::ro(device::id.name(), fixed(m_device_id)),
+        // Two requests keep the device busy: one runs while the host prepares the next.
+        sdk::common::optimal_number_of_infer_requests([this] {
+            const uint32_t requests = this->config().num_requests;
+            return requests ? std::min<uint32_t>(2, requests) : uint32_t{2};
+        })};
+    for (const auto& [key, text] : config.to_text()) {
+        for (sdk::PropertySpec spec : Config::specs()) {
+            if (spec.name != key) continue;
+            if (is_compile_setting(key)) {
+                specs.push_back(sdk::ro(key, fixed(spec.parse(Any(text)))));
+            } else {
+                spec.default_value = spec.parse(Any(text));
+                spec.scope = sdk::PropertyScope::kCompiledModel;
+                specs.push_back(std::move(spec));
+            }
+        }
+    }
+    m_properties = std::make_unique<sdk::PropertyTable>(m_device->name(), std::move(specs),
+                                                        /*plugin_table=*/false);
     // Weights live on the device for the life of the model, uploaded once over the bus.
     const BusModel bus{config.timing.bus_gbps, config.timing.bus_latency_us};
     try {
@@ -113,60 +139,22 @@ std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
     return runtime;
 }
 
-std::vector<PropertyName> CompiledModel::supported_properties() const {
-    std::vector<PropertyName> out{
-        PropertyName(vireo::supported_properties.name(), PropertyMutability::RO),
-        PropertyName(model_name.name(), PropertyMutability::RO),
-        PropertyName(execution_devices.name(), PropertyMutability::RO),
-        PropertyName(loaded_from_cache.name(), PropertyMutability::RO),
-        PropertyName(optimal_number_of_infer_requests.name(), PropertyMutability::RO),
-        PropertyName(device::id.name(), PropertyMutability::RO),
-    };
-    for (const auto& key : Config::setting_keys())
-        out.emplace_back(key,
-                         is_runtime_setting(key) ? PropertyMutability::RW : PropertyMutability::RO);
-    return out;
-}
-
 void CompiledModel::set_property(const AnyMap& properties) {
-    Config updated = config();
-    for (const auto& [key, value] : properties) {
-        if (is_runtime_setting(key)) {
-            updated.set(key, value);  // throws InvalidArgument on a bad value
-            continue;
-        }
-        const auto all = supported_properties();
-        if (std::find(all.begin(), all.end(), key) != all.end())
-            throw_error<InvalidArgument>(
-                m_device->name(), ": property ", key,
-                " of a compiled model is read-only (set it at compile time)");
-        std::string known;
-        for (const auto& name : all) known += (known.empty() ? "" : ", ") + name;
-        throw_error<NotFound>(m_device->name(), ": unsupported compiled-model property ", key,
-                              " (supported: ", known, ")");
-    }
-    std::lock_guard<std::mutex> lock(m_mutex);
+    std::lock_guard<std::mutex> lock(m_mutex);  // a set and the config it gives are one step
+    m_properties->set(properties);
+    // The compile-time settings are read-only here: start from them, take the writable ones.
+    AnyMap values;
+    for (const auto& [key, text] : m_config.to_text()) values[key] = text;
+    const sdk::PropertyValues current = m_properties->resolve({});
+    for (const auto& [key, value] : current.map()) values[key] = value;
+    const Config updated = Config::from(values);
     // A new seed restarts the fault/jitter sequence, so a test can reproduce it.
     if (updated.faults.seed != m_config.faults.seed) m_rng.seed(updated.faults.seed);
     m_config = updated;
 }
 
 Any CompiledModel::get_property(const std::string& name) const {
-    if (name == vireo::supported_properties) return supported_properties();
-    if (name == model_name) return m_plan->model()->get_name();
-    if (name == execution_devices) return std::vector<std::string>{m_device->name()};
-    if (name == loaded_from_cache) return m_loaded_from_cache;
-    if (name == device::id) return m_device_id;
-    if (name == optimal_number_of_infer_requests) {
-        // Two requests keep the device busy: one runs while the host prepares the next.
-        const uint32_t requests = config().num_requests;
-        return requests ? std::min<uint32_t>(2, requests) : uint32_t{2};
-    }
-    if (Config::is_setting(name)) return config().get(name);
-    std::string known;
-    for (const auto& key : supported_properties()) known += (known.empty() ? "" : ", ") + key;
-    throw_error<NotFound>(m_device->name(), ": unsupported compiled-model property ", name,
-                          " (supported: ", known, ")");
+    return m_properties->get(name);
 }
 
 }  // namespace vireo::mock_remote

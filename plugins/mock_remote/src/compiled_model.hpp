@@ -58,14 +58,13 @@ class CompiledModel : public sdk::ICompiledModel {
     std::shared_ptr<sdk::ISyncInferRequest> create_sync_infer_request() const override;
 
   private:
-    std::vector<PropertyName> supported_properties() const;
-
     std::shared_ptr<Device> m_device;
     std::string m_device_id;
     std::shared_ptr<const ExecutionPlan> m_plan;
     std::vector<BufferHandle> m_weights;
     const bool m_loaded_from_cache;
 
+    std::unique_ptr<sdk::PropertyTable> m_properties;
     mutable std::mutex m_mutex;
     Config m_config;
     mutable uint64_t m_executions = 0;

@@ -1,37 +1,26 @@
-// Implements Config: the settable keys of the MOCK_REMOTE plugin, their parsing and validation.
+// Implements Config: the declarations of MOCK_REMOTE's settings and their typed form.
 #include "config.hpp"
 
-#include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "vireo/mock_remote/properties.hpp"
 
 namespace vireo::mock_remote {
 namespace {
 
-template <typename T>
-T read_value(const std::string& key, const Any& value) {
-    try {
-        return value.as<T>();
-    } catch (const Exception& e) {
-        throw_error<InvalidArgument>("property ", key, ": ", e.what());
-    }
+sdk::PropertySpec rate(const Property<double>& key, double default_value) {
+    std::ostringstream accepted;
+    accepted << "a rate from " << kMinRate << " to " << kMaxRate;
+    return sdk::rw<double>(key, default_value, accepted.str(),
+                           [](const double& v) { return v >= kMinRate && v <= kMaxRate; });
 }
 
-double read_rate(const std::string& key, const Any& value) {
-    const double v = read_value<double>(key, value);
-    if (!(v >= kMinRate && v <= kMaxRate))
-        throw_error<InvalidArgument>("property ", key, ": expected a rate from ", kMinRate, " to ",
-                                     kMaxRate, ", found '", value.to_string(), "'");
-    return v;
-}
-
-uint32_t read_at_most(const std::string& key, const Any& value, uint32_t limit, const char* unit) {
-    const uint32_t v = read_value<uint32_t>(key, value);
-    if (v > limit)
-        throw_error<InvalidArgument>("property ", key, ": expected 0 to ", limit, " ", unit,
-                                     ", found ", v);
-    return v;
+sdk::PropertySpec at_most(const Property<uint32_t>& key, uint32_t default_value, uint32_t limit,
+                          const char* unit) {
+    return sdk::rw<uint32_t>(key, default_value,
+                             "0 to " + std::to_string(limit) + " " + unit,
+                             [limit](const uint32_t& v) { return v <= limit; });
 }
 
 }  // namespace
@@ -43,114 +32,68 @@ std::chrono::nanoseconds saturated_duration(double seconds) {
     return std::chrono::nanoseconds(static_cast<int64_t>(seconds * 1e9));
 }
 
-const std::vector<std::string>& Config::setting_keys() {
-    static const std::vector<std::string> keys{latency_us.name(),
-                                               gflops.name(),
-                                               device_gbps.name(),
-                                               bus_gbps.name(),
-                                               bus_latency_us.name(),
-                                               compile_ms.name(),
-                                               fail_nth.name(),
-                                               fail_rate.name(),
-                                               hang_nth.name(),
-                                               jitter_us.name(),
-                                               seed.name(),
-                                               hint::performance_mode.name(),
-                                               vireo::num_streams.name(),
-                                               hint::num_requests.name(),
-                                               vireo::enable_profiling.name()};
-    return keys;
+std::vector<sdk::PropertySpec> Config::specs() {
+    const Config d;
+    return {at_most(latency_us, d.timing.latency_us, kMaxLatencyUs, "us"),
+            rate(gflops, d.timing.gflops),
+            rate(device_gbps, d.timing.device_gbps),
+            rate(bus_gbps, d.timing.bus_gbps),
+            at_most(bus_latency_us, d.timing.bus_latency_us, kMaxLatencyUs, "us"),
+            at_most(compile_ms, d.timing.compile_ms, kMaxCompileMs, "ms"),
+            sdk::rw<uint64_t>(fail_nth, 0, "an integer >= 0 (0: never)"),
+            sdk::rw<double>(fail_rate, 0.0, "a fraction in [0, 1]",
+                            [](const double& v) { return v >= 0.0 && v <= 1.0; }),
+            sdk::rw<uint64_t>(hang_nth, 0, "an integer >= 0 (0: never)"),
+            at_most(jitter_us, d.faults.jitter_us, kMaxLatencyUs, "us"),
+            sdk::rw<uint64_t>(seed, d.faults.seed, "an integer >= 0"),
+            sdk::common::performance_hint(),
+            sdk::common::num_streams(),
+            sdk::common::hint_num_requests(),
+            sdk::common::profiling()};
 }
 
-bool Config::is_setting(const std::string& key) {
-    const auto& keys = setting_keys();
-    return std::find(keys.begin(), keys.end(), key) != keys.end();
-}
-
-void Config::set(const std::string& key, const Any& value) {
-    if (key == latency_us) {
-        timing.latency_us = read_at_most(key, value, kMaxLatencyUs, "us");
-    } else if (key == gflops) {
-        timing.gflops = read_rate(key, value);
-    } else if (key == device_gbps) {
-        timing.device_gbps = read_rate(key, value);
-    } else if (key == bus_gbps) {
-        timing.bus_gbps = read_rate(key, value);
-    } else if (key == bus_latency_us) {
-        timing.bus_latency_us = read_at_most(key, value, kMaxLatencyUs, "us");
-    } else if (key == compile_ms) {
-        timing.compile_ms = read_at_most(key, value, kMaxCompileMs, "ms");
-    } else if (key == fail_nth) {
-        faults.fail_nth = read_value<uint64_t>(key, value);
-    } else if (key == fail_rate) {
-        const double rate = read_value<double>(key, value);
-        if (!(rate >= 0.0 && rate <= 1.0))
-            throw_error<InvalidArgument>("property ", key,
-                                         ": expected a fraction in [0, 1], found '",
-                                         value.to_string(), "'");
-        faults.fail_rate = rate;
-    } else if (key == hang_nth) {
-        faults.hang_nth = read_value<uint64_t>(key, value);
-    } else if (key == jitter_us) {
-        faults.jitter_us = read_at_most(key, value, kMaxLatencyUs, "us");
-    } else if (key == seed) {
-        faults.seed = read_value<uint64_t>(key, value);
-    } else if (key == hint::performance_mode) {
-        performance_mode = read_value<hint::PerformanceMode>(key, value);
-    } else if (key == vireo::num_streams) {
-        const int32_t streams = read_value<int32_t>(key, value);
-        if (streams < 0 || streams > 64)
-            throw_error<InvalidArgument>("property ", key,
-                                         ": expected 0 (from the hint) to 64, found ", streams);
-        num_streams = streams;
-    } else if (key == hint::num_requests) {
-        num_requests = read_value<uint32_t>(key, value);
-    } else if (key == vireo::enable_profiling) {
-        enable_profiling = read_value<bool>(key, value);
-    } else {
-        throw_error<NotFound>("property ", key, " is not a MOCK_REMOTE setting");
-    }
-}
-
-void Config::set_known(const AnyMap& properties) {
-    for (const auto& [key, value] : properties)
-        if (is_setting(key)) set(key, value);
-}
-
-Any Config::get(const std::string& key) const {
-    if (key == latency_us) return timing.latency_us;
-    if (key == gflops) return timing.gflops;
-    if (key == device_gbps) return timing.device_gbps;
-    if (key == bus_gbps) return timing.bus_gbps;
-    if (key == bus_latency_us) return timing.bus_latency_us;
-    if (key == compile_ms) return timing.compile_ms;
-    if (key == fail_nth) return faults.fail_nth;
-    if (key == fail_rate) return faults.fail_rate;
-    if (key == hang_nth) return faults.hang_nth;
-    if (key == jitter_us) return faults.jitter_us;
-    if (key == seed) return faults.seed;
-    if (key == hint::performance_mode) return performance_mode;
-    if (key == vireo::num_streams) return num_streams;
-    if (key == hint::num_requests) return num_requests;
-    if (key == vireo::enable_profiling) return enable_profiling;
-    throw_error<NotFound>("property ", key, " is not a MOCK_REMOTE setting");
+Config Config::from(const AnyMap& v) {
+    Config c;
+    c.timing.latency_us = v.at(latency_us.name()).as<uint32_t>();
+    c.timing.gflops = v.at(gflops.name()).as<double>();
+    c.timing.device_gbps = v.at(device_gbps.name()).as<double>();
+    c.timing.bus_gbps = v.at(bus_gbps.name()).as<double>();
+    c.timing.bus_latency_us = v.at(bus_latency_us.name()).as<uint32_t>();
+    c.timing.compile_ms = v.at(compile_ms.name()).as<uint32_t>();
+    c.faults.fail_nth = v.at(fail_nth.name()).as<uint64_t>();
+    c.faults.fail_rate = v.at(fail_rate.name()).as<double>();
+    c.faults.hang_nth = v.at(hang_nth.name()).as<uint64_t>();
+    c.faults.jitter_us = v.at(jitter_us.name()).as<uint32_t>();
+    c.faults.seed = v.at(seed.name()).as<uint64_t>();
+    c.performance_mode = v.at(hint::performance_mode.name()).as<hint::PerformanceMode>();
+    c.num_streams = v.at(vireo::num_streams.name()).as<int32_t>();
+    c.num_requests = v.at(hint::num_requests.name()).as<uint32_t>();
+    c.enable_profiling = v.at(vireo::enable_profiling.name()).as<bool>();
+    return c;
 }
 
 std::vector<std::pair<std::string, std::string>> Config::to_text() const {
-    std::vector<std::pair<std::string, std::string>> out;
-    for (const auto& key : setting_keys()) {
-        const Any value = get(key);
-        if (value.is<double>()) {
-            // Full precision, so an import runs with exactly the exported model.
-            std::ostringstream text;
-            text.precision(17);
-            text << value.as<double>();
-            out.emplace_back(key, text.str());
-        } else {
-            out.emplace_back(key, value.to_string());
-        }
-    }
-    return out;
+    auto exact = [](double v) {
+        std::ostringstream text;
+        text.precision(17);
+        text << v;
+        return text.str();
+    };
+    return {{latency_us.name(), std::to_string(timing.latency_us)},
+            {gflops.name(), exact(timing.gflops)},
+            {device_gbps.name(), exact(timing.device_gbps)},
+            {bus_gbps.name(), exact(timing.bus_gbps)},
+            {bus_latency_us.name(), std::to_string(timing.bus_latency_us)},
+            {compile_ms.name(), std::to_string(timing.compile_ms)},
+            {fail_nth.name(), std::to_string(faults.fail_nth)},
+            {fail_rate.name(), exact(faults.fail_rate)},
+            {hang_nth.name(), std::to_string(faults.hang_nth)},
+            {jitter_us.name(), std::to_string(faults.jitter_us)},
+            {seed.name(), std::to_string(faults.seed)},
+            {hint::performance_mode.name(), Any(performance_mode).to_string()},
+            {vireo::num_streams.name(), std::to_string(num_streams)},
+            {hint::num_requests.name(), std::to_string(num_requests)},
+            {vireo::enable_profiling.name(), Any(enable_profiling).to_string()}};
 }
 
 int32_t Config::host_streams() const {

@@ -1,5 +1,5 @@
-// Declares Config: every setting of a MOCK_REMOTE device instance or compiled model, with parsing,
-// validation and the text form used by export.
+// Declares Config: every setting of a MOCK_REMOTE device instance or compiled model — declared
+// once as property specs — and the text form used by export.
 #pragma once
 
 #include <chrono>
@@ -9,6 +9,7 @@
 
 #include "vireo/any.hpp"
 #include "vireo/properties.hpp"
+#include "vireo/sdk/property_table.hpp"
 
 namespace vireo::mock_remote {
 
@@ -44,8 +45,8 @@ struct FaultModel {
     uint64_t seed = 1;
 };
 
-/// The settings a compiled model runs with: the device's values overridden by compile
-/// properties. A plain value type; callers synchronise.
+/// The settings a compiled model runs with, read from the property table's values (device,
+/// instance, then call). A plain value type; callers synchronise.
 struct Config {
     TimingModel timing;
     FaultModel faults;
@@ -54,18 +55,13 @@ struct Config {
     uint32_t num_requests = 0;
     bool enable_profiling = false;
 
-    /// True if `key` is one of the settable keys below.
-    static bool is_setting(const std::string& key);
-    /// The settable keys (RW), in a stable order.
-    static const std::vector<std::string>& setting_keys();
-
-    /// Sets one key. Throws NotFound for a key that is not a setting, InvalidArgument naming
-    /// the key, the value and the accepted range for a bad value.
-    void set(const std::string& key, const Any& value);
-    /// Sets every setting key of `properties`, skipping the others (the caller checks them).
-    void set_known(const AnyMap& properties);
-    Any get(const std::string& key) const;
-    /// Every setting as text, for export.
+    /// The settings' declarations (the SDK's common keys and MOCK_REMOTE's own, with their
+    /// defaults and ranges), per instance.
+    static std::vector<sdk::PropertySpec> specs();
+    /// Reads every setting from `values` (all declared keys present).
+    static Config from(const AnyMap& values);
+    /// Every setting, by key (doubles at full precision as text, so an import runs with exactly
+    /// the exported model).
     std::vector<std::pair<std::string, std::string>> to_text() const;
 
     /// Host-stage streams for the task executor.

@@ -22,22 +22,49 @@ namespace {
 constexpr uint32_t kMaxDevices = 16;
 constexpr const char* kBaseName = "MOCK_REMOTE";
 
-bool is_counter(const std::string& key) {
-    return key == max_queue_depth || key == jobs_completed || key == jobs_failed ||
-           key == jobs_cancelled || key == allocated_bytes;
-}
-
 BusModel bus_of(const Config& config) {
     return {config.timing.bus_gbps, config.timing.bus_latency_us};
+}
+
+std::vector<std::string> ids_up_to(uint32_t count) {
+    std::vector<std::string> ids;
+    for (uint32_t i = 0; i < count; ++i) ids.push_back(std::to_string(i));
+    return ids;
 }
 
 }  // namespace
 
 Plugin::Plugin()
     : m_executors(sdk::ExecutorManager::get()),
-      m_configs(m_device_count),
       m_devices(kMaxDevices),
-      m_default_contexts(kMaxDevices) {}
+      m_default_contexts(kMaxDevices) {
+    namespace cap = device::capability;
+    std::vector<sdk::PropertySpec> specs = Config::specs();
+    specs.push_back(sdk::in_range<uint32_t>(device_count, 2, 1, kMaxDevices,
+                                            sdk::PropertyScope::kPlugin));
+    specs.push_back(sdk::common::full_name([this](const std::string& id) {
+        return "Vireo simulated remote device " + instance_name(std::stoul(id));
+    }));
+    specs.push_back(sdk::common::capabilities(
+        {cap::kFP32, cap::kExportImport, cap::kRemoteTensors, cap::kProfiling}));
+    // Counters: an instance nobody used yet has all counters at zero; do not create it.
+    auto counter = [this](const char* name, uint64_t (*read)(Device&)) {
+        return sdk::ro(name, [this, read](const std::string& id) {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            const auto& device = m_devices.at(std::stoul(id));
+            return Any(device ? read(*device) : uint64_t{0});
+        });
+    };
+    specs.push_back(counter(max_queue_depth.name(), [](Device& d) { return d.max_queue_depth(); }));
+    specs.push_back(counter(jobs_completed.name(), [](Device& d) { return d.jobs_completed(); }));
+    specs.push_back(counter(jobs_failed.name(), [](Device& d) { return d.jobs_failed(); }));
+    specs.push_back(counter(jobs_cancelled.name(), [](Device& d) { return d.jobs_cancelled(); }));
+    specs.push_back(counter(allocated_bytes.name(), [](Device& d) {
+        return static_cast<uint64_t>(d.memory().allocated_bytes());
+    }));
+    m_properties = std::make_unique<sdk::PropertyTable>(kBaseName, std::move(specs));
+    m_properties->set_instances(ids_up_to(2));
+}
 
 Plugin::~Plugin() {
     // The manager keeps named executors forever; forget this plugin's wait executors (instances
@@ -52,22 +79,7 @@ std::string Plugin::instance_name(size_t index) const {
 }
 
 size_t Plugin::instance_index(const AnyMap& properties) const {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    auto it = properties.find(device::id.name());
-    if (it == properties.end()) return m_default_index;
-    const std::string id = it->second.as<std::string>();
-    size_t index = 0;
-    const bool numeric =
-        !id.empty() && id.size() <= 3 &&
-        std::all_of(id.begin(), id.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
-    if (numeric) index = std::stoul(id);
-    if (!numeric || index >= m_device_count) {
-        std::string known;
-        for (uint32_t i = 0; i < m_device_count; ++i) known += (i ? ", " : "") + std::to_string(i);
-        throw_error<InvalidArgument>(kBaseName, ": device id '", id,
-                                     "' does not exist (available: ", known, ")");
-    }
-    return index;
+    return std::stoul(m_properties->instance_of(properties));
 }
 
 std::shared_ptr<Device> Plugin::instance(size_t index) const {
@@ -80,32 +92,13 @@ std::shared_ptr<Device> Plugin::instance(size_t index) const {
         auto wait =
             m_executors->get_executor(name + "/wait", sdk::StreamsConfig{name + "/wait", 4, 1});
         device = std::make_shared<Device>(name, wait);
-        device->set_bus_model(bus_of(m_configs.at(index)));
+        device->set_bus_model(bus_of(instance_config(index)));
     }
     return device;
 }
 
 Config Plugin::instance_config(size_t index) const {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    return m_configs.at(index);
-}
-
-void Plugin::throw_unknown_key(const std::string& key) const {
-    std::string known;
-    for (const auto& name : supported_properties()) known += (known.empty() ? "" : ", ") + name;
-    throw_error<NotFound>(kBaseName, ": unsupported property ", key, " (supported: ", known, ")");
-}
-
-void Plugin::check_compile_keys(const AnyMap& properties, const char* what) const {
-    for (const auto& [key, value] : properties) {
-        if (Config::is_setting(key) || key == device::id || key == device_count) continue;
-        // Handled by the core; tolerated so that merged core settings do not fail the call.
-        if (key == cache_dir || key == loaded_from_cache) continue;
-        std::string known;
-        for (const auto& k : Config::setting_keys()) known += (known.empty() ? "" : ", ") + k;
-        throw_error<NotFound>(kBaseName, ": property ", key, " is not supported by ", what,
-                              " (supported: ", device::id.name(), ", ", known, ")");
-    }
+    return Config::from(m_properties->resolve({{device::id.name(), std::to_string(index)}}).map());
 }
 
 std::shared_ptr<sdk::ICompiledModel> Plugin::compile(const std::shared_ptr<const Model>& model,
@@ -122,11 +115,8 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile(const std::shared_ptr<const
 
 std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
     const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
-    check_compile_keys(properties, "compile_model");
-    const size_t index = instance_index(properties);
-    Config config = instance_config(index);
-    config.set_known(properties);
-    return compile(model, index, config, false);
+    const sdk::PropertyValues values = m_properties->resolve(properties);
+    return compile(model, std::stoul(values.instance()), Config::from(values.map()), false);
 }
 
 std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
@@ -137,33 +127,33 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
         throw_error<InvalidArgument>(kBaseName, ": compile_model needs a ", kBaseName,
                                      " remote context, found one of ",
                                      context ? context->get_device_name() : std::string("(none)"));
-    check_compile_keys(properties, "compile_model");
-    const size_t index = std::stoul(ours->get_property().at(device::id.name()).as<std::string>());
-    if (properties.count(device::id.name()) && instance_index(properties) != index)
+    const std::string id = ours->get_property().at(device::id.name()).as<std::string>();
+    if (properties.count(device::id.name()) && instance_index(properties) != std::stoul(id))
         throw_error<InvalidArgument>(kBaseName, ": the context is for ", ours->get_device_name(),
                                      " but the properties ask for device id ",
                                      properties.at(device::id.name()).as<std::string>());
-    Config config = instance_config(index);
-    config.set_known(properties);
-    return compile(model, index, config, false);
+    AnyMap arguments = properties;
+    arguments[device::id.name()] = id;
+    const sdk::PropertyValues values = m_properties->resolve(arguments);
+    return compile(model, std::stoul(id), Config::from(values.map()), false);
 }
 
 std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream,
                                                           const AnyMap& properties) const {
-    check_compile_keys(properties, "import_model");
+    m_properties->resolve(properties);  // checks the call's keys before reading the blob
     const Blob blob = read_blob(stream, VIREO_PLUGIN_VERSION);
-    const size_t index = instance_index(properties);
-    Config config = instance_config(index);
-    for (const auto& [key, value] : blob.settings) config.set(key, value);
-    config.set_known(properties);
-    return compile(blob.model, index, config, true);
+    AnyMap arguments;
+    for (const auto& [key, value] : blob.settings) arguments[key] = value;
+    for (const auto& [key, value] : properties) arguments[key] = value;
+    const sdk::PropertyValues values = m_properties->resolve(arguments);
+    return compile(blob.model, std::stoul(values.instance()), Config::from(values.map()), true);
 }
 
 sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model,
                                          const AnyMap& properties) const {
     if (!model) throw_error<InvalidArgument>(kBaseName, ": query_model was given no model");
-    check_compile_keys(properties, "query_model");
-    const std::string name = instance_name(instance_index(properties));
+    const std::string name =
+        instance_name(std::stoul(m_properties->resolve(properties).instance()));
     const auto bad = ExecutionPlan::unsupported_ops(*model);
     sdk::SupportedOpsMap supported;
     for (const auto& node : model->get_ordered_ops()) {
@@ -176,113 +166,27 @@ sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& mod
 }
 
 void Plugin::set_property(const AnyMap& properties) {
-    // Validate everything first, so a bad key or value changes nothing.
-    for (const auto& [key, value] : properties) {
-        if (key == device::id || key == device_count || Config::is_setting(key)) continue;
-        if (is_counter(key) || key == vireo::supported_properties || key == available_devices ||
-            key == device::full_name || key == device::capabilities)
-            throw_error<InvalidArgument>(kBaseName, ": property ", key, " is read-only");
-        throw_unknown_key(key);
-    }
-    Config probe;
-    for (const auto& [key, value] : properties)
-        if (Config::is_setting(key))
-            probe.set(key, value);  // throws InvalidArgument on a bad value
-
+    // A new count changes the ids served; set it first, so that ids it adds can be used in the
+    // same call.
     if (auto it = properties.find(device_count.name()); it != properties.end()) {
-        const uint32_t count = it->second.as<uint32_t>();
-        if (count < 1 || count > kMaxDevices)
-            throw_error<InvalidArgument>(kBaseName, ": property ", device_count.name(),
-                                         ": expected 1..", kMaxDevices, ", found ", count);
-        std::lock_guard<std::mutex> lock(m_mutex);
-        m_device_count = count;
-        m_configs.resize(count, m_common);
-        if (m_default_index >= count) m_default_index = 0;
+        m_properties->set({{device_count.name(), it->second}});
+        m_properties->set_instances(
+            ids_up_to(m_properties->get(device_count.name()).as<uint32_t>()));
     }
-    const bool has_id = properties.count(device::id.name()) != 0;
-    const size_t index = instance_index(properties);
-    const bool id_only =
-        has_id && std::all_of(properties.begin(), properties.end(), [](const auto& p) {
-            return p.first == device::id || p.first == device_count;
-        });
-    std::vector<std::pair<size_t, BusModel>> bus_updates;
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        if (id_only) {
-            m_default_index =
-                index;  // OpenVINO's meaning of a lone device::id: the default instance
-            return;
-        }
-        for (size_t i = 0; i < m_configs.size(); ++i) {
-            if (has_id && i != index) continue;
-            m_configs[i].set_known(properties);
-            bus_updates.emplace_back(i, bus_of(m_configs[i]));
-        }
-        if (!has_id) m_common.set_known(properties);
-    }
-    for (const auto& [i, bus] : bus_updates) {
+    m_properties->set(properties);
+    // Existing instances see new bus settings at once (compiled models keep their own).
+    for (size_t i = 0; i < m_devices.size(); ++i) {
         std::shared_ptr<Device> device;
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             device = m_devices.at(i);
         }
-        if (device) device->set_bus_model(bus);
+        if (device) device->set_bus_model(bus_of(instance_config(i)));
     }
-}
-
-std::vector<PropertyName> Plugin::supported_properties() const {
-    std::vector<PropertyName> out{
-        PropertyName(vireo::supported_properties.name(), PropertyMutability::RO),
-        PropertyName(available_devices.name(), PropertyMutability::RO),
-        PropertyName(device::full_name.name(), PropertyMutability::RO),
-        PropertyName(device::capabilities.name(), PropertyMutability::RO),
-        PropertyName(max_queue_depth.name(), PropertyMutability::RO),
-        PropertyName(jobs_completed.name(), PropertyMutability::RO),
-        PropertyName(jobs_failed.name(), PropertyMutability::RO),
-        PropertyName(jobs_cancelled.name(), PropertyMutability::RO),
-        PropertyName(allocated_bytes.name(), PropertyMutability::RO),
-        PropertyName(device::id.name(), PropertyMutability::RW),
-        PropertyName(device_count.name(), PropertyMutability::RW),
-    };
-    for (const auto& key : Config::setting_keys()) out.emplace_back(key, PropertyMutability::RW);
-    return out;
 }
 
 Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const {
-    if (name == vireo::supported_properties) return supported_properties();
-    if (name == available_devices) {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        std::vector<std::string> ids;
-        for (uint32_t i = 0; i < m_device_count; ++i) ids.push_back(std::to_string(i));
-        return ids;
-    }
-    if (name == device_count) {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        return m_device_count;
-    }
-    if (name == device::capabilities)
-        return std::vector<std::string>{
-            device::capability::kFP32, device::capability::kExportImport,
-            device::capability::kRemoteTensors, device::capability::kProfiling};
-    const bool known = name == device::id || name == device::full_name || is_counter(name) ||
-                       Config::is_setting(name);
-    if (!known) throw_unknown_key(name);
-    const size_t index = instance_index(arguments);
-    if (name == device::id) return std::to_string(index);
-    if (name == device::full_name) return "Vireo simulated remote device " + instance_name(index);
-    if (Config::is_setting(name)) return instance_config(index).get(name);
-    // Counters: an instance nobody used yet has all counters at zero; do not create it.
-    std::shared_ptr<Device> device;
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        device = m_devices.at(index);
-    }
-    if (!device) return uint64_t{0};
-    if (name == max_queue_depth) return device->max_queue_depth();
-    if (name == jobs_completed) return device->jobs_completed();
-    if (name == jobs_failed) return device->jobs_failed();
-    if (name == jobs_cancelled) return device->jobs_cancelled();
-    return static_cast<uint64_t>(device->memory().allocated_bytes());
+    return m_properties->get(name, arguments);
 }
 
 std::shared_ptr<sdk::IRemoteContext> Plugin::create_context(const AnyMap& params) const {

@@ -17,7 +17,8 @@ namespace vireo::mock_remote {
 class RemoteContext;
 
 /// The plugin object. Device instances are created on first use and shared with the compiled
-/// models, contexts and tensors made on them. Settings are kept per instance: set_property with
+/// models, contexts and tensors made on them. Settings live in an sdk::PropertyTable, per
+/// instance: set_property with
 /// device::id (or through "MOCK_REMOTE.N") changes one instance, without it every instance;
 /// get_property without device::id answers for the default instance (0 unless device::id alone
 /// was set). Thread-safe.
@@ -48,20 +49,14 @@ class Plugin : public sdk::IPlugin {
     /// InvalidArgument for an id that is not a number below the device count.
     size_t instance_index(const AnyMap& properties) const;
     std::shared_ptr<Device> instance(size_t index) const;
+    /// The instance's settings (device-wide values overridden by its own).
     Config instance_config(size_t index) const;
-    /// Throws NotFound for keys neither a setting nor accepted at compile time.
-    void check_compile_keys(const AnyMap& properties, const char* what) const;
     std::shared_ptr<sdk::ICompiledModel> compile(const std::shared_ptr<const Model>& model,
                                                  size_t index, Config config, bool imported) const;
-    std::vector<PropertyName> supported_properties() const;
-    [[noreturn]] void throw_unknown_key(const std::string& key) const;
 
     std::shared_ptr<sdk::ExecutorManager> m_executors;
     mutable std::mutex m_mutex;
-    uint32_t m_device_count = 2;
-    size_t m_default_index = 0;
-    Config m_common;                                         // what a new instance starts with
-    std::vector<Config> m_configs;                           // per instance, m_device_count entries
+    std::unique_ptr<sdk::PropertyTable> m_properties;  // settings of the device and instances
     mutable std::vector<std::shared_ptr<Device>> m_devices;  // created on first use
     mutable std::vector<std::shared_ptr<RemoteContext>> m_default_contexts;
 };

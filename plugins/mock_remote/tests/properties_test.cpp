@@ -41,7 +41,7 @@ TEST(MockRemoteProperties, DeviceCountAddsInstances) {
     compiled.create_infer_request().infer();
     EXPECT_EQ(device_value(core, "MOCK_REMOTE.2", jobs_completed), 1u);
     expect_error([&] { core.set_property("MOCK_REMOTE", {device_count(0u)}); },
-                 ErrorKind::kInvalidArgument, {"MOCK_REMOTE_DEVICE_COUNT", "1..16"});
+                 ErrorKind::kInvalidArgument, {"MOCK_REMOTE_DEVICE_COUNT", "from 1 to 16"});
 }
 
 TEST(MockRemoteProperties, DocumentedDefaults) {

@@ -22,7 +22,7 @@ TEST(MockRemoteContext, OneContextPerInstance) {
         },
         ErrorKind::kNotFound, {"COLOR", "DEVICE_ID"});
     expect_error([&] { core.create_context("MOCK_REMOTE.7", {}); }, ErrorKind::kInvalidArgument,
-                 {"'7'", "0, 1"});
+                 {"'7'", "\"0\", \"1\""});
 }
 
 TEST(MockRemoteTensor, LivesInDeviceMemoryAndCopiesBothWays) {

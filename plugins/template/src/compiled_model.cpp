@@ -18,24 +18,6 @@ std::shared_ptr<sdk::ITaskExecutor> make_task_executor(const Config& config) {
         "TemplateStreams", config.resolved_streams(), config.resolved_threads_per_stream()});
 }
 
-std::vector<PropertyName> compiled_ro_properties() {
-    std::vector<PropertyName> keys;
-    for (const char* name :
-         {supported_properties.name(), optimal_number_of_infer_requests.name(), model_name.name(),
-          execution_devices.name(), loaded_from_cache.name(), num_streams.name(),
-          hint::performance_mode.name(), inference_num_threads.name(), hint::num_requests.name(),
-          device::id.name(), arena_allocations.name(), arena_bytes.name()})
-        keys.emplace_back(name, PropertyMutability::RO);
-    return keys;
-}
-
-std::string list_keys(const std::vector<PropertyName>& keys) {
-    std::string out;
-    for (const auto& k : keys)
-        out += (out.empty() ? "" : ", ") + static_cast<const std::string&>(k);
-    return out;
-}
-
 }  // namespace
 
 CompiledModel::CompiledModel(std::shared_ptr<Model> model,
@@ -49,7 +31,29 @@ CompiledModel::CompiledModel(std::shared_ptr<Model> model,
       m_loaded_from_cache(loaded_from_cache),
       m_weights(std::move(weights)),
       m_profiling(config.enable_profiling),
-      m_step_stats(new StepStats[m_plan->steps().size()]) {}
+      m_step_stats(new StepStats[m_plan->steps().size()]) {
+    auto fixed = [](Any value) { return [value](const std::string&) { return value; }; };
+    const Config& c = m_config;
+    m_properties = std::make_unique<sdk::PropertyTable>(
+        kDeviceName,
+        std::vector<sdk::PropertySpec>{
+            sdk::common::optimal_number_of_infer_requests(
+                [this] { return static_cast<uint32_t>(m_config.resolved_streams()); }),
+            sdk::ro(model_name.name(), fixed(m_model->get_name())),
+            sdk::ro(execution_devices.name(), fixed(std::vector<std::string>{kDeviceName})),
+            sdk::ro(vireo::loaded_from_cache.name(), fixed(m_loaded_from_cache)),
+            sdk::ro(num_streams.name(), fixed(static_cast<int32_t>(c.resolved_streams()))),
+            sdk::ro(hint::performance_mode.name(), fixed(c.performance_mode)),
+            sdk::ro(inference_num_threads.name(),
+                    fixed(static_cast<int32_t>(c.resolved_threads_per_stream()))),
+            sdk::ro(hint::num_requests.name(), fixed(c.num_requests)),
+            sdk::ro(device::id.name(), fixed(std::string("0"))),
+            sdk::ro(arena_allocations.name(),
+                    [this](const std::string&) { return Any(m_allocations.load()); }),
+            sdk::ro(arena_bytes.name(), fixed(static_cast<uint64_t>(m_plan->arena_bytes()))),
+            sdk::common::profiling(c.enable_profiling, sdk::PropertyScope::kCompiledModel)},
+        /*plugin_table=*/false);
+}
 
 CompiledModel::~CompiledModel() = default;
 
@@ -70,57 +74,26 @@ void CompiledModel::export_model(std::ostream& out) const {
     serialize(*m_model, xml, bin);
     BlobContents blob;
     blob.plugin_version = Plugin::version();
-    Config saved = m_config;
-    saved.enable_profiling = profiling_enabled();
-    blob.properties = saved.to_map();
+    blob.properties = m_config.values;
+    blob.properties[enable_profiling.name()] = profiling_enabled();
     blob.xml = xml.str();
     blob.weights = bin.str();
     write_blob(out, blob);
 }
 
 void CompiledModel::set_property(const AnyMap& properties) {
-    for (const auto& [key, value] : properties) {
-        if (key == enable_profiling.name()) {
-            Config check;
-            check.apply({{key, value}}, false);
-            m_profiling.store(check.enable_profiling);
-            continue;
-        }
-        for (const auto& ro : compiled_ro_properties())
-            if (key == ro)
-                throw_error<InvalidArgument>(kDeviceName, ": compiled model property ", key,
-                                             " is read-only (set it when compiling)");
-        auto keys = compiled_ro_properties();
-        keys.emplace_back(enable_profiling.name(), PropertyMutability::RW);
-        throw_error<NotFound>(kDeviceName, ": unsupported compiled model property ", key,
-                              " (supported: ", list_keys(keys), ")");
-    }
+    m_properties->set(properties);
+    // Read once per inference: kept in an atomic rather than asked of the table each time.
+    m_profiling.store(m_properties->get(enable_profiling.name()).as<bool>(),
+                      std::memory_order_relaxed);
 }
 
 Any CompiledModel::get_property(const std::string& name) const {
-    if (name == supported_properties.name()) {
-        auto keys = compiled_ro_properties();
-        keys.emplace_back(enable_profiling.name(), PropertyMutability::RW);
-        return keys;
-    }
-    if (name == optimal_number_of_infer_requests.name())
-        return static_cast<uint32_t>(m_config.resolved_streams());
-    if (name == model_name.name()) return m_model->get_name();
-    if (name == execution_devices.name()) return std::vector<std::string>{kDeviceName};
-    if (name == loaded_from_cache.name()) return m_loaded_from_cache;
-    if (name == enable_profiling.name()) return profiling_enabled();
-    if (name == num_streams.name()) return static_cast<int32_t>(m_config.resolved_streams());
-    if (name == inference_num_threads.name())
-        return static_cast<int32_t>(m_config.resolved_threads_per_stream());
-    if (name == hint::performance_mode.name()) return m_config.performance_mode;
-    if (name == hint::num_requests.name()) return m_config.num_requests;
-    if (name == device::id.name()) return m_config.device_id;
-    if (name == arena_allocations.name()) return m_allocations.load();
-    if (name == arena_bytes.name()) return static_cast<uint64_t>(m_plan->arena_bytes());
-    auto keys = compiled_ro_properties();
-    keys.emplace_back(enable_profiling.name(), PropertyMutability::RW);
-    throw_error<NotFound>(kDeviceName, ": unsupported compiled model property ", name,
-                          " (supported: ", list_keys(keys), ")");
+    return m_properties->get(name);
+}
+
+bool CompiledModel::profiling_enabled() const {
+    return m_profiling.load(std::memory_order_relaxed);
 }
 
 void CompiledModel::record_step_times(const std::vector<StepTiming>& timings) const {

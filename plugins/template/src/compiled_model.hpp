@@ -40,14 +40,14 @@ class CompiledModel : public sdk::ICompiledModel {
     /// Writes the blob Plugin::import_model reads (see blob_format.hpp).
     void export_model(std::ostream& blob) const override;
     std::shared_ptr<const Model> get_runtime_model() const override;
-    /// Only PERF_COUNT may change after compilation; other known keys -> InvalidArgument (read
-    /// only), unknown keys -> NotFound listing the supported ones.
+    /// From a property table: only PERF_COUNT may change after compilation; other known keys ->
+    /// InvalidArgument (read only), unknown keys -> NotFound listing the supported ones.
     void set_property(const AnyMap& properties) override;
     Any get_property(const std::string& name) const override;
 
     const std::shared_ptr<const ExecutionPlan>& plan() const { return m_plan; }
     const Config& config() const { return m_config; }
-    bool profiling_enabled() const { return m_profiling.load(std::memory_order_relaxed); }
+    bool profiling_enabled() const;
     /// Adds one inference's per-step times to the averages the runtime model reports.
     void record_step_times(const std::vector<StepTiming>& timings) const;
     /// Average time of step `s` in microseconds, or -1 if it never ran with profiling on.
@@ -68,7 +68,8 @@ class CompiledModel : public sdk::ICompiledModel {
     Config m_config;
     bool m_loaded_from_cache;
     Tensor m_weights;
-    std::atomic<bool> m_profiling;
+    std::atomic<bool> m_profiling;  // PERF_COUNT, as the table holds it
+    std::unique_ptr<sdk::PropertyTable> m_properties;
     mutable std::atomic<uint64_t> m_allocations{0};
     std::unique_ptr<StepStats[]> m_step_stats;
 };

@@ -1,13 +1,13 @@
-// Declares Config: the TEMPLATE plugin's settings, read and validated from property maps, and
-// the stream/thread counts they resolve to.
+// Declares Config: the TEMPLATE plugin's property table and the typed settings one compile
+// resolves to (the stream/thread counts they give).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
-#include <vector>
 
-#include "vireo/any.hpp"
 #include "vireo/properties.hpp"
+#include "vireo/sdk/property_table.hpp"
 
 namespace vireo::template_plugin {
 
@@ -20,32 +20,26 @@ inline constexpr Property<uint64_t, PropertyMutability::RO> arena_allocations{
 /// RO compiled-model property: bytes of the per-request arena of a static model (0 if dynamic).
 inline constexpr Property<uint64_t, PropertyMutability::RO> arena_bytes{"TEMPLATE_ARENA_BYTES"};
 
-/// Plugin-wide and per-compile settings. A value type: copy it, change the copy with apply().
+/// The plugin's table: the SDK's common keys (hint, streams, threads, requests, profiling) and
+/// the read-only device keys; one instance.
+std::unique_ptr<sdk::PropertyTable> make_property_table();
+
+/// The settings a compiled model runs with, read from resolved table values. A value type.
 struct Config {
     hint::PerformanceMode performance_mode = hint::PerformanceMode::LATENCY;
     int32_t num_streams = 0;            ///< 0: from the performance hint
     int32_t inference_num_threads = 0;  ///< threads per stream; 0: the cores divided among streams
     uint32_t num_requests = 0;          ///< hint::num_requests; 0: no limit
     bool enable_profiling = false;
-    std::string device_id;  ///< "" or "0": the plugin has one instance
+    AnyMap values;  ///< every read-write value, for an exported blob
 
-    /// Applies `properties` in map order. Throws NotFound naming an unknown key and listing the
-    /// supported ones, InvalidArgument naming key and value for a bad value. Keys the core owns
-    /// (CACHE_DIR, LOADED_FROM_CACHE) are skipped when `skip_core_keys` is true.
-    void apply(const AnyMap& properties, bool skip_core_keys);
-    /// The value of a read-write key; throws NotFound for any other key.
-    Any get(const std::string& name) const;
-    /// The read-write keys as text, for an exported blob.
-    AnyMap to_map() const;
+    static Config from(const sdk::PropertyValues& values);
 
     /// Streams the compiled model runs: num_streams, else 1 for LATENCY or one per core for
     /// THROUGHPUT (capped by num_requests when set).
     int resolved_streams() const;
     /// Threads per stream: inference_num_threads, else the cores divided among the streams (>= 1).
     int resolved_threads_per_stream() const;
-
-    /// Every read-write key this config understands.
-    static std::vector<PropertyName> rw_properties();
 };
 
 /// Cores available to the process (>= 1).

@@ -18,24 +18,7 @@
 #endif
 
 namespace vireo::template_plugin {
-namespace {
-
-constexpr const char* kFullName = "Vireo TEMPLATE reference interpreter";
-
-std::vector<PropertyName> ro_properties() {
-    return {supported_properties, available_devices, device::full_name, device::capabilities};
-}
-
-std::string list_keys(const std::vector<PropertyName>& keys) {
-    std::string out;
-    for (const auto& k : keys)
-        out += (out.empty() ? "" : ", ") + static_cast<const std::string&>(k);
-    return out;
-}
-
-}  // namespace
-
-Plugin::Plugin() {
+Plugin::Plugin() : m_properties(make_property_table()) {
     set_device_name(kDeviceName);
 }
 
@@ -49,13 +32,7 @@ const char* Plugin::version() {
 }
 
 Config Plugin::config_with(const AnyMap& properties) const {
-    Config config;
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        config = m_config;
-    }
-    config.apply(properties, /*skip_core_keys=*/true);
-    return config;
+    return Config::from(m_properties->resolve(properties));
 }
 
 std::shared_ptr<sdk::ICompiledModel> Plugin::compile_transformed(std::shared_ptr<Model> model,
@@ -84,9 +61,10 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream,
         throw_error<InvalidArgument>(kDeviceName,
                                      ": the blob was exported by TEMPLATE plugin version ",
                                      blob.plugin_version, ", this is version ", version());
-    Config config = config_with({});
-    config.apply(blob.properties, true);
-    config.apply(properties, true);
+    AnyMap arguments = blob.properties;
+    arguments.erase(device::id.name());  // written by older versions; the call's id decides
+    for (const auto& [key, value] : properties) arguments[key] = value;
+    const Config config = config_with(arguments);
     const bool from_cache = get_or<bool>(properties, loaded_from_cache.name(), false);
     Tensor weights;
     if (!blob.weights.empty()) {
@@ -144,39 +122,11 @@ sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& mod
 }
 
 void Plugin::set_property(const AnyMap& properties) {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    Config updated = m_config;
-    for (const auto& [key, value] : properties) {
-        for (const auto& ro : ro_properties())
-            if (key == ro)
-                throw_error<InvalidArgument>(kDeviceName, ": property ", key, " is read-only");
-    }
-    updated.apply(properties, /*skip_core_keys=*/false);
-    m_config = updated;
+    m_properties->set(properties);
 }
 
 Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const {
-    if (name == supported_properties.name()) {
-        auto keys = ro_properties();
-        for (const auto& rw : Config::rw_properties()) keys.push_back(rw);
-        return keys;
-    }
-    if (name == available_devices.name()) return std::vector<std::string>{""};
-    if (name == device::full_name.name()) return std::string(kFullName);
-    if (name == device::capabilities.name()) {
-        namespace cap = device::capability;
-        return std::vector<std::string>{cap::kFP32,          cap::kFP16,   cap::kExportImport,
-                                        cap::kDynamicShapes, cap::kStates, cap::kProfiling};
-    }
-    std::lock_guard<std::mutex> lock(m_mutex);
-    try {
-        return m_config.get(name);
-    } catch (const NotFound&) {
-        auto keys = ro_properties();
-        for (const auto& rw : Config::rw_properties()) keys.push_back(rw);
-        throw_error<NotFound>(kDeviceName, ": unsupported property ", name,
-                              " (supported: ", list_keys(keys), ")");
-    }
+    return m_properties->get(name, arguments);
 }
 
 }  // namespace vireo::template_plugin

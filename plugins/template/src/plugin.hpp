@@ -3,7 +3,6 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 
 #include "config.hpp"
 #include "vireo/sdk/iplugin.hpp"
@@ -14,8 +13,8 @@ class ExecutionPlan;
 
 /// The TEMPLATE plugin: one device instance (available_devices {""}).
 ///
-/// Properties: RW PERFORMANCE_HINT, NUM_STREAMS, INFERENCE_NUM_THREADS,
-/// PERFORMANCE_HINT_NUM_REQUESTS, PERF_COUNT, DEVICE_ID ("" or "0"); RO FULL_DEVICE_NAME,
+/// Properties (an sdk::PropertyTable, see config.cpp): RW PERFORMANCE_HINT, NUM_STREAMS,
+/// INFERENCE_NUM_THREADS, PERFORMANCE_HINT_NUM_REQUESTS, PERF_COUNT, DEVICE_ID ("" or "0"); RO FULL_DEVICE_NAME,
 /// OPTIMIZATION_CAPABILITIES, SUPPORTED_PROPERTIES, AVAILABLE_DEVICES. Unknown key -> NotFound
 /// listing the supported ones; bad value -> InvalidArgument naming key and value.
 ///
@@ -49,8 +48,7 @@ class Plugin : public sdk::IPlugin {
                                                              bool loaded_from_cache,
                                                              Tensor weights) const;
 
-    mutable std::mutex m_mutex;
-    Config m_config;
+    std::unique_ptr<sdk::PropertyTable> m_properties;
 };
 
 }  // namespace vireo::template_plugin

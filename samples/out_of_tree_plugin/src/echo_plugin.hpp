@@ -12,15 +12,17 @@
 #include "vireo/sdk/icompiled_model.hpp"
 #include "vireo/sdk/iplugin.hpp"
 #include "vireo/sdk/isync_infer_request.hpp"
+#include "vireo/sdk/property_table.hpp"
 
 namespace echo {
 
 inline constexpr const char* kDeviceName = "ECHO";
 
-/// The device: properties PERF_COUNT (RW) and DEVICE_ID (RW, "" or "0"); capabilities FP32,
+/// The device: properties (an sdk::PropertyTable) PERFORMANCE_HINT and PERF_COUNT (RW) and
+/// DEVICE_ID (RW, "" or "0"); capabilities FP32,
 /// DYNAMIC_SHAPES, PROFILING. compile_model refuses models with ops the reference kernels do
 /// not run (NotImplemented listing them) and stateful models. No export, no remote memory.
-/// Thread safety: every method may be called concurrently (the settings are under a mutex).
+/// Thread safety: every method may be called concurrently (the table locks its values).
 class Plugin : public vireo::sdk::IPlugin {
   public:
     Plugin();
@@ -36,11 +38,7 @@ class Plugin : public vireo::sdk::IPlugin {
     vireo::Any get_property(const std::string& name, const vireo::AnyMap& arguments) const override;
 
   private:
-    /// PERF_COUNT after applying `properties` to the plugin's setting; validates every key.
-    bool perf_count_with(const vireo::AnyMap& properties) const;
-
-    mutable std::mutex m_mutex;
-    bool m_perf_count = false;
+    vireo::sdk::PropertyTable m_properties;
 };
 
 /// A model compiled for ECHO: a copy of the caller's graph (friendly names kept) that requests
@@ -55,14 +53,14 @@ class CompiledModel : public vireo::sdk::ICompiledModel {
     vireo::Any get_property(const std::string& name) const override;
 
     const std::shared_ptr<vireo::Model>& graph() const { return m_graph; }
-    bool perf_count() const { return m_perf_count.load(); }
+    bool perf_count() const;
 
   protected:
     std::shared_ptr<vireo::sdk::ISyncInferRequest> create_sync_infer_request() const override;
 
   private:
     std::shared_ptr<vireo::Model> m_graph;
-    std::atomic<bool> m_perf_count;
+    vireo::sdk::PropertyTable m_properties;
 };
 
 /// One request: infer() evaluates the graph's ops in order with reference::evaluate (so any

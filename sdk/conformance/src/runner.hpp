@@ -16,10 +16,11 @@ enum class Status {
     kCrashed,
     kTimedOut,
     kExpectedFailure,
-    kUnexpectedPass
+    kUnexpectedPass,
+    kNotRun  ///< the test's model could not be built from the ops the device supports
 };
 
-/// "passed", "failed", "skipped", "crashed", "timed-out", "xfail", "unexpected-pass".
+/// "passed", "failed", "skipped", "crashed", "timed-out", "xfail", "unexpected-pass", "not-run".
 const char* to_string(Status status);
 /// True for the statuses that make the run fail.
 bool is_failure(Status status);

@@ -40,6 +40,7 @@ struct Arguments {
     std::vector<std::string> properties;  // KEY=VALUE
     double timeout_seconds = 60;
     int jobs = 1;
+    long require_run = -1;  // --require-run N: fewer tests run to a verdict fails the run
     bool probe = false;
     bool list = false;
     std::string child_result;             // internal: run one test, write its result here
@@ -54,7 +55,7 @@ struct Arguments {
            "[--gtest_filter=PATTERNS]\n"
         << "         [--report-json FILE] [--report-junit FILE] [--expectations FILE] "
            "[--timeout S]\n"
-        << "         [--jobs N] [--property KEY=VALUE]... [--probe] [--list]\n"
+        << "         [--jobs N] [--property KEY=VALUE]... [--require-run N] [--probe] [--list]\n"
         << "docs/conformance.md describes the categories, the expectations file and the reports.\n";
     std::exit(error.empty() ? 0 : 2);
 }
@@ -105,6 +106,9 @@ Arguments parse(int argc, char** argv) {
         } else if (arg == "--jobs") {
             a.jobs = std::atoi(next().c_str());
             if (a.jobs < 1) usage("--jobs needs a positive count");
+        } else if (arg == "--require-run") {
+            a.require_run = std::atol(next().c_str());
+            if (a.require_run < 0) usage("--require-run needs a count >= 0");
         } else if (arg == "--probe")
             a.probe = true;
         else if (arg == "--list")
@@ -188,6 +192,30 @@ class ResultWriter : public ::testing::EmptyTestEventListener {
             message += part.message();
         }
         const char* status = result->Skipped() ? "skipped" : result->Failed() ? "failed" : "passed";
+        // A test whose only failures say its model could not be built from the device's ops
+        // (ModelUnavailable) did not run: it is reported as such, never as passed or failed.
+        if (result->Failed()) {
+            bool only_unavailable = true;
+            std::string reason;
+            for (int i = 0; i < result->total_part_count(); ++i) {
+                const auto& part = result->GetTestPartResult(i);
+                if (!part.failed()) continue;
+                const std::string text = part.message();
+                const auto at = text.find(kNotRunMarker);
+                if (at == std::string::npos) {
+                    only_unavailable = false;
+                    break;
+                }
+                if (reason.empty()) {
+                    reason = text.substr(at + std::strlen(kNotRunMarker));
+                    reason = reason.substr(0, reason.rfind("\" thrown in"));
+                }
+            }
+            if (only_unavailable) {
+                status = "not-run";
+                message = reason;
+            }
+        }
         std::ofstream out(m_path, std::ios::trunc);
         out << status << '\n' << message;
     }
@@ -296,7 +324,9 @@ Outcome finish(const Child& c, int wait_status, bool timed_out, double timeout) 
                         " (a sanitizer report or an error at exit?); output: " + tail(log, 1500);
         }
     } else {
-        o.status = reported == "skipped" ? Status::kSkipped : Status::kFailed;
+        o.status = reported == "skipped"   ? Status::kSkipped
+                   : reported == "not-run" ? Status::kNotRun
+                                           : Status::kFailed;
         o.message = message;
     }
     return o;
@@ -405,6 +435,16 @@ int run_parent(const Arguments& a) {
     if (!a.report_junit.empty()) write_junit_report(a.report_junit, a.device, outcomes);
     for (const auto& o : outcomes)
         if (is_failure(o.status)) return 1;
+    if (a.require_run >= 0) {
+        size_t run = 0;
+        for (const auto& o : outcomes)
+            if (o.status != Status::kSkipped && o.status != Status::kNotRun) ++run;
+        if (run < static_cast<size_t>(a.require_run)) {
+            std::cout << "vireo_conformance: only " << run << " tests ran to a verdict; "
+                      << "--require-run asks for " << a.require_run << "\n";
+            return 1;
+        }
+    }
     return 0;
 }
 

@@ -78,10 +78,11 @@ std::string xml_escape(const std::string& text) {
     return out;
 }
 
-constexpr size_t kStatusCount = 7;
+constexpr size_t kStatusCount = 8;
 constexpr std::array<Status, kStatusCount> kAllStatuses = {
-    Status::kPassed,   Status::kFailed,          Status::kSkipped,       Status::kCrashed,
-    Status::kTimedOut, Status::kExpectedFailure, Status::kUnexpectedPass};
+    Status::kPassed,          Status::kFailed,         Status::kSkipped,
+    Status::kCrashed,         Status::kTimedOut,       Status::kExpectedFailure,
+    Status::kUnexpectedPass,  Status::kNotRun};
 
 using Counts = std::array<size_t, kStatusCount>;
 
@@ -95,6 +96,13 @@ std::map<std::string, Counts> count_by_category(const std::vector<Outcome>& outc
         ++total[static_cast<size_t>(o.status)];
     }
     return counts;
+}
+
+size_t count_run(const Counts& c) {
+    size_t run = 0;
+    for (size_t i = 0; i < kStatusCount; ++i)
+        if (kAllStatuses[i] != Status::kSkipped && kAllStatuses[i] != Status::kNotRun) run += c[i];
+    return run;
 }
 
 std::ofstream open_report(const std::string& path) {
@@ -121,6 +129,8 @@ const char* to_string(Status status) {
             return "xfail";
         case Status::kUnexpectedPass:
             return "unexpected-pass";
+        case Status::kNotRun:
+            return "not-run";
     }
     return "unknown";
 }
@@ -169,11 +179,13 @@ void print_summary(std::ostream& out, const std::string& device,
     out << "\nConformance of " << device << ": " << outcomes.size() << " tests\n";
     out << std::left << std::setw(20) << "category";
     for (Status s : kAllStatuses) out << std::right << std::setw(16) << to_string(s);
+    // "Run" counts the tests that ran to a verdict (neither skipped nor not run).
+    out << std::right << std::setw(8) << "run";
     out << '\n';
     auto row = [&](const std::string& name, const Counts& c) {
         out << std::left << std::setw(20) << name;
         for (size_t i = 0; i < kStatusCount; ++i) out << std::right << std::setw(16) << c[i];
-        out << '\n';
+        out << std::right << std::setw(8) << count_run(c) << '\n';
     };
     for (const auto& [category, c] : counts) row(category, c);
     row("TOTAL", total);
@@ -197,7 +209,7 @@ void write_json_report(const std::string& path, const std::string& device,
     out << "{\n  \"device\": \"" << json_escape(device) << "\",\n  \"summary\": {";
     for (size_t i = 0; i < kStatusCount; ++i)
         out << (i ? ", " : "") << '"' << to_string(kAllStatuses[i]) << "\": " << total[i];
-    out << "},\n  \"tests\": [\n";
+    out << ", \"run\": " << count_run(total) << "},\n  \"tests\": [\n";
     for (size_t i = 0; i < outcomes.size(); ++i) {
         const auto& o = outcomes[i];
         out << "    {\"test\": \"" << json_escape(o.test) << "\", \"category\": \""
@@ -224,7 +236,9 @@ void write_junit_report(const std::string& path, const std::string& device,
             seconds += o->seconds;
             if (o->status == Status::kFailed || o->status == Status::kUnexpectedPass) ++failures;
             if (o->status == Status::kCrashed || o->status == Status::kTimedOut) ++errors;
-            if (o->status == Status::kSkipped || o->status == Status::kExpectedFailure) ++skipped;
+            if (o->status == Status::kSkipped || o->status == Status::kExpectedFailure ||
+                o->status == Status::kNotRun)
+                ++skipped;
         }
         out << "  <testsuite name=\"" << xml_escape(category) << "\" tests=\"" << list.size()
             << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" skipped=\""
@@ -251,6 +265,7 @@ void write_junit_report(const std::string& path, const std::string& device,
                     break;
                 case Status::kSkipped:
                 case Status::kExpectedFailure:
+                case Status::kNotRun:
                     out << ">\n      <skipped message=\"" << to_string(o->status) << ": " << msg
                         << "\"/>\n";
                     break;

@@ -68,6 +68,7 @@ bool has_capability(const std::string& capability) {
 }
 
 CompiledModel compile(const std::shared_ptr<const Model>& model, const AnyMap& properties) {
+    if (model) require_supported(model, "model '" + model->get_name() + "'");
     return core().compile_model(model, device_name(), properties);
 }
 

@@ -13,11 +13,20 @@
 namespace vireo::conformance {
 namespace {
 
-std::vector<ReferenceModel> static_models() {
-    std::vector<ReferenceModel> models{elementwise_model(), mlp_model(), cnn_model(),
-                                       multi_output_model(), scalar_model()};
-    if (has_capability(device::capability::kDynamicShapes)) models.push_back(dynamic_model());
-    if (has_capability(device::capability::kStates)) models.push_back(stateful_model());
+// Every variant of every model (supported or not: query_model must say which), the dynamic and
+// stateful ones only when the device claims those capabilities.
+std::vector<ReferenceModel> query_models() {
+    std::vector<ReferenceModel> models;
+    for (auto& m : all_model_variants()) {
+        const std::string& name = m.model->get_name();
+        if (name.find("dynamic") != std::string::npos &&
+            !has_capability(device::capability::kDynamicShapes))
+            continue;
+        if (name.find("stateful") != std::string::npos &&
+            !has_capability(device::capability::kStates))
+            continue;
+        models.push_back(std::move(m));
+    }
     return models;
 }
 
@@ -101,6 +110,22 @@ TEST(Plugin, ReadWritePropertiesRejectBadValues) {
     }
 }
 
+TEST(Plugin, AcceptsPerformanceHint) {
+    // benchmark_app sets PERFORMANCE_HINT by default: every device must take it, on the device
+    // and in compile_model, and read it back.
+    const auto keys = core().get_property(device_name(), supported_properties);
+    const auto listed = std::find(keys.begin(), keys.end(), hint::performance_mode.name());
+    ASSERT_NE(listed, keys.end()) << "SUPPORTED_PROPERTIES does not list PERFORMANCE_HINT";
+    EXPECT_TRUE(listed->is_mutable());
+    Core c = make_core();
+    c.set_property(device_name(), {hint::performance_mode(hint::PerformanceMode::THROUGHPUT)});
+    EXPECT_EQ(c.get_property(device_name(), hint::performance_mode),
+              hint::PerformanceMode::THROUGHPUT);
+    ReferenceModel m = elementwise_model();
+    EXPECT_NO_THROW(c.compile_model(m.model, device_name(),
+                                    {hint::performance_mode(hint::PerformanceMode::LATENCY)}));
+}
+
 TEST(Plugin, ReadOnlyPropertiesRejectSet) {
     for (const auto& key : core().get_property(device_name(), supported_properties)) {
         if (key.is_mutable()) continue;
@@ -163,7 +188,7 @@ TEST(Plugin, DeclaredCapabilities) {
 }
 
 TEST(Plugin, QueryModelAgreesWithCompile) {
-    for (const auto& m : static_models()) {
+    for (const auto& m : query_models()) {
         SCOPED_TRACE("model " + m.model->get_name());
         const auto supported = core().query_model(m.model, device_name());
         std::set<std::string> friendly;
@@ -181,7 +206,7 @@ TEST(Plugin, QueryModelAgreesWithCompile) {
         bool compiled = true;
         std::string error;
         try {
-            compile(m.model);
+            core().compile_model(m.model, device_name());
         } catch (const std::exception& e) {
             compiled = false;
             error = e.what();

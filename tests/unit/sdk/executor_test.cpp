@@ -80,6 +80,22 @@ TEST(CPUStreamsExecutor, LongNamesAreCutToFifteenCharactersKeepingTheStream) {
     }
 }
 
+TEST(CPUStreamsExecutor, DeviceExecutorNamesKeepTheInstanceId) {
+    // Issue 18: "VENDORX.0/wait" used to become "VENDORX.0/wai/0".
+    EXPECT_EQ(vireo::sdk::thread_name("DEV.1/wait", 0, 0), "DEV.1/wait/0");  // fits: unchanged
+    EXPECT_EQ(vireo::sdk::thread_name("VENDORX.0/wait", 3, 0), "VENDORX.0w/3");
+    EXPECT_EQ(vireo::sdk::thread_name("VENDORX.0/wait", 0, 1), "VENDORX.0w/0.1");
+    EXPECT_EQ(vireo::sdk::thread_name("MOCK_REMOTE.1/wait", 1, 0), "MOCK_REMOTE.1/1");
+    EXPECT_EQ(vireo::sdk::thread_name("AVERYLONGVENDOR.12/wait", 0, 0), "AVERYLONGV.12/0");
+    EXPECT_EQ(vireo::sdk::thread_name("AVeryLongExecutorName", 0, 0), "AVeryLongExec/0");
+    for (const char* name : {"VENDORX.0/wait", "LONGVENDOR.12/wait", "A.123456789012345/wait"})
+        EXPECT_LE(vireo::sdk::thread_name(name, 12, 3).size(), 15u) << name;
+    CPUStreamsExecutor executor(config("VENDORX.0/wait", 1, 1));
+    std::string worker;
+    executor.run_and_wait({[&] { worker = thread_name(); }});
+    EXPECT_EQ(worker, "VENDORX.0w/0");
+}
+
 TEST(CPUStreamsExecutor, OneStreamRunsTasksInFifoOrder) {
     std::vector<int> order;
     {

@@ -20,7 +20,7 @@ inline constexpr int kMaxThreads = 1024;
 
 struct StreamsConfig {
     /// Thread names are "<name>/<stream>" for a stream's worker and "<name>/<stream>.<t>" for its
-    /// helpers; the name part is cut so the whole fits Linux's 15 characters.
+    /// helpers, shortened to fit Linux's 15 characters by thread_name().
     std::string name = "StreamsExecutor";
     int streams = 1;                        ///< tasks run on up to this many streams at once
     int threads_per_stream = 1;             ///< threads a task may use through parallel_for
@@ -33,6 +33,14 @@ struct StreamsConfig {
                pin_threads == other.pin_threads;
     }
 };
+
+/// The name of thread `thread` (0: the worker) of `stream` of an executor called `name`:
+/// "<name>/<stream>[.<thread>]" when it fits Linux's 15 characters. Otherwise a role after the
+/// last '/' shrinks to its first letter ("VENDORX.0/wait" -> "VENDORX.0w/0"), or is dropped
+/// ("MOCK_REMOTE.1/wait" -> "MOCK_REMOTE.1/0"); then the device name before the first '.' is
+/// cut, keeping the instance id ("AVERYLONGVENDOR.12/wait" -> "AVERYLONGV.12/0"); only then is
+/// the name cut from its end.
+std::string thread_name(const std::string& name, int stream, int thread);
 
 /// A pool of streams pulling tasks from one FIFO queue. Each stream has one worker thread that
 /// runs tasks, and threads_per_stream - 1 helpers that parallel_for() from a task on that

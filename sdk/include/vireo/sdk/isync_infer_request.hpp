@@ -114,6 +114,7 @@ protected:
 
 private:
     std::shared_ptr<const ICompiledModel> m_compiled_model;
+    std::map<std::pair<const Node*, size_t>, FoundPort> m_own_ports;  // by (node, output index)
 };
 
 }  // namespace vireo::sdk

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -71,10 +72,35 @@ bool has_capability(const std::string& capability);
                          << " does not claim capability " << (capability);   \
     } while (0)
 
-/// Compiles `model` on the device under test with core().
+/// Compiles `model` on the device under test with core(). Throws ModelUnavailable first when
+/// query_model leaves computation ops of `model` out (the test is then reported not run).
 CompiledModel compile(const std::shared_ptr<const Model>& model, const AnyMap& properties = {});
 
 // ---- Models and their reference values ----
+//
+// The suite's behaviour models are op-aware: each model function below has variants (the
+// first is the richest; later ones are built only from Add, Multiply, Relu, MatMul and
+// Convolution, with the same inputs, output names and reference values) and returns the first
+// variant whose computation ops the device's query_model reports supported. When none fits it
+// throws ModelUnavailable naming the model and, per variant, the ops the device lacks; the
+// runner reports such a test as "not-run" with that reason — never as passed or failed.
+
+/// Starts every ModelUnavailable message; the runner recognises "not run" tests by it.
+inline constexpr const char* kNotRunMarker = "[not run] ";
+
+/// The test cannot be built from the ops the device supports. Deliberately not a
+/// vireo::Exception, so tests that expect vireo errors do not catch it.
+class ModelUnavailable : public std::runtime_error {
+public:
+    explicit ModelUnavailable(const std::string& reason)
+        : std::runtime_error(kNotRunMarker + reason) {}
+};
+
+/// Throws ModelUnavailable naming the computation ops of `model` (as "Type 'name'") that the
+/// device's query_model leaves out; `what` names the model in the message. Nothing happens when
+/// query_model itself fails (compile_model then decides).
+void require_supported(const std::shared_ptr<const Model>& model, const std::string& what);
+
 
 /// Values of each output computed from the values of each input (row-major f32).
 using ReferenceFunction =
@@ -89,23 +115,28 @@ struct ReferenceModel {
     std::vector<std::string> output_names;
 };
 
-/// "x", "y" [2,3,4] -> "z" = max(x * y + x, 0) - 0.25.
+/// "x", "y" [2,3,4] -> "z" = max(x * y + x, 0) - 0.25 (Subtract; or Add of -0.25).
 ReferenceModel elementwise_model();
-/// "x" [2,8] -> MatMul 8x16 + bias, ReLU, MatMul 16x4 + bias, Softmax -> "probs" [2,4].
+/// "x" [2,8] -> MatMul 8x16 + bias, ReLU, MatMul 16x4 + bias, Softmax -> "probs" [2,4]
+/// (or, without Softmax, the logits under the same name).
 ReferenceModel mlp_model();
 /// "image" [1,2,6,6] -> Convolution 3x3 (3 filters, pad 1) + bias, ReLU, MaxPool 2x2/2,
-/// Reshape [1,27], MatMul 27x5 -> "logits" [1,5].
+/// Reshape [1,27], MatMul 27x5 -> "logits" [1,5] (or, instead of the pooling and MatMul, a
+/// 6x6 Convolution with 5 filters -> "logits" [1,5,1,1]).
 ReferenceModel cnn_model();
 /// "x" [2,4] -> "plus_one" = x + 1 [2,4], "relu" = max(x, 0) [2,4], "row_sum" = sum over axis 1
-/// [2].
+/// [2] (ReduceSum; or MatMul by a vector of ones).
 ReferenceModel multi_output_model();
 /// "s" scalar -> "square_plus_one" = s * s + 1 (scalar).
 ReferenceModel scalar_model();
-/// "x" [?,4] -> "y" = max(3x - 1, 0) (any batch).
+/// "x" [?,4] -> "y" = max(3x - 1, 0) (any batch; Subtract or Add of -1).
 ReferenceModel dynamic_model();
 /// "x" [1,3]; variable "acc" (zeros at first); "acc_out" = acc + x, which is assigned to "acc".
 /// The reference is for one inference from a zero state: acc_out = x.
 ReferenceModel stateful_model();
+
+/// Every variant of every model, whatever the device supports (for tests of query_model).
+std::vector<ReferenceModel> all_model_variants();
 
 // ---- Helpers ----
 

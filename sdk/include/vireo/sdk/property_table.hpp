@@ -1,0 +1,185 @@
+// Declares PropertyTable: a plugin's (or a compiled model's) properties declared once — key,
+// type, default, accepted values, mutability and scope — from which set_property, get_property,
+// SUPPORTED_PROPERTIES, the standard errors and per-instance values all come.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "vireo/any.hpp"
+#include "vireo/properties.hpp"
+
+namespace vireo::sdk {
+
+/// Where a property's value lives.
+enum class PropertyScope {
+    kPlugin,    ///< one value for the whole plugin, set with set_property only (a device count)
+    kInstance,  ///< per device instance: set_property on "NAME" sets every instance, on "NAME.N"
+                ///< (DEVICE_ID=N in the map) that instance; compile_model / query_model /
+                ///< import_model arguments override it for one call
+    kCompiledModel,  ///< a compiled model's own key (lives in the compiled model's table)
+};
+
+/// One declared property. Build them with rw(), in_range() and ro() below, or take a common
+/// one from namespace `common`.
+struct PropertySpec {
+    PropertyName name;  ///< with its mutability
+    PropertyScope scope = PropertyScope::kInstance;
+    Any default_value;     ///< RW: the value before any set
+    std::string accepted;  ///< what a good value looks like, quoted in InvalidArgument messages
+    /// RW: converts a value to the canonical type and checks it; returns the value to store or
+    /// throws (any exception: the table turns it into InvalidArgument naming key, value and
+    /// `accepted`).
+    std::function<Any(const Any&)> parse;
+    /// RO: computes the value for an instance id ("" for a single-instance device).
+    std::function<Any(const std::string& instance)> read;
+};
+
+/// A read-write key of type T. `valid` (optional) accepts or refuses a converted value.
+template <typename T>
+PropertySpec rw(const Property<T>& key, T default_value, std::string accepted,
+                std::function<bool(const T&)> valid = {},
+                PropertyScope scope = PropertyScope::kInstance) {
+    PropertySpec spec;
+    spec.name = PropertyName(key.name(), PropertyMutability::RW);
+    spec.scope = scope;
+    spec.default_value = Any(default_value);
+    spec.accepted = std::move(accepted);
+    spec.parse = [valid](const Any& value) -> Any {
+        T typed = value.as<T>();
+        if (valid && !valid(typed)) throw_error<InvalidArgument>("out of range");
+        return Any(std::move(typed));
+    };
+    return spec;
+}
+
+/// A read-write integer key accepting `min` to `max` (both included).
+template <typename T>
+PropertySpec in_range(const Property<T>& key, T default_value, T min, T max,
+                      PropertyScope scope = PropertyScope::kInstance) {
+    std::ostringstream accepted;
+    accepted << "an integer from " << +min << " to " << +max;
+    return rw<T>(
+        key, default_value, accepted.str(), [min, max](const T& v) { return v >= min && v <= max; },
+        scope);
+}
+
+/// A read-only key whose value `read` computes (for the instance asked about).
+PropertySpec ro(const std::string& name, std::function<Any(const std::string& instance)> read,
+                PropertyScope scope = PropertyScope::kPlugin);
+
+/// The keys every plugin shares, declared once with one range and one wording. Use them rather
+/// than declaring these keys yourself, so every device accepts the same values.
+namespace common {
+/// PERFORMANCE_HINT: LATENCY (default), THROUGHPUT or CUMULATIVE_THROUGHPUT. Every plugin must
+/// accept it (benchmark_app sets it by default), even if it only records it.
+PropertySpec performance_hint();
+/// PERFORMANCE_HINT_NUM_REQUESTS: 0 (no limit, default) or more.
+PropertySpec hint_num_requests();
+/// NUM_STREAMS: 0 (from the performance hint, default) to kMaxStreams (256).
+PropertySpec num_streams();
+/// INFERENCE_NUM_THREADS: 0 (all cores, default) to kMaxThreads (1024).
+PropertySpec inference_num_threads();
+/// PERF_COUNT: per-op and per-stage timings (default false).
+PropertySpec profiling(bool default_value = false, PropertyScope scope = PropertyScope::kInstance);
+/// OPTIMAL_NUMBER_OF_INFER_REQUESTS (compiled model, read-only) answered by `read`.
+PropertySpec optimal_number_of_infer_requests(std::function<uint32_t()> read);
+/// FULL_DEVICE_NAME and OPTIMIZATION_CAPABILITIES (read-only, plugin-wide).
+PropertySpec full_name(std::function<std::string(const std::string& instance)> read);
+PropertySpec capabilities(std::vector<std::string> capabilities);
+}  // namespace common
+
+/// Keys the core owns and may pass in compile/import arguments (CACHE_DIR, LOADED_FROM_CACHE):
+/// a table accepts them in resolve() and leaves them to the plugin (PropertyValues::call()).
+bool is_core_key(const std::string& key);
+
+/// The values one call runs with (see PropertyTable::resolve): defaults, overridden by plugin-
+/// wide values, by the instance's values, by the call's arguments. A plain value.
+class PropertyValues {
+  public:
+    /// The instance id the call is for ("" for a single-instance device).
+    const std::string& instance() const { return m_instance; }
+    template <typename T, PropertyMutability M>
+    T get(const Property<T, M>& key) const {
+        return at(key.name()).template as<T>();
+    }
+    /// Throws NotFound naming the key when it is not declared.
+    const Any& at(const std::string& name) const;
+    /// Every read-write value, by key (what an exported blob stores).
+    const AnyMap& map() const { return m_values; }
+    /// The call's arguments as given (including keys the core owns).
+    const AnyMap& call() const { return m_call; }
+
+  private:
+    friend class PropertyTable;
+    std::string m_instance;
+    AnyMap m_values;
+    AnyMap m_call;
+};
+
+/// A declared set of properties and their current values (plugin-wide and per instance).
+///
+/// Errors (messages start with the owner, e.g. "TEMPLATE: "):
+/// - unknown key: NotFound naming the key and listing the supported ones;
+/// - bad value: InvalidArgument naming the key, the value and the accepted values;
+/// - setting a read-only key: InvalidArgument "... is read-only";
+/// - a DEVICE_ID the device does not serve: InvalidArgument listing the ids it serves.
+/// A multi-key set() is atomic: every key and value is checked before any is applied.
+///
+/// Instances: a table serves the ids given to set_instances() (default {""}: one instance,
+/// for which DEVICE_ID accepts "" and "0" and reads "0"). DEVICE_ID in a set() map selects the
+/// instance the other keys go to; a map with DEVICE_ID alone makes it the default instance
+/// (OpenVINO's meaning). Without DEVICE_ID, set() changes the plugin-wide value and drops the
+/// instances' own values of those keys. SUPPORTED_PROPERTIES, AVAILABLE_DEVICES and DEVICE_ID
+/// are answered by the table itself (a compiled model's table: SUPPORTED_PROPERTIES only).
+///
+/// Thread safety: every method may be called from several threads at once.
+///
+///     sdk::PropertyTable table("ECHO", {sdk::common::performance_hint(),
+///                                       sdk::common::profiling()});
+///     table.set({{"PERF_COUNT", "YES"}});
+///     sdk::PropertyValues v = table.resolve(compile_arguments);
+///     bool perf = v.get(enable_profiling);
+class PropertyTable {
+  public:
+    /// `owner` starts every error message. `plugin_table` adds AVAILABLE_DEVICES and DEVICE_ID.
+    PropertyTable(std::string owner, std::vector<PropertySpec> specs, bool plugin_table = true);
+
+    /// set_property: checks every key and value, then applies them all.
+    void set(const AnyMap& properties);
+    /// get_property: `arguments` may hold DEVICE_ID (the instance asked about).
+    Any get(const std::string& name, const AnyMap& arguments = {}) const;
+    /// Every declared key with its mutability, SUPPORTED_PROPERTIES first.
+    std::vector<PropertyName> supported() const;
+    /// The values a compile_model / query_model / import_model call runs with. `arguments` may
+    /// carry DEVICE_ID, instance-scoped RW keys and the core's keys; anything else is NotFound
+    /// (unknown) or InvalidArgument (read-only, plugin-wide, bad value).
+    PropertyValues resolve(const AnyMap& arguments) const;
+
+    /// The instance ids the device serves ("0", "1", ...); the first is the default.
+    void set_instances(std::vector<std::string> ids);
+    std::vector<std::string> instances() const;
+    /// The instance `arguments` select (their DEVICE_ID, else the default); checks the id.
+    std::string instance_of(const AnyMap& arguments) const;
+
+  private:
+    const PropertySpec* find(const std::string& name) const;
+    [[noreturn]] void throw_unknown(const std::string& name) const;
+    Any parse(const PropertySpec& spec, const Any& value) const;
+    std::string checked_instance(const std::string& id) const;  // needs m_mutex held
+
+    std::string m_owner;
+    std::vector<PropertySpec> m_specs;
+    bool m_plugin_table;
+    mutable std::mutex m_mutex;
+    std::vector<std::string> m_instances{""};
+    std::string m_default_instance;
+    AnyMap m_values;                                  // plugin-wide RW values
+    std::map<std::string, AnyMap> m_instance_values;  // per-instance overrides
+};
+
+}  // namespace vireo::sdk
