@@ -1,0 +1,26 @@
+// Declares compile_graph: the CPU plugin's graph compiler, from a model to the Graph its
+// requests execute (fusions, layouts, oneDNN primitives, reference kernels, memory plan).
+#pragma once
+
+#include <memory>
+
+#include "graph.hpp"
+
+namespace vireo::cpu_plugin {
+
+/// Compiles `model` (the plugin's private copy; it must stay unchanged while the graph lives).
+///
+/// Static models: nodes whose inputs are all constants are computed once here; Convolution and
+/// GroupConvolution, MatMul, MaxPool/AvgPool become oneDNN primitives, with the chain of ops that
+/// follows a convolution or MatMul fused as post-ops when each link has a single consumer:
+/// per-channel Add (bias), Relu, Clamp, Sigmoid, Tanh, Elu, Swish, HSwish, Gelu (erf and tanh),
+/// scalar Add/Subtract/Multiply/Divide, and the Add or Multiply of a same-shaped tensor (the
+/// residual add). Convolution activations are channels-last (NHWC), weights are reordered once into
+/// the layout the primitive picks (format_tag::any); reorders are inserted where layouts change.
+/// Every other op runs on its reference kernel. Dynamic models run every op on reference kernels.
+///
+/// Throws NotImplemented naming every op that cannot run (in one message): ops without a
+/// reference kernel, and the sub-graph ops If and Loop, which this version does not run.
+std::shared_ptr<const Graph> compile_graph(std::shared_ptr<const Model> model);
+
+}  // namespace vireo::cpu_plugin
