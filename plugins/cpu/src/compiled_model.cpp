@@ -153,6 +153,8 @@ std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
         }
         RTMap& info = copy->get_rt_info();
         info["layerType"] = node->get_type_name();
+        info["execOrder"] = static_cast<int64_t>(-1);  // not a step: input, output or constant
+        info["execTimeMcs"] = std::string("not_executed");
         if (it == step_of.end() && !node->get_rt_info().count("primitiveType"))
             info["primitiveType"] = std::string(node->get_type_name() == "Parameter" ||
                                                         node->get_type_name() == "Result"

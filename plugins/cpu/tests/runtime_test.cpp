@@ -1,0 +1,190 @@
+// The CPU device beyond fusion: layout changes inside a graph, dynamic batch, states, many requests
+// at once, both performance hints, export/import, the runtime model and the properties.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "test_utils.hpp"
+#include "vireo/ops.hpp"
+
+namespace vireo::cpu_test {
+namespace {
+
+NodePtr weights(const Shape& shape, unsigned seed) {
+    return op::constant(random_tensor(shape, seed, -0.3f, 0.3f));
+}
+
+NodePtr conv3x3(const Output& x, size_t out, size_t in, unsigned seed) {
+    return op::convolution(x, weights({out, in, 3, 3}, seed), {1, 1}, {1, 1}, {1, 1}, {1, 1});
+}
+
+// conv -> relu -> maxpool (NHWC) -> softmax over channels (reference kernel, plain) -> conv ->
+// avgpool(ceil) -> result: the layout changes twice inside the graph.
+std::shared_ptr<Model> mixed_layout_model(const PartialShape& input) {
+    auto x = op::parameter(element::f32, input, "x");
+    auto c1 = op::relu(conv3x3(x, 8, 3, 1));
+    auto p1 = op::max_pool(c1, {2, 2}, {0, 0}, {0, 0}, {2, 2});
+    auto s = op::softmax(p1, 1);
+    auto c2 = conv3x3(s, 4, 8, 2);
+    auto y = op::avg_pool(c2, {2, 2}, {0, 0}, {0, 0}, {3, 3}, true, "ceil");
+    return std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "mixed");
+}
+
+size_t count_type(const std::vector<ProfilingInfo>& rows, const std::string& type) {
+    size_t n = 0;
+    for (const auto& r : rows) n += r.node_type == type;
+    return n;
+}
+
+TEST(Layouts, ReordersOnlyWhereTheLayoutChanges) {
+    auto model = mixed_layout_model(PartialShape{2, 3, 12, 12});
+    expect_matches_template(model);
+    const auto rows = cpu_profile(model);
+    // x -> NHWC, pool output -> plain for Softmax, Softmax -> NHWC, avgpool output -> plain.
+    EXPECT_EQ(count_type(rows, "Reorder"), 4u);
+    EXPECT_EQ(count_type(rows, "MaxPool"), 1u);
+    EXPECT_EQ(count_type(rows, "AvgPool"), 1u);
+    for (const auto& r : rows)
+        if (r.node_type == "MaxPool" || r.node_type == "Convolution") {
+            EXPECT_NE(r.exec_type.find("nhwc"), std::string::npos) << r.node_name << ": " << r.exec_type;
+        }
+}
+
+TEST(DynamicShapes, BatchChangesBetweenRuns) {
+    auto model = mixed_layout_model(PartialShape{Dimension::dynamic(), 3, 12, 12});
+    Core core = make_core();
+    CompiledModel cpu = core.compile_model(model, "CPU");
+    CompiledModel ref = core.compile_model(model, "TEMPLATE");
+    InferRequest a = cpu.create_infer_request(), b = ref.create_infer_request();
+    for (size_t batch : {1u, 3u, 2u, 3u}) {
+        const Tensor x = random_tensor({batch, 3, 12, 12}, static_cast<unsigned>(batch));
+        a.set_input_tensor(x);
+        b.set_input_tensor(x);
+        a.infer();
+        b.infer();
+        EXPECT_EQ(a.get_output_tensor().get_shape(), (Shape{batch, 4, 3, 3}));
+        EXPECT_TRUE(all_close(a.get_output_tensor(), b.get_output_tensor(), 1e-4, 1e-5)) << "batch " << batch;
+    }
+}
+
+TEST(States, AccumulatorKeepsItsValueAndResets) {
+    auto x = op::parameter(element::f32, {2, 3}, "x");
+    auto read = op::read_value("acc", element::f32, PartialShape{2, 3});
+    auto sum = op::add(read, x);
+    auto assign = op::assign(sum, "acc");
+    auto model = std::make_shared<Model>(ResultVector{op::result(sum)}, SinkVector{assign}, ParameterVector{x}, "acc");
+    Core core = make_core();
+    InferRequest request = core.compile_model(model, "CPU").create_infer_request();
+    Tensor ones(element::f32, {2, 3});
+    std::fill_n(ones.data<float>(), 6, 1.f);
+    request.set_input_tensor(ones);
+    for (int i = 1; i <= 3; ++i) {
+        request.infer();
+        EXPECT_FLOAT_EQ(request.get_output_tensor().data<float>()[5], static_cast<float>(i));
+    }
+    ASSERT_EQ(request.query_state().size(), 1u);
+    request.reset_state();
+    request.infer();
+    EXPECT_FLOAT_EQ(request.get_output_tensor().data<float>()[0], 1.f);
+}
+
+TEST(Requests, ManyAtOnceGiveEachItsOwnResult) {
+    auto model = mixed_layout_model(PartialShape{1, 3, 12, 12});
+    Core core = make_core();
+    for (const auto hint : {hint::PerformanceMode::LATENCY, hint::PerformanceMode::THROUGHPUT}) {
+        CompiledModel cpu = core.compile_model(model, "CPU", {{hint::performance_mode.name(), hint}});
+        CompiledModel ref = core.compile_model(model, "TEMPLATE");
+        constexpr size_t kRequests = 6;
+        std::vector<InferRequest> requests;
+        std::vector<Tensor> expected;
+        for (size_t i = 0; i < kRequests; ++i) {
+            requests.push_back(cpu.create_infer_request());
+            const Tensor x = random_tensor({1, 3, 12, 12}, static_cast<unsigned>(100 + i));
+            requests.back().set_input_tensor(x);
+            InferRequest r = ref.create_infer_request();
+            r.set_input_tensor(x);
+            r.infer();
+            expected.push_back(r.get_output_tensor().clone());
+        }
+        for (int round = 0; round < 3; ++round) {
+            for (auto& r : requests) r.start_async();
+            for (auto& r : requests) r.wait();
+            for (size_t i = 0; i < kRequests; ++i)
+                EXPECT_TRUE(all_close(requests[i].get_output_tensor(), expected[i], 1e-4, 1e-5))
+                    << "request " << i << " round " << round << " hint " << hint;
+        }
+    }
+}
+
+TEST(Properties, HintsResolveToStreamsAndThreads) {
+    Core core = make_core();
+    auto model = mixed_layout_model(PartialShape{1, 3, 12, 12});
+    CompiledModel latency = core.compile_model(model, "CPU", {{hint::performance_mode.name(), hint::PerformanceMode::LATENCY}});
+    EXPECT_EQ(latency.get_property(num_streams), 1);
+    EXPECT_EQ(latency.get_property(optimal_number_of_infer_requests), 1u);
+    CompiledModel throughput =
+        core.compile_model(model, "CPU", {{hint::performance_mode.name(), hint::PerformanceMode::THROUGHPUT}});
+    const int streams = throughput.get_property(num_streams);
+    EXPECT_GE(streams, 1);
+    EXPECT_EQ(throughput.get_property(inference_num_threads), std::max(1, latency.get_property(inference_num_threads) / streams));
+    CompiledModel fixed = core.compile_model(model, "CPU", {{num_streams.name(), 2}, {inference_num_threads.name(), 1}});
+    EXPECT_EQ(fixed.get_property(num_streams), 2);
+    EXPECT_EQ(fixed.get_property(inference_num_threads), 1);
+    EXPECT_EQ(fixed.get_property(execution_devices), std::vector<std::string>{"CPU"});
+    EXPECT_THROW(core.compile_model(model, "CPU", {{num_streams.name(), -1}}), InvalidArgument);
+    EXPECT_THROW(core.compile_model(model, "CPU", {{"CPU_NO_SUCH_KEY", 1}}), NotFound);
+}
+
+TEST(ExportImport, ImportedModelGivesTheSameResults) {
+    auto model = mixed_layout_model(PartialShape{1, 3, 12, 12});
+    Core core = make_core();
+    CompiledModel compiled = core.compile_model(model, "CPU", {{num_streams.name(), 2}});
+    std::stringstream blob;
+    compiled.export_model(blob);
+    CompiledModel imported = core.import_model(blob, "CPU");
+    EXPECT_EQ(imported.get_property(num_streams), 2);
+    const Tensor x = random_tensor({1, 3, 12, 12}, 5);
+    InferRequest a = compiled.create_infer_request(), b = imported.create_infer_request();
+    a.set_input_tensor(x);
+    b.set_input_tensor(x);
+    a.infer();
+    b.infer();
+    EXPECT_TRUE(all_close(b.get_output_tensor(), a.get_output_tensor(), 0, 0));
+    std::stringstream damaged("VIREO_CPU_BLOB\nnot-a-version\n");
+    EXPECT_THROW(core.import_model(damaged, "CPU"), InvalidArgument);
+}
+
+TEST(RuntimeModel, ShowsTheFusedSteps) {
+    auto x = op::parameter(element::f32, {1, 3, 8, 8}, "x");
+    auto c = conv3x3(x, 4, 3, 9);
+    c->set_friendly_name("conv1");
+    auto b = op::add(c, weights({1, 4, 1, 1}, 10));
+    b->set_friendly_name("bias");
+    auto y = op::relu(b);
+    y->set_friendly_name("relu");
+    auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "fused");
+    Core core = make_core();
+    CompiledModel compiled = core.compile_model(model, "CPU");
+    auto runtime = compiled.get_runtime_model();
+    size_t convs = 0, relus = 0;
+    for (const auto& node : runtime->get_ordered_ops()) {
+        const auto& rt = node->get_rt_info();
+        relus += node->get_type_name() == "Relu";
+        if (node->get_type_name() != "Convolution") continue;
+        ++convs;
+        EXPECT_EQ(rt.at("originalLayersNames").as<std::string>(), "conv1+bias+relu");
+        EXPECT_EQ(rt.at("layerType").as<std::string>(), "Convolution+Add+Relu");
+        EXPECT_EQ(rt.at("outputLayouts").as<std::string>(), "channels_last");
+    }
+    EXPECT_EQ(convs, 1u);
+    EXPECT_EQ(relus, 0u);  // folded into the convolution
+}
+
+TEST(Errors, SubgraphOpsAreRefusedByName) {
+    Core core = make_core();
+    const auto supported = core.query_model(mixed_layout_model(PartialShape{1, 3, 12, 12}), "CPU");
+    EXPECT_EQ(supported.size(), mixed_layout_model(PartialShape{1, 3, 12, 12})->get_ordered_ops().size());
+}
+
+}  // namespace
+}  // namespace vireo::cpu_test
