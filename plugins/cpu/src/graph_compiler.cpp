@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
 #include "config.hpp"
+#include "patterns.hpp"
 
 namespace vireo::cpu_plugin {
 namespace {
@@ -64,11 +66,6 @@ bool is_per_channel(const Shape& shape, size_t rank, size_t axis, size_t size) {
     return true;
 }
 
-struct Consumer {
-    Node* node;
-    size_t input;
-};
-
 // What a fused chain may attach to: the primitive's destination as the graph sees it.
 struct FusionTarget {
     size_t rank = 0;          // logical rank of the anchor's output
@@ -82,6 +79,7 @@ struct FusionTarget {
 
 struct FusedChain {
     std::vector<NodePtr> nodes;  // absorbed consumers, in order
+    std::vector<std::string> types;  // what each link is, for the step's type ("Add", "Gelu")
     std::vector<PostOp> post_ops;
     Tensor bias;    // per-channel f32 bias, when the first link was one
     Output output;  // the port whose value the fused step writes
@@ -108,6 +106,8 @@ class GraphCompiler {
     bool try_convolution(const NodePtr& node);
     bool try_matmul(const NodePtr& node);
     bool try_pooling(const NodePtr& node);
+    bool try_softmax(const NodePtr& node);
+    bool try_layer_norm(const NodePtr& node);
     FusedChain fuse_chain(const Output& start, const FusionTarget& target);
     bool fuse_link(Node& consumer, size_t input, const FusionTarget& target, FusedChain& chain);
     void add_dnnl_step(const NodePtr& anchor, const FusedChain& chain,
@@ -120,7 +120,7 @@ class GraphCompiler {
     std::shared_ptr<const Model> m_model;
     std::shared_ptr<Graph> m_graph;
     std::map<Output, size_t> m_value_of;
-    std::map<Output, std::vector<Consumer>> m_consumers;
+    ConsumerMap m_consumers;
     std::set<const Node*> m_absorbed;
     std::map<std::pair<size_t, Layout>, size_t> m_converted;
     std::map<std::string, size_t> m_variable_index;
@@ -320,6 +320,24 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
         float beta = 0.f;
         return constant_scalar(ov.constant, &beta) && eltwise(algorithm::eltwise_swish, beta, 0.f);
     }
+    if ((type == "Maximum" || type == "Minimum") && ov.kind == ValueKind::kConstant) {
+        float c = 0.f;
+        if (!constant_scalar(ov.constant, &c)) return false;
+        float lo = type == "Maximum" ? c : -std::numeric_limits<float>::max();
+        float hi = type == "Minimum" ? c : std::numeric_limits<float>::max();
+        // Clip after clip is one clip (ONNX's Clip arrives as Maximum then Minimum).
+        if (!chain.post_ops.empty() && chain.post_ops.back().kind == PostOp::Kind::kEltwise &&
+            chain.post_ops.back().algorithm == algorithm::eltwise_clip) {
+            PostOp& last = chain.post_ops.back();
+            lo = std::max(lo, last.alpha);
+            hi = std::min(hi, last.beta);
+            if (lo > hi) return false;
+            last.alpha = lo;
+            last.beta = hi;
+            return true;
+        }
+        return eltwise(algorithm::eltwise_clip, lo, hi);
+    }
     const bool add = type == "Add", mul = type == "Multiply";
     const bool sub = type == "Subtract" && input == 0, div = type == "Divide" && input == 0;
     if (!add && !mul && !sub && !div) return false;
@@ -370,10 +388,26 @@ FusedChain GraphCompiler::fuse_chain(const Output& start, const FusionTarget& ta
     chain.output = start;
     while (true) {
         const auto uses = consumers(chain.output);
+        if (uses.size() == 2 && chain.post_ops.size() < kMaxPostOps && is_f32(chain.output)) {
+            // Gelu as exporters spell it (x * 0.5 * (1 + erf(x / sqrt 2))): one post-op.
+            if (auto gelu = match_gelu_erf(chain.output, m_consumers)) {
+                PostOp p;
+                p.algorithm = algorithm::eltwise_gelu_erf;
+                chain.post_ops.push_back(p);
+                for (const auto& n : gelu->nodes) {
+                    chain.nodes.push_back(n);
+                    m_absorbed.insert(n.get());
+                }
+                chain.types.push_back("Gelu");
+                chain.output = gelu->output;
+                continue;
+            }
+        }
         if (uses.size() != 1) break;
         Node& c = *uses[0].node;
         if (!fuse_link(c, uses[0].input, target, chain)) break;
         chain.nodes.push_back(c.shared_from_this());
+        chain.types.push_back(c.get_type_name());
         m_absorbed.insert(&c);
         chain.output = c.output(0);
     }
@@ -391,8 +425,8 @@ void GraphCompiler::add_dnnl_step(const NodePtr& anchor, const FusedChain& chain
     for (const auto& n : chain.nodes) {
         step.fused.push_back(n);
         step.name += "+" + n->get_friendly_name();
-        step.type += "+" + n->get_type_name();
     }
+    for (const auto& t : chain.types) step.type += "+" + t;
     const size_t out = add_value(chain.output, ValueKind::kComputed, out_layout);
     for (auto& a : op->args)
         if (a.is_value && a.value == SIZE_MAX) a.value = out;
@@ -423,18 +457,20 @@ bool resolve_window(const Node& node, const Shape& in, const Shape& out, const s
         const int64_t x = static_cast<int64_t>(in[2 + i]), y = static_cast<int64_t>(out[2 + i]);
         const int64_t d = dilations.empty() ? 1 : dilations[i];
         const int64_t extent = (static_cast<int64_t>(kernel[i]) - 1) * d + 1;
-        int64_t pl = pads_begin[i];
+        int64_t pl = pads_begin[i], pr_declared = pads_end[i];
         if (auto_pad == "valid") {
-            pl = 0;
+            pl = pr_declared = 0;
         } else if (auto_pad == "same_upper" || auto_pad == "same_lower") {
             const int64_t total = std::max<int64_t>(0, (y - 1) * strides[i] + extent - x);
             pl = auto_pad == "same_upper" ? total / 2 : total - total / 2;
+            pr_declared = total - pl;
         }
-        const int64_t pr = (y - 1) * strides[i] + extent - x - pl;
-        if (pr < 0 || pl < 0) return false;
-        if (auto_pad != "valid" && auto_pad != "same_upper" && auto_pad != "same_lower" &&
-            pr > pads_end[i] && node.get_type_name() == "AvgPool" &&
-            !node.get_attribute<bool>("exclude-pad"))
+        // The declared pads when they give the model's size (floor rounding); else the right pad
+        // that does (ceil rounding adds to it).
+        int64_t pr = pr_declared;
+        if ((x + pl + pr - extent) / strides[i] + 1 != y) pr = (y - 1) * strides[i] + extent - x - pl;
+        if (pr < 0 || pl < 0 || (x + pl + pr - extent) / strides[i] + 1 != y) return false;
+        if (pr > pr_declared && node.get_type_name() == "AvgPool" && !node.get_attribute<bool>("exclude-pad"))
             return false;  // ceil-mode overflow would count as padding in the average
         w->strides.push_back(strides[i]);
         w->dilations.push_back(d - 1);
@@ -614,6 +650,65 @@ bool GraphCompiler::try_pooling(const NodePtr& node) {
     return true;
 }
 
+bool GraphCompiler::try_softmax(const NodePtr& node) {
+    const Output& x = node->input_value(0);
+    if (!is_f32(x)) return false;
+    const Shape shape = x.get_shape();
+    int64_t axis = node->get_attribute<int64_t>("axis");
+    if (axis < 0) axis += static_cast<int64_t>(shape.size());
+    if (shape.empty() || axis < 0 || axis >= static_cast<int64_t>(shape.size())) return false;
+    const size_t xv = in_layout(value_of(x), Layout::kPlain);
+    const auto md = desc_of(xv);
+    auto op = std::make_shared<DnnlOp>();
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::softmax_forward::desc desc(dnnl::prop_kind::forward_inference, md, static_cast<int>(axis));
+    dnnl::softmax_forward::primitive_desc pd(desc, attr, cpu_engine());
+    op->primitive = dnnl::softmax_forward(pd);
+    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+    op->impl = pd.impl_info_str();
+    op->args.push_back({DNNL_ARG_SRC, true, xv, md, {}});
+    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, md, {}});
+    FusedChain chain;
+    chain.output = node->output(0);
+    add_dnnl_step(node, chain, std::move(op), Layout::kPlain);
+    return true;
+}
+
+bool GraphCompiler::try_layer_norm(const NodePtr& node) {
+    const auto m = match_layer_norm(*node, m_consumers);
+    if (!m || !has_value(m->input)) return false;
+    const Shape shape = m->input.get_shape();
+    const size_t d = shape.back();
+    const size_t xv = in_layout(value_of(m->input), Layout::kPlain);
+    const auto md = desc_of(xv);
+    auto op = std::make_shared<DnnlOp>();
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    auto flags = dnnl::normalization_flags::none;
+    if (m->gamma) flags |= dnnl::normalization_flags::use_scale;
+    if (m->beta) flags |= dnnl::normalization_flags::use_shift;
+    dnnl::layer_normalization_forward::desc desc(dnnl::prop_kind::forward_inference, md, m->epsilon, flags);
+    dnnl::layer_normalization_forward::primitive_desc pd(desc, attr, cpu_engine());
+    op->primitive = dnnl::layer_normalization_forward(pd);
+    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+    op->impl = pd.impl_info_str();
+    op->args.push_back({DNNL_ARG_SRC, true, xv, md, {}});
+    const dnnl::memory::desc vec({static_cast<dnnl::memory::dim>(d)}, dt::f32, tag::a);
+    if (m->gamma) op->args.push_back({DNNL_ARG_SCALE, false, 0, {}, make_constant(vec, m->gamma->get_constant_value().data(), vec)});
+    if (m->beta) op->args.push_back({DNNL_ARG_SHIFT, false, 0, {}, make_constant(vec, m->beta->get_constant_value().data(), vec)});
+    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, md, {}});
+    FusedChain chain;
+    chain.output = m->output;
+    for (size_t i = 1; i < m->nodes.size(); ++i) {
+        chain.nodes.push_back(m->nodes[i]);
+        m_absorbed.insert(m->nodes[i].get());
+    }
+    add_dnnl_step(node, chain, std::move(op), Layout::kPlain);
+    m_graph->steps.back().type = "LayerNorm";
+    return true;
+}
+
 std::shared_ptr<const Graph> GraphCompiler::compile() {
     const NodeVector nodes = m_model->get_ordered_ops();
     m_graph->variables = m_model->get_variables();
@@ -663,6 +758,8 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
                 if (type == "Convolution" || type == "GroupConvolution") done = try_convolution(node);
                 else if (type == "MatMul") done = try_matmul(node);
                 else if (type == "MaxPool" || type == "AvgPool") done = try_pooling(node);
+                else if (type == "Softmax") done = try_softmax(node);
+                else if (type == "ReduceMean") done = try_layer_norm(node);
             } catch (const dnnl::error&) {
                 // oneDNN has no implementation for this case: the reference kernels run the anchor
                 // and the ops its chain had absorbed.
