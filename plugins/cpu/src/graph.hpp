@@ -43,7 +43,10 @@ enum class StepKind {
     kDnnl,       ///< a oneDNN primitive: a fused op or a reorder between layouts
     kReadValue,  ///< copies a variable's value (or the init input after a reset) to its output
     kAssign,     ///< a variable's new value, committed after the last step
+    kSubgraph,   ///< If or Loop: runs the compiled graphs of its bodies (subgraph_runner.hpp)
 };
+
+struct Graph;
 
 struct Step {
     StepKind kind = StepKind::kReference;
@@ -57,13 +60,15 @@ struct Step {
     std::vector<size_t> inputs;   ///< value ids (kDnnl: in DnnlOp::args instead)
     std::vector<size_t> outputs;  ///< value ids
     size_t variable = 0;          ///< kReadValue/kAssign: index in Graph::variables
+    std::vector<std::shared_ptr<const Graph>> bodies;  ///< kSubgraph: If: then, else; Loop: body
 };
 
 /// A compiled graph, built once (graph_compiler.hpp) and shared read-only by every request.
 ///
 /// Static graphs (every shape static) place each computed value at a fixed offset in one arena
-/// per request, reusing memory of values no longer needed (arena_bytes). Dynamic graphs run every
-/// step on reference kernels and infer its output shapes from the actual inputs at each run.
+/// per request, reusing memory of values no longer needed (arena_bytes). Dynamic graphs (a dynamic
+/// shape, or an If/Loop, whose output shapes are known only after running) run every step on
+/// reference kernels and infer its output shapes from the actual inputs at each run.
 struct Graph {
     std::shared_ptr<const Model> model;  ///< the model compiled (kept for the runtime model)
     std::vector<Value> values;

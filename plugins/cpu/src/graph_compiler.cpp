@@ -10,6 +10,7 @@
 
 #include "config.hpp"
 #include "patterns.hpp"
+#include "subgraph_runner.hpp"
 
 namespace vireo::cpu_plugin {
 namespace {
@@ -103,6 +104,7 @@ class GraphCompiler {
     bool fold_constant(const NodePtr& node);
     void add_reference_step(const NodePtr& node);
     void add_state_step(const NodePtr& node);
+    void add_subgraph_step(const NodePtr& node);
     bool try_convolution(const NodePtr& node);
     bool try_matmul(const NodePtr& node);
     bool try_pooling(const NodePtr& node);
@@ -261,6 +263,33 @@ void GraphCompiler::add_state_step(const NodePtr& node) {
     for (size_t i = 0; i < node->get_output_size(); ++i)
         step.outputs.push_back(add_value(node->output(i), ValueKind::kComputed));
     if (step.kind == StepKind::kAssign) m_graph->assign_steps.push_back(m_graph->steps.size());
+    m_graph->steps.push_back(std::move(step));
+}
+
+void GraphCompiler::add_subgraph_step(const NodePtr& node) {
+    const std::string reason = SubgraphRunner::unsupported_reason(*node);
+    if (!reason.empty()) {
+        m_unsupported.push_back(node->describe() + ": " + reason);
+        return;
+    }
+    Step step;
+    step.kind = StepKind::kSubgraph;
+    step.node = node;
+    step.fused = {node};
+    step.name = node->get_friendly_name();
+    step.type = node->get_type_name();
+    step.exec_type = "ref";
+    for (const auto& body : node->get_bodies()) {
+        try {
+            step.bodies.push_back(compile_graph(body));
+        } catch (const Exception& e) {
+            m_unsupported.push_back(node->describe() + ": its body cannot run: " + e.what());
+            return;
+        }
+    }
+    for (const auto& in : node->input_values()) step.inputs.push_back(in_layout(value_of(in), Layout::kPlain));
+    for (size_t i = 0; i < node->get_output_size(); ++i)
+        step.outputs.push_back(add_value(node->output(i), ValueKind::kComputed));
     m_graph->steps.push_back(std::move(step));
 }
 
@@ -720,6 +749,7 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
             m_consumers[node->input_value(i)].push_back({node.get(), i});
         for (size_t i = 0; i < node->get_output_size(); ++i)
             if (!node->get_output_partial_shape(i).is_static()) m_graph->dynamic = true;
+        if (node->get_type_name() == "If" || node->get_type_name() == "Loop") m_graph->dynamic = true;
     }
     const auto& params = m_model->get_parameters();
     for (size_t p = 0; p < params.size(); ++p) {
@@ -739,8 +769,7 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
         if (type == "Parameter" || type == "Result" || type == "Constant" || m_absorbed.count(node.get()))
             continue;
         if (type == "If" || type == "Loop") {
-            m_unsupported.push_back(node->describe() +
-                                    ": sub-graph ops are not supported by the CPU plugin yet");
+            add_subgraph_step(node);
             continue;
         }
         bool missing_input = false;

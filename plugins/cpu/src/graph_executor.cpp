@@ -46,6 +46,7 @@ GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads
     m_step_inputs.resize(g.steps.size());
     m_step_outputs.resize(g.steps.size());
     m_args.resize(g.steps.size());
+    m_subgraphs.resize(g.steps.size());
     for (size_t s = 0; s < g.steps.size(); ++s) {
         const Step& step = g.steps[s];
         m_step_inputs[s].resize(step.inputs.size());
@@ -90,6 +91,7 @@ void GraphExecutor::run(const std::vector<Tensor>& inputs, const std::function<b
     }
     for (const auto& a : m_input_args) m_args[a.step][a.arg].set_data_handle(m_values[a.value].data());
     if (timings) timings->assign(g.steps.size(), StepTiming{});
+    m_stop = &stop;
     for (size_t s = 0; s < g.steps.size(); ++s) {
         if (stop && stop())
             throw_error<Cancelled>(kDeviceName, ": inference cancelled before step ", s + 1, " of ",
@@ -135,6 +137,7 @@ void GraphExecutor::run_step(size_t s, const std::vector<std::shared_ptr<Variabl
             for (auto& out : outs) ins[0].copy_to(out);  // committed by finish()
             break;
         case StepKind::kDnnl:
+        case StepKind::kSubgraph:  // run by run_dynamic_step()
             break;
     }
 }
@@ -144,6 +147,12 @@ void GraphExecutor::run_dynamic_step(size_t s, const std::vector<std::shared_ptr
     auto& ins = m_step_inputs[s];
     auto& outs = m_step_outputs[s];
     for (size_t k = 0; k < ins.size(); ++k) ins[k] = m_values[step.inputs[k]];
+    if (step.kind == StepKind::kSubgraph) {
+        if (!m_subgraphs[s]) m_subgraphs[s] = std::make_unique<SubgraphRunner>(step, m_threads);
+        auto outputs = m_subgraphs[s]->run(ins, *m_stop);
+        for (size_t k = 0; k < outs.size(); ++k) m_values[step.outputs[k]] = outputs.at(k);
+        return;
+    }
     std::vector<Shape> shapes;
     if (step.kind == StepKind::kReadValue) {
         shapes.push_back(read_value_source(step, ins, states).get_shape());

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "graph.hpp"
+#include "subgraph_runner.hpp"
 #include "variable_state.hpp"
 
 namespace vireo::cpu_plugin {
@@ -41,6 +42,8 @@ class GraphExecutor {
     /// After a successful run: copies each result into `outputs` (resized for dynamic shapes) and
     /// commits the Assign values to `states`.
     void finish(std::vector<Tensor>& outputs, const std::vector<std::shared_ptr<VariableState>>& states);
+    /// After a run: the value of model output `index` as computed (valid until the next run).
+    const Tensor& result(size_t index) const { return m_values.at(m_graph->result_values.at(index)); }
 
   private:
     void run_step(size_t s, const std::vector<std::shared_ptr<VariableState>>& states);
@@ -63,6 +66,8 @@ class GraphExecutor {
         size_t value;
     };
     std::vector<InputArg> m_input_args;
+    std::vector<std::unique_ptr<SubgraphRunner>> m_subgraphs;  // per step, made on first use
+    const std::function<bool()>* m_stop = nullptr;             // of the current run
 };
 
 }  // namespace vireo::cpu_plugin

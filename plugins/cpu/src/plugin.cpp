@@ -2,11 +2,13 @@
 #include "plugin.hpp"
 
 #include <dlfcn.h>
+#include <omp.h>
 
 #include <sstream>
 
 #include "compiled_model.hpp"
 #include "graph_compiler.hpp"
+#include "subgraph_runner.hpp"
 #include "vireo/ir.hpp"
 #include "vireo/reference/kernel.hpp"
 #include "vireo/sdk/executor_manager.hpp"
@@ -75,6 +77,13 @@ Config Plugin::config_with(const AnyMap& properties) const {
 
 std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> model, const Config& config,
                                                      bool loaded_from_cache) const {
+    // oneDNN sizes a primitive's thread partition when it is created, from the creating thread's
+    // OpenMP setting: create them for the team each stream will run.
+    struct TeamSize {
+        int saved = omp_get_max_threads();
+        explicit TeamSize(int n) { omp_set_num_threads(n); }
+        ~TeamSize() { omp_set_num_threads(saved); }
+    } team(config.omp_threads_per_stream());
     auto graph = compile_graph(model);
     auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
     return std::make_shared<CompiledModel>(std::move(model), std::move(graph), self, config, loaded_from_cache);
@@ -124,10 +133,15 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& in, cons
 
 namespace {
 
+// A sub-graph op runs when the runner takes its port maps and every op of its bodies runs.
 bool runs_here(const Node& node) {
     const std::string& type = node.get_type_name();
-    if (type == "If" || type == "Loop") return false;
-    return reference::KernelRegistry::instance().supports(node);
+    if (type != "If" && type != "Loop") return reference::KernelRegistry::instance().supports(node);
+    if (node.get_bodies().empty() || !SubgraphRunner::unsupported_reason(node).empty()) return false;
+    for (const auto& body : node.get_bodies())
+        for (const auto& op : body->get_ordered_ops())
+            if (!runs_here(*op)) return false;
+    return true;
 }
 
 }  // namespace

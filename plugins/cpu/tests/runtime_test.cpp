@@ -180,10 +180,66 @@ TEST(RuntimeModel, ShowsTheFusedSteps) {
     EXPECT_EQ(relus, 0u);  // folded into the convolution
 }
 
-TEST(Errors, SubgraphOpsAreRefusedByName) {
+TEST(Query, EveryOpOfASupportedModel) {
     Core core = make_core();
     const auto supported = core.query_model(mixed_layout_model(PartialShape{1, 3, 12, 12}), "CPU");
     EXPECT_EQ(supported.size(), mixed_layout_model(PartialShape{1, 3, 12, 12})->get_ordered_ops().size());
+}
+
+}  // namespace
+}  // namespace vireo::cpu_test
+
+namespace vireo::cpu_test {
+namespace {
+
+TEST(Subgraphs, IfPicksTheBranchByItsCondition) {
+    auto make_body = [](bool relu) {
+        auto p = op::parameter(element::f32, {1, 3, 6, 6}, "p");
+        auto c = op::convolution(p, op::constant(random_tensor({4, 3, 3, 3}, relu ? 30 : 31)), {1, 1}, {1, 1},
+                                 {1, 1}, {1, 1});
+        Output y = relu ? op::relu(c) : op::sigmoid(c);
+        return std::make_shared<Model>(OutputVector{y}, ParameterVector{p}, relu ? "then" : "else");
+    };
+    auto cond = op::parameter(element::boolean, {}, "cond");
+    auto x = op::parameter(element::f32, {1, 3, 6, 6}, "x");
+    auto y = op::if_op(cond, {x}, make_body(true), make_body(false));
+    auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{cond, x}, "if");
+    Core core = make_core();
+    const Tensor input = random_tensor({1, 3, 6, 6}, 32);
+    for (bool c : {true, false}) {
+        Tensor flag(element::boolean, Shape{});
+        *static_cast<char*>(flag.data()) = c;
+        const auto expected = run_model(core, model, "TEMPLATE", {flag, input});
+        const auto actual = run_model(core, model, "CPU", {flag, input});
+        EXPECT_TRUE(all_close(actual[0], expected[0], 1e-4, 1e-5)) << "cond " << c;
+    }
+}
+
+TEST(Subgraphs, LoopWithBackEdgeAndConcatenatedOutput) {
+    // body: acc' = acc * 0.5 + x; outputs acc' (last) and acc' (concatenated along axis 0).
+    auto acc = op::parameter(element::f32, {1, 4}, "acc");
+    auto xb = op::parameter(element::f32, {1, 4}, "xb");
+    auto next = op::add(op::multiply(acc, op::constant<float>(element::f32, {}, {0.5f})), xb);
+    auto keep = op::constant<bool>(element::boolean, {}, {true});
+    auto body = std::make_shared<Model>(OutputVector{next, keep, next}, ParameterVector{acc, xb}, "body");
+    op::LoopPorts ports;
+    ports.body_condition_output_idx = 1;
+    ports.input_ports = {2, 3};
+    ports.back_edges = {0, -1};
+    ports.output_results = {0, 2};
+    ports.output_slicing = {-1, 0, 1, -1, 1, 0, 0, 1, -1, 1};
+    auto init = op::parameter(element::f32, {1, 4}, "init");
+    auto x = op::parameter(element::f32, {1, 4}, "x");
+    auto loop = op::loop(op::constant<int64_t>(element::i64, {}, {5}), op::constant<bool>(element::boolean, {}, {true}),
+                         {init, x}, body, ports);
+    auto model = std::make_shared<Model>(OutputVector{Output(loop, 0), Output(loop, 1)}, ParameterVector{init, x}, "loop");
+    Core core = make_core();
+    const std::vector<Tensor> inputs{random_tensor({1, 4}, 33), random_tensor({1, 4}, 34)};
+    const auto expected = run_model(core, model, "TEMPLATE", inputs);
+    const auto actual = run_model(core, model, "CPU", inputs);
+    ASSERT_EQ(actual.size(), 2u);
+    EXPECT_EQ(actual[1].get_shape(), (Shape{5, 4}));
+    for (size_t j = 0; j < 2; ++j) EXPECT_TRUE(all_close(actual[j], expected[j], 1e-5, 1e-6)) << "output " << j;
 }
 
 }  // namespace
