@@ -16,16 +16,17 @@ namespace vireo::cpu_plugin {
 namespace {
 
 std::shared_ptr<sdk::ITaskExecutor> make_task_executor(const Config& config) {
-    return sdk::ExecutorManager::get()->get_idle_streams_executor(
-        sdk::StreamsConfig{"CpuStreams", config.resolved_streams(), config.omp_threads_per_stream()});
+    return sdk::ExecutorManager::get()->get_idle_streams_executor(sdk::StreamsConfig{
+        "CpuStreams", config.resolved_streams(), config.omp_threads_per_stream()});
 }
 
 std::vector<PropertyName> compiled_properties() {
     std::vector<PropertyName> keys;
-    for (const char* name : {supported_properties.name(), optimal_number_of_infer_requests.name(),
-                             model_name.name(), execution_devices.name(), loaded_from_cache.name(),
-                             num_streams.name(), hint::performance_mode.name(), inference_num_threads.name(),
-                             hint::num_requests.name(), device::id.name()})
+    for (const char* name :
+         {supported_properties.name(), optimal_number_of_infer_requests.name(), model_name.name(),
+          execution_devices.name(), loaded_from_cache.name(), num_streams.name(),
+          hint::performance_mode.name(), inference_num_threads.name(), hint::num_requests.name(),
+          device::id.name()})
         keys.emplace_back(name, PropertyMutability::RO);
     keys.emplace_back(enable_profiling.name(), PropertyMutability::RW);
     return keys;
@@ -52,12 +53,14 @@ CompiledModel::CompiledModel(std::shared_ptr<Model> model, std::shared_ptr<const
 CompiledModel::~CompiledModel() = default;
 
 std::shared_ptr<sdk::ISyncInferRequest> CompiledModel::create_sync_infer_request() const {
-    return std::make_shared<InferRequest>(std::static_pointer_cast<const CompiledModel>(shared_from_this()));
+    return std::make_shared<InferRequest>(
+        std::static_pointer_cast<const CompiledModel>(shared_from_this()));
 }
 
 std::shared_ptr<sdk::IAsyncInferRequest> CompiledModel::create_infer_request() const {
     auto request = std::static_pointer_cast<InferRequest>(create_sync_infer_request());
-    return std::make_shared<AsyncInferRequest>(request, get_task_executor(), get_callback_executor());
+    return std::make_shared<AsyncInferRequest>(request, get_task_executor(),
+                                               get_callback_executor());
 }
 
 void CompiledModel::export_model(std::ostream& out) const {
@@ -100,7 +103,8 @@ Any CompiledModel::get_property(const std::string& name) const {
     if (name == loaded_from_cache.name()) return m_loaded_from_cache;
     if (name == enable_profiling.name()) return profiling_enabled();
     if (name == num_streams.name()) return static_cast<int32_t>(m_config.resolved_streams());
-    if (name == inference_num_threads.name()) return static_cast<int32_t>(m_config.resolved_threads_per_stream());
+    if (name == inference_num_threads.name())
+        return static_cast<int32_t>(m_config.resolved_threads_per_stream());
     if (name == hint::performance_mode.name()) return m_config.performance_mode;
     if (name == hint::num_requests.name()) return m_config.num_requests;
     if (name == device::id.name()) return m_config.device_id;
@@ -167,10 +171,11 @@ std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
             info["primitiveType"] = step.exec_type;
             info["execOrder"] = static_cast<int64_t>(it->second);
             const double average = average_step_time(it->second);
-            info["execTimeMcs"] = average < 0 ? std::string("not_executed") : std::to_string(average);
+            info["execTimeMcs"] =
+                average < 0 ? std::string("not_executed") : std::to_string(average);
             if (!step.outputs.empty())
-                info["outputLayouts"] =
-                    std::string(g.values[step.outputs[0]].layout == Layout::kPlain ? "plain" : "channels_last");
+                info["outputLayouts"] = std::string(
+                    g.values[step.outputs[0]].layout == Layout::kPlain ? "plain" : "channels_last");
         }
         copies[node.get()] = copy;
     }

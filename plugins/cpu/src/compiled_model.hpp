@@ -29,7 +29,8 @@ class CompiledModel : public sdk::ICompiledModel {
   public:
     /// `model` is the private copy `graph` was compiled from.
     CompiledModel(std::shared_ptr<Model> model, std::shared_ptr<const Graph> graph,
-                  const std::shared_ptr<const Plugin>& plugin, const Config& config, bool loaded_from_cache);
+                  const std::shared_ptr<const Plugin>& plugin, const Config& config,
+                  bool loaded_from_cache);
     ~CompiledModel() override;
 
     std::shared_ptr<sdk::IAsyncInferRequest> create_infer_request() const override;

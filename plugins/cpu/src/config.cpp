@@ -25,8 +25,7 @@ int32_t read_count(const std::string& key, const Any& value, int32_t max, const 
     const auto n = read_value<int32_t>(key, value, "an integer");
     if (n < 0 || n > max)
         throw_error<InvalidArgument>(kDeviceName, ": property ", key, " has a bad value '",
-                                     value.to_string(), "' (expected 0 (", zero, ") to ", max,
-                                     ")");
+                                     value.to_string(), "' (expected 0 (", zero, ") to ", max, ")");
     return n;
 }
 
@@ -42,8 +41,7 @@ std::string list_keys(const std::vector<PropertyName>& keys) {
 int available_cores() {
     cpu_set_t set;
     CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
     return std::max(1u, std::thread::hardware_concurrency());
 }
 

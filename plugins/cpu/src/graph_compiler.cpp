@@ -5,129 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
-#include <set>
 
-#include "config.hpp"
-#include "patterns.hpp"
+#include "graph_compiler_impl.hpp"
 #include "subgraph_runner.hpp"
 
 namespace vireo::cpu_plugin {
-namespace {
-
-using dnnl::algorithm;
-using tag = dnnl::memory::format_tag;
-using dt = dnnl::memory::data_type;
-using Dims = dnnl::memory::dims;
-
-constexpr size_t kFoldBudgetBytes = 64u << 20;  // compile-time evaluation of constant subgraphs
-constexpr size_t kMaxPostOps = 8;
-
-tag plain_tag(size_t rank) {
-    static const tag tags[] = {tag::a, tag::a, tag::ab, tag::abc, tag::abcd, tag::abcde, tag::abcdef};
-    return rank < 7 ? tags[rank] : tag::undef;
-}
-
-tag channels_last_tag(size_t rank) {
-    return rank == 3 ? tag::acb : rank == 4 ? tag::acdb : rank == 5 ? tag::acdeb : tag::undef;
-}
-
-const char* layout_name(Layout layout, size_t rank) {
-    if (layout == Layout::kPlain) return rank == 4 ? "nchw" : "plain";
-    return rank == 4 ? "nhwc" : rank == 5 ? "ndhwc" : "nwc";
-}
-
-Dims dims_of(const Shape& shape) {
-    if (shape.empty()) return Dims{1};
-    return Dims(shape.begin(), shape.end());
-}
-
-bool is_f32(const Output& port) {
-    return port.get_element_type() == element::f32;
-}
-
-// Numbers of one constant: the scalar value when every element is equal.
-bool constant_scalar(const Tensor& t, float* value) {
-    if (t.get_element_type() != element::f32 || t.get_size() == 0) return false;
-    const float* p = static_cast<const float*>(t.data());
-    for (size_t i = 1; i < t.get_size(); ++i)
-        if (p[i] != p[0]) return false;
-    *value = p[0];
-    return true;
-}
-
-// True when `shape`, right-aligned to `rank`, is 1 everywhere except maybe at `axis` (== size).
-bool is_per_channel(const Shape& shape, size_t rank, size_t axis, size_t size) {
-    if (shape.size() > rank) return false;
-    const size_t lead = rank - shape.size();
-    for (size_t i = 0; i < shape.size(); ++i) {
-        const size_t d = shape[i];
-        if (lead + i == axis ? (d != size && d != 1) : d != 1) return false;
-    }
-    return true;
-}
-
-// What a fused chain may attach to: the primitive's destination as the graph sees it.
-struct FusionTarget {
-    size_t rank = 0;          // logical rank of the anchor's output
-    size_t channel_axis = 1;  // axis of per-channel operands (1 for conv, last for MatMul)
-    size_t channels = 0;
-    Layout layout = Layout::kPlain;
-    dnnl::memory::desc dst;  // the primitive's dst desc (full-tensor operands use it)
-    Dims channel_dims;       // dims of a per-channel operand as the primitive sees it
-    bool allow_bias = true;
-};
-
-struct FusedChain {
-    std::vector<NodePtr> nodes;  // absorbed consumers, in order
-    std::vector<std::string> types;  // what each link is, for the step's type ("Add", "Gelu")
-    std::vector<PostOp> post_ops;
-    Tensor bias;    // per-channel f32 bias, when the first link was one
-    Output output;  // the port whose value the fused step writes
-};
-
-class GraphCompiler {
-  public:
-    explicit GraphCompiler(std::shared_ptr<const Model> model) : m_model(std::move(model)) {
-        m_graph = std::make_shared<Graph>();
-        m_graph->model = m_model;
-    }
-
-    std::shared_ptr<const Graph> compile();
-
-  private:
-    size_t add_value(const Output& port, ValueKind kind, Layout layout = Layout::kPlain);
-    size_t value_of(const Output& port) const { return m_value_of.at(port); }
-    bool has_value(const Output& port) const { return m_value_of.count(port) != 0; }
-    dnnl::memory::desc desc_of(size_t value) const;
-    size_t in_layout(size_t value, Layout layout);
-    bool fold_constant(const NodePtr& node);
-    void add_reference_step(const NodePtr& node);
-    void add_state_step(const NodePtr& node);
-    void add_subgraph_step(const NodePtr& node);
-    bool try_convolution(const NodePtr& node);
-    bool try_matmul(const NodePtr& node);
-    bool try_pooling(const NodePtr& node);
-    bool try_softmax(const NodePtr& node);
-    bool try_layer_norm(const NodePtr& node);
-    FusedChain fuse_chain(const Output& start, const FusionTarget& target);
-    bool fuse_link(Node& consumer, size_t input, const FusionTarget& target, FusedChain& chain);
-    void add_dnnl_step(const NodePtr& anchor, const FusedChain& chain,
-                       std::shared_ptr<DnnlOp> op, Layout out_layout);
-    std::vector<Consumer> consumers(const Output& port) const {
-        auto it = m_consumers.find(port);
-        return it == m_consumers.end() ? std::vector<Consumer>{} : it->second;
-    }
-
-    std::shared_ptr<const Model> m_model;
-    std::shared_ptr<Graph> m_graph;
-    std::map<Output, size_t> m_value_of;
-    ConsumerMap m_consumers;
-    std::set<const Node*> m_absorbed;
-    std::map<std::pair<size_t, Layout>, size_t> m_converted;
-    std::map<std::string, size_t> m_variable_index;
-    std::vector<std::string> m_unsupported;
-};
+namespace detail {
 
 size_t GraphCompiler::add_value(const Output& port, ValueKind kind, Layout layout) {
     Value v;
@@ -146,7 +29,8 @@ size_t GraphCompiler::add_value(const Output& port, ValueKind kind, Layout layou
 dnnl::memory::desc GraphCompiler::desc_of(size_t id) const {
     const Value& v = m_graph->values[id];
     const Shape shape = v.shape.to_shape();
-    const tag t = v.layout == Layout::kPlain ? plain_tag(shape.size()) : channels_last_tag(shape.size());
+    const tag t =
+        v.layout == Layout::kPlain ? plain_tag(shape.size()) : channels_last_tag(shape.size());
     return dnnl::memory::desc(dims_of(shape), dt::f32, t);
 }
 
@@ -238,7 +122,8 @@ void GraphCompiler::add_reference_step(const NodePtr& node) {
         m_unsupported.push_back(e.what());
         return;
     }
-    for (const auto& in : node->input_values()) step.inputs.push_back(in_layout(value_of(in), Layout::kPlain));
+    for (const auto& in : node->input_values())
+        step.inputs.push_back(in_layout(value_of(in), Layout::kPlain));
     for (size_t i = 0; i < node->get_output_size(); ++i)
         step.outputs.push_back(add_value(node->output(i), ValueKind::kComputed));
     m_graph->steps.push_back(std::move(step));
@@ -255,11 +140,13 @@ void GraphCompiler::add_state_step(const NodePtr& node) {
     const auto& id = node->get_attribute<std::string>("variable_id");
     auto it = m_variable_index.find(id);
     if (it == m_variable_index.end()) {
-        m_unsupported.push_back(node->describe() + ": variable '" + id + "' is not a variable of the model");
+        m_unsupported.push_back(node->describe() + ": variable '" + id +
+                                "' is not a variable of the model");
         return;
     }
     step.variable = it->second;
-    for (const auto& in : node->input_values()) step.inputs.push_back(in_layout(value_of(in), Layout::kPlain));
+    for (const auto& in : node->input_values())
+        step.inputs.push_back(in_layout(value_of(in), Layout::kPlain));
     for (size_t i = 0; i < node->get_output_size(); ++i)
         step.outputs.push_back(add_value(node->output(i), ValueKind::kComputed));
     if (step.kind == StepKind::kAssign) m_graph->assign_steps.push_back(m_graph->steps.size());
@@ -287,14 +174,16 @@ void GraphCompiler::add_subgraph_step(const NodePtr& node) {
             return;
         }
     }
-    for (const auto& in : node->input_values()) step.inputs.push_back(in_layout(value_of(in), Layout::kPlain));
+    for (const auto& in : node->input_values())
+        step.inputs.push_back(in_layout(value_of(in), Layout::kPlain));
     for (size_t i = 0; i < node->get_output_size(); ++i)
         step.outputs.push_back(add_value(node->output(i), ValueKind::kComputed));
     m_graph->steps.push_back(std::move(step));
 }
 
 // One more op after the chain's current output, when oneDNN can apply it as a post-op.
-bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target, FusedChain& chain) {
+bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
+                              FusedChain& chain) {
     const std::string& type = c.get_type_name();
     if (c.get_output_size() != 1 || !is_f32(c.output(0))) return false;
     if (chain.post_ops.size() >= kMaxPostOps) return false;
@@ -323,14 +212,17 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
         if (type == "HSwish") return eltwise(algorithm::eltwise_hardswish, 0.f, 0.f);
         if (type == "Swish") return eltwise(algorithm::eltwise_swish, 1.f, 0.f);
         if (type == "Elu")
-            return eltwise(algorithm::eltwise_elu, static_cast<float>(c.get_attribute<double>("alpha")), 0.f);
+            return eltwise(algorithm::eltwise_elu,
+                           static_cast<float>(c.get_attribute<double>("alpha")), 0.f);
         if (type == "Clamp")
-            return eltwise(algorithm::eltwise_clip, static_cast<float>(c.get_attribute<double>("min")),
+            return eltwise(algorithm::eltwise_clip,
+                           static_cast<float>(c.get_attribute<double>("min")),
                            static_cast<float>(c.get_attribute<double>("max")));
         if (type == "Gelu") {
             const bool tanh = c.get_version() >= 7 && c.has_attribute("approximation_mode") &&
                               c.get_attribute<std::string>("approximation_mode") == "tanh";
-            return eltwise(tanh ? algorithm::eltwise_gelu_tanh : algorithm::eltwise_gelu_erf, 0.f, 0.f);
+            return eltwise(tanh ? algorithm::eltwise_gelu_tanh : algorithm::eltwise_gelu_erf, 0.f,
+                           0.f);
         }
         return false;
     }
@@ -379,8 +271,8 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
             if (s == 0.f) return false;
             return eltwise(algorithm::eltwise_linear, 1.f / s, 0.f);
         }
-        if (!(add || mul) || !is_per_channel(ov.constant.get_shape(), target.rank, target.channel_axis,
-                                             target.channels))
+        if (!(add || mul) || !is_per_channel(ov.constant.get_shape(), target.rank,
+                                             target.channel_axis, target.channels))
             return false;
         // A per-channel operand: the bias when it is the first link, else a binary post-op.
         Tensor per_channel(element::f32, Shape{target.channels});
@@ -395,7 +287,8 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
         PostOp p;
         p.kind = PostOp::Kind::kBinary;
         p.algorithm = add ? algorithm::binary_add : algorithm::binary_mul;
-        p.desc = dnnl::memory::desc(target.channel_dims, dt::f32, plain_tag(target.channel_dims.size()));
+        p.desc =
+            dnnl::memory::desc(target.channel_dims, dt::f32, plain_tag(target.channel_dims.size()));
         p.constant = make_constant(p.desc, per_channel.data(), p.desc);
         chain.post_ops.push_back(p);
         return true;
@@ -469,287 +362,21 @@ void GraphCompiler::add_dnnl_step(const NodePtr& anchor, const FusedChain& chain
 
 // Window geometry of a convolution or pooling axis: oneDNN wants the right pad that makes
 // (in + pl + pr - window) / stride + 1 equal the model's output size.
-struct Window {
-    Dims strides, dilations, pad_l, pad_r;
-};
-
-bool resolve_window(const Node& node, const Shape& in, const Shape& out, const std::vector<size_t>& kernel,
-                    const std::vector<int64_t>& dilations, Window* w) {
-    const size_t spatial = kernel.size();
-    const auto strides = node.get_attribute<std::vector<int64_t>>("strides");
-    auto pads_begin = node.get_attribute<std::vector<int64_t>>("pads_begin");
-    auto pads_end = node.get_attribute<std::vector<int64_t>>("pads_end");
-    const auto auto_pad = node.get_attribute<std::string>("auto_pad");
-    pads_begin.resize(spatial, 0);
-    pads_end.resize(spatial, 0);
-    for (size_t i = 0; i < spatial; ++i) {
-        const int64_t x = static_cast<int64_t>(in[2 + i]), y = static_cast<int64_t>(out[2 + i]);
-        const int64_t d = dilations.empty() ? 1 : dilations[i];
-        const int64_t extent = (static_cast<int64_t>(kernel[i]) - 1) * d + 1;
-        int64_t pl = pads_begin[i], pr_declared = pads_end[i];
-        if (auto_pad == "valid") {
-            pl = pr_declared = 0;
-        } else if (auto_pad == "same_upper" || auto_pad == "same_lower") {
-            const int64_t total = std::max<int64_t>(0, (y - 1) * strides[i] + extent - x);
-            pl = auto_pad == "same_upper" ? total / 2 : total - total / 2;
-            pr_declared = total - pl;
-        }
-        // The declared pads when they give the model's size (floor rounding); else the right pad
-        // that does (ceil rounding adds to it).
-        int64_t pr = pr_declared;
-        if ((x + pl + pr - extent) / strides[i] + 1 != y) pr = (y - 1) * strides[i] + extent - x - pl;
-        if (pr < 0 || pl < 0 || (x + pl + pr - extent) / strides[i] + 1 != y) return false;
-        if (pr > pr_declared && node.get_type_name() == "AvgPool" && !node.get_attribute<bool>("exclude-pad"))
-            return false;  // ceil-mode overflow would count as padding in the average
-        w->strides.push_back(strides[i]);
-        w->dilations.push_back(d - 1);
-        w->pad_l.push_back(pl);
-        w->pad_r.push_back(pr);
-    }
-    return true;
-}
-
-bool GraphCompiler::try_convolution(const NodePtr& node) {
-    const bool grouped = node->get_type_name() == "GroupConvolution";
-    const Output& x = node->input_value(0);
-    const Output& wport = node->input_value(1);
-    if (!is_f32(x) || !is_f32(wport) || !is_f32(node->output(0))) return false;
-    if (m_graph->values[value_of(wport)].kind != ValueKind::kConstant) return false;
-    const Tensor weights = m_graph->values[value_of(wport)].constant;
-    const Shape in = x.get_shape(), out = node->get_output_shape(0), wshape = wport.get_shape();
-    const size_t rank = in.size();
-    if (rank < 3 || rank > 5) return false;
-    const size_t lead = grouped ? 3 : 2;
-    std::vector<size_t> kernel(wshape.begin() + lead, wshape.end());
-    Window w;
-    if (!resolve_window(*node, in, out, kernel, node->get_attribute<std::vector<int64_t>>("dilations"), &w))
-        return false;
-
-    const size_t src = in_layout(value_of(x), Layout::kChannelsLast);
-    const auto src_md = desc_of(src);
-    const dnnl::memory::desc dst_md(dims_of(out), dt::f32, channels_last_tag(rank));
-    const tag wtag = grouped ? (rank == 3 ? tag::abcd : rank == 4 ? tag::abcde : tag::abcdef)
-                             : plain_tag(rank);
-    const dnnl::memory::desc w_plain(dims_of(wshape), dt::f32, wtag);
-    const dnnl::memory::desc w_any(dims_of(wshape), dt::f32, tag::any);
-
-    FusionTarget target;
-    target.rank = rank;
-    target.channel_axis = 1;
-    target.channels = out[1];
-    target.layout = Layout::kChannelsLast;
-    target.dst = dst_md;
-    target.channel_dims = Dims(rank, 1);
-    target.channel_dims[1] = static_cast<dnnl::memory::dim>(out[1]);
-    FusedChain chain = fuse_chain(node->output(0), target);
-
-    auto op = std::make_shared<DnnlOp>();
-    const auto attr = make_attr(chain.post_ops, op.get());
-    const dnnl::memory::desc bias_md =
-        chain.bias ? dnnl::memory::desc({static_cast<dnnl::memory::dim>(out[1])}, dt::f32, tag::a)
-                   : dnnl::memory::desc();
-    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm::convolution_direct,
-                                         src_md, w_any, bias_md, dst_md, w.strides, w.dilations, w.pad_l,
-                                         w.pad_r);
-    dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
-    op->primitive = dnnl::convolution_forward(pd);
-    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
-    op->impl = pd.impl_info_str();
-    op->args.push_back({DNNL_ARG_SRC, true, src, src_md, {}});
-    op->args.push_back({DNNL_ARG_WEIGHTS, false, 0, {}, make_constant(w_plain, weights.data(), pd.weights_desc())});
-    if (chain.bias) op->args.push_back({DNNL_ARG_BIAS, false, 0, {}, make_constant(bias_md, chain.bias.data(), pd.bias_desc())});
-    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
-    add_dnnl_step(node, chain, std::move(op), Layout::kChannelsLast);
-    return true;
-}
-
-// Row-major strides of `shape`, then the last two swapped when `transposed` (a view of the
-// stored [..., b, a] matrix as [..., a, b]).
-dnnl::memory::desc matrix_desc(const Shape& stored, bool transposed) {
-    Dims dims = dims_of(stored);
-    Dims strides(dims.size(), 1);
-    for (size_t i = dims.size() - 1; i-- > 0;) strides[i] = strides[i + 1] * dims[i + 1];
-    if (transposed) {
-        const size_t r = dims.size();
-        std::swap(dims[r - 1], dims[r - 2]);
-        std::swap(strides[r - 1], strides[r - 2]);
-    }
-    return dnnl::memory::desc(dims, dt::f32, strides);
-}
-
-bool GraphCompiler::try_matmul(const NodePtr& node) {
-    const Output& a = node->input_value(0);
-    const Output& b = node->input_value(1);
-    if (!is_f32(a) || !is_f32(b) || !is_f32(node->output(0))) return false;
-    const bool ta = node->get_attribute<bool>("transpose_a"), tb = node->get_attribute<bool>("transpose_b");
-    const Shape as = a.get_shape(), bs = b.get_shape(), out = node->get_output_shape(0);
-    if (as.size() < 2 || bs.size() < 2 || out.empty()) return false;
-    const size_t bv = value_of(b);
-    const bool weights = m_graph->values[bv].kind == ValueKind::kConstant && bs.size() == 2 && !ta;
-    const size_t av = in_layout(value_of(a), Layout::kPlain);
-
-    dnnl::memory::desc src_md, w_md, dst_md, w_plain;
-    size_t N = out.back();
-    if (weights) {
-        // [..., K] x [K, N]: the leading axes of A fold into M, and the weights are reordered once.
-        const size_t K = as.back(), M = shape_size(as) / std::max<size_t>(K, 1);
-        src_md = dnnl::memory::desc({static_cast<long>(M), static_cast<long>(K)}, dt::f32, tag::ab);
-        w_plain = matrix_desc(bs, tb);
-        w_md = dnnl::memory::desc(w_plain.dims(), dt::f32, tag::any);
-        dst_md = dnnl::memory::desc({static_cast<long>(M), static_cast<long>(N)}, dt::f32, tag::ab);
-    } else {
-        if (as.size() != bs.size() || as.size() > 5) return false;
-        for (size_t i = 0; i + 2 < as.size(); ++i)
-            if (as[i] != bs[i] && as[i] != 1 && bs[i] != 1) return false;
-        src_md = matrix_desc(as, ta);
-        w_md = matrix_desc(bs, tb);
-        dst_md = dnnl::memory::desc(dims_of(out), dt::f32, plain_tag(out.size()));
-    }
-    FusionTarget target;
-    target.rank = out.size();
-    target.channel_axis = out.size() - 1;
-    target.channels = N;
-    target.layout = Layout::kPlain;
-    target.dst = dst_md;
-    target.channel_dims = Dims(dst_md.dims().size(), 1);
-    target.channel_dims.back() = static_cast<dnnl::memory::dim>(N);
-    target.allow_bias = weights;
-    FusedChain chain = fuse_chain(node->output(0), target);
-
-    auto op = std::make_shared<DnnlOp>();
-    const auto attr = make_attr(chain.post_ops, op.get());
-    const dnnl::memory::desc bias_md =
-        chain.bias ? dnnl::memory::desc({1, static_cast<long>(N)}, dt::f32, tag::ab) : dnnl::memory::desc();
-    dnnl::matmul::desc desc(src_md, w_md, bias_md, dst_md);
-    dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
-    op->primitive = dnnl::matmul(pd);
-    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
-    op->impl = pd.impl_info_str();
-    op->args.push_back({DNNL_ARG_SRC, true, av, src_md, {}});
-    if (weights) {
-        const Tensor& wt = m_graph->values[bv].constant;
-        op->args.push_back({DNNL_ARG_WEIGHTS, false, 0, {}, make_constant(w_plain, wt.data(), pd.weights_desc())});
-    } else {
-        op->args.push_back({DNNL_ARG_WEIGHTS, true, in_layout(bv, Layout::kPlain), w_md, {}});
-    }
-    if (chain.bias) op->args.push_back({DNNL_ARG_BIAS, false, 0, {}, make_constant(bias_md, chain.bias.data(), pd.bias_desc())});
-    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
-    add_dnnl_step(node, chain, std::move(op), Layout::kPlain);
-    return true;
-}
-
-bool GraphCompiler::try_pooling(const NodePtr& node) {
-    const std::string& type = node->get_type_name();
-    const Output& x = node->input_value(0);
-    if (!is_f32(x)) return false;
-    const size_t xv = value_of(x);
-    // Pooling pays only inside a channels-last region (after a convolution).
-    if (m_graph->values[xv].layout != Layout::kChannelsLast) return false;
-    std::vector<int64_t> dilations;
-    if (type == "MaxPool" && node->get_version() >= 8) {
-        if (!consumers(node->output(1)).empty()) return false;
-        dilations = node->get_attribute<std::vector<int64_t>>("dilations");
-        for (int64_t d : dilations)
-            if (d != 1) return false;
-    }
-    const Shape in = x.get_shape(), out = node->get_output_shape(0);
-    const auto k = node->get_attribute<std::vector<int64_t>>("kernel");
-    Window w;
-    if (!resolve_window(*node, in, out, std::vector<size_t>(k.begin(), k.end()), {}, &w)) return false;
-    algorithm alg = algorithm::pooling_max;
-    if (type == "AvgPool")
-        alg = node->get_attribute<bool>("exclude-pad") ? algorithm::pooling_avg_exclude_padding
-                                                       : algorithm::pooling_avg_include_padding;
-    const auto src_md = desc_of(xv);
-    const dnnl::memory::desc dst_md(dims_of(out), dt::f32, channels_last_tag(out.size()));
-    auto op = std::make_shared<DnnlOp>();
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference, alg, src_md, dst_md, w.strides,
-                                     to_dims(k), w.pad_l, w.pad_r);
-    dnnl::pooling_forward::primitive_desc pd(desc, attr, cpu_engine());
-    op->primitive = dnnl::pooling_forward(pd);
-    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
-    op->impl = pd.impl_info_str();
-    op->args.push_back({DNNL_ARG_SRC, true, xv, src_md, {}});
-    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
-    FusedChain chain;
-    chain.output = node->output(0);
-    add_dnnl_step(node, chain, std::move(op), Layout::kChannelsLast);
-    return true;
-}
-
-bool GraphCompiler::try_softmax(const NodePtr& node) {
-    const Output& x = node->input_value(0);
-    if (!is_f32(x)) return false;
-    const Shape shape = x.get_shape();
-    int64_t axis = node->get_attribute<int64_t>("axis");
-    if (axis < 0) axis += static_cast<int64_t>(shape.size());
-    if (shape.empty() || axis < 0 || axis >= static_cast<int64_t>(shape.size())) return false;
-    const size_t xv = in_layout(value_of(x), Layout::kPlain);
-    const auto md = desc_of(xv);
-    auto op = std::make_shared<DnnlOp>();
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    dnnl::softmax_forward::desc desc(dnnl::prop_kind::forward_inference, md, static_cast<int>(axis));
-    dnnl::softmax_forward::primitive_desc pd(desc, attr, cpu_engine());
-    op->primitive = dnnl::softmax_forward(pd);
-    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
-    op->impl = pd.impl_info_str();
-    op->args.push_back({DNNL_ARG_SRC, true, xv, md, {}});
-    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, md, {}});
-    FusedChain chain;
-    chain.output = node->output(0);
-    add_dnnl_step(node, chain, std::move(op), Layout::kPlain);
-    return true;
-}
-
-bool GraphCompiler::try_layer_norm(const NodePtr& node) {
-    const auto m = match_layer_norm(*node, m_consumers);
-    if (!m || !has_value(m->input)) return false;
-    const Shape shape = m->input.get_shape();
-    const size_t d = shape.back();
-    const size_t xv = in_layout(value_of(m->input), Layout::kPlain);
-    const auto md = desc_of(xv);
-    auto op = std::make_shared<DnnlOp>();
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    auto flags = dnnl::normalization_flags::none;
-    if (m->gamma) flags |= dnnl::normalization_flags::use_scale;
-    if (m->beta) flags |= dnnl::normalization_flags::use_shift;
-    dnnl::layer_normalization_forward::desc desc(dnnl::prop_kind::forward_inference, md, m->epsilon, flags);
-    dnnl::layer_normalization_forward::primitive_desc pd(desc, attr, cpu_engine());
-    op->primitive = dnnl::layer_normalization_forward(pd);
-    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
-    op->impl = pd.impl_info_str();
-    op->args.push_back({DNNL_ARG_SRC, true, xv, md, {}});
-    const dnnl::memory::desc vec({static_cast<dnnl::memory::dim>(d)}, dt::f32, tag::a);
-    if (m->gamma) op->args.push_back({DNNL_ARG_SCALE, false, 0, {}, make_constant(vec, m->gamma->get_constant_value().data(), vec)});
-    if (m->beta) op->args.push_back({DNNL_ARG_SHIFT, false, 0, {}, make_constant(vec, m->beta->get_constant_value().data(), vec)});
-    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, md, {}});
-    FusedChain chain;
-    chain.output = m->output;
-    for (size_t i = 1; i < m->nodes.size(); ++i) {
-        chain.nodes.push_back(m->nodes[i]);
-        m_absorbed.insert(m->nodes[i].get());
-    }
-    add_dnnl_step(node, chain, std::move(op), Layout::kPlain);
-    m_graph->steps.back().type = "LayerNorm";
-    return true;
-}
 
 std::shared_ptr<const Graph> GraphCompiler::compile() {
     const NodeVector nodes = m_model->get_ordered_ops();
     m_graph->variables = m_model->get_variables();
     std::sort(m_graph->variables.begin(), m_graph->variables.end(),
               [](const VariableInfo& a, const VariableInfo& b) { return a.id < b.id; });
-    for (size_t i = 0; i < m_graph->variables.size(); ++i) m_variable_index[m_graph->variables[i].id] = i;
+    for (size_t i = 0; i < m_graph->variables.size(); ++i)
+        m_variable_index[m_graph->variables[i].id] = i;
     for (const auto& node : nodes) {
         for (size_t i = 0; i < node->get_input_size(); ++i)
             m_consumers[node->input_value(i)].push_back({node.get(), i});
         for (size_t i = 0; i < node->get_output_size(); ++i)
             if (!node->get_output_partial_shape(i).is_static()) m_graph->dynamic = true;
-        if (node->get_type_name() == "If" || node->get_type_name() == "Loop") m_graph->dynamic = true;
+        if (node->get_type_name() == "If" || node->get_type_name() == "Loop")
+            m_graph->dynamic = true;
     }
     const auto& params = m_model->get_parameters();
     for (size_t p = 0; p < params.size(); ++p) {
@@ -766,7 +393,8 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
     }
     for (const auto& node : nodes) {
         const std::string& type = node->get_type_name();
-        if (type == "Parameter" || type == "Result" || type == "Constant" || m_absorbed.count(node.get()))
+        if (type == "Parameter" || type == "Result" || type == "Constant" ||
+            m_absorbed.count(node.get()))
             continue;
         if (type == "If" || type == "Loop") {
             add_subgraph_step(node);
@@ -784,11 +412,16 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
         if (!m_graph->dynamic) {
             const auto absorbed = m_absorbed;
             try {
-                if (type == "Convolution" || type == "GroupConvolution") done = try_convolution(node);
-                else if (type == "MatMul") done = try_matmul(node);
-                else if (type == "MaxPool" || type == "AvgPool") done = try_pooling(node);
-                else if (type == "Softmax") done = try_softmax(node);
-                else if (type == "ReduceMean") done = try_layer_norm(node);
+                if (type == "Convolution" || type == "GroupConvolution")
+                    done = try_convolution(node);
+                else if (type == "MatMul")
+                    done = try_matmul(node);
+                else if (type == "MaxPool" || type == "AvgPool")
+                    done = try_pooling(node);
+                else if (type == "Softmax")
+                    done = try_softmax(node);
+                else if (type == "ReduceMean")
+                    done = try_layer_norm(node);
             } catch (const dnnl::error&) {
                 // oneDNN has no implementation for this case: the reference kernels run the anchor
                 // and the ops its chain had absorbed.
@@ -801,18 +434,20 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
     if (!m_unsupported.empty()) {
         std::string message;
         for (const auto& m : m_unsupported) message += "\n  " + m;
-        throw_error<NotImplemented>(kDeviceName, ": the model has ops the CPU plugin cannot run:", message);
+        throw_error<NotImplemented>(kDeviceName,
+                                    ": the model has ops the CPU plugin cannot run:", message);
     }
     for (const auto& result : m_model->get_results())
-        m_graph->result_values.push_back(in_layout(value_of(result->input_value(0)), Layout::kPlain));
+        m_graph->result_values.push_back(
+            in_layout(value_of(result->input_value(0)), Layout::kPlain));
     m_graph->plan_memory();
     return m_graph;
 }
 
-}  // namespace
+}  // namespace detail
 
 std::shared_ptr<const Graph> compile_graph(std::shared_ptr<const Model> model) {
-    return GraphCompiler(std::move(model)).compile();
+    return detail::GraphCompiler(std::move(model)).compile();
 }
 
 }  // namespace vireo::cpu_plugin

@@ -16,7 +16,9 @@ using Clock = std::chrono::steady_clock;
 std::shared_ptr<void> allocate(size_t bytes) {
     if (bytes == 0) return {};
     void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (!p) throw_error<Exception>(kDeviceName, ": cannot allocate ", bytes, " bytes of request memory");
+    if (!p)
+        throw_error<Exception>(kDeviceName, ": cannot allocate ", bytes,
+                               " bytes of request memory");
     return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
 }
 
@@ -40,7 +42,8 @@ GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads
         if (v.kind == ValueKind::kConstant) {
             m_values[id] = v.constant;
         } else if (v.kind == ValueKind::kComputed && !g.dynamic) {
-            m_values[id] = Tensor(v.type, v.shape.to_shape(), static_cast<char*>(m_arena.get()) + v.offset);
+            m_values[id] =
+                Tensor(v.type, v.shape.to_shape(), static_cast<char*>(m_arena.get()) + v.offset);
         }
     }
     m_step_inputs.resize(g.steps.size());
@@ -89,7 +92,8 @@ void GraphExecutor::run(const std::vector<Tensor>& inputs, const std::function<b
             m_values[g.parameter_values[i]] = t;
         }
     }
-    for (const auto& a : m_input_args) m_args[a.step][a.arg].set_data_handle(m_values[a.value].data());
+    for (const auto& a : m_input_args)
+        m_args[a.step][a.arg].set_data_handle(m_values[a.value].data());
     if (timings) timings->assign(g.steps.size(), StepTiming{});
     m_stop = &stop;
     for (size_t s = 0; s < g.steps.size(); ++s) {
@@ -104,7 +108,8 @@ void GraphExecutor::run(const std::vector<Tensor>& inputs, const std::function<b
         }
         if (timings) {
             (*timings)[s].executed = true;
-            (*timings)[s].real = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
+            (*timings)[s].real =
+                std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
         }
     }
 }
@@ -127,9 +132,10 @@ void GraphExecutor::run_step(size_t s, const std::vector<std::shared_ptr<Variabl
         case StepKind::kReadValue: {
             const Tensor source = read_value_source(step, ins, states);
             if (source.get_shape() != outs[0].get_shape())
-                throw_error<InvalidArgument>(kDeviceName, ": ", step.node->describe(), ": variable '",
-                                             states.at(step.variable)->get_name(), "' holds shape ",
-                                             source.get_shape(), ", expected ", outs[0].get_shape());
+                throw_error<InvalidArgument>(kDeviceName, ": ", step.node->describe(),
+                                             ": variable '", states.at(step.variable)->get_name(),
+                                             "' holds shape ", source.get_shape(), ", expected ",
+                                             outs[0].get_shape());
             source.copy_to(outs[0]);
             break;
         }
@@ -142,7 +148,8 @@ void GraphExecutor::run_step(size_t s, const std::vector<std::shared_ptr<Variabl
     }
 }
 
-void GraphExecutor::run_dynamic_step(size_t s, const std::vector<std::shared_ptr<VariableState>>& states) {
+void GraphExecutor::run_dynamic_step(size_t s,
+                                     const std::vector<std::shared_ptr<VariableState>>& states) {
     const Step& step = m_graph->steps[s];
     auto& ins = m_step_inputs[s];
     auto& outs = m_step_outputs[s];
@@ -161,19 +168,23 @@ void GraphExecutor::run_dynamic_step(size_t s, const std::vector<std::shared_ptr
     } else {
         std::vector<InferInput> infer_inputs;
         infer_inputs.reserve(ins.size());
-        for (const auto& t : ins) infer_inputs.push_back({t.get_element_type(), PartialShape(t.get_shape()), t});
+        for (const auto& t : ins)
+            infer_inputs.push_back({t.get_element_type(), PartialShape(t.get_shape()), t});
         const auto inferred = step.node->get_op_def().infer(*step.node, infer_inputs);
         for (size_t k = 0; k < outs.size(); ++k) {
             if (k >= inferred.size() || !inferred[k].shape.is_static())
-                throw_error<InvalidArgument>(kDeviceName, ": ", step.node->describe(),
-                                             ": shape inference on the actual inputs gave no static shape "
-                                             "for output ", k);
+                throw_error<InvalidArgument>(
+                    kDeviceName, ": ", step.node->describe(),
+                    ": shape inference on the actual inputs gave no static shape "
+                    "for output ",
+                    k);
             shapes.push_back(inferred[k].shape.to_shape());
         }
     }
     for (size_t k = 0; k < outs.size(); ++k) {
         Tensor& t = m_values[step.outputs[k]];
-        if (!t || t.get_shape() != shapes[k]) t = Tensor(m_graph->values[step.outputs[k]].type, shapes[k]);
+        if (!t || t.get_shape() != shapes[k])
+            t = Tensor(m_graph->values[step.outputs[k]].type, shapes[k]);
     }
     run_step(s, states);
 }
@@ -188,14 +199,15 @@ void GraphExecutor::finish(std::vector<Tensor>& outputs,
             try {
                 dst.set_shape(src.get_shape());
             } catch (const Exception& e) {
-                throw_error<InvalidArgument>(kDeviceName, ": output ", j, " of shape ", src.get_shape(),
-                                             " does not fit its tensor of shape ", dst.get_shape(), ": ",
-                                             e.what());
+                throw_error<InvalidArgument>(kDeviceName, ": output ", j, " of shape ",
+                                             src.get_shape(), " does not fit its tensor of shape ",
+                                             dst.get_shape(), ": ", e.what());
             }
         }
         src.copy_to(dst);
     }
-    for (size_t s : g.assign_steps) states.at(g.steps[s].variable)->commit(m_values[g.steps[s].inputs[0]]);
+    for (size_t s : g.assign_steps)
+        states.at(g.steps[s].variable)->commit(m_values[g.steps[s].inputs[0]]);
 }
 
 }  // namespace vireo::cpu_plugin

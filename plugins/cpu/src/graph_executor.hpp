@@ -38,12 +38,16 @@ class GraphExecutor {
     /// Runs every step on `inputs` (per model input). `stop` is polled before each step; when it
     /// returns true the run ends with Cancelled. `timings` (or null) receives per-step times.
     void run(const std::vector<Tensor>& inputs, const std::function<bool()>& stop,
-             std::vector<StepTiming>* timings, const std::vector<std::shared_ptr<VariableState>>& states);
+             std::vector<StepTiming>* timings,
+             const std::vector<std::shared_ptr<VariableState>>& states);
     /// After a successful run: copies each result into `outputs` (resized for dynamic shapes) and
     /// commits the Assign values to `states`.
-    void finish(std::vector<Tensor>& outputs, const std::vector<std::shared_ptr<VariableState>>& states);
+    void finish(std::vector<Tensor>& outputs,
+                const std::vector<std::shared_ptr<VariableState>>& states);
     /// After a run: the value of model output `index` as computed (valid until the next run).
-    const Tensor& result(size_t index) const { return m_values.at(m_graph->result_values.at(index)); }
+    const Tensor& result(size_t index) const {
+        return m_values.at(m_graph->result_values.at(index));
+    }
 
   private:
     void run_step(size_t s, const std::vector<std::shared_ptr<VariableState>>& states);
@@ -54,7 +58,7 @@ class GraphExecutor {
     std::shared_ptr<void> m_arena;
     std::shared_ptr<void> m_scratchpad;
     dnnl::stream m_stream;
-    std::vector<Tensor> m_values;  // the current tensor of each value
+    std::vector<Tensor> m_values;   // the current tensor of each value
     std::vector<Tensor> m_staging;  // per model input: contiguous copy when the user's is not
     std::vector<std::vector<Tensor>> m_step_inputs, m_step_outputs;
     // Static graphs: per oneDNN step, its argument map, and the arguments bound to model inputs

@@ -37,16 +37,20 @@ NodePtr shared(Node* n) {
 
 // ReduceMean over the last axis only, keeping it.
 bool is_last_axis_mean(Node& node) {
-    if (node.get_type_name() != "ReduceMean" || !node.get_attribute<bool>("keep_dims")) return false;
+    if (node.get_type_name() != "ReduceMean" || !node.get_attribute<bool>("keep_dims"))
+        return false;
     const Node* axes = node.input_value(1).get_node();
     const auto& ps = node.input_value(0).get_partial_shape();
     if (axes->get_type_name() != "Constant" || !ps.rank_is_static()) return false;
     const Tensor& t = axes->get_constant_value();
     if (t.get_size() != 1) return false;
     int64_t axis = 0;
-    if (t.get_element_type() == element::i64) axis = t.data<int64_t>()[0];
-    else if (t.get_element_type() == element::i32) axis = t.data<int32_t>()[0];
-    else return false;
+    if (t.get_element_type() == element::i64)
+        axis = t.data<int64_t>()[0];
+    else if (t.get_element_type() == element::i32)
+        axis = t.data<int32_t>()[0];
+    else
+        return false;
     const int64_t rank = static_cast<int64_t>(ps.size());
     return axis == -1 || axis == rank - 1;
 }
@@ -66,7 +70,8 @@ bool last_axis_constant(const Output& port, size_t d) {
 
 std::optional<float> scalar_constant(const Output& port) {
     const Node* n = port.get_node();
-    if (n->get_type_name() != "Constant" || port.get_element_type() != element::f32) return std::nullopt;
+    if (n->get_type_name() != "Constant" || port.get_element_type() != element::f32)
+        return std::nullopt;
     const Tensor& t = n->get_constant_value();
     if (t.get_size() == 0) return std::nullopt;
     const float* p = static_cast<const float*>(t.data());
@@ -97,16 +102,19 @@ std::optional<PatternMatch> match_gelu_erf(const Output& x, const ConsumerMap& c
         if (factor == x && second == product) {
             // x * (1 + erf) * 0.5
             Node* half = only_consumer(product->output(0), consumers, "Multiply");
-            if (!half || !near(scalar_constant(*other_input(*half, product->output(0))), 0.5f)) continue;
-            return PatternMatch{{shared(scale), shared(erf), shared(one), shared(product), shared(half)},
-                                half->output(0)};
+            if (!half || !near(scalar_constant(*other_input(*half, product->output(0))), 0.5f))
+                continue;
+            return PatternMatch{
+                {shared(scale), shared(erf), shared(one), shared(product), shared(half)},
+                half->output(0)};
         }
         // (x * 0.5) * (1 + erf)
         if (factor.get_node() == second && second->get_type_name() == "Multiply" &&
             near(scalar_constant(*other_input(*second, x)), 0.5f) &&
             only_consumer(second->output(0), consumers, "Multiply") == product)
-            return PatternMatch{{shared(scale), shared(erf), shared(one), shared(second), shared(product)},
-                                product->output(0)};
+            return PatternMatch{
+                {shared(scale), shared(erf), shared(one), shared(second), shared(product)},
+                product->output(0)};
     }
     return std::nullopt;
 }
@@ -114,7 +122,8 @@ std::optional<PatternMatch> match_gelu_erf(const Output& x, const ConsumerMap& c
 std::optional<LayerNormMatch> match_layer_norm(Node& mean, const ConsumerMap& consumers) {
     if (!is_last_axis_mean(mean)) return std::nullopt;
     const Output x = mean.input_value(0);
-    if (x.get_element_type() != element::f32 || !x.get_partial_shape().is_static()) return std::nullopt;
+    if (x.get_element_type() != element::f32 || !x.get_partial_shape().is_static())
+        return std::nullopt;
     const size_t d = x.get_shape().back();
     Node* sub = only_consumer(mean.output(0), consumers, "Subtract");
     if (!sub || sub->input_value(0) != x) return std::nullopt;
@@ -123,7 +132,8 @@ std::optional<LayerNormMatch> match_layer_norm(Node& mean, const ConsumerMap& co
     Node* square = nullptr;
     Node* divide = nullptr;
     for (const auto& u : diff_uses) {
-        if (u.node->get_type_name() == "Power" && u.input == 0 && near(scalar_constant(u.node->input_value(1)), 2.f))
+        if (u.node->get_type_name() == "Power" && u.input == 0 &&
+            near(scalar_constant(u.node->input_value(1)), 2.f))
             square = u.node;
         else if (u.node->get_type_name() == "Divide" && u.input == 0)
             divide = u.node;
@@ -142,12 +152,13 @@ std::optional<LayerNormMatch> match_layer_norm(Node& mean, const ConsumerMap& co
     LayerNormMatch m;
     m.input = x;
     m.epsilon = *eps;
-    m.nodes = {shared(&mean), shared(sub), shared(square), shared(variance),
+    m.nodes = {shared(&mean),   shared(sub),  shared(square), shared(variance),
                shared(add_eps), shared(sqrt), shared(divide)};
     m.output = divide->output(0);
     if (Node* mul = only_consumer(m.output, consumers, "Multiply")) {
         const auto g = other_input(*mul, m.output);
-        if (g && last_axis_constant(*g, d) && mul->get_output_partial_shape(0) == x.get_partial_shape()) {
+        if (g && last_axis_constant(*g, d) &&
+            mul->get_output_partial_shape(0) == x.get_partial_shape()) {
             m.gamma = g->get_node_shared_ptr();
             m.nodes.push_back(shared(mul));
             m.output = mul->output(0);
@@ -155,7 +166,8 @@ std::optional<LayerNormMatch> match_layer_norm(Node& mean, const ConsumerMap& co
     }
     if (Node* add = only_consumer(m.output, consumers, "Add")) {
         const auto b = other_input(*add, m.output);
-        if (b && last_axis_constant(*b, d) && add->get_output_partial_shape(0) == x.get_partial_shape()) {
+        if (b && last_axis_constant(*b, d) &&
+            add->get_output_partial_shape(0) == x.get_partial_shape()) {
             m.beta = b->get_node_shared_ptr();
             m.nodes.push_back(shared(add));
             m.output = add->output(0);

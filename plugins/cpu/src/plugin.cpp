@@ -38,10 +38,12 @@ std::vector<PropertyName> all_properties() {
 std::string read_section(std::istream& in, const char* what) {
     size_t size = 0;
     if (!(in >> size) || in.get() != '\n')
-        throw_error<InvalidArgument>(kDeviceName, ": the blob is damaged (no size of its ", what, ")");
+        throw_error<InvalidArgument>(kDeviceName, ": the blob is damaged (no size of its ", what,
+                                     ")");
     std::string bytes(size, '\0');
     if (size != 0 && !in.read(&bytes[0], static_cast<std::streamsize>(size)))
-        throw_error<InvalidArgument>(kDeviceName, ": the blob is damaged (its ", what, " is cut short)");
+        throw_error<InvalidArgument>(kDeviceName, ": the blob is damaged (its ", what,
+                                     " is cut short)");
     return bytes;
 }
 
@@ -75,7 +77,8 @@ Config Plugin::config_with(const AnyMap& properties) const {
     return config;
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> model, const Config& config,
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> model,
+                                                     const Config& config,
                                                      bool loaded_from_cache) const {
     // oneDNN sizes a primitive's thread partition when it is created, from the creating thread's
     // OpenMP setting: create them for the team each stream will run.
@@ -86,17 +89,19 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> mode
     } team(config.omp_threads_per_stream());
     auto graph = compile_graph(model);
     auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
-    return std::make_shared<CompiledModel>(std::move(model), std::move(graph), self, config, loaded_from_cache);
+    return std::make_shared<CompiledModel>(std::move(model), std::move(graph), self, config,
+                                           loaded_from_cache);
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr<const Model>& model,
-                                                           const AnyMap& properties) const {
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
+    const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
     if (!model) throw_error<InvalidArgument>(kDeviceName, ": compile_model got no model");
     const Config config = config_with(properties);
     return compile(model->clone(), config, false);
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& in, const AnyMap& properties) const {
+std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& in,
+                                                          const AnyMap& properties) const {
     std::string magic, blob_version;
     std::getline(in, magic);
     std::getline(in, blob_version);
@@ -137,7 +142,8 @@ namespace {
 bool runs_here(const Node& node) {
     const std::string& type = node.get_type_name();
     if (type != "If" && type != "Loop") return reference::KernelRegistry::instance().supports(node);
-    if (node.get_bodies().empty() || !SubgraphRunner::unsupported_reason(node).empty()) return false;
+    if (node.get_bodies().empty() || !SubgraphRunner::unsupported_reason(node).empty())
+        return false;
     for (const auto& body : node.get_bodies())
         for (const auto& op : body->get_ordered_ops())
             if (!runs_here(*op)) return false;
@@ -160,7 +166,8 @@ void Plugin::set_property(const AnyMap& properties) {
     std::lock_guard<std::mutex> lock(m_mutex);
     for (const auto& [key, value] : properties)
         for (const auto& ro : ro_properties())
-            if (key == ro) throw_error<InvalidArgument>(kDeviceName, ": property ", key, " is read-only");
+            if (key == ro)
+                throw_error<InvalidArgument>(kDeviceName, ": property ", key, " is read-only");
     Config updated = m_config;
     updated.apply(properties, /*skip_core_keys=*/false);
     m_config = updated;
@@ -172,8 +179,8 @@ Any Plugin::get_property(const std::string& name, const AnyMap& /*arguments*/) c
     if (name == device::full_name.name()) return std::string(kFullName);
     if (name == device::capabilities.name()) {
         namespace cap = device::capability;
-        return std::vector<std::string>{cap::kFP32, cap::kExportImport, cap::kDynamicShapes, cap::kStates,
-                                        cap::kProfiling};
+        return std::vector<std::string>{cap::kFP32, cap::kExportImport, cap::kDynamicShapes,
+                                        cap::kStates, cap::kProfiling};
     }
     std::lock_guard<std::mutex> lock(m_mutex);
     try {

@@ -45,7 +45,8 @@ Tensor concatenate(const std::vector<Tensor>& parts, size_t axis, const Tensor& 
 
 }  // namespace
 
-SubgraphRunner::SubgraphRunner(const Step& step, int omp_threads) : m_step(step), m_threads(omp_threads) {
+SubgraphRunner::SubgraphRunner(const Step& step, int omp_threads)
+    : m_step(step), m_threads(omp_threads) {
     m_bodies.resize(step.bodies.size());
 }
 
@@ -67,7 +68,8 @@ std::string SubgraphRunner::unsupported_reason(const Node& node) {
     return "";
 }
 
-std::vector<Tensor> SubgraphRunner::run(const std::vector<Tensor>& inputs, const std::function<bool()>& stop) {
+std::vector<Tensor> SubgraphRunner::run(const std::vector<Tensor>& inputs,
+                                        const std::function<bool()>& stop) {
     return m_step.node->get_type_name() == "If" ? run_if(inputs, stop) : run_loop(inputs, stop);
 }
 
@@ -83,12 +85,15 @@ std::vector<Tensor> SubgraphRunner::run_body(size_t b, const std::vector<Tensor>
     return results;
 }
 
-std::vector<Tensor> SubgraphRunner::run_if(const std::vector<Tensor>& inputs, const std::function<bool()>& stop) {
+std::vector<Tensor> SubgraphRunner::run_if(const std::vector<Tensor>& inputs,
+                                           const std::function<bool()>& stop) {
     const Node& node = *m_step.node;
     const bool cond = as_bool(node, inputs.at(0), "condition");
     const size_t b = cond ? 0 : 1;
-    const auto& in_map = node.get_attribute<std::vector<int64_t>>(cond ? "then_inputs" : "else_inputs");
-    const auto& out_map = node.get_attribute<std::vector<int64_t>>(cond ? "then_outputs" : "else_outputs");
+    const auto& in_map =
+        node.get_attribute<std::vector<int64_t>>(cond ? "then_inputs" : "else_inputs");
+    const auto& out_map =
+        node.get_attribute<std::vector<int64_t>>(cond ? "then_outputs" : "else_outputs");
     std::vector<Tensor> body_inputs;
     for (int64_t i : in_map) body_inputs.push_back(inputs.at(static_cast<size_t>(i)));
     const auto results = run_body(b, body_inputs, stop);
@@ -97,7 +102,8 @@ std::vector<Tensor> SubgraphRunner::run_if(const std::vector<Tensor>& inputs, co
     return outputs;
 }
 
-std::vector<Tensor> SubgraphRunner::run_loop(const std::vector<Tensor>& inputs, const std::function<bool()>& stop) {
+std::vector<Tensor> SubgraphRunner::run_loop(const std::vector<Tensor>& inputs,
+                                             const std::function<bool()>& stop) {
     const Node& node = *m_step.node;
     const auto& body = *m_step.bodies[0]->model;
     const auto current = node.get_attribute<int64_t>("current_iteration_input_idx");
@@ -107,9 +113,11 @@ std::vector<Tensor> SubgraphRunner::run_loop(const std::vector<Tensor>& inputs, 
     const auto& out_results = node.get_attribute<std::vector<int64_t>>("output_results");
     const auto& out_slicing = node.get_attribute<std::vector<int64_t>>("output_slicing");
     const int64_t trip = inputs.at(0) && inputs[0].get_size() == 1
-                             ? *static_cast<const int64_t*>(scalar_as(node, inputs[0], element::i64, "trip count").data())
+                             ? *static_cast<const int64_t*>(
+                                   scalar_as(node, inputs[0], element::i64, "trip count").data())
                              : -1;
-    bool go_on = !inputs.at(1) || inputs[1].get_size() == 0 || as_bool(node, inputs[1], "execution condition");
+    bool go_on = !inputs.at(1) || inputs[1].get_size() == 0 ||
+                 as_bool(node, inputs[1], "execution condition");
 
     const size_t params = body.get_parameters().size();
     std::vector<Tensor> values(params);
@@ -128,7 +136,8 @@ std::vector<Tensor> SubgraphRunner::run_loop(const std::vector<Tensor>& inputs, 
             const auto& ps = param->get_output_partial_shape(0);
             Tensor index(element::i64, Shape{1});
             *index.data<int64_t>() = i;
-            Tensor value(param->get_output_element_type(0), ps.is_static() ? ps.to_shape() : Shape{});
+            Tensor value(param->get_output_element_type(0),
+                         ps.is_static() ? ps.to_shape() : Shape{});
             Tensor flat(value.get_element_type(), Shape{1}, value.data());
             reference::convert_elements(index, flat);
             values[static_cast<size_t>(current)] = value;
@@ -136,12 +145,15 @@ std::vector<Tensor> SubgraphRunner::run_loop(const std::vector<Tensor>& inputs, 
         results = run_body(0, values, stop);
         for (size_t o = 0; o < out_results.size(); ++o) {
             const Tensor& r = results.at(static_cast<size_t>(out_results[o]));
-            if (axis_of(o) >= 0) parts[o].push_back(r);
-            else last[o] = r;
+            if (axis_of(o) >= 0)
+                parts[o].push_back(r);
+            else
+                last[o] = r;
         }
         for (size_t p = 0; p < params && p < back_edges.size(); ++p)
             if (back_edges[p] >= 0) values[p] = results.at(static_cast<size_t>(back_edges[p]));
-        if (condition >= 0) go_on = as_bool(node, results.at(static_cast<size_t>(condition)), "body condition");
+        if (condition >= 0)
+            go_on = as_bool(node, results.at(static_cast<size_t>(condition)), "body condition");
     }
     std::vector<Tensor> outputs;
     for (size_t o = 0; o < out_results.size(); ++o) {
@@ -152,7 +164,8 @@ std::vector<Tensor> SubgraphRunner::run_loop(const std::vector<Tensor>& inputs, 
                 const auto& ps = node.get_output_partial_shape(o);
                 Shape shape;
                 for (size_t d = 0; ps.rank_is_static() && d < ps.size(); ++d)
-                    shape.push_back(ps[d].is_static() ? static_cast<size_t>(ps[d].get_length()) : 0);
+                    shape.push_back(ps[d].is_static() ? static_cast<size_t>(ps[d].get_length())
+                                                      : 0);
                 if (static_cast<size_t>(axis) < shape.size()) shape[static_cast<size_t>(axis)] = 0;
                 outputs.emplace_back(node.get_output_element_type(o), shape);
             } else {

@@ -31,10 +31,13 @@ class SubgraphRunner {
     static std::string unsupported_reason(const Node& node);
 
   private:
-    std::vector<Tensor> run_if(const std::vector<Tensor>& inputs, const std::function<bool()>& stop);
-    std::vector<Tensor> run_loop(const std::vector<Tensor>& inputs, const std::function<bool()>& stop);
+    std::vector<Tensor> run_if(const std::vector<Tensor>& inputs,
+                               const std::function<bool()>& stop);
+    std::vector<Tensor> run_loop(const std::vector<Tensor>& inputs,
+                                 const std::function<bool()>& stop);
     /// Runs body `b` on `inputs` (one per body Parameter) and returns copies of its Results.
-    std::vector<Tensor> run_body(size_t b, const std::vector<Tensor>& inputs, const std::function<bool()>& stop);
+    std::vector<Tensor> run_body(size_t b, const std::vector<Tensor>& inputs,
+                                 const std::function<bool()>& stop);
 
     const Step& m_step;
     int m_threads;

@@ -36,7 +36,8 @@ InferRequest::InferRequest(const std::shared_ptr<const CompiledModel>& compiled_
     for (const auto& variable : m_model->graph()->variables)
         m_states.push_back(std::make_shared<VariableState>(variable));
     m_stop = [this] {
-        return m_cancel_requested.load(std::memory_order_relaxed) || (m_cancel_check && m_cancel_check());
+        return m_cancel_requested.load(std::memory_order_relaxed) ||
+               (m_cancel_check && m_cancel_check());
     };
 }
 
@@ -77,7 +78,8 @@ std::vector<ProfilingInfo> InferRequest::get_profiling_info() const {
         row.exec_type = "host";
         if (host_only) {
             // Host memory is the device's memory: there is nothing to transfer.
-            row.status = ran ? ProfilingInfo::Status::OPTIMIZED_OUT : ProfilingInfo::Status::NOT_RUN;
+            row.status =
+                ran ? ProfilingInfo::Status::OPTIMIZED_OUT : ProfilingInfo::Status::NOT_RUN;
         } else {
             row.status = ran ? ProfilingInfo::Status::EXECUTED : ProfilingInfo::Status::NOT_RUN;
             row.real_time = row.cpu_time = ran ? time : std::chrono::microseconds{0};

@@ -9,14 +9,16 @@ namespace {
 Shape zero_shape(const PartialShape& shape) {
     if (!shape.rank_is_static()) return Shape{0};
     Shape out;
-    for (const auto& d : shape) out.push_back(d.is_static() ? static_cast<size_t>(d.get_length()) : 0);
+    for (const auto& d : shape)
+        out.push_back(d.is_static() ? static_cast<size_t>(d.get_length()) : 0);
     return out;
 }
 
 }  // namespace
 
 VariableState::VariableState(const VariableInfo& info)
-    : IVariableState(info.id, Tensor(info.type, zero_shape(info.shape)), info.shape), m_info(info) {}
+    : IVariableState(info.id, Tensor(info.type, zero_shape(info.shape)), info.shape),
+      m_info(info) {}
 
 void VariableState::reset() {
     const Shape initial = zero_shape(m_info.shape);
@@ -26,13 +28,15 @@ void VariableState::reset() {
 }
 
 void VariableState::set_state(const Tensor& state) {
-    if (!state) throw_error<InvalidArgument>("variable '", m_name, "': set_state got an empty tensor");
+    if (!state)
+        throw_error<InvalidArgument>("variable '", m_name, "': set_state got an empty tensor");
     if (state.get_element_type() != m_info.type)
         throw_error<InvalidArgument>("variable '", m_name, "': set_state got element type ",
                                      state.get_element_type(), ", expected ", m_info.type);
     if (!m_info.shape.relaxes(PartialShape(state.get_shape())))
-        throw_error<InvalidArgument>("variable '", m_name, "': set_state got shape ", state.get_shape(),
-                                     ", expected a shape that fits ", m_info.shape);
+        throw_error<InvalidArgument>("variable '", m_name, "': set_state got shape ",
+                                     state.get_shape(), ", expected a shape that fits ",
+                                     m_info.shape);
     commit(state);
 }
 

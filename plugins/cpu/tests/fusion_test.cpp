@@ -19,8 +19,8 @@ NodePtr weights(const Shape& shape, unsigned seed, float scale = 0.3f) {
 NodePtr conv(const Output& x, size_t out_channels, size_t in_channels, size_t k, unsigned seed,
              int64_t stride = 1) {
     const int64_t pad = static_cast<int64_t>(k / 2);
-    return op::convolution(x, weights({out_channels, in_channels, k, k}, seed), {stride, stride}, {pad, pad},
-                           {pad, pad}, {1, 1});
+    return op::convolution(x, weights({out_channels, in_channels, k, k}, seed), {stride, stride},
+                           {pad, pad}, {pad, pad}, {1, 1});
 }
 
 ModelPtr single_output(const Output& y, const NodePtr& x) {
@@ -32,7 +32,9 @@ size_t rows_of_type(const std::vector<ProfilingInfo>& rows, const std::string& t
     size_t n = 0;
     for (const auto& r : rows) n += r.node_type == type;
     if (n == 0)
-        for (const auto& r : rows) std::cout << "  profile row: " << r.node_name << " [" << r.node_type << "] " << r.exec_type << "\n";
+        for (const auto& r : rows)
+            std::cout << "  profile row: " << r.node_name << " [" << r.node_type << "] "
+                      << r.exec_type << "\n";
     return n;
 }
 
@@ -71,7 +73,9 @@ TEST(Fusion, DepthwiseConvWithRelu6AndResidual) {
     auto x = op::parameter(element::f32, {1, 8, 12, 12}, "x");
     auto in = conv(x, 8, 8, 1, 4);  // the block input lives in NHWC
     auto e = op::clamp(conv(in, 24, 8, 1, 5), 0, 6);
-    auto dw = op::clamp(op::group_convolution(e, weights({24, 1, 1, 3, 3}, 6), {1, 1}, {1, 1}, {1, 1}, {1, 1}), 0, 6);
+    auto dw = op::clamp(
+        op::group_convolution(e, weights({24, 1, 1, 3, 3}, 6), {1, 1}, {1, 1}, {1, 1}, {1, 1}), 0,
+        6);
     auto p = conv(dw, 8, 24, 1, 7);
     auto y = op::add(p, in);
     auto model = single_output(y, x);
@@ -85,7 +89,8 @@ TEST(Fusion, DepthwiseConvWithRelu6AndResidual) {
 TEST(Fusion, ActivationsOnConvolution) {
     for (const std::string type : {"Sigmoid", "Tanh", "HSwish", "Swish"}) {
         auto x = op::parameter(element::f32, {1, 3, 8, 8}, "x");
-        auto y = type == "Swish" ? op::swish(conv(x, 6, 3, 3, 8)) : op::unary(type, conv(x, 6, 3, 3, 8));
+        auto y =
+            type == "Swish" ? op::swish(conv(x, 6, 3, 3, 8)) : op::unary(type, conv(x, 6, 3, 3, 8));
         auto model = single_output(y, x);
         SCOPED_TRACE(type);
         expect_matches_template(model);
@@ -162,7 +167,8 @@ TEST(Fusion, ScalarArithmeticAfterMatMul) {
 TEST(Fusion, TwoEltwisePostOpsOnMatMul) {
     auto x = op::parameter(element::f32, {3, 2, 32}, "x");
     auto m = op::matmul(x, weights({32, 16}, 22));
-    auto y = op::clamp(op::sigmoid(op::multiply(m, op::constant<float>(element::f32, {}, {3.f}))), 0.2, 0.7);
+    auto y = op::clamp(op::sigmoid(op::multiply(m, op::constant<float>(element::f32, {}, {3.f}))),
+                       0.2, 0.7);
     auto model = single_output(y, x);
     expect_matches_template(model);
     EXPECT_EQ(rows_of_type(cpu_profile(model), "MatMul+Multiply+Sigmoid+Clamp"), 1u);
@@ -173,7 +179,8 @@ TEST(Fusion, AttentionMatMuls) {
     auto q = op::parameter(element::f32, {2, 4, 8, 16}, "q");
     auto k = op::parameter(element::f32, {2, 4, 8, 16}, "k");
     auto v = op::parameter(element::f32, {2, 4, 8, 16}, "v");
-    auto scores = op::multiply(op::matmul(q, k, false, true), op::constant<float>(element::f32, {}, {0.25f}));
+    auto scores =
+        op::multiply(op::matmul(q, k, false, true), op::constant<float>(element::f32, {}, {0.25f}));
     auto y = op::matmul(op::softmax(scores, -1), v);
     auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{q, k, v}, "attention");
     expect_matches_template(model);

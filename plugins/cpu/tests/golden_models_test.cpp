@@ -34,7 +34,8 @@ TEST_P(GoldenOnnxModel, AsyncMatchesOnnxRuntime) {
     request.set_input_tensor(npy::read_npy(dir + "/input_x.npy"));
     request.start_async();
     request.wait();
-    EXPECT_TRUE(all_close(request.get_output_tensor(), npy::read_npy(dir + "/output_y.npy"), 1e-4, 1e-5));
+    EXPECT_TRUE(
+        all_close(request.get_output_tensor(), npy::read_npy(dir + "/output_y.npy"), 1e-4, 1e-5));
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, GoldenModel, ::testing::Values("tiny", "mlp", "cnn"));

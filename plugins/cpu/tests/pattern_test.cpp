@@ -71,7 +71,8 @@ TEST(Patterns, LayerNormChainWithItsEpsilon) {
 TEST(Patterns, SoftmaxOnEveryAxis) {
     for (int64_t axis : {-1, 0, 1, 2}) {
         auto x = op::parameter(element::f32, {2, 3, 17}, "x");
-        auto model = std::make_shared<Model>(OutputVector{op::softmax(x, axis)}, ParameterVector{x}, "softmax");
+        auto model = std::make_shared<Model>(OutputVector{op::softmax(x, axis)}, ParameterVector{x},
+                                             "softmax");
         SCOPED_TRACE(axis);
         expect_matches_template(model, 1e-5, 1e-6);
         EXPECT_EQ(count_type(cpu_profile(model), "Softmax"), 1u);

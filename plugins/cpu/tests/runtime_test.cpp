@@ -46,7 +46,8 @@ TEST(Layouts, ReordersOnlyWhereTheLayoutChanges) {
     EXPECT_EQ(count_type(rows, "AvgPool"), 1u);
     for (const auto& r : rows)
         if (r.node_type == "MaxPool" || r.node_type == "Convolution") {
-            EXPECT_NE(r.exec_type.find("nhwc"), std::string::npos) << r.node_name << ": " << r.exec_type;
+            EXPECT_NE(r.exec_type.find("nhwc"), std::string::npos)
+                << r.node_name << ": " << r.exec_type;
         }
 }
 
@@ -63,7 +64,8 @@ TEST(DynamicShapes, BatchChangesBetweenRuns) {
         a.infer();
         b.infer();
         EXPECT_EQ(a.get_output_tensor().get_shape(), (Shape{batch, 4, 3, 3}));
-        EXPECT_TRUE(all_close(a.get_output_tensor(), b.get_output_tensor(), 1e-4, 1e-5)) << "batch " << batch;
+        EXPECT_TRUE(all_close(a.get_output_tensor(), b.get_output_tensor(), 1e-4, 1e-5))
+            << "batch " << batch;
     }
 }
 
@@ -72,7 +74,8 @@ TEST(States, AccumulatorKeepsItsValueAndResets) {
     auto read = op::read_value("acc", element::f32, PartialShape{2, 3});
     auto sum = op::add(read, x);
     auto assign = op::assign(sum, "acc");
-    auto model = std::make_shared<Model>(ResultVector{op::result(sum)}, SinkVector{assign}, ParameterVector{x}, "acc");
+    auto model = std::make_shared<Model>(ResultVector{op::result(sum)}, SinkVector{assign},
+                                         ParameterVector{x}, "acc");
     Core core = make_core();
     InferRequest request = core.compile_model(model, "CPU").create_infer_request();
     Tensor ones(element::f32, {2, 3});
@@ -92,7 +95,8 @@ TEST(Requests, ManyAtOnceGiveEachItsOwnResult) {
     auto model = mixed_layout_model(PartialShape{1, 3, 12, 12});
     Core core = make_core();
     for (const auto hint : {hint::PerformanceMode::LATENCY, hint::PerformanceMode::THROUGHPUT}) {
-        CompiledModel cpu = core.compile_model(model, "CPU", {{hint::performance_mode.name(), hint}});
+        CompiledModel cpu =
+            core.compile_model(model, "CPU", {{hint::performance_mode.name(), hint}});
         CompiledModel ref = core.compile_model(model, "TEMPLATE");
         constexpr size_t kRequests = 6;
         std::vector<InferRequest> requests;
@@ -119,15 +123,18 @@ TEST(Requests, ManyAtOnceGiveEachItsOwnResult) {
 TEST(Properties, HintsResolveToStreamsAndThreads) {
     Core core = make_core();
     auto model = mixed_layout_model(PartialShape{1, 3, 12, 12});
-    CompiledModel latency = core.compile_model(model, "CPU", {{hint::performance_mode.name(), hint::PerformanceMode::LATENCY}});
+    CompiledModel latency = core.compile_model(
+        model, "CPU", {{hint::performance_mode.name(), hint::PerformanceMode::LATENCY}});
     EXPECT_EQ(latency.get_property(num_streams), 1);
     EXPECT_EQ(latency.get_property(optimal_number_of_infer_requests), 1u);
-    CompiledModel throughput =
-        core.compile_model(model, "CPU", {{hint::performance_mode.name(), hint::PerformanceMode::THROUGHPUT}});
+    CompiledModel throughput = core.compile_model(
+        model, "CPU", {{hint::performance_mode.name(), hint::PerformanceMode::THROUGHPUT}});
     const int streams = throughput.get_property(num_streams);
     EXPECT_GE(streams, 1);
-    EXPECT_EQ(throughput.get_property(inference_num_threads), std::max(1, latency.get_property(inference_num_threads) / streams));
-    CompiledModel fixed = core.compile_model(model, "CPU", {{num_streams.name(), 2}, {inference_num_threads.name(), 1}});
+    EXPECT_EQ(throughput.get_property(inference_num_threads),
+              std::max(1, latency.get_property(inference_num_threads) / streams));
+    CompiledModel fixed = core.compile_model(
+        model, "CPU", {{num_streams.name(), 2}, {inference_num_threads.name(), 1}});
     EXPECT_EQ(fixed.get_property(num_streams), 2);
     EXPECT_EQ(fixed.get_property(inference_num_threads), 1);
     EXPECT_EQ(fixed.get_property(execution_devices), std::vector<std::string>{"CPU"});
@@ -183,7 +190,8 @@ TEST(RuntimeModel, ShowsTheFusedSteps) {
 TEST(Query, EveryOpOfASupportedModel) {
     Core core = make_core();
     const auto supported = core.query_model(mixed_layout_model(PartialShape{1, 3, 12, 12}), "CPU");
-    EXPECT_EQ(supported.size(), mixed_layout_model(PartialShape{1, 3, 12, 12})->get_ordered_ops().size());
+    EXPECT_EQ(supported.size(),
+              mixed_layout_model(PartialShape{1, 3, 12, 12})->get_ordered_ops().size());
 }
 
 }  // namespace
@@ -195,8 +203,8 @@ namespace {
 TEST(Subgraphs, IfPicksTheBranchByItsCondition) {
     auto make_body = [](bool relu) {
         auto p = op::parameter(element::f32, {1, 3, 6, 6}, "p");
-        auto c = op::convolution(p, op::constant(random_tensor({4, 3, 3, 3}, relu ? 30 : 31)), {1, 1}, {1, 1},
-                                 {1, 1}, {1, 1});
+        auto c = op::convolution(p, op::constant(random_tensor({4, 3, 3, 3}, relu ? 30 : 31)),
+                                 {1, 1}, {1, 1}, {1, 1}, {1, 1});
         Output y = relu ? op::relu(c) : op::sigmoid(c);
         return std::make_shared<Model>(OutputVector{y}, ParameterVector{p}, relu ? "then" : "else");
     };
@@ -221,7 +229,8 @@ TEST(Subgraphs, LoopWithBackEdgeAndConcatenatedOutput) {
     auto xb = op::parameter(element::f32, {1, 4}, "xb");
     auto next = op::add(op::multiply(acc, op::constant<float>(element::f32, {}, {0.5f})), xb);
     auto keep = op::constant<bool>(element::boolean, {}, {true});
-    auto body = std::make_shared<Model>(OutputVector{next, keep, next}, ParameterVector{acc, xb}, "body");
+    auto body =
+        std::make_shared<Model>(OutputVector{next, keep, next}, ParameterVector{acc, xb}, "body");
     op::LoopPorts ports;
     ports.body_condition_output_idx = 1;
     ports.input_ports = {2, 3};
@@ -230,16 +239,18 @@ TEST(Subgraphs, LoopWithBackEdgeAndConcatenatedOutput) {
     ports.output_slicing = {-1, 0, 1, -1, 1, 0, 0, 1, -1, 1};
     auto init = op::parameter(element::f32, {1, 4}, "init");
     auto x = op::parameter(element::f32, {1, 4}, "x");
-    auto loop = op::loop(op::constant<int64_t>(element::i64, {}, {5}), op::constant<bool>(element::boolean, {}, {true}),
-                         {init, x}, body, ports);
-    auto model = std::make_shared<Model>(OutputVector{Output(loop, 0), Output(loop, 1)}, ParameterVector{init, x}, "loop");
+    auto loop = op::loop(op::constant<int64_t>(element::i64, {}, {5}),
+                         op::constant<bool>(element::boolean, {}, {true}), {init, x}, body, ports);
+    auto model = std::make_shared<Model>(OutputVector{Output(loop, 0), Output(loop, 1)},
+                                         ParameterVector{init, x}, "loop");
     Core core = make_core();
     const std::vector<Tensor> inputs{random_tensor({1, 4}, 33), random_tensor({1, 4}, 34)};
     const auto expected = run_model(core, model, "TEMPLATE", inputs);
     const auto actual = run_model(core, model, "CPU", inputs);
     ASSERT_EQ(actual.size(), 2u);
     EXPECT_EQ(actual[1].get_shape(), (Shape{5, 4}));
-    for (size_t j = 0; j < 2; ++j) EXPECT_TRUE(all_close(actual[j], expected[j], 1e-5, 1e-6)) << "output " << j;
+    for (size_t j = 0; j < 2; ++j)
+        EXPECT_TRUE(all_close(actual[j], expected[j], 1e-5, 1e-6)) << "output " << j;
 }
 
 }  // namespace

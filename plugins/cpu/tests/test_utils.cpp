@@ -24,10 +24,11 @@ Tensor random_tensor(const Shape& shape, unsigned seed, float lo, float hi) {
     return t;
 }
 
-::testing::AssertionResult all_close(const Tensor& actual, const Tensor& expected, double rel, double abs) {
+::testing::AssertionResult all_close(const Tensor& actual, const Tensor& expected, double rel,
+                                     double abs) {
     if (actual.get_shape() != expected.get_shape())
-        return ::testing::AssertionFailure() << "shape " << actual.get_shape() << " vs expected "
-                                             << expected.get_shape();
+        return ::testing::AssertionFailure()
+               << "shape " << actual.get_shape() << " vs expected " << expected.get_shape();
     if (actual.get_element_type() != element::f32 || expected.get_element_type() != element::f32) {
         if (actual.get_byte_size() == expected.get_byte_size() &&
             std::equal(static_cast<const char*>(actual.data()),
@@ -41,13 +42,15 @@ Tensor random_tensor(const Shape& shape, unsigned seed, float lo, float hi) {
     for (size_t i = 0; i < actual.get_size(); ++i) {
         const bool both_nan = std::isnan(a[i]) && std::isnan(e[i]);
         if (!both_nan && !(std::fabs(a[i] - e[i]) <= abs + rel * std::fabs(e[i])))
-            return ::testing::AssertionFailure() << "element " << i << ": " << a[i] << " vs expected " << e[i];
+            return ::testing::AssertionFailure()
+                   << "element " << i << ": " << a[i] << " vs expected " << e[i];
     }
     return ::testing::AssertionSuccess();
 }
 
-std::vector<Tensor> run_model(Core& core, const std::shared_ptr<Model>& model, const std::string& device,
-                              const std::vector<Tensor>& inputs, const AnyMap& config) {
+std::vector<Tensor> run_model(Core& core, const std::shared_ptr<Model>& model,
+                              const std::string& device, const std::vector<Tensor>& inputs,
+                              const AnyMap& config) {
     CompiledModel compiled = core.compile_model(model, device, config);
     InferRequest request = compiled.create_infer_request();
     for (size_t i = 0; i < inputs.size(); ++i) request.set_input_tensor(i, inputs[i]);
@@ -58,7 +61,8 @@ std::vector<Tensor> run_model(Core& core, const std::shared_ptr<Model>& model, c
     return outputs;
 }
 
-void expect_matches_template(const std::shared_ptr<Model>& model, double rel, double abs, unsigned seed) {
+void expect_matches_template(const std::shared_ptr<Model>& model, double rel, double abs,
+                             unsigned seed) {
     Core core = make_core();
     std::vector<Tensor> inputs;
     for (const auto& p : model->get_parameters())
@@ -66,7 +70,8 @@ void expect_matches_template(const std::shared_ptr<Model>& model, double rel, do
     const auto expected = run_model(core, model, "TEMPLATE", inputs);
     const auto actual = run_model(core, model, "CPU", inputs);
     ASSERT_EQ(actual.size(), expected.size());
-    for (size_t j = 0; j < actual.size(); ++j) EXPECT_TRUE(all_close(actual[j], expected[j], rel, abs)) << "output " << j;
+    for (size_t j = 0; j < actual.size(); ++j)
+        EXPECT_TRUE(all_close(actual[j], expected[j], rel, abs)) << "output " << j;
 }
 
 std::vector<ProfilingInfo> cpu_profile(const std::shared_ptr<Model>& model) {
@@ -74,7 +79,8 @@ std::vector<ProfilingInfo> cpu_profile(const std::shared_ptr<Model>& model) {
     CompiledModel compiled = core.compile_model(model, "CPU", {{enable_profiling.name(), true}});
     InferRequest request = compiled.create_infer_request();
     for (size_t i = 0; i < model->get_parameters().size(); ++i)
-        request.set_input_tensor(i, random_tensor(model->get_parameters()[i]->get_output_shape(0), 7));
+        request.set_input_tensor(i,
+                                 random_tensor(model->get_parameters()[i]->get_output_shape(0), 7));
     request.infer();
     std::vector<ProfilingInfo> rows;
     for (const auto& row : request.get_profiling_info())
