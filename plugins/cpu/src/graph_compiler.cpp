@@ -11,6 +11,15 @@
 
 namespace vireo::cpu_plugin {
 namespace detail {
+namespace {
+
+// A double attribute as a post-op's float, saturating (Clamp bounds may be +-DBL_MAX).
+float to_float(double v) {
+    const double limit = std::numeric_limits<float>::max();
+    return static_cast<float>(std::isnan(v) ? v : std::min(limit, std::max(-limit, v)));
+}
+
+}  // namespace
 
 size_t GraphCompiler::add_value(const Output& port, ValueKind kind, Layout layout) {
     Value v;
@@ -213,11 +222,11 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
         if (type == "Swish") return eltwise(algorithm::eltwise_swish, 1.f, 0.f);
         if (type == "Elu")
             return eltwise(algorithm::eltwise_elu,
-                           static_cast<float>(c.get_attribute<double>("alpha")), 0.f);
+                           to_float(c.get_attribute<double>("alpha")), 0.f);
         if (type == "Clamp")
             return eltwise(algorithm::eltwise_clip,
-                           static_cast<float>(c.get_attribute<double>("min")),
-                           static_cast<float>(c.get_attribute<double>("max")));
+                           to_float(c.get_attribute<double>("min")),
+                           to_float(c.get_attribute<double>("max")));
         if (type == "Gelu") {
             const bool tanh = c.get_version() >= 7 && c.has_attribute("approximation_mode") &&
                               c.get_attribute<std::string>("approximation_mode") == "tanh";
