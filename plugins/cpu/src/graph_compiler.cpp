@@ -221,11 +221,9 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
         if (type == "HSwish") return eltwise(algorithm::eltwise_hardswish, 0.f, 0.f);
         if (type == "Swish") return eltwise(algorithm::eltwise_swish, 1.f, 0.f);
         if (type == "Elu")
-            return eltwise(algorithm::eltwise_elu,
-                           to_float(c.get_attribute<double>("alpha")), 0.f);
+            return eltwise(algorithm::eltwise_elu, to_float(c.get_attribute<double>("alpha")), 0.f);
         if (type == "Clamp")
-            return eltwise(algorithm::eltwise_clip,
-                           to_float(c.get_attribute<double>("min")),
+            return eltwise(algorithm::eltwise_clip, to_float(c.get_attribute<double>("min")),
                            to_float(c.get_attribute<double>("max")));
         if (type == "Gelu") {
             const bool tanh = c.get_version() >= 7 && c.has_attribute("approximation_mode") &&
@@ -429,7 +427,7 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
                     done = try_pooling(node);
                 else if (type == "Softmax")
                     done = try_softmax(node);
-                else if (type == "ReduceMean")
+                else if (type == "ReduceMean" || type == "MVN")
                     done = try_layer_norm(node);
             } catch (const dnnl::error&) {
                 // oneDNN has no implementation for this case: the reference kernels run the anchor

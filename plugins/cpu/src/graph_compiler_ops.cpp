@@ -270,7 +270,8 @@ bool GraphCompiler::try_softmax(const NodePtr& node) {
 }
 
 bool GraphCompiler::try_layer_norm(const NodePtr& node) {
-    const auto m = match_layer_norm(*node, m_consumers);
+    const auto m = node->get_type_name() == "MVN" ? match_mvn(*node, m_consumers)
+                                                  : match_layer_norm(*node, m_consumers);
     if (!m || !has_value(m->input)) return false;
     const Shape shape = m->input.get_shape();
     const size_t d = shape.back();

@@ -66,6 +66,27 @@ bool last_axis_constant(const Output& port, size_t d) {
     return true;
 }
 
+// Appends the "* gamma + beta" that follows a normalization (each optional) to `m`.
+void extend_with_affine(LayerNormMatch& m, size_t d, const ConsumerMap& consumers) {
+    const PartialShape& shape = m.input.get_partial_shape();
+    if (Node* mul = only_consumer(m.output, consumers, "Multiply")) {
+        const auto g = other_input(*mul, m.output);
+        if (g && last_axis_constant(*g, d) && mul->get_output_partial_shape(0) == shape) {
+            m.gamma = g->get_node_shared_ptr();
+            m.nodes.push_back(shared(mul));
+            m.output = mul->output(0);
+        }
+    }
+    if (Node* add = only_consumer(m.output, consumers, "Add")) {
+        const auto b = other_input(*add, m.output);
+        if (b && last_axis_constant(*b, d) && add->get_output_partial_shape(0) == shape) {
+            m.beta = b->get_node_shared_ptr();
+            m.nodes.push_back(shared(add));
+            m.output = add->output(0);
+        }
+    }
+}
+
 }  // namespace
 
 std::optional<float> scalar_constant(const Output& port) {
@@ -155,24 +176,37 @@ std::optional<LayerNormMatch> match_layer_norm(Node& mean, const ConsumerMap& co
     m.nodes = {shared(&mean),   shared(sub),  shared(square), shared(variance),
                shared(add_eps), shared(sqrt), shared(divide)};
     m.output = divide->output(0);
-    if (Node* mul = only_consumer(m.output, consumers, "Multiply")) {
-        const auto g = other_input(*mul, m.output);
-        if (g && last_axis_constant(*g, d) &&
-            mul->get_output_partial_shape(0) == x.get_partial_shape()) {
-            m.gamma = g->get_node_shared_ptr();
-            m.nodes.push_back(shared(mul));
-            m.output = mul->output(0);
-        }
-    }
-    if (Node* add = only_consumer(m.output, consumers, "Add")) {
-        const auto b = other_input(*add, m.output);
-        if (b && last_axis_constant(*b, d) &&
-            add->get_output_partial_shape(0) == x.get_partial_shape()) {
-            m.beta = b->get_node_shared_ptr();
-            m.nodes.push_back(shared(add));
-            m.output = add->output(0);
-        }
-    }
+    extend_with_affine(m, d, consumers);
+    return m;
+}
+
+std::optional<LayerNormMatch> match_mvn(Node& mvn, const ConsumerMap& consumers) {
+    if (mvn.get_type_name() != "MVN" || mvn.get_version() < 6) return std::nullopt;
+    if (!mvn.get_attribute<bool>("normalize_variance") ||
+        mvn.get_attribute<std::string>("eps_mode") != "inside_sqrt")
+        return std::nullopt;
+    const Output x = mvn.input_value(0);
+    if (x.get_element_type() != element::f32 || !x.get_partial_shape().is_static())
+        return std::nullopt;
+    const Node* axes = mvn.input_value(1).get_node();
+    if (axes->get_type_name() != "Constant") return std::nullopt;
+    const Tensor& t = axes->get_constant_value();
+    const int64_t rank = static_cast<int64_t>(x.get_shape().size());
+    int64_t axis = 0;
+    if (t.get_size() != 1) return std::nullopt;
+    if (t.get_element_type() == element::i64)
+        axis = t.data<int64_t>()[0];
+    else if (t.get_element_type() == element::i32)
+        axis = t.data<int32_t>()[0];
+    else
+        return std::nullopt;
+    if (axis != -1 && axis != rank - 1) return std::nullopt;
+    LayerNormMatch m;
+    m.input = x;
+    m.epsilon = static_cast<float>(mvn.get_attribute<double>("eps"));
+    m.nodes = {shared(&mvn)};
+    m.output = mvn.output(0);
+    extend_with_affine(m, x.get_shape().back(), consumers);
     return m;
 }
 

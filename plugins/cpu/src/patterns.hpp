@@ -35,6 +35,9 @@ struct LayerNormMatch : PatternMatch {
     NodePtr gamma, beta;  ///< Constants, or null
 };
 std::optional<LayerNormMatch> match_layer_norm(Node& mean, const ConsumerMap& consumers);
+/// MVN-6 over the last axis with normalize_variance and eps inside the square root (what ONNX's
+/// LayerNormalization becomes), with the same optional gamma and beta after it.
+std::optional<LayerNormMatch> match_mvn(Node& mvn, const ConsumerMap& consumers);
 
 /// The single f32 value of a Constant that holds one (every element equal), else nullopt.
 std::optional<float> scalar_constant(const Output& port);

@@ -68,6 +68,22 @@ TEST(Patterns, LayerNormChainWithItsEpsilon) {
     }
 }
 
+TEST(Patterns, MvnOverTheLastAxisWithAffine) {
+    for (float eps : {1e-6f, 0.25f}) {
+        auto x = op::parameter(element::f32, {2, 7, 40}, "x");
+        auto n =
+            op::mvn(x, op::constant<int64_t>(element::i64, {1}, {-1}), true, eps, "inside_sqrt");
+        auto y = op::add(op::multiply(n, op::constant(random_tensor({40}, 8))),
+                         op::constant(random_tensor({40}, 9)));
+        auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "mvn");
+        SCOPED_TRACE(eps);
+        expect_matches_template(model, 1e-4, 1e-5);
+        const auto rows = cpu_profile(model);
+        EXPECT_EQ(count_type(rows, "LayerNorm"), 1u);
+        EXPECT_EQ(rows.size(), 1u);
+    }
+}
+
 TEST(Patterns, SoftmaxOnEveryAxis) {
     for (int64_t axis : {-1, 0, 1, 2}) {
         auto x = op::parameter(element::f32, {2, 3, 17}, "x");
