@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "async_infer_request.hpp"
+#include "graph_compiler.hpp"
 #include "plugin.hpp"
 #include "sync_infer_request.hpp"
 #include "vireo/ir.hpp"
@@ -48,7 +49,37 @@ CompiledModel::CompiledModel(std::shared_ptr<Model> model, std::shared_ptr<const
       m_config(config),
       m_loaded_from_cache(loaded_from_cache),
       m_profiling(config.enable_profiling),
-      m_step_stats(new StepStats[m_graph->steps.size()]) {}
+      m_step_stats(new StepStats[m_graph->steps.size()]) {
+    if (m_graph->dynamic && m_graph->variables.empty()) {
+        m_specializable = true;
+        for (const auto& step : m_graph->steps)
+            if (step.kind == StepKind::kSubgraph) m_specializable = false;
+    }
+}
+
+std::shared_ptr<const Graph> CompiledModel::graph_for(
+    const std::vector<Shape>& input_shapes) const {
+    if (!m_specializable) return nullptr;
+    std::lock_guard<std::mutex> lock(m_specializations_mutex);
+    auto it = m_specializations.find(input_shapes);
+    if (it != m_specializations.end()) return it->second;
+    if (m_specializations.size() >= kSpecializations) return nullptr;
+    std::shared_ptr<const Graph> graph;
+    try {
+        auto copy = m_model->clone();
+        std::map<Output, PartialShape> shapes;
+        for (size_t i = 0; i < input_shapes.size(); ++i)
+            shapes[copy->get_parameters().at(i)->output(0)] = PartialShape(input_shapes[i]);
+        copy->reshape(shapes);
+        const OmpTeamScope team(m_config.omp_threads_per_stream());
+        graph = compile_graph(std::move(copy));
+        if (graph->dynamic) graph = nullptr;
+    } catch (const Exception&) {
+        graph = nullptr;  // the reference graph runs these shapes and reports what is wrong
+    }
+    m_specializations[input_shapes] = graph;
+    return graph;
+}
 
 CompiledModel::~CompiledModel() = default;
 

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <ostream>
 #include <vector>
 
@@ -45,6 +47,14 @@ class CompiledModel : public sdk::ICompiledModel {
     Any get_property(const std::string& name) const override;
 
     const std::shared_ptr<const Graph>& graph() const { return m_graph; }
+    /// For a dynamic model whose shapes all follow from its input shapes (no If/Loop, no
+    /// variables): the model compiled for these input shapes, static and on oneDNN, made on first
+    /// use and cached (up to kSpecializations shapes; thread-safe). Null when the model is not
+    /// specializable, the cache is full, or the specialized graph is still dynamic (shapes that
+    /// depend on values): the caller then runs graph(), the reference-kernel graph.
+    std::shared_ptr<const Graph> graph_for(const std::vector<Shape>& input_shapes) const;
+    bool specializable() const { return m_specializable; }
+    static constexpr size_t kSpecializations = 8;
     const Config& config() const { return m_config; }
     bool profiling_enabled() const { return m_profiling.load(std::memory_order_relaxed); }
     void record_step_times(const std::vector<StepTiming>& timings) const;
@@ -66,6 +76,9 @@ class CompiledModel : public sdk::ICompiledModel {
     bool m_loaded_from_cache;
     std::atomic<bool> m_profiling;
     std::unique_ptr<StepStats[]> m_step_stats;
+    bool m_specializable = false;
+    mutable std::mutex m_specializations_mutex;
+    mutable std::map<std::vector<Shape>, std::shared_ptr<const Graph>> m_specializations;
 };
 
 }  // namespace vireo::cpu_plugin

@@ -1,9 +1,19 @@
 // Implements the shared CPU engine and the compile-time helpers for oneDNN primitives.
 #include "dnnl_ops.hpp"
 
+#include <omp.h>
+
 #include <cstring>
 
 namespace vireo::cpu_plugin {
+
+OmpTeamScope::OmpTeamScope(int threads) : m_saved(omp_get_max_threads()) {
+    omp_set_num_threads(threads);
+}
+
+OmpTeamScope::~OmpTeamScope() {
+    omp_set_num_threads(m_saved);
+}
 
 const dnnl::engine& cpu_engine() {
     static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);

@@ -11,6 +11,20 @@
 
 namespace vireo::cpu_plugin {
 
+/// Sets the calling thread's OpenMP team size for its lifetime, then restores it. oneDNN sizes a
+/// primitive's thread partition when the primitive is created, from this setting, so primitives
+/// are created under the team size their stream will run them with.
+class OmpTeamScope {
+  public:
+    explicit OmpTeamScope(int threads);
+    ~OmpTeamScope();
+    OmpTeamScope(const OmpTeamScope&) = delete;
+    OmpTeamScope& operator=(const OmpTeamScope&) = delete;
+
+  private:
+    int m_saved;
+};
+
 /// The process's CPU engine (made on first use; thread-safe).
 const dnnl::engine& cpu_engine();
 

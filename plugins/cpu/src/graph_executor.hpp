@@ -44,6 +44,7 @@ class GraphExecutor {
     /// commits the Assign values to `states`.
     void finish(std::vector<Tensor>& outputs,
                 const std::vector<std::shared_ptr<VariableState>>& states);
+    const std::shared_ptr<const Graph>& graph() const { return m_graph; }
     /// After a run: the value of model output `index` as computed (valid until the next run).
     const Tensor& result(size_t index) const {
         return m_values.at(m_graph->result_values.at(index));

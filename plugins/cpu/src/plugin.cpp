@@ -2,7 +2,6 @@
 #include "plugin.hpp"
 
 #include <dlfcn.h>
-#include <omp.h>
 
 #include <sstream>
 
@@ -80,13 +79,7 @@ Config Plugin::config_with(const AnyMap& properties) const {
 std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> model,
                                                      const Config& config,
                                                      bool loaded_from_cache) const {
-    // oneDNN sizes a primitive's thread partition when it is created, from the creating thread's
-    // OpenMP setting: create them for the team each stream will run.
-    struct TeamSize {
-        int saved = omp_get_max_threads();
-        explicit TeamSize(int n) { omp_set_num_threads(n); }
-        ~TeamSize() { omp_set_num_threads(saved); }
-    } team(config.omp_threads_per_stream());
+    const OmpTeamScope team(config.omp_threads_per_stream());
     auto graph = compile_graph(model);
     auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
     return std::make_shared<CompiledModel>(std::move(model), std::move(graph), self, config,

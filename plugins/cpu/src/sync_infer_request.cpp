@@ -49,8 +49,24 @@ void InferRequest::infer() {
     convert_batched_tensors();  // set_tensors(): one input tensor of the whole batch
     m_profiled = m_model->profiling_enabled();
     const auto start = Clock::now();
+    GraphExecutor* executor = &m_executor;
+    if (m_model->specializable()) {
+        std::vector<Shape> shapes;
+        for (const auto& t : m_input_tensors) shapes.push_back(t.get_shape());
+        auto it = m_specialized.find(shapes);
+        if (it == m_specialized.end()) {
+            if (m_specialized.size() >= CompiledModel::kSpecializations) m_specialized.clear();
+            std::unique_ptr<GraphExecutor> made;
+            if (auto graph = m_model->graph_for(shapes))
+                made = std::make_unique<GraphExecutor>(graph,
+                                                       m_model->config().omp_threads_per_stream());
+            it = m_specialized.emplace(shapes, std::move(made)).first;
+        }
+        if (it->second) executor = it->second.get();
+    }
+    m_last = executor;
     try {
-        m_executor.run(m_input_tensors, m_stop, m_profiled ? &m_step_timings : nullptr, m_states);
+        executor->run(m_input_tensors, m_stop, m_profiled ? &m_step_timings : nullptr, m_states);
     } catch (...) {
         m_run_time = since(start);
         m_ran = true;
@@ -58,9 +74,9 @@ void InferRequest::infer() {
     }
     m_run_time = since(start);
     m_ran = true;
-    if (m_profiled) m_model->record_step_times(m_step_timings);
+    if (m_profiled && executor == &m_executor) m_model->record_step_times(m_step_timings);
     const auto out_start = Clock::now();
-    m_executor.finish(m_output_tensors, m_states);
+    executor->finish(m_output_tensors, m_states);
     m_output_time = since(out_start);
     m_finished = true;
 }
@@ -92,7 +108,7 @@ std::vector<ProfilingInfo> InferRequest::get_profiling_info() const {
     stage(kStageOutputTransfer, m_ran, {}, true);
     stage(kStageOutputPostprocessing, m_finished, m_output_time, false);
     if (!m_profiled) return rows;
-    const auto& steps = m_model->graph()->steps;
+    const auto& steps = (m_last ? m_last->graph() : m_model->graph())->steps;
     for (size_t s = 0; s < steps.size() && s < m_step_timings.size(); ++s) {
         ProfilingInfo row;
         row.node_name = steps[s].name;

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -18,6 +19,10 @@ class CompiledModel;
 /// One request of a CPU compiled model. infer() binds the inputs (contiguous host tensors in
 /// place), runs the graph's steps (polling cancel between them), copies the results into the
 /// output tensors and commits variables.
+///
+/// A dynamic model whose shapes follow from its input shapes runs, for each new set of input
+/// shapes, a static graph compiled for them (oneDNN primitives; kept for later runs with the
+/// same shapes), so it re-plans only when a shape changes.
 ///
 /// Validation: the async request runs check_tensors() before a run starts. Memory: a static
 /// model's working memory is allocated once, at creation. Not thread-safe: the async request
@@ -40,7 +45,11 @@ class InferRequest : public sdk::ISyncInferRequest {
 
   private:
     std::shared_ptr<const CompiledModel> m_model;
-    GraphExecutor m_executor;
+    GraphExecutor m_executor;  // the compiled graph (for a dynamic model: reference kernels)
+    // A dynamic model's executors per input shapes seen (CompiledModel::graph_for); null: no
+    // static graph for those shapes, m_executor runs them.
+    std::map<std::vector<Shape>, std::unique_ptr<GraphExecutor>> m_specialized;
+    GraphExecutor* m_last = nullptr;  // the executor of the last run
     std::vector<std::shared_ptr<VariableState>> m_states;
     std::atomic<bool> m_cancel_requested{false};
     std::function<bool()> m_cancel_check;

@@ -69,6 +69,30 @@ TEST(DynamicShapes, BatchChangesBetweenRuns) {
     }
 }
 
+TEST(DynamicShapes, EachNewBatchIsCompiledOnceOnOneDnn) {
+    auto model = mixed_layout_model(PartialShape{Dimension::dynamic(), 3, 12, 12});
+    Core core = make_core();
+    CompiledModel cpu = core.compile_model(model, "CPU", {{enable_profiling.name(), true}});
+    CompiledModel ref = core.compile_model(model, "TEMPLATE");
+    InferRequest a = cpu.create_infer_request(), b = ref.create_infer_request();
+    // More batch sizes than the compiled model keeps specializations for: the later ones run on
+    // the reference graph, and the results stay right either way.
+    for (size_t batch = 1; batch <= 10; ++batch) {
+        const Tensor x = random_tensor({batch, 3, 12, 12}, static_cast<unsigned>(40 + batch));
+        a.set_input_tensor(x);
+        b.set_input_tensor(x);
+        a.infer();
+        b.infer();
+        EXPECT_TRUE(all_close(a.get_output_tensor(), b.get_output_tensor(), 1e-4, 1e-5))
+            << "batch " << batch;
+        size_t onednn_convs = 0;
+        for (const auto& row : a.get_profiling_info())
+            onednn_convs += row.node_type == "Convolution+Relu" ||
+                            (row.node_type == "Convolution" && row.exec_type != "ref");
+        EXPECT_EQ(onednn_convs, batch <= 8 ? 2u : 0u) << "batch " << batch;
+    }
+}
+
 TEST(States, AccumulatorKeepsItsValueAndResets) {
     auto x = op::parameter(element::f32, {2, 3}, "x");
     auto read = op::read_value("acc", element::f32, PartialShape{2, 3});
