@@ -16,6 +16,7 @@ usage: scripts/bench_cpu.sh [--build DIR] [--ort SCRIPT|none] [--onnx DIR] [--re
                 $VIREO_REAL_MODELS or <repo>/../bench-models); when missing and PyTorch is installed
                 they are exported there with <ort dir>/export_models.py, else their rows say "not run"
   --reps N      runs per cell, the median is reported (default 3; --quick: 1)
+  --models LIST comma-separated subset of mlp,cnn,resnet50,mobilenet_v2,encoder (default all)
 EOF
 }
 
@@ -23,6 +24,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${VIREO_BUILD_DIR:-$repo/build}
 ort=${VIREO_ORT_BENCH:-$repo/../shared/bench/ort_bench.sh}
 onnx_dir=""; real=${VIREO_REAL_MODELS:-$repo/../bench-models}; reps=3; quick=0
+models=mlp,cnn,resnet50,mobilenet_v2,encoder
 while [ $# -gt 0 ]; do
   case $1 in
     --build) build=$2; shift ;;
@@ -31,6 +33,7 @@ while [ $# -gt 0 ]; do
     --real) real=$2; shift ;;
     --reps) reps=$2; shift ;;
     --quick) quick=1; reps=1 ;;
+    --models) models=$2; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "bench_cpu.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -90,8 +93,10 @@ for m in resnet50 mobilenet_v2 encoder; do
   [ $quick = 1 ] && iters=$(( iters / 4 ))
   specs+=" $m:$real/$m/model.onnx:$real/$m/model.onnx:$iters"
 done
+wanted() { [[ ",$models," == *",$1,"* ]]; }
 for spec in $specs; do
   IFS=: read -r name model onnx niter <<< "$spec"
+  wanted "$name" || continue
   if [ ! -f "$model" ]; then
     echo "| $name | 1, 2 | not run (no $model; export it with export_models.py, needs PyTorch) | | | | | |"
     continue
@@ -124,6 +129,7 @@ secs=3; [ $quick = 1 ] && secs=1
 for spec in "cnn:$repo/tests/data/models/golden/cnn/model.xml" "resnet50:$real/resnet50/model.onnx" \
             "mobilenet_v2:$real/mobilenet_v2/model.onnx" "encoder:$real/encoder/model.onnx"; do
   name=${spec%%:*}; model=${spec#*:}
+  wanted "$name" || continue
   [ -f "$model" ] || { echo "| $name | not run | | | | | |"; continue; }
   : > "$tmp/one.txt"; : > "$tmp/tp.txt"; : > "$tmp/cm.txt"; : > "$tmp/rss.txt"
   for _ in $(seq "$reps"); do
