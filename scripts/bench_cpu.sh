@@ -47,7 +47,12 @@ have_ort=0
 tmp=$(mktemp -d /tmp/vireo_bench_cpu.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "n/a"; else print v[int((NR + 1) / 2)] }'; }
+# Median of numbers (one a line), with 3 significant digits ("n/a" when there are none).
+median() {
+  sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "n/a"; exit }
+    m = v[int((NR + 1) / 2)]; if (m >= 100) printf "%.0f\n", m; else if (m >= 10) printf "%.1f\n", m;
+    else if (m >= 1) printf "%.2f\n", m; else printf "%.3f\n", m }'
+}
 ratio() {
   awk -v a="$1" -v b="$2" 'BEGIN { if (a == "n/a" || b == "n/a" || b + 0 == 0) print "n/a"; else printf "%.2f\n", a / b }'
 }
@@ -140,7 +145,8 @@ for spec in "cnn:$repo/tests/data/models/golden/cnn/model.xml" "resnet50:$real/r
     awk '{ printf "%.0f\n", $1 / 1024 }' "$tmp/time.txt" >> "$tmp/rss.txt"
   done
   one=$(median < "$tmp/one.txt"); tp=$(median < "$tmp/tp.txt")
-  size=$(du -m "${model%.xml}.bin" 2>/dev/null | cut -f1); [ "${model##*.}" = onnx ] && size=$(du -m "$model" | cut -f1)
+  weights=$model; [ "${model##*.}" = xml ] && weights=${model%.xml}.bin
+  size=$(du -m "$weights" | cut -f1)
   echo "| $name | $one | $tp | $(ratio "$tp" "$one")x | $(median < "$tmp/cm.txt") | $(median < "$tmp/rss.txt") | $size |"
 done
 echo ""
