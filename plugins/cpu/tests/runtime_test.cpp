@@ -93,6 +93,33 @@ TEST(DynamicShapes, EachNewBatchIsCompiledOnceOnOneDnn) {
     }
 }
 
+TEST(DynamicShapes, ConcurrentRequestsWithDifferentBatches) {
+    // Requests on two streams ask the compiled model for specializations at the same time.
+    auto model = mixed_layout_model(PartialShape{Dimension::dynamic(), 3, 12, 12});
+    Core core = make_core();
+    CompiledModel cpu = core.compile_model(model, "CPU", {{num_streams.name(), 2}});
+    CompiledModel ref = core.compile_model(model, "TEMPLATE");
+    std::vector<InferRequest> requests;
+    std::vector<Tensor> expected;
+    for (size_t i = 0; i < 6; ++i) {
+        const size_t batch = 1 + i % 3;
+        const Tensor x = random_tensor({batch, 3, 12, 12}, static_cast<unsigned>(60 + i));
+        requests.push_back(cpu.create_infer_request());
+        requests.back().set_input_tensor(x);
+        InferRequest r = ref.create_infer_request();
+        r.set_input_tensor(x);
+        r.infer();
+        expected.push_back(r.get_output_tensor().clone());
+    }
+    for (int round = 0; round < 2; ++round) {
+        for (auto& r : requests) r.start_async();
+        for (auto& r : requests) r.wait();
+        for (size_t i = 0; i < requests.size(); ++i)
+            EXPECT_TRUE(all_close(requests[i].get_output_tensor(), expected[i], 1e-4, 1e-5))
+                << "request " << i << " round " << round;
+    }
+}
+
 TEST(States, AccumulatorKeepsItsValueAndResets) {
     auto x = op::parameter(element::f32, {2, 3}, "x");
     auto read = op::read_value("acc", element::f32, PartialShape{2, 3});
