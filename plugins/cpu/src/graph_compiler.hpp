@@ -11,16 +11,19 @@ namespace vireo::cpu_plugin {
 /// Compiles `model` (the plugin's private copy; it must stay unchanged while the graph lives).
 ///
 /// Static models: nodes whose inputs are all constants are computed once here; Convolution and
-/// GroupConvolution, MatMul, MaxPool/AvgPool become oneDNN primitives, with the chain of ops that
-/// follows a convolution or MatMul fused as post-ops when each link has a single consumer:
-/// per-channel Add (bias), Relu, Clamp, Sigmoid, Tanh, Elu, Swish, HSwish, Gelu (erf and tanh),
-/// scalar Add/Subtract/Multiply/Divide, and the Add or Multiply of a same-shaped tensor (the
-/// residual add). Convolution activations are channels-last (NHWC), weights are reordered once into
-/// the layout the primitive picks (format_tag::any); reorders are inserted where layouts change.
-/// Every other op runs on its reference kernel. Dynamic models run every op on reference kernels.
+/// GroupConvolution, MatMul, MaxPool/AvgPool (after a convolution), Softmax, the LayerNorm chain
+/// and MVN-6 over the last axis become oneDNN primitives. The chain of ops after a convolution or
+/// MatMul is fused as post-ops when each link has a single consumer: per-channel Add (bias), Relu,
+/// Clamp, Maximum/Minimum by a scalar, Sigmoid, Tanh, Elu, Swish, HSwish, Gelu (erf and tanh, and
+/// the exported x*0.5*(1+erf(x/sqrt 2)) form), scalar Add/Subtract/Multiply/Divide, and the Add or
+/// Multiply of a same-shaped tensor computed earlier (the residual add). Convolution activations
+/// are channels-last (NHWC), weights are reordered once into the layout the primitive picks
+/// (format_tag::any); reorders are inserted where layouts change. Every other op runs on its
+/// reference kernel. Dynamic models (or models with If/Loop, whose bodies are compiled the same
+/// way, recursively) run their own steps on reference kernels.
 ///
 /// Throws NotImplemented naming every op that cannot run (in one message): ops without a
-/// reference kernel, and the sub-graph ops If and Loop, which this version does not run.
+/// reference kernel, bodies with variables, and Loop slicing SubgraphRunner does not support.
 std::shared_ptr<const Graph> compile_graph(std::shared_ptr<const Model> model);
 
 }  // namespace vireo::cpu_plugin
