@@ -61,8 +61,9 @@ build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/
 [ "$build_type" = Release ] || echo "bench.sh: warning: $build is a '$build_type' build, not Release" >&2
 if [ $do_build = 1 ]; then
   echo "== building the benchmark targets in $build" >&2
+  cpu_target=(); grep -q 'vireo_cpu_plugin' "$build/build.ninja" 2>/dev/null && cpu_target=(vireo_cpu_plugin)
   cmake --build "$build" -j 2 --target runtime_bench pipeline_bench bench_driver \
-    benchmark_app vireo_template_plugin vireo_mock_remote_plugin >&2
+    benchmark_app vireo_template_plugin vireo_mock_remote_plugin "${cpu_target[@]}" >&2
 fi
 for exe in runtime_bench pipeline_bench bench_driver benchmark_app; do
   [ -x "$bin/$exe" ] || { echo "bench.sh: $bin/$exe is missing (build it or drop --no-build)" >&2; exit 1; }
@@ -288,6 +289,18 @@ for spec in tiny:2000 mlp:300 mlp_b32:40 cnn:300; do
   done
 done
 emit ""
+
+# ---------------------------------------------------------------- CPU plugin
+if [ -f "$build/lib/libvireo_cpu_plugin.so" ]; then
+  log "compute: CPU vs TEMPLATE vs ONNX Runtime (scripts/bench_cpu.sh)"
+  "$repo/scripts/bench_cpu.sh" --build "$build" --ort "$ort" --onnx "$onnx_dir" \
+    $([ $quick = 1 ] && echo --quick) >> "$out" || emit "(scripts/bench_cpu.sh failed; its log is above)"
+else
+  emit "### Compute: CPU vs TEMPLATE vs ONNX Runtime 1.30"
+  emit ""
+  emit "not run: the CPU plugin is not built (oneDNN, \`libdnnl-dev\`, was not found at configure time)."
+  emit ""
+fi
 
 # ---------------------------------------------------------------- scale
 log "scale: generating a $big_mib MiB IR"

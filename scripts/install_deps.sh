@@ -7,6 +7,7 @@ packages=(
   libtinyxml2-dev libgflags-dev libgoogle-glog-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libonnx-dev libprotobuf-dev libonnx-testdata
+  libdnnl-dev
   pybind11-dev python3-dev python3-numpy python3-pytest
 )
 if [[ "${1:-}" == "--fuzz" ]]; then

@@ -1,0 +1,26 @@
+// Declares AsyncInferRequest: the CPU request's asynchronous side — the SDK's single-stage
+// pipeline on the compiled model's streams executor, plus forwarding of cancel().
+#pragma once
+
+#include <memory>
+
+#include "sync_infer_request.hpp"
+#include "vireo/sdk/iasync_infer_request.hpp"
+
+namespace vireo::cpu_plugin {
+
+/// One stage {task executor, request->infer()}. A synchronous infer() runs on the caller's thread:
+/// oneDNN forks its OpenMP team from whichever thread calls it, sized per run by the request.
+/// The request also polls the base's cancelled state. Thread safety as IAsyncInferRequest.
+class AsyncInferRequest : public sdk::IAsyncInferRequest {
+  public:
+    AsyncInferRequest(const std::shared_ptr<InferRequest>& request,
+                      const std::shared_ptr<sdk::ITaskExecutor>& task_executor,
+                      const std::shared_ptr<sdk::ITaskExecutor>& callback_executor);
+    ~AsyncInferRequest() override;
+
+  private:
+    std::shared_ptr<InferRequest> m_request;
+};
+
+}  // namespace vireo::cpu_plugin

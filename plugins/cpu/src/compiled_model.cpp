@@ -1,0 +1,223 @@
+// Implements CompiledModel: executor choice, request creation, export, properties and the
+// runtime model.
+#include "compiled_model.hpp"
+
+#include <map>
+#include <sstream>
+
+#include "async_infer_request.hpp"
+#include "graph_compiler.hpp"
+#include "plugin.hpp"
+#include "sync_infer_request.hpp"
+#include "vireo/ir.hpp"
+#include "vireo/ops.hpp"
+#include "vireo/sdk/executor_manager.hpp"
+
+namespace vireo::cpu_plugin {
+namespace {
+
+std::shared_ptr<sdk::ITaskExecutor> make_task_executor(const Config& config) {
+    return sdk::ExecutorManager::get()->get_idle_streams_executor(sdk::StreamsConfig{
+        "CpuStreams", config.resolved_streams(), config.omp_threads_per_stream()});
+}
+
+std::vector<PropertyName> compiled_properties() {
+    std::vector<PropertyName> keys;
+    for (const char* name :
+         {supported_properties.name(), optimal_number_of_infer_requests.name(), model_name.name(),
+          execution_devices.name(), loaded_from_cache.name(), num_streams.name(),
+          hint::performance_mode.name(), inference_num_threads.name(), hint::num_requests.name(),
+          device::id.name()})
+        keys.emplace_back(name, PropertyMutability::RO);
+    keys.emplace_back(enable_profiling.name(), PropertyMutability::RW);
+    return keys;
+}
+
+void write_section(std::ostream& out, const std::string& bytes) {
+    out << bytes.size() << '\n';
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+}  // namespace
+
+CompiledModel::CompiledModel(std::shared_ptr<Model> model, std::shared_ptr<const Graph> graph,
+                             const std::shared_ptr<const Plugin>& plugin, const Config& config,
+                             bool loaded_from_cache)
+    : ICompiledModel(model, plugin, make_task_executor(config)),
+      m_model(std::move(model)),
+      m_graph(std::move(graph)),
+      m_config(config),
+      m_loaded_from_cache(loaded_from_cache),
+      m_profiling(config.enable_profiling),
+      m_step_stats(new StepStats[m_graph->steps.size()]) {
+    if (m_graph->dynamic && m_graph->variables.empty()) {
+        m_specializable = true;
+        for (const auto& step : m_graph->steps)
+            if (step.kind == StepKind::kSubgraph) m_specializable = false;
+    }
+}
+
+std::shared_ptr<const Graph> CompiledModel::graph_for(
+    const std::vector<Shape>& input_shapes) const {
+    if (!m_specializable) return nullptr;
+    std::lock_guard<std::mutex> lock(m_specializations_mutex);
+    auto it = m_specializations.find(input_shapes);
+    if (it != m_specializations.end()) return it->second;
+    if (m_specializations.size() >= kSpecializations) return nullptr;
+    std::shared_ptr<const Graph> graph;
+    try {
+        auto copy = m_model->clone();
+        std::map<Output, PartialShape> shapes;
+        for (size_t i = 0; i < input_shapes.size(); ++i)
+            shapes[copy->get_parameters().at(i)->output(0)] = PartialShape(input_shapes[i]);
+        copy->reshape(shapes);
+        const OmpTeamScope team(m_config.omp_threads_per_stream());
+        graph = compile_graph(std::move(copy));
+        if (graph->dynamic) graph = nullptr;
+    } catch (const Exception&) {
+        graph = nullptr;  // the reference graph runs these shapes and reports what is wrong
+    }
+    m_specializations[input_shapes] = graph;
+    return graph;
+}
+
+CompiledModel::~CompiledModel() = default;
+
+std::shared_ptr<sdk::ISyncInferRequest> CompiledModel::create_sync_infer_request() const {
+    return std::make_shared<InferRequest>(
+        std::static_pointer_cast<const CompiledModel>(shared_from_this()));
+}
+
+std::shared_ptr<sdk::IAsyncInferRequest> CompiledModel::create_infer_request() const {
+    auto request = std::static_pointer_cast<InferRequest>(create_sync_infer_request());
+    return std::make_shared<AsyncInferRequest>(request, get_task_executor(),
+                                               get_callback_executor());
+}
+
+void CompiledModel::export_model(std::ostream& out) const {
+    std::ostringstream xml;
+    std::ostringstream bin(std::ios::binary);
+    serialize(*m_model, xml, bin);
+    Config saved = m_config;
+    saved.enable_profiling = profiling_enabled();
+    std::string props;
+    for (const auto& [key, value] : saved.to_map()) props += key + "=" + value.to_string() + "\n";
+    out << "VIREO_CPU_BLOB\n" << Plugin::version() << '\n';
+    write_section(out, props);
+    write_section(out, xml.str());
+    write_section(out, bin.str());
+}
+
+void CompiledModel::set_property(const AnyMap& properties) {
+    for (const auto& [key, value] : properties) {
+        if (key == enable_profiling.name()) {
+            Config check;
+            check.apply({{key, value}}, false);
+            m_profiling.store(check.enable_profiling);
+            continue;
+        }
+        for (const auto& k : compiled_properties())
+            if (key == k)
+                throw_error<InvalidArgument>(kDeviceName, ": compiled model property ", key,
+                                             " is read-only (set it when compiling)");
+        throw_error<NotFound>(kDeviceName, ": unsupported compiled model property ", key,
+                              " (supported: ", list_keys(compiled_properties()), ")");
+    }
+}
+
+Any CompiledModel::get_property(const std::string& name) const {
+    if (name == supported_properties.name()) return compiled_properties();
+    if (name == optimal_number_of_infer_requests.name())
+        return static_cast<uint32_t>(m_config.resolved_streams());
+    if (name == model_name.name()) return m_model->get_name();
+    if (name == execution_devices.name()) return std::vector<std::string>{kDeviceName};
+    if (name == loaded_from_cache.name()) return m_loaded_from_cache;
+    if (name == enable_profiling.name()) return profiling_enabled();
+    if (name == num_streams.name()) return static_cast<int32_t>(m_config.resolved_streams());
+    if (name == inference_num_threads.name())
+        return static_cast<int32_t>(m_config.resolved_threads_per_stream());
+    if (name == hint::performance_mode.name()) return m_config.performance_mode;
+    if (name == hint::num_requests.name()) return m_config.num_requests;
+    if (name == device::id.name()) return m_config.device_id;
+    throw_error<NotFound>(kDeviceName, ": unsupported compiled model property ", name,
+                          " (supported: ", list_keys(compiled_properties()), ")");
+}
+
+void CompiledModel::record_step_times(const std::vector<StepTiming>& timings) const {
+    for (size_t s = 0; s < timings.size(); ++s) {
+        if (!timings[s].executed) continue;
+        m_step_stats[s].total_us.fetch_add(static_cast<uint64_t>(timings[s].real.count()),
+                                           std::memory_order_relaxed);
+        m_step_stats[s].runs.fetch_add(1, std::memory_order_relaxed);
+    }
+}
+
+double CompiledModel::average_step_time(size_t s) const {
+    const uint64_t runs = m_step_stats[s].runs.load(std::memory_order_relaxed);
+    if (runs == 0) return -1;
+    return static_cast<double>(m_step_stats[s].total_us.load(std::memory_order_relaxed)) /
+           static_cast<double>(runs);
+}
+
+std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
+    // Each step's anchor op is cloned once; the ops a step absorbed map to the anchor's copy, and
+    // values computed at compile time become Constants. Reorders show in the consumers' rt_info
+    // (outputLayouts of the producer differs from what they read).
+    const Graph& g = *m_graph;
+    std::map<const Node*, size_t> step_of;
+    for (size_t s = 0; s < g.steps.size(); ++s)
+        for (const auto& n : g.steps[s].fused) step_of[n.get()] = s;
+    std::map<const Node*, NodePtr> copies;  // original node -> node standing for its outputs
+    NodeVector results, sinks;
+    const auto ordered = m_model->get_ordered_ops();
+    auto copy_of = [&](const Output& port) -> Output {
+        return Output(copies.at(port.get_node()), port.get_index());
+    };
+    for (const auto& node : ordered) {
+        const auto it = step_of.find(node.get());
+        const bool anchor = it != step_of.end() && g.steps[it->second].node == node;
+        if (it != step_of.end() && !anchor) {
+            copies[node.get()] = copies.at(g.steps[it->second].node.get());
+            continue;
+        }
+        NodePtr copy;
+        if (!copy) {
+            OutputVector inputs;
+            for (const auto& in : node->input_values()) inputs.push_back(copy_of(in));
+            copy = node->clone_with_new_inputs(inputs);
+        }
+        RTMap& info = copy->get_rt_info();
+        info["layerType"] = node->get_type_name();
+        info["execOrder"] = static_cast<int64_t>(-1);  // not a step: input, output or constant
+        info["execTimeMcs"] = std::string("not_executed");
+        if (it == step_of.end() && !node->get_rt_info().count("primitiveType"))
+            info["primitiveType"] = std::string(node->get_type_name() == "Parameter" ||
+                                                        node->get_type_name() == "Result"
+                                                    ? "host"
+                                                    : "constant");
+        if (it != step_of.end()) {
+            const Step& step = g.steps[it->second];
+            info["layerType"] = step.type;
+            info["originalLayersNames"] = step.name;
+            info["primitiveType"] = step.exec_type;
+            info["execOrder"] = static_cast<int64_t>(it->second);
+            const double average = average_step_time(it->second);
+            info["execTimeMcs"] =
+                average < 0 ? std::string("not_executed") : std::to_string(average);
+            if (!step.outputs.empty())
+                info["outputLayouts"] = std::string(
+                    g.values[step.outputs[0]].layout == Layout::kPlain ? "plain" : "channels_last");
+        }
+        copies[node.get()] = copy;
+    }
+    // Results and sinks in the model's order.
+    for (const auto& r : m_model->get_results()) results.push_back(copies.at(r.get()));
+    for (const auto& s : m_model->get_sinks()) sinks.push_back(copies.at(s.get()));
+    NodeVector params;
+    for (const auto& p : m_model->get_parameters()) params.push_back(copies.at(p.get()));
+    auto runtime = std::make_shared<Model>(results, sinks, params, m_model->get_name());
+    runtime->get_rt_info() = m_model->get_rt_info();
+    return runtime;
+}
+
+}  // namespace vireo::cpu_plugin

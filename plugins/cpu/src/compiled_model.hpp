@@ -1,0 +1,84 @@
+// Declares CompiledModel: a model compiled for CPU — the compiled Graph shared by every request,
+// the streams executor its requests run on, and its properties.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <ostream>
+#include <vector>
+
+#include "config.hpp"
+#include "graph.hpp"
+#include "graph_executor.hpp"
+#include "vireo/sdk/icompiled_model.hpp"
+
+namespace vireo::cpu_plugin {
+
+class Plugin;
+
+/// A compiled model: the graph (oneDNN primitives and reordered weights made once, shared by every
+/// request) and a streams executor named "CpuStreams" with resolved_streams() streams.
+///
+/// Properties (get_property): OPTIMAL_NUMBER_OF_INFER_REQUESTS (= streams), NETWORK_NAME,
+/// EXECUTION_DEVICES {"CPU"}, LOADED_FROM_CACHE, PERF_COUNT (also settable), NUM_STREAMS,
+/// PERFORMANCE_HINT, INFERENCE_NUM_THREADS, PERFORMANCE_HINT_NUM_REQUESTS, DEVICE_ID,
+/// SUPPORTED_PROPERTIES.
+///
+/// Thread safety: as ICompiledModel; the per-step statistics are atomics.
+class CompiledModel : public sdk::ICompiledModel {
+  public:
+    /// `model` is the private copy `graph` was compiled from.
+    CompiledModel(std::shared_ptr<Model> model, std::shared_ptr<const Graph> graph,
+                  const std::shared_ptr<const Plugin>& plugin, const Config& config,
+                  bool loaded_from_cache);
+    ~CompiledModel() override;
+
+    std::shared_ptr<sdk::IAsyncInferRequest> create_infer_request() const override;
+    /// Writes the model (IR) and the properties; import compiles it again (the weights are
+    /// reordered again on import: the blob holds them in the model's own layout).
+    void export_model(std::ostream& blob) const override;
+    /// The executed graph: one node per step standing for its fused ops, with rt_info
+    /// originalLayersNames, layerType, primitiveType (oneDNN implementation or "ref"),
+    /// outputLayouts, execOrder and execTimeMcs.
+    std::shared_ptr<const Model> get_runtime_model() const override;
+    void set_property(const AnyMap& properties) override;
+    Any get_property(const std::string& name) const override;
+
+    const std::shared_ptr<const Graph>& graph() const { return m_graph; }
+    /// For a dynamic model whose shapes all follow from its input shapes (no If/Loop, no
+    /// variables): the model compiled for these input shapes, static and on oneDNN, made on first
+    /// use and cached (up to kSpecializations shapes; thread-safe). Null when the model is not
+    /// specializable, the cache is full, or the specialized graph is still dynamic (shapes that
+    /// depend on values): the caller then runs graph(), the reference-kernel graph.
+    std::shared_ptr<const Graph> graph_for(const std::vector<Shape>& input_shapes) const;
+    bool specializable() const { return m_specializable; }
+    static constexpr size_t kSpecializations = 8;
+    const Config& config() const { return m_config; }
+    bool profiling_enabled() const { return m_profiling.load(std::memory_order_relaxed); }
+    void record_step_times(const std::vector<StepTiming>& timings) const;
+    /// Average time of step `s` in microseconds, or -1 if it never ran with profiling on.
+    double average_step_time(size_t s) const;
+
+  protected:
+    std::shared_ptr<sdk::ISyncInferRequest> create_sync_infer_request() const override;
+
+  private:
+    struct StepStats {
+        std::atomic<uint64_t> total_us{0};
+        std::atomic<uint64_t> runs{0};
+    };
+
+    std::shared_ptr<Model> m_model;
+    std::shared_ptr<const Graph> m_graph;
+    Config m_config;
+    bool m_loaded_from_cache;
+    std::atomic<bool> m_profiling;
+    std::unique_ptr<StepStats[]> m_step_stats;
+    bool m_specializable = false;
+    mutable std::mutex m_specializations_mutex;
+    mutable std::map<std::vector<Shape>, std::shared_ptr<const Graph>> m_specializations;
+};
+
+}  // namespace vireo::cpu_plugin

@@ -1,0 +1,60 @@
+// Implements Graph::plan_memory: value lifetimes and their placement in the per-request arena.
+#include "graph.hpp"
+
+#include <algorithm>
+
+namespace vireo::cpu_plugin {
+namespace {
+
+constexpr size_t kAlignment = 64;  // a cache line; oneDNN's AVX-512 kernels like 64-byte rows
+
+size_t align_up(size_t n) {
+    return (n + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+}  // namespace
+
+void Graph::plan_memory() {
+    const size_t end = steps.size();
+    for (auto& v : values) v.last_use = v.producer;
+    for (size_t s = 0; s < steps.size(); ++s) {
+        auto use = [&](size_t id) { values[id].last_use = std::max(values[id].last_use, s); };
+        for (size_t id : steps[s].inputs) use(id);
+        if (steps[s].dnnl)
+            for (const auto& a : steps[s].dnnl->args)
+                if (a.is_value) use(a.value);
+    }
+    for (size_t id : result_values) values[id].last_use = end;
+    for (size_t s : assign_steps)
+        for (size_t id : steps[s].inputs) values[id].last_use = end;
+    scratchpad_bytes = 0;
+    for (const auto& step : steps)
+        if (step.dnnl) scratchpad_bytes = std::max(scratchpad_bytes, step.dnnl->scratchpad_bytes);
+    arena_bytes = 0;
+    if (dynamic) return;
+
+    // Values in order of production; each takes the lowest offset that does not overlap a
+    // placed value alive at the same time (a step's inputs and outputs never share memory).
+    struct Placed {
+        size_t first, last, offset, bytes;
+    };
+    std::vector<Placed> placed;
+    for (auto& v : values) {
+        if (v.kind != ValueKind::kComputed) continue;
+        v.bytes = align_up(std::max<size_t>(1, shape_size(v.shape.to_shape()) * v.type.size()));
+        std::vector<std::pair<size_t, size_t>> busy;
+        for (const auto& p : placed)
+            if (p.first <= v.last_use && v.producer <= p.last) busy.emplace_back(p.offset, p.bytes);
+        std::sort(busy.begin(), busy.end());
+        size_t offset = 0;
+        for (const auto& [start, bytes] : busy) {
+            if (offset + v.bytes <= start) break;
+            offset = std::max(offset, start + bytes);
+        }
+        v.offset = offset;
+        placed.push_back({v.producer, v.last_use, offset, v.bytes});
+        arena_bytes = std::max(arena_bytes, offset + v.bytes);
+    }
+}
+
+}  // namespace vireo::cpu_plugin

@@ -1,0 +1,90 @@
+// Declares Graph: what a CPU compiled model executes — values (tensors flowing between steps,
+// each with one physical layout) and steps (fused oneDNN primitives, reorders, reference kernels,
+// variable reads and writes), with the per-request memory plan.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dnnl_ops.hpp"
+#include "vireo/model.hpp"
+#include "vireo/reference/kernel.hpp"
+
+namespace vireo::cpu_plugin {
+
+/// Physical layout of a computed value. Reference kernels read and write kPlain (the logical
+/// row-major layout); convolutions and pooling work on kChannelsLast (NHWC/NDHWC/NWC).
+enum class Layout { kPlain, kChannelsLast };
+
+enum class ValueKind {
+    kParameter,  ///< a model input (the user's tensor, used in place when contiguous)
+    kConstant,   ///< a Constant, or a node computed once at compile time from Constants
+    kComputed,   ///< written by a step into the request's arena (static) or own tensor (dynamic)
+};
+
+struct Value {
+    ValueKind kind = ValueKind::kComputed;
+    element::Type type;
+    PartialShape shape;  ///< logical shape; static in a static graph
+    Layout layout = Layout::kPlain;
+    size_t parameter = 0;  ///< kParameter: index of the model input
+    Tensor constant;       ///< kConstant: the data
+    size_t producer = 0;   ///< kComputed: the step writing it
+    size_t last_use = 0;   ///< last step reading it; steps().size() when read after the run
+    size_t bytes = 0;      ///< static graphs: bytes of the value
+    size_t offset = 0;     ///< static graphs: byte offset in the request's arena
+    std::string name;      ///< for messages: "output 0 of Convolution 'conv1'"
+};
+
+enum class StepKind {
+    kReference,  ///< a prepared reference kernel (sdk/reference)
+    kDnnl,       ///< a oneDNN primitive: a fused op or a reorder between layouts
+    kReadValue,  ///< copies a variable's value (or the init input after a reset) to its output
+    kAssign,     ///< a variable's new value, committed after the last step
+    kSubgraph,   ///< If or Loop: runs the compiled graphs of its bodies (subgraph_runner.hpp)
+};
+
+struct Graph;
+
+struct Step {
+    StepKind kind = StepKind::kReference;
+    std::string name;       ///< friendly names of the fused ops joined by '+' ("conv1+add+relu")
+    std::string type;       ///< op types joined by '+' ("Convolution+Add+Relu"), or "Reorder"
+    std::string exec_type;  ///< "ref", or the oneDNN implementation and layout
+    NodePtr node;           ///< the anchor op (nullptr for reorders)
+    std::vector<NodePtr> fused;  ///< every op of the model this step computes, anchor first
+    std::shared_ptr<const reference::Kernel> kernel;  ///< kReference
+    std::shared_ptr<const DnnlOp> dnnl;               ///< kDnnl
+    std::vector<size_t> inputs;   ///< value ids (kDnnl: in DnnlOp::args instead)
+    std::vector<size_t> outputs;  ///< value ids
+    size_t variable = 0;          ///< kReadValue/kAssign: index in Graph::variables
+    std::vector<std::shared_ptr<const Graph>> bodies;  ///< kSubgraph: If: then, else; Loop: body
+};
+
+/// A compiled graph, built once (graph_compiler.hpp) and shared read-only by every request.
+///
+/// Static graphs (every shape static) place each computed value at a fixed offset in one arena
+/// per request, reusing memory of values no longer needed (arena_bytes). Dynamic graphs (a dynamic
+/// shape, or an If/Loop, whose output shapes are known only after running) run every step on
+/// reference kernels and infer its output shapes from the actual inputs at each run.
+struct Graph {
+    std::shared_ptr<const Model> model;  ///< the model compiled (kept for the runtime model)
+    std::vector<Value> values;
+    std::vector<Step> steps;
+    std::vector<size_t> parameter_values;  ///< per model input
+    std::vector<size_t> result_values;     ///< per model output; always kPlain
+    std::vector<VariableInfo> variables;   ///< sorted by id
+    std::vector<size_t> assign_steps;
+    bool dynamic = false;
+    size_t arena_bytes = 0;
+    size_t scratchpad_bytes = 0;  ///< the largest oneDNN scratchpad of any step
+    size_t weights_bytes = 0;     ///< constant memory oneDNN primitives hold (reordered weights)
+
+    /// Fills last_use, bytes and offset (static graphs): first fit of each value into the arena
+    /// among the values whose lifetimes overlap it.
+    void plan_memory();
+};
+
+}  // namespace vireo::cpu_plugin

@@ -1,0 +1,460 @@
+// Implements compile_graph: walks the model in topological order, turning each op into a fused
+// oneDNN step or a reference-kernel step, and inserts reorders where layouts change.
+#include "graph_compiler.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "graph_compiler_impl.hpp"
+#include "subgraph_runner.hpp"
+
+namespace vireo::cpu_plugin {
+namespace detail {
+namespace {
+
+// A double attribute as a post-op's float, saturating (Clamp bounds may be +-DBL_MAX).
+float to_float(double v) {
+    const double limit = std::numeric_limits<float>::max();
+    return static_cast<float>(std::isnan(v) ? v : std::min(limit, std::max(-limit, v)));
+}
+
+}  // namespace
+
+size_t GraphCompiler::add_value(const Output& port, ValueKind kind, Layout layout) {
+    Value v;
+    v.kind = kind;
+    v.type = port.get_element_type();
+    v.shape = port.get_partial_shape();
+    v.layout = layout;
+    v.producer = m_graph->steps.size();
+    v.name = "output " + std::to_string(port.get_index()) + " of " + port.get_node()->describe();
+    m_graph->values.push_back(std::move(v));
+    const size_t id = m_graph->values.size() - 1;
+    m_value_of[port] = id;
+    return id;
+}
+
+dnnl::memory::desc GraphCompiler::desc_of(size_t id) const {
+    const Value& v = m_graph->values[id];
+    const Shape shape = v.shape.to_shape();
+    const tag t =
+        v.layout == Layout::kPlain ? plain_tag(shape.size()) : channels_last_tag(shape.size());
+    return dnnl::memory::desc(dims_of(shape), dt::f32, t);
+}
+
+// The value `id` in `layout`: itself, or the output of a reorder step (made once per value).
+size_t GraphCompiler::in_layout(size_t id, Layout layout) {
+    if (m_graph->values[id].layout == layout) return id;
+    const auto key = std::make_pair(id, layout);
+    if (auto it = m_converted.find(key); it != m_converted.end()) return it->second;
+    Value converted = m_graph->values[id];
+    converted.kind = ValueKind::kComputed;
+    converted.layout = layout;
+    converted.constant = Tensor();
+    converted.producer = m_graph->steps.size();
+    converted.name += " (" + std::string(layout_name(layout, converted.shape.size())) + ")";
+    m_graph->values.push_back(converted);
+    const size_t out = m_graph->values.size() - 1;
+
+    auto op = std::make_shared<DnnlOp>();
+    const auto src = desc_of(id);
+    const auto dst = desc_of(out);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::reorder::primitive_desc pd(cpu_engine(), src, cpu_engine(), dst, attr);
+    op->primitive = dnnl::reorder(pd);
+    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+    op->impl = pd.impl_info_str();
+    op->args.push_back({DNNL_ARG_FROM, true, id, src, {}});
+    op->args.push_back({DNNL_ARG_TO, true, out, dst, {}});
+
+    Step step;
+    step.kind = StepKind::kDnnl;
+    const size_t rank = converted.shape.size();
+    step.name = m_graph->values[id].name + " -> " + layout_name(layout, rank);
+    step.type = "Reorder";
+    step.exec_type = op->impl + " " + layout_name(m_graph->values[id].layout, rank) + "->" +
+                     layout_name(layout, rank);
+    step.dnnl = std::move(op);
+    step.outputs = {out};
+    m_graph->steps.push_back(std::move(step));
+    m_converted[key] = out;
+    return out;
+}
+
+// A node whose inputs are all constants is computed now, once, when its outputs are small enough.
+bool GraphCompiler::fold_constant(const NodePtr& node) {
+    const std::string& type = node->get_type_name();
+    if (type == "ReadValue" || type == "Assign" || type == "Result" || type == "If" ||
+        type == "Loop" || type.rfind("Random", 0) == 0 || node->get_output_size() == 0)
+        return false;
+    std::vector<Tensor> inputs;
+    for (const auto& in : node->input_values()) {
+        if (!has_value(in)) return false;
+        const Value& v = m_graph->values[value_of(in)];
+        if (v.kind != ValueKind::kConstant) return false;
+        inputs.push_back(v.constant);
+    }
+    size_t bytes = 0;
+    for (size_t i = 0; i < node->get_output_size(); ++i) {
+        const auto& ps = node->get_output_partial_shape(i);
+        if (!ps.is_static() || node->get_output_element_type(i).is_dynamic()) return false;
+        bytes += shape_size(ps.to_shape()) * node->get_output_element_type(i).size();
+    }
+    if (bytes > kFoldBudgetBytes || !reference::KernelRegistry::instance().supports(*node))
+        return false;
+    std::vector<Tensor> outputs;
+    try {
+        outputs = reference::evaluate(*node, inputs);
+    } catch (const Exception&) {
+        return false;  // it runs at inference, where its error (if any) is reported
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        const size_t id = add_value(node->output(i), ValueKind::kConstant);
+        m_graph->values[id].constant = outputs[i];
+    }
+    return true;
+}
+
+void GraphCompiler::add_reference_step(const NodePtr& node) {
+    Step step;
+    step.kind = StepKind::kReference;
+    step.node = node;
+    step.fused = {node};
+    step.name = node->get_friendly_name();
+    step.type = node->get_type_name();
+    step.exec_type = "ref";
+    try {
+        step.kernel = reference::KernelRegistry::instance().create(*node);
+    } catch (const Exception& e) {
+        m_unsupported.push_back(e.what());
+        return;
+    }
+    for (const auto& in : node->input_values())
+        step.inputs.push_back(in_layout(value_of(in), Layout::kPlain));
+    for (size_t i = 0; i < node->get_output_size(); ++i)
+        step.outputs.push_back(add_value(node->output(i), ValueKind::kComputed));
+    m_graph->steps.push_back(std::move(step));
+}
+
+void GraphCompiler::add_state_step(const NodePtr& node) {
+    Step step;
+    step.kind = node->get_type_name() == "ReadValue" ? StepKind::kReadValue : StepKind::kAssign;
+    step.node = node;
+    step.fused = {node};
+    step.name = node->get_friendly_name();
+    step.type = node->get_type_name();
+    step.exec_type = "ref";
+    const auto& id = node->get_attribute<std::string>("variable_id");
+    auto it = m_variable_index.find(id);
+    if (it == m_variable_index.end()) {
+        m_unsupported.push_back(node->describe() + ": variable '" + id +
+                                "' is not a variable of the model");
+        return;
+    }
+    step.variable = it->second;
+    for (const auto& in : node->input_values())
+        step.inputs.push_back(in_layout(value_of(in), Layout::kPlain));
+    for (size_t i = 0; i < node->get_output_size(); ++i)
+        step.outputs.push_back(add_value(node->output(i), ValueKind::kComputed));
+    if (step.kind == StepKind::kAssign) m_graph->assign_steps.push_back(m_graph->steps.size());
+    m_graph->steps.push_back(std::move(step));
+}
+
+void GraphCompiler::add_subgraph_step(const NodePtr& node) {
+    const std::string reason = SubgraphRunner::unsupported_reason(*node);
+    if (!reason.empty()) {
+        m_unsupported.push_back(node->describe() + ": " + reason);
+        return;
+    }
+    Step step;
+    step.kind = StepKind::kSubgraph;
+    step.node = node;
+    step.fused = {node};
+    step.name = node->get_friendly_name();
+    step.type = node->get_type_name();
+    step.exec_type = "ref";
+    for (const auto& body : node->get_bodies()) {
+        try {
+            step.bodies.push_back(compile_graph(body));
+        } catch (const Exception& e) {
+            m_unsupported.push_back(node->describe() + ": its body cannot run: " + e.what());
+            return;
+        }
+    }
+    for (const auto& in : node->input_values())
+        step.inputs.push_back(in_layout(value_of(in), Layout::kPlain));
+    for (size_t i = 0; i < node->get_output_size(); ++i)
+        step.outputs.push_back(add_value(node->output(i), ValueKind::kComputed));
+    m_graph->steps.push_back(std::move(step));
+}
+
+// One more op after the chain's current output, when oneDNN can apply it as a post-op.
+bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
+                              FusedChain& chain) {
+    const std::string& type = c.get_type_name();
+    if (c.get_output_size() != 1 || !is_f32(c.output(0))) return false;
+    if (chain.post_ops.size() >= kMaxPostOps) return false;
+    auto eltwise = [&](algorithm alg, float alpha, float beta) {
+        // Two linear steps in a row are one: c * (a * x + b) + d. (oneDNN 2.6's brgemm MatMul also
+        // gave wrong results for two consecutive eltwise_linear post-ops.)
+        if (alg == algorithm::eltwise_linear && !chain.post_ops.empty() &&
+            chain.post_ops.back().kind == PostOp::Kind::kEltwise &&
+            chain.post_ops.back().algorithm == algorithm::eltwise_linear) {
+            PostOp& last = chain.post_ops.back();
+            last.beta = alpha * last.beta + beta;
+            last.alpha *= alpha;
+            return true;
+        }
+        PostOp p;
+        p.algorithm = alg;
+        p.alpha = alpha;
+        p.beta = beta;
+        chain.post_ops.push_back(p);
+        return true;
+    };
+    if (c.get_input_size() == 1) {
+        if (type == "Relu") return eltwise(algorithm::eltwise_relu, 0.f, 0.f);
+        if (type == "Sigmoid") return eltwise(algorithm::eltwise_logistic, 0.f, 0.f);
+        if (type == "Tanh") return eltwise(algorithm::eltwise_tanh, 0.f, 0.f);
+        if (type == "HSwish") return eltwise(algorithm::eltwise_hardswish, 0.f, 0.f);
+        if (type == "Swish") return eltwise(algorithm::eltwise_swish, 1.f, 0.f);
+        if (type == "Elu")
+            return eltwise(algorithm::eltwise_elu, to_float(c.get_attribute<double>("alpha")), 0.f);
+        if (type == "Clamp")
+            return eltwise(algorithm::eltwise_clip, to_float(c.get_attribute<double>("min")),
+                           to_float(c.get_attribute<double>("max")));
+        if (type == "Gelu") {
+            const bool tanh = c.get_version() >= 7 && c.has_attribute("approximation_mode") &&
+                              c.get_attribute<std::string>("approximation_mode") == "tanh";
+            return eltwise(tanh ? algorithm::eltwise_gelu_tanh : algorithm::eltwise_gelu_erf, 0.f,
+                           0.f);
+        }
+        return false;
+    }
+    if (c.get_input_size() != 2) return false;
+    const Output& other_port = c.input_value(1 - input);
+    if (!has_value(other_port) || !is_f32(other_port)) return false;
+    // The op must keep the chain's shape (no broadcast that enlarges it).
+    if (c.get_output_partial_shape(0) != c.input_value(input).get_partial_shape()) return false;
+    if (c.has_attribute("auto_broadcast")) {
+        const auto& ab = c.get_attribute<std::string>("auto_broadcast");
+        if (ab != "numpy" && ab != "none") return false;
+    }
+    const size_t other = value_of(other_port);
+    const Value& ov = m_graph->values[other];
+    if (type == "Swish" && input == 0 && ov.kind == ValueKind::kConstant) {
+        float beta = 0.f;
+        return constant_scalar(ov.constant, &beta) && eltwise(algorithm::eltwise_swish, beta, 0.f);
+    }
+    if ((type == "Maximum" || type == "Minimum") && ov.kind == ValueKind::kConstant) {
+        float c = 0.f;
+        if (!constant_scalar(ov.constant, &c)) return false;
+        float lo = type == "Maximum" ? c : -std::numeric_limits<float>::max();
+        float hi = type == "Minimum" ? c : std::numeric_limits<float>::max();
+        // Clip after clip is one clip (ONNX's Clip arrives as Maximum then Minimum).
+        if (!chain.post_ops.empty() && chain.post_ops.back().kind == PostOp::Kind::kEltwise &&
+            chain.post_ops.back().algorithm == algorithm::eltwise_clip) {
+            PostOp& last = chain.post_ops.back();
+            lo = std::max(lo, last.alpha);
+            hi = std::min(hi, last.beta);
+            if (lo > hi) return false;
+            last.alpha = lo;
+            last.beta = hi;
+            return true;
+        }
+        return eltwise(algorithm::eltwise_clip, lo, hi);
+    }
+    const bool add = type == "Add", mul = type == "Multiply";
+    const bool sub = type == "Subtract" && input == 0, div = type == "Divide" && input == 0;
+    if (!add && !mul && !sub && !div) return false;
+    if (ov.kind == ValueKind::kConstant) {
+        float s = 0.f;
+        if (constant_scalar(ov.constant, &s)) {
+            if (add) return eltwise(algorithm::eltwise_linear, 1.f, s);
+            if (sub) return eltwise(algorithm::eltwise_linear, 1.f, -s);
+            if (mul) return eltwise(algorithm::eltwise_linear, s, 0.f);
+            if (s == 0.f) return false;
+            return eltwise(algorithm::eltwise_linear, 1.f / s, 0.f);
+        }
+        if (!(add || mul) || !is_per_channel(ov.constant.get_shape(), target.rank,
+                                             target.channel_axis, target.channels))
+            return false;
+        // A per-channel operand: the bias when it is the first link, else a binary post-op.
+        Tensor per_channel(element::f32, Shape{target.channels});
+        const float* src = static_cast<const float*>(ov.constant.data());
+        float* dst = static_cast<float*>(per_channel.data());
+        const bool broadcast = ov.constant.get_size() == 1;
+        for (size_t i = 0; i < target.channels; ++i) dst[i] = broadcast ? src[0] : src[i];
+        if (add && target.allow_bias && chain.post_ops.empty() && !chain.bias) {
+            chain.bias = per_channel;
+            return true;
+        }
+        PostOp p;
+        p.kind = PostOp::Kind::kBinary;
+        p.algorithm = add ? algorithm::binary_add : algorithm::binary_mul;
+        p.desc =
+            dnnl::memory::desc(target.channel_dims, dt::f32, plain_tag(target.channel_dims.size()));
+        p.constant = make_constant(p.desc, per_channel.data(), p.desc);
+        chain.post_ops.push_back(p);
+        return true;
+    }
+    // A tensor of the same shape (the residual add): read in the destination's layout.
+    if (!(add || mul) || ov.shape != c.get_output_partial_shape(0)) return false;
+    if (target.layout == Layout::kChannelsLast && ov.shape.size() != target.rank) return false;
+    PostOp p;
+    p.kind = PostOp::Kind::kBinary;
+    p.algorithm = add ? algorithm::binary_add : algorithm::binary_mul;
+    p.value = static_cast<long>(in_layout(other, target.layout));
+    p.desc = target.dst;
+    chain.post_ops.push_back(p);
+    return true;
+}
+
+FusedChain GraphCompiler::fuse_chain(const Output& start, const FusionTarget& target) {
+    FusedChain chain;
+    chain.output = start;
+    while (true) {
+        const auto uses = consumers(chain.output);
+        if (uses.size() == 2 && chain.post_ops.size() < kMaxPostOps && is_f32(chain.output)) {
+            // Gelu as exporters spell it (x * 0.5 * (1 + erf(x / sqrt 2))): one post-op.
+            if (auto gelu = match_gelu_erf(chain.output, m_consumers)) {
+                PostOp p;
+                p.algorithm = algorithm::eltwise_gelu_erf;
+                chain.post_ops.push_back(p);
+                for (const auto& n : gelu->nodes) {
+                    chain.nodes.push_back(n);
+                    m_absorbed.insert(n.get());
+                }
+                chain.types.push_back("Gelu");
+                chain.output = gelu->output;
+                continue;
+            }
+        }
+        if (uses.size() != 1) break;
+        Node& c = *uses[0].node;
+        if (!fuse_link(c, uses[0].input, target, chain)) break;
+        chain.nodes.push_back(c.shared_from_this());
+        chain.types.push_back(c.get_type_name());
+        m_absorbed.insert(&c);
+        chain.output = c.output(0);
+    }
+    return chain;
+}
+
+void GraphCompiler::add_dnnl_step(const NodePtr& anchor, const FusedChain& chain,
+                                  std::shared_ptr<DnnlOp> op, Layout out_layout) {
+    Step step;
+    step.kind = StepKind::kDnnl;
+    step.node = anchor;
+    step.fused.push_back(anchor);
+    step.name = anchor->get_friendly_name();
+    step.type = anchor->get_type_name();
+    for (const auto& n : chain.nodes) {
+        step.fused.push_back(n);
+        step.name += "+" + n->get_friendly_name();
+    }
+    for (const auto& t : chain.types) step.type += "+" + t;
+    const size_t out = add_value(chain.output, ValueKind::kComputed, out_layout);
+    for (auto& a : op->args)
+        if (a.is_value && a.value == SIZE_MAX) a.value = out;
+    step.exec_type = op->impl + " " + layout_name(out_layout, m_graph->values[out].shape.size());
+    step.outputs = {out};
+    for (const auto& a : op->args)
+        if (!a.is_value) m_graph->weights_bytes += a.constant.get_desc().get_size();
+    step.dnnl = std::move(op);
+    m_graph->steps.push_back(std::move(step));
+}
+
+// Window geometry of a convolution or pooling axis: oneDNN wants the right pad that makes
+// (in + pl + pr - window) / stride + 1 equal the model's output size.
+
+std::shared_ptr<const Graph> GraphCompiler::compile() {
+    const NodeVector nodes = m_model->get_ordered_ops();
+    m_graph->variables = m_model->get_variables();
+    std::sort(m_graph->variables.begin(), m_graph->variables.end(),
+              [](const VariableInfo& a, const VariableInfo& b) { return a.id < b.id; });
+    for (size_t i = 0; i < m_graph->variables.size(); ++i)
+        m_variable_index[m_graph->variables[i].id] = i;
+    for (const auto& node : nodes) {
+        for (size_t i = 0; i < node->get_input_size(); ++i)
+            m_consumers[node->input_value(i)].push_back({node.get(), i});
+        for (size_t i = 0; i < node->get_output_size(); ++i)
+            if (!node->get_output_partial_shape(i).is_static()) m_graph->dynamic = true;
+        if (node->get_type_name() == "If" || node->get_type_name() == "Loop")
+            m_graph->dynamic = true;
+    }
+    const auto& params = m_model->get_parameters();
+    for (size_t p = 0; p < params.size(); ++p) {
+        const size_t id = add_value(params[p]->output(0), ValueKind::kParameter);
+        m_graph->values[id].parameter = p;
+        m_graph->parameter_values.push_back(id);
+        if (!params[p]->get_output_partial_shape(0).is_static()) m_graph->dynamic = true;
+    }
+    // Constants first: a fused chain may read one that comes after its anchor in topological order.
+    for (const auto& node : nodes) {
+        if (node->get_type_name() != "Constant") continue;
+        const size_t id = add_value(node->output(0), ValueKind::kConstant);
+        m_graph->values[id].constant = node->get_constant_value();
+    }
+    for (const auto& node : nodes) {
+        const std::string& type = node->get_type_name();
+        if (type == "Parameter" || type == "Result" || type == "Constant" ||
+            m_absorbed.count(node.get()))
+            continue;
+        if (type == "If" || type == "Loop") {
+            add_subgraph_step(node);
+            continue;
+        }
+        bool missing_input = false;
+        for (const auto& in : node->input_values()) missing_input |= !has_value(in);
+        if (missing_input) continue;  // an input's op was unsupported (already reported)
+        if (type == "ReadValue" || type == "Assign") {
+            add_state_step(node);
+            continue;
+        }
+        if (fold_constant(node)) continue;
+        bool done = false;
+        if (!m_graph->dynamic) {
+            const auto absorbed = m_absorbed;
+            try {
+                if (type == "Convolution" || type == "GroupConvolution")
+                    done = try_convolution(node);
+                else if (type == "MatMul")
+                    done = try_matmul(node);
+                else if (type == "MaxPool" || type == "AvgPool")
+                    done = try_pooling(node);
+                else if (type == "Softmax")
+                    done = try_softmax(node);
+                else if (type == "ReduceMean" || type == "MVN")
+                    done = try_layer_norm(node);
+            } catch (const dnnl::error&) {
+                // oneDNN has no implementation for this case: the reference kernels run the anchor
+                // and the ops its chain had absorbed.
+                m_absorbed = absorbed;
+                done = false;
+            }
+        }
+        if (!done) add_reference_step(node);
+    }
+    if (!m_unsupported.empty()) {
+        std::string message;
+        for (const auto& m : m_unsupported) message += "\n  " + m;
+        throw_error<NotImplemented>(kDeviceName,
+                                    ": the model has ops the CPU plugin cannot run:", message);
+    }
+    for (const auto& result : m_model->get_results())
+        m_graph->result_values.push_back(
+            in_layout(value_of(result->input_value(0)), Layout::kPlain));
+    m_graph->plan_memory();
+    return m_graph;
+}
+
+}  // namespace detail
+
+std::shared_ptr<const Graph> compile_graph(std::shared_ptr<const Model> model) {
+    return detail::GraphCompiler(std::move(model)).compile();
+}
+
+}  // namespace vireo::cpu_plugin

@@ -1,0 +1,133 @@
+// Declares GraphCompiler, the private class behind compile_graph (graph_compiler.hpp), and the
+// small helpers its two source files share: graph_compiler.cpp (the walk, values, reorders, fusion
+// chains) and graph_compiler_ops.cpp (one oneDNN primitive builder per op family).
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "graph.hpp"
+#include "patterns.hpp"
+
+namespace vireo::cpu_plugin::detail {
+
+using dnnl::algorithm;
+using tag = dnnl::memory::format_tag;
+using dt = dnnl::memory::data_type;
+using Dims = dnnl::memory::dims;
+
+inline constexpr size_t kFoldBudgetBytes = 64u
+                                           << 20;  // compile-time evaluation of constant subgraphs
+inline constexpr size_t kMaxPostOps = 8;
+
+inline tag plain_tag(size_t rank) {
+    static const tag tags[] = {tag::a,    tag::a,     tag::ab,    tag::abc,
+                               tag::abcd, tag::abcde, tag::abcdef};
+    return rank < 7 ? tags[rank] : tag::undef;
+}
+
+inline tag channels_last_tag(size_t rank) {
+    return rank == 3 ? tag::acb : rank == 4 ? tag::acdb : rank == 5 ? tag::acdeb : tag::undef;
+}
+
+inline const char* layout_name(Layout layout, size_t rank) {
+    if (layout == Layout::kPlain) return rank == 4 ? "nchw" : "plain";
+    return rank == 4 ? "nhwc" : rank == 5 ? "ndhwc" : "nwc";
+}
+
+inline Dims dims_of(const Shape& shape) {
+    if (shape.empty()) return Dims{1};
+    return Dims(shape.begin(), shape.end());
+}
+
+inline bool is_f32(const Output& port) {
+    return port.get_element_type() == element::f32;
+}
+
+// Numbers of one constant: the scalar value when every element is equal.
+inline bool constant_scalar(const Tensor& t, float* value) {
+    if (t.get_element_type() != element::f32 || t.get_size() == 0) return false;
+    const float* p = static_cast<const float*>(t.data());
+    for (size_t i = 1; i < t.get_size(); ++i)
+        if (p[i] != p[0]) return false;
+    *value = p[0];
+    return true;
+}
+
+// True when `shape`, right-aligned to `rank`, is 1 everywhere except maybe at `axis` (== size).
+inline bool is_per_channel(const Shape& shape, size_t rank, size_t axis, size_t size) {
+    if (shape.size() > rank) return false;
+    const size_t lead = rank - shape.size();
+    for (size_t i = 0; i < shape.size(); ++i) {
+        const size_t d = shape[i];
+        if (lead + i == axis ? (d != size && d != 1) : d != 1) return false;
+    }
+    return true;
+}
+
+// What a fused chain may attach to: the primitive's destination as the graph sees it.
+struct FusionTarget {
+    size_t rank = 0;          // logical rank of the anchor's output
+    size_t channel_axis = 1;  // axis of per-channel operands (1 for conv, last for MatMul)
+    size_t channels = 0;
+    Layout layout = Layout::kPlain;
+    dnnl::memory::desc dst;  // the primitive's dst desc (full-tensor operands use it)
+    Dims channel_dims;       // dims of a per-channel operand as the primitive sees it
+    bool allow_bias = true;
+};
+
+struct FusedChain {
+    std::vector<NodePtr> nodes;      // absorbed consumers, in order
+    std::vector<std::string> types;  // what each link is, for the step's type ("Add", "Gelu")
+    std::vector<PostOp> post_ops;
+    Tensor bias;    // per-channel f32 bias, when the first link was one
+    Output output;  // the port whose value the fused step writes
+};
+
+class GraphCompiler {
+  public:
+    explicit GraphCompiler(std::shared_ptr<const Model> model) : m_model(std::move(model)) {
+        m_graph = std::make_shared<Graph>();
+        m_graph->model = m_model;
+    }
+
+    std::shared_ptr<const Graph> compile();
+
+  private:
+    size_t add_value(const Output& port, ValueKind kind, Layout layout = Layout::kPlain);
+    size_t value_of(const Output& port) const { return m_value_of.at(port); }
+    bool has_value(const Output& port) const { return m_value_of.count(port) != 0; }
+    dnnl::memory::desc desc_of(size_t value) const;
+    size_t in_layout(size_t value, Layout layout);
+    bool fold_constant(const NodePtr& node);
+    void add_reference_step(const NodePtr& node);
+    void add_state_step(const NodePtr& node);
+    void add_subgraph_step(const NodePtr& node);
+    bool try_convolution(const NodePtr& node);
+    bool try_matmul(const NodePtr& node);
+    bool try_pooling(const NodePtr& node);
+    bool try_softmax(const NodePtr& node);
+    bool try_layer_norm(const NodePtr& node);
+    FusedChain fuse_chain(const Output& start, const FusionTarget& target);
+    bool fuse_link(Node& consumer, size_t input, const FusionTarget& target, FusedChain& chain);
+    void add_dnnl_step(const NodePtr& anchor, const FusedChain& chain, std::shared_ptr<DnnlOp> op,
+                       Layout out_layout);
+    std::vector<Consumer> consumers(const Output& port) const {
+        auto it = m_consumers.find(port);
+        return it == m_consumers.end() ? std::vector<Consumer>{} : it->second;
+    }
+
+    std::shared_ptr<const Model> m_model;
+    std::shared_ptr<Graph> m_graph;
+    std::map<Output, size_t> m_value_of;
+    ConsumerMap m_consumers;
+    std::set<const Node*> m_absorbed;
+    std::map<std::pair<size_t, Layout>, size_t> m_converted;
+    std::map<std::string, size_t> m_variable_index;
+    std::vector<std::string> m_unsupported;
+};
+
+}  // namespace vireo::cpu_plugin::detail

@@ -1,0 +1,318 @@
+// Implements the oneDNN primitive builders of the graph compiler: convolution, MatMul, pooling,
+// softmax and layer normalization, each with the chain of ops fused after it.
+#include <algorithm>
+
+#include "graph_compiler_impl.hpp"
+
+namespace vireo::cpu_plugin::detail {
+namespace {
+
+struct Window {
+    Dims strides, dilations, pad_l, pad_r;
+};
+
+bool resolve_window(const Node& node, const Shape& in, const Shape& out,
+                    const std::vector<size_t>& kernel, const std::vector<int64_t>& dilations,
+                    Window* w) {
+    const size_t spatial = kernel.size();
+    const auto strides = node.get_attribute<std::vector<int64_t>>("strides");
+    auto pads_begin = node.get_attribute<std::vector<int64_t>>("pads_begin");
+    auto pads_end = node.get_attribute<std::vector<int64_t>>("pads_end");
+    const auto auto_pad = node.get_attribute<std::string>("auto_pad");
+    pads_begin.resize(spatial, 0);
+    pads_end.resize(spatial, 0);
+    for (size_t i = 0; i < spatial; ++i) {
+        const int64_t x = static_cast<int64_t>(in[2 + i]), y = static_cast<int64_t>(out[2 + i]);
+        const int64_t d = dilations.empty() ? 1 : dilations[i];
+        const int64_t extent = (static_cast<int64_t>(kernel[i]) - 1) * d + 1;
+        int64_t pl = pads_begin[i], pr_declared = pads_end[i];
+        if (auto_pad == "valid") {
+            pl = pr_declared = 0;
+        } else if (auto_pad == "same_upper" || auto_pad == "same_lower") {
+            const int64_t total = std::max<int64_t>(0, (y - 1) * strides[i] + extent - x);
+            pl = auto_pad == "same_upper" ? total / 2 : total - total / 2;
+            pr_declared = total - pl;
+        }
+        // The declared pads when they give the model's size (floor rounding); else the right pad
+        // that does (ceil rounding adds to it).
+        int64_t pr = pr_declared;
+        if ((x + pl + pr - extent) / strides[i] + 1 != y)
+            pr = (y - 1) * strides[i] + extent - x - pl;
+        if (pr < 0 || pl < 0 || (x + pl + pr - extent) / strides[i] + 1 != y) return false;
+        if (pr > pr_declared && node.get_type_name() == "AvgPool" &&
+            !node.get_attribute<bool>("exclude-pad"))
+            return false;  // ceil-mode overflow would count as padding in the average
+        w->strides.push_back(strides[i]);
+        w->dilations.push_back(d - 1);
+        w->pad_l.push_back(pl);
+        w->pad_r.push_back(pr);
+    }
+    return true;
+}
+
+// Row-major strides of `shape`, then the last two swapped when `transposed` (a view of the
+// stored [..., b, a] matrix as [..., a, b]).
+dnnl::memory::desc matrix_desc(const Shape& stored, bool transposed) {
+    Dims dims = dims_of(stored);
+    Dims strides(dims.size(), 1);
+    for (size_t i = dims.size() - 1; i-- > 0;) strides[i] = strides[i + 1] * dims[i + 1];
+    if (transposed) {
+        const size_t r = dims.size();
+        std::swap(dims[r - 1], dims[r - 2]);
+        std::swap(strides[r - 1], strides[r - 2]);
+    }
+    return dnnl::memory::desc(dims, dt::f32, strides);
+}
+
+}  // namespace
+
+bool GraphCompiler::try_convolution(const NodePtr& node) {
+    const bool grouped = node->get_type_name() == "GroupConvolution";
+    const Output& x = node->input_value(0);
+    const Output& wport = node->input_value(1);
+    if (!is_f32(x) || !is_f32(wport) || !is_f32(node->output(0))) return false;
+    if (m_graph->values[value_of(wport)].kind != ValueKind::kConstant) return false;
+    const Tensor weights = m_graph->values[value_of(wport)].constant;
+    const Shape in = x.get_shape(), out = node->get_output_shape(0), wshape = wport.get_shape();
+    const size_t rank = in.size();
+    if (rank < 3 || rank > 5) return false;
+    const size_t lead = grouped ? 3 : 2;
+    std::vector<size_t> kernel(wshape.begin() + lead, wshape.end());
+    Window w;
+    if (!resolve_window(*node, in, out, kernel,
+                        node->get_attribute<std::vector<int64_t>>("dilations"), &w))
+        return false;
+
+    const size_t src = in_layout(value_of(x), Layout::kChannelsLast);
+    const auto src_md = desc_of(src);
+    const dnnl::memory::desc dst_md(dims_of(out), dt::f32, channels_last_tag(rank));
+    const tag wtag = grouped ? (rank == 3   ? tag::abcd
+                                : rank == 4 ? tag::abcde
+                                            : tag::abcdef)
+                             : plain_tag(rank);
+    const dnnl::memory::desc w_plain(dims_of(wshape), dt::f32, wtag);
+    const dnnl::memory::desc w_any(dims_of(wshape), dt::f32, tag::any);
+
+    FusionTarget target;
+    target.rank = rank;
+    target.channel_axis = 1;
+    target.channels = out[1];
+    target.layout = Layout::kChannelsLast;
+    target.dst = dst_md;
+    target.channel_dims = Dims(rank, 1);
+    target.channel_dims[1] = static_cast<dnnl::memory::dim>(out[1]);
+    FusedChain chain = fuse_chain(node->output(0), target);
+
+    auto op = std::make_shared<DnnlOp>();
+    const auto attr = make_attr(chain.post_ops, op.get());
+    const dnnl::memory::desc bias_md =
+        chain.bias ? dnnl::memory::desc({static_cast<dnnl::memory::dim>(out[1])}, dt::f32, tag::a)
+                   : dnnl::memory::desc();
+    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                         algorithm::convolution_direct, src_md, w_any, bias_md,
+                                         dst_md, w.strides, w.dilations, w.pad_l, w.pad_r);
+    dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
+    op->primitive = dnnl::convolution_forward(pd);
+    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+    op->impl = pd.impl_info_str();
+    op->args.push_back({DNNL_ARG_SRC, true, src, src_md, {}});
+    op->args.push_back({DNNL_ARG_WEIGHTS,
+                        false,
+                        0,
+                        {},
+                        make_constant(w_plain, weights.data(), pd.weights_desc())});
+    if (chain.bias)
+        op->args.push_back({DNNL_ARG_BIAS,
+                            false,
+                            0,
+                            {},
+                            make_constant(bias_md, chain.bias.data(), pd.bias_desc())});
+    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
+    add_dnnl_step(node, chain, std::move(op), Layout::kChannelsLast);
+    return true;
+}
+
+bool GraphCompiler::try_matmul(const NodePtr& node) {
+    const Output& a = node->input_value(0);
+    const Output& b = node->input_value(1);
+    if (!is_f32(a) || !is_f32(b) || !is_f32(node->output(0))) return false;
+    const bool ta = node->get_attribute<bool>("transpose_a"),
+               tb = node->get_attribute<bool>("transpose_b");
+    const Shape as = a.get_shape(), bs = b.get_shape(), out = node->get_output_shape(0);
+    if (as.size() < 2 || bs.size() < 2 || out.empty()) return false;
+    const size_t bv = value_of(b);
+    const bool weights = m_graph->values[bv].kind == ValueKind::kConstant && bs.size() == 2 && !ta;
+    const size_t av = in_layout(value_of(a), Layout::kPlain);
+
+    dnnl::memory::desc src_md, w_md, dst_md, w_plain;
+    size_t N = out.back();
+    if (weights) {
+        // [..., K] x [K, N]: the leading axes of A fold into M, and the weights are reordered once.
+        const size_t K = as.back(), M = shape_size(as) / std::max<size_t>(K, 1);
+        src_md = dnnl::memory::desc({static_cast<long>(M), static_cast<long>(K)}, dt::f32, tag::ab);
+        w_plain = matrix_desc(bs, tb);
+        w_md = dnnl::memory::desc(w_plain.dims(), dt::f32, tag::any);
+        dst_md = dnnl::memory::desc({static_cast<long>(M), static_cast<long>(N)}, dt::f32, tag::ab);
+    } else {
+        if (as.size() != bs.size() || as.size() > 5) return false;
+        for (size_t i = 0; i + 2 < as.size(); ++i)
+            if (as[i] != bs[i] && as[i] != 1 && bs[i] != 1) return false;
+        src_md = matrix_desc(as, ta);
+        w_md = matrix_desc(bs, tb);
+        dst_md = dnnl::memory::desc(dims_of(out), dt::f32, plain_tag(out.size()));
+    }
+    FusionTarget target;
+    target.rank = out.size();
+    target.channel_axis = out.size() - 1;
+    target.channels = N;
+    target.layout = Layout::kPlain;
+    target.dst = dst_md;
+    target.channel_dims = Dims(dst_md.dims().size(), 1);
+    target.channel_dims.back() = static_cast<dnnl::memory::dim>(N);
+    target.allow_bias = weights;
+    FusedChain chain = fuse_chain(node->output(0), target);
+
+    auto op = std::make_shared<DnnlOp>();
+    const auto attr = make_attr(chain.post_ops, op.get());
+    const dnnl::memory::desc bias_md =
+        chain.bias ? dnnl::memory::desc({1, static_cast<long>(N)}, dt::f32, tag::ab)
+                   : dnnl::memory::desc();
+    dnnl::matmul::desc desc(src_md, w_md, bias_md, dst_md);
+    dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
+    op->primitive = dnnl::matmul(pd);
+    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+    op->impl = pd.impl_info_str();
+    op->args.push_back({DNNL_ARG_SRC, true, av, src_md, {}});
+    if (weights) {
+        const Tensor& wt = m_graph->values[bv].constant;
+        op->args.push_back(
+            {DNNL_ARG_WEIGHTS, false, 0, {}, make_constant(w_plain, wt.data(), pd.weights_desc())});
+    } else {
+        op->args.push_back({DNNL_ARG_WEIGHTS, true, in_layout(bv, Layout::kPlain), w_md, {}});
+    }
+    if (chain.bias)
+        op->args.push_back({DNNL_ARG_BIAS,
+                            false,
+                            0,
+                            {},
+                            make_constant(bias_md, chain.bias.data(), pd.bias_desc())});
+    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
+    add_dnnl_step(node, chain, std::move(op), Layout::kPlain);
+    return true;
+}
+
+bool GraphCompiler::try_pooling(const NodePtr& node) {
+    const std::string& type = node->get_type_name();
+    const Output& x = node->input_value(0);
+    if (!is_f32(x)) return false;
+    const size_t xv = value_of(x);
+    // Pooling pays only inside a channels-last region (after a convolution).
+    if (m_graph->values[xv].layout != Layout::kChannelsLast) return false;
+    std::vector<int64_t> dilations;
+    if (type == "MaxPool" && node->get_version() >= 8) {
+        if (!consumers(node->output(1)).empty()) return false;
+        dilations = node->get_attribute<std::vector<int64_t>>("dilations");
+        for (int64_t d : dilations)
+            if (d != 1) return false;
+    }
+    const Shape in = x.get_shape(), out = node->get_output_shape(0);
+    const auto k = node->get_attribute<std::vector<int64_t>>("kernel");
+    Window w;
+    if (!resolve_window(*node, in, out, std::vector<size_t>(k.begin(), k.end()), {}, &w))
+        return false;
+    algorithm alg = algorithm::pooling_max;
+    if (type == "AvgPool")
+        alg = node->get_attribute<bool>("exclude-pad") ? algorithm::pooling_avg_exclude_padding
+                                                       : algorithm::pooling_avg_include_padding;
+    const auto src_md = desc_of(xv);
+    const dnnl::memory::desc dst_md(dims_of(out), dt::f32, channels_last_tag(out.size()));
+    auto op = std::make_shared<DnnlOp>();
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference, alg, src_md, dst_md,
+                                     w.strides, to_dims(k), w.pad_l, w.pad_r);
+    dnnl::pooling_forward::primitive_desc pd(desc, attr, cpu_engine());
+    op->primitive = dnnl::pooling_forward(pd);
+    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+    op->impl = pd.impl_info_str();
+    op->args.push_back({DNNL_ARG_SRC, true, xv, src_md, {}});
+    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
+    FusedChain chain;
+    chain.output = node->output(0);
+    add_dnnl_step(node, chain, std::move(op), Layout::kChannelsLast);
+    return true;
+}
+
+bool GraphCompiler::try_softmax(const NodePtr& node) {
+    const Output& x = node->input_value(0);
+    if (!is_f32(x)) return false;
+    const Shape shape = x.get_shape();
+    int64_t axis = node->get_attribute<int64_t>("axis");
+    if (axis < 0) axis += static_cast<int64_t>(shape.size());
+    if (shape.empty() || axis < 0 || axis >= static_cast<int64_t>(shape.size())) return false;
+    const size_t xv = in_layout(value_of(x), Layout::kPlain);
+    const auto md = desc_of(xv);
+    auto op = std::make_shared<DnnlOp>();
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::softmax_forward::desc desc(dnnl::prop_kind::forward_inference, md,
+                                     static_cast<int>(axis));
+    dnnl::softmax_forward::primitive_desc pd(desc, attr, cpu_engine());
+    op->primitive = dnnl::softmax_forward(pd);
+    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+    op->impl = pd.impl_info_str();
+    op->args.push_back({DNNL_ARG_SRC, true, xv, md, {}});
+    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, md, {}});
+    FusedChain chain;
+    chain.output = node->output(0);
+    add_dnnl_step(node, chain, std::move(op), Layout::kPlain);
+    return true;
+}
+
+bool GraphCompiler::try_layer_norm(const NodePtr& node) {
+    const auto m = node->get_type_name() == "MVN" ? match_mvn(*node, m_consumers)
+                                                  : match_layer_norm(*node, m_consumers);
+    if (!m || !has_value(m->input)) return false;
+    const Shape shape = m->input.get_shape();
+    const size_t d = shape.back();
+    const size_t xv = in_layout(value_of(m->input), Layout::kPlain);
+    const auto md = desc_of(xv);
+    auto op = std::make_shared<DnnlOp>();
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    auto flags = dnnl::normalization_flags::none;
+    if (m->gamma) flags |= dnnl::normalization_flags::use_scale;
+    if (m->beta) flags |= dnnl::normalization_flags::use_shift;
+    dnnl::layer_normalization_forward::desc desc(dnnl::prop_kind::forward_inference, md, m->epsilon,
+                                                 flags);
+    dnnl::layer_normalization_forward::primitive_desc pd(desc, attr, cpu_engine());
+    op->primitive = dnnl::layer_normalization_forward(pd);
+    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+    op->impl = pd.impl_info_str();
+    op->args.push_back({DNNL_ARG_SRC, true, xv, md, {}});
+    const dnnl::memory::desc vec({static_cast<dnnl::memory::dim>(d)}, dt::f32, tag::a);
+    if (m->gamma)
+        op->args.push_back({DNNL_ARG_SCALE,
+                            false,
+                            0,
+                            {},
+                            make_constant(vec, m->gamma->get_constant_value().data(), vec)});
+    if (m->beta)
+        op->args.push_back({DNNL_ARG_SHIFT,
+                            false,
+                            0,
+                            {},
+                            make_constant(vec, m->beta->get_constant_value().data(), vec)});
+    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, md, {}});
+    FusedChain chain;
+    chain.output = m->output;
+    for (size_t i = 1; i < m->nodes.size(); ++i) {
+        chain.nodes.push_back(m->nodes[i]);
+        m_absorbed.insert(m->nodes[i].get());
+    }
+    add_dnnl_step(node, chain, std::move(op), Layout::kPlain);
+    m_graph->steps.back().type = "LayerNorm";
+    return true;
+}
+
+}  // namespace vireo::cpu_plugin::detail

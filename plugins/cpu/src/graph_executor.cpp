@@ -1,0 +1,213 @@
+// Implements GraphExecutor: binding a request's memory to a Graph and running its steps.
+#include "graph_executor.hpp"
+
+#include <omp.h>
+
+#include <cstdlib>
+
+#include "config.hpp"
+#include "vireo/op_registry.hpp"
+
+namespace vireo::cpu_plugin {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::shared_ptr<void> allocate(size_t bytes) {
+    if (bytes == 0) return {};
+    void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!p)
+        throw_error<Exception>(kDeviceName, ": cannot allocate ", bytes,
+                               " bytes of request memory");
+    return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+}
+
+Tensor read_value_source(const Step& step, const std::vector<Tensor>& ins,
+                         const std::vector<std::shared_ptr<VariableState>>& states) {
+    const VariableState& state = *states.at(step.variable);
+    return state.is_reset() && !ins.empty() ? ins[0] : state.get_state();
+}
+
+}  // namespace
+
+GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads)
+    : m_graph(std::move(graph)), m_threads(omp_threads), m_stream(cpu_engine()) {
+    const Graph& g = *m_graph;
+    m_values.resize(g.values.size());
+    m_staging.resize(g.parameter_values.size());
+    m_arena = allocate(g.arena_bytes);
+    m_scratchpad = allocate(g.scratchpad_bytes);
+    for (size_t id = 0; id < g.values.size(); ++id) {
+        const Value& v = g.values[id];
+        if (v.kind == ValueKind::kConstant) {
+            m_values[id] = v.constant;
+        } else if (v.kind == ValueKind::kComputed && !g.dynamic) {
+            m_values[id] =
+                Tensor(v.type, v.shape.to_shape(), static_cast<char*>(m_arena.get()) + v.offset);
+        }
+    }
+    m_step_inputs.resize(g.steps.size());
+    m_step_outputs.resize(g.steps.size());
+    m_args.resize(g.steps.size());
+    m_subgraphs.resize(g.steps.size());
+    for (size_t s = 0; s < g.steps.size(); ++s) {
+        const Step& step = g.steps[s];
+        m_step_inputs[s].resize(step.inputs.size());
+        m_step_outputs[s].resize(step.outputs.size());
+        if (!step.dnnl) continue;
+        auto& args = m_args[s];
+        for (const auto& a : step.dnnl->args) {
+            if (!a.is_value) {
+                args[a.arg] = a.constant;
+                continue;
+            }
+            const Value& v = g.values[a.value];
+            void* data = v.kind == ValueKind::kParameter ? nullptr : m_values[a.value].data();
+            args[a.arg] = dnnl::memory(a.desc, cpu_engine(), data);
+            if (v.kind == ValueKind::kParameter) m_input_args.push_back({s, a.arg, a.value});
+        }
+        if (step.dnnl->scratchpad_bytes != 0)
+            args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(
+                dnnl::memory::desc({static_cast<dnnl::memory::dim>(g.scratchpad_bytes)},
+                                   dnnl::memory::data_type::u8, dnnl::memory::format_tag::a),
+                cpu_engine(), m_scratchpad.get());
+    }
+}
+
+GraphExecutor::~GraphExecutor() = default;
+
+void GraphExecutor::run(const std::vector<Tensor>& inputs, const std::function<bool()>& stop,
+                        std::vector<StepTiming>* timings,
+                        const std::vector<std::shared_ptr<VariableState>>& states) {
+    const Graph& g = *m_graph;
+    omp_set_num_threads(m_threads);
+    for (size_t i = 0; i < g.parameter_values.size(); ++i) {
+        const Tensor& t = inputs.at(i);
+        if (t.is_remote() || !t.is_continuous()) {
+            if (!m_staging[i] || m_staging[i].get_shape() != t.get_shape())
+                m_staging[i] = Tensor(t.get_element_type(), t.get_shape());
+            t.copy_to(m_staging[i]);
+            m_values[g.parameter_values[i]] = m_staging[i];
+        } else {
+            m_values[g.parameter_values[i]] = t;
+        }
+    }
+    for (const auto& a : m_input_args)
+        m_args[a.step][a.arg].set_data_handle(m_values[a.value].data());
+    if (timings) timings->assign(g.steps.size(), StepTiming{});
+    m_stop = &stop;
+    for (size_t s = 0; s < g.steps.size(); ++s) {
+        if (stop && stop())
+            throw_error<Cancelled>(kDeviceName, ": inference cancelled before step ", s + 1, " of ",
+                                   g.steps.size(), " ('", g.steps[s].name, "')");
+        const auto start = timings ? Clock::now() : Clock::time_point{};
+        if (g.dynamic) {
+            run_dynamic_step(s, states);
+        } else {
+            run_step(s, states);
+        }
+        if (timings) {
+            (*timings)[s].executed = true;
+            (*timings)[s].real =
+                std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
+        }
+    }
+}
+
+void GraphExecutor::run_step(size_t s, const std::vector<std::shared_ptr<VariableState>>& states) {
+    const Step& step = m_graph->steps[s];
+    if (step.kind == StepKind::kDnnl) {
+        step.dnnl->primitive.execute(m_stream, m_args[s]);
+        m_stream.wait();
+        return;
+    }
+    auto& ins = m_step_inputs[s];
+    auto& outs = m_step_outputs[s];
+    for (size_t k = 0; k < ins.size(); ++k) ins[k] = m_values[step.inputs[k]];
+    for (size_t k = 0; k < outs.size(); ++k) outs[k] = m_values[step.outputs[k]];
+    switch (step.kind) {
+        case StepKind::kReference:
+            step.kernel->execute(ins, outs);
+            break;
+        case StepKind::kReadValue: {
+            const Tensor source = read_value_source(step, ins, states);
+            if (source.get_shape() != outs[0].get_shape())
+                throw_error<InvalidArgument>(kDeviceName, ": ", step.node->describe(),
+                                             ": variable '", states.at(step.variable)->get_name(),
+                                             "' holds shape ", source.get_shape(), ", expected ",
+                                             outs[0].get_shape());
+            source.copy_to(outs[0]);
+            break;
+        }
+        case StepKind::kAssign:
+            for (auto& out : outs) ins[0].copy_to(out);  // committed by finish()
+            break;
+        case StepKind::kDnnl:
+        case StepKind::kSubgraph:  // run by run_dynamic_step()
+            break;
+    }
+}
+
+void GraphExecutor::run_dynamic_step(size_t s,
+                                     const std::vector<std::shared_ptr<VariableState>>& states) {
+    const Step& step = m_graph->steps[s];
+    auto& ins = m_step_inputs[s];
+    auto& outs = m_step_outputs[s];
+    for (size_t k = 0; k < ins.size(); ++k) ins[k] = m_values[step.inputs[k]];
+    if (step.kind == StepKind::kSubgraph) {
+        if (!m_subgraphs[s]) m_subgraphs[s] = std::make_unique<SubgraphRunner>(step, m_threads);
+        auto outputs = m_subgraphs[s]->run(ins, *m_stop);
+        for (size_t k = 0; k < outs.size(); ++k) m_values[step.outputs[k]] = outputs.at(k);
+        return;
+    }
+    std::vector<Shape> shapes;
+    if (step.kind == StepKind::kReadValue) {
+        shapes.push_back(read_value_source(step, ins, states).get_shape());
+    } else if (step.kind == StepKind::kAssign) {
+        shapes.assign(outs.size(), ins[0].get_shape());
+    } else {
+        std::vector<InferInput> infer_inputs;
+        infer_inputs.reserve(ins.size());
+        for (const auto& t : ins)
+            infer_inputs.push_back({t.get_element_type(), PartialShape(t.get_shape()), t});
+        const auto inferred = step.node->get_op_def().infer(*step.node, infer_inputs);
+        for (size_t k = 0; k < outs.size(); ++k) {
+            if (k >= inferred.size() || !inferred[k].shape.is_static())
+                throw_error<InvalidArgument>(
+                    kDeviceName, ": ", step.node->describe(),
+                    ": shape inference on the actual inputs gave no static shape "
+                    "for output ",
+                    k);
+            shapes.push_back(inferred[k].shape.to_shape());
+        }
+    }
+    for (size_t k = 0; k < outs.size(); ++k) {
+        Tensor& t = m_values[step.outputs[k]];
+        if (!t || t.get_shape() != shapes[k])
+            t = Tensor(m_graph->values[step.outputs[k]].type, shapes[k]);
+    }
+    run_step(s, states);
+}
+
+void GraphExecutor::finish(std::vector<Tensor>& outputs,
+                           const std::vector<std::shared_ptr<VariableState>>& states) {
+    const Graph& g = *m_graph;
+    for (size_t j = 0; j < g.result_values.size(); ++j) {
+        const Tensor& src = m_values[g.result_values[j]];
+        Tensor& dst = outputs.at(j);
+        if (dst.get_shape() != src.get_shape()) {
+            try {
+                dst.set_shape(src.get_shape());
+            } catch (const Exception& e) {
+                throw_error<InvalidArgument>(kDeviceName, ": output ", j, " of shape ",
+                                             src.get_shape(), " does not fit its tensor of shape ",
+                                             dst.get_shape(), ": ", e.what());
+            }
+        }
+        src.copy_to(dst);
+    }
+    for (size_t s : g.assign_steps)
+        states.at(g.steps[s].variable)->commit(m_values[g.steps[s].inputs[0]]);
+}
+
+}  // namespace vireo::cpu_plugin

@@ -1,0 +1,78 @@
+// Declares GraphExecutor: one request's working memory for a compiled Graph and the loop that
+// runs its steps.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "graph.hpp"
+#include "subgraph_runner.hpp"
+#include "variable_state.hpp"
+
+namespace vireo::cpu_plugin {
+
+/// Time of one step of the last run (filled only when profiling is on).
+struct StepTiming {
+    bool executed = false;
+    std::chrono::microseconds real{0};
+};
+
+/// Runs a Graph for one request.
+///
+/// Static graphs: one arena of Graph::arena_bytes and one oneDNN scratchpad are allocated in the
+/// constructor, and every step's tensors and oneDNN memory objects are made there too, so a run
+/// allocates nothing (model inputs are used in place when they are contiguous host tensors, else
+/// copied). Dynamic graphs: each step's output shapes are inferred from its actual inputs and its
+/// outputs reallocated only when their shape changes.
+///
+/// Each run sets the calling thread's OpenMP team size to `omp_threads` first (oneDNN forks its
+/// team from the calling thread). Not thread-safe: one request uses it at a time.
+class GraphExecutor {
+  public:
+    GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads);
+    ~GraphExecutor();
+
+    /// Runs every step on `inputs` (per model input). `stop` is polled before each step; when it
+    /// returns true the run ends with Cancelled. `timings` (or null) receives per-step times.
+    void run(const std::vector<Tensor>& inputs, const std::function<bool()>& stop,
+             std::vector<StepTiming>* timings,
+             const std::vector<std::shared_ptr<VariableState>>& states);
+    /// After a successful run: copies each result into `outputs` (resized for dynamic shapes) and
+    /// commits the Assign values to `states`.
+    void finish(std::vector<Tensor>& outputs,
+                const std::vector<std::shared_ptr<VariableState>>& states);
+    const std::shared_ptr<const Graph>& graph() const { return m_graph; }
+    /// After a run: the value of model output `index` as computed (valid until the next run).
+    const Tensor& result(size_t index) const {
+        return m_values.at(m_graph->result_values.at(index));
+    }
+
+  private:
+    void run_step(size_t s, const std::vector<std::shared_ptr<VariableState>>& states);
+    void run_dynamic_step(size_t s, const std::vector<std::shared_ptr<VariableState>>& states);
+
+    std::shared_ptr<const Graph> m_graph;
+    int m_threads;
+    std::shared_ptr<void> m_arena;
+    std::shared_ptr<void> m_scratchpad;
+    dnnl::stream m_stream;
+    std::vector<Tensor> m_values;   // the current tensor of each value
+    std::vector<Tensor> m_staging;  // per model input: contiguous copy when the user's is not
+    std::vector<std::vector<Tensor>> m_step_inputs, m_step_outputs;
+    // Static graphs: per oneDNN step, its argument map, and the arguments bound to model inputs
+    // (their data handle is set at each run).
+    std::vector<std::unordered_map<int, dnnl::memory>> m_args;
+    struct InputArg {
+        size_t step;
+        int arg;
+        size_t value;
+    };
+    std::vector<InputArg> m_input_args;
+    std::vector<std::unique_ptr<SubgraphRunner>> m_subgraphs;  // per step, made on first use
+    const std::function<bool()>* m_stop = nullptr;             // of the current run
+};
+
+}  // namespace vireo::cpu_plugin

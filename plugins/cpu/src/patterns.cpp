@@ -1,0 +1,213 @@
+// Implements the pattern matchers of the CPU graph compiler.
+#include "patterns.hpp"
+
+#include <cmath>
+
+namespace vireo::cpu_plugin {
+namespace {
+
+const std::vector<Consumer>& uses_of(const Output& port, const ConsumerMap& consumers) {
+    static const std::vector<Consumer> none;
+    auto it = consumers.find(port);
+    return it == consumers.end() ? none : it->second;
+}
+
+// The only consumer of `port` when it has exactly one and is of `type`.
+Node* only_consumer(const Output& port, const ConsumerMap& consumers, const char* type) {
+    const auto& uses = uses_of(port, consumers);
+    if (uses.size() != 1 || uses[0].node->get_type_name() != type) return nullptr;
+    return uses[0].node;
+}
+
+// The input of binary `node` that is not `port` (nullopt when `port` is not an input).
+std::optional<Output> other_input(const Node& node, const Output& port) {
+    if (node.get_input_size() != 2) return std::nullopt;
+    if (node.input_value(0) == port) return node.input_value(1);
+    if (node.input_value(1) == port) return node.input_value(0);
+    return std::nullopt;
+}
+
+bool near(std::optional<float> v, float expected) {
+    return v && std::fabs(*v - expected) <= 1e-3f * std::fabs(expected);
+}
+
+NodePtr shared(Node* n) {
+    return n->shared_from_this();
+}
+
+// ReduceMean over the last axis only, keeping it.
+bool is_last_axis_mean(Node& node) {
+    if (node.get_type_name() != "ReduceMean" || !node.get_attribute<bool>("keep_dims"))
+        return false;
+    const Node* axes = node.input_value(1).get_node();
+    const auto& ps = node.input_value(0).get_partial_shape();
+    if (axes->get_type_name() != "Constant" || !ps.rank_is_static()) return false;
+    const Tensor& t = axes->get_constant_value();
+    if (t.get_size() != 1) return false;
+    int64_t axis = 0;
+    if (t.get_element_type() == element::i64)
+        axis = t.data<int64_t>()[0];
+    else if (t.get_element_type() == element::i32)
+        axis = t.data<int32_t>()[0];
+    else
+        return false;
+    const int64_t rank = static_cast<int64_t>(ps.size());
+    return axis == -1 || axis == rank - 1;
+}
+
+// A Constant of f32 values along the last axis only ([D], [1, D], [1, 1, D]...).
+bool last_axis_constant(const Output& port, size_t d) {
+    const Node* n = port.get_node();
+    if (n->get_type_name() != "Constant" || port.get_element_type() != element::f32) return false;
+    const Shape shape = port.get_shape();
+    if (shape.empty() || shape.back() != d) return false;
+    for (size_t i = 0; i + 1 < shape.size(); ++i)
+        if (shape[i] != 1) return false;
+    return true;
+}
+
+// Appends the "* gamma + beta" that follows a normalization (each optional) to `m`.
+void extend_with_affine(LayerNormMatch& m, size_t d, const ConsumerMap& consumers) {
+    const PartialShape& shape = m.input.get_partial_shape();
+    if (Node* mul = only_consumer(m.output, consumers, "Multiply")) {
+        const auto g = other_input(*mul, m.output);
+        if (g && last_axis_constant(*g, d) && mul->get_output_partial_shape(0) == shape) {
+            m.gamma = g->get_node_shared_ptr();
+            m.nodes.push_back(shared(mul));
+            m.output = mul->output(0);
+        }
+    }
+    if (Node* add = only_consumer(m.output, consumers, "Add")) {
+        const auto b = other_input(*add, m.output);
+        if (b && last_axis_constant(*b, d) && add->get_output_partial_shape(0) == shape) {
+            m.beta = b->get_node_shared_ptr();
+            m.nodes.push_back(shared(add));
+            m.output = add->output(0);
+        }
+    }
+}
+
+}  // namespace
+
+std::optional<float> scalar_constant(const Output& port) {
+    const Node* n = port.get_node();
+    if (n->get_type_name() != "Constant" || port.get_element_type() != element::f32)
+        return std::nullopt;
+    const Tensor& t = n->get_constant_value();
+    if (t.get_size() == 0) return std::nullopt;
+    const float* p = static_cast<const float*>(t.data());
+    for (size_t i = 1; i < t.get_size(); ++i)
+        if (p[i] != p[0]) return std::nullopt;
+    return p[0];
+}
+
+std::optional<PatternMatch> match_gelu_erf(const Output& x, const ConsumerMap& consumers) {
+    const auto& uses = uses_of(x, consumers);
+    if (uses.size() != 2) return std::nullopt;
+    for (const auto& scale_use : uses) {
+        Node* scale = scale_use.node;
+        const bool div = scale->get_type_name() == "Divide" && scale_use.input == 0 &&
+                         near(scalar_constant(scale->input_value(1)), std::sqrt(2.f));
+        const auto other = other_input(*scale, x);
+        const bool mul = scale->get_type_name() == "Multiply" && other &&
+                         near(scalar_constant(*other), std::sqrt(0.5f));
+        if (!div && !mul) continue;
+        Node* erf = only_consumer(scale->output(0), consumers, "Erf");
+        if (!erf) continue;
+        Node* one = only_consumer(erf->output(0), consumers, "Add");
+        if (!one || !near(scalar_constant(*other_input(*one, erf->output(0))), 1.f)) continue;
+        Node* product = only_consumer(one->output(0), consumers, "Multiply");
+        if (!product) continue;
+        const Output factor = *other_input(*product, one->output(0));
+        Node* second = uses[0].node == scale ? uses[1].node : uses[0].node;
+        if (factor == x && second == product) {
+            // x * (1 + erf) * 0.5
+            Node* half = only_consumer(product->output(0), consumers, "Multiply");
+            if (!half || !near(scalar_constant(*other_input(*half, product->output(0))), 0.5f))
+                continue;
+            return PatternMatch{
+                {shared(scale), shared(erf), shared(one), shared(product), shared(half)},
+                half->output(0)};
+        }
+        // (x * 0.5) * (1 + erf)
+        if (factor.get_node() == second && second->get_type_name() == "Multiply" &&
+            near(scalar_constant(*other_input(*second, x)), 0.5f) &&
+            only_consumer(second->output(0), consumers, "Multiply") == product)
+            return PatternMatch{
+                {shared(scale), shared(erf), shared(one), shared(second), shared(product)},
+                product->output(0)};
+    }
+    return std::nullopt;
+}
+
+std::optional<LayerNormMatch> match_layer_norm(Node& mean, const ConsumerMap& consumers) {
+    if (!is_last_axis_mean(mean)) return std::nullopt;
+    const Output x = mean.input_value(0);
+    if (x.get_element_type() != element::f32 || !x.get_partial_shape().is_static())
+        return std::nullopt;
+    const size_t d = x.get_shape().back();
+    Node* sub = only_consumer(mean.output(0), consumers, "Subtract");
+    if (!sub || sub->input_value(0) != x) return std::nullopt;
+    const auto& diff_uses = uses_of(sub->output(0), consumers);
+    if (diff_uses.size() != 2) return std::nullopt;
+    Node* square = nullptr;
+    Node* divide = nullptr;
+    for (const auto& u : diff_uses) {
+        if (u.node->get_type_name() == "Power" && u.input == 0 &&
+            near(scalar_constant(u.node->input_value(1)), 2.f))
+            square = u.node;
+        else if (u.node->get_type_name() == "Divide" && u.input == 0)
+            divide = u.node;
+    }
+    if (!square || !divide) return std::nullopt;
+    const auto& var_uses = uses_of(square->output(0), consumers);
+    if (var_uses.size() != 1 || !is_last_axis_mean(*var_uses[0].node)) return std::nullopt;
+    Node* variance = var_uses[0].node;
+    Node* add_eps = only_consumer(variance->output(0), consumers, "Add");
+    if (!add_eps) return std::nullopt;
+    const auto eps = scalar_constant(*other_input(*add_eps, variance->output(0)));
+    Node* sqrt = only_consumer(add_eps->output(0), consumers, "Sqrt");
+    if (!eps || !sqrt || divide->input_value(1) != sqrt->output(0)) return std::nullopt;
+    if (uses_of(sqrt->output(0), consumers).size() != 1) return std::nullopt;
+
+    LayerNormMatch m;
+    m.input = x;
+    m.epsilon = *eps;
+    m.nodes = {shared(&mean),   shared(sub),  shared(square), shared(variance),
+               shared(add_eps), shared(sqrt), shared(divide)};
+    m.output = divide->output(0);
+    extend_with_affine(m, d, consumers);
+    return m;
+}
+
+std::optional<LayerNormMatch> match_mvn(Node& mvn, const ConsumerMap& consumers) {
+    if (mvn.get_type_name() != "MVN" || mvn.get_version() < 6) return std::nullopt;
+    if (!mvn.get_attribute<bool>("normalize_variance") ||
+        mvn.get_attribute<std::string>("eps_mode") != "inside_sqrt")
+        return std::nullopt;
+    const Output x = mvn.input_value(0);
+    if (x.get_element_type() != element::f32 || !x.get_partial_shape().is_static())
+        return std::nullopt;
+    const Node* axes = mvn.input_value(1).get_node();
+    if (axes->get_type_name() != "Constant") return std::nullopt;
+    const Tensor& t = axes->get_constant_value();
+    const int64_t rank = static_cast<int64_t>(x.get_shape().size());
+    int64_t axis = 0;
+    if (t.get_size() != 1) return std::nullopt;
+    if (t.get_element_type() == element::i64)
+        axis = t.data<int64_t>()[0];
+    else if (t.get_element_type() == element::i32)
+        axis = t.data<int32_t>()[0];
+    else
+        return std::nullopt;
+    if (axis != -1 && axis != rank - 1) return std::nullopt;
+    LayerNormMatch m;
+    m.input = x;
+    m.epsilon = static_cast<float>(mvn.get_attribute<double>("eps"));
+    m.nodes = {shared(&mvn)};
+    m.output = mvn.output(0);
+    extend_with_affine(m, x.get_shape().back(), consumers);
+    return m;
+}
+
+}  // namespace vireo::cpu_plugin

@@ -1,0 +1,189 @@
+// Implements Plugin: properties, compile, import and query for the CPU device.
+#include "plugin.hpp"
+
+#include <dlfcn.h>
+
+#include <sstream>
+
+#include "compiled_model.hpp"
+#include "graph_compiler.hpp"
+#include "subgraph_runner.hpp"
+#include "vireo/ir.hpp"
+#include "vireo/reference/kernel.hpp"
+#include "vireo/sdk/executor_manager.hpp"
+#include "vireo/sdk/plugin_entry.hpp"
+
+#ifndef VIREO_PLUGIN_VERSION
+#define VIREO_PLUGIN_VERSION "0.0.0"
+#endif
+
+namespace vireo::cpu_plugin {
+namespace {
+
+constexpr const char* kFullName = "Vireo CPU (oneDNN)";
+constexpr const char* kBlobMagic = "VIREO_CPU_BLOB";
+
+std::vector<PropertyName> ro_properties() {
+    return {supported_properties, available_devices, device::full_name, device::capabilities};
+}
+
+std::vector<PropertyName> all_properties() {
+    auto keys = ro_properties();
+    for (const auto& rw : Config::rw_properties()) keys.push_back(rw);
+    return keys;
+}
+
+// Reads "<size>\n<bytes>" as written by CompiledModel::export_model.
+std::string read_section(std::istream& in, const char* what) {
+    size_t size = 0;
+    if (!(in >> size) || in.get() != '\n')
+        throw_error<InvalidArgument>(kDeviceName, ": the blob is damaged (no size of its ", what,
+                                     ")");
+    std::string bytes(size, '\0');
+    if (size != 0 && !in.read(&bytes[0], static_cast<std::streamsize>(size)))
+        throw_error<InvalidArgument>(kDeviceName, ": the blob is damaged (its ", what,
+                                     " is cut short)");
+    return bytes;
+}
+
+}  // namespace
+
+Plugin::Plugin() {
+    set_device_name(kDeviceName);
+    // oneDNN's OpenMP worker threads outlive every call into it: if unload_plugin took libgomp
+    // and libdnnl down with this module, those idle threads would wake into unmapped code. The
+    // two libraries (loaded with this module) stay loaded; this module itself still unloads.
+    for (const char* lib : {"libgomp.so.1", "libdnnl.so.2"})
+        dlopen(lib, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
+Plugin::~Plugin() {
+    // Idle executors of this plugin's models would otherwise outlive the library's code.
+    sdk::ExecutorManager::get()->clear("CpuStreams");
+}
+
+const char* Plugin::version() {
+    return VIREO_PLUGIN_VERSION;
+}
+
+Config Plugin::config_with(const AnyMap& properties) const {
+    Config config;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        config = m_config;
+    }
+    config.apply(properties, /*skip_core_keys=*/true);
+    return config;
+}
+
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> model,
+                                                     const Config& config,
+                                                     bool loaded_from_cache) const {
+    const OmpTeamScope team(config.omp_threads_per_stream());
+    auto graph = compile_graph(model);
+    auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
+    return std::make_shared<CompiledModel>(std::move(model), std::move(graph), self, config,
+                                           loaded_from_cache);
+}
+
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
+    const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
+    if (!model) throw_error<InvalidArgument>(kDeviceName, ": compile_model got no model");
+    const Config config = config_with(properties);
+    return compile(model->clone(), config, false);
+}
+
+std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& in,
+                                                          const AnyMap& properties) const {
+    std::string magic, blob_version;
+    std::getline(in, magic);
+    std::getline(in, blob_version);
+    if (magic != kBlobMagic)
+        throw_error<InvalidArgument>(kDeviceName, ": the blob was not exported by the CPU plugin");
+    if (blob_version != version())
+        throw_error<InvalidArgument>(kDeviceName, ": the blob was exported by CPU plugin version ",
+                                     blob_version, ", this is version ", version());
+    Config config = config_with({});
+    std::istringstream props(read_section(in, "properties"));
+    AnyMap saved;
+    for (std::string line; std::getline(props, line);) {
+        const auto eq = line.find('=');
+        if (eq != std::string::npos) saved[line.substr(0, eq)] = line.substr(eq + 1);
+    }
+    config.apply(saved, true);
+    config.apply(properties, true);
+    const std::string xml = read_section(in, "model");
+    const std::string bin = read_section(in, "weights");
+    Tensor weights;
+    if (!bin.empty()) {
+        weights = Tensor(element::u8, Shape{bin.size()});
+        std::copy(bin.begin(), bin.end(), static_cast<char*>(weights.data()));
+    }
+    std::shared_ptr<Model> model;
+    try {
+        model = read_model_from_string(xml, weights);
+    } catch (const Exception& e) {
+        throw_error<InvalidArgument>(kDeviceName, ": the blob's model cannot be read: ", e.what());
+    }
+    const bool from_cache = get_or<bool>(properties, loaded_from_cache.name(), false);
+    return compile(std::move(model), config, from_cache);
+}
+
+namespace {
+
+// A sub-graph op runs when the runner takes its port maps and every op of its bodies runs.
+bool runs_here(const Node& node) {
+    const std::string& type = node.get_type_name();
+    if (type != "If" && type != "Loop") return reference::KernelRegistry::instance().supports(node);
+    if (node.get_bodies().empty() || !SubgraphRunner::unsupported_reason(node).empty())
+        return false;
+    for (const auto& body : node.get_bodies())
+        for (const auto& op : body->get_ordered_ops())
+            if (!runs_here(*op)) return false;
+    return true;
+}
+
+}  // namespace
+
+sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model,
+                                         const AnyMap& properties) const {
+    if (!model) throw_error<InvalidArgument>(kDeviceName, ": query_model got no model");
+    config_with(properties);  // validates the properties
+    sdk::SupportedOpsMap supported;
+    for (const auto& node : model->get_ordered_ops())
+        if (runs_here(*node)) supported[node->get_friendly_name()] = get_device_name();
+    return supported;
+}
+
+void Plugin::set_property(const AnyMap& properties) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    for (const auto& [key, value] : properties)
+        for (const auto& ro : ro_properties())
+            if (key == ro)
+                throw_error<InvalidArgument>(kDeviceName, ": property ", key, " is read-only");
+    Config updated = m_config;
+    updated.apply(properties, /*skip_core_keys=*/false);
+    m_config = updated;
+}
+
+Any Plugin::get_property(const std::string& name, const AnyMap& /*arguments*/) const {
+    if (name == supported_properties.name()) return all_properties();
+    if (name == available_devices.name()) return std::vector<std::string>{""};
+    if (name == device::full_name.name()) return std::string(kFullName);
+    if (name == device::capabilities.name()) {
+        namespace cap = device::capability;
+        return std::vector<std::string>{cap::kFP32, cap::kExportImport, cap::kDynamicShapes,
+                                        cap::kStates, cap::kProfiling};
+    }
+    std::lock_guard<std::mutex> lock(m_mutex);
+    try {
+        return m_config.get(name);
+    } catch (const NotFound&) {
+        throw_error<NotFound>(kDeviceName, ": unsupported property ", name,
+                              " (supported: ", list_keys(all_properties()), ")");
+    }
+}
+
+}  // namespace vireo::cpu_plugin
+
+VIREO_DEFINE_PLUGIN(vireo::cpu_plugin::Plugin, VIREO_PLUGIN_VERSION)

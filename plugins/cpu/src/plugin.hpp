@@ -1,0 +1,52 @@
+// Declares Plugin, the CPU device: compiles models with the oneDNN graph compiler and runs them on
+// host streams.
+#pragma once
+
+#include <memory>
+#include <mutex>
+
+#include "config.hpp"
+#include "vireo/sdk/iplugin.hpp"
+
+namespace vireo::cpu_plugin {
+
+/// The CPU plugin: one device instance (available_devices {""}).
+///
+/// Properties: RW PERFORMANCE_HINT, NUM_STREAMS, INFERENCE_NUM_THREADS,
+/// PERFORMANCE_HINT_NUM_REQUESTS, PERF_COUNT, DEVICE_ID ("" or "0"); RO FULL_DEVICE_NAME,
+/// OPTIMIZATION_CAPABILITIES, SUPPORTED_PROPERTIES, AVAILABLE_DEVICES. Unknown key -> NotFound
+/// listing the supported ones; bad value -> InvalidArgument naming key and value.
+///
+/// Thread safety: every method may be called concurrently (the settings are under a mutex).
+class Plugin : public sdk::IPlugin {
+  public:
+    Plugin();
+    ~Plugin() override;
+
+    /// Clones the model and compiles it (graph_compiler.hpp). Throws NotImplemented naming every
+    /// op that cannot run, in one message.
+    std::shared_ptr<sdk::ICompiledModel> compile_model(const std::shared_ptr<const Model>& model,
+                                                       const AnyMap& properties) const override;
+    /// Reads what CompiledModel::export_model wrote and compiles it again. Throws InvalidArgument
+    /// for a blob of another plugin or version, or a damaged one.
+    std::shared_ptr<sdk::ICompiledModel> import_model(std::istream& blob,
+                                                      const AnyMap& properties) const override;
+    /// Every op (by friendly name) that has a reference kernel; If and Loop when every op of their
+    /// bodies does and their Loop slicing is supported (subgraph_runner.hpp).
+    sdk::SupportedOpsMap query_model(const std::shared_ptr<const Model>& model,
+                                     const AnyMap& properties) const override;
+    void set_property(const AnyMap& properties) override;
+    Any get_property(const std::string& name, const AnyMap& arguments) const override;
+
+    static const char* version();
+
+  private:
+    Config config_with(const AnyMap& properties) const;
+    std::shared_ptr<sdk::ICompiledModel> compile(std::shared_ptr<Model> model, const Config& config,
+                                                 bool loaded_from_cache) const;
+
+    mutable std::mutex m_mutex;
+    Config m_config;
+};
+
+}  // namespace vireo::cpu_plugin

@@ -1,0 +1,49 @@
+// Implements VariableState: reset, user writes and Assign commits.
+#include "variable_state.hpp"
+
+#include <cstring>
+
+namespace vireo::cpu_plugin {
+namespace {
+
+Shape zero_shape(const PartialShape& shape) {
+    if (!shape.rank_is_static()) return Shape{0};
+    Shape out;
+    for (const auto& d : shape)
+        out.push_back(d.is_static() ? static_cast<size_t>(d.get_length()) : 0);
+    return out;
+}
+
+}  // namespace
+
+VariableState::VariableState(const VariableInfo& info)
+    : IVariableState(info.id, Tensor(info.type, zero_shape(info.shape)), info.shape),
+      m_info(info) {}
+
+void VariableState::reset() {
+    const Shape initial = zero_shape(m_info.shape);
+    if (m_state.get_shape() != initial) m_state.set_shape(initial);
+    if (m_state.get_byte_size() != 0) std::memset(m_state.data(), 0, m_state.get_byte_size());
+    m_reset = true;
+}
+
+void VariableState::set_state(const Tensor& state) {
+    if (!state)
+        throw_error<InvalidArgument>("variable '", m_name, "': set_state got an empty tensor");
+    if (state.get_element_type() != m_info.type)
+        throw_error<InvalidArgument>("variable '", m_name, "': set_state got element type ",
+                                     state.get_element_type(), ", expected ", m_info.type);
+    if (!m_info.shape.relaxes(PartialShape(state.get_shape())))
+        throw_error<InvalidArgument>("variable '", m_name, "': set_state got shape ",
+                                     state.get_shape(), ", expected a shape that fits ",
+                                     m_info.shape);
+    commit(state);
+}
+
+void VariableState::commit(const Tensor& value) {
+    if (m_state.get_shape() != value.get_shape()) m_state.set_shape(value.get_shape());
+    value.copy_to(m_state);
+    mark_written();
+}
+
+}  // namespace vireo::cpu_plugin

@@ -1,0 +1,206 @@
+// Fusion correctness: each pattern the graph compiler fuses gives TEMPLATE's results on random
+// inputs, and the profile shows the fused step (and no more reorders than the layouts need).
+#include <gtest/gtest.h>
+
+#include <iostream>
+
+#include "test_utils.hpp"
+#include "vireo/ops.hpp"
+
+namespace vireo::cpu_test {
+namespace {
+
+using ModelPtr = std::shared_ptr<Model>;
+
+NodePtr weights(const Shape& shape, unsigned seed, float scale = 0.3f) {
+    return op::constant(random_tensor(shape, seed, -scale, scale));
+}
+
+NodePtr conv(const Output& x, size_t out_channels, size_t in_channels, size_t k, unsigned seed,
+             int64_t stride = 1) {
+    const int64_t pad = static_cast<int64_t>(k / 2);
+    return op::convolution(x, weights({out_channels, in_channels, k, k}, seed), {stride, stride},
+                           {pad, pad}, {pad, pad}, {1, 1});
+}
+
+ModelPtr single_output(const Output& y, const NodePtr& x) {
+    return std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "fusion");
+}
+
+// Rows of the profile whose type is exactly `type`.
+size_t rows_of_type(const std::vector<ProfilingInfo>& rows, const std::string& type) {
+    size_t n = 0;
+    for (const auto& r : rows) n += r.node_type == type;
+    if (n == 0)
+        for (const auto& r : rows)
+            std::cout << "  profile row: " << r.node_name << " [" << r.node_type << "] "
+                      << r.exec_type << "\n";
+    return n;
+}
+
+TEST(Fusion, ConvBiasRelu) {
+    auto x = op::parameter(element::f32, {1, 8, 10, 10}, "x");
+    auto c = conv(x, 16, 8, 3, 1);
+    auto b = op::add(c, weights({1, 16, 1, 1}, 2));
+    auto y = op::relu(b);
+    c->set_friendly_name("conv1");
+    b->set_friendly_name("bias");
+    y->set_friendly_name("relu");
+    auto model = single_output(y, x);
+    expect_matches_template(model);
+    const auto rows = cpu_profile(model);
+    ASSERT_EQ(rows_of_type(rows, "Convolution+Add+Relu"), 1u);
+    for (const auto& r : rows)
+        if (r.node_type == "Convolution+Add+Relu") {
+            EXPECT_EQ(r.node_name, "conv1+bias+relu");
+            EXPECT_NE(r.exec_type.find("nhwc"), std::string::npos) << r.exec_type;
+        }
+    EXPECT_EQ(rows_of_type(rows, "Reorder"), 2u);  // into NHWC at the input, back at the output
+    EXPECT_EQ(rows.size(), 3u);
+}
+
+TEST(Fusion, ClampBoundsAreKept) {
+    auto x = op::parameter(element::f32, {2, 4, 9, 9}, "x");
+    // Wide inputs so many values land on and beyond both bounds.
+    auto y = op::clamp(conv(x, 8, 4, 3, 3), -0.25, 0.5);
+    auto model = single_output(y, x);
+    expect_matches_template(model, 1e-5, 1e-6);
+    EXPECT_EQ(rows_of_type(cpu_profile(model), "Convolution+Clamp"), 1u);
+}
+
+TEST(Fusion, DepthwiseConvWithRelu6AndResidual) {
+    // MobileNet-V2's block: 1x1 expand + Clamp(0, 6), 3x3 depthwise + Clamp, 1x1 project, + input.
+    auto x = op::parameter(element::f32, {1, 8, 12, 12}, "x");
+    auto in = conv(x, 8, 8, 1, 4);  // the block input lives in NHWC
+    auto e = op::clamp(conv(in, 24, 8, 1, 5), 0, 6);
+    auto dw = op::clamp(
+        op::group_convolution(e, weights({24, 1, 1, 3, 3}, 6), {1, 1}, {1, 1}, {1, 1}, {1, 1}), 0,
+        6);
+    auto p = conv(dw, 8, 24, 1, 7);
+    auto y = op::add(p, in);
+    auto model = single_output(y, x);
+    expect_matches_template(model);
+    const auto rows = cpu_profile(model);
+    EXPECT_EQ(rows_of_type(rows, "GroupConvolution+Clamp"), 1u);
+    EXPECT_EQ(rows_of_type(rows, "Convolution+Add"), 1u);  // the residual add as a post-op
+    EXPECT_EQ(rows_of_type(rows, "Reorder"), 2u);
+}
+
+TEST(Fusion, ActivationsOnConvolution) {
+    for (const std::string type : {"Sigmoid", "Tanh", "HSwish", "Swish"}) {
+        auto x = op::parameter(element::f32, {1, 3, 8, 8}, "x");
+        auto y =
+            type == "Swish" ? op::swish(conv(x, 6, 3, 3, 8)) : op::unary(type, conv(x, 6, 3, 3, 8));
+        auto model = single_output(y, x);
+        SCOPED_TRACE(type);
+        expect_matches_template(model);
+        EXPECT_EQ(rows_of_type(cpu_profile(model), "Convolution+" + type), 1u);
+    }
+}
+
+TEST(Fusion, SwishWithBeta) {
+    auto x = op::parameter(element::f32, {1, 3, 8, 8}, "x");
+    auto y = op::swish(conv(x, 6, 3, 3, 9), op::constant<float>(element::f32, {}, {1.7f}));
+    auto model = single_output(y, x);
+    expect_matches_template(model);
+    EXPECT_EQ(rows_of_type(cpu_profile(model), "Convolution+Swish"), 1u);
+}
+
+ModelPtr dense_gelu(const std::string& mode, const Shape& in, const Shape& bias_shape) {
+    auto x = op::parameter(element::f32, PartialShape(in), "x");
+    auto m = op::matmul(x, weights({32, 16}, 10));
+    auto y = op::gelu(op::add(m, weights(bias_shape, 11)), mode);
+    return single_output(y, x);
+}
+
+TEST(Fusion, GeluErfAndTanhOnMatMul) {
+    for (const std::string mode : {"erf", "tanh"}) {
+        SCOPED_TRACE(mode);
+        auto model = dense_gelu(mode, {4, 32}, {16});
+        expect_matches_template(model);
+        EXPECT_EQ(rows_of_type(cpu_profile(model), "MatMul+Add+Gelu"), 1u);
+    }
+    // The two modes really differ: CPU's erf result is not TEMPLATE's tanh result.
+    Core core = make_core();
+    const Tensor input = random_tensor({4, 32}, 12, -4.f, 4.f);
+    const auto erf = run_model(core, dense_gelu("erf", {4, 32}, {16}), "CPU", {input});
+    const auto tanh = run_model(core, dense_gelu("tanh", {4, 32}, {16}), "TEMPLATE", {input});
+    EXPECT_FALSE(all_close(erf[0], tanh[0], 0, 1e-7));
+}
+
+TEST(Fusion, BroadcastBiasShapes) {
+    for (const Shape& bias : {Shape{16}, Shape{1, 16}, Shape{1, 1, 16}}) {
+        auto model = dense_gelu("erf", {2, 5, 32}, bias);
+        expect_matches_template(model);
+    }
+    // A conv bias of shape [C, 1, 1] is per channel; [W] broadcasts along the last axis instead and
+    // must not be taken for a bias.
+    for (const Shape& bias : {Shape{16, 1, 1}, Shape{16}, Shape{1}}) {
+        auto x = op::parameter(element::f32, {1, 4, 16, 16}, "x");
+        auto model = single_output(op::relu(op::add(conv(x, 16, 4, 3, 13), weights(bias, 14))), x);
+        expect_matches_template(model);
+    }
+}
+
+TEST(Fusion, ResidualAddAfterTwoConvolutions) {
+    // ResNet's basic block: relu(conv2(relu(conv1(x))) + x).
+    auto x = op::parameter(element::f32, {2, 16, 8, 8}, "x");
+    auto stem = op::relu(conv(x, 16, 16, 3, 15));
+    auto c1 = op::relu(op::add(conv(stem, 16, 16, 3, 16), weights({1, 16, 1, 1}, 17)));
+    auto c2 = op::add(conv(c1, 16, 16, 3, 18), weights({1, 16, 1, 1}, 19));
+    auto y = op::relu(op::add(c2, stem));
+    auto model = single_output(y, x);
+    expect_matches_template(model);
+    EXPECT_EQ(rows_of_type(cpu_profile(model), "Convolution+Add+Add+Relu"), 1u);
+}
+
+TEST(Fusion, ScalarArithmeticAfterMatMul) {
+    auto x = op::parameter(element::f32, {3, 32}, "x");
+    auto m = op::matmul(x, weights({16, 32}, 20), false, true);  // weights stored [N, K]
+    auto y = op::subtract(op::multiply(m, op::constant<float>(element::f32, {}, {0.125f})),
+                          op::constant<float>(element::f32, {1}, {0.5f}));
+    auto model = single_output(y, x);
+    expect_matches_template(model);
+    EXPECT_EQ(rows_of_type(cpu_profile(model), "MatMul+Multiply+Subtract"), 1u);
+}
+
+TEST(Fusion, TwoEltwisePostOpsOnMatMul) {
+    auto x = op::parameter(element::f32, {3, 2, 32}, "x");
+    auto m = op::matmul(x, weights({32, 16}, 22));
+    auto y = op::clamp(op::sigmoid(op::multiply(m, op::constant<float>(element::f32, {}, {3.f}))),
+                       0.2, 0.7);
+    auto model = single_output(y, x);
+    expect_matches_template(model);
+    EXPECT_EQ(rows_of_type(cpu_profile(model), "MatMul+Multiply+Sigmoid+Clamp"), 1u);
+}
+
+TEST(Fusion, AttentionMatMuls) {
+    // softmax(Q K^T * scale) V on [batch, heads, seq, dim] activations.
+    auto q = op::parameter(element::f32, {2, 4, 8, 16}, "q");
+    auto k = op::parameter(element::f32, {2, 4, 8, 16}, "k");
+    auto v = op::parameter(element::f32, {2, 4, 8, 16}, "v");
+    auto scores =
+        op::multiply(op::matmul(q, k, false, true), op::constant<float>(element::f32, {}, {0.25f}));
+    auto y = op::matmul(op::softmax(scores, -1), v);
+    auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{q, k, v}, "attention");
+    expect_matches_template(model);
+    const auto rows = cpu_profile(model);
+    EXPECT_EQ(rows_of_type(rows, "MatMul+Multiply"), 1u);
+    EXPECT_EQ(rows_of_type(rows, "MatMul"), 1u);
+    EXPECT_EQ(rows_of_type(rows, "Reorder"), 0u);
+}
+
+TEST(Fusion, AChainWithTwoConsumersIsNotFused) {
+    // The conv output feeds Relu and a second output: the Relu cannot be a post-op.
+    auto x = op::parameter(element::f32, {1, 4, 6, 6}, "x");
+    auto c = conv(x, 4, 4, 3, 21);
+    auto r = op::relu(c);
+    auto model = std::make_shared<Model>(OutputVector{r, c}, ParameterVector{x}, "two");
+    expect_matches_template(model);
+    const auto rows = cpu_profile(model);
+    EXPECT_EQ(rows_of_type(rows, "Convolution"), 1u);
+    EXPECT_EQ(rows_of_type(rows, "Relu"), 1u);
+}
+
+}  // namespace
+}  // namespace vireo::cpu_test

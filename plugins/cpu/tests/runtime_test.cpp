@@ -1,0 +1,308 @@
+// The CPU device beyond fusion: layout changes inside a graph, dynamic batch, states, many requests
+// at once, both performance hints, export/import, the runtime model and the properties.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "test_utils.hpp"
+#include "vireo/ops.hpp"
+
+namespace vireo::cpu_test {
+namespace {
+
+NodePtr weights(const Shape& shape, unsigned seed) {
+    return op::constant(random_tensor(shape, seed, -0.3f, 0.3f));
+}
+
+NodePtr conv3x3(const Output& x, size_t out, size_t in, unsigned seed) {
+    return op::convolution(x, weights({out, in, 3, 3}, seed), {1, 1}, {1, 1}, {1, 1}, {1, 1});
+}
+
+// conv -> relu -> maxpool (NHWC) -> softmax over channels (reference kernel, plain) -> conv ->
+// avgpool(ceil) -> result: the layout changes twice inside the graph.
+std::shared_ptr<Model> mixed_layout_model(const PartialShape& input) {
+    auto x = op::parameter(element::f32, input, "x");
+    auto c1 = op::relu(conv3x3(x, 8, 3, 1));
+    auto p1 = op::max_pool(c1, {2, 2}, {0, 0}, {0, 0}, {2, 2});
+    auto s = op::softmax(p1, 1);
+    auto c2 = conv3x3(s, 4, 8, 2);
+    auto y = op::avg_pool(c2, {2, 2}, {0, 0}, {0, 0}, {3, 3}, true, "ceil");
+    return std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "mixed");
+}
+
+size_t count_type(const std::vector<ProfilingInfo>& rows, const std::string& type) {
+    size_t n = 0;
+    for (const auto& r : rows) n += r.node_type == type;
+    return n;
+}
+
+TEST(Layouts, ReordersOnlyWhereTheLayoutChanges) {
+    auto model = mixed_layout_model(PartialShape{2, 3, 12, 12});
+    expect_matches_template(model);
+    const auto rows = cpu_profile(model);
+    // x -> NHWC, pool output -> plain for Softmax, Softmax -> NHWC, avgpool output -> plain.
+    EXPECT_EQ(count_type(rows, "Reorder"), 4u);
+    EXPECT_EQ(count_type(rows, "MaxPool"), 1u);
+    EXPECT_EQ(count_type(rows, "AvgPool"), 1u);
+    for (const auto& r : rows)
+        if (r.node_type == "MaxPool" || r.node_type == "Convolution") {
+            EXPECT_NE(r.exec_type.find("nhwc"), std::string::npos)
+                << r.node_name << ": " << r.exec_type;
+        }
+}
+
+TEST(DynamicShapes, BatchChangesBetweenRuns) {
+    auto model = mixed_layout_model(PartialShape{Dimension::dynamic(), 3, 12, 12});
+    Core core = make_core();
+    CompiledModel cpu = core.compile_model(model, "CPU");
+    CompiledModel ref = core.compile_model(model, "TEMPLATE");
+    InferRequest a = cpu.create_infer_request(), b = ref.create_infer_request();
+    for (size_t batch : {1u, 3u, 2u, 3u}) {
+        const Tensor x = random_tensor({batch, 3, 12, 12}, static_cast<unsigned>(batch));
+        a.set_input_tensor(x);
+        b.set_input_tensor(x);
+        a.infer();
+        b.infer();
+        EXPECT_EQ(a.get_output_tensor().get_shape(), (Shape{batch, 4, 3, 3}));
+        EXPECT_TRUE(all_close(a.get_output_tensor(), b.get_output_tensor(), 1e-4, 1e-5))
+            << "batch " << batch;
+    }
+}
+
+TEST(DynamicShapes, EachNewBatchIsCompiledOnceOnOneDnn) {
+    auto model = mixed_layout_model(PartialShape{Dimension::dynamic(), 3, 12, 12});
+    Core core = make_core();
+    CompiledModel cpu = core.compile_model(model, "CPU", {{enable_profiling.name(), true}});
+    CompiledModel ref = core.compile_model(model, "TEMPLATE");
+    InferRequest a = cpu.create_infer_request(), b = ref.create_infer_request();
+    // More batch sizes than the compiled model keeps specializations for: the later ones run on
+    // the reference graph, and the results stay right either way.
+    for (size_t batch = 1; batch <= 10; ++batch) {
+        const Tensor x = random_tensor({batch, 3, 12, 12}, static_cast<unsigned>(40 + batch));
+        a.set_input_tensor(x);
+        b.set_input_tensor(x);
+        a.infer();
+        b.infer();
+        EXPECT_TRUE(all_close(a.get_output_tensor(), b.get_output_tensor(), 1e-4, 1e-5))
+            << "batch " << batch;
+        size_t onednn_convs = 0;
+        for (const auto& row : a.get_profiling_info())
+            onednn_convs += row.node_type == "Convolution+Relu" ||
+                            (row.node_type == "Convolution" && row.exec_type != "ref");
+        EXPECT_EQ(onednn_convs, batch <= 8 ? 2u : 0u) << "batch " << batch;
+    }
+}
+
+TEST(DynamicShapes, ConcurrentRequestsWithDifferentBatches) {
+    // Requests on two streams ask the compiled model for specializations at the same time.
+    auto model = mixed_layout_model(PartialShape{Dimension::dynamic(), 3, 12, 12});
+    Core core = make_core();
+    CompiledModel cpu = core.compile_model(model, "CPU", {{num_streams.name(), 2}});
+    CompiledModel ref = core.compile_model(model, "TEMPLATE");
+    std::vector<InferRequest> requests;
+    std::vector<Tensor> expected;
+    for (size_t i = 0; i < 6; ++i) {
+        const size_t batch = 1 + i % 3;
+        const Tensor x = random_tensor({batch, 3, 12, 12}, static_cast<unsigned>(60 + i));
+        requests.push_back(cpu.create_infer_request());
+        requests.back().set_input_tensor(x);
+        InferRequest r = ref.create_infer_request();
+        r.set_input_tensor(x);
+        r.infer();
+        expected.push_back(r.get_output_tensor().clone());
+    }
+    for (int round = 0; round < 2; ++round) {
+        for (auto& r : requests) r.start_async();
+        for (auto& r : requests) r.wait();
+        for (size_t i = 0; i < requests.size(); ++i)
+            EXPECT_TRUE(all_close(requests[i].get_output_tensor(), expected[i], 1e-4, 1e-5))
+                << "request " << i << " round " << round;
+    }
+}
+
+TEST(States, AccumulatorKeepsItsValueAndResets) {
+    auto x = op::parameter(element::f32, {2, 3}, "x");
+    auto read = op::read_value("acc", element::f32, PartialShape{2, 3});
+    auto sum = op::add(read, x);
+    auto assign = op::assign(sum, "acc");
+    auto model = std::make_shared<Model>(ResultVector{op::result(sum)}, SinkVector{assign},
+                                         ParameterVector{x}, "acc");
+    Core core = make_core();
+    InferRequest request = core.compile_model(model, "CPU").create_infer_request();
+    Tensor ones(element::f32, {2, 3});
+    std::fill_n(ones.data<float>(), 6, 1.f);
+    request.set_input_tensor(ones);
+    for (int i = 1; i <= 3; ++i) {
+        request.infer();
+        EXPECT_FLOAT_EQ(request.get_output_tensor().data<float>()[5], static_cast<float>(i));
+    }
+    ASSERT_EQ(request.query_state().size(), 1u);
+    request.reset_state();
+    request.infer();
+    EXPECT_FLOAT_EQ(request.get_output_tensor().data<float>()[0], 1.f);
+}
+
+TEST(Requests, ManyAtOnceGiveEachItsOwnResult) {
+    auto model = mixed_layout_model(PartialShape{1, 3, 12, 12});
+    Core core = make_core();
+    for (const auto hint : {hint::PerformanceMode::LATENCY, hint::PerformanceMode::THROUGHPUT}) {
+        CompiledModel cpu =
+            core.compile_model(model, "CPU", {{hint::performance_mode.name(), hint}});
+        CompiledModel ref = core.compile_model(model, "TEMPLATE");
+        constexpr size_t kRequests = 6;
+        std::vector<InferRequest> requests;
+        std::vector<Tensor> expected;
+        for (size_t i = 0; i < kRequests; ++i) {
+            requests.push_back(cpu.create_infer_request());
+            const Tensor x = random_tensor({1, 3, 12, 12}, static_cast<unsigned>(100 + i));
+            requests.back().set_input_tensor(x);
+            InferRequest r = ref.create_infer_request();
+            r.set_input_tensor(x);
+            r.infer();
+            expected.push_back(r.get_output_tensor().clone());
+        }
+        for (int round = 0; round < 3; ++round) {
+            for (auto& r : requests) r.start_async();
+            for (auto& r : requests) r.wait();
+            for (size_t i = 0; i < kRequests; ++i)
+                EXPECT_TRUE(all_close(requests[i].get_output_tensor(), expected[i], 1e-4, 1e-5))
+                    << "request " << i << " round " << round << " hint " << hint;
+        }
+    }
+}
+
+TEST(Properties, HintsResolveToStreamsAndThreads) {
+    Core core = make_core();
+    auto model = mixed_layout_model(PartialShape{1, 3, 12, 12});
+    CompiledModel latency = core.compile_model(
+        model, "CPU", {{hint::performance_mode.name(), hint::PerformanceMode::LATENCY}});
+    EXPECT_EQ(latency.get_property(num_streams), 1);
+    EXPECT_EQ(latency.get_property(optimal_number_of_infer_requests), 1u);
+    CompiledModel throughput = core.compile_model(
+        model, "CPU", {{hint::performance_mode.name(), hint::PerformanceMode::THROUGHPUT}});
+    const int streams = throughput.get_property(num_streams);
+    EXPECT_GE(streams, 1);
+    EXPECT_EQ(throughput.get_property(inference_num_threads),
+              std::max(1, latency.get_property(inference_num_threads) / streams));
+    CompiledModel fixed = core.compile_model(
+        model, "CPU", {{num_streams.name(), 2}, {inference_num_threads.name(), 1}});
+    EXPECT_EQ(fixed.get_property(num_streams), 2);
+    EXPECT_EQ(fixed.get_property(inference_num_threads), 1);
+    EXPECT_EQ(fixed.get_property(execution_devices), std::vector<std::string>{"CPU"});
+    EXPECT_THROW(core.compile_model(model, "CPU", {{num_streams.name(), -1}}), InvalidArgument);
+    EXPECT_THROW(core.compile_model(model, "CPU", {{"CPU_NO_SUCH_KEY", 1}}), NotFound);
+}
+
+TEST(ExportImport, ImportedModelGivesTheSameResults) {
+    auto model = mixed_layout_model(PartialShape{1, 3, 12, 12});
+    Core core = make_core();
+    CompiledModel compiled = core.compile_model(model, "CPU", {{num_streams.name(), 2}});
+    std::stringstream blob;
+    compiled.export_model(blob);
+    CompiledModel imported = core.import_model(blob, "CPU");
+    EXPECT_EQ(imported.get_property(num_streams), 2);
+    const Tensor x = random_tensor({1, 3, 12, 12}, 5);
+    InferRequest a = compiled.create_infer_request(), b = imported.create_infer_request();
+    a.set_input_tensor(x);
+    b.set_input_tensor(x);
+    a.infer();
+    b.infer();
+    EXPECT_TRUE(all_close(b.get_output_tensor(), a.get_output_tensor(), 0, 0));
+    std::stringstream damaged("VIREO_CPU_BLOB\nnot-a-version\n");
+    EXPECT_THROW(core.import_model(damaged, "CPU"), InvalidArgument);
+}
+
+TEST(RuntimeModel, ShowsTheFusedSteps) {
+    auto x = op::parameter(element::f32, {1, 3, 8, 8}, "x");
+    auto c = conv3x3(x, 4, 3, 9);
+    c->set_friendly_name("conv1");
+    auto b = op::add(c, weights({1, 4, 1, 1}, 10));
+    b->set_friendly_name("bias");
+    auto y = op::relu(b);
+    y->set_friendly_name("relu");
+    auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "fused");
+    Core core = make_core();
+    CompiledModel compiled = core.compile_model(model, "CPU");
+    auto runtime = compiled.get_runtime_model();
+    size_t convs = 0, relus = 0;
+    for (const auto& node : runtime->get_ordered_ops()) {
+        const auto& rt = node->get_rt_info();
+        relus += node->get_type_name() == "Relu";
+        if (node->get_type_name() != "Convolution") continue;
+        ++convs;
+        EXPECT_EQ(rt.at("originalLayersNames").as<std::string>(), "conv1+bias+relu");
+        EXPECT_EQ(rt.at("layerType").as<std::string>(), "Convolution+Add+Relu");
+        EXPECT_EQ(rt.at("outputLayouts").as<std::string>(), "channels_last");
+    }
+    EXPECT_EQ(convs, 1u);
+    EXPECT_EQ(relus, 0u);  // folded into the convolution
+}
+
+TEST(Query, EveryOpOfASupportedModel) {
+    Core core = make_core();
+    const auto supported = core.query_model(mixed_layout_model(PartialShape{1, 3, 12, 12}), "CPU");
+    EXPECT_EQ(supported.size(),
+              mixed_layout_model(PartialShape{1, 3, 12, 12})->get_ordered_ops().size());
+}
+
+}  // namespace
+}  // namespace vireo::cpu_test
+
+namespace vireo::cpu_test {
+namespace {
+
+TEST(Subgraphs, IfPicksTheBranchByItsCondition) {
+    auto make_body = [](bool relu) {
+        auto p = op::parameter(element::f32, {1, 3, 6, 6}, "p");
+        auto c = op::convolution(p, op::constant(random_tensor({4, 3, 3, 3}, relu ? 30 : 31)),
+                                 {1, 1}, {1, 1}, {1, 1}, {1, 1});
+        Output y = relu ? op::relu(c) : op::sigmoid(c);
+        return std::make_shared<Model>(OutputVector{y}, ParameterVector{p}, relu ? "then" : "else");
+    };
+    auto cond = op::parameter(element::boolean, {}, "cond");
+    auto x = op::parameter(element::f32, {1, 3, 6, 6}, "x");
+    auto y = op::if_op(cond, {x}, make_body(true), make_body(false));
+    auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{cond, x}, "if");
+    Core core = make_core();
+    const Tensor input = random_tensor({1, 3, 6, 6}, 32);
+    for (bool c : {true, false}) {
+        Tensor flag(element::boolean, Shape{});
+        *static_cast<char*>(flag.data()) = c;
+        const auto expected = run_model(core, model, "TEMPLATE", {flag, input});
+        const auto actual = run_model(core, model, "CPU", {flag, input});
+        EXPECT_TRUE(all_close(actual[0], expected[0], 1e-4, 1e-5)) << "cond " << c;
+    }
+}
+
+TEST(Subgraphs, LoopWithBackEdgeAndConcatenatedOutput) {
+    // body: acc' = acc * 0.5 + x; outputs acc' (last) and acc' (concatenated along axis 0).
+    auto acc = op::parameter(element::f32, {1, 4}, "acc");
+    auto xb = op::parameter(element::f32, {1, 4}, "xb");
+    auto next = op::add(op::multiply(acc, op::constant<float>(element::f32, {}, {0.5f})), xb);
+    auto keep = op::constant<bool>(element::boolean, {}, {true});
+    auto body =
+        std::make_shared<Model>(OutputVector{next, keep, next}, ParameterVector{acc, xb}, "body");
+    op::LoopPorts ports;
+    ports.body_condition_output_idx = 1;
+    ports.input_ports = {2, 3};
+    ports.back_edges = {0, -1};
+    ports.output_results = {0, 2};
+    ports.output_slicing = {-1, 0, 1, -1, 1, 0, 0, 1, -1, 1};
+    auto init = op::parameter(element::f32, {1, 4}, "init");
+    auto x = op::parameter(element::f32, {1, 4}, "x");
+    auto loop = op::loop(op::constant<int64_t>(element::i64, {}, {5}),
+                         op::constant<bool>(element::boolean, {}, {true}), {init, x}, body, ports);
+    auto model = std::make_shared<Model>(OutputVector{Output(loop, 0), Output(loop, 1)},
+                                         ParameterVector{init, x}, "loop");
+    Core core = make_core();
+    const std::vector<Tensor> inputs{random_tensor({1, 4}, 33), random_tensor({1, 4}, 34)};
+    const auto expected = run_model(core, model, "TEMPLATE", inputs);
+    const auto actual = run_model(core, model, "CPU", inputs);
+    ASSERT_EQ(actual.size(), 2u);
+    EXPECT_EQ(actual[1].get_shape(), (Shape{5, 4}));
+    for (size_t j = 0; j < 2; ++j)
+        EXPECT_TRUE(all_close(actual[j], expected[j], 1e-5, 1e-6)) << "output " << j;
+}
+
+}  // namespace
+}  // namespace vireo::cpu_test
