@@ -130,8 +130,9 @@ void expect_same_graph(const Model& a, const Model& b) {
             ASSERT_EQ(vx.get_shape(), vy.get_shape());
             ASSERT_EQ(vx.get_byte_size(), vy.get_byte_size());
             const Tensor cx = vx.is_continuous() ? vx : vx.clone();
-            if (vx.get_byte_size() > 0)  // an empty Constant has no memory: memcmp(nullptr, ..) is UB
+            if (vx.get_byte_size() > 0) {  // an empty Constant has no memory: memcmp(nullptr, ..) is UB
                 EXPECT_EQ(0, std::memcmp(cx.data(), vy.data(), vx.get_byte_size())) << "constant bytes differ";
+            }
         }
     }
     auto positions = [](const NodeVector& nodes, const std::map<const Node*, size_t>& index) {
