@@ -57,11 +57,16 @@ dnnl::memory reorder_now(const dnnl::memory& src, const dnnl::memory::desc& dst_
 
 dnnl::memory make_constant(const dnnl::memory::desc& plain, const void* data,
                            const dnnl::memory::desc& desc) {
-    // The plain memory owns a copy: the model's Constant may be freed after compilation.
-    dnnl::memory copy(plain, cpu_engine());
-    std::memcpy(copy.get_data_handle(), data, plain.get_size());
-    if (plain == desc) return copy;
-    return reorder_now(copy, desc);
+    // The result owns its memory: the model's Constant may be freed after compilation. When the
+    // layouts differ the reorder reads the Constant where it lies (no plain copy first: a
+    // transient copy per weight left ~60 MiB of freed heap in the process on ResNet-50).
+    if (plain == desc) {
+        dnnl::memory copy(plain, cpu_engine());
+        std::memcpy(copy.get_data_handle(), data, plain.get_size());
+        return copy;
+    }
+    const dnnl::memory source(plain, cpu_engine(), const_cast<void*>(data));
+    return reorder_now(source, desc);
 }
 
 }  // namespace vireo::cpu_plugin
