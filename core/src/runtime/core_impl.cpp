@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "runtime/memory_stream.hpp"
 #include "runtime/model_cache.hpp"
 #include "runtime/shared_library.hpp"
 #include "vireo/log.hpp"
@@ -233,9 +234,11 @@ CompiledModel CoreImpl::import_model(std::istream& blob, const std::string& devi
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     check_settable(*plugin, device, properties);
     const AnyMap config = plugin_config(device, properties, nullptr);
-    std::istringstream payload(
+    const std::string bytes =
         runtime::read_blob(blob, runtime::blob_identity_of(plugin->version()),
-                           "import_model on device '" + device.full() + "'"));
+                           "import_model on device '" + device.full() + "'");
+    runtime::MemoryStreamBuf buffer(bytes.data(), bytes.size());  // the plugin reads in place
+    std::istream payload(&buffer);
     return CompiledModel(plugin->import_model(payload, config), plugin->library());
 }
 

@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "runtime/guard.hpp"
+#include "runtime/memory_stream.hpp"
 #include "vireo/ir.hpp"
 #include "vireo/properties.hpp"
 #include "vireo/sdk/icompiled_model.hpp"
@@ -290,8 +291,10 @@ std::optional<CompiledModel> ModelCache::try_load(const Plugin& plugin, const st
         __gnu_cxx::stdio_filebuf<char> buffer(file.fd, std::ios::in | std::ios::binary);
         file.fd = -1;  // the buffer closes it
         std::istream in(&buffer);
-        std::istringstream payload(
-            read_blob(in, blob_identity_of(plugin.version()), "model cache entry", &key));
+        const std::string bytes =
+            read_blob(in, blob_identity_of(plugin.version()), "model cache entry", &key);
+        MemoryStreamBuf view(bytes.data(), bytes.size());  // the plugin reads in place
+        std::istream payload(&view);
         return CompiledModel(plugin.import_model(payload, config), plugin.library(),
                              /*loaded_from_cache=*/true);
     } catch (const std::exception& e) {

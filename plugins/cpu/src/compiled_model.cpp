@@ -106,6 +106,18 @@ void CompiledModel::export_model(std::ostream& out) const {
     write_section(out, props);
     write_section(out, xml.str());
     write_section(out, bin.str());
+    // The weights in the primitives' layouts, so that an import skips their reorders: a count,
+    // then per entry its source port, the raw oneDNN descriptor and the bytes.
+    const Graph& g = *m_graph;
+    out << g.packed.size() << '\n';
+    for (const auto& [key, memory] : g.packed) {
+        const dnnl::memory::desc desc = memory.get_desc();
+        write_section(out, key);
+        write_section(out, std::string(reinterpret_cast<const char*>(&desc.data), sizeof(desc.data)));
+        out << desc.get_size() << '\n';
+        out.write(static_cast<const char*>(memory.get_data_handle()),
+                  static_cast<std::streamsize>(desc.get_size()));
+    }
 }
 
 void CompiledModel::set_property(const AnyMap& properties) {
@@ -217,6 +229,8 @@ std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
     for (const auto& p : m_model->get_parameters()) params.push_back(copies.at(p.get()));
     auto runtime = std::make_shared<Model>(results, sinks, params, m_model->get_name());
     runtime->get_rt_info() = m_model->get_rt_info();
+    runtime->get_rt_info()["weightsReordered"] = static_cast<int64_t>(g.weights_reordered);
+    runtime->get_rt_info()["weightsFromBlob"] = static_cast<int64_t>(g.weights_from_blob);
     return runtime;
 }
 

@@ -36,12 +36,14 @@ class CompiledModel : public sdk::ICompiledModel {
     ~CompiledModel() override;
 
     std::shared_ptr<sdk::IAsyncInferRequest> create_infer_request() const override;
-    /// Writes the model (IR) and the properties; import compiles it again (the weights are
-    /// reordered again on import: the blob holds them in the model's own layout).
+    /// Writes the properties, the model (IR) and the reordered weights in the primitives' layouts
+    /// (Graph::packed); import compiles the model again but takes those weights as they are when
+    /// the primitives choose the same layouts (same CPU features), so it skips their reorders.
     void export_model(std::ostream& blob) const override;
     /// The executed graph: one node per step standing for its fused ops, with rt_info
     /// originalLayersNames, layerType, primitiveType (oneDNN implementation or "ref"),
-    /// outputLayouts, execOrder and execTimeMcs.
+    /// outputLayouts, execOrder and execTimeMcs; the model's rt_info adds weightsReordered and
+    /// weightsFromBlob (how many weights this compile reordered / took from an imported blob).
     std::shared_ptr<const Model> get_runtime_model() const override;
     void set_property(const AnyMap& properties) override;
     Any get_property(const std::string& name) const override;

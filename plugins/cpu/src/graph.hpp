@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -63,6 +64,15 @@ struct Step {
     std::vector<std::shared_ptr<const Graph>> bodies;  ///< kSubgraph: If: then, else; Loop: body
 };
 
+/// Weights in the layout a primitive chose, as CompiledModel::export_model writes them and
+/// import_model hands them back to compile_graph, keyed by the port that produced the plain
+/// weights ("friendly name:output index").
+struct PackedWeights {
+    dnnl::memory::desc desc;  ///< the primitive's weights layout
+    Tensor bytes;             ///< desc.get_size() bytes in that layout
+};
+using PackedWeightsMap = std::map<std::string, PackedWeights>;
+
 /// A compiled graph, built once (graph_compiler.hpp) and shared read-only by every request.
 ///
 /// Static graphs (every shape static) place each computed value at a fixed offset in one arena
@@ -81,6 +91,12 @@ struct Graph {
     size_t arena_bytes = 0;
     size_t scratchpad_bytes = 0;  ///< the largest oneDNN scratchpad of any step
     size_t weights_bytes = 0;     ///< constant memory oneDNN primitives hold (reordered weights)
+    /// Weights whose layout differs from the model's, by source port: what export writes so that
+    /// an import skips the reorders. Ports whose friendly name is not unique are left out.
+    std::map<std::string, dnnl::memory> packed;
+    size_t weights_reordered = 0;  ///< weights reordered at this compile
+    size_t weights_from_blob = 0;  ///< weights taken as they were from an imported blob
+    std::vector<Tensor> blob_buffers;  ///< the imported buffers those weights point into
 
     /// Fills last_use, bytes and offset (static graphs): first fit of each value into the arena
     /// among the values whose lifetimes overlap it.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "graph_compiler_impl.hpp"
@@ -370,8 +371,40 @@ void GraphCompiler::add_dnnl_step(const NodePtr& anchor, const FusedChain& chain
 // Window geometry of a convolution or pooling axis: oneDNN wants the right pad that makes
 // (in + pl + pr - window) / stride + 1 equal the model's output size.
 
+dnnl::memory GraphCompiler::weights_constant(const Output& port, const dnnl::memory::desc& plain,
+                                             const void* data, const dnnl::memory::desc& desc) {
+    if (plain == desc) return make_constant(plain, data, desc);
+    const std::string& name = port.get_node()->get_friendly_name();
+    const std::string key = name + ":" + std::to_string(port.get_index());
+    const bool keyed = m_ambiguous_names.count(name) == 0;
+    dnnl::memory weights;
+    if (keyed && m_packed) {
+        // Raw comparison of the descriptors: an entry is used only when it is byte for byte the
+        // layout this primitive wants and holds exactly that many bytes; anything else reorders.
+        const auto it = m_packed->find(key);
+        if (it != m_packed->end() && it->second.bytes.get_byte_size() == desc.get_size() &&
+            std::memcmp(&it->second.desc.data, &desc.data, sizeof(desc.data)) == 0) {
+            weights = dnnl::memory(desc, cpu_engine(), it->second.bytes.data());
+            m_graph->blob_buffers.push_back(it->second.bytes);
+            ++m_graph->weights_from_blob;
+        }
+    }
+    if (!weights) {
+        weights = make_constant(plain, data, desc);
+        ++m_graph->weights_reordered;
+    }
+    if (keyed) m_graph->packed[key] = weights;
+    return weights;
+}
+
 std::shared_ptr<const Graph> GraphCompiler::compile() {
     const NodeVector nodes = m_model->get_ordered_ops();
+    {
+        std::set<std::string> seen;
+        for (const auto& node : nodes)
+            if (!seen.insert(node->get_friendly_name()).second)
+                m_ambiguous_names.insert(node->get_friendly_name());
+    }
     m_graph->variables = m_model->get_variables();
     std::sort(m_graph->variables.begin(), m_graph->variables.end(),
               [](const VariableInfo& a, const VariableInfo& b) { return a.id < b.id; });
@@ -453,8 +486,9 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
 
 }  // namespace detail
 
-std::shared_ptr<const Graph> compile_graph(std::shared_ptr<const Model> model) {
-    return detail::GraphCompiler(std::move(model)).compile();
+std::shared_ptr<const Graph> compile_graph(std::shared_ptr<const Model> model,
+                                           const PackedWeightsMap* packed) {
+    return detail::GraphCompiler(std::move(model), packed).compile();
 }
 
 }  // namespace vireo::cpu_plugin

@@ -24,6 +24,11 @@ namespace vireo::cpu_plugin {
 ///
 /// Throws NotImplemented naming every op that cannot run (in one message): ops without a
 /// reference kernel, bodies with variables, and Loop slicing SubgraphRunner does not support.
-std::shared_ptr<const Graph> compile_graph(std::shared_ptr<const Model> model);
+///
+/// `packed` (from an imported blob) offers weights already in a primitive's layout: a weight
+/// whose source port and chosen layout both match an entry is used as it is instead of being
+/// reordered (a mismatch, e.g. a blob from a CPU with other instructions, just reorders).
+std::shared_ptr<const Graph> compile_graph(std::shared_ptr<const Model> model,
+                                           const PackedWeightsMap* packed = nullptr);
 
 }  // namespace vireo::cpu_plugin

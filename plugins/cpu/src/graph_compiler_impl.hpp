@@ -89,7 +89,8 @@ struct FusedChain {
 
 class GraphCompiler {
   public:
-    explicit GraphCompiler(std::shared_ptr<const Model> model) : m_model(std::move(model)) {
+    GraphCompiler(std::shared_ptr<const Model> model, const PackedWeightsMap* packed)
+        : m_model(std::move(model)), m_packed(packed) {
         m_graph = std::make_shared<Graph>();
         m_graph->model = m_model;
     }
@@ -113,6 +114,10 @@ class GraphCompiler {
     bool try_layer_norm(const NodePtr& node);
     FusedChain fuse_chain(const Output& start, const FusionTarget& target);
     bool fuse_link(Node& consumer, size_t input, const FusionTarget& target, FusedChain& chain);
+    /// The weights produced by `port` (plain layout `plain`, data `data`) in the primitive's
+    /// layout `desc`: from the imported blob when it has them, else copied or reordered now.
+    dnnl::memory weights_constant(const Output& port, const dnnl::memory::desc& plain,
+                                  const void* data, const dnnl::memory::desc& desc);
     void add_dnnl_step(const NodePtr& anchor, const FusedChain& chain, std::shared_ptr<DnnlOp> op,
                        Layout out_layout);
     std::vector<Consumer> consumers(const Output& port) const {
@@ -121,6 +126,8 @@ class GraphCompiler {
     }
 
     std::shared_ptr<const Model> m_model;
+    const PackedWeightsMap* m_packed = nullptr;
+    std::set<std::string> m_ambiguous_names;  // friendly names of more than one op
     std::shared_ptr<Graph> m_graph;
     std::map<Output, size_t> m_value_of;
     ConsumerMap m_consumers;

@@ -120,7 +120,7 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
                         false,
                         0,
                         {},
-                        make_constant(w_plain, weights.data(), pd.weights_desc())});
+                        weights_constant(wport, w_plain, weights.data(), pd.weights_desc())});
     if (chain.bias)
         op->args.push_back({DNNL_ARG_BIAS,
                             false,
@@ -186,7 +186,7 @@ bool GraphCompiler::try_matmul(const NodePtr& node) {
     if (weights) {
         const Tensor& wt = m_graph->values[bv].constant;
         op->args.push_back(
-            {DNNL_ARG_WEIGHTS, false, 0, {}, make_constant(w_plain, wt.data(), pd.weights_desc())});
+            {DNNL_ARG_WEIGHTS, false, 0, {}, weights_constant(b, w_plain, wt.data(), pd.weights_desc())});
     } else {
         op->args.push_back({DNNL_ARG_WEIGHTS, true, in_layout(bv, Layout::kPlain), w_md, {}});
     }

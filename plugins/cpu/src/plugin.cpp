@@ -3,6 +3,8 @@
 
 #include <dlfcn.h>
 
+#include <cstring>
+
 #include <sstream>
 
 #include "compiled_model.hpp"
@@ -33,12 +35,29 @@ std::vector<PropertyName> all_properties() {
     return keys;
 }
 
-// Reads "<size>\n<bytes>" as written by CompiledModel::export_model.
-std::string read_section(std::istream& in, const char* what) {
+// Reads "<size>\n" and checks that the stream still holds `size` bytes (when it can tell: the
+// core hands a seekable stream), so a damaged size fails here instead of allocating it.
+size_t read_size(std::istream& in, const char* what) {
     size_t size = 0;
     if (!(in >> size) || in.get() != '\n')
         throw_error<InvalidArgument>(kDeviceName, ": the blob is damaged (no size of its ", what,
                                      ")");
+    const std::streampos here = in.tellg();
+    if (here != std::streampos(-1)) {
+        in.seekg(0, std::ios::end);
+        const std::streampos end = in.tellg();
+        in.seekg(here);
+        if (end != std::streampos(-1) && static_cast<uint64_t>(end - here) < size)
+            throw_error<InvalidArgument>(kDeviceName, ": the blob is damaged (its ", what,
+                                         " claims ", size, " bytes, ",
+                                         static_cast<uint64_t>(end - here), " are left)");
+    }
+    return size;
+}
+
+// Reads "<size>\n<bytes>" as written by CompiledModel::export_model.
+std::string read_section(std::istream& in, const char* what) {
+    const size_t size = read_size(in, what);
     std::string bytes(size, '\0');
     if (size != 0 && !in.read(&bytes[0], static_cast<std::streamsize>(size)))
         throw_error<InvalidArgument>(kDeviceName, ": the blob is damaged (its ", what,
@@ -78,9 +97,10 @@ Config Plugin::config_with(const AnyMap& properties) const {
 
 std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> model,
                                                      const Config& config,
-                                                     bool loaded_from_cache) const {
+                                                     bool loaded_from_cache,
+                                                     const PackedWeightsMap* packed) const {
     const OmpTeamScope team(config.omp_threads_per_stream());
-    auto graph = compile_graph(model);
+    auto graph = compile_graph(model, packed);
     auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
     return std::make_shared<CompiledModel>(std::move(model), std::move(graph), self, config,
                                            loaded_from_cache);
@@ -113,11 +133,12 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& in,
     config.apply(saved, true);
     config.apply(properties, true);
     const std::string xml = read_section(in, "model");
-    const std::string bin = read_section(in, "weights");
+    // The weights go straight from the stream into the tensor the model's Constants will share.
     Tensor weights;
-    if (!bin.empty()) {
-        weights = Tensor(element::u8, Shape{bin.size()});
-        std::copy(bin.begin(), bin.end(), static_cast<char*>(weights.data()));
+    if (const size_t size = read_size(in, "weights"); size != 0) {
+        weights = Tensor(element::u8, Shape{size});
+        if (!in.read(static_cast<char*>(weights.data()), static_cast<std::streamsize>(size)))
+            throw_error<InvalidArgument>(kDeviceName, ": the blob is damaged (its weights are cut short)");
     }
     std::shared_ptr<Model> model;
     try {
@@ -125,8 +146,30 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& in,
     } catch (const Exception& e) {
         throw_error<InvalidArgument>(kDeviceName, ": the blob's model cannot be read: ", e.what());
     }
+    // Blobs of this version written before the packed weights existed end here.
+    PackedWeightsMap packed;
+    if (in.peek() != std::char_traits<char>::eof()) {
+        const size_t count = read_size(in, "packed weights count");
+        for (size_t i = 0; i < count; ++i) {
+            std::string key = read_section(in, "packed weights name");
+            const std::string raw = read_section(in, "packed weights descriptor");
+            PackedWeights entry;
+            if (raw.size() != sizeof(entry.desc.data))
+                throw_error<InvalidArgument>(kDeviceName, ": the blob is damaged (the descriptor of "
+                                             "packed weights '", key, "' has ", raw.size(),
+                                             " bytes, expected ", sizeof(entry.desc.data), ")");
+            std::memcpy(&entry.desc.data, raw.data(), raw.size());
+            const size_t size = read_size(in, "packed weights");
+            entry.bytes = Tensor(element::u8, Shape{size});
+            if (size != 0 && !in.read(static_cast<char*>(entry.bytes.data()),
+                                      static_cast<std::streamsize>(size)))
+                throw_error<InvalidArgument>(kDeviceName, ": the blob is damaged (packed weights '",
+                                             key, "' are cut short)");
+            packed[std::move(key)] = std::move(entry);
+        }
+    }
     const bool from_cache = get_or<bool>(properties, loaded_from_cache.name(), false);
-    return compile(std::move(model), config, from_cache);
+    return compile(std::move(model), config, from_cache, &packed);
 }
 
 namespace {

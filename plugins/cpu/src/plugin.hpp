@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "config.hpp"
+#include "graph.hpp"
 #include "vireo/sdk/iplugin.hpp"
 
 namespace vireo::cpu_plugin {
@@ -43,7 +44,8 @@ class Plugin : public sdk::IPlugin {
   private:
     Config config_with(const AnyMap& properties) const;
     std::shared_ptr<sdk::ICompiledModel> compile(std::shared_ptr<Model> model, const Config& config,
-                                                 bool loaded_from_cache) const;
+                                                 bool loaded_from_cache,
+                                                 const PackedWeightsMap* packed = nullptr) const;
 
     mutable std::mutex m_mutex;
     Config m_config;

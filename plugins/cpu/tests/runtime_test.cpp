@@ -212,6 +212,63 @@ TEST(ExportImport, ImportedModelGivesTheSameResults) {
     EXPECT_THROW(core.import_model(damaged, "CPU"), InvalidArgument);
 }
 
+int64_t runtime_count(const CompiledModel& compiled, const char* key) {
+    return compiled.get_runtime_model()->get_rt_info().at(key).as<int64_t>();
+}
+
+// The blob carries the weights in the primitives' layouts: an import takes both convolutions'
+// weights as they are (no reorder), and so does an import of a re-export.
+TEST(ExportImport, ImportTakesTheReorderedWeightsFromTheBlob) {
+    auto model = mixed_layout_model(PartialShape{1, 3, 12, 12});
+    Core core = make_core();
+    CompiledModel compiled = core.compile_model(model, "CPU");
+    EXPECT_EQ(runtime_count(compiled, "weightsReordered"), 2);
+    EXPECT_EQ(runtime_count(compiled, "weightsFromBlob"), 0);
+    std::stringstream blob;
+    compiled.export_model(blob);
+    CompiledModel imported = core.import_model(blob, "CPU");
+    EXPECT_EQ(runtime_count(imported, "weightsReordered"), 0);
+    EXPECT_EQ(runtime_count(imported, "weightsFromBlob"), 2);
+    std::stringstream again;
+    imported.export_model(again);
+    CompiledModel twice = core.import_model(again, "CPU");
+    EXPECT_EQ(runtime_count(twice, "weightsFromBlob"), 2);
+
+    const Tensor x = random_tensor({1, 3, 12, 12}, 7);
+    InferRequest a = compiled.create_infer_request(), b = twice.create_infer_request();
+    a.set_input_tensor(x);
+    b.set_input_tensor(x);
+    a.infer();
+    b.infer();
+    EXPECT_TRUE(all_close(b.get_output_tensor(), a.get_output_tensor(), 0, 0));
+}
+
+// Weights are found in the blob by the name of the op that produced them: when two ops share a
+// name, their entries would be ambiguous, so none is written and the import reorders them.
+TEST(ExportImport, AmbiguousWeightNamesAreReorderedAgain) {
+    auto x = op::parameter(element::f32, PartialShape{1, 3, 10, 10}, "x");
+    auto w1 = weights({8, 3, 3, 3}, 11), w2 = weights({4, 8, 3, 3}, 12);
+    w1->set_friendly_name("w");
+    w2->set_friendly_name("w");
+    auto c1 = op::relu(op::convolution(x, w1, {1, 1}, {1, 1}, {1, 1}, {1, 1}));
+    auto c2 = op::convolution(c1, w2, {1, 1}, {1, 1}, {1, 1}, {1, 1});
+    auto model = std::make_shared<Model>(OutputVector{c2}, ParameterVector{x}, "same_names");
+    Core core = make_core();
+    CompiledModel compiled = core.compile_model(model, "CPU");
+    std::stringstream blob;
+    compiled.export_model(blob);
+    CompiledModel imported = core.import_model(blob, "CPU");
+    EXPECT_EQ(runtime_count(imported, "weightsFromBlob"), 0);
+    EXPECT_EQ(runtime_count(imported, "weightsReordered"), 2);
+    const Tensor in = random_tensor({1, 3, 10, 10}, 13);
+    InferRequest a = compiled.create_infer_request(), b = imported.create_infer_request();
+    a.set_input_tensor(in);
+    b.set_input_tensor(in);
+    a.infer();
+    b.infer();
+    EXPECT_TRUE(all_close(b.get_output_tensor(), a.get_output_tensor(), 0, 0));
+}
+
 TEST(RuntimeModel, ShowsTheFusedSteps) {
     auto x = op::parameter(element::f32, {1, 3, 8, 8}, "x");
     auto c = conv3x3(x, 4, 3, 9);
