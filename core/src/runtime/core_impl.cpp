@@ -28,7 +28,7 @@ bool is_core_key(const std::string& key) {
 }
 
 std::vector<PropertyName> core_properties() {
-    return {PropertyName(supported_properties.name(), PropertyMutability::RO),
+    return {PropertyName(vireo::supported_properties.name(), PropertyMutability::RO),
             PropertyName(available_devices.name(), PropertyMutability::RO),
             PropertyName(cache_dir.name(), PropertyMutability::RW),
             PropertyName(enable_mmap.name(), PropertyMutability::RW),
@@ -79,6 +79,42 @@ CoreImpl::CoreImpl(const std::string& plugins_xml_path) {
     }
     VLOG(1) << "no default plugins.xml in '" << dir << "' or '" << dir
             << "/vireo'; no plugins registered";
+}
+
+void CoreImpl::bind_core_handle(const std::shared_ptr<CoreImpl>& self) {
+    m_registry.set_core(std::weak_ptr<sdk::ICore>(std::static_pointer_cast<sdk::ICore>(self)));
+}
+
+AnyMap CoreImpl::with_device_list(const DeviceName& device, const AnyMap& properties) const {
+    if (!device.meta) return properties;
+    const std::vector<std::string> registered = m_registry.names();
+    for (const std::string& listed : device.devices) {
+        const std::string name = DeviceName::parse(listed).name;
+        if (std::find(registered.begin(), registered.end(), name) == registered.end()) {
+            std::string known;
+            for (const auto& n : registered) known += (known.empty() ? "" : ", ") + n;
+            throw_error<InvalidArgument>("device '", device.full(), "': listed device '", listed,
+                                         "' is not registered; registered devices: ",
+                                         known.empty() ? "none" : known);
+        }
+    }
+    AnyMap out = properties;
+    const std::string list = device.priorities();
+    if (auto it = out.find(device::priorities.name()); it != out.end()) {
+        if (it->second.to_string() != list)
+            throw_error<InvalidArgument>("device '", device.full(), "': property ",
+                                         device::priorities.name(), " is '",
+                                         it->second.to_string(), "', but the device name lists '",
+                                         list, "'");
+    }
+    out[device::priorities.name()] = list;
+    if (device.batch_size) out[device::batch_size.name()] = device.batch_size;
+    return out;
+}
+
+std::vector<PropertyName> CoreImpl::supported_properties(const std::string& device_name) const {
+    return get_property(device_name, vireo::supported_properties.name(), {})
+        .as<std::vector<PropertyName>>();
 }
 
 void CoreImpl::register_plugins(const std::string& xml_path) {
@@ -205,10 +241,11 @@ CompiledModel CoreImpl::compile_model(const std::shared_ptr<const Model>& model,
                                       const AnyMap& properties) const {
     check_model(model, "compile_model");
     const DeviceName device = DeviceName::parse(device_name);
+    const AnyMap call = with_device_list(device, properties);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
-    check_settable(*plugin, device, properties);
+    check_settable(*plugin, device, call);
     std::string dir;
-    const AnyMap config = plugin_config(device, properties, &dir);
+    const AnyMap config = plugin_config(device, call, &dir);
     if (!dir.empty())
         return runtime::ModelCache(dir).compile(plugin, model, device.full(), config,
                                                 device_settings(*plugin, device));
@@ -230,9 +267,10 @@ CompiledModel CoreImpl::compile_model(const std::shared_ptr<const Model>& model,
 CompiledModel CoreImpl::import_model(std::istream& blob, const std::string& device_name,
                                      const AnyMap& properties) const {
     const DeviceName device = DeviceName::parse(device_name);
+    const AnyMap call = with_device_list(device, properties);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
-    check_settable(*plugin, device, properties);
-    const AnyMap config = plugin_config(device, properties, nullptr);
+    check_settable(*plugin, device, call);
+    const AnyMap config = plugin_config(device, call, nullptr);
     std::istringstream payload(
         runtime::read_blob(blob, runtime::blob_identity_of(plugin->version()),
                            "import_model on device '" + device.full() + "'"));
@@ -244,9 +282,10 @@ std::map<std::string, std::string> CoreImpl::query_model(const std::shared_ptr<c
                                                          const AnyMap& properties) const {
     check_model(model, "query_model");
     const DeviceName device = DeviceName::parse(device_name);
+    const AnyMap call = with_device_list(device, properties);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
-    check_settable(*plugin, device, properties);
-    return plugin->query_model(model, plugin_config(device, properties, nullptr));
+    check_settable(*plugin, device, call);
+    return plugin->query_model(model, plugin_config(device, call, nullptr));
 }
 
 void CoreImpl::set_property(const AnyMap& properties) {
@@ -276,6 +315,11 @@ void CoreImpl::set_property(const AnyMap& properties) {
 
 void CoreImpl::set_property(const std::string& device_name, const AnyMap& properties) {
     const DeviceName device = DeviceName::parse(device_name);
+    if (device.meta)
+        throw_error<InvalidArgument>("set_property: '", device.full(),
+                                     "' names a device list; set properties on '", device.name,
+                                     "' (with ", device::priorities.name(),
+                                     " for the list) or on each listed device");
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     check_settable(*plugin, device, properties);
     AnyMap for_plugin = properties;
@@ -312,7 +356,7 @@ Any CoreImpl::get_property(const std::string& name) const {
     if (name == cache_dir.name()) return global_cache_dir();
     if (name == enable_mmap.name()) return mmap_enabled();
     if (name == log::level.name()) return get_log_level();
-    if (name == supported_properties.name()) return core_properties();
+    if (name == vireo::supported_properties.name()) return core_properties();
     if (name == available_devices.name()) return list_available_devices();
     throw_error<NotFound>("unknown core property '", name,
                           "'; supported: ", list_names(core_properties()));
@@ -323,7 +367,7 @@ Any CoreImpl::get_property(const std::string& device_name, const std::string& na
     const DeviceName device = DeviceName::parse(device_name);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     if (name == cache_dir.name()) return device_cache_dir(device);
-    if (name == supported_properties.name()) {
+    if (name == vireo::supported_properties.name()) {
         std::vector<PropertyName> list =
             plugin->get_property(name, arguments).as<std::vector<PropertyName>>();
         if (std::find(list.begin(), list.end(), cache_dir.name()) == list.end())
@@ -332,7 +376,7 @@ Any CoreImpl::get_property(const std::string& device_name, const std::string& na
         value.set_shared_object(plugin->library());
         return value;
     }
-    AnyMap args = arguments;
+    AnyMap args = with_device_list(device, arguments);
     if (!device.id.empty() && name != available_devices.name()) args[device::id.name()] = device.id;
     const std::vector<PropertyName> supported = plugin->supported_properties_or_empty();
     if (!supported.empty() &&
@@ -346,7 +390,7 @@ Any CoreImpl::get_property(const std::string& device_name, const std::string& na
 RemoteContext CoreImpl::create_context(const std::string& device_name, const AnyMap& params) const {
     const DeviceName device = DeviceName::parse(device_name);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
-    AnyMap args = params;
+    AnyMap args = with_device_list(device, params);
     if (!device.id.empty()) args[device::id.name()] = device.id;
     return RemoteContext(plugin->create_context(args), plugin->library());
 }
