@@ -1,0 +1,164 @@
+// Implements HETERO's Plugin: configuration, affinity through the core's query_model, the
+// split, and compiling each part through the core.
+#include "plugin.hpp"
+
+#include <algorithm>
+
+#include "affinity.hpp"
+#include "compiled_model.hpp"
+#include "graph_splitter.hpp"
+#include "vireo/sdk/icore.hpp"
+#include "vireo/sdk/plugin_entry.hpp"
+
+#ifndef VIREO_PLUGIN_VERSION
+#define VIREO_PLUGIN_VERSION "0.0.0"
+#endif
+
+namespace hetero {
+using namespace vireo;
+
+namespace {
+
+// HETERO keys passed on to each listed device that lists them.
+const std::vector<std::string>& forwarded_keys() {
+    static const std::vector<std::string> keys{enable_profiling.name(), hint::performance_mode.name(),
+                                               hint::num_requests.name()};
+    return keys;
+}
+
+std::vector<std::string> split_list(const std::string& list) {
+    std::vector<std::string> out;
+    if (list.empty()) return out;
+    size_t start = 0;
+    while (true) {
+        const size_t comma = list.find(',', start);
+        std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        const auto b = item.find_first_not_of(' ');
+        const auto e = item.find_last_not_of(' ');
+        item = b == std::string::npos ? std::string() : item.substr(b, e - b + 1);
+        if (item.empty())
+            throw_error<InvalidArgument>(kDeviceName, ": ", device::priorities.name(), " '", list,
+                                         "' has an empty entry");
+        out.push_back(item);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+}  // namespace
+
+Plugin::Plugin()
+    : m_properties(
+          kDeviceName,
+          {sdk::common::full_name([](const std::string&) { return "Vireo heterogeneous device"; }),
+           sdk::common::capabilities({device::capability::kFP32}),
+           sdk::rw<std::string>(device::priorities, "", "a comma-separated list of devices"),
+           sdk::rw<AnyMap>(device::properties, AnyMap{}, "{DEVICE:{KEY:VALUE,...},...}"),
+           sdk::common::performance_hint(), sdk::common::hint_num_requests(),
+           sdk::common::profiling()}) {
+    set_device_name(kDeviceName);
+}
+
+HeteroConfig Plugin::config_for(const AnyMap& properties) const {
+    const sdk::PropertyValues values = m_properties.resolve(properties);
+    HeteroConfig config;
+    config.devices = split_list(values.get(device::priorities));
+    if (config.devices.empty())
+        throw_error<InvalidArgument>(kDeviceName, ": no devices to run on; name them with \"",
+                                     kDeviceName, ":A,B\" or the property ",
+                                     device::priorities.name());
+    config.profiling = values.get(enable_profiling);
+    const AnyMap per_device = values.get(device::properties);
+    auto core = get_core();
+    for (const std::string& device : config.devices) {
+        std::vector<PropertyName> supported;
+        try {
+            supported = core->supported_properties(device);
+        } catch (const Exception& e) {
+            if (e.kind() != ErrorKind::kNotFound) throw;
+            throw_error<InvalidArgument>(kDeviceName, ": device '", device, "' in ",
+                                         device::priorities.name(), " is not available: ", e.what());
+        }
+        AnyMap props;
+        for (const std::string& key : forwarded_keys()) {
+            const bool set_here = properties.count(key) != 0 || key == enable_profiling.name();
+            if (set_here && std::find(supported.begin(), supported.end(), key) != supported.end())
+                props[key] = values.at(key);
+        }
+        const std::string plain = device.substr(0, device.find('.'));
+        for (const std::string& name : {plain, device}) {  // the full name's entry wins
+            auto it = per_device.find(name);
+            if (it == per_device.end()) continue;
+            for (const auto& [key, value] : it->second.as<AnyMap>()) props[key] = value;
+        }
+        config.device_properties.push_back(std::move(props));
+    }
+    return config;
+}
+
+sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model,
+                                         const AnyMap& properties) const {
+    if (!model) throw_error<InvalidArgument>(kDeviceName, ": query_model got no model");
+    const HeteroConfig config = config_for(properties);
+    auto core = get_core();
+    const Affinity affinity = assign_affinity(*model, config.devices, [&](const std::string& device) {
+        const size_t i = std::find(config.devices.begin(), config.devices.end(), device) - config.devices.begin();
+        return core->query_model(model, device, config.device_properties[i]);
+    });
+    sdk::SupportedOpsMap out;
+    for (const auto& node : model->get_ordered_ops()) {
+        auto it = affinity.find(node.get());
+        out[node->get_friendly_name()] = it != affinity.end() ? it->second : config.devices.front();
+    }
+    return out;
+}
+
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr<const Model>& model,
+                                                           const AnyMap& properties) const {
+    if (!model) throw_error<InvalidArgument>(kDeviceName, ": compile_model got no model");
+    const HeteroConfig config = config_for(properties);
+    auto core = get_core();
+    auto index_of = [&](const std::string& device) {
+        return static_cast<size_t>(std::find(config.devices.begin(), config.devices.end(), device) -
+                                   config.devices.begin());
+    };
+    const Affinity affinity = assign_affinity(*model, config.devices, [&](const std::string& device) {
+        return core->query_model(model, device, config.device_properties[index_of(device)]);
+    });
+    SplitPlan plan = split_model(*model, affinity);
+    std::vector<vireo::CompiledModel> compiled;
+    for (size_t i = 0; i < plan.submodels.size(); ++i) {
+        const Submodel& sub = plan.submodels[i];
+        try {
+            compiled.push_back(
+                core->compile_model(sub.model, sub.device, config.device_properties[index_of(sub.device)]));
+        } catch (...) {
+            rethrow_with_context(std::current_exception(),
+                                 std::string(kDeviceName) + ": compiling submodel #" + std::to_string(i) +
+                                     " on " + sub.device);
+        }
+    }
+    auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
+    return std::make_shared<CompiledModel>(model, self, std::move(plan), std::move(compiled), affinity,
+                                           config.profiling, config.devices);
+}
+
+std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream&, const AnyMap&) const {
+    throw_error<NotImplemented>(kDeviceName, ": import_model is not supported yet (HETERO cannot export)");
+}
+
+void Plugin::set_property(const AnyMap& properties) {
+    m_properties.set(properties);
+}
+
+Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const {
+    AnyMap args = arguments;  // a "HETERO:A,B" name adds the list; the table needs only DEVICE_ID
+    args.erase(device::priorities.name());
+    args.erase(device::batch_size.name());
+    return m_properties.get(name, args);
+}
+
+}  // namespace hetero
+
+VIREO_DEFINE_PLUGIN(hetero::Plugin, VIREO_PLUGIN_VERSION)
