@@ -1,0 +1,86 @@
+// The meta-device grammar ("HETERO:A,B", "BATCH:A(N)") and device::priorities, through the Core:
+// malformed names and unknown devices fail with InvalidArgument naming them.
+#include "test_utils.hpp"
+
+namespace {
+using namespace vireo;
+using namespace hetero_test;
+
+std::shared_ptr<Model> relu_model() {
+    auto x = op::parameter(element::f32, {2}, "x");
+    return std::make_shared<Model>(OutputVector{op::relu(x)}, ParameterVector{x}, "relu");
+}
+
+TEST(DeviceNameGrammar, MalformedNamesAreRefusedNamingThem) {
+    Core core = make_core();
+    auto model = relu_model();
+    for (const std::string name : {"HETERO:", "HETERO:TEMPLATE,,PARTIAL", "HETERO:TEMPLATE,", ":TEMPLATE",
+                                   "BATCH:TEMPLATE(x)", "BATCH:TEMPLATE(0)", "BATCH:TEMPLATE,PARTIAL",
+                                   "HETERO:AUTO:TEMPLATE", "HETERO:TEMPLATE(2)", "HETERO:.1"}) {
+        const std::string message =
+            error_of([&] { core.compile_model(model, name); }, ErrorKind::kInvalidArgument);
+        EXPECT_NE(message.find(name), std::string::npos) << name << ": " << message;
+    }
+}
+
+TEST(DeviceNameGrammar, UnknownListedDeviceIsNamed) {
+    Core core = make_core();
+    const std::string message = error_of([&] { core.compile_model(relu_model(), "HETERO:TEMPLATE,NOPE"); },
+                                         ErrorKind::kInvalidArgument);
+    EXPECT_NE(message.find("'NOPE'"), std::string::npos) << message;
+    // The same device given through the property.
+    const std::string via_property = error_of(
+        [&] { core.compile_model(relu_model(), "HETERO", {{device::priorities.name(), "TEMPLATE,NOPE"}}); },
+        ErrorKind::kInvalidArgument);
+    EXPECT_NE(via_property.find("'NOPE'"), std::string::npos) << via_property;
+}
+
+TEST(DeviceNameGrammar, ListAndPropertyMustAgree) {
+    Core core = make_core();
+    error_of([&] { core.compile_model(relu_model(), "HETERO:TEMPLATE", {{device::priorities.name(), "PARTIAL"}}); },
+             ErrorKind::kInvalidArgument);
+    // Saying the same twice is fine.
+    core.compile_model(relu_model(), "HETERO:TEMPLATE", {{device::priorities.name(), "TEMPLATE"}});
+}
+
+TEST(DeviceNameGrammar, NoDevicesIsAnError) {
+    Core core = make_core();
+    const std::string message =
+        error_of([&] { core.compile_model(relu_model(), "HETERO"); }, ErrorKind::kInvalidArgument);
+    EXPECT_NE(message.find(device::priorities.name()), std::string::npos) << message;
+}
+
+TEST(DeviceNameGrammar, MetaNamesWorkForQueryAndProperties) {
+    Core core = make_core();
+    const auto ops = core.query_model(relu_model(), "HETERO:MOCK_REMOTE.1,TEMPLATE");
+    for (const auto& [name, device] : ops) EXPECT_EQ(device, "MOCK_REMOTE.1") << name;
+    EXPECT_EQ(core.get_property("HETERO:TEMPLATE", device::full_name), "Vireo heterogeneous device");
+    error_of([&] { core.set_property("HETERO:TEMPLATE", {{enable_profiling.name(), true}}); },
+             ErrorKind::kInvalidArgument);
+}
+
+TEST(DeviceNameGrammar, UnregisteredMetaDeviceIsNotFound) {
+    Core core = make_core();
+    // The grammar is parsed for any name; AUTO is not registered (yet).
+    error_of([&] { core.compile_model(relu_model(), "AUTO:TEMPLATE"); }, ErrorKind::kNotFound);
+    error_of([&] { core.compile_model(relu_model(), "BATCH:TEMPLATE(4)"); }, ErrorKind::kNotFound);
+}
+
+TEST(DeviceNameGrammar, RegisteredNamesCannotUseGrammarCharacters) {
+    Core core;
+    error_of([&] { core.register_plugin(VIREO_PARTIAL_PLUGIN_PATH, "PART:IAL"); }, ErrorKind::kInvalidArgument);
+    error_of([&] { core.register_plugin(VIREO_PARTIAL_PLUGIN_PATH, "PART(2)"); }, ErrorKind::kInvalidArgument);
+}
+
+TEST(AnyMapText, RoundTripsNestedMaps) {
+    const AnyMap map = Any("{ TEMPLATE:{PERF_COUNT:YES}, MOCK_REMOTE.1:{MOCK_REMOTE_LATENCY_US:5,X:y} }").as<AnyMap>();
+    ASSERT_EQ(map.size(), 2u);
+    EXPECT_EQ(map.at("TEMPLATE").as<AnyMap>().at("PERF_COUNT").to_string(), "YES");
+    EXPECT_EQ(map.at("MOCK_REMOTE.1").as<AnyMap>().at("X").to_string(), "y");
+    EXPECT_EQ(Any(map).to_string(), "{MOCK_REMOTE.1:{MOCK_REMOTE_LATENCY_US:5,X:y},TEMPLATE:{PERF_COUNT:YES}}");
+    EXPECT_THROW(Any("{A:{B:1}").as<AnyMap>(), InvalidArgument);
+    EXPECT_THROW(Any("A:1").as<AnyMap>(), InvalidArgument);
+    EXPECT_TRUE(Any("").as<AnyMap>().empty());
+}
+
+}  // namespace
