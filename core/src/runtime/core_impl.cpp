@@ -315,17 +315,14 @@ void CoreImpl::set_property(const AnyMap& properties) {
 
 void CoreImpl::set_property(const std::string& device_name, const AnyMap& properties) {
     const DeviceName device = DeviceName::parse(device_name);
-    if (device.meta)
-        throw_error<InvalidArgument>("set_property: '", device.full(),
-                                     "' names a device list; set properties on '", device.name,
-                                     "' (with ", device::priorities.name(),
-                                     " for the list) or on each listed device");
+    // "META:A,B": the values go to META with device::priorities = "A,B" (which META keeps).
+    const AnyMap values = with_device_list(device, properties);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
-    check_settable(*plugin, device, properties);
-    AnyMap for_plugin = properties;
+    check_settable(*plugin, device, values);
+    AnyMap for_plugin = values;
     std::optional<std::string> dir;
     if (for_plugin.count(cache_dir.name())) {
-        dir = get_or<std::string>(properties, cache_dir.name(), "");
+        dir = get_or<std::string>(values, cache_dir.name(), "");
         for_plugin.erase(cache_dir.name());
     }
     // "NAME.N": the plugin gets the instance id with the values and owns them; a DEVICE_ID

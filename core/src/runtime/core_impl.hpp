@@ -23,10 +23,10 @@ namespace vireo {
 /// It is also the sdk::ICore that plugins get from IPlugin::get_core(): the Core owns it by
 /// shared_ptr and hands each plugin it loads a weak reference (bind_core_handle()).
 ///
-/// Device names: every method taking one accepts "NAME", "NAME.N" and, except set_property,
-/// the meta-device grammar "META:A,B" / "BATCH:A(N)" (runtime/device_name.hpp), which becomes
+/// Device names: every method taking one accepts "NAME", "NAME.N" and the meta-device grammar "META:A,B" / "BATCH:A(N)" (runtime/device_name.hpp), which becomes
 /// device META with device::priorities = "A,B" (and device::batch_size = N) in the call's
-/// properties. Every listed device must be registered (InvalidArgument naming it), and a
+/// properties (for set_property: META keeps the list as its own device::priorities). Every
+/// listed device must be registered (InvalidArgument naming it), and a
 /// device::priorities given in the properties too must say the same.
 class CoreImpl : public sdk::ICore {
   public:

@@ -77,8 +77,7 @@ AsyncInferRequest::AsyncInferRequest(const std::shared_ptr<SyncInferRequest>& re
       m_request(request) {
     auto compiled = std::static_pointer_cast<const CompiledModel>(request->get_compiled_model());
     m_pipeline.clear();
-    if (!compiled->passthroughs().empty())
-        m_pipeline.emplace_back(nullptr, [request] { request->run_passthroughs(); });
+    m_pipeline.emplace_back(nullptr, [request] { request->prepare_inputs(); });
     for (size_t i = 0; i < request->part_count(); ++i) {
         auto executor = std::make_shared<PartExecutor>(request, i);
         m_pipeline.emplace_back(executor, [executor] { executor->rethrow_error(); });

@@ -9,7 +9,8 @@
 
 namespace hetero {
 
-/// Stage 0 (when the model has outputs that are inputs or Constants) copies them inline; then
+/// Stage 0 runs inline (SyncInferRequest::prepare_inputs: batched inputs, pass-through outputs);
+/// then
 /// one stage per part whose "executor" binds the part and calls its start_async(), and whose
 /// task runs from the part's callback: it rethrows the part's error (which ends the run: later
 /// parts never start, the error is reported once) or lets the next stage start. The completion

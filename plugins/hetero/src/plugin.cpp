@@ -154,8 +154,34 @@ void Plugin::set_property(const AnyMap& properties) {
 
 Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const {
     AnyMap args = arguments;  // a "HETERO:A,B" name adds the list; the table needs only DEVICE_ID
-    args.erase(device::priorities.name());
+    std::string listed;
+    if (auto it = args.find(device::priorities.name()); it != args.end()) {
+        listed = it->second.to_string();
+        args.erase(it);
+    }
     args.erase(device::batch_size.name());
+    if (name == device::priorities.name() && !listed.empty()) return listed;
+    if (name == device::capabilities.name()) {
+        // What HETERO over these devices can do: states and profiling when any listed device
+        // has them (a variable goes to a device that runs it), dynamic shapes when all do.
+        if (listed.empty()) listed = m_properties.get(device::priorities.name(), args).to_string();
+        std::vector<std::string> caps{device::capability::kFP32};
+        if (listed.empty()) return caps;
+        bool any_states = false, any_profiling = false, all_dynamic = true;
+        auto core = get_core();
+        for (const std::string& device : split_list(listed)) {
+            const auto theirs = core->get_property(device, device::capabilities.name(), {})
+                                    .as<std::vector<std::string>>();
+            auto has = [&](const char* c) { return std::find(theirs.begin(), theirs.end(), c) != theirs.end(); };
+            any_states = any_states || has(device::capability::kStates);
+            any_profiling = any_profiling || has(device::capability::kProfiling);
+            all_dynamic = all_dynamic && has(device::capability::kDynamicShapes);
+        }
+        if (all_dynamic) caps.push_back(device::capability::kDynamicShapes);
+        if (any_states) caps.push_back(device::capability::kStates);
+        if (any_profiling) caps.push_back(device::capability::kProfiling);
+        return caps;
+    }
     return m_properties.get(name, args);
 }
 

@@ -46,6 +46,11 @@ Tensor& SyncInferRequest::slot_tensor(const Slot& slot) {
     return m_cut_tensors[slot.index];
 }
 
+void SyncInferRequest::prepare_inputs() {
+    convert_batched_tensors();
+    run_passthroughs();
+}
+
 void SyncInferRequest::run_passthroughs() {
     for (const Passthrough& p : m_compiled->passthroughs()) {
         const Tensor source = p.input ? m_input_tensors[*p.input] : p.constant;
@@ -79,7 +84,7 @@ void SyncInferRequest::collect(size_t part) {
 
 void SyncInferRequest::infer() {
     begin_run();
-    run_passthroughs();
+    prepare_inputs();
     for (size_t i = 0; i < m_requests.size(); ++i) {
         if (m_cancelled) throw_error<Cancelled>("HETERO: infer request was cancelled");
         bind(i);

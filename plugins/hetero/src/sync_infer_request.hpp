@@ -32,8 +32,9 @@ class SyncInferRequest : public vireo::sdk::ISyncInferRequest {
     /// Cancels the running part and keeps later ones from starting.
     void cancel() override;
 
-    /// Copies the model outputs that are a model input or a Constant.
-    void run_passthroughs();
+    /// Before the parts run: gathers batched inputs (set_tensors) into their input tensors, then
+    /// copies the model outputs that are a model input or a Constant.
+    void prepare_inputs();
     /// Sets part i's input and output tensors (see the class comment).
     void bind(size_t part);
     /// After part i ran: takes its dynamic cut outputs.
@@ -45,6 +46,7 @@ class SyncInferRequest : public vireo::sdk::ISyncInferRequest {
     vireo::InferRequest& part_request(size_t part) { return m_requests[part]; }
 
   private:
+    void run_passthroughs();
     vireo::Tensor& slot_tensor(const Slot& slot);
 
     std::shared_ptr<const CompiledModel> m_compiled;

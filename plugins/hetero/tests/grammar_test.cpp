@@ -1,5 +1,7 @@
 // The meta-device grammar ("HETERO:A,B", "BATCH:A(N)") and device::priorities, through the Core:
 // malformed names and unknown devices fail with InvalidArgument naming them.
+#include <algorithm>
+
 #include "test_utils.hpp"
 
 namespace {
@@ -55,8 +57,17 @@ TEST(DeviceNameGrammar, MetaNamesWorkForQueryAndProperties) {
     const auto ops = core.query_model(relu_model(), "HETERO:MOCK_REMOTE.1,TEMPLATE");
     for (const auto& [name, device] : ops) EXPECT_EQ(device, "MOCK_REMOTE.1") << name;
     EXPECT_EQ(core.get_property("HETERO:TEMPLATE", device::full_name), "Vireo heterogeneous device");
-    error_of([&] { core.set_property("HETERO:TEMPLATE", {{enable_profiling.name(), true}}); },
-             ErrorKind::kInvalidArgument);
+    // set_property on "HETERO:A,B" sets the values on HETERO and makes A,B its list.
+    core.set_property("HETERO:PARTIAL,TEMPLATE", {{enable_profiling.name(), true}});
+    EXPECT_EQ(core.get_property("HETERO", device::priorities), "PARTIAL,TEMPLATE");
+    EXPECT_TRUE(core.get_property("HETERO", enable_profiling));
+    EXPECT_EQ(core.get_property("HETERO:TEMPLATE", device::priorities), "TEMPLATE");
+    // Capabilities follow the listed devices: MOCK_REMOTE has no dynamic shapes nor states.
+    const auto caps = core.get_property("HETERO:MOCK_REMOTE.0", device::capabilities);
+    EXPECT_EQ(std::count(caps.begin(), caps.end(), device::capability::kDynamicShapes), 0);
+    EXPECT_EQ(std::count(caps.begin(), caps.end(), device::capability::kStates), 0);
+    const auto template_caps = core.get_property("HETERO:TEMPLATE", device::capabilities);
+    EXPECT_EQ(std::count(template_caps.begin(), template_caps.end(), device::capability::kStates), 1);
 }
 
 TEST(DeviceNameGrammar, UnregisteredMetaDeviceIsNotFound) {
