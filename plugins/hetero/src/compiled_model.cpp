@@ -3,9 +3,13 @@
 
 #include <algorithm>
 
+#include <sstream>
+
 #include "async_infer_request.hpp"
+#include "blob_format.hpp"
 #include "plugin.hpp"
 #include "sync_infer_request.hpp"
+#include "vireo/ir.hpp"
 #include "vireo/sdk/executor_manager.hpp"
 
 namespace hetero {
@@ -26,20 +30,27 @@ std::string join(const std::vector<std::string>& items) {
 }  // namespace
 
 CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model, const std::shared_ptr<const Plugin>& plugin,
-                             SplitPlan plan, std::vector<vireo::CompiledModel> compiled, const Affinity& affinity,
-                             bool profiling, const std::vector<std::string>& devices)
+                             std::vector<Part> parts, std::map<std::string, std::string> affinity, bool profiling,
+                             const std::vector<std::string>& devices)
     // Requests run their stages on the parts' own executors; the completion (the user's
     // callback) runs on one shared thread so that it never runs inside a part's callback.
     : sdk::ICompiledModel(model, plugin, std::make_shared<sdk::ImmediateExecutor>(),
                           sdk::ExecutorManager::get()->get_executor("HETERO/callback", sdk::StreamsConfig{"HETEROcallback", 1, 1})),
       m_model(model->clone()),
-      m_cuts(std::move(plan.cuts)),
-      m_passthroughs(std::move(plan.passthroughs)) {
-    for (size_t i = 0; i < plan.submodels.size(); ++i) {
-        Submodel& sub = plan.submodels[i];
-        m_parts.push_back(Part{sub.device, std::move(compiled[i]), std::move(sub.inputs), std::move(sub.outputs)});
+      m_parts(std::move(parts)),
+      m_passthroughs(passthroughs_of(*model)),
+      m_affinity(std::move(affinity)),
+      m_devices(devices) {
+    for (const Part& part : m_parts) {
+        for (size_t o = 0; o < part.outputs.size(); ++o) {
+            if (part.outputs[o].kind != Slot::Kind::kCut) continue;
+            const size_t c = part.outputs[o].index;
+            if (m_cuts.size() <= c) m_cuts.resize(c + 1);
+            const Output port = part.compiled.outputs().at(o);
+            m_cuts[c] = Cut{port.get_element_type(), port.get_partial_shape(),
+                            part.device + " #output " + std::to_string(o)};
+        }
     }
-    for (const auto& [node, device] : affinity) m_affinity[node->get_friendly_name()] = device;
 
     std::vector<std::string> execution;
     uint32_t optimal = 1;
@@ -135,6 +146,29 @@ std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
     for (const auto& node : ops)  // ops no part listed (HETERO's own) run after the rest
         if (!node->get_rt_info().count("execOrder")) node->get_rt_info()["execOrder"] = next++;
     return runtime;
+}
+
+void CompiledModel::export_model(std::ostream& out) const {
+    HeteroBlob blob;
+    std::ostringstream xml, weights;
+    serialize(*m_model, xml, weights);
+    blob.model_xml = std::move(xml).str();
+    blob.model_weights = std::move(weights).str();
+    blob.profiling = m_properties->get(enable_profiling.name()).as<bool>();
+    blob.devices = join(m_devices);
+    blob.affinity = m_affinity;
+    for (size_t i = 0; i < m_parts.size(); ++i) {
+        const Part& part = m_parts[i];
+        std::ostringstream part_blob;
+        try {
+            part.compiled.export_model(part_blob);
+        } catch (...) {
+            rethrow_with_context(std::current_exception(), std::string(kDeviceName) + ": exporting submodel #" +
+                                                               std::to_string(i) + " on " + part.device);
+        }
+        blob.parts.push_back({part.device, part.inputs, part.outputs, std::move(part_blob).str()});
+    }
+    write_hetero_blob(out, blob);
 }
 
 void CompiledModel::set_property(const AnyMap& properties) {

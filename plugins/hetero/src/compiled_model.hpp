@@ -2,6 +2,7 @@
 // connect them, and the merged view (properties, runtime model) of the whole.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,16 +35,19 @@ class CompiledModel : public vireo::sdk::ICompiledModel {
         std::vector<Slot> outputs;
     };
 
-    /// `compiled[i]` is plan.submodels[i] compiled on its device.
+    /// `parts` in execution order; `affinity` maps op friendly names to devices. Cuts follow
+    /// from the parts' output ports, pass-throughs from `model`.
     CompiledModel(const std::shared_ptr<const vireo::Model>& model, const std::shared_ptr<const Plugin>& plugin,
-                  SplitPlan plan, std::vector<vireo::CompiledModel> compiled, const Affinity& affinity,
-                  bool profiling, const std::vector<std::string>& devices);
+                  std::vector<Part> parts, std::map<std::string, std::string> affinity, bool profiling,
+                  const std::vector<std::string>& devices);
     ~CompiledModel() override;
 
     std::shared_ptr<vireo::sdk::IAsyncInferRequest> create_infer_request() const override;
     /// The original model, each op once, with rt_info "affinity" / "execution_device" (the device
     /// that ran it), "layerType" and "execOrder" (parts in order, ops in each part's order).
     std::shared_ptr<const vireo::Model> get_runtime_model() const override;
+    /// blob_format.hpp's format; NotImplemented naming the part whose device cannot export.
+    void export_model(std::ostream& blob) const override;
     void set_property(const vireo::AnyMap& properties) override;
     vireo::Any get_property(const std::string& name) const override;
 
@@ -60,6 +64,7 @@ class CompiledModel : public vireo::sdk::ICompiledModel {
     std::vector<Cut> m_cuts;
     std::vector<Passthrough> m_passthroughs;
     std::map<std::string, std::string> m_affinity;  // op friendly name -> device
+    std::vector<std::string> m_devices;
     std::unique_ptr<vireo::sdk::PropertyTable> m_properties;
 };
 

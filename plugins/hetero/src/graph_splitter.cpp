@@ -49,12 +49,24 @@ class SubgraphGraph {
     std::vector<std::set<size_t>> m_deps;
 };
 
-bool is_value_source(const Node& node) {
-    const std::string& type = node.get_type_name();
-    return type == "Parameter" || type == "Constant";
-}
-
 }  // namespace
+
+std::vector<Passthrough> passthroughs_of(const Model& model) {
+    const ParameterVector& parameters = model.get_parameters();
+    const ResultVector& results = model.get_results();
+    std::vector<Passthrough> out;
+    for (size_t k = 0; k < results.size(); ++k) {
+        const Node* producer = results[k]->input_value(0).get_node();
+        if (producer->get_type_name() == "Parameter") {
+            auto it = std::find_if(parameters.begin(), parameters.end(),
+                                   [&](const NodePtr& p) { return p.get() == producer; });
+            out.push_back({k, static_cast<size_t>(it - parameters.begin()), {}});
+        } else if (producer->get_type_name() == "Constant") {
+            out.push_back({k, std::nullopt, producer->get_constant_value()});
+        }
+    }
+    return out;
+}
 
 SplitPlan split_model(const Model& model, const Affinity& affinity) {
     const NodeVector ops = model.get_ordered_ops();
@@ -170,17 +182,7 @@ SplitPlan split_model(const Model& model, const Affinity& affinity) {
         slot_of[{parameters[k].get(), 0}] = Slot{Slot::Kind::kInput, k};
 
     SplitPlan plan;
-    for (size_t k = 0; k < results.size(); ++k) {
-        const Output& source = results[k]->input_value(0);
-        const Node* producer = source.get_node();
-        if (producer->get_type_name() == "Parameter") {
-            auto it = std::find_if(parameters.begin(), parameters.end(),
-                                   [&](const NodePtr& p) { return p.get() == producer; });
-            plan.passthroughs.push_back({k, static_cast<size_t>(it - parameters.begin()), {}});
-        } else if (producer->get_type_name() == "Constant") {
-            plan.passthroughs.push_back({k, std::nullopt, producer->get_constant_value()});
-        }
-    }
+    plan.passthroughs = passthroughs_of(model);
 
     std::unordered_map<std::string, std::set<std::string>> variable_submodels;
     for (size_t s : order) {

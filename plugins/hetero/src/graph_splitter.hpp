@@ -68,4 +68,8 @@ struct SplitPlan {
 /// submodels (only when other devices' ops sit between parts of the variable's subgraph).
 SplitPlan split_model(const vireo::Model& model, const Affinity& affinity);
 
+/// The model outputs fed directly by a Parameter or a Constant (what split_model puts in
+/// SplitPlan::passthroughs), for rebuilding a compiled model from its export.
+std::vector<Passthrough> passthroughs_of(const vireo::Model& model);
+
 }  // namespace hetero

@@ -4,9 +4,13 @@
 
 #include <algorithm>
 
+#include <sstream>
+
 #include "affinity.hpp"
+#include "blob_format.hpp"
 #include "compiled_model.hpp"
 #include "graph_splitter.hpp"
+#include "vireo/ir.hpp"
 #include "vireo/sdk/icore.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
 
@@ -46,6 +50,12 @@ std::vector<std::string> split_list(const std::string& list) {
     return out;
 }
 
+std::string join_list(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& item : items) out += (out.empty() ? "" : ",") + item;
+    return out;
+}
+
 }  // namespace
 
 Plugin::Plugin()
@@ -60,10 +70,10 @@ Plugin::Plugin()
     set_device_name(kDeviceName);
 }
 
-HeteroConfig Plugin::config_for(const AnyMap& properties) const {
+HeteroConfig Plugin::config_for(const AnyMap& properties, const std::string* devices) const {
     const sdk::PropertyValues values = m_properties.resolve(properties);
     HeteroConfig config;
-    config.devices = split_list(values.get(device::priorities));
+    config.devices = split_list(devices ? *devices : values.get(device::priorities));
     if (config.devices.empty())
         throw_error<InvalidArgument>(kDeviceName, ": no devices to run on; name them with \"",
                                      kDeviceName, ":A,B\" or the property ",
@@ -127,25 +137,66 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr
         return core->query_model(model, device, config.device_properties[index_of(device)]);
     });
     SplitPlan plan = split_model(*model, affinity);
-    std::vector<vireo::CompiledModel> compiled;
+    // When HETERO exports, the model cache stores it whole: its parts are not cached again.
+    const std::vector<std::string> caps = capabilities_of(join_list(config.devices));
+    const bool cached_whole =
+        std::find(caps.begin(), caps.end(), device::capability::kExportImport) != caps.end();
+    std::vector<CompiledModel::Part> parts;
     for (size_t i = 0; i < plan.submodels.size(); ++i) {
-        const Submodel& sub = plan.submodels[i];
+        Submodel& sub = plan.submodels[i];
+        AnyMap props = config.device_properties[index_of(sub.device)];
+        if (cached_whole) props[cache_dir.name()] = std::string();
         try {
-            compiled.push_back(
-                core->compile_model(sub.model, sub.device, config.device_properties[index_of(sub.device)]));
+            parts.push_back({sub.device, core->compile_model(sub.model, sub.device, props), std::move(sub.inputs),
+                             std::move(sub.outputs)});
         } catch (...) {
             rethrow_with_context(std::current_exception(),
                                  std::string(kDeviceName) + ": compiling submodel #" + std::to_string(i) +
                                      " on " + sub.device);
         }
     }
+    std::map<std::string, std::string> by_name;
+    for (const auto& [node, device] : affinity) by_name[node->get_friendly_name()] = device;
     auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
-    return std::make_shared<CompiledModel>(model, self, std::move(plan), std::move(compiled), affinity,
-                                           config.profiling, config.devices);
+    return std::make_shared<CompiledModel>(model, self, std::move(parts), std::move(by_name), config.profiling,
+                                           config.devices);
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream&, const AnyMap&) const {
-    throw_error<NotImplemented>(kDeviceName, ": import_model is not supported yet (HETERO cannot export)");
+std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream, const AnyMap& properties) const {
+    const HeteroBlob blob = read_hetero_blob(stream);
+    const HeteroConfig config = config_for(properties, &blob.devices);
+    Tensor weights;
+    if (!blob.model_weights.empty()) {
+        weights = Tensor(element::u8, Shape{blob.model_weights.size()});
+        std::copy(blob.model_weights.begin(), blob.model_weights.end(), static_cast<char*>(weights.data()));
+    }
+    std::shared_ptr<Model> model;
+    try {
+        model = read_model_from_string(blob.model_xml, weights);
+    } catch (const Exception& e) {
+        throw_error<InvalidArgument>(kDeviceName, ": the blob's model cannot be read: ", e.what());
+    }
+    auto core = get_core();
+    std::vector<CompiledModel::Part> parts;
+    for (size_t i = 0; i < blob.parts.size(); ++i) {
+        const HeteroBlob::Part& part = blob.parts[i];
+        const auto it = std::find(config.devices.begin(), config.devices.end(), part.device);
+        if (it == config.devices.end())
+            throw_error<InvalidArgument>(kDeviceName, ": damaged blob: submodel #", i, " names device '",
+                                         part.device, "', which is not in its list ", blob.devices);
+        std::istringstream in(part.blob);
+        try {
+            parts.push_back({part.device,
+                             core->import_model(in, part.device, config.device_properties[it - config.devices.begin()]),
+                             part.inputs, part.outputs});
+        } catch (...) {
+            rethrow_with_context(std::current_exception(), std::string(kDeviceName) + ": importing submodel #" +
+                                                               std::to_string(i) + " on " + part.device);
+        }
+    }
+    auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
+    return std::make_shared<CompiledModel>(model, self, std::move(parts), blob.affinity, blob.profiling,
+                                           config.devices);
 }
 
 void Plugin::set_property(const AnyMap& properties) {
@@ -162,27 +213,33 @@ Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const
     args.erase(device::batch_size.name());
     if (name == device::priorities.name() && !listed.empty()) return listed;
     if (name == device::capabilities.name()) {
-        // What HETERO over these devices can do: states and profiling when any listed device
-        // has them (a variable goes to a device that runs it), dynamic shapes when all do.
         if (listed.empty()) listed = m_properties.get(device::priorities.name(), args).to_string();
-        std::vector<std::string> caps{device::capability::kFP32};
-        if (listed.empty()) return caps;
-        bool any_states = false, any_profiling = false, all_dynamic = true;
-        auto core = get_core();
-        for (const std::string& device : split_list(listed)) {
-            const auto theirs = core->get_property(device, device::capabilities.name(), {})
-                                    .as<std::vector<std::string>>();
-            auto has = [&](const char* c) { return std::find(theirs.begin(), theirs.end(), c) != theirs.end(); };
-            any_states = any_states || has(device::capability::kStates);
-            any_profiling = any_profiling || has(device::capability::kProfiling);
-            all_dynamic = all_dynamic && has(device::capability::kDynamicShapes);
-        }
-        if (all_dynamic) caps.push_back(device::capability::kDynamicShapes);
-        if (any_states) caps.push_back(device::capability::kStates);
-        if (any_profiling) caps.push_back(device::capability::kProfiling);
-        return caps;
+        return capabilities_of(listed);
     }
     return m_properties.get(name, args);
+}
+
+std::vector<std::string> Plugin::capabilities_of(const std::string& devices) const {
+    // What HETERO over these devices can do: states and profiling when any listed device has
+    // them (a variable goes to a device that runs it), dynamic shapes and export when all do.
+    std::vector<std::string> caps{device::capability::kFP32};
+    if (devices.empty()) return caps;
+    bool any_states = false, any_profiling = false, all_dynamic = true, all_export = true;
+    auto core = get_core();
+    for (const std::string& device : split_list(devices)) {
+        const auto theirs =
+            core->get_property(device, device::capabilities.name(), {}).as<std::vector<std::string>>();
+        auto has = [&](const char* c) { return std::find(theirs.begin(), theirs.end(), c) != theirs.end(); };
+        any_states = any_states || has(device::capability::kStates);
+        any_profiling = any_profiling || has(device::capability::kProfiling);
+        all_dynamic = all_dynamic && has(device::capability::kDynamicShapes);
+        all_export = all_export && has(device::capability::kExportImport);
+    }
+    if (all_export) caps.push_back(device::capability::kExportImport);
+    if (all_dynamic) caps.push_back(device::capability::kDynamicShapes);
+    if (any_states) caps.push_back(device::capability::kStates);
+    if (any_profiling) caps.push_back(device::capability::kProfiling);
+    return caps;
 }
 
 }  // namespace hetero

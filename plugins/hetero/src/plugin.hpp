@@ -30,7 +30,8 @@ struct HeteroConfig {
 /// device that lists the key; its own DEVICE_PROPERTIES entry wins).
 /// Errors: no devices, an empty entry or an unregistered device: InvalidArgument naming it; an
 /// op no listed device runs: NotImplemented naming the op and the devices.
-/// No export/import yet (so the model cache skips HETERO; the parts are cached per device).
+/// Export/import when every listed device exports (OPTIMIZATION_CAPABILITIES then has
+/// EXPORT_IMPORT, and the model cache stores HETERO as a whole: the parts compile without it).
 class Plugin : public vireo::sdk::IPlugin {
   public:
     Plugin();
@@ -38,7 +39,8 @@ class Plugin : public vireo::sdk::IPlugin {
         const std::shared_ptr<const vireo::Model>& model,
         const vireo::AnyMap& properties) const override;
     using vireo::sdk::IPlugin::compile_model;
-    /// Throws NotImplemented (HETERO cannot export yet).
+    /// Reads CompiledModel::export_model's blob: the parts are imported on the devices it names
+    /// (their properties from the call's DEVICE_PROPERTIES); the call's device list is not used.
     std::shared_ptr<vireo::sdk::ICompiledModel> import_model(
         std::istream& blob, const vireo::AnyMap& properties) const override;
     /// Each op mapped to the device that would run it (the affinity compile_model uses).
@@ -49,7 +51,9 @@ class Plugin : public vireo::sdk::IPlugin {
                             const vireo::AnyMap& arguments) const override;
 
   private:
-    HeteroConfig config_for(const vireo::AnyMap& properties) const;
+    /// `devices` (an import's list) replaces device::priorities when given.
+    HeteroConfig config_for(const vireo::AnyMap& properties, const std::string* devices = nullptr) const;
+    std::vector<std::string> capabilities_of(const std::string& devices) const;
 
     vireo::sdk::PropertyTable m_properties;
 };
