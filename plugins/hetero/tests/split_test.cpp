@@ -289,3 +289,33 @@ TEST(HeteroSplit, CompiledModelOutlivesTheCore) {
 }
 
 }  // namespace
+
+namespace {
+using namespace vireo;
+using namespace hetero_test;
+
+// A dynamic batch through a cut: relu [PARTIAL] -> sigmoid [TEMPLATE] -> add [PARTIAL]; both
+// devices take dynamic shapes, and the shape changes between inferences.
+TEST(HeteroSplit, DynamicShapesThroughCuts) {
+    Core core = make_core();
+    auto x = op::parameter(element::f32, PartialShape{Dimension::dynamic(), 3}, "x");
+    auto r = op::relu(x);
+    auto s = op::sigmoid(r);
+    auto a = op::add(s, op::constant<float>(element::f32, {1}, {1.f}));
+    auto model = std::make_shared<Model>(OutputVector{a}, ParameterVector{x}, "dynamic");
+    CompiledModel compiled = core.compile_model(model, "HETERO:PARTIAL,TEMPLATE");
+    EXPECT_EQ(compiled.get_property("HETERO_NUMBER_OF_SUBMODELS").as<uint32_t>(), 3u);
+    InferRequest request = compiled.create_infer_request();
+    for (size_t batch : {2u, 5u, 1u}) {
+        const Tensor input = make_input({batch, 3}, -1.f, 0.3f);
+        request.set_input_tensor(input);
+        request.infer();
+        const Tensor out = request.get_output_tensor();
+        ASSERT_EQ(out.get_shape(), (Shape{batch, 3}));
+        std::vector<float> expected;
+        for (float v : values_of(input)) expected.push_back(sigmoid(std::max(0.f, v)) + 1.f);
+        expect_near(values_of(out), expected);
+    }
+}
+
+}  // namespace
