@@ -112,6 +112,12 @@ std::istream& operator>>(std::istream& in, PerformanceMode& mode);
 inline constexpr Property<PerformanceMode> performance_mode{"PERFORMANCE_HINT"};
 /// Upper bound on requests the application will run at once (0 = no limit).
 inline constexpr Property<uint32_t> num_requests{"PERFORMANCE_HINT_NUM_REQUESTS"};
+/// Core key (never reaches a plugin): when a device cannot run every op of a model,
+/// compile_model on it runs the model through HETERO instead, with the CPU device (or TEMPLATE)
+/// as the fallback for the ops it lacks; EXECUTION_DEVICES then names both and an INFO log line
+/// names the ops that moved. Per call, per device (set_property("NAME", ...) or a plugins.xml
+/// default), default false (docs/heterogeneous.md, "Automatic fallback").
+inline constexpr Property<bool> allow_fallback{"ALLOW_FALLBACK"};
 }  // namespace hint
 
 namespace log {

@@ -24,8 +24,12 @@ namespace {
 constexpr const char* kPluginsXmlVariable = "VIREO_PLUGINS_XML";
 
 bool is_core_key(const std::string& key) {
-    return key == cache_dir.name();
+    return key == cache_dir.name() || key == hint::allow_fallback.name();
 }
+
+// The meta-device automatic fallback goes through, and the fallback devices in order.
+constexpr const char* kFallbackMetaDevice = "HETERO";
+constexpr const char* kFallbackDevices[] = {"CPU", "TEMPLATE"};
 
 std::vector<PropertyName> core_properties() {
     return {PropertyName(vireo::supported_properties.name(), PropertyMutability::RO),
@@ -118,7 +122,73 @@ std::vector<PropertyName> CoreImpl::supported_properties(const std::string& devi
 }
 
 void CoreImpl::register_plugins(const std::string& xml_path) {
-    m_registry.add(runtime::parse_plugins_xml(xml_path));
+    m_registry.add(take_core_defaults(runtime::parse_plugins_xml(xml_path)));
+}
+
+std::vector<runtime::PluginDescriptor> CoreImpl::take_core_defaults(
+    std::vector<runtime::PluginDescriptor> descriptors) {
+    for (auto& d : descriptors) {
+        auto it = d.default_properties.find(hint::allow_fallback.name());
+        if (it == d.default_properties.end()) continue;
+        const bool allowed = it->second.as<bool>();  // throws InvalidArgument for a bad value
+        d.default_properties.erase(it);
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_device_fallback[d.device_name] = allowed;
+    }
+    return descriptors;
+}
+
+bool CoreImpl::fallback_allowed(const DeviceName& device, const AnyMap& call) const {
+    if (auto it = call.find(hint::allow_fallback.name()); it != call.end()) return it->second.as<bool>();
+    std::lock_guard<std::mutex> lock(m_mutex);
+    for (const std::string& name : {device.full(), device.name}) {
+        auto it = m_device_fallback.find(name);
+        if (it != m_device_fallback.end()) return it->second;
+    }
+    return false;
+}
+
+std::optional<std::pair<std::string, AnyMap>> CoreImpl::fallback_route(const std::shared_ptr<const Model>& model,
+                                                                        const DeviceName& device,
+                                                                        const AnyMap& call) const {
+    if (device.meta || !fallback_allowed(device, call)) return std::nullopt;
+    const std::vector<std::string> registered = m_registry.names();
+    auto is_registered = [&](const std::string& n) {
+        return std::find(registered.begin(), registered.end(), n) != registered.end();
+    };
+    std::string fallback;  // the first candidate that is registered and loads
+    for (const char* candidate : kFallbackDevices) {
+        if (candidate == device.name || !is_registered(candidate)) continue;
+        try {
+            m_registry.get(candidate);
+        } catch (const Exception& e) {
+            VLOG(1) << "automatic fallback: skipping '" << candidate << "': " << e.what();
+            continue;
+        }
+        fallback = candidate;
+        break;
+    }
+    if (fallback.empty() || !is_registered(kFallbackMetaDevice) || device.name == kFallbackMetaDevice)
+        return std::nullopt;
+    AnyMap device_call = call;
+    device_call.erase(hint::allow_fallback.name());
+    device_call.erase(cache_dir.name());
+    const auto supported = query_model(model, device.full(), device_call);
+    std::string moved;
+    for (const auto& node : model->get_ordered_ops()) {
+        const std::string& type = node->get_type_name();
+        if (type == "Parameter" || type == "Result" || type == "Constant") continue;
+        if (!supported.count(node->get_friendly_name()))
+            moved += (moved.empty() ? "" : ", ") + node->describe();
+    }
+    if (moved.empty()) return std::nullopt;
+    LOG(INFO) << "compile_model on '" << device.full() << "': " << hint::allow_fallback.name()
+              << " is on and the device does not run " << moved << "; those run on " << fallback
+              << " through " << kFallbackMetaDevice;
+    AnyMap routed;
+    routed[device::properties.name()] = AnyMap{{device.full(), device_call}};
+    if (auto it = call.find(cache_dir.name()); it != call.end()) routed[cache_dir.name()] = it->second;
+    return std::make_pair(std::string(kFallbackMetaDevice) + ":" + device.full() + "," + fallback, routed);
 }
 
 void CoreImpl::register_plugin(const std::string& library_path, const std::string& device_name,
@@ -127,9 +197,9 @@ void CoreImpl::register_plugin(const std::string& library_path, const std::strin
         throw_error<InvalidArgument>("register_plugin: the library path for device '", device_name,
                                      "' is empty");
     runtime::check_registrable_name(device_name);
-    m_registry.add({runtime::PluginDescriptor{device_name, library_path,
-                                              runtime::candidates_for_registered_path(library_path),
-                                              properties, "register_plugin"}});
+    m_registry.add(take_core_defaults({runtime::PluginDescriptor{
+        device_name, library_path, runtime::candidates_for_registered_path(library_path), properties,
+        "register_plugin"}}));
 }
 
 void CoreImpl::unload_plugin(const std::string& device_name) {
@@ -175,6 +245,7 @@ AnyMap CoreImpl::plugin_config(const DeviceName& device, const AnyMap& call,
                                          "', but the device name selects id '", device.id, "'");
         config[device::id.name()] = device.id;
     }
+    config.erase(hint::allow_fallback.name());  // the core's: never passed to a plugin
     std::string dir = device_cache_dir(device);
     if (auto it = config.find(cache_dir.name()); it != config.end()) {
         dir = it->second.as<std::string>();
@@ -241,6 +312,8 @@ CompiledModel CoreImpl::compile_model(const std::shared_ptr<const Model>& model,
                                       const AnyMap& properties) const {
     check_model(model, "compile_model");
     const DeviceName device = DeviceName::parse(device_name);
+    if (auto routed = fallback_route(model, device, properties))
+        return compile_model(model, routed->first, routed->second);
     const AnyMap call = with_device_list(device, properties);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     check_settable(*plugin, device, call);
@@ -320,6 +393,11 @@ void CoreImpl::set_property(const std::string& device_name, const AnyMap& proper
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     check_settable(*plugin, device, values);
     AnyMap for_plugin = values;
+    std::optional<bool> fallback;
+    if (auto it = for_plugin.find(hint::allow_fallback.name()); it != for_plugin.end()) {
+        fallback = it->second.as<bool>();
+        for_plugin.erase(it);
+    }
     std::optional<std::string> dir;
     if (for_plugin.count(cache_dir.name())) {
         dir = get_or<std::string>(values, cache_dir.name(), "");
@@ -343,10 +421,9 @@ void CoreImpl::set_property(const std::string& device_name, const AnyMap& proper
     // What the plugin accepted is replayed, in order, if the plugin is loaded again; the core
     // never reads these values back or passes them to calls.
     m_registry.record_set_property(device.name, for_plugin);
-    if (dir) {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        m_device_cache_dirs[device.full()] = *dir;
-    }
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (dir) m_device_cache_dirs[device.full()] = *dir;
+    if (fallback) m_device_fallback[device.full()] = *fallback;
 }
 
 Any CoreImpl::get_property(const std::string& name) const {
@@ -364,11 +441,13 @@ Any CoreImpl::get_property(const std::string& device_name, const std::string& na
     const DeviceName device = DeviceName::parse(device_name);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     if (name == cache_dir.name()) return device_cache_dir(device);
+    if (name == hint::allow_fallback.name()) return fallback_allowed(device, {});
     if (name == vireo::supported_properties.name()) {
         std::vector<PropertyName> list =
             plugin->get_property(name, arguments).as<std::vector<PropertyName>>();
-        if (std::find(list.begin(), list.end(), cache_dir.name()) == list.end())
-            list.emplace_back(cache_dir.name(), PropertyMutability::RW);
+        for (const std::string key : {cache_dir.name(), hint::allow_fallback.name()})
+            if (std::find(list.begin(), list.end(), key) == list.end())
+                list.emplace_back(key, PropertyMutability::RW);
         Any value(std::move(list));
         value.set_shared_object(plugin->library());
         return value;

@@ -6,6 +6,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -83,15 +85,26 @@ class CoreImpl : public sdk::ICore {
     /// InvalidArgument for a read-only one. Core keys pass. Skipped if the plugin cannot list.
     void check_settable(const runtime::Plugin& plugin, const runtime::DeviceName& device,
                         const AnyMap& properties) const;
+    /// hint::allow_fallback for `device`: the call's, else "NAME.N"'s, else "NAME"'s, else false.
+    bool fallback_allowed(const runtime::DeviceName& device, const AnyMap& call) const;
+    /// With fallback allowed and ops `device` cannot run: the HETERO name and properties to
+    /// compile with instead (logged at INFO). Empty when the device runs everything, or no
+    /// HETERO or fallback device is registered.
+    std::optional<std::pair<std::string, AnyMap>> fallback_route(const std::shared_ptr<const Model>& model,
+                                                                 const runtime::DeviceName& device,
+                                                                 const AnyMap& call) const;
+    /// Moves ALLOW_FALLBACK out of registered plugins.xml defaults into m_device_fallback.
+    std::vector<runtime::PluginDescriptor> take_core_defaults(std::vector<runtime::PluginDescriptor> descriptors);
     std::string global_cache_dir() const;
     /// cache_dir for `device`: "NAME.N" > "NAME" > global.
     std::string device_cache_dir(const runtime::DeviceName& device) const;
 
     runtime::PluginRegistry m_registry;
-    mutable std::mutex m_mutex;  // guards the three below
+    mutable std::mutex m_mutex;  // guards the four below
     std::string m_cache_dir;
     std::map<std::string, std::string> m_device_cache_dirs;  // by "NAME" or "NAME.N"
     bool m_enable_mmap = true;                               // ENABLE_MMAP
+    std::map<std::string, bool> m_device_fallback;           // ALLOW_FALLBACK by "NAME"/"NAME.N"
 };
 
 }  // namespace vireo

@@ -95,3 +95,73 @@ TEST(AnyMapText, RoundTripsNestedMaps) {
 }
 
 }  // namespace
+
+namespace {
+using namespace vireo;
+using namespace hetero_test;
+
+// The device automatic fallback uses: CPU when its plugin loads, else TEMPLATE.
+std::string fallback_device(Core& core) {
+    try {
+        core.get_versions("CPU");
+        core.get_property("CPU", device::full_name);
+        return "CPU";
+    } catch (const Exception&) {
+        return "TEMPLATE";
+    }
+}
+
+// x -> sigmoid -> relu: PARTIAL runs relu only.
+std::shared_ptr<Model> sigmoid_relu() {
+    auto x = op::parameter(element::f32, {4}, "x");
+    auto s = op::sigmoid(x);
+    s->set_friendly_name("s");
+    auto r = op::relu(s);
+    r->set_friendly_name("r");
+    return std::make_shared<Model>(OutputVector{r}, ParameterVector{x}, "sr");
+}
+
+TEST(AutomaticFallback, OffByDefault) {
+    Core core = make_core();
+    EXPECT_FALSE(core.get_property("PARTIAL", hint::allow_fallback));
+    const std::string message =
+        error_of([&] { core.compile_model(sigmoid_relu(), "PARTIAL"); }, ErrorKind::kNotImplemented);
+    EXPECT_NE(message.find("Sigmoid"), std::string::npos) << message;
+}
+
+TEST(AutomaticFallback, PerCallRunsThroughHetero) {
+    Core core = make_core();
+    CompiledModel compiled = core.compile_model(sigmoid_relu(), "PARTIAL", {{hint::allow_fallback.name(), true}});
+    EXPECT_EQ(compiled.get_property(execution_devices), (std::vector<std::string>{fallback_device(core), "PARTIAL"}));
+    InferRequest request = compiled.create_infer_request();
+    const Tensor x = make_input({4}, -2.f, 1.f);
+    request.set_input_tensor(x);
+    request.infer();
+    std::vector<float> expected;
+    for (float v : values_of(x)) expected.push_back(sigmoid(v));
+    expect_near(values_of(request.get_output_tensor()), expected);
+}
+
+TEST(AutomaticFallback, PerDeviceSettingAndNothingMovesWhenAllRun) {
+    Core core = make_core();
+    core.set_property("PARTIAL", {{hint::allow_fallback.name(), true}});
+    EXPECT_TRUE(core.get_property("PARTIAL", hint::allow_fallback));
+    EXPECT_EQ(core.compile_model(sigmoid_relu(), "PARTIAL").get_property(execution_devices),
+              (std::vector<std::string>{fallback_device(core), "PARTIAL"}));
+    // A model PARTIAL runs whole is compiled on PARTIAL itself, not through HETERO.
+    auto x = op::parameter(element::f32, {4}, "x");
+    auto model = std::make_shared<Model>(OutputVector{op::relu(x)}, ParameterVector{x}, "relu");
+    CompiledModel plain = core.compile_model(model, "PARTIAL");
+    EXPECT_EQ(plain.get_property(execution_devices), std::vector<std::string>{"PARTIAL"});
+    EXPECT_THROW(plain.get_property("HETERO_NUMBER_OF_SUBMODELS"), Exception);
+}
+
+TEST(AutomaticFallback, PluginsXmlDefault) {
+    Core core;
+    core.register_plugin(VIREO_PARTIAL_PLUGIN_PATH, "PARTIAL", {{hint::allow_fallback.name(), "YES"}});
+    EXPECT_TRUE(core.get_property("PARTIAL", hint::allow_fallback));
+    EXPECT_EQ(core.compile_model(sigmoid_relu(), "PARTIAL").get_property(execution_devices),
+              (std::vector<std::string>{fallback_device(core), "PARTIAL"}));
+}
+
+}  // namespace
