@@ -10,8 +10,7 @@
 namespace vireo::runtime {
 namespace {
 
-constexpr const char* kExpected =
-    "expected \"NAME\", \"NAME.N\", \"META:A,B\" or \"BATCH:A(N)\"";
+constexpr const char* kExpected = "expected \"NAME\", \"NAME.N\", \"META:A,B\" or \"BATCH:A(N)\"";
 
 bool has_space(const std::string& s) {
     return std::any_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c) != 0; });
@@ -58,8 +57,8 @@ DeviceName DeviceName::parse(const std::string& device) {
     size_t start = 0;
     while (true) {
         const size_t comma = list.find(',', start);
-        std::string item = list.substr(start, comma == std::string::npos ? std::string::npos
-                                                                         : comma - start);
+        std::string item =
+            list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         if (item.empty())
             throw_error<InvalidArgument>("device name '", device,
                                          "' has an empty entry in its device list; ", kExpected);
@@ -83,7 +82,8 @@ DeviceName DeviceName::parse(const std::string& device) {
         start = comma + 1;
     }
     if (batch && parsed.devices.size() != 1)
-        throw_error<InvalidArgument>("device name '", device, "': BATCH takes exactly one device, got ",
+        throw_error<InvalidArgument>("device name '", device,
+                                     "': BATCH takes exactly one device, got ",
                                      parsed.devices.size());
     return parsed;
 }

@@ -19,8 +19,8 @@ std::string join(const std::vector<std::string>& items) {
 }
 
 // Ops reachable downwards from `from` (consumers), `from` included.
-std::set<const Node*> descendants(const Node* from,
-                                  const std::unordered_map<const Node*, std::vector<const Node*>>& consumers) {
+std::set<const Node*> descendants(
+    const Node* from, const std::unordered_map<const Node*, std::vector<const Node*>>& consumers) {
     std::set<const Node*> seen{from};
     std::vector<const Node*> stack{from};
     while (!stack.empty()) {
@@ -71,8 +71,8 @@ Affinity assign_affinity(const Model& model, const std::vector<std::string>& dev
         if (manual != node->get_rt_info().end()) {
             const std::string device = manual->second.to_string();
             if (std::find(devices.begin(), devices.end(), device) == devices.end())
-                throw_error<InvalidArgument>("HETERO: ", node->describe(), " has affinity '", device,
-                                             "', which is not one of the devices asked (",
+                throw_error<InvalidArgument>("HETERO: ", node->describe(), " has affinity '",
+                                             device, "', which is not one of the devices asked (",
                                              join(devices), ")");
             affinity[node.get()] = device;
             continue;
@@ -93,7 +93,8 @@ Affinity assign_affinity(const Model& model, const std::vector<std::string>& dev
     std::unordered_map<const Node*, std::vector<const Node*>> consumers;
     std::map<std::string, std::vector<const Node*>> by_variable;
     for (const auto& node : ops) {
-        for (const Output& in : node->input_values()) consumers[in.get_node()].push_back(node.get());
+        for (const Output& in : node->input_values())
+            consumers[in.get_node()].push_back(node.get());
         const std::string& type = node->get_type_name();
         if ((type == "ReadValue" || type == "Assign") && node->has_attribute("variable_id"))
             by_variable[node->get_attribute<std::string>("variable_id")].push_back(node.get());
@@ -131,10 +132,10 @@ Affinity assign_affinity(const Model& model, const std::vector<std::string>& dev
             }
         }
         if (chosen.empty())
-            throw_error<NotImplemented>("HETERO: variable '", variable,
-                                        "': no device of ", join(devices),
-                                        " runs its ReadValue, its Assign and every op between "
-                                        "them, which must share one device (the state lives there)");
+            throw_error<NotImplemented>(
+                "HETERO: variable '", variable, "': no device of ", join(devices),
+                " runs its ReadValue, its Assign and every op between "
+                "them, which must share one device (the state lives there)");
         for (const Node* n : group) affinity[n] = chosen;
     }
     return affinity;

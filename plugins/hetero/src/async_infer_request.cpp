@@ -73,7 +73,8 @@ class PartExecutor : public sdk::ITaskExecutor {
 
 AsyncInferRequest::AsyncInferRequest(const std::shared_ptr<SyncInferRequest>& request,
                                      const std::shared_ptr<sdk::ITaskExecutor>& callback_executor)
-    : sdk::IAsyncInferRequest(request, std::make_shared<sdk::ImmediateExecutor>(), callback_executor),
+    : sdk::IAsyncInferRequest(request, std::make_shared<sdk::ImmediateExecutor>(),
+                              callback_executor),
       m_request(request) {
     auto compiled = std::static_pointer_cast<const CompiledModel>(request->get_compiled_model());
     m_pipeline.clear();

@@ -1,8 +1,8 @@
 // Implements HETERO's export format (see blob_format.hpp).
 #include "blob_format.hpp"
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "vireo/exception.hpp"
@@ -48,7 +48,8 @@ class Reader {
     }
     std::string get_string() {
         const uint64_t size = get(8);
-        if (size > kMaxString) throw_error<InvalidArgument>("HETERO: damaged blob: a field of ", size, " bytes");
+        if (size > kMaxString)
+            throw_error<InvalidArgument>("HETERO: damaged blob: a field of ", size, " bytes");
         std::string s;
         // Read in chunks so that a damaged length cannot make us allocate it all up front.
         while (s.size() < size) {
@@ -109,7 +110,8 @@ HeteroBlob read_hetero_blob(std::istream& in) {
     Reader r(in);
     const uint64_t version = r.get(4);
     if (version != kVersion)
-        throw_error<InvalidArgument>("HETERO: blob format version ", version, ", this plugin reads ", kVersion);
+        throw_error<InvalidArgument>("HETERO: blob format version ", version,
+                                     ", this plugin reads ", kVersion);
     HeteroBlob blob;
     blob.model_xml = r.get_string();
     blob.model_weights = r.get_string();

@@ -2,7 +2,6 @@
 #include "compiled_model.hpp"
 
 #include <algorithm>
-
 #include <sstream>
 
 #include "async_infer_request.hpp"
@@ -29,13 +28,15 @@ std::string join(const std::vector<std::string>& items) {
 
 }  // namespace
 
-CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model, const std::shared_ptr<const Plugin>& plugin,
-                             std::vector<Part> parts, std::map<std::string, std::string> affinity, bool profiling,
+CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model,
+                             const std::shared_ptr<const Plugin>& plugin, std::vector<Part> parts,
+                             std::map<std::string, std::string> affinity, bool profiling,
                              const std::vector<std::string>& devices)
     // Requests run their stages on the parts' own executors; the completion (the user's
     // callback) runs on one shared thread so that it never runs inside a part's callback.
     : sdk::ICompiledModel(model, plugin, std::make_shared<sdk::ImmediateExecutor>(),
-                          sdk::ExecutorManager::get()->get_executor("HETERO/callback", sdk::StreamsConfig{"HETEROcallback", 1, 1})),
+                          sdk::ExecutorManager::get()->get_executor(
+                              "HETERO/callback", sdk::StreamsConfig{"HETEROcallback", 1, 1})),
       m_model(model->clone()),
       m_parts(std::move(parts)),
       m_passthroughs(passthroughs_of(*model)),
@@ -63,15 +64,18 @@ CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model, const st
             // a part that does not report them ran on the device it was compiled for
         }
         for (const auto& d : reported)
-            if (std::find(execution.begin(), execution.end(), d) == execution.end()) execution.push_back(d);
+            if (std::find(execution.begin(), execution.end(), d) == execution.end())
+                execution.push_back(d);
         try {
-            optimal = std::max(optimal, part.compiled.get_property(optimal_number_of_infer_requests));
+            optimal =
+                std::max(optimal, part.compiled.get_property(optimal_number_of_infer_requests));
         } catch (const Exception&) {
             // a part that does not say counts as one request
         }
         if (per_device.count(part.device)) continue;
         AnyMap values;
-        for (const auto& key : part.compiled.get_property(supported_properties.name()).as<std::vector<PropertyName>>()) {
+        for (const auto& key : part.compiled.get_property(supported_properties.name())
+                                   .as<std::vector<PropertyName>>()) {
             if (key == supported_properties.name()) continue;
             try {
                 values[key] = part.compiled.get_property(key).to_string();
@@ -97,7 +101,8 @@ CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model, const st
 CompiledModel::~CompiledModel() = default;
 
 std::shared_ptr<sdk::ISyncInferRequest> CompiledModel::create_sync_infer_request() const {
-    return std::make_shared<SyncInferRequest>(std::static_pointer_cast<const CompiledModel>(shared_from_this()));
+    return std::make_shared<SyncInferRequest>(
+        std::static_pointer_cast<const CompiledModel>(shared_from_this()));
 }
 
 std::shared_ptr<sdk::IAsyncInferRequest> CompiledModel::create_infer_request() const {
@@ -120,7 +125,8 @@ std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
     // Parameters, Constants and Results run where their first neighbour with a device runs.
     std::map<const Node*, std::vector<const Node*>> consumers;
     for (const auto& node : ops)
-        for (const Output& in : node->input_values()) consumers[in.get_node()].push_back(node.get());
+        for (const Output& in : node->input_values())
+            consumers[in.get_node()].push_back(node.get());
     for (const auto& node : ops) {
         std::string device;
         auto it = m_affinity.find(node->get_friendly_name());
@@ -163,8 +169,9 @@ void CompiledModel::export_model(std::ostream& out) const {
         try {
             part.compiled.export_model(part_blob);
         } catch (...) {
-            rethrow_with_context(std::current_exception(), std::string(kDeviceName) + ": exporting submodel #" +
-                                                               std::to_string(i) + " on " + part.device);
+            rethrow_with_context(std::current_exception(),
+                                 std::string(kDeviceName) + ": exporting submodel #" +
+                                     std::to_string(i) + " on " + part.device);
         }
         blob.parts.push_back({part.device, part.inputs, part.outputs, std::move(part_blob).str()});
     }

@@ -37,8 +37,9 @@ class CompiledModel : public vireo::sdk::ICompiledModel {
 
     /// `parts` in execution order; `affinity` maps op friendly names to devices. Cuts follow
     /// from the parts' output ports, pass-throughs from `model`.
-    CompiledModel(const std::shared_ptr<const vireo::Model>& model, const std::shared_ptr<const Plugin>& plugin,
-                  std::vector<Part> parts, std::map<std::string, std::string> affinity, bool profiling,
+    CompiledModel(const std::shared_ptr<const vireo::Model>& model,
+                  const std::shared_ptr<const Plugin>& plugin, std::vector<Part> parts,
+                  std::map<std::string, std::string> affinity, bool profiling,
                   const std::vector<std::string>& devices);
     ~CompiledModel() override;
 

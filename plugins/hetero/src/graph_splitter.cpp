@@ -81,7 +81,8 @@ SplitPlan split_model(const Model& model, const Affinity& affinity) {
         std::vector<size_t> inputs;
         for (const Output& in : node->input_values()) {
             auto it = group.find(in.get_node());
-            if (it != group.end() && std::find(inputs.begin(), inputs.end(), it->second) == inputs.end())
+            if (it != group.end() &&
+                std::find(inputs.begin(), inputs.end(), it->second) == inputs.end())
                 inputs.push_back(it->second);
         }
         std::optional<size_t> chosen;
@@ -160,7 +161,8 @@ SplitPlan split_model(const Model& model, const Affinity& affinity) {
         bool progress = false;
         for (size_t s : roots) {
             if (placed.count(s)) continue;
-            if (std::all_of(deps[s].begin(), deps[s].end(), [&](size_t d) { return placed.count(d) != 0; })) {
+            if (std::all_of(deps[s].begin(), deps[s].end(),
+                            [&](size_t d) { return placed.count(d) != 0; })) {
                 order.push_back(s);
                 placed.insert(s);
                 progress = true;
@@ -168,13 +170,15 @@ SplitPlan split_model(const Model& model, const Affinity& affinity) {
             }
         }
         if (!progress)  // cannot happen: grouping and merging never make cycles
-            throw_error<Exception>("HETERO: internal error: the subgraphs of the split form a cycle");
+            throw_error<Exception>(
+                "HETERO: internal error: the subgraphs of the split form a cycle");
     }
 
     // 4. Build one Model per subgraph, in order.
     std::unordered_map<const Node*, std::vector<const Node*>> consumers;
     for (const auto& node : ops)
-        for (const Output& in : node->input_values()) consumers[in.get_node()].push_back(node.get());
+        for (const Output& in : node->input_values())
+            consumers[in.get_node()].push_back(node.get());
     std::map<std::pair<const Node*, size_t>, Slot> slot_of;  // value -> where it lives
     const ParameterVector& parameters = model.get_parameters();
     const ResultVector& results = model.get_results();
@@ -208,7 +212,8 @@ SplitPlan split_model(const Model& model, const Affinity& affinity) {
                 made = Output(producer->clone_with_new_inputs({}), 0);
             } else {
                 const Slot slot = slot_of.at(key);
-                NodePtr parameter = op::parameter(value.get_element_type(), value.get_partial_shape());
+                NodePtr parameter =
+                    op::parameter(value.get_element_type(), value.get_partial_shape());
                 if (slot.kind == Slot::Kind::kInput) {
                     parameter->set_friendly_name(producer->get_friendly_name());
                     parameter->output(0).set_names(value.get_names());
@@ -258,7 +263,8 @@ SplitPlan split_model(const Model& model, const Affinity& affinity) {
                     auto g = group.find(c);
                     if (g == group.end() || label[g->second] == s) continue;
                     for (const Output& in : c->input_values())
-                        if (in.get_node() == node.get() && in.get_index() == port) read_later = true;
+                        if (in.get_node() == node.get() && in.get_index() == port)
+                            read_later = true;
                 }
                 if (!read_later) continue;
                 const Output value(clones.at(node.get()), port);
@@ -273,9 +279,9 @@ SplitPlan split_model(const Model& model, const Affinity& affinity) {
                 slot_of[key] = slot;
             }
         }
-        sub.model = Model::make(sub_results, sinks, sub_parameters,
-                                model.get_name() + "/" + sub.device + "#" +
-                                    std::to_string(plan.submodels.size()));
+        sub.model = Model::make(
+            sub_results, sinks, sub_parameters,
+            model.get_name() + "/" + sub.device + "#" + std::to_string(plan.submodels.size()));
         plan.submodels.push_back(std::move(sub));
     }
     for (const auto& [variable, where] : variable_submodels)

@@ -3,7 +3,6 @@
 #include "plugin.hpp"
 
 #include <algorithm>
-
 #include <sstream>
 
 #include "affinity.hpp"
@@ -25,8 +24,8 @@ namespace {
 
 // HETERO keys passed on to each listed device that lists them.
 const std::vector<std::string>& forwarded_keys() {
-    static const std::vector<std::string> keys{enable_profiling.name(), hint::performance_mode.name(),
-                                               hint::num_requests.name()};
+    static const std::vector<std::string> keys{
+        enable_profiling.name(), hint::performance_mode.name(), hint::num_requests.name()};
     return keys;
 }
 
@@ -36,7 +35,8 @@ std::vector<std::string> split_list(const std::string& list) {
     size_t start = 0;
     while (true) {
         const size_t comma = list.find(',', start);
-        std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        std::string item =
+            list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         const auto b = item.find_first_not_of(' ');
         const auto e = item.find_last_not_of(' ');
         item = b == std::string::npos ? std::string() : item.substr(b, e - b + 1);
@@ -88,7 +88,8 @@ HeteroConfig Plugin::config_for(const AnyMap& properties, const std::string* dev
         } catch (const Exception& e) {
             if (e.kind() != ErrorKind::kNotFound) throw;
             throw_error<InvalidArgument>(kDeviceName, ": device '", device, "' in ",
-                                         device::priorities.name(), " is not available: ", e.what());
+                                         device::priorities.name(),
+                                         " is not available: ", e.what());
         }
         AnyMap props;
         for (const std::string& key : forwarded_keys()) {
@@ -112,10 +113,12 @@ sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& mod
     if (!model) throw_error<InvalidArgument>(kDeviceName, ": query_model got no model");
     const HeteroConfig config = config_for(properties);
     auto core = get_core();
-    const Affinity affinity = assign_affinity(*model, config.devices, [&](const std::string& device) {
-        const size_t i = std::find(config.devices.begin(), config.devices.end(), device) - config.devices.begin();
-        return core->query_model(model, device, config.device_properties[i]);
-    });
+    const Affinity affinity =
+        assign_affinity(*model, config.devices, [&](const std::string& device) {
+            const size_t i = std::find(config.devices.begin(), config.devices.end(), device) -
+                             config.devices.begin();
+            return core->query_model(model, device, config.device_properties[i]);
+        });
     sdk::SupportedOpsMap out;
     for (const auto& node : model->get_ordered_ops()) {
         auto it = affinity.find(node.get());
@@ -124,8 +127,8 @@ sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& mod
     return out;
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr<const Model>& model,
-                                                           const AnyMap& properties) const {
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
+    const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
     if (!model) throw_error<InvalidArgument>(kDeviceName, ": compile_model got no model");
     const HeteroConfig config = config_for(properties);
     auto core = get_core();
@@ -133,9 +136,10 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr
         return static_cast<size_t>(std::find(config.devices.begin(), config.devices.end(), device) -
                                    config.devices.begin());
     };
-    const Affinity affinity = assign_affinity(*model, config.devices, [&](const std::string& device) {
-        return core->query_model(model, device, config.device_properties[index_of(device)]);
-    });
+    const Affinity affinity =
+        assign_affinity(*model, config.devices, [&](const std::string& device) {
+            return core->query_model(model, device, config.device_properties[index_of(device)]);
+        });
     SplitPlan plan = split_model(*model, affinity);
     // When HETERO exports, the model cache stores it whole: its parts are not cached again.
     const std::vector<std::string> caps = capabilities_of(join_list(config.devices));
@@ -147,28 +151,30 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr
         AnyMap props = config.device_properties[index_of(sub.device)];
         if (cached_whole) props[cache_dir.name()] = std::string();
         try {
-            parts.push_back({sub.device, core->compile_model(sub.model, sub.device, props), std::move(sub.inputs),
-                             std::move(sub.outputs)});
+            parts.push_back({sub.device, core->compile_model(sub.model, sub.device, props),
+                             std::move(sub.inputs), std::move(sub.outputs)});
         } catch (...) {
             rethrow_with_context(std::current_exception(),
-                                 std::string(kDeviceName) + ": compiling submodel #" + std::to_string(i) +
-                                     " on " + sub.device);
+                                 std::string(kDeviceName) + ": compiling submodel #" +
+                                     std::to_string(i) + " on " + sub.device);
         }
     }
     std::map<std::string, std::string> by_name;
     for (const auto& [node, device] : affinity) by_name[node->get_friendly_name()] = device;
     auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
-    return std::make_shared<CompiledModel>(model, self, std::move(parts), std::move(by_name), config.profiling,
-                                           config.devices);
+    return std::make_shared<CompiledModel>(model, self, std::move(parts), std::move(by_name),
+                                           config.profiling, config.devices);
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream, const AnyMap& properties) const {
+std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream,
+                                                          const AnyMap& properties) const {
     const HeteroBlob blob = read_hetero_blob(stream);
     const HeteroConfig config = config_for(properties, &blob.devices);
     Tensor weights;
     if (!blob.model_weights.empty()) {
         weights = Tensor(element::u8, Shape{blob.model_weights.size()});
-        std::copy(blob.model_weights.begin(), blob.model_weights.end(), static_cast<char*>(weights.data()));
+        std::copy(blob.model_weights.begin(), blob.model_weights.end(),
+                  static_cast<char*>(weights.data()));
     }
     std::shared_ptr<Model> model;
     try {
@@ -182,21 +188,25 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream, 
         const HeteroBlob::Part& part = blob.parts[i];
         const auto it = std::find(config.devices.begin(), config.devices.end(), part.device);
         if (it == config.devices.end())
-            throw_error<InvalidArgument>(kDeviceName, ": damaged blob: submodel #", i, " names device '",
-                                         part.device, "', which is not in its list ", blob.devices);
+            throw_error<InvalidArgument>(kDeviceName, ": damaged blob: submodel #", i,
+                                         " names device '", part.device,
+                                         "', which is not in its list ", blob.devices);
         std::istringstream in(part.blob);
         try {
-            parts.push_back({part.device,
-                             core->import_model(in, part.device, config.device_properties[it - config.devices.begin()]),
-                             part.inputs, part.outputs});
+            parts.push_back(
+                {part.device,
+                 core->import_model(in, part.device,
+                                    config.device_properties[it - config.devices.begin()]),
+                 part.inputs, part.outputs});
         } catch (...) {
-            rethrow_with_context(std::current_exception(), std::string(kDeviceName) + ": importing submodel #" +
-                                                               std::to_string(i) + " on " + part.device);
+            rethrow_with_context(std::current_exception(),
+                                 std::string(kDeviceName) + ": importing submodel #" +
+                                     std::to_string(i) + " on " + part.device);
         }
     }
     auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
-    return std::make_shared<CompiledModel>(model, self, std::move(parts), blob.affinity, blob.profiling,
-                                           config.devices);
+    return std::make_shared<CompiledModel>(model, self, std::move(parts), blob.affinity,
+                                           blob.profiling, config.devices);
 }
 
 void Plugin::set_property(const AnyMap& properties) {
@@ -227,9 +237,11 @@ std::vector<std::string> Plugin::capabilities_of(const std::string& devices) con
     bool any_states = false, any_profiling = false, all_dynamic = true, all_export = true;
     auto core = get_core();
     for (const std::string& device : split_list(devices)) {
-        const auto theirs =
-            core->get_property(device, device::capabilities.name(), {}).as<std::vector<std::string>>();
-        auto has = [&](const char* c) { return std::find(theirs.begin(), theirs.end(), c) != theirs.end(); };
+        const auto theirs = core->get_property(device, device::capabilities.name(), {})
+                                .as<std::vector<std::string>>();
+        auto has = [&](const char* c) {
+            return std::find(theirs.begin(), theirs.end(), c) != theirs.end();
+        };
         any_states = any_states || has(device::capability::kStates);
         any_profiling = any_profiling || has(device::capability::kProfiling);
         all_dynamic = all_dynamic && has(device::capability::kDynamicShapes);

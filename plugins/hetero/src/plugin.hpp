@@ -47,12 +47,12 @@ class Plugin : public vireo::sdk::IPlugin {
     vireo::sdk::SupportedOpsMap query_model(const std::shared_ptr<const vireo::Model>& model,
                                             const vireo::AnyMap& properties) const override;
     void set_property(const vireo::AnyMap& properties) override;
-    vireo::Any get_property(const std::string& name,
-                            const vireo::AnyMap& arguments) const override;
+    vireo::Any get_property(const std::string& name, const vireo::AnyMap& arguments) const override;
 
   private:
     /// `devices` (an import's list) replaces device::priorities when given.
-    HeteroConfig config_for(const vireo::AnyMap& properties, const std::string* devices = nullptr) const;
+    HeteroConfig config_for(const vireo::AnyMap& properties,
+                            const std::string* devices = nullptr) const;
     std::vector<std::string> capabilities_of(const std::string& devices) const;
 
     vireo::sdk::PropertyTable m_properties;

@@ -30,18 +30,23 @@ class PartVariableState : public sdk::IVariableState {
 
 SyncInferRequest::SyncInferRequest(const std::shared_ptr<const CompiledModel>& compiled)
     : sdk::ISyncInferRequest(compiled), m_compiled(compiled) {
-    for (const auto& part : compiled->parts()) m_requests.push_back(part.compiled.create_infer_request());
+    for (const auto& part : compiled->parts())
+        m_requests.push_back(part.compiled.create_infer_request());
     for (const Cut& cut : compiled->cuts())
-        m_cut_tensors.push_back(cut.shape.is_static() ? Tensor(cut.type, cut.shape.to_shape()) : Tensor());
+        m_cut_tensors.push_back(cut.shape.is_static() ? Tensor(cut.type, cut.shape.to_shape())
+                                                      : Tensor());
 }
 
 SyncInferRequest::~SyncInferRequest() = default;
 
 Tensor& SyncInferRequest::slot_tensor(const Slot& slot) {
     switch (slot.kind) {
-    case Slot::Kind::kInput: return m_input_tensors[slot.index];
-    case Slot::Kind::kOutput: return m_output_tensors[slot.index];
-    case Slot::Kind::kCut: break;
+        case Slot::Kind::kInput:
+            return m_input_tensors[slot.index];
+        case Slot::Kind::kOutput:
+            return m_output_tensors[slot.index];
+        case Slot::Kind::kCut:
+            break;
     }
     return m_cut_tensors[slot.index];
 }
@@ -64,7 +69,8 @@ void SyncInferRequest::run_passthroughs() {
 void SyncInferRequest::bind(size_t part) {
     const CompiledModel::Part& p = m_compiled->parts()[part];
     InferRequest& request = m_requests[part];
-    for (size_t i = 0; i < p.inputs.size(); ++i) request.set_input_tensor(i, slot_tensor(p.inputs[i]));
+    for (size_t i = 0; i < p.inputs.size(); ++i)
+        request.set_input_tensor(i, slot_tensor(p.inputs[i]));
     for (size_t o = 0; o < p.outputs.size(); ++o) {
         const Tensor& tensor = slot_tensor(p.outputs[o]);
         if (tensor) request.set_output_tensor(o, tensor);  // a dynamic cut: the part's own tensor
@@ -91,8 +97,9 @@ void SyncInferRequest::infer() {
         try {
             m_requests[i].infer();
         } catch (...) {
-            rethrow_with_context(std::current_exception(), "HETERO: submodel #" + std::to_string(i) + " on " +
-                                                               m_compiled->parts()[i].device);
+            rethrow_with_context(
+                std::current_exception(),
+                "HETERO: submodel #" + std::to_string(i) + " on " + m_compiled->parts()[i].device);
         }
         collect(i);
     }

@@ -1,10 +1,10 @@
 // HETERO export/import: the split model round-trips (parts, devices, values, state), a device
 // that cannot export is named, damaged blobs are refused, and the model cache stores HETERO whole.
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
-
-#include <unistd.h>
 
 #include "test_utils.hpp"
 
@@ -65,8 +65,9 @@ TEST(HeteroExport, StatefulModelRoundTrips) {
     auto read = op::read_value("acc", element::f32, PartialShape{3});
     auto sum = op::add(read, x);
     auto write = op::assign(sum, "acc");
-    auto model = Model::make({op::result(op::multiply(sum, op::constant<float>(element::f32, {1}, {2.f})))},
-                             {write}, {x}, "summator");
+    auto model =
+        Model::make({op::result(op::multiply(sum, op::constant<float>(element::f32, {1}, {2.f})))},
+                    {write}, {x}, "summator");
     CompiledModel compiled = core.compile_model(model, "HETERO:MOCK_REMOTE.1,TEMPLATE");
     std::stringstream blob;
     compiled.export_model(blob);
@@ -86,10 +87,12 @@ TEST(HeteroExport, DeviceThatCannotExportIsNamed) {
     EXPECT_EQ(std::count(caps.begin(), caps.end(), device::capability::kExportImport), 1);
 
     auto x = op::parameter(element::f32, {4}, "x");
-    auto model = std::make_shared<Model>(OutputVector{op::relu(op::sigmoid(x))}, ParameterVector{x}, "m");
+    auto model =
+        std::make_shared<Model>(OutputVector{op::relu(op::sigmoid(x))}, ParameterVector{x}, "m");
     CompiledModel compiled = core.compile_model(model, "HETERO:PARTIAL,TEMPLATE");
     std::stringstream blob;
-    const std::string message = error_of([&] { compiled.export_model(blob); }, ErrorKind::kNotImplemented);
+    const std::string message =
+        error_of([&] { compiled.export_model(blob); }, ErrorKind::kNotImplemented);
     EXPECT_NE(message.find("on PARTIAL"), std::string::npos) << message;
 }
 
@@ -107,8 +110,8 @@ TEST(HeteroExport, DamagedBlobsAreRefused) {
 }
 
 TEST(HeteroExport, ModelCacheStoresHeteroWhole) {
-    const std::filesystem::path dir =
-        std::filesystem::temp_directory_path() / ("vireo_hetero_cache_" + std::to_string(::getpid()));
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                      ("vireo_hetero_cache_" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
     {
         Core core = make_core();
@@ -117,7 +120,8 @@ TEST(HeteroExport, ModelCacheStoresHeteroWhole) {
         CompiledModel first = core.compile_model(model, "HETERO:MOCK_REMOTE.0,TEMPLATE");
         EXPECT_FALSE(first.get_property(loaded_from_cache));
         size_t entries = 0;
-        for (const auto& e : std::filesystem::directory_iterator(dir)) entries += e.path().extension() == ".blob";
+        for (const auto& e : std::filesystem::directory_iterator(dir))
+            entries += e.path().extension() == ".blob";
         EXPECT_EQ(entries, 1u);  // HETERO's entry only: the parts compile without the cache
         CompiledModel second = core.compile_model(model, "HETERO:MOCK_REMOTE.0,TEMPLATE");
         EXPECT_TRUE(second.get_property(loaded_from_cache));

@@ -22,10 +22,12 @@ void fill(Tensor& t, size_t seed) {
     const size_t n = t.get_size();
     if (t.get_element_type() == element::f32) {
         float* p = t.data<float>();
-        for (size_t i = 0; i < n; ++i) p[i] = static_cast<float>((i * 7 + seed * 13) % 17) / 8.f - 1.f;
+        for (size_t i = 0; i < n; ++i)
+            p[i] = static_cast<float>((i * 7 + seed * 13) % 17) / 8.f - 1.f;
     } else {
         auto* p = static_cast<uint8_t*>(t.data());
-        for (size_t i = 0; i < t.get_byte_size(); ++i) p[i] = static_cast<uint8_t>((i * 5 + seed) % 7);
+        for (size_t i = 0; i < t.get_byte_size(); ++i)
+            p[i] = static_cast<uint8_t>((i * 5 + seed) % 7);
     }
 }
 
@@ -36,7 +38,8 @@ TEST(HeteroModels, IrFilesMatchTemplate) {
         SCOPED_TRACE(path);
         auto model = core.read_model(path);
         bool is_static = true;
-        for (const auto& in : model->inputs()) is_static = is_static && in.get_partial_shape().is_static();
+        for (const auto& in : model->inputs())
+            is_static = is_static && in.get_partial_shape().is_static();
         if (!is_static) continue;
         InferRequest oracle = core.compile_model(model, "TEMPLATE").create_infer_request();
         std::vector<Tensor> inputs;
@@ -47,7 +50,8 @@ TEST(HeteroModels, IrFilesMatchTemplate) {
             oracle.set_input_tensor(i, t);
         }
         oracle.infer();
-        for (const std::string device : {"HETERO:PARTIAL,TEMPLATE", "HETERO:MOCK_REMOTE.1,TEMPLATE"}) {
+        for (const std::string device :
+             {"HETERO:PARTIAL,TEMPLATE", "HETERO:MOCK_REMOTE.1,TEMPLATE"}) {
             SCOPED_TRACE(device);
             InferRequest request = core.compile_model(model, device).create_infer_request();
             for (size_t i = 0; i < inputs.size(); ++i) request.set_input_tensor(i, inputs[i]);
@@ -60,7 +64,8 @@ TEST(HeteroModels, IrFilesMatchTemplate) {
                 if (expected.get_element_type() == element::f32) {
                     expect_near(values_of(actual), values_of(expected));
                 } else {
-                    EXPECT_EQ(0, std::memcmp(actual.data(), expected.data(), expected.get_byte_size()));
+                    EXPECT_EQ(
+                        0, std::memcmp(actual.data(), expected.data(), expected.get_byte_size()));
                 }
             }
         }

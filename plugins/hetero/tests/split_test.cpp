@@ -51,7 +51,8 @@ TEST(HeteroSplit, ChainRunsInThreePartsWithTemplateValues) {
     auto model = chain_model();
     CompiledModel compiled = core.compile_model(model, "HETERO:PARTIAL,TEMPLATE");
     EXPECT_EQ(parts_of(compiled), 3u);  // PARTIAL | TEMPLATE | PARTIAL
-    EXPECT_EQ(compiled.get_property(execution_devices), (std::vector<std::string>{"PARTIAL", "TEMPLATE"}));
+    EXPECT_EQ(compiled.get_property(execution_devices),
+              (std::vector<std::string>{"PARTIAL", "TEMPLATE"}));
     InferRequest request = compiled.create_infer_request();
     const Tensor x = make_input({1, 8}, -2.f, 0.5f);
     request.set_input_tensor(x);
@@ -69,7 +70,8 @@ TEST(HeteroSplit, PriorityOrderDecides) {
     Core core = make_core();
     auto model = chain_model();
     const auto ops = core.query_model(model, "HETERO:TEMPLATE,PARTIAL");
-    for (const char* name : {"add", "sigmoid", "mul", "relu"}) EXPECT_EQ(ops.at(name), "TEMPLATE") << name;
+    for (const char* name : {"add", "sigmoid", "mul", "relu"})
+        EXPECT_EQ(ops.at(name), "TEMPLATE") << name;
     CompiledModel compiled = core.compile_model(model, "HETERO:TEMPLATE,PARTIAL");
     EXPECT_EQ(parts_of(compiled), 1u);
     EXPECT_EQ(compiled.get_property(execution_devices), std::vector<std::string>{"TEMPLATE"});
@@ -77,8 +79,8 @@ TEST(HeteroSplit, PriorityOrderDecides) {
 
 TEST(HeteroSplit, PrioritiesAsProperty) {
     Core core = make_core();
-    CompiledModel compiled =
-        core.compile_model(chain_model(), "HETERO", {{device::priorities.name(), "PARTIAL,TEMPLATE"}});
+    CompiledModel compiled = core.compile_model(chain_model(), "HETERO",
+                                                {{device::priorities.name(), "PARTIAL,TEMPLATE"}});
     EXPECT_EQ(parts_of(compiled), 3u);
 }
 
@@ -208,9 +210,9 @@ TEST(HeteroSplit, PerDeviceProperties) {
     EXPECT_EQ(reported.at("PARTIAL").as<AnyMap>().at(enable_profiling.name()).as<bool>(), false);
 
     // The same as text (as plugins.xml or a command line gives it).
-    CompiledModel from_text = core.compile_model(
-        chain_model(), "HETERO:PARTIAL,TEMPLATE",
-        {{device::properties.name(), "{PARTIAL:{PARTIAL_DEVICE_TIME_US:7}}"}});
+    CompiledModel from_text =
+        core.compile_model(chain_model(), "HETERO:PARTIAL,TEMPLATE",
+                           {{device::properties.name(), "{PARTIAL:{PARTIAL_DEVICE_TIME_US:7}}"}});
     EXPECT_EQ(from_text.get_property(device::properties.name())
                   .as<AnyMap>()
                   .at("PARTIAL")
@@ -222,14 +224,15 @@ TEST(HeteroSplit, PerDeviceProperties) {
 
 TEST(HeteroSplit, ProfilingRowsNameTheirDevice) {
     Core core = make_core();
-    CompiledModel compiled =
-        core.compile_model(chain_model(), "HETERO:PARTIAL,TEMPLATE", {{enable_profiling.name(), true}});
+    CompiledModel compiled = core.compile_model(chain_model(), "HETERO:PARTIAL,TEMPLATE",
+                                                {{enable_profiling.name(), true}});
     InferRequest request = compiled.create_infer_request();
     request.set_input_tensor(make_input({1, 8}, 0.f, 1.f));
     request.infer();
     std::map<std::string, std::string> op_device;
     for (const auto& row : request.get_profiling_info())
-        if (row.node_type != "Stage") op_device[row.node_name] = row.exec_type.substr(0, row.exec_type.find(':'));
+        if (row.node_type != "Stage")
+            op_device[row.node_name] = row.exec_type.substr(0, row.exec_type.find(':'));
     EXPECT_EQ(op_device["add"], "PARTIAL");
     EXPECT_EQ(op_device["sigmoid"], "TEMPLATE");
     EXPECT_EQ(op_device["relu"], "PARTIAL");
@@ -260,8 +263,8 @@ TEST(HeteroSplit, RuntimeModelHasEveryOpOnceWithItsDevice) {
 
 TEST(HeteroSplit, OpNoDeviceRunsIsNamed) {
     Core core = make_core();
-    const std::string message = error_of([&] { core.compile_model(chain_model(), "HETERO:PARTIAL"); },
-                                         ErrorKind::kNotImplemented);
+    const std::string message = error_of(
+        [&] { core.compile_model(chain_model(), "HETERO:PARTIAL"); }, ErrorKind::kNotImplemented);
     EXPECT_NE(message.find("Sigmoid 'sigmoid'"), std::string::npos) << message;
     EXPECT_NE(message.find("PARTIAL"), std::string::npos) << message;
 }
@@ -270,8 +273,8 @@ TEST(HeteroSplit, ManualAffinityOutsideTheListIsRefused) {
     Core core = make_core();
     auto model = chain_model();
     model->get_ordered_ops()[2]->get_rt_info()["affinity"] = "MOCK_REMOTE";
-    const std::string message = error_of([&] { core.compile_model(model, "HETERO:PARTIAL,TEMPLATE"); },
-                                         ErrorKind::kInvalidArgument);
+    const std::string message = error_of(
+        [&] { core.compile_model(model, "HETERO:PARTIAL,TEMPLATE"); }, ErrorKind::kInvalidArgument);
     EXPECT_NE(message.find("MOCK_REMOTE"), std::string::npos) << message;
 }
 

@@ -33,11 +33,14 @@ inline std::vector<float> values_of(const vireo::Tensor& t) {
     return std::vector<float>(p, p + t.get_size());
 }
 
-inline float sigmoid(float v) { return 1.f / (1.f + std::exp(-v)); }
+inline float sigmoid(float v) {
+    return 1.f / (1.f + std::exp(-v));
+}
 
 inline void expect_near(const std::vector<float>& actual, const std::vector<float>& expected) {
     ASSERT_EQ(actual.size(), expected.size());
-    for (size_t i = 0; i < actual.size(); ++i) EXPECT_NEAR(actual[i], expected[i], 1e-5f) << "at " << i;
+    for (size_t i = 0; i < actual.size(); ++i)
+        EXPECT_NEAR(actual[i], expected[i], 1e-5f) << "at " << i;
 }
 
 /// Runs `error_call` and returns the message of the vireo::Exception it throws, checking its kind.

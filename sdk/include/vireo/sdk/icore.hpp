@@ -39,11 +39,12 @@ class ICore {
     virtual ~ICore() = default;
 
     virtual CompiledModel compile_model(const std::shared_ptr<const Model>& model,
-                                        const std::string& device, const AnyMap& properties) const = 0;
+                                        const std::string& device,
+                                        const AnyMap& properties) const = 0;
     /// Op friendly name -> device, as Core::query_model.
-    virtual std::map<std::string, std::string> query_model(const std::shared_ptr<const Model>& model,
-                                                           const std::string& device,
-                                                           const AnyMap& properties) const = 0;
+    virtual std::map<std::string, std::string> query_model(
+        const std::shared_ptr<const Model>& model, const std::string& device,
+        const AnyMap& properties) const = 0;
     /// Reads a blob CompiledModel::export_model wrote (header included).
     virtual CompiledModel import_model(std::istream& blob, const std::string& device,
                                        const AnyMap& properties) const = 0;
