@@ -8,6 +8,7 @@
 #include "blob_format.hpp"
 #include "plugin.hpp"
 #include "sync_infer_request.hpp"
+#include "vireo/hetero/properties.hpp"
 #include "vireo/ir.hpp"
 #include "vireo/sdk/executor_manager.hpp"
 
@@ -93,7 +94,8 @@ CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model,
             sdk::common::optimal_number_of_infer_requests([optimal] { return optimal; }),
             sdk::ro(device::priorities.name(), fixed(join(devices))),
             sdk::ro(device::properties.name(), fixed(per_device)),
-            sdk::ro("HETERO_NUMBER_OF_SUBMODELS", fixed(static_cast<uint32_t>(m_parts.size()))),
+            sdk::ro(vireo::hetero::number_of_submodels.name(),
+                    fixed(static_cast<uint32_t>(m_parts.size()))),
             sdk::common::profiling(profiling, sdk::PropertyScope::kCompiledModel)},
         /*plugin_table=*/false);
 }

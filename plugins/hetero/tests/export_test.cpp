@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "test_utils.hpp"
+#include "vireo/hetero/properties.hpp"
 
 namespace {
 using namespace vireo;
@@ -42,7 +43,7 @@ TEST(HeteroExport, RoundTripKeepsPartsDevicesAndValues) {
     std::stringstream blob;
     compiled.export_model(blob);
     CompiledModel imported = core.import_model(blob, "HETERO");
-    EXPECT_EQ(imported.get_property("HETERO_NUMBER_OF_SUBMODELS").as<uint32_t>(), 3u);
+    EXPECT_EQ(imported.get_property(vireo::hetero::number_of_submodels), 3u);
     EXPECT_EQ(imported.get_property(execution_devices), compiled.get_property(execution_devices));
     EXPECT_EQ(imported.get_property(device::priorities), "MOCK_REMOTE.0,TEMPLATE");
     ASSERT_EQ(imported.outputs().size(), 2u);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "test_utils.hpp"
+#include "vireo/hetero/properties.hpp"
 
 namespace {
 using namespace vireo;
@@ -171,7 +172,7 @@ TEST(AutomaticFallback, PerDeviceSettingAndNothingMovesWhenAllRun) {
     auto model = std::make_shared<Model>(OutputVector{op::relu(x)}, ParameterVector{x}, "relu");
     CompiledModel plain = core.compile_model(model, "PARTIAL");
     EXPECT_EQ(plain.get_property(execution_devices), std::vector<std::string>{"PARTIAL"});
-    EXPECT_THROW(plain.get_property("HETERO_NUMBER_OF_SUBMODELS"), Exception);
+    EXPECT_THROW(plain.get_property(vireo::hetero::number_of_submodels.name()), Exception);
 }
 
 TEST(AutomaticFallback, PluginsXmlDefault) {

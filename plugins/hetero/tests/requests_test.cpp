@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "test_utils.hpp"
+#include "vireo/hetero/properties.hpp"
 #include "vireo/mock_remote/properties.hpp"
 
 namespace {
@@ -81,7 +82,7 @@ std::vector<float> three_expected(const Tensor& x) {
 TEST(HeteroRequests, SeveralRequestsInFlight) {
     Core core = make_core();
     CompiledModel compiled = core.compile_model(three_parts(), "HETERO:MOCK_REMOTE.0,TEMPLATE");
-    EXPECT_EQ(compiled.get_property("HETERO_NUMBER_OF_SUBMODELS").as<uint32_t>(), 3u);
+    EXPECT_EQ(compiled.get_property(vireo::hetero::number_of_submodels), 3u);
     EXPECT_GE(compiled.get_property(optimal_number_of_infer_requests), 1u);
     constexpr int kRequests = 4;
     std::vector<InferRequest> requests;

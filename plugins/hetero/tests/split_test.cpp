@@ -6,6 +6,7 @@
 #include <set>
 
 #include "test_utils.hpp"
+#include "vireo/hetero/properties.hpp"
 
 namespace {
 using namespace vireo;
@@ -33,7 +34,7 @@ std::vector<float> chain_expected(const Tensor& x) {
 }
 
 uint32_t parts_of(const CompiledModel& compiled) {
-    return compiled.get_property("HETERO_NUMBER_OF_SUBMODELS").as<uint32_t>();
+    return compiled.get_property(vireo::hetero::number_of_submodels);
 }
 
 TEST(HeteroSplit, QueryMovesExactlyTheUnsupportedOp) {
@@ -307,7 +308,7 @@ TEST(HeteroSplit, DynamicShapesThroughCuts) {
     auto a = op::add(s, op::constant<float>(element::f32, {1}, {1.f}));
     auto model = std::make_shared<Model>(OutputVector{a}, ParameterVector{x}, "dynamic");
     CompiledModel compiled = core.compile_model(model, "HETERO:PARTIAL,TEMPLATE");
-    EXPECT_EQ(compiled.get_property("HETERO_NUMBER_OF_SUBMODELS").as<uint32_t>(), 3u);
+    EXPECT_EQ(compiled.get_property(vireo::hetero::number_of_submodels), 3u);
     InferRequest request = compiled.create_infer_request();
     for (size_t batch : {2u, 5u, 1u}) {
         const Tensor input = make_input({batch, 3}, -1.f, 0.3f);
