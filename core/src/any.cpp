@@ -1,4 +1,4 @@
-// Implements Any's comparisons and printing, and the text codec of bool.
+// Implements Any's comparisons and printing, and the text codecs of bool and AnyMap.
 #include "vireo/any.hpp"
 
 #include <algorithm>
@@ -12,6 +12,72 @@ bool TextCodec<bool>::from_text(const std::string& t) {
     if (v == "YES" || v == "TRUE" || v == "1" || v == "ON") return true;
     if (v == "NO" || v == "FALSE" || v == "0" || v == "OFF") return false;
     throw_error<InvalidArgument>("cannot read '", t, "' as bool (expected YES/NO, true/false or 1/0)");
+}
+
+namespace {
+
+std::string trimmed(const std::string& s, size_t begin, size_t end) {
+    while (begin < end && std::isspace(static_cast<unsigned char>(s[begin]))) ++begin;
+    while (end > begin && std::isspace(static_cast<unsigned char>(s[end - 1]))) --end;
+    return s.substr(begin, end - begin);
+}
+
+// Reads "{K:V,...}" starting at text[pos] == '{'; leaves pos after the closing brace.
+AnyMap read_map(const std::string& text, size_t& pos) {
+    auto fail = [&](const char* what) {
+        throw_error<InvalidArgument>("cannot read '", text, "' as a map ({KEY:VALUE,...}): ", what,
+                                     " at offset ", pos);
+    };
+    AnyMap map;
+    ++pos;  // '{'
+    while (true) {
+        while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
+        if (pos >= text.size()) fail("missing '}'");
+        if (text[pos] == '}') {
+            ++pos;
+            return map;
+        }
+        const size_t colon = text.find(':', pos);
+        if (colon == std::string::npos) fail("a key without ':'");
+        const std::string key = trimmed(text, pos, colon);
+        if (key.empty() || key.find_first_of(",{}") != std::string::npos) fail("a bad key");
+        pos = colon + 1;
+        while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
+        if (pos < text.size() && text[pos] == '{') {
+            map[key] = read_map(text, pos);
+        } else {
+            const size_t end = text.find_first_of(",}", pos);
+            if (end == std::string::npos) fail("missing '}'");
+            map[key] = trimmed(text, pos, end);
+            pos = end;
+        }
+        while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
+        if (pos < text.size() && text[pos] == ',') ++pos;
+        else if (pos >= text.size() || text[pos] != '}') fail("expected ',' or '}'");
+    }
+}
+
+}  // namespace
+
+std::string TextCodec<AnyMap>::to_text(const AnyMap& map) {
+    std::string out = "{";
+    for (const auto& [key, value] : map) {
+        if (out.size() > 1) out += ',';
+        out += key + ':' + value.to_string();
+    }
+    return out + '}';
+}
+
+AnyMap TextCodec<AnyMap>::from_text(const std::string& text) {
+    size_t pos = 0;
+    while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
+    if (pos >= text.size()) return {};
+    if (text[pos] != '{')
+        throw_error<InvalidArgument>("cannot read '", text, "' as a map: expected '{KEY:VALUE,...}'");
+    AnyMap map = read_map(text, pos);
+    if (!trimmed(text, pos, text.size()).empty())
+        throw_error<InvalidArgument>("cannot read '", text, "' as a map: text after the closing '}'");
+    return map;
 }
 
 bool Any::operator==(const Any& other) const {

@@ -204,4 +204,13 @@ T Any::checked_number(long double number) {
 /// Named values: properties, configuration, rt_info.
 using AnyMap = std::map<std::string, Any>;
 
+/// An AnyMap as text: "{KEY:VALUE,KEY2:{NESTED:VALUE}}" (values are their own text; a value that
+/// holds ',', ':', '{' or '}' is written in braces only if it is itself a map). Reading accepts
+/// the same, with optional spaces around items; throws InvalidArgument naming the text.
+template <>
+struct TextCodec<AnyMap> {
+    static std::string to_text(const AnyMap& map);
+    static AnyMap from_text(const std::string& text);
+};
+
 }  // namespace vireo

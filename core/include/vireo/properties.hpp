@@ -84,6 +84,16 @@ inline constexpr Property<std::string> id{"DEVICE_ID"};
 inline constexpr Property<std::string, PropertyMutability::RO> full_name{"FULL_DEVICE_NAME"};
 /// What the device can do; see the capability names below.
 inline constexpr Property<std::vector<std::string>, PropertyMutability::RO> capabilities{"OPTIMIZATION_CAPABILITIES"};
+/// Meta-devices (HETERO, AUTO, MULTI, BATCH): the devices to use, most preferred first, as a
+/// comma-separated list ("MOCK_REMOTE.1,TEMPLATE"). "HETERO:A,B" is shorthand for device
+/// "HETERO" with this property set to "A,B" (docs/plugins.md, "Device-name grammar").
+inline constexpr Property<std::string> priorities{"MULTI_DEVICE_PRIORITIES"};
+/// Meta-devices: settings for each listed device, {device name -> {key -> value}}; a meta-device
+/// passes each device its own map when it compiles on it. As text: "{TEMPLATE:{PERF_COUNT:YES},
+/// MOCK_REMOTE.1:{...}}".
+inline constexpr Property<AnyMap> properties{"DEVICE_PROPERTIES"};
+/// BATCH: the batch size "BATCH:A(4)" names (0 or absent: the device's own choice).
+inline constexpr Property<uint32_t> batch_size{"AUTO_BATCH_SIZE"};
 namespace capability {
 inline constexpr const char* kFP32 = "FP32";
 inline constexpr const char* kFP16 = "FP16";
@@ -102,6 +112,12 @@ std::istream& operator>>(std::istream& in, PerformanceMode& mode);
 inline constexpr Property<PerformanceMode> performance_mode{"PERFORMANCE_HINT"};
 /// Upper bound on requests the application will run at once (0 = no limit).
 inline constexpr Property<uint32_t> num_requests{"PERFORMANCE_HINT_NUM_REQUESTS"};
+/// Core key (never reaches a plugin): when a device cannot run every op of a model,
+/// compile_model on it runs the model through HETERO instead, with the CPU device (or TEMPLATE)
+/// as the fallback for the ops it lacks; EXECUTION_DEVICES then names both and an INFO log line
+/// names the ops that moved. Per call, per device (set_property("NAME", ...) or a plugins.xml
+/// default), default false (docs/heterogeneous.md, "Automatic fallback").
+inline constexpr Property<bool> allow_fallback{"ALLOW_FALLBACK"};
 }  // namespace hint
 
 namespace log {

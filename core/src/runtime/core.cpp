@@ -10,7 +10,9 @@
 namespace vireo {
 
 Core::Core(const std::string& plugins_xml_path)
-    : m_impl(std::make_shared<CoreImpl>(plugins_xml_path)) {}
+    : m_impl(std::make_shared<CoreImpl>(plugins_xml_path)) {
+    m_impl->bind_core_handle(m_impl);
+}
 Core::~Core() = default;
 
 std::vector<std::string> Core::get_available_devices() const {

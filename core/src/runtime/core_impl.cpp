@@ -25,11 +25,15 @@ namespace {
 constexpr const char* kPluginsXmlVariable = "VIREO_PLUGINS_XML";
 
 bool is_core_key(const std::string& key) {
-    return key == cache_dir.name();
+    return key == cache_dir.name() || key == hint::allow_fallback.name();
 }
 
+// The meta-device automatic fallback goes through, and the fallback devices in order.
+constexpr const char* kFallbackMetaDevice = "HETERO";
+constexpr const char* kFallbackDevices[] = {"CPU", "TEMPLATE"};
+
 std::vector<PropertyName> core_properties() {
-    return {PropertyName(supported_properties.name(), PropertyMutability::RO),
+    return {PropertyName(vireo::supported_properties.name(), PropertyMutability::RO),
             PropertyName(available_devices.name(), PropertyMutability::RO),
             PropertyName(cache_dir.name(), PropertyMutability::RW),
             PropertyName(enable_mmap.name(), PropertyMutability::RW),
@@ -82,8 +86,110 @@ CoreImpl::CoreImpl(const std::string& plugins_xml_path) {
             << "/vireo'; no plugins registered";
 }
 
+void CoreImpl::bind_core_handle(const std::shared_ptr<CoreImpl>& self) {
+    m_registry.set_core(std::weak_ptr<sdk::ICore>(std::static_pointer_cast<sdk::ICore>(self)));
+}
+
+AnyMap CoreImpl::with_device_list(const DeviceName& device, const AnyMap& properties) const {
+    if (!device.meta) return properties;
+    const std::vector<std::string> registered = m_registry.names();
+    for (const std::string& listed : device.devices) {
+        const std::string name = DeviceName::parse(listed).name;
+        if (std::find(registered.begin(), registered.end(), name) == registered.end()) {
+            std::string known;
+            for (const auto& n : registered) known += (known.empty() ? "" : ", ") + n;
+            throw_error<InvalidArgument>("device '", device.full(), "': listed device '", listed,
+                                         "' is not registered; registered devices: ",
+                                         known.empty() ? "none" : known);
+        }
+    }
+    AnyMap out = properties;
+    const std::string list = device.priorities();
+    if (auto it = out.find(device::priorities.name()); it != out.end()) {
+        if (it->second.to_string() != list)
+            throw_error<InvalidArgument>("device '", device.full(), "': property ",
+                                         device::priorities.name(), " is '",
+                                         it->second.to_string(), "', but the device name lists '",
+                                         list, "'");
+    }
+    out[device::priorities.name()] = list;
+    if (device.batch_size) out[device::batch_size.name()] = device.batch_size;
+    return out;
+}
+
+std::vector<PropertyName> CoreImpl::supported_properties(const std::string& device_name) const {
+    return get_property(device_name, vireo::supported_properties.name(), {})
+        .as<std::vector<PropertyName>>();
+}
+
 void CoreImpl::register_plugins(const std::string& xml_path) {
-    m_registry.add(runtime::parse_plugins_xml(xml_path));
+    m_registry.add(take_core_defaults(runtime::parse_plugins_xml(xml_path)));
+}
+
+std::vector<runtime::PluginDescriptor> CoreImpl::take_core_defaults(
+    std::vector<runtime::PluginDescriptor> descriptors) {
+    for (auto& d : descriptors) {
+        auto it = d.default_properties.find(hint::allow_fallback.name());
+        if (it == d.default_properties.end()) continue;
+        const bool allowed = it->second.as<bool>();  // throws InvalidArgument for a bad value
+        d.default_properties.erase(it);
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_device_fallback[d.device_name] = allowed;
+    }
+    return descriptors;
+}
+
+bool CoreImpl::fallback_allowed(const DeviceName& device, const AnyMap& call) const {
+    if (auto it = call.find(hint::allow_fallback.name()); it != call.end()) return it->second.as<bool>();
+    std::lock_guard<std::mutex> lock(m_mutex);
+    for (const std::string& name : {device.full(), device.name}) {
+        auto it = m_device_fallback.find(name);
+        if (it != m_device_fallback.end()) return it->second;
+    }
+    return false;
+}
+
+std::optional<std::pair<std::string, AnyMap>> CoreImpl::fallback_route(const std::shared_ptr<const Model>& model,
+                                                                        const DeviceName& device,
+                                                                        const AnyMap& call) const {
+    if (device.meta || !fallback_allowed(device, call)) return std::nullopt;
+    const std::vector<std::string> registered = m_registry.names();
+    auto is_registered = [&](const std::string& n) {
+        return std::find(registered.begin(), registered.end(), n) != registered.end();
+    };
+    std::string fallback;  // the first candidate that is registered and loads
+    for (const char* candidate : kFallbackDevices) {
+        if (candidate == device.name || !is_registered(candidate)) continue;
+        try {
+            m_registry.get(candidate);
+        } catch (const Exception& e) {
+            VLOG(1) << "automatic fallback: skipping '" << candidate << "': " << e.what();
+            continue;
+        }
+        fallback = candidate;
+        break;
+    }
+    if (fallback.empty() || !is_registered(kFallbackMetaDevice) || device.name == kFallbackMetaDevice)
+        return std::nullopt;
+    AnyMap device_call = call;
+    device_call.erase(hint::allow_fallback.name());
+    device_call.erase(cache_dir.name());
+    const auto supported = query_model(model, device.full(), device_call);
+    std::string moved;
+    for (const auto& node : model->get_ordered_ops()) {
+        const std::string& type = node->get_type_name();
+        if (type == "Parameter" || type == "Result" || type == "Constant") continue;
+        if (!supported.count(node->get_friendly_name()))
+            moved += (moved.empty() ? "" : ", ") + node->describe();
+    }
+    if (moved.empty()) return std::nullopt;
+    LOG(INFO) << "compile_model on '" << device.full() << "': " << hint::allow_fallback.name()
+              << " is on and the device does not run " << moved << "; those run on " << fallback
+              << " through " << kFallbackMetaDevice;
+    AnyMap routed;
+    routed[device::properties.name()] = AnyMap{{device.full(), device_call}};
+    if (auto it = call.find(cache_dir.name()); it != call.end()) routed[cache_dir.name()] = it->second;
+    return std::make_pair(std::string(kFallbackMetaDevice) + ":" + device.full() + "," + fallback, routed);
 }
 
 void CoreImpl::register_plugin(const std::string& library_path, const std::string& device_name,
@@ -92,9 +198,9 @@ void CoreImpl::register_plugin(const std::string& library_path, const std::strin
         throw_error<InvalidArgument>("register_plugin: the library path for device '", device_name,
                                      "' is empty");
     runtime::check_registrable_name(device_name);
-    m_registry.add({runtime::PluginDescriptor{device_name, library_path,
-                                              runtime::candidates_for_registered_path(library_path),
-                                              properties, "register_plugin"}});
+    m_registry.add(take_core_defaults({runtime::PluginDescriptor{
+        device_name, library_path, runtime::candidates_for_registered_path(library_path), properties,
+        "register_plugin"}}));
 }
 
 void CoreImpl::unload_plugin(const std::string& device_name) {
@@ -140,6 +246,7 @@ AnyMap CoreImpl::plugin_config(const DeviceName& device, const AnyMap& call,
                                          "', but the device name selects id '", device.id, "'");
         config[device::id.name()] = device.id;
     }
+    config.erase(hint::allow_fallback.name());  // the core's: never passed to a plugin
     std::string dir = device_cache_dir(device);
     if (auto it = config.find(cache_dir.name()); it != config.end()) {
         dir = it->second.as<std::string>();
@@ -206,10 +313,13 @@ CompiledModel CoreImpl::compile_model(const std::shared_ptr<const Model>& model,
                                       const AnyMap& properties) const {
     check_model(model, "compile_model");
     const DeviceName device = DeviceName::parse(device_name);
+    if (auto routed = fallback_route(model, device, properties))
+        return compile_model(model, routed->first, routed->second);
+    const AnyMap call = with_device_list(device, properties);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
-    check_settable(*plugin, device, properties);
+    check_settable(*plugin, device, call);
     std::string dir;
-    const AnyMap config = plugin_config(device, properties, &dir);
+    const AnyMap config = plugin_config(device, call, &dir);
     if (!dir.empty())
         return runtime::ModelCache(dir).compile(plugin, model, device.full(), config,
                                                 device_settings(*plugin, device));
@@ -231,9 +341,10 @@ CompiledModel CoreImpl::compile_model(const std::shared_ptr<const Model>& model,
 CompiledModel CoreImpl::import_model(std::istream& blob, const std::string& device_name,
                                      const AnyMap& properties) const {
     const DeviceName device = DeviceName::parse(device_name);
+    const AnyMap call = with_device_list(device, properties);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
-    check_settable(*plugin, device, properties);
-    const AnyMap config = plugin_config(device, properties, nullptr);
+    check_settable(*plugin, device, call);
+    const AnyMap config = plugin_config(device, call, nullptr);
     const std::string bytes =
         runtime::read_blob(blob, runtime::blob_identity_of(plugin->version()),
                            "import_model on device '" + device.full() + "'");
@@ -247,9 +358,10 @@ std::map<std::string, std::string> CoreImpl::query_model(const std::shared_ptr<c
                                                          const AnyMap& properties) const {
     check_model(model, "query_model");
     const DeviceName device = DeviceName::parse(device_name);
+    const AnyMap call = with_device_list(device, properties);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
-    check_settable(*plugin, device, properties);
-    return plugin->query_model(model, plugin_config(device, properties, nullptr));
+    check_settable(*plugin, device, call);
+    return plugin->query_model(model, plugin_config(device, call, nullptr));
 }
 
 void CoreImpl::set_property(const AnyMap& properties) {
@@ -279,12 +391,19 @@ void CoreImpl::set_property(const AnyMap& properties) {
 
 void CoreImpl::set_property(const std::string& device_name, const AnyMap& properties) {
     const DeviceName device = DeviceName::parse(device_name);
+    // "META:A,B": the values go to META with device::priorities = "A,B" (which META keeps).
+    const AnyMap values = with_device_list(device, properties);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
-    check_settable(*plugin, device, properties);
-    AnyMap for_plugin = properties;
+    check_settable(*plugin, device, values);
+    AnyMap for_plugin = values;
+    std::optional<bool> fallback;
+    if (auto it = for_plugin.find(hint::allow_fallback.name()); it != for_plugin.end()) {
+        fallback = it->second.as<bool>();
+        for_plugin.erase(it);
+    }
     std::optional<std::string> dir;
     if (for_plugin.count(cache_dir.name())) {
-        dir = get_or<std::string>(properties, cache_dir.name(), "");
+        dir = get_or<std::string>(values, cache_dir.name(), "");
         for_plugin.erase(cache_dir.name());
     }
     // "NAME.N": the plugin gets the instance id with the values and owns them; a DEVICE_ID
@@ -305,17 +424,16 @@ void CoreImpl::set_property(const std::string& device_name, const AnyMap& proper
     // What the plugin accepted is replayed, in order, if the plugin is loaded again; the core
     // never reads these values back or passes them to calls.
     m_registry.record_set_property(device.name, for_plugin);
-    if (dir) {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        m_device_cache_dirs[device.full()] = *dir;
-    }
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (dir) m_device_cache_dirs[device.full()] = *dir;
+    if (fallback) m_device_fallback[device.full()] = *fallback;
 }
 
 Any CoreImpl::get_property(const std::string& name) const {
     if (name == cache_dir.name()) return global_cache_dir();
     if (name == enable_mmap.name()) return mmap_enabled();
     if (name == log::level.name()) return get_log_level();
-    if (name == supported_properties.name()) return core_properties();
+    if (name == vireo::supported_properties.name()) return core_properties();
     if (name == available_devices.name()) return list_available_devices();
     throw_error<NotFound>("unknown core property '", name,
                           "'; supported: ", list_names(core_properties()));
@@ -326,16 +444,18 @@ Any CoreImpl::get_property(const std::string& device_name, const std::string& na
     const DeviceName device = DeviceName::parse(device_name);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     if (name == cache_dir.name()) return device_cache_dir(device);
-    if (name == supported_properties.name()) {
+    if (name == hint::allow_fallback.name()) return fallback_allowed(device, {});
+    if (name == vireo::supported_properties.name()) {
         std::vector<PropertyName> list =
             plugin->get_property(name, arguments).as<std::vector<PropertyName>>();
-        if (std::find(list.begin(), list.end(), cache_dir.name()) == list.end())
-            list.emplace_back(cache_dir.name(), PropertyMutability::RW);
+        for (const std::string key : {cache_dir.name(), hint::allow_fallback.name()})
+            if (std::find(list.begin(), list.end(), key) == list.end())
+                list.emplace_back(key, PropertyMutability::RW);
         Any value(std::move(list));
         value.set_shared_object(plugin->library());
         return value;
     }
-    AnyMap args = arguments;
+    AnyMap args = with_device_list(device, arguments);
     if (!device.id.empty() && name != available_devices.name()) args[device::id.name()] = device.id;
     const std::vector<PropertyName> supported = plugin->supported_properties_or_empty();
     if (!supported.empty() &&
@@ -349,7 +469,7 @@ Any CoreImpl::get_property(const std::string& device_name, const std::string& na
 RemoteContext CoreImpl::create_context(const std::string& device_name, const AnyMap& params) const {
     const DeviceName device = DeviceName::parse(device_name);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
-    AnyMap args = params;
+    AnyMap args = with_device_list(device, params);
     if (!device.id.empty()) args[device::id.name()] = device.id;
     return RemoteContext(plugin->create_context(args), plugin->library());
 }

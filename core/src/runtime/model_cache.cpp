@@ -121,11 +121,15 @@ size_t export_size_hint(const Model& model) {
     return bytes + bytes / 8 + (size_t{64} << 10);
 }
 
-bool can_export(const Plugin& plugin) {
+// A meta-device's capabilities depend on its device list, so that is passed when the call has one.
+bool can_export(const Plugin& plugin, const AnyMap& config) {
+    AnyMap arguments;
+    if (auto it = config.find(device::priorities.name()); it != config.end())
+        arguments[it->first] = it->second;
     std::vector<std::string> capabilities;
     try {
-        capabilities =
-            plugin.get_property(device::capabilities.name()).as<std::vector<std::string>>();
+        capabilities = plugin.get_property(device::capabilities.name(), arguments)
+                           .as<std::vector<std::string>>();
     } catch (const std::exception&) {
         return true;  // the plugin does not say: try, and let export_model tell
     }
@@ -232,7 +236,7 @@ CompiledModel ModelCache::compile(const std::shared_ptr<Plugin>& plugin,
                                   const std::shared_ptr<const Model>& model,
                                   const std::string& device, const AnyMap& config,
                                   const AnyMap& device_settings) const {
-    if (!can_export(*plugin)) {
+    if (!can_export(*plugin, config)) {
         VLOG(1) << "model cache: device '" << device
                 << "' cannot export compiled models; compiling without cache";
         return CompiledModel(plugin->compile_model(model, config), plugin->library());

@@ -30,6 +30,8 @@ class Plugin {
     const Version& version() const { return m_impl->get_version(); }
     const SharedLibrary& library() const { return m_library; }
     const std::string& library_path() const { return m_library_path; }
+    /// Hands the plugin its core handle (before any other call but naming and versioning).
+    void set_core(std::weak_ptr<sdk::ICore> core) const { m_impl->set_core(std::move(core)); }
 
     std::shared_ptr<sdk::ICompiledModel> compile_model(const std::shared_ptr<const Model>& model,
                                                        const AnyMap& properties) const;

@@ -48,6 +48,10 @@ std::shared_ptr<Plugin> PluginRegistry::get(const std::string& name) const {
     if (entry->plugin) return entry->plugin;
 
     std::shared_ptr<Plugin> plugin = load_plugin(entry->descriptor);
+    {
+        std::lock_guard<std::mutex> registry_lock(m_mutex);
+        plugin->set_core(m_core);
+    }
     // Defaults first, then what the application set for this device: later calls win.
     if (!entry->descriptor.default_properties.empty()) {
         try {
@@ -70,6 +74,11 @@ void PluginRegistry::unload(const std::string& name) {
         dropped = std::move(entry->plugin);
     }
     // `dropped` dies here, outside the lock: the plugin's destructor may take a while.
+}
+
+void PluginRegistry::set_core(std::weak_ptr<sdk::ICore> core) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_core = std::move(core);
 }
 
 std::vector<std::string> PluginRegistry::names() const {

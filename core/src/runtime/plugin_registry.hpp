@@ -28,6 +28,8 @@ class PluginRegistry {
     /// Forgets the loaded plugin (objects it made keep their own holders). Throws NotFound for
     /// an unregistered name; no-op if not loaded.
     void unload(const std::string& name);
+    /// The core handle given to each plugin loaded from now on (IPlugin::set_core).
+    void set_core(std::weak_ptr<sdk::ICore> core);
     /// Registered names, sorted.
     std::vector<std::string> names() const;
 
@@ -45,8 +47,9 @@ class PluginRegistry {
     };
     std::shared_ptr<Entry> find(const std::string& name) const;
 
-    mutable std::mutex m_mutex;
+    mutable std::mutex m_mutex;  // guards the two below
     std::map<std::string, std::shared_ptr<Entry>> m_entries;
+    std::weak_ptr<sdk::ICore> m_core;
 };
 
 }  // namespace vireo::runtime

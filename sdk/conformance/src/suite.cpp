@@ -1,5 +1,6 @@
 // The conformance suite's shared state (options, the test process's Core, capabilities) and the
 // helpers of suite.hpp. The models and their plain-loop references are in suite_models.cpp.
+#include <algorithm>
 #include "vireo/conformance/suite.hpp"
 
 #include <cmath>
@@ -35,7 +36,24 @@ const std::string& device_name() {
 
 std::string device_base_name() {
     const std::string& name = device_name();
-    return name.substr(0, name.find('.'));
+    return name.substr(0, std::min(name.find('.'), name.find(':')));
+}
+
+std::vector<std::string> listed_devices() {
+    const std::string& name = device_name();
+    const size_t colon = name.find(':');
+    std::vector<std::string> out;
+    if (colon == std::string::npos) return out;
+    std::string list = name.substr(colon + 1);
+    size_t start = 0;
+    while (start <= list.size()) {
+        const size_t comma = list.find(',', start);
+        std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        out.push_back(item.substr(0, item.find('(')));  // "BATCH:A(4)" lists A
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
 }
 
 Core& core() {

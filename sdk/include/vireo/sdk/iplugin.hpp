@@ -13,13 +13,14 @@
 namespace vireo::sdk {
 
 class ICompiledModel;
+class ICore;
 class IRemoteContext;
 
 /// Op friendly name -> device name that supports it.
 using SupportedOpsMap = std::map<std::string, std::string>;
 
 /// A device backend. The core creates it once per registered device name through the module's
-/// entry point (VIREO_DEFINE_PLUGIN), then calls set_device_name() and set_version().
+/// entry point (VIREO_DEFINE_PLUGIN), then calls set_device_name(), set_version() and set_core().
 ///
 /// Lifetime: every object a plugin returns (compiled models, requests, tensors, contexts,
 /// states) may outlive the Core and this IPlugin; the core keeps the module loaded for as long
@@ -63,11 +64,20 @@ public:
     void set_device_name(const std::string& name) { m_device_name = name; }
     const Version& get_version() const { return m_version; }
     void set_version(const Version& version) { m_version = version; }
+    /// The core that loaded this plugin, for calls on other devices (meta-devices such as
+    /// HETERO compile their parts through it). The plugin holds it weakly, so it never keeps the
+    /// Core alive: call get_core() when needed and do not store the result in objects that may
+    /// outlive the Core. Throws Unavailable when the Core is gone (or was never set: a plugin
+    /// created outside a Core, as in a unit test).
+    std::shared_ptr<ICore> get_core() const;
+    /// Set by the core when it creates the plugin.
+    void set_core(std::weak_ptr<ICore> core) { m_core = std::move(core); }
 
 private:
     // Identity only, set once by the core before any other call (as OpenVINO's IPlugin).
     std::string m_device_name;
     Version m_version;
+    std::weak_ptr<ICore> m_core;
 };
 
 }  // namespace vireo::sdk

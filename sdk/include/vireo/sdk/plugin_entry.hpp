@@ -12,7 +12,9 @@
 /// The plugin ABI version. Bump it on any change a built plugin would not survive: a virtual
 /// method of an SDK interface added, removed or reordered, a change of signature, a layout
 /// change of a type passed across the boundary (Tensor, Any, Model, Node, OpDef, ProfilingInfo).
-#define VIREO_PLUGIN_ABI_VERSION 2
+///
+/// History: 3 added IPlugin's core handle (a weak_ptr member: IPlugin's layout changed).
+#define VIREO_PLUGIN_ABI_VERSION 3
 
 /// Name of the single exported symbol.
 #define VIREO_PLUGIN_ENTRY_SYMBOL "vireo_plugin_entry"

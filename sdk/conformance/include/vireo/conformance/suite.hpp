@@ -54,6 +54,9 @@ const SuiteOptions& options();
 /// The device under test as given ("MOCK_REMOTE.1") and its plugin name ("MOCK_REMOTE").
 const std::string& device_name();
 std::string device_base_name();
+/// For a meta-device name ("HETERO:A,B"): the listed devices, in order; empty for a plain one.
+/// A meta-device's query_model and EXECUTION_DEVICES name these devices instead of its own.
+std::vector<std::string> listed_devices();
 
 /// The test process's shared Core (plugin registered, properties set), made on first use.
 Core& core();

@@ -1,0 +1,259 @@
+// Implements HETERO's Plugin: configuration, affinity through the core's query_model, the
+// split, and compiling each part through the core.
+#include "plugin.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "affinity.hpp"
+#include "blob_format.hpp"
+#include "compiled_model.hpp"
+#include "graph_splitter.hpp"
+#include "vireo/ir.hpp"
+#include "vireo/sdk/icore.hpp"
+#include "vireo/sdk/plugin_entry.hpp"
+
+#ifndef VIREO_PLUGIN_VERSION
+#define VIREO_PLUGIN_VERSION "0.0.0"
+#endif
+
+namespace hetero {
+using namespace vireo;
+
+namespace {
+
+// HETERO keys passed on to each listed device that lists them.
+const std::vector<std::string>& forwarded_keys() {
+    static const std::vector<std::string> keys{
+        enable_profiling.name(), hint::performance_mode.name(), hint::num_requests.name()};
+    return keys;
+}
+
+std::vector<std::string> split_list(const std::string& list) {
+    std::vector<std::string> out;
+    if (list.empty()) return out;
+    size_t start = 0;
+    while (true) {
+        const size_t comma = list.find(',', start);
+        std::string item =
+            list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        const auto b = item.find_first_not_of(' ');
+        const auto e = item.find_last_not_of(' ');
+        item = b == std::string::npos ? std::string() : item.substr(b, e - b + 1);
+        if (item.empty())
+            throw_error<InvalidArgument>(kDeviceName, ": ", device::priorities.name(), " '", list,
+                                         "' has an empty entry");
+        out.push_back(item);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+std::string join_list(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& item : items) out += (out.empty() ? "" : ",") + item;
+    return out;
+}
+
+}  // namespace
+
+Plugin::Plugin()
+    : m_properties(
+          kDeviceName,
+          {sdk::common::full_name([](const std::string&) { return "Vireo heterogeneous device"; }),
+           sdk::common::capabilities({device::capability::kFP32}),
+           sdk::rw<std::string>(device::priorities, "", "a comma-separated list of devices"),
+           sdk::rw<AnyMap>(device::properties, AnyMap{}, "{DEVICE:{KEY:VALUE,...},...}"),
+           sdk::common::performance_hint(), sdk::common::hint_num_requests(),
+           sdk::common::profiling()}) {
+    set_device_name(kDeviceName);
+}
+
+HeteroConfig Plugin::config_for(const AnyMap& properties, const std::string* devices) const {
+    const sdk::PropertyValues values = m_properties.resolve(properties);
+    HeteroConfig config;
+    config.devices = split_list(devices ? *devices : values.get(device::priorities));
+    if (config.devices.empty())
+        throw_error<InvalidArgument>(kDeviceName, ": no devices to run on; name them with \"",
+                                     kDeviceName, ":A,B\" or the property ",
+                                     device::priorities.name());
+    config.profiling = values.get(enable_profiling);
+    const AnyMap per_device = values.get(device::properties);
+    auto core = get_core();
+    for (const std::string& device : config.devices) {
+        std::vector<PropertyName> supported;
+        try {
+            supported = core->supported_properties(device);
+        } catch (const Exception& e) {
+            if (e.kind() != ErrorKind::kNotFound) throw;
+            throw_error<InvalidArgument>(kDeviceName, ": device '", device, "' in ",
+                                         device::priorities.name(),
+                                         " is not available: ", e.what());
+        }
+        AnyMap props;
+        for (const std::string& key : forwarded_keys()) {
+            const bool set_here = properties.count(key) != 0 || key == enable_profiling.name();
+            if (set_here && std::find(supported.begin(), supported.end(), key) != supported.end())
+                props[key] = values.at(key);
+        }
+        const std::string plain = device.substr(0, device.find('.'));
+        for (const std::string& name : {plain, device}) {  // the full name's entry wins
+            auto it = per_device.find(name);
+            if (it == per_device.end()) continue;
+            for (const auto& [key, value] : it->second.as<AnyMap>()) props[key] = value;
+        }
+        config.device_properties.push_back(std::move(props));
+    }
+    return config;
+}
+
+sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model,
+                                         const AnyMap& properties) const {
+    if (!model) throw_error<InvalidArgument>(kDeviceName, ": query_model got no model");
+    const HeteroConfig config = config_for(properties);
+    auto core = get_core();
+    const Affinity affinity =
+        assign_affinity(*model, config.devices, [&](const std::string& device) {
+            const size_t i = std::find(config.devices.begin(), config.devices.end(), device) -
+                             config.devices.begin();
+            return core->query_model(model, device, config.device_properties[i]);
+        });
+    sdk::SupportedOpsMap out;
+    for (const auto& node : model->get_ordered_ops()) {
+        auto it = affinity.find(node.get());
+        out[node->get_friendly_name()] = it != affinity.end() ? it->second : config.devices.front();
+    }
+    return out;
+}
+
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
+    const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
+    if (!model) throw_error<InvalidArgument>(kDeviceName, ": compile_model got no model");
+    const HeteroConfig config = config_for(properties);
+    auto core = get_core();
+    auto index_of = [&](const std::string& device) {
+        return static_cast<size_t>(std::find(config.devices.begin(), config.devices.end(), device) -
+                                   config.devices.begin());
+    };
+    const Affinity affinity =
+        assign_affinity(*model, config.devices, [&](const std::string& device) {
+            return core->query_model(model, device, config.device_properties[index_of(device)]);
+        });
+    SplitPlan plan = split_model(*model, affinity);
+    // When HETERO exports, the model cache stores it whole: its parts are not cached again.
+    const std::vector<std::string> caps = capabilities_of(join_list(config.devices));
+    const bool cached_whole =
+        std::find(caps.begin(), caps.end(), device::capability::kExportImport) != caps.end();
+    std::vector<CompiledModel::Part> parts;
+    for (size_t i = 0; i < plan.submodels.size(); ++i) {
+        Submodel& sub = plan.submodels[i];
+        AnyMap props = config.device_properties[index_of(sub.device)];
+        if (cached_whole) props[cache_dir.name()] = std::string();
+        try {
+            parts.push_back({sub.device, core->compile_model(sub.model, sub.device, props),
+                             std::move(sub.inputs), std::move(sub.outputs)});
+        } catch (...) {
+            rethrow_with_context(std::current_exception(),
+                                 std::string(kDeviceName) + ": compiling submodel #" +
+                                     std::to_string(i) + " on " + sub.device);
+        }
+    }
+    std::map<std::string, std::string> by_name;
+    for (const auto& [node, device] : affinity) by_name[node->get_friendly_name()] = device;
+    auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
+    return std::make_shared<CompiledModel>(model, self, std::move(parts), std::move(by_name),
+                                           config.profiling, config.devices);
+}
+
+std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream,
+                                                          const AnyMap& properties) const {
+    const HeteroBlob blob = read_hetero_blob(stream);
+    const HeteroConfig config = config_for(properties, &blob.devices);
+    Tensor weights;
+    if (!blob.model_weights.empty()) {
+        weights = Tensor(element::u8, Shape{blob.model_weights.size()});
+        std::copy(blob.model_weights.begin(), blob.model_weights.end(),
+                  static_cast<char*>(weights.data()));
+    }
+    std::shared_ptr<Model> model;
+    try {
+        model = read_model_from_string(blob.model_xml, weights);
+    } catch (const Exception& e) {
+        throw_error<InvalidArgument>(kDeviceName, ": the blob's model cannot be read: ", e.what());
+    }
+    auto core = get_core();
+    std::vector<CompiledModel::Part> parts;
+    for (size_t i = 0; i < blob.parts.size(); ++i) {
+        const HeteroBlob::Part& part = blob.parts[i];
+        const auto it = std::find(config.devices.begin(), config.devices.end(), part.device);
+        if (it == config.devices.end())
+            throw_error<InvalidArgument>(kDeviceName, ": damaged blob: submodel #", i,
+                                         " names device '", part.device,
+                                         "', which is not in its list ", blob.devices);
+        std::istringstream in(part.blob);
+        try {
+            parts.push_back(
+                {part.device,
+                 core->import_model(in, part.device,
+                                    config.device_properties[it - config.devices.begin()]),
+                 part.inputs, part.outputs});
+        } catch (...) {
+            rethrow_with_context(std::current_exception(),
+                                 std::string(kDeviceName) + ": importing submodel #" +
+                                     std::to_string(i) + " on " + part.device);
+        }
+    }
+    auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
+    return std::make_shared<CompiledModel>(model, self, std::move(parts), blob.affinity,
+                                           blob.profiling, config.devices);
+}
+
+void Plugin::set_property(const AnyMap& properties) {
+    m_properties.set(properties);
+}
+
+Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const {
+    AnyMap args = arguments;  // a "HETERO:A,B" name adds the list; the table needs only DEVICE_ID
+    std::string listed;
+    if (auto it = args.find(device::priorities.name()); it != args.end()) {
+        listed = it->second.to_string();
+        args.erase(it);
+    }
+    args.erase(device::batch_size.name());
+    if (name == device::priorities.name() && !listed.empty()) return listed;
+    if (name == device::capabilities.name()) {
+        if (listed.empty()) listed = m_properties.get(device::priorities.name(), args).to_string();
+        return capabilities_of(listed);
+    }
+    return m_properties.get(name, args);
+}
+
+std::vector<std::string> Plugin::capabilities_of(const std::string& devices) const {
+    // What HETERO over these devices can do: states and profiling when any listed device has
+    // them (a variable goes to a device that runs it), dynamic shapes and export when all do.
+    std::vector<std::string> caps{device::capability::kFP32};
+    if (devices.empty()) return caps;
+    bool any_states = false, any_profiling = false, all_dynamic = true, all_export = true;
+    auto core = get_core();
+    for (const std::string& device : split_list(devices)) {
+        const auto theirs = core->get_property(device, device::capabilities.name(), {})
+                                .as<std::vector<std::string>>();
+        auto has = [&](const char* c) {
+            return std::find(theirs.begin(), theirs.end(), c) != theirs.end();
+        };
+        any_states = any_states || has(device::capability::kStates);
+        any_profiling = any_profiling || has(device::capability::kProfiling);
+        all_dynamic = all_dynamic && has(device::capability::kDynamicShapes);
+        all_export = all_export && has(device::capability::kExportImport);
+    }
+    if (all_export) caps.push_back(device::capability::kExportImport);
+    if (all_dynamic) caps.push_back(device::capability::kDynamicShapes);
+    if (any_states) caps.push_back(device::capability::kStates);
+    if (any_profiling) caps.push_back(device::capability::kProfiling);
+    return caps;
+}
+
+}  // namespace hetero
+
+VIREO_DEFINE_PLUGIN(hetero::Plugin, VIREO_PLUGIN_VERSION)

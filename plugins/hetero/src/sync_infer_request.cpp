@@ -1,0 +1,153 @@
+// Implements HETERO's SyncInferRequest: binding parts to shared tensors, running them in order,
+// merged profiling and states.
+#include "sync_infer_request.hpp"
+
+#include <map>
+
+#include "plugin.hpp"
+#include "vireo/sdk/ivariable_state.hpp"
+
+namespace hetero {
+using namespace vireo;
+
+namespace {
+
+// A part's variable seen through HETERO: forwards to the part's state, whose handle keeps the
+// part's library loaded.
+class PartVariableState : public sdk::IVariableState {
+  public:
+    explicit PartVariableState(VariableState state)
+        : sdk::IVariableState(state.get_name(), state.get_state()), m_state(std::move(state)) {}
+    void reset() override { m_state.reset(); }
+    void set_state(const Tensor& state) override { m_state.set_state(state); }
+    Tensor get_state() const override { return m_state.get_state(); }
+
+  private:
+    VariableState m_state;
+};
+
+}  // namespace
+
+SyncInferRequest::SyncInferRequest(const std::shared_ptr<const CompiledModel>& compiled)
+    : sdk::ISyncInferRequest(compiled), m_compiled(compiled) {
+    for (const auto& part : compiled->parts())
+        m_requests.push_back(part.compiled.create_infer_request());
+    for (const Cut& cut : compiled->cuts())
+        m_cut_tensors.push_back(cut.shape.is_static() ? Tensor(cut.type, cut.shape.to_shape())
+                                                      : Tensor());
+}
+
+SyncInferRequest::~SyncInferRequest() = default;
+
+Tensor& SyncInferRequest::slot_tensor(const Slot& slot) {
+    switch (slot.kind) {
+        case Slot::Kind::kInput:
+            return m_input_tensors[slot.index];
+        case Slot::Kind::kOutput:
+            return m_output_tensors[slot.index];
+        case Slot::Kind::kCut:
+            break;
+    }
+    return m_cut_tensors[slot.index];
+}
+
+void SyncInferRequest::prepare_inputs() {
+    convert_batched_tensors();
+    run_passthroughs();
+}
+
+void SyncInferRequest::run_passthroughs() {
+    for (const Passthrough& p : m_compiled->passthroughs()) {
+        const Tensor source = p.input ? m_input_tensors[*p.input] : p.constant;
+        Tensor& target = m_output_tensors[p.output];
+        if (!target || target.get_size() == 0 || target.get_shape() != source.get_shape())
+            target = Tensor(source.get_element_type(), source.get_shape());
+        source.copy_to(target);
+    }
+}
+
+void SyncInferRequest::bind(size_t part) {
+    const CompiledModel::Part& p = m_compiled->parts()[part];
+    InferRequest& request = m_requests[part];
+    for (size_t i = 0; i < p.inputs.size(); ++i)
+        request.set_input_tensor(i, slot_tensor(p.inputs[i]));
+    for (size_t o = 0; o < p.outputs.size(); ++o) {
+        const Tensor& tensor = slot_tensor(p.outputs[o]);
+        if (tensor) request.set_output_tensor(o, tensor);  // a dynamic cut: the part's own tensor
+    }
+}
+
+void SyncInferRequest::collect(size_t part) {
+    const CompiledModel::Part& p = m_compiled->parts()[part];
+    for (size_t o = 0; o < p.outputs.size(); ++o) {
+        const Slot& slot = p.outputs[o];
+        if (slot.kind == Slot::Kind::kCut && !m_compiled->cuts()[slot.index].shape.is_static())
+            m_cut_tensors[slot.index] = m_requests[part].get_output_tensor(o);
+        else if (slot.kind == Slot::Kind::kOutput && m_output_tensors[slot.index].get_size() == 0)
+            m_output_tensors[slot.index] = m_requests[part].get_output_tensor(o);
+    }
+}
+
+void SyncInferRequest::infer() {
+    begin_run();
+    prepare_inputs();
+    for (size_t i = 0; i < m_requests.size(); ++i) {
+        if (m_cancelled) throw_error<Cancelled>("HETERO: infer request was cancelled");
+        bind(i);
+        try {
+            m_requests[i].infer();
+        } catch (...) {
+            rethrow_with_context(
+                std::current_exception(),
+                "HETERO: submodel #" + std::to_string(i) + " on " + m_compiled->parts()[i].device);
+        }
+        collect(i);
+    }
+}
+
+void SyncInferRequest::cancel() {
+    m_cancelled = true;
+    for (auto& request : m_requests) request.cancel();
+}
+
+std::vector<ProfilingInfo> SyncInferRequest::get_profiling_info() const {
+    const char* stages[] = {kStageInputPreprocessing, kStageInputTransfer, kStageExecution,
+                            kStageOutputTransfer, kStageOutputPostprocessing};
+    std::vector<ProfilingInfo> out;
+    for (const char* stage : stages) {
+        ProfilingInfo row;
+        row.node_name = stage;
+        row.node_type = "Stage";
+        row.exec_type = kDeviceName;
+        out.push_back(row);
+    }
+    std::vector<ProfilingInfo> rows;
+    for (size_t i = 0; i < m_requests.size(); ++i) {
+        const std::string& device = m_compiled->parts()[i].device;
+        for (ProfilingInfo row : m_requests[i].get_profiling_info()) {
+            if (row.node_type == "Stage") {
+                for (auto& total : out) {
+                    if (total.node_name != row.node_name) continue;
+                    total.real_time += row.real_time;
+                    total.cpu_time += row.cpu_time;
+                    if (row.status == ProfilingInfo::Status::EXECUTED) total.status = row.status;
+                }
+                row.node_name = device + " #" + std::to_string(i) + " " + row.node_name;
+            }
+            row.exec_type = device + ":" + row.exec_type;
+            rows.push_back(std::move(row));
+        }
+    }
+    out.insert(out.end(), rows.begin(), rows.end());
+    return out;
+}
+
+std::vector<std::shared_ptr<sdk::IVariableState>> SyncInferRequest::query_state() const {
+    std::vector<std::shared_ptr<sdk::IVariableState>> out;
+    for (const auto& request : m_requests)
+        for (VariableState state : request.query_state())
+            out.push_back(std::make_shared<PartVariableState>(std::move(state)));
+    return out;
+}
+
+}  // namespace hetero
