@@ -53,11 +53,13 @@ Scheduler::~Scheduler() {
     if (m_background.joinable()) m_background.join();
 }
 
-bool Scheduler::compile_locked(std::unique_lock<std::mutex>& lock, size_t i, std::string* error) {
+bool Scheduler::compile_locked(std::unique_lock<std::mutex>& lock, size_t i, std::string* error, bool recorded) {
     Slot& slot = m_slots[i];
     slot.state = State::kCompiling;
-    slot.compile_record = m_compiles.size();
-    m_compiles.push_back(slot.config.name + " (compiling)");
+    if (!recorded) {
+        slot.compile_record = m_compiles.size();
+        m_compiles.push_back(slot.config.name + " (compiling)");
+    }
     const DeviceConfig device = slot.config;
     lock.unlock();
     vireo::CompiledModel compiled;
@@ -97,11 +99,15 @@ void Scheduler::start() {
         std::vector<std::thread> threads;
         std::vector<std::string> errors(m_slots.size());
         std::vector<char> ok(m_slots.size(), 0);
+        for (size_t i = 0; i < m_slots.size(); ++i) {  // recorded in priority order, not finish order
+            m_slots[i].compile_record = m_compiles.size();
+            m_compiles.push_back(m_slots[i].config.name + " (compiling)");
+        }
         lock.unlock();
         for (size_t i = 0; i < m_slots.size(); ++i)
             threads.emplace_back([this, i, &errors, &ok] {
                 std::unique_lock<std::mutex> own(m_mutex);
-                ok[i] = compile_locked(own, i, &errors[i]);
+                ok[i] = compile_locked(own, i, &errors[i], /*recorded=*/true);
             });
         for (auto& t : threads) t.join();
         lock.lock();

@@ -114,7 +114,8 @@ class Scheduler {
 
     /// Compiles slot `i` on this thread; the lock is released during the compile and held on
     /// return. Returns true on success; on failure the slot is kFailed and `error` says why.
-    bool compile_locked(std::unique_lock<std::mutex>& lock, size_t i, std::string* error);
+    /// `recorded`: its AUTO_COMPILES entry was made already (MULTI records in priority order).
+    bool compile_locked(std::unique_lock<std::mutex>& lock, size_t i, std::string* error, bool recorded = false);
     /// AUTO: the first device in priority order that is not failed (or -1).
     int first_usable_locked() const;
     /// AUTO: the background compile of the chosen device, then the hand-over.
