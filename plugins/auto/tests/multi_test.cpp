@@ -148,3 +148,33 @@ TEST(Multi, CancelWhileWaitingForAFreeWorker) {
 }
 
 }  // namespace
+
+namespace {
+using namespace vireo;
+using namespace auto_test;
+
+TEST(Multi, DroppingARequestWhoseWorkerHangs) {
+    // The destructor cancels the hung sub-request instead of waiting for it forever, and does
+    // not call the callback.
+    Core core;
+    AnyMap props{{device::properties.name(), AnyMap{{"MOCK_REMOTE", AnyMap{{mock_remote::hang_nth.name(), uint64_t(1)}}}}}};
+    CompiledModel compiled = core.compile_model(small_model(), "MULTI:MOCK_REMOTE.0,MOCK_REMOTE.1", props);
+    std::atomic<int> callbacks{0};
+    {
+        InferRequest request = compiled.create_infer_request();
+        request.set_callback([&](std::exception_ptr) { ++callbacks; });
+        request.set_input_tensor(make_input(0.f));
+        request.start_async();
+        EXPECT_FALSE(request.wait_for(std::chrono::milliseconds(50)));
+    }
+    EXPECT_EQ(callbacks.load(), 0);
+    EXPECT_EQ(jobs_cancelled(core, "MOCK_REMOTE.0") + jobs_cancelled(core, "MOCK_REMOTE.1"), 1u);
+    // The worker went back to the pool and serves the next request.
+    InferRequest next = compiled.create_infer_request();
+    const Tensor x = make_input(2.f);
+    next.set_input_tensor(x);
+    next.infer();
+    expect_near(values_of(next.get_output_tensor()), small_expected(x));
+}
+
+}  // namespace
