@@ -1,0 +1,17 @@
+// Implements AsyncInferRequest: the default pipeline plus the cancel probe.
+#include "async_infer_request.hpp"
+
+namespace batch_plugin {
+
+AsyncInferRequest::AsyncInferRequest(const std::shared_ptr<SyncInferRequest>& request,
+                                     const std::shared_ptr<vireo::sdk::ITaskExecutor>& task_executor,
+                                     const std::shared_ptr<vireo::sdk::ITaskExecutor>& callback_executor)
+    : IAsyncInferRequest(request, task_executor, callback_executor) {
+    request->set_cancel_probe([this] { return is_cancelled(); });
+}
+
+AsyncInferRequest::~AsyncInferRequest() {
+    stop_and_wait();  // a waiting request leaves after its timeout at the latest
+}
+
+}  // namespace batch_plugin

@@ -1,0 +1,22 @@
+// Declares AsyncInferRequest: BATCH's asynchronous request, one stage on the compiled model's
+// executor that waits for (or runs) the batch.
+#pragma once
+
+#include <memory>
+
+#include "sync_infer_request.hpp"
+#include "vireo/sdk/iasync_infer_request.hpp"
+
+namespace batch_plugin {
+
+/// The SDK's state machine with the default one-stage pipeline; gives the sync request its
+/// cancel probe. Destroying a waiting request cancels it first.
+class AsyncInferRequest : public vireo::sdk::IAsyncInferRequest {
+  public:
+    AsyncInferRequest(const std::shared_ptr<SyncInferRequest>& request,
+                      const std::shared_ptr<vireo::sdk::ITaskExecutor>& task_executor,
+                      const std::shared_ptr<vireo::sdk::ITaskExecutor>& callback_executor);
+    ~AsyncInferRequest() override;
+};
+
+}  // namespace batch_plugin
