@@ -59,6 +59,8 @@ void Batcher::run_batch(std::vector<BatchJob*> jobs) {
             }
         }
         worker.infer();
+        const std::vector<ProfilingInfo> rows = worker.get_profiling_info();
+        for (BatchJob* job : jobs) job->profiling = rows;
         for (size_t o = 0; o < outputs; ++o) {
             const Tensor all = worker.get_output_tensor(o);
             for (size_t k = 0; k < jobs.size(); ++k) item_of(all, k).copy_to(jobs[k]->outputs[o]);
@@ -79,13 +81,32 @@ void Batcher::run_batch(std::vector<BatchJob*> jobs) {
 void Batcher::run_alone(BatchJob& job) {
     InferRequest worker = take(m_single_pool, m_single);
     for (size_t i = 0; i < job.inputs.size(); ++i) worker.set_input_tensor(i, job.inputs[i]);
-    for (size_t o = 0; o < job.outputs.size(); ++o) worker.set_output_tensor(o, job.outputs[o]);
+    std::vector<bool> preset(job.outputs.size(), false);
+    for (size_t o = 0; o < job.outputs.size(); ++o) {
+        // A dynamic output's empty placeholder is not given: the worker's own tensor is copied.
+        if (job.outputs[o] && job.outputs[o].get_size() > 0) {
+            worker.set_output_tensor(o, job.outputs[o]);
+            preset[o] = true;
+        }
+    }
     ++m_alone;
     worker.infer();  // its error is the job's
+    job.profiling = worker.get_profiling_info();
+    for (size_t o = 0; o < job.outputs.size(); ++o) {
+        const Tensor produced = worker.get_output_tensor(o);
+        if (preset[o] && produced.data() == job.outputs[o].data()) continue;
+        Tensor copy(produced.get_element_type(), produced.get_shape());
+        produced.copy_to(copy);
+        job.outputs[o] = copy;
+    }
     give_back(m_single_pool, std::move(worker));
 }
 
 void Batcher::run(BatchJob& job, const std::atomic<bool>& cancelled) {
+    if (!m_batched) {  // not batchable: every request runs alone at once
+        run_alone(job);
+        return;
+    }
     std::unique_lock<std::mutex> lock(m_mutex);
     m_pending.push_back(&job);
     if (m_pending.size() >= m_batch_size) {

@@ -13,6 +13,7 @@
 
 #include "vireo/compiled_model.hpp"
 #include "vireo/infer_request.hpp"
+#include "vireo/profiling_info.hpp"
 #include "vireo/tensor.hpp"
 
 namespace batch_plugin {
@@ -25,6 +26,7 @@ struct BatchJob {
     bool taken = false;  ///< in a batch being run
     bool done = false;
     std::exception_ptr error;
+    std::vector<vireo::ProfilingInfo> profiling;  ///< the device request's rows of the run
 };
 
 /// Thread safety: every method may be called from several threads at once. The thread whose
@@ -32,6 +34,7 @@ struct BatchJob {
 /// others wait for it.
 class Batcher {
   public:
+    /// `batched` empty: the model is not batchable and every request runs alone at once.
     Batcher(std::string owner, vireo::CompiledModel batched, vireo::CompiledModel single, uint32_t batch_size,
             uint32_t timeout_ms);
 
@@ -48,7 +51,8 @@ class Batcher {
     /// Batches run full, and jobs that ran alone after the timeout (for tests and tuning).
     uint64_t batches_run() const { return m_batches.load(); }
     uint64_t ran_alone() const { return m_alone.load(); }
-    const vireo::CompiledModel& batched() const { return m_batched; }
+    /// The batched model, else the unbatched one.
+    const vireo::CompiledModel& batched() const { return m_batched ? m_batched : m_single; }
 
   private:
     void run_batch(std::vector<BatchJob*> jobs);

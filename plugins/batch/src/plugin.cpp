@@ -2,6 +2,8 @@
 // model, and both compiles through the core.
 #include "plugin.hpp"
 
+#include <glog/logging.h>
+
 #include <algorithm>
 
 #include "batcher.hpp"
@@ -21,19 +23,22 @@ namespace {
 
 constexpr uint32_t kDefaultBatch = 4;
 
-// Every input and output must be static with batch 1 on dim 0: the batch axis BATCH fills.
-void check_batchable(const Model& model) {
-    auto check = [&](const Output& port, const char* what) {
+// Every input and output must be static with batch 1 on dim 0 (the batch axis BATCH fills);
+// returns why not, or "".
+std::string not_batchable(const Model& model) {
+    auto check = [&](const Output& port, const char* what) -> std::string {
         const PartialShape& shape = port.get_partial_shape();
         if (shape.is_dynamic() || shape.rank().get_length() == 0 || shape.to_shape()[0] != 1)
-            throw_error<NotImplemented>("BATCH: model '", model.get_name(), "': ", what, " '",
-                                        port.get_names().empty() ? port.get_node()->get_friendly_name()
-                                                                 : port.get_any_name(),
-                                        "' has the shape ", shape.to_string(),
-                                        "; BATCH needs static shapes with 1 as the first (batch) dimension");
+            return std::string(what) + " '" +
+                   (port.get_names().empty() ? port.get_node()->get_friendly_name() : port.get_any_name()) +
+                   "' has the shape " + shape.to_string() + ", not static with 1 as the first (batch) dimension";
+        return {};
     };
-    for (const auto& p : model.inputs()) check(p, "input");
-    for (const auto& r : model.outputs()) check(r, "output");
+    for (const auto& p : model.inputs())
+        if (auto why = check(p, "input"); !why.empty()) return why;
+    for (const auto& r : model.outputs())
+        if (auto why = check(r, "output"); !why.empty()) return why;
+    return {};
 }
 
 }  // namespace
@@ -60,7 +65,6 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr
                                      "), got '", device, "'");
     uint32_t n = values.get(device::batch_size);
     if (n == 0) n = kDefaultBatch;
-    check_batchable(*model);
 
     auto core = get_core();
     AnyMap device_props;
@@ -70,17 +74,29 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr
         if (it == per_device.end()) continue;
         for (const auto& [key, value] : it->second.as<AnyMap>()) device_props[key] = value;
     }
-    std::shared_ptr<Model> batched = model->clone();
-    std::map<Output, PartialShape> shapes;
-    for (const auto& input : batched->inputs()) {
-        Shape shape = input.get_partial_shape().to_shape();
-        shape[0] = n;
-        shapes[input] = PartialShape(shape);
-    }
-    batched->reshape(shapes);
+    // The batched copy; a model that cannot be batched runs every request unbatched (WARNING).
+    std::string why = not_batchable(*model);
     vireo::CompiledModel on_batched, on_single;
+    if (why.empty()) {
+        try {
+            std::shared_ptr<Model> batched = model->clone();
+            std::map<Output, PartialShape> shapes;
+            for (const auto& input : batched->inputs()) {
+                Shape shape = input.get_partial_shape().to_shape();
+                shape[0] = n;
+                shapes[input] = PartialShape(shape);
+            }
+            batched->reshape(shapes);
+            on_batched = core->compile_model(batched, device, device_props);
+        } catch (const std::exception& e) {
+            why = std::string("the batched copy failed: ") + e.what();
+        }
+    }
+    if (!why.empty()) {
+        LOG(WARNING) << "BATCH: model '" << model->get_name() << "' runs unbatched on " << device << ": " << why;
+        n = 1;
+    }
     try {
-        on_batched = core->compile_model(batched, device, device_props);
         on_single = core->compile_model(model, device, device_props);
     } catch (...) {
         rethrow_with_context(std::current_exception(), "BATCH: compiling model '" + model->get_name() + "' on " + device);

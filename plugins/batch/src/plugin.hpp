@@ -11,8 +11,9 @@ namespace batch_plugin {
 
 /// Device properties: MULTI_DEVICE_PRIORITIES (the one device; "BATCH:A(N)" sets it),
 /// AUTO_BATCH_SIZE (N; "BATCH:A(N)" sets it; 0: 4), AUTO_BATCH_TIMEOUT, DEVICE_PROPERTIES,
-/// PERFORMANCE_HINT. Models: every input and output of static shape with 1 as dim 0 (else
-/// NotImplemented naming the port). Thread safety: every method may be called concurrently.
+/// PERFORMANCE_HINT. A model is batched when every input and output is static with 1 as dim 0
+/// and the copy reshaped to N compiles; any other model runs every request unbatched (AUTO_BATCH_SIZE
+/// reads 1, a WARNING names the reason). Thread safety: every method may be called concurrently.
 class Plugin : public vireo::sdk::IPlugin {
   public:
     Plugin();

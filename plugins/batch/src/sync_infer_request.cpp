@@ -18,6 +18,8 @@ void SyncInferRequest::infer() {
     job.inputs = m_input_tensors;
     job.outputs = m_output_tensors;
     m_batcher->run(job, m_cancelled);
+    m_output_tensors = job.outputs;  // the same handles, or copies of a dynamic output
+    m_profiling = std::move(job.profiling);
 }
 
 void SyncInferRequest::cancel() {

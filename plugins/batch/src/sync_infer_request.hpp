@@ -21,8 +21,8 @@ class SyncInferRequest : public vireo::sdk::ISyncInferRequest {
     explicit SyncInferRequest(const std::shared_ptr<const CompiledModel>& compiled_model);
 
     void infer() override;
-    /// Empty: a run is one item of a batch.
-    std::vector<vireo::ProfilingInfo> get_profiling_info() const override { return {}; }
+    /// The device request's rows of the last run (the whole batch's, when it ran in one).
+    std::vector<vireo::ProfilingInfo> get_profiling_info() const override { return m_profiling; }
     std::vector<std::shared_ptr<vireo::sdk::IVariableState>> query_state() const override { return {}; }
     void cancel() override;
 
@@ -32,6 +32,7 @@ class SyncInferRequest : public vireo::sdk::ISyncInferRequest {
     std::shared_ptr<Batcher> m_batcher;
     std::function<bool()> m_cancel_probe;
     std::atomic<bool> m_cancelled{false};
+    std::vector<vireo::ProfilingInfo> m_profiling;
 };
 
 }  // namespace batch_plugin

@@ -106,11 +106,24 @@ TEST(Batch, CancelAWaitingRequest) {
     EXPECT_EQ(compiled.get_property(batch::ran_alone), 0u);
 }
 
-TEST(Batch, RefusesModelsWithoutABatchAxisOfOne) {
+TEST(Batch, ModelsWithoutABatchAxisOfOneRunUnbatched) {
     Core core;
-    EXPECT_THROW(core.compile_model(small_model(PartialShape{2, 16}), "BATCH:TEMPLATE(4)"), NotImplemented);
-    EXPECT_THROW(core.compile_model(small_model(PartialShape{Dimension::dynamic(), 16}), "BATCH:TEMPLATE(4)"),
-                 NotImplemented);
+    for (const PartialShape& shape : {PartialShape{2, 16}, PartialShape{Dimension::dynamic(), 16}}) {
+        CompiledModel compiled =
+            core.compile_model(small_model(shape), "BATCH:TEMPLATE(4)", {batch::timeout(600000)});
+        EXPECT_EQ(compiled.get_property(device::batch_size), 1u) << shape.to_string();
+        InferRequest request = compiled.create_infer_request();
+        Tensor x(element::f32, {2, 16});
+        for (size_t i = 0; i < 32; ++i) x.data<float>()[i] = static_cast<float>(i) * 0.1f - 1.f;
+        request.set_input_tensor(x);
+        request.infer();  // at once: nothing waits for a batch
+        const Tensor y = request.get_output_tensor();
+        ASSERT_EQ(y.get_shape(), (Shape{2, 16}));
+        for (size_t i = 0; i < 32; ++i)
+            EXPECT_NEAR(y.data<float>()[i], std::max(0.f, x.data<float>()[i] * 3.f - 1.f), 1e-5f);
+        EXPECT_EQ(compiled.get_property(batch::ran_alone), 1u);
+        EXPECT_EQ(compiled.get_property(batch::batches_run), 0u);
+    }
     EXPECT_THROW(core.compile_model(small_model(), "BATCH:TEMPLATE,MOCK_REMOTE.0(4)"), InvalidArgument);
 }
 
