@@ -11,7 +11,19 @@ AsyncInferRequest::AsyncInferRequest(const std::shared_ptr<SyncInferRequest>& re
 }
 
 AsyncInferRequest::~AsyncInferRequest() {
-    stop_and_wait();  // a waiting request leaves after its timeout at the latest
+    m_destroying.store(true);
+    cancel();
+    stop_and_wait();
+}
+
+void AsyncInferRequest::set_callback(Callback callback) {
+    if (!callback) {
+        IAsyncInferRequest::set_callback(nullptr);
+        return;
+    }
+    IAsyncInferRequest::set_callback([this, user = std::move(callback)](std::exception_ptr error) {
+        if (!m_destroying.load()) user(error);
+    });
 }
 
 }  // namespace batch_plugin

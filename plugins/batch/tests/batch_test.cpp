@@ -106,6 +106,21 @@ TEST(Batch, CancelAWaitingRequest) {
     EXPECT_EQ(compiled.get_property(batch::ran_alone), 0u);
 }
 
+TEST(Batch, DroppingAWaitingRequestDoesNotWaitForItsTimeout) {
+    Core core;
+    CompiledModel compiled = core.compile_model(small_model(), "BATCH:TEMPLATE(4)", {batch::timeout(600000)});
+    std::atomic<int> callbacks{0};
+    {
+        InferRequest request = compiled.create_infer_request();
+        request.set_callback([&](std::exception_ptr) { ++callbacks; });
+        request.set_input_tensor(make_input(0.f));
+        request.start_async();
+        EXPECT_FALSE(request.wait_for(std::chrono::milliseconds(20)));
+    }  // would block 10 minutes without the cancel in the destructor (ctest's timeout catches it)
+    EXPECT_EQ(callbacks.load(), 0);
+    EXPECT_EQ(compiled.get_property(batch::ran_alone), 0u);
+}
+
 TEST(Batch, ModelsWithoutABatchAxisOfOneRunUnbatched) {
     Core core;
     for (const PartialShape& shape : {PartialShape{2, 16}, PartialShape{Dimension::dynamic(), 16}}) {
