@@ -30,9 +30,12 @@ std::string join(const std::vector<DeviceConfig>& devices) {
 
 }  // namespace
 
-CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model, const std::shared_ptr<const Plugin>& plugin,
-                             std::shared_ptr<Scheduler> scheduler, hint::PerformanceMode hint, bool startup_fallback)
-    : sdk::ICompiledModel(model, plugin, make_executor(*scheduler)), m_scheduler(std::move(scheduler)) {
+CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model,
+                             const std::shared_ptr<const Plugin>& plugin,
+                             std::shared_ptr<Scheduler> scheduler, hint::PerformanceMode hint,
+                             bool startup_fallback)
+    : sdk::ICompiledModel(model, plugin, make_executor(*scheduler)),
+      m_scheduler(std::move(scheduler)) {
     Scheduler* s = m_scheduler.get();
     const std::string name = model->get_name();
     const std::string priorities = join(s->config().devices);
@@ -40,23 +43,30 @@ CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model, const st
         s->config().owner,
         std::vector<sdk::PropertySpec>{
             sdk::ro(model_name.name(), [name](const std::string&) { return Any(name); }),
-            sdk::ro(execution_devices.name(), [s](const std::string&) { return Any(s->execution_devices()); }),
-            sdk::common::optimal_number_of_infer_requests([s] { return s->optimal_number_of_infer_requests(); }),
-            sdk::ro(device::priorities.name(), [priorities](const std::string&) { return Any(priorities); }),
-            sdk::ro(hint::performance_mode.name(), [hint](const std::string&) { return Any(hint); }),
+            sdk::ro(execution_devices.name(),
+                    [s](const std::string&) { return Any(s->execution_devices()); }),
+            sdk::common::optimal_number_of_infer_requests(
+                [s] { return s->optimal_number_of_infer_requests(); }),
+            sdk::ro(device::priorities.name(),
+                    [priorities](const std::string&) { return Any(priorities); }),
+            sdk::ro(hint::performance_mode.name(),
+                    [hint](const std::string&) { return Any(hint); }),
             sdk::ro(auto_device::enable_startup_fallback.name(),
                     [startup_fallback](const std::string&) { return Any(startup_fallback); }),
-            sdk::rw<bool>(auto_device::enable_runtime_fallback, s->runtime_fallback(), "YES or NO", {},
-                          sdk::PropertyScope::kCompiledModel),
-            sdk::ro(auto_device::compiles.name(), [s](const std::string&) { return Any(s->compiles()); }),
-            sdk::ro(auto_device::failovers.name(), [s](const std::string&) { return Any(s->failovers()); })},
+            sdk::rw<bool>(auto_device::enable_runtime_fallback, s->runtime_fallback(), "YES or NO",
+                          {}, sdk::PropertyScope::kCompiledModel),
+            sdk::ro(auto_device::compiles.name(),
+                    [s](const std::string&) { return Any(s->compiles()); }),
+            sdk::ro(auto_device::failovers.name(),
+                    [s](const std::string&) { return Any(s->failovers()); })},
         /*plugin_table=*/false);
 }
 
 CompiledModel::~CompiledModel() = default;
 
 std::shared_ptr<sdk::ISyncInferRequest> CompiledModel::create_sync_infer_request() const {
-    return std::make_shared<SyncInferRequest>(std::static_pointer_cast<const CompiledModel>(shared_from_this()));
+    return std::make_shared<SyncInferRequest>(
+        std::static_pointer_cast<const CompiledModel>(shared_from_this()));
 }
 
 std::shared_ptr<sdk::IAsyncInferRequest> CompiledModel::create_infer_request() const {
@@ -70,8 +80,10 @@ std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
 
 void CompiledModel::set_property(const AnyMap& properties) {
     m_properties->set(properties);
-    if (auto it = properties.find(auto_device::enable_runtime_fallback.name()); it != properties.end())
-        m_scheduler->set_runtime_fallback(m_properties->get(auto_device::enable_runtime_fallback.name()).as<bool>());
+    if (auto it = properties.find(auto_device::enable_runtime_fallback.name());
+        it != properties.end())
+        m_scheduler->set_runtime_fallback(
+            m_properties->get(auto_device::enable_runtime_fallback.name()).as<bool>());
 }
 
 Any CompiledModel::get_property(const std::string& name) const {

@@ -24,8 +24,9 @@ class Plugin;
 class CompiledModel : public vireo::sdk::ICompiledModel {
   public:
     /// `scheduler` is started (something is compiled) already.
-    CompiledModel(const std::shared_ptr<const vireo::Model>& model, const std::shared_ptr<const Plugin>& plugin,
-                  std::shared_ptr<Scheduler> scheduler, vireo::hint::PerformanceMode hint, bool startup_fallback);
+    CompiledModel(const std::shared_ptr<const vireo::Model>& model,
+                  const std::shared_ptr<const Plugin>& plugin, std::shared_ptr<Scheduler> scheduler,
+                  vireo::hint::PerformanceMode hint, bool startup_fallback);
     ~CompiledModel() override;
 
     std::shared_ptr<vireo::sdk::IAsyncInferRequest> create_infer_request() const override;

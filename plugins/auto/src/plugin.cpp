@@ -21,7 +21,9 @@ using namespace vireo;
 
 namespace {
 
-std::string base_name(const std::string& device) { return device.substr(0, device.find('.')); }
+std::string base_name(const std::string& device) {
+    return device.substr(0, device.find('.'));
+}
 
 bool is_meta(const std::string& device) {
     static const std::set<std::string> meta{"AUTO", "MULTI", "HETERO", "BATCH"};
@@ -33,15 +35,17 @@ std::vector<std::string> split_list(const std::string& owner, const std::string&
     size_t start = 0;
     while (!list.empty()) {
         const size_t comma = list.find(',', start);
-        std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        std::string item =
+            list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         const auto b = item.find_first_not_of(' ');
         const auto e = item.find_last_not_of(' ');
         item = b == std::string::npos ? std::string() : item.substr(b, e - b + 1);
         if (item.empty())
-            throw_error<InvalidArgument>(owner, ": ", device::priorities.name(), " '", list, "' has an empty entry");
+            throw_error<InvalidArgument>(owner, ": ", device::priorities.name(), " '", list,
+                                         "' has an empty entry");
         if (std::find(out.begin(), out.end(), item) != out.end())
-            throw_error<InvalidArgument>(owner, ": ", device::priorities.name(), " '", list, "' lists '", item,
-                                         "' twice");
+            throw_error<InvalidArgument>(owner, ": ", device::priorities.name(), " '", list,
+                                         "' lists '", item, "' twice");
         out.push_back(item);
         if (comma == std::string::npos) break;
         start = comma + 1;
@@ -69,10 +73,13 @@ sdk::PropertyTable& Plugin::table() const {
                                             : "Vireo automatic device selection";
                 }),
                 sdk::ro(device::capabilities.name(),
-                        [](const std::string&) { return Any(std::vector<std::string>{device::capability::kFP32}); }),
+                        [](const std::string&) {
+                            return Any(std::vector<std::string>{device::capability::kFP32});
+                        }),
                 sdk::rw<std::string>(device::priorities, "", "a comma-separated list of devices"),
                 sdk::rw<AnyMap>(device::properties, AnyMap{}, "{DEVICE:{KEY:VALUE,...},...}"),
-                sdk::common::performance_hint(), sdk::common::hint_num_requests(), sdk::common::profiling(),
+                sdk::common::performance_hint(), sdk::common::hint_num_requests(),
+                sdk::common::profiling(),
                 sdk::rw<bool>(auto_device::enable_runtime_fallback, true, "YES or NO"),
                 sdk::rw<bool>(auto_device::enable_startup_fallback, true, "YES or NO")});
     });
@@ -84,9 +91,12 @@ std::vector<std::string> Plugin::default_devices() const {
     for (const std::string& device : get_core()->get_available_devices()) {
         if (is_meta(device)) continue;
         const std::string base = base_name(device);
-        if (base == "CPU") cpu.push_back(device);
-        else if (base == "TEMPLATE") reference.push_back(device);
-        else accelerators.push_back(device);
+        if (base == "CPU")
+            cpu.push_back(device);
+        else if (base == "TEMPLATE")
+            reference.push_back(device);
+        else
+            accelerators.push_back(device);
     }
     accelerators.insert(accelerators.end(), cpu.begin(), cpu.end());
     accelerators.insert(accelerators.end(), reference.begin(), reference.end());
@@ -102,15 +112,19 @@ std::vector<std::string> Plugin::listed_devices(const AnyMap& arguments) const {
         list = table().get(device::priorities.name()).to_string();
     std::vector<std::string> devices = split_list(owner, list);
     for (const std::string& device : devices)
-        if (base_name(device) == get_device_name() || base_name(device) == "AUTO" || base_name(device) == "MULTI")
-            throw_error<InvalidArgument>(owner, ": ", device::priorities.name(), " '", list, "' lists the meta-device '",
-                                         device, "'; list the devices to run on");
+        if (base_name(device) == get_device_name() || base_name(device) == "AUTO" ||
+            base_name(device) == "MULTI")
+            throw_error<InvalidArgument>(owner, ": ", device::priorities.name(), " '", list,
+                                         "' lists the meta-device '", device,
+                                         "'; list the devices to run on");
     if (devices.empty()) {
         if (get_device_name() == "MULTI")
-            throw_error<InvalidArgument>("MULTI: no devices to run on; name them with \"MULTI:A,B\" or the property ",
-                                         device::priorities.name());
+            throw_error<InvalidArgument>(
+                "MULTI: no devices to run on; name them with \"MULTI:A,B\" or the property ",
+                device::priorities.name());
         devices = default_devices();
-        if (devices.empty()) throw_error<Unavailable>(get_device_name(), ": no device is available");
+        if (devices.empty())
+            throw_error<Unavailable>(get_device_name(), ": no device is available");
     }
     return devices;
 }
@@ -124,8 +138,9 @@ AutoConfig Plugin::config_for(const AnyMap& properties) const {
     const sdk::PropertyValues values = table().resolve(args);
     AutoConfig config;
     config.hint = values.get(hint::performance_mode);
-    config.mode = owner == "MULTI" || config.hint == hint::PerformanceMode::CUMULATIVE_THROUGHPUT ? Mode::kMulti
-                                                                                                 : Mode::kAuto;
+    config.mode = owner == "MULTI" || config.hint == hint::PerformanceMode::CUMULATIVE_THROUGHPUT
+                      ? Mode::kMulti
+                      : Mode::kAuto;
     config.runtime_fallback = values.get(auto_device::enable_runtime_fallback);
     config.startup_fallback = values.get(auto_device::enable_startup_fallback);
     const AnyMap per_device = values.get(device::properties);
@@ -136,7 +151,8 @@ AutoConfig Plugin::config_for(const AnyMap& properties) const {
             supported = core->supported_properties(device);
         } catch (const Exception& e) {
             if (e.kind() != ErrorKind::kNotFound && e.kind() != ErrorKind::kInvalidArgument) throw;
-            throw_error<InvalidArgument>(owner, ": device '", device, "' in ", device::priorities.name(),
+            throw_error<InvalidArgument>(owner, ": device '", device, "' in ",
+                                         device::priorities.name(),
                                          " is not available: ", e.what());
         }
         auto supports = [&](const std::string& key) {
@@ -146,9 +162,8 @@ AutoConfig Plugin::config_for(const AnyMap& properties) const {
         dc.name = device;
         if (supports(hint::performance_mode.name())) {
             // Each device of MULTI runs requests of its own: it optimises for throughput.
-            dc.properties[hint::performance_mode.name()] = config.mode == Mode::kMulti
-                                                               ? hint::PerformanceMode::THROUGHPUT
-                                                               : config.hint;
+            dc.properties[hint::performance_mode.name()] =
+                config.mode == Mode::kMulti ? hint::PerformanceMode::THROUGHPUT : config.hint;
         }
         for (const std::string key : {hint::num_requests.name(), enable_profiling.name()})
             if (properties.count(key) && supports(key)) dc.properties[key] = values.at(key);
@@ -162,8 +177,8 @@ AutoConfig Plugin::config_for(const AnyMap& properties) const {
     return config;
 }
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr<const Model>& model,
-                                                           const AnyMap& properties) const {
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
+    const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
     const std::string owner = get_device_name();
     if (!model) throw_error<InvalidArgument>(owner, ": compile_model got no model");
     AnyMap for_table = properties;
@@ -180,10 +195,12 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr
     for (const DeviceConfig& device : config.devices) {
         std::string missing;
         try {
-            const sdk::SupportedOpsMap ops = core->query_model(copy, device.name, device.properties);
+            const sdk::SupportedOpsMap ops =
+                core->query_model(copy, device.name, device.properties);
             for (const auto& node : copy->get_ordered_ops())
                 if (!ops.count(node->get_friendly_name())) {
-                    missing = "does not run op '" + node->get_friendly_name() + "' (" + node->get_type_name() + ")";
+                    missing = "does not run op '" + node->get_friendly_name() + "' (" +
+                              node->get_type_name() + ")";
                     break;
                 }
         } catch (const Exception& e) {
@@ -193,12 +210,13 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr
             able.push_back(device);
         } else {
             reasons += (reasons.empty() ? "" : "; ") + device.name + " " + missing;
-            VLOG(1) << owner << ": model '" << copy->get_name() << "': " << device.name << " " << missing;
+            VLOG(1) << owner << ": model '" << copy->get_name() << "': " << device.name << " "
+                    << missing;
         }
     }
     if (able.empty())
-        throw_error<NotImplemented>(owner, ": no listed device runs every op of model '", copy->get_name(), "': ",
-                                    reasons);
+        throw_error<NotImplemented>(owner, ": no listed device runs every op of model '",
+                                    copy->get_name(), "': ", reasons);
 
     SchedulerConfig sc;
     sc.owner = owner;
@@ -206,8 +224,9 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr
     sc.runtime_fallback = config.runtime_fallback;
     if (config.mode == Mode::kAuto && config.startup_fallback) {
         for (const char* host : {"CPU", "TEMPLATE"}) {
-            auto it = std::find_if(able.begin(), able.end(),
-                                   [&](const DeviceConfig& d) { return base_name(d.name) == host; });
+            auto it = std::find_if(able.begin(), able.end(), [&](const DeviceConfig& d) {
+                return base_name(d.name) == host;
+            });
             if (it != able.end()) {
                 sc.host = static_cast<int>(it - able.begin());
                 break;
@@ -216,17 +235,20 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr
     }
     sc.devices = std::move(able);
     auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
-    auto scheduler = std::make_shared<Scheduler>(copy, [self] { return self->get_core(); }, std::move(sc));
+    auto scheduler = std::make_shared<Scheduler>(
+        copy, [self] { return self->get_core(); }, std::move(sc));
     scheduler->start();
-    return std::make_shared<CompiledModel>(copy, self, std::move(scheduler), config.hint, config.startup_fallback);
+    return std::make_shared<CompiledModel>(copy, self, std::move(scheduler), config.hint,
+                                           config.startup_fallback);
 }
 
 std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream&, const AnyMap&) const {
-    throw_error<NotImplemented>(get_device_name(), ": import_model is not supported (", get_device_name(),
-                                " compiled models do not export)");
+    throw_error<NotImplemented>(get_device_name(), ": import_model is not supported (",
+                                get_device_name(), " compiled models do not export)");
 }
 
-sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
+sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model,
+                                         const AnyMap& properties) const {
     if (!model) throw_error<InvalidArgument>(get_device_name(), ": query_model got no model");
     AnyMap for_table = properties;
     for (auto it = for_table.begin(); it != for_table.end();)
@@ -239,7 +261,8 @@ sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& mod
         try {
             ops = core->query_model(model, device.name, device.properties);
         } catch (const Exception& e) {
-            VLOG(1) << get_device_name() << ": query_model on " << device.name << " failed: " << e.what();
+            VLOG(1) << get_device_name() << ": query_model on " << device.name
+                    << " failed: " << e.what();
             continue;
         }
         for (const auto& [op, _] : ops) out[op] = get_device_name();
@@ -264,17 +287,20 @@ Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const
         // What runs everywhere it may land: a capability every listed device has.
         std::vector<std::string> devices;
         try {
-            devices = listed_devices(listed.empty() ? AnyMap{} : AnyMap{{device::priorities.name(), listed}});
+            devices = listed_devices(listed.empty() ? AnyMap{}
+                                                    : AnyMap{{device::priorities.name(), listed}});
         } catch (const Exception&) {
             return std::vector<std::string>{device::capability::kFP32};
         }
         std::vector<std::string> caps{device::capability::kFP32, device::capability::kFP16,
-                                      device::capability::kDynamicShapes, device::capability::kProfiling};
+                                      device::capability::kDynamicShapes,
+                                      device::capability::kProfiling};
         auto core = get_core();
         for (const std::string& device : devices) {
-            const auto theirs =
-                core->get_property(device, device::capabilities.name(), {}).as<std::vector<std::string>>();
-            caps.erase(std::remove_if(caps.begin(), caps.end(), [&](const std::string& c) { return !has(theirs, c); }),
+            const auto theirs = core->get_property(device, device::capabilities.name(), {})
+                                    .as<std::vector<std::string>>();
+            caps.erase(std::remove_if(caps.begin(), caps.end(),
+                                      [&](const std::string& c) { return !has(theirs, c); }),
                        caps.end());
         }
         return caps;

@@ -38,11 +38,12 @@ class Plugin : public vireo::sdk::IPlugin {
     /// Scheduler compiles. Throws InvalidArgument for a bad list or property, NotImplemented
     /// when no listed device runs every op (naming, per device, an op it lacks), Unavailable
     /// when no able device compiles.
-    std::shared_ptr<vireo::sdk::ICompiledModel> compile_model(const std::shared_ptr<const vireo::Model>& model,
-                                                              const vireo::AnyMap& properties) const override;
+    std::shared_ptr<vireo::sdk::ICompiledModel> compile_model(
+        const std::shared_ptr<const vireo::Model>& model,
+        const vireo::AnyMap& properties) const override;
     /// Not supported: AUTO/MULTI do not export (NotImplemented).
-    std::shared_ptr<vireo::sdk::ICompiledModel> import_model(std::istream& blob,
-                                                             const vireo::AnyMap& properties) const override;
+    std::shared_ptr<vireo::sdk::ICompiledModel> import_model(
+        std::istream& blob, const vireo::AnyMap& properties) const override;
     /// An op is supported when any listed device supports it (mapped to this device's name).
     vireo::sdk::SupportedOpsMap query_model(const std::shared_ptr<const vireo::Model>& model,
                                             const vireo::AnyMap& properties) const override;

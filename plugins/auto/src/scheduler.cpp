@@ -36,8 +36,8 @@ uint32_t optimal_of(const vireo::CompiledModel& compiled) {
 
 }  // namespace
 
-Scheduler::Scheduler(std::shared_ptr<const Model> model, std::function<std::shared_ptr<sdk::ICore>()> core,
-                     SchedulerConfig config)
+Scheduler::Scheduler(std::shared_ptr<const Model> model,
+                     std::function<std::shared_ptr<sdk::ICore>()> core, SchedulerConfig config)
     : m_model(std::move(model)),
       m_core(std::move(core)),
       m_config(std::move(config)),
@@ -53,7 +53,8 @@ Scheduler::~Scheduler() {
     if (m_background.joinable()) m_background.join();
 }
 
-bool Scheduler::compile_locked(std::unique_lock<std::mutex>& lock, size_t i, std::string* error, bool recorded) {
+bool Scheduler::compile_locked(std::unique_lock<std::mutex>& lock, size_t i, std::string* error,
+                               bool recorded) {
     Slot& slot = m_slots[i];
     slot.state = State::kCompiling;
     if (!recorded) {
@@ -99,7 +100,8 @@ void Scheduler::start() {
         std::vector<std::thread> threads;
         std::vector<std::string> errors(m_slots.size());
         std::vector<char> ok(m_slots.size(), 0);
-        for (size_t i = 0; i < m_slots.size(); ++i) {  // recorded in priority order, not finish order
+        for (size_t i = 0; i < m_slots.size();
+             ++i) {  // recorded in priority order, not finish order
             m_slots[i].compile_record = m_compiles.size();
             m_compiles.push_back(m_slots[i].config.name + " (compiling)");
         }
@@ -113,15 +115,18 @@ void Scheduler::start() {
         lock.lock();
         bool any = false;
         for (size_t i = 0; i < m_slots.size(); ++i) {
-            if (ok[i]) any = true;
-            else note(i, errors[i]);
+            if (ok[i])
+                any = true;
+            else
+                note(i, errors[i]);
         }
         if (!any)
-            throw_error<Unavailable>(m_config.owner, ": no listed device compiled model '", m_model->get_name(),
-                                     "' (", failures, ")");
+            throw_error<Unavailable>(m_config.owner, ": no listed device compiled model '",
+                                     m_model->get_name(), "' (", failures, ")");
         return;
     }
-    const bool accelerate = m_config.host > 0 && static_cast<size_t>(m_config.host) < m_slots.size();
+    const bool accelerate =
+        m_config.host > 0 && static_cast<size_t>(m_config.host) < m_slots.size();
     if (accelerate) {
         std::string error;
         const size_t host = static_cast<size_t>(m_config.host);
@@ -148,8 +153,8 @@ void Scheduler::start() {
         }
         note(i, error);
     }
-    throw_error<Unavailable>(m_config.owner, ": no listed device compiled model '", m_model->get_name(), "' (",
-                             failures, ")");
+    throw_error<Unavailable>(m_config.owner, ": no listed device compiled model '",
+                             m_model->get_name(), "' (", failures, ")");
 }
 
 void Scheduler::compile_in_background(size_t chosen) {
@@ -167,7 +172,8 @@ void Scheduler::compile_in_background(size_t chosen) {
         failure = std::current_exception();
     }
     const uint32_t optimal = failure ? 1 : optimal_of(compiled);
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - begin);
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - begin);
     // What the hand-over releases is destroyed after the lock is dropped.
     vireo::CompiledModel released;
     std::vector<vireo::InferRequest> released_workers;
@@ -177,9 +183,11 @@ void Scheduler::compile_in_background(size_t chosen) {
         if (failure) {
             slot.state = State::kFailed;
             m_compiles[slot.compile_record] = device.name + " (failed)";
-            LOG(WARNING) << m_config.owner << ": compiling model '" << m_model->get_name() << "' on "
-                         << device.name << " failed: " << what_of(failure) << "; requests stay on "
-                         << (m_serving >= 0 ? m_slots[m_serving].config.name : std::string("no device"));
+            LOG(WARNING) << m_config.owner << ": compiling model '" << m_model->get_name()
+                         << "' on " << device.name << " failed: " << what_of(failure)
+                         << "; requests stay on "
+                         << (m_serving >= 0 ? m_slots[m_serving].config.name
+                                            : std::string("no device"));
         } else {
             slot.state = State::kReady;
             slot.compiled = std::move(compiled);
@@ -195,8 +203,9 @@ void Scheduler::compile_in_background(size_t chosen) {
                 old.compiled = {};
                 released_workers.swap(old.idle);
                 old.state = State::kIdle;
-                LOG(INFO) << m_config.owner << ": " << device.name << " compiled model '" << m_model->get_name()
-                          << "' in " << ms.count() << " ms; requests move from " << old.config.name
+                LOG(INFO) << m_config.owner << ": " << device.name << " compiled model '"
+                          << m_model->get_name() << "' in " << ms.count()
+                          << " ms; requests move from " << old.config.name
                           << ", whose copy is released";
             }
         }
@@ -228,7 +237,8 @@ Lease Scheduler::acquire(const std::vector<bool>& excluded, const std::atomic<bo
     auto is_excluded = [&](size_t i) { return i < excluded.size() && excluded[i]; };
     std::unique_lock<std::mutex> lock(m_mutex);
     while (true) {
-        if (cancelled.load()) throw_error<Cancelled>(m_config.owner, ": the inference was cancelled");
+        if (cancelled.load())
+            throw_error<Cancelled>(m_config.owner, ": the inference was cancelled");
         if (m_config.mode == Mode::kMulti) {
             bool any_left = false;
             for (size_t i = 0; i < m_slots.size(); ++i) {
@@ -243,7 +253,8 @@ Lease Scheduler::acquire(const std::vector<bool>& excluded, const std::atomic<bo
         }
         // AUTO: the serving device, unless this request already failed there.
         int target = m_serving;
-        if (target >= 0 && (is_excluded(target) || m_slots[target].state == State::kFailed)) target = -1;
+        if (target >= 0 && (is_excluded(target) || m_slots[target].state == State::kFailed))
+            target = -1;
         if (target < 0) {
             target = -1;
             for (size_t i = 0; i < m_slots.size(); ++i)
@@ -266,8 +277,8 @@ Lease Scheduler::acquire(const std::vector<bool>& excluded, const std::atomic<bo
         std::string error;
         const std::string name = slot.config.name;
         if (!compile_locked(lock, static_cast<size_t>(target), &error)) {
-            LOG(WARNING) << m_config.owner << ": compiling model '" << m_model->get_name() << "' on " << name
-                         << " for runtime fallback failed: " << error;
+            LOG(WARNING) << m_config.owner << ": compiling model '" << m_model->get_name()
+                         << "' on " << name << " for runtime fallback failed: " << error;
         } else if (m_serving < 0 || m_slots[m_serving].state == State::kFailed) {
             m_serving = target;
         }
@@ -281,8 +292,10 @@ void Scheduler::release(Lease lease) {
         std::lock_guard<std::mutex> lock(m_mutex);
         Slot& slot = m_slots[lease.device];
         if (slot.lent) --slot.lent;
-        if (slot.state == State::kReady) slot.idle.push_back(std::move(lease.request));
-        else dropped = std::move(lease.request);  // its copy was released or failed
+        if (slot.state == State::kReady)
+            slot.idle.push_back(std::move(lease.request));
+        else
+            dropped = std::move(lease.request);  // its copy was released or failed
         m_changed.notify_all();
     }
 }
@@ -294,8 +307,9 @@ void Scheduler::report_failure(size_t device, const std::string& error) {
     std::lock_guard<std::mutex> lock(m_mutex);
     Slot& slot = m_slots[device];
     if (m_config.mode == Mode::kMulti) {
-        LOG(WARNING) << m_config.owner << ": inference of model '" << m_model->get_name() << "' failed on "
-                     << slot.config.name << " (" << error << "); re-running it on another device";
+        LOG(WARNING) << m_config.owner << ": inference of model '" << m_model->get_name()
+                     << "' failed on " << slot.config.name << " (" << error
+                     << "); re-running it on another device";
         return;
     }
     if (slot.state == State::kFailed) return;  // another request already moved on
@@ -304,10 +318,11 @@ void Scheduler::report_failure(size_t device, const std::string& error) {
     released = std::move(slot.compiled);
     slot.compiled = {};
     if (m_serving == static_cast<int>(device)) m_serving = first_usable_locked();
-    LOG(WARNING) << m_config.owner << ": inference of model '" << m_model->get_name() << "' failed on "
-                 << slot.config.name << " (" << error << "); "
-                 << (m_serving >= 0 ? "re-running it and later requests on " + m_slots[m_serving].config.name
-                                    : std::string("no device left"));
+    LOG(WARNING) << m_config.owner << ": inference of model '" << m_model->get_name()
+                 << "' failed on " << slot.config.name << " (" << error << "); "
+                 << (m_serving >= 0
+                         ? "re-running it and later requests on " + m_slots[m_serving].config.name
+                         : std::string("no device left"));
     m_changed.notify_all();
 }
 
@@ -354,7 +369,8 @@ vireo::CompiledModel Scheduler::any_compiled() const {
     if (m_serving >= 0 && m_slots[m_serving].compiled) return m_slots[m_serving].compiled;
     for (const auto& slot : m_slots)
         if (slot.state == State::kReady && slot.compiled) return slot.compiled;
-    throw_error<Unavailable>(m_config.owner, ": model '", m_model->get_name(), "' is compiled on no device now");
+    throw_error<Unavailable>(m_config.owner, ": model '", m_model->get_name(),
+                             "' is compiled on no device now");
 }
 
 }  // namespace auto_plugin

@@ -115,7 +115,8 @@ class Scheduler {
     /// Compiles slot `i` on this thread; the lock is released during the compile and held on
     /// return. Returns true on success; on failure the slot is kFailed and `error` says why.
     /// `recorded`: its AUTO_COMPILES entry was made already (MULTI records in priority order).
-    bool compile_locked(std::unique_lock<std::mutex>& lock, size_t i, std::string* error, bool recorded = false);
+    bool compile_locked(std::unique_lock<std::mutex>& lock, size_t i, std::string* error,
+                        bool recorded = false);
     /// AUTO: the first device in priority order that is not failed (or -1).
     int first_usable_locked() const;
     /// AUTO: the background compile of the chosen device, then the hand-over.
@@ -131,8 +132,8 @@ class Scheduler {
     mutable std::mutex m_mutex;
     std::condition_variable m_changed;  // a worker returned, a compile ended, a device failed
     std::vector<Slot> m_slots;
-    int m_serving = -1;                 // AUTO: the device requests go to
-    int m_chosen = -1;                  // AUTO: the selected device (compiled in the background)
+    int m_serving = -1;  // AUTO: the device requests go to
+    int m_chosen = -1;   // AUTO: the selected device (compiled in the background)
     std::vector<std::string> m_compiles;
     std::thread m_background;
 };

@@ -9,7 +9,9 @@ namespace auto_plugin {
 using namespace vireo;
 
 SyncInferRequest::SyncInferRequest(const std::shared_ptr<const CompiledModel>& compiled_model)
-    : sdk::ISyncInferRequest(compiled_model), m_compiled(compiled_model), m_scheduler(compiled_model->scheduler()) {}
+    : sdk::ISyncInferRequest(compiled_model),
+      m_compiled(compiled_model),
+      m_scheduler(compiled_model->scheduler()) {}
 
 SyncInferRequest::~SyncInferRequest() = default;
 
@@ -27,7 +29,8 @@ void SyncInferRequest::run_on(InferRequest& worker) {
     }
     {
         std::lock_guard<std::mutex> lock(m_worker_mutex);
-        if (m_cancelled.load()) throw_error<Cancelled>(m_scheduler->config().owner, ": the inference was cancelled");
+        if (m_cancelled.load())
+            throw_error<Cancelled>(m_scheduler->config().owner, ": the inference was cancelled");
         m_running = worker;
         worker.start_async();
     }
@@ -59,7 +62,8 @@ void SyncInferRequest::infer() {
     // m_cancelled (the async base calls cancel() after marking the run).
     m_cancelled.store(false);
     const std::string& owner = m_scheduler->config().owner;
-    if (m_cancel_probe && m_cancel_probe()) throw_error<Cancelled>(owner, ": the inference was cancelled");
+    if (m_cancel_probe && m_cancel_probe())
+        throw_error<Cancelled>(owner, ": the inference was cancelled");
     convert_batched_tensors();
     std::vector<bool> failed(m_scheduler->config().devices.size(), false);
     std::exception_ptr last_error;
@@ -76,7 +80,8 @@ void SyncInferRequest::infer() {
             return;
         } catch (const Exception& e) {
             m_scheduler->release(std::move(lease));
-            if (e.kind() != ErrorKind::kUnavailable || !m_scheduler->runtime_fallback() || m_cancelled.load())
+            if (e.kind() != ErrorKind::kUnavailable || !m_scheduler->runtime_fallback() ||
+                m_cancelled.load())
                 throw;
             last_error = std::current_exception();
             failed[device] = true;

@@ -48,8 +48,8 @@ class SyncInferRequest : public vireo::sdk::ISyncInferRequest {
     std::shared_ptr<Scheduler> m_scheduler;
     std::function<bool()> m_cancel_probe;
     std::atomic<bool> m_cancelled{false};
-    std::mutex m_worker_mutex;       // guards m_running against cancel()
-    vireo::InferRequest m_running;   // the worker of the run in progress, if any
+    std::mutex m_worker_mutex;      // guards m_running against cancel()
+    vireo::InferRequest m_running;  // the worker of the run in progress, if any
     std::vector<vireo::ProfilingInfo> m_profiling;
 };
 

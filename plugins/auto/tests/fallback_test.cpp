@@ -11,7 +11,8 @@ using namespace vireo;
 using namespace auto_test;
 
 AnyMap with_mock(AnyMap mock, bool fallback = true) {
-    return {auto_device::enable_startup_fallback(false), auto_device::enable_runtime_fallback(fallback),
+    return {auto_device::enable_startup_fallback(false),
+            auto_device::enable_runtime_fallback(fallback),
             {device::properties.name(), AnyMap{{"MOCK_REMOTE.0", std::move(mock)}}}};
 }
 
@@ -20,7 +21,8 @@ TEST(AutoFallback, AFailedInferenceReRunsOnTheNextDeviceAndLaterOnesFollow) {
     WarningSink sink;
     CompiledModel compiled = core.compile_model(small_model(), "AUTO:MOCK_REMOTE.0,TEMPLATE",
                                                 with_mock({mock_remote::fail_nth(3)}));
-    EXPECT_EQ(compiled.get_property(auto_device::compiles), (std::vector<std::string>{"MOCK_REMOTE.0"}));
+    EXPECT_EQ(compiled.get_property(auto_device::compiles),
+              (std::vector<std::string>{"MOCK_REMOTE.0"}));
     InferRequest request = compiled.create_infer_request();
     for (int i = 0; i < 6; ++i) {
         const Tensor x = make_input(static_cast<float>(i) - 2.f);
@@ -41,8 +43,9 @@ TEST(AutoFallback, AFailedInferenceReRunsOnTheNextDeviceAndLaterOnesFollow) {
 
 TEST(AutoFallback, FailRateWithRequestsInFlightLosesNothing) {
     Core core;
-    CompiledModel compiled = core.compile_model(small_model(), "AUTO:MOCK_REMOTE.0,TEMPLATE",
-                                                with_mock({mock_remote::fail_rate(0.5), mock_remote::seed(7)}));
+    CompiledModel compiled =
+        core.compile_model(small_model(), "AUTO:MOCK_REMOTE.0,TEMPLATE",
+                           with_mock({mock_remote::fail_rate(0.5), mock_remote::seed(7)}));
     constexpr int kRequests = 4, kRounds = 10;
     std::vector<InferRequest> requests;
     std::vector<Tensor> inputs;
@@ -67,14 +70,16 @@ TEST(AutoFallback, FailRateWithRequestsInFlightLosesNothing) {
     EXPECT_EQ(errors.load(), 0);
     // At least one injected failure happened (rate 0.5), so AUTO moved to TEMPLATE for good.
     EXPECT_GE(jobs_failed(core, "MOCK_REMOTE.0"), 1u);
-    EXPECT_EQ(compiled.get_property(auto_device::compiles), (std::vector<std::string>{"MOCK_REMOTE.0", "TEMPLATE"}));
+    EXPECT_EQ(compiled.get_property(auto_device::compiles),
+              (std::vector<std::string>{"MOCK_REMOTE.0", "TEMPLATE"}));
     EXPECT_EQ(compiled.get_property(auto_device::failovers), jobs_failed(core, "MOCK_REMOTE.0"));
 }
 
 TEST(AutoFallback, OffTheErrorReachesTheCallerExactlyOnce) {
     Core core;
-    CompiledModel compiled = core.compile_model(small_model(), "AUTO:MOCK_REMOTE.0,TEMPLATE",
-                                                with_mock({mock_remote::fail_nth(2)}, /*fallback=*/false));
+    CompiledModel compiled =
+        core.compile_model(small_model(), "AUTO:MOCK_REMOTE.0,TEMPLATE",
+                           with_mock({mock_remote::fail_nth(2)}, /*fallback=*/false));
     InferRequest request = compiled.create_infer_request();
     std::atomic<int> callbacks{0}, errors{0};
     request.set_callback([&](std::exception_ptr e) {
@@ -95,7 +100,8 @@ TEST(AutoFallback, OffTheErrorReachesTheCallerExactlyOnce) {
     }
     EXPECT_EQ(callbacks.load(), 4);
     EXPECT_EQ(errors.load(), 1);
-    EXPECT_EQ(compiled.get_property(auto_device::compiles), (std::vector<std::string>{"MOCK_REMOTE.0"}));
+    EXPECT_EQ(compiled.get_property(auto_device::compiles),
+              (std::vector<std::string>{"MOCK_REMOTE.0"}));
     EXPECT_EQ(compiled.get_property(auto_device::failovers), 0u);
     EXPECT_EQ(jobs_completed(core, "MOCK_REMOTE.0"), 3u);
 }
@@ -114,8 +120,10 @@ TEST(AutoFallback, CanBeTurnedOffOnTheCompiledModel) {
 TEST(AutoFallback, NoDeviceLeftGivesTheLastDeviceError) {
     Core core;
     AnyMap props{auto_device::enable_startup_fallback(false),
-                 {device::properties.name(), AnyMap{{"MOCK_REMOTE", AnyMap{{mock_remote::fail_rate.name(), 1.0}}}}}};
-    CompiledModel compiled = core.compile_model(small_model(), "AUTO:MOCK_REMOTE.0,MOCK_REMOTE.1", props);
+                 {device::properties.name(),
+                  AnyMap{{"MOCK_REMOTE", AnyMap{{mock_remote::fail_rate.name(), 1.0}}}}}};
+    CompiledModel compiled =
+        core.compile_model(small_model(), "AUTO:MOCK_REMOTE.0,MOCK_REMOTE.1", props);
     InferRequest request = compiled.create_infer_request();
     request.set_input_tensor(make_input(0.f));
     const std::string message = error_of([&] { request.infer(); }, ErrorKind::kUnavailable);

@@ -13,7 +13,8 @@ using namespace auto_test;
 
 // MOCK_REMOTE's modelled compile time, through DEVICE_PROPERTIES (200 ms is also its default).
 std::pair<std::string, Any> slow_compile() {
-    return {device::properties.name(), AnyMap{{"MOCK_REMOTE", AnyMap{{mock_remote::compile_ms.name(), uint32_t(200)}}}}};
+    return {device::properties.name(),
+            AnyMap{{"MOCK_REMOTE", AnyMap{{mock_remote::compile_ms.name(), uint32_t(200)}}}}};
 }
 
 bool handed_over(const CompiledModel& compiled) {
@@ -22,13 +23,14 @@ bool handed_over(const CompiledModel& compiled) {
 
 TEST(AutoStartup, ServesOnTheHostUntilTheChosenDeviceIsReady) {
     Core core;
-    CompiledModel compiled = core.compile_model(small_model(), "AUTO:MOCK_REMOTE.0,TEMPLATE",
-                                                {slow_compile()});
+    CompiledModel compiled =
+        core.compile_model(small_model(), "AUTO:MOCK_REMOTE.0,TEMPLATE", {slow_compile()});
     // compile_model returned after TEMPLATE's compile; MOCK_REMOTE.0's runs in the background.
     EXPECT_EQ(compiled.get_property(auto_device::compiles).front(), "TEMPLATE");
     InferRequest request = compiled.create_infer_request();
     std::vector<bool> on_mock;  // per inference: served by MOCK_REMOTE.0?
-    const auto guard = std::chrono::steady_clock::now() + std::chrono::seconds(60);  // hang guard only
+    const auto guard =
+        std::chrono::steady_clock::now() + std::chrono::seconds(60);  // hang guard only
     int after = 0;
     for (int i = 0; after < 5; ++i) {
         ASSERT_LT(std::chrono::steady_clock::now(), guard) << "no hand-over";
@@ -45,8 +47,10 @@ TEST(AutoStartup, ServesOnTheHostUntilTheChosenDeviceIsReady) {
         const uint64_t delta = jobs_completed(core, "MOCK_REMOTE.0") - before;
         ASSERT_LE(delta, 1u);
         on_mock.push_back(delta == 1);
-        if (handed_over(compiled)) ++after;
-        else std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        if (handed_over(compiled))
+            ++after;
+        else
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     // The first inference ran while MOCK_REMOTE.0 compiled (200 ms against microseconds on
     // TEMPLATE); once one ran on MOCK_REMOTE.0, every later one did too.
@@ -55,14 +59,15 @@ TEST(AutoStartup, ServesOnTheHostUntilTheChosenDeviceIsReady) {
     const auto first_mock = std::find(on_mock.begin(), on_mock.end(), true);
     ASSERT_NE(first_mock, on_mock.end());
     EXPECT_TRUE(std::all_of(first_mock, on_mock.end(), [](bool b) { return b; }));
-    EXPECT_EQ(compiled.get_property(auto_device::compiles), (std::vector<std::string>{"TEMPLATE", "MOCK_REMOTE.0"}));
+    EXPECT_EQ(compiled.get_property(auto_device::compiles),
+              (std::vector<std::string>{"TEMPLATE", "MOCK_REMOTE.0"}));
     EXPECT_EQ(compiled.get_property(optimal_number_of_infer_requests), 2u);
 }
 
 TEST(AutoStartup, RequestsInFlightDuringTheHandOverAllComplete) {
     Core core;
-    CompiledModel compiled = core.compile_model(small_model(), "AUTO:MOCK_REMOTE.0,TEMPLATE",
-                                                {slow_compile()});
+    CompiledModel compiled =
+        core.compile_model(small_model(), "AUTO:MOCK_REMOTE.0,TEMPLATE", {slow_compile()});
     constexpr int kRequests = 4;
     std::vector<InferRequest> requests;
     std::vector<Tensor> inputs;
@@ -93,7 +98,8 @@ TEST(AutoStartup, OffWaitsForTheChosenDevice) {
     CompiledModel compiled =
         core.compile_model(small_model(), "AUTO:MOCK_REMOTE.0,TEMPLATE",
                            {slow_compile(), auto_device::enable_startup_fallback(false)});
-    EXPECT_EQ(compiled.get_property(auto_device::compiles), (std::vector<std::string>{"MOCK_REMOTE.0"}));
+    EXPECT_EQ(compiled.get_property(auto_device::compiles),
+              (std::vector<std::string>{"MOCK_REMOTE.0"}));
     EXPECT_TRUE(handed_over(compiled));
     EXPECT_FALSE(compiled.get_property(auto_device::enable_startup_fallback));
 }
@@ -101,7 +107,8 @@ TEST(AutoStartup, OffWaitsForTheChosenDevice) {
 TEST(AutoStartup, NoHostListedMeansNoAcceleration) {
     Core core;
     CompiledModel compiled = core.compile_model(small_model(), "AUTO:MOCK_REMOTE.1,MOCK_REMOTE.0");
-    EXPECT_EQ(compiled.get_property(auto_device::compiles), (std::vector<std::string>{"MOCK_REMOTE.1"}));
+    EXPECT_EQ(compiled.get_property(auto_device::compiles),
+              (std::vector<std::string>{"MOCK_REMOTE.1"}));
 }
 
 TEST(AutoStartup, DroppingTheModelWhileTheChosenDeviceCompiles) {

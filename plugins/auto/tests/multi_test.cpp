@@ -36,7 +36,8 @@ TEST(Multi, SpreadsRequestsOverBothInstances) {
         }
         expect_near(values_of(requests[0].get_output_tensor()), reference);
     }
-    const uint64_t on0 = jobs_completed(core, "MOCK_REMOTE.0"), on1 = jobs_completed(core, "MOCK_REMOTE.1");
+    const uint64_t on0 = jobs_completed(core, "MOCK_REMOTE.0"),
+                   on1 = jobs_completed(core, "MOCK_REMOTE.1");
     // 8 requests in flight against 2 workers per instance: both instances serve, every
     // inference exactly once.
     EXPECT_GT(on0, 0u);
@@ -61,10 +62,12 @@ TEST(Multi, PerDevicePropertiesReachEachDevice) {
     // MOCK_REMOTE.1 fails every execution, MOCK_REMOTE.0 none: every request still succeeds
     // (re-run on .0), and the failures are counted on .1 only.
     Core core;
-    AnyMap props{{device::properties.name(),
-                  AnyMap{{"MOCK_REMOTE.1", AnyMap{{mock_remote::fail_rate.name(), 1.0}}},
-                         {"MOCK_REMOTE.0", AnyMap{{mock_remote::latency_us.name(), uint32_t(500)}}}}}};
-    CompiledModel compiled = core.compile_model(small_model(), "MULTI:MOCK_REMOTE.0,MOCK_REMOTE.1", props);
+    AnyMap props{
+        {device::properties.name(),
+         AnyMap{{"MOCK_REMOTE.1", AnyMap{{mock_remote::fail_rate.name(), 1.0}}},
+                {"MOCK_REMOTE.0", AnyMap{{mock_remote::latency_us.name(), uint32_t(500)}}}}}};
+    CompiledModel compiled =
+        core.compile_model(small_model(), "MULTI:MOCK_REMOTE.0,MOCK_REMOTE.1", props);
     constexpr int kRequests = 6;
     std::vector<InferRequest> requests;
     std::vector<Tensor> inputs;
@@ -93,8 +96,10 @@ TEST(Multi, PerDevicePropertiesReachEachDevice) {
 TEST(Multi, FallbackOffReportsTheErrorOnce) {
     Core core;
     AnyMap props{auto_device::enable_runtime_fallback(false),
-                 {device::properties.name(), AnyMap{{"MOCK_REMOTE", AnyMap{{mock_remote::fail_nth.name(), uint64_t(1)}}}}}};
-    CompiledModel compiled = core.compile_model(small_model(), "MULTI:MOCK_REMOTE.0,MOCK_REMOTE.1", props);
+                 {device::properties.name(),
+                  AnyMap{{"MOCK_REMOTE", AnyMap{{mock_remote::fail_nth.name(), uint64_t(1)}}}}}};
+    CompiledModel compiled =
+        core.compile_model(small_model(), "MULTI:MOCK_REMOTE.0,MOCK_REMOTE.1", props);
     InferRequest request = compiled.create_infer_request();
     request.set_input_tensor(make_input(0.f));
     // The first inference lands on MOCK_REMOTE.0 (most preferred, free) and fails there.
@@ -106,8 +111,10 @@ TEST(Multi, FallbackOffReportsTheErrorOnce) {
 
 TEST(Multi, CancelReachesTheSubRequest) {
     Core core;
-    AnyMap props{{device::properties.name(), AnyMap{{"MOCK_REMOTE", AnyMap{{mock_remote::hang_nth.name(), uint64_t(1)}}}}}};
-    CompiledModel compiled = core.compile_model(small_model(), "MULTI:MOCK_REMOTE.0,MOCK_REMOTE.1", props);
+    AnyMap props{{device::properties.name(),
+                  AnyMap{{"MOCK_REMOTE", AnyMap{{mock_remote::hang_nth.name(), uint64_t(1)}}}}}};
+    CompiledModel compiled =
+        core.compile_model(small_model(), "MULTI:MOCK_REMOTE.0,MOCK_REMOTE.1", props);
     InferRequest request = compiled.create_infer_request();
     std::atomic<int> callbacks{0};
     request.set_callback([&](std::exception_ptr) { ++callbacks; });
@@ -133,7 +140,8 @@ TEST(Multi, CancelWhileWaitingForAFreeWorker) {
     AnyMap props{{device::properties.name(),
                   AnyMap{{"MOCK_REMOTE", AnyMap{{mock_remote::hang_nth.name(), uint64_t(1)},
                                                 {hint::num_requests.name(), uint32_t(1)}}}}}};
-    CompiledModel compiled = core.compile_model(small_model(), "MULTI:MOCK_REMOTE.0,MOCK_REMOTE.1", props);
+    CompiledModel compiled =
+        core.compile_model(small_model(), "MULTI:MOCK_REMOTE.0,MOCK_REMOTE.1", props);
     ASSERT_EQ(compiled.get_property(optimal_number_of_infer_requests), 2u);
     std::vector<InferRequest> requests;
     for (int r = 0; r < 3; ++r) {
@@ -157,8 +165,10 @@ TEST(Multi, DroppingARequestWhoseWorkerHangs) {
     // The destructor cancels the hung sub-request instead of waiting for it forever, and does
     // not call the callback.
     Core core;
-    AnyMap props{{device::properties.name(), AnyMap{{"MOCK_REMOTE", AnyMap{{mock_remote::hang_nth.name(), uint64_t(1)}}}}}};
-    CompiledModel compiled = core.compile_model(small_model(), "MULTI:MOCK_REMOTE.0,MOCK_REMOTE.1", props);
+    AnyMap props{{device::properties.name(),
+                  AnyMap{{"MOCK_REMOTE", AnyMap{{mock_remote::hang_nth.name(), uint64_t(1)}}}}}};
+    CompiledModel compiled =
+        core.compile_model(small_model(), "MULTI:MOCK_REMOTE.0,MOCK_REMOTE.1", props);
     std::atomic<int> callbacks{0};
     {
         InferRequest request = compiled.create_infer_request();

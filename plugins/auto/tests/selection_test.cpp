@@ -6,13 +6,18 @@ namespace {
 using namespace vireo;
 using namespace auto_test;
 
-AnyMap no_startup() { return {auto_device::enable_startup_fallback(false)}; }
+AnyMap no_startup() {
+    return {auto_device::enable_startup_fallback(false)};
+}
 
 TEST(AutoSelection, TakesTheFirstListedDeviceWhenItRunsEveryOp) {
     Core core;
-    CompiledModel compiled = core.compile_model(small_model(), "AUTO:MOCK_REMOTE.0,TEMPLATE", no_startup());
-    EXPECT_EQ(compiled.get_property(auto_device::compiles), (std::vector<std::string>{"MOCK_REMOTE.0"}));
-    EXPECT_EQ(compiled.get_property(execution_devices), (std::vector<std::string>{"MOCK_REMOTE.0"}));
+    CompiledModel compiled =
+        core.compile_model(small_model(), "AUTO:MOCK_REMOTE.0,TEMPLATE", no_startup());
+    EXPECT_EQ(compiled.get_property(auto_device::compiles),
+              (std::vector<std::string>{"MOCK_REMOTE.0"}));
+    EXPECT_EQ(compiled.get_property(execution_devices),
+              (std::vector<std::string>{"MOCK_REMOTE.0"}));
     EXPECT_EQ(compiled.get_property(optimal_number_of_infer_requests), 2u);  // MOCK_REMOTE's own
     InferRequest request = compiled.create_infer_request();
     const Tensor x = make_input(-1.f);
@@ -50,7 +55,8 @@ TEST(AutoSelection, DynamicShapesGoToTheDeviceThatRunsThem) {
     EXPECT_EQ(compiled.get_property(auto_device::compiles), (std::vector<std::string>{"TEMPLATE"}));
     InferRequest request = compiled.create_infer_request();
     Tensor x(element::f32, {3, 16});
-    for (size_t i = 0; i < x.get_size(); ++i) x.data<float>()[i] = static_cast<float>(i) * 0.1f - 1.f;
+    for (size_t i = 0; i < x.get_size(); ++i)
+        x.data<float>()[i] = static_cast<float>(i) * 0.1f - 1.f;
     request.set_input_tensor(x);
     request.infer();
     const Tensor y = request.get_output_tensor();
@@ -69,7 +75,8 @@ TEST(AutoSelection, PlainAutoPrefersAnAcceleratorAndLeavesMetaDevicesOut) {
     EXPECT_GT(priorities.find("TEMPLATE"), priorities.find("MOCK_REMOTE.1"));
     for (const char* meta : {"AUTO", "MULTI", "HETERO", "BATCH"})
         EXPECT_EQ(priorities.find(meta), std::string::npos) << priorities;
-    EXPECT_EQ(compiled.get_property(auto_device::compiles), (std::vector<std::string>{"MOCK_REMOTE.0"}));
+    EXPECT_EQ(compiled.get_property(auto_device::compiles),
+              (std::vector<std::string>{"MOCK_REMOTE.0"}));
 }
 
 TEST(AutoSelection, ADeviceRefusingItsSettingsIsNotAble) {
@@ -79,24 +86,31 @@ TEST(AutoSelection, ADeviceRefusingItsSettingsIsNotAble) {
     AnyMap props = no_startup();
     props[device::properties.name()] =
         AnyMap{{"MOCK_REMOTE.0", AnyMap{{mock_remote::latency_us.name(), uint32_t(20000000)}}}};
-    CompiledModel compiled = core.compile_model(small_model(), "AUTO:MOCK_REMOTE.0,TEMPLATE", props);
-    EXPECT_EQ(compiled.get_property(auto_device::compiles),
-              (std::vector<std::string>{"TEMPLATE"}));
+    CompiledModel compiled =
+        core.compile_model(small_model(), "AUTO:MOCK_REMOTE.0,TEMPLATE", props);
+    EXPECT_EQ(compiled.get_property(auto_device::compiles), (std::vector<std::string>{"TEMPLATE"}));
     EXPECT_EQ(compiled.get_property(device::priorities), "TEMPLATE");
 }
 
 TEST(AutoSelection, Errors) {
     Core core;
     error_of([&] { core.compile_model(small_model(), "MULTI"); }, ErrorKind::kInvalidArgument);
-    error_of([&] { core.compile_model(small_model(), "AUTO:NOPE,TEMPLATE"); }, ErrorKind::kInvalidArgument);
-    const std::string nested = error_of([&] { core.compile_model(small_model(), "AUTO", {device::priorities("MULTI")}); },
-                                        ErrorKind::kInvalidArgument);
+    error_of([&] { core.compile_model(small_model(), "AUTO:NOPE,TEMPLATE"); },
+             ErrorKind::kInvalidArgument);
+    const std::string nested =
+        error_of([&] { core.compile_model(small_model(), "AUTO", {device::priorities("MULTI")}); },
+                 ErrorKind::kInvalidArgument);
     EXPECT_NE(nested.find("meta-device"), std::string::npos) << nested;
     // No listed device runs ReadValue: the message names the device and the op.
-    const std::string none = error_of([&] { core.compile_model(stateful_model(), "AUTO:MOCK_REMOTE.0"); },
-                                      ErrorKind::kNotImplemented);
+    const std::string none =
+        error_of([&] { core.compile_model(stateful_model(), "AUTO:MOCK_REMOTE.0"); },
+                 ErrorKind::kNotImplemented);
     EXPECT_NE(none.find("MOCK_REMOTE.0 does not run op 'read'"), std::string::npos) << none;
-    error_of([&] { core.compile_model(small_model(), "AUTO:TEMPLATE", {{"NO_SUCH_KEY", 1}}); }, ErrorKind::kNotFound);
+    error_of(
+        [&] {
+            core.compile_model(small_model(), "AUTO:TEMPLATE", {{"NO_SUCH_KEY", 1}});
+        },
+        ErrorKind::kNotFound);
 }
 
 TEST(AutoSelection, QueryAndCapabilities) {

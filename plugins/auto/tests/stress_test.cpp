@@ -22,10 +22,10 @@ struct Counts {
 AnyMap flaky_remote() {
     return {{device::properties.name(),
              AnyMap{{"MOCK_REMOTE", AnyMap{{mock_remote::fail_rate.name(), 0.5},
-                                          {mock_remote::hang_nth.name(), uint64_t(5)},
-                                          {mock_remote::jitter_us.name(), uint32_t(500)},
-                                          {mock_remote::latency_us.name(), uint32_t(500)},
-                                          {mock_remote::compile_ms.name(), uint32_t(50)}}}}}};
+                                           {mock_remote::hang_nth.name(), uint64_t(5)},
+                                           {mock_remote::jitter_us.name(), uint32_t(500)},
+                                           {mock_remote::latency_us.name(), uint32_t(500)},
+                                           {mock_remote::compile_ms.name(), uint32_t(50)}}}}}};
 }
 
 // wait_for() rethrows the run's error once it is done: true when done (error or not).
@@ -54,14 +54,16 @@ void drive(const std::string& device, const AnyMap& properties) {
                 ++counts.started;
                 request.start_async();
                 bool cancel = run % 7 == 3;  // a caller that gives up at once
-                if (!cancel && !done_within(request, std::chrono::milliseconds(300))) cancel = true;  // a time-out
+                if (!cancel && !done_within(request, std::chrono::milliseconds(300)))
+                    cancel = true;  // a time-out
                 if (cancel) {
                     ++counts.cancels_asked;
                     request.cancel();
                 }
                 // Hang guard only: a cancelled or finished request must be done long before.
                 if (!done_within(request, std::chrono::seconds(20))) {
-                    ADD_FAILURE() << device << ": request " << t << " run " << run << " never completed";
+                    ADD_FAILURE() << device << ": request " << t << " run " << run
+                                  << " never completed";
                     return;
                 }
                 try {
@@ -69,7 +71,8 @@ void drive(const std::string& device, const AnyMap& properties) {
                     const auto y = values_of(request.get_output_tensor());
                     const auto expected = small_expected(x);
                     bool same = y.size() == expected.size();
-                    for (size_t i = 0; same && i < y.size(); ++i) same = std::abs(y[i] - expected[i]) < 1e-5f;
+                    for (size_t i = 0; same && i < y.size(); ++i)
+                        same = std::abs(y[i] - expected[i]) < 1e-5f;
                     ++(same ? counts.completed : counts.wrong);
                 } catch (const Exception& e) {
                     if (e.kind() == ErrorKind::kCancelled) {
@@ -84,18 +87,20 @@ void drive(const std::string& device, const AnyMap& properties) {
     }
     for (auto& th : threads) th.join();
     const uint64_t failovers = compiled.get_property(auto_device::failovers);
-    std::printf("%s: started %llu, completed %llu, failed over %llu, cancelled %llu (of %llu cancels asked), "
-                "failed %llu, wrong %llu\n",
-                device.c_str(), static_cast<unsigned long long>(counts.started.load()),
-                static_cast<unsigned long long>(counts.completed.load()),
-                static_cast<unsigned long long>(failovers),
-                static_cast<unsigned long long>(counts.cancelled.load()),
-                static_cast<unsigned long long>(counts.cancels_asked.load()),
-                static_cast<unsigned long long>(counts.failed.load()),
-                static_cast<unsigned long long>(counts.wrong.load()));
+    std::printf(
+        "%s: started %llu, completed %llu, failed over %llu, cancelled %llu (of %llu cancels "
+        "asked), "
+        "failed %llu, wrong %llu\n",
+        device.c_str(), static_cast<unsigned long long>(counts.started.load()),
+        static_cast<unsigned long long>(counts.completed.load()),
+        static_cast<unsigned long long>(failovers),
+        static_cast<unsigned long long>(counts.cancelled.load()),
+        static_cast<unsigned long long>(counts.cancels_asked.load()),
+        static_cast<unsigned long long>(counts.failed.load()),
+        static_cast<unsigned long long>(counts.wrong.load()));
     EXPECT_GT(counts.started.load(), static_cast<uint64_t>(kRequests));
-    EXPECT_EQ(counts.started.load(), counts.completed.load() + counts.cancelled.load() + counts.failed.load() +
-                                         counts.wrong.load());
+    EXPECT_EQ(counts.started.load(), counts.completed.load() + counts.cancelled.load() +
+                                         counts.failed.load() + counts.wrong.load());
     EXPECT_EQ(counts.callbacks.load(), counts.started.load());  // exactly once each
     EXPECT_EQ(counts.failed.load(), 0u);
     EXPECT_EQ(counts.wrong.load(), 0u);
@@ -114,7 +119,8 @@ TEST(AutoStress, MultiOverTwoFlakyRemotes) {
     // No healthy device: failures may reach the caller, but each request still completes once.
     Core core;
     AnyMap props = flaky_remote();
-    CompiledModel compiled = core.compile_model(small_model(), "MULTI:MOCK_REMOTE.0,MOCK_REMOTE.1", props);
+    CompiledModel compiled =
+        core.compile_model(small_model(), "MULTI:MOCK_REMOTE.0,MOCK_REMOTE.1", props);
     std::vector<InferRequest> requests;
     std::atomic<int> callbacks{0};
     for (int r = 0; r < 6; ++r) {
@@ -135,7 +141,9 @@ TEST(AutoStress, MultiOverTwoFlakyRemotes) {
                 r.wait();
                 ++ok;
             } catch (const Exception& e) {
-                EXPECT_TRUE(e.kind() == ErrorKind::kUnavailable || e.kind() == ErrorKind::kCancelled) << e.what();
+                EXPECT_TRUE(e.kind() == ErrorKind::kUnavailable ||
+                            e.kind() == ErrorKind::kCancelled)
+                    << e.what();
                 ++errors;
             }
         }

@@ -62,7 +62,8 @@ inline std::vector<float> small_expected(const vireo::Tensor& x) {
 }
 
 /// The same model on plain TEMPLATE (the reference the meta-devices must match).
-inline std::vector<float> template_run(vireo::Core& core, const std::shared_ptr<vireo::Model>& model,
+inline std::vector<float> template_run(vireo::Core& core,
+                                       const std::shared_ptr<vireo::Model>& model,
                                        const vireo::Tensor& x) {
     vireo::InferRequest request = core.compile_model(model, "TEMPLATE").create_infer_request();
     request.set_input_tensor(x);
@@ -72,7 +73,8 @@ inline std::vector<float> template_run(vireo::Core& core, const std::shared_ptr<
 
 inline void expect_near(const std::vector<float>& actual, const std::vector<float>& expected) {
     ASSERT_EQ(actual.size(), expected.size());
-    for (size_t i = 0; i < actual.size(); ++i) EXPECT_NEAR(actual[i], expected[i], 1e-5f) << "at " << i;
+    for (size_t i = 0; i < actual.size(); ++i)
+        EXPECT_NEAR(actual[i], expected[i], 1e-5f) << "at " << i;
 }
 
 inline uint64_t jobs_completed(vireo::Core& core, const std::string& device) {
@@ -90,8 +92,8 @@ class WarningSink : public google::LogSink {
   public:
     WarningSink() { google::AddLogSink(this); }
     ~WarningSink() override { google::RemoveLogSink(this); }
-    void send(google::LogSeverity severity, const char*, const char*, int, const struct ::tm*, const char* message,
-              size_t length) override {
+    void send(google::LogSeverity severity, const char*, const char*, int, const struct ::tm*,
+              const char* message, size_t length) override {
         if (severity < google::GLOG_WARNING) return;
         std::lock_guard<std::mutex> lock(m_mutex);
         m_lines.emplace_back(message, length);

@@ -3,9 +3,10 @@
 
 namespace batch_plugin {
 
-AsyncInferRequest::AsyncInferRequest(const std::shared_ptr<SyncInferRequest>& request,
-                                     const std::shared_ptr<vireo::sdk::ITaskExecutor>& task_executor,
-                                     const std::shared_ptr<vireo::sdk::ITaskExecutor>& callback_executor)
+AsyncInferRequest::AsyncInferRequest(
+    const std::shared_ptr<SyncInferRequest>& request,
+    const std::shared_ptr<vireo::sdk::ITaskExecutor>& task_executor,
+    const std::shared_ptr<vireo::sdk::ITaskExecutor>& callback_executor)
     : IAsyncInferRequest(request, task_executor, callback_executor) {
     request->set_cancel_probe([this] { return is_cancelled(); });
 }

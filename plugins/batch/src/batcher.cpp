@@ -16,13 +16,14 @@ Tensor item_of(const Tensor& batched, size_t k) {
     const size_t n = shape.at(0);
     shape[0] = 1;
     const size_t bytes = batched.get_byte_size() / n;
-    return Tensor(batched.get_element_type(), shape, static_cast<char*>(batched.data()) + k * bytes);
+    return Tensor(batched.get_element_type(), shape,
+                  static_cast<char*>(batched.data()) + k * bytes);
 }
 
 }  // namespace
 
-Batcher::Batcher(std::string owner, CompiledModel batched, CompiledModel single, uint32_t batch_size,
-                 uint32_t timeout_ms)
+Batcher::Batcher(std::string owner, CompiledModel batched, CompiledModel single,
+                 uint32_t batch_size, uint32_t timeout_ms)
     : m_owner(std::move(owner)),
       m_batched(std::move(batched)),
       m_single(std::move(single)),
@@ -117,13 +118,15 @@ void Batcher::run(BatchJob& job, const std::atomic<bool>& cancelled) {
         run_batch(std::move(jobs));
         lock.lock();
     }
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(m_timeout_ms.load());
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(m_timeout_ms.load());
     while (!job.done) {
         if (!job.taken) {
             if (cancelled.load() || std::chrono::steady_clock::now() >= deadline) {
                 m_pending.erase(std::find(m_pending.begin(), m_pending.end(), &job));
                 lock.unlock();
-                if (cancelled.load()) throw_error<Cancelled>(m_owner, ": the inference was cancelled");
+                if (cancelled.load())
+                    throw_error<Cancelled>(m_owner, ": the inference was cancelled");
                 run_alone(job);
                 return;
             }

@@ -35,8 +35,8 @@ struct BatchJob {
 class Batcher {
   public:
     /// `batched` empty: the model is not batchable and every request runs alone at once.
-    Batcher(std::string owner, vireo::CompiledModel batched, vireo::CompiledModel single, uint32_t batch_size,
-            uint32_t timeout_ms);
+    Batcher(std::string owner, vireo::CompiledModel batched, vireo::CompiledModel single,
+            uint32_t batch_size, uint32_t timeout_ms);
 
     /// Runs `job` in a batch of N, or alone on the unbatched model when N jobs have not gathered
     /// within the timeout (counted from this call). Throws the batch's (or the lone run's) error,
@@ -57,7 +57,8 @@ class Batcher {
   private:
     void run_batch(std::vector<BatchJob*> jobs);
     void run_alone(BatchJob& job);
-    vireo::InferRequest take(std::vector<vireo::InferRequest>& pool, const vireo::CompiledModel& model);
+    vireo::InferRequest take(std::vector<vireo::InferRequest>& pool,
+                             const vireo::CompiledModel& model);
     void give_back(std::vector<vireo::InferRequest>& pool, vireo::InferRequest request);
 
     std::string m_owner;

@@ -16,7 +16,8 @@ namespace {
 
 uint32_t device_optimal(const Batcher& batcher) {
     try {
-        return std::max<uint32_t>(1, batcher.batched().get_property(optimal_number_of_infer_requests));
+        return std::max<uint32_t>(1,
+                                  batcher.batched().get_property(optimal_number_of_infer_requests));
     } catch (const Exception&) {
         return 1;
     }
@@ -33,7 +34,8 @@ std::shared_ptr<sdk::ITaskExecutor> make_executor(const Batcher& batcher) {
 
 }  // namespace
 
-CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model, const std::shared_ptr<const Plugin>& plugin,
+CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model,
+                             const std::shared_ptr<const Plugin>& plugin,
                              std::shared_ptr<Batcher> batcher, std::string device)
     : sdk::ICompiledModel(model, plugin, make_executor(*batcher)), m_batcher(std::move(batcher)) {
     Batcher* b = m_batcher.get();
@@ -46,16 +48,20 @@ CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model, const st
             sdk::ro(execution_devices.name(),
                     [device](const std::string&) { return Any(std::vector<std::string>{device}); }),
             sdk::common::optimal_number_of_infer_requests([optimal] { return optimal; }),
-            sdk::ro(device::batch_size.name(), [b](const std::string&) { return Any(b->batch_size()); }),
+            sdk::ro(device::batch_size.name(),
+                    [b](const std::string&) { return Any(b->batch_size()); }),
             sdk::rw<uint32_t>(batch::timeout, b->timeout_ms(), "milliseconds, 0 or more", {},
                               sdk::PropertyScope::kCompiledModel),
-            sdk::ro(batch::batches_run.name(), [b](const std::string&) { return Any(b->batches_run()); }),
-            sdk::ro(batch::ran_alone.name(), [b](const std::string&) { return Any(b->ran_alone()); })},
+            sdk::ro(batch::batches_run.name(),
+                    [b](const std::string&) { return Any(b->batches_run()); }),
+            sdk::ro(batch::ran_alone.name(),
+                    [b](const std::string&) { return Any(b->ran_alone()); })},
         /*plugin_table=*/false);
 }
 
 std::shared_ptr<sdk::ISyncInferRequest> CompiledModel::create_sync_infer_request() const {
-    return std::make_shared<SyncInferRequest>(std::static_pointer_cast<const CompiledModel>(shared_from_this()));
+    return std::make_shared<SyncInferRequest>(
+        std::static_pointer_cast<const CompiledModel>(shared_from_this()));
 }
 
 std::shared_ptr<sdk::IAsyncInferRequest> CompiledModel::create_infer_request() const {

@@ -17,8 +17,9 @@ class Plugin;
 /// use the new value), BATCH_BATCHES_RUN and BATCH_RAN_ALONE (RO counters).
 class CompiledModel : public vireo::sdk::ICompiledModel {
   public:
-    CompiledModel(const std::shared_ptr<const vireo::Model>& model, const std::shared_ptr<const Plugin>& plugin,
-                  std::shared_ptr<Batcher> batcher, std::string device);
+    CompiledModel(const std::shared_ptr<const vireo::Model>& model,
+                  const std::shared_ptr<const Plugin>& plugin, std::shared_ptr<Batcher> batcher,
+                  std::string device);
 
     std::shared_ptr<vireo::sdk::IAsyncInferRequest> create_infer_request() const override;
     std::shared_ptr<const vireo::Model> get_runtime_model() const override;

@@ -30,8 +30,10 @@ std::string not_batchable(const Model& model) {
         const PartialShape& shape = port.get_partial_shape();
         if (shape.is_dynamic() || shape.rank().get_length() == 0 || shape.to_shape()[0] != 1)
             return std::string(what) + " '" +
-                   (port.get_names().empty() ? port.get_node()->get_friendly_name() : port.get_any_name()) +
-                   "' has the shape " + shape.to_string() + ", not static with 1 as the first (batch) dimension";
+                   (port.get_names().empty() ? port.get_node()->get_friendly_name()
+                                             : port.get_any_name()) +
+                   "' has the shape " + shape.to_string() +
+                   ", not static with 1 as the first (batch) dimension";
         return {};
     };
     for (const auto& p : model.inputs())
@@ -44,25 +46,27 @@ std::string not_batchable(const Model& model) {
 }  // namespace
 
 Plugin::Plugin()
-    : m_properties("BATCH",
-                   {sdk::common::full_name([](const std::string&) { return "Vireo automatic batching"; }),
-                    sdk::common::capabilities({device::capability::kFP32}),
-                    sdk::rw<std::string>(device::priorities, "", "one device name"),
-                    sdk::rw<uint32_t>(device::batch_size, 0, "0 (the default, 4) or more"),
-                    sdk::rw<uint32_t>(batch::timeout, 1000, "milliseconds, 0 or more"),
-                    sdk::rw<AnyMap>(device::properties, AnyMap{}, "{DEVICE:{KEY:VALUE,...},...}"),
-                    sdk::common::performance_hint()}) {}
+    : m_properties(
+          "BATCH",
+          {sdk::common::full_name([](const std::string&) { return "Vireo automatic batching"; }),
+           sdk::common::capabilities({device::capability::kFP32}),
+           sdk::rw<std::string>(device::priorities, "", "one device name"),
+           sdk::rw<uint32_t>(device::batch_size, 0, "0 (the default, 4) or more"),
+           sdk::rw<uint32_t>(batch::timeout, 1000, "milliseconds, 0 or more"),
+           sdk::rw<AnyMap>(device::properties, AnyMap{}, "{DEVICE:{KEY:VALUE,...},...}"),
+           sdk::common::performance_hint()}) {}
 
-std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr<const Model>& model,
-                                                           const AnyMap& properties) const {
+std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
+    const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
     if (!model) throw_error<InvalidArgument>("BATCH: compile_model got no model");
     AnyMap args = properties;
-    for (auto it = args.begin(); it != args.end();) it = sdk::is_core_key(it->first) ? args.erase(it) : std::next(it);
+    for (auto it = args.begin(); it != args.end();)
+        it = sdk::is_core_key(it->first) ? args.erase(it) : std::next(it);
     const sdk::PropertyValues values = m_properties.resolve(args);
     const std::string device = values.get(device::priorities);
     if (device.empty() || device.find(',') != std::string::npos)
-        throw_error<InvalidArgument>("BATCH: needs exactly one device (\"BATCH:A(N)\" or ", device::priorities.name(),
-                                     "), got '", device, "'");
+        throw_error<InvalidArgument>("BATCH: needs exactly one device (\"BATCH:A(N)\" or ",
+                                     device::priorities.name(), "), got '", device, "'");
     uint32_t n = values.get(device::batch_size);
     if (n == 0) n = kDefaultBatch;
 
@@ -93,28 +97,33 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(const std::shared_ptr
         }
     }
     if (!why.empty()) {
-        LOG(WARNING) << "BATCH: model '" << model->get_name() << "' runs unbatched on " << device << ": " << why;
+        LOG(WARNING) << "BATCH: model '" << model->get_name() << "' runs unbatched on " << device
+                     << ": " << why;
         n = 1;
     }
     try {
         on_single = core->compile_model(model, device, device_props);
     } catch (...) {
-        rethrow_with_context(std::current_exception(), "BATCH: compiling model '" + model->get_name() + "' on " + device);
+        rethrow_with_context(std::current_exception(),
+                             "BATCH: compiling model '" + model->get_name() + "' on " + device);
     }
-    auto batcher = std::make_shared<Batcher>("BATCH", std::move(on_batched), std::move(on_single), n,
-                                             values.get(batch::timeout));
+    auto batcher = std::make_shared<Batcher>("BATCH", std::move(on_batched), std::move(on_single),
+                                             n, values.get(batch::timeout));
     auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
     return std::make_shared<CompiledModel>(model, self, std::move(batcher), device);
 }
 
 std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream&, const AnyMap&) const {
-    throw_error<NotImplemented>("BATCH: import_model is not supported (BATCH compiled models do not export)");
+    throw_error<NotImplemented>(
+        "BATCH: import_model is not supported (BATCH compiled models do not export)");
 }
 
-sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model, const AnyMap& properties) const {
+sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model,
+                                         const AnyMap& properties) const {
     if (!model) throw_error<InvalidArgument>("BATCH: query_model got no model");
     AnyMap args = properties;
-    for (auto it = args.begin(); it != args.end();) it = sdk::is_core_key(it->first) ? args.erase(it) : std::next(it);
+    for (auto it = args.begin(); it != args.end();)
+        it = sdk::is_core_key(it->first) ? args.erase(it) : std::next(it);
     const std::string device = m_properties.resolve(args).get(device::priorities);
     sdk::SupportedOpsMap out;
     for (const auto& [op, _] : get_core()->query_model(model, device, {})) out[op] = "BATCH";

@@ -12,7 +12,8 @@ SyncInferRequest::SyncInferRequest(const std::shared_ptr<const CompiledModel>& c
 
 void SyncInferRequest::infer() {
     m_cancelled.store(false);  // see AUTO's SyncInferRequest: the probe covers earlier cancels
-    if (m_cancel_probe && m_cancel_probe()) throw_error<Cancelled>("BATCH: the inference was cancelled");
+    if (m_cancel_probe && m_cancel_probe())
+        throw_error<Cancelled>("BATCH: the inference was cancelled");
     convert_batched_tensors();
     BatchJob job;
     job.inputs = m_input_tensors;

@@ -23,7 +23,9 @@ class SyncInferRequest : public vireo::sdk::ISyncInferRequest {
     void infer() override;
     /// The device request's rows of the last run (the whole batch's, when it ran in one).
     std::vector<vireo::ProfilingInfo> get_profiling_info() const override { return m_profiling; }
-    std::vector<std::shared_ptr<vireo::sdk::IVariableState>> query_state() const override { return {}; }
+    std::vector<std::shared_ptr<vireo::sdk::IVariableState>> query_state() const override {
+        return {};
+    }
     void cancel() override;
 
     void set_cancel_probe(std::function<bool()> probe) { m_cancel_probe = std::move(probe); }

@@ -30,7 +30,8 @@ Tensor make_input(float start) {
 void expect_small(const Tensor& x, const Tensor& y) {
     ASSERT_EQ(y.get_shape(), (Shape{1, 16}));
     for (size_t i = 0; i < 16; ++i)
-        EXPECT_NEAR(y.data<float>()[i], std::max(0.f, x.data<float>()[i] * 3.f - 1.f), 1e-5f) << "at " << i;
+        EXPECT_NEAR(y.data<float>()[i], std::max(0.f, x.data<float>()[i] * 3.f - 1.f), 1e-5f)
+            << "at " << i;
 }
 
 // Starts `count` requests at once, waits for all, checks each value; returns the requests.
@@ -45,9 +46,11 @@ void run_round(std::vector<InferRequest>& requests, const std::vector<Tensor>& i
 TEST(Batch, GathersNRequestsIntoOneDeviceJob) {
     Core core;
     // A long timeout: the batches must fill, never time out.
-    CompiledModel compiled = core.compile_model(small_model(), "BATCH:MOCK_REMOTE.0(4)", {batch::timeout(600000)});
+    CompiledModel compiled =
+        core.compile_model(small_model(), "BATCH:MOCK_REMOTE.0(4)", {batch::timeout(600000)});
     EXPECT_EQ(compiled.get_property(device::batch_size), 4u);
-    EXPECT_EQ(compiled.get_property(execution_devices), (std::vector<std::string>{"MOCK_REMOTE.0"}));
+    EXPECT_EQ(compiled.get_property(execution_devices),
+              (std::vector<std::string>{"MOCK_REMOTE.0"}));
     EXPECT_EQ(compiled.get_property(optimal_number_of_infer_requests), 8u);  // 4 x MOCK_REMOTE's 2
     std::vector<InferRequest> requests;
     std::vector<Tensor> inputs;
@@ -65,7 +68,8 @@ TEST(Batch, GathersNRequestsIntoOneDeviceJob) {
 
 TEST(Batch, ALoneRequestRunsAloneAfterTheTimeout) {
     Core core;
-    CompiledModel compiled = core.compile_model(small_model(), "BATCH:TEMPLATE(4)", {batch::timeout(20)});
+    CompiledModel compiled =
+        core.compile_model(small_model(), "BATCH:TEMPLATE(4)", {batch::timeout(20)});
     InferRequest request = compiled.create_infer_request();
     const Tensor x = make_input(-1.f);
     request.set_input_tensor(x);
@@ -77,7 +81,8 @@ TEST(Batch, ALoneRequestRunsAloneAfterTheTimeout) {
 
 TEST(Batch, TimeoutChangesAfterCompile) {
     Core core;
-    CompiledModel compiled = core.compile_model(small_model(), "BATCH:TEMPLATE(4)", {batch::timeout(600000)});
+    CompiledModel compiled =
+        core.compile_model(small_model(), "BATCH:TEMPLATE(4)", {batch::timeout(600000)});
     EXPECT_EQ(compiled.get_property(batch::timeout), 600000u);
     compiled.set_property({batch::timeout(0)});  // without it, the lone request would wait 10 min
     EXPECT_EQ(compiled.get_property(batch::timeout), 0u);
@@ -92,7 +97,8 @@ TEST(Batch, TimeoutChangesAfterCompile) {
 
 TEST(Batch, CancelAWaitingRequest) {
     Core core;
-    CompiledModel compiled = core.compile_model(small_model(), "BATCH:TEMPLATE(4)", {batch::timeout(600000)});
+    CompiledModel compiled =
+        core.compile_model(small_model(), "BATCH:TEMPLATE(4)", {batch::timeout(600000)});
     InferRequest request = compiled.create_infer_request();
     std::atomic<int> callbacks{0};
     request.set_callback([&](std::exception_ptr) { ++callbacks; });
@@ -108,7 +114,8 @@ TEST(Batch, CancelAWaitingRequest) {
 
 TEST(Batch, DroppingAWaitingRequestDoesNotWaitForItsTimeout) {
     Core core;
-    CompiledModel compiled = core.compile_model(small_model(), "BATCH:TEMPLATE(4)", {batch::timeout(600000)});
+    CompiledModel compiled =
+        core.compile_model(small_model(), "BATCH:TEMPLATE(4)", {batch::timeout(600000)});
     std::atomic<int> callbacks{0};
     {
         InferRequest request = compiled.create_infer_request();
@@ -123,7 +130,8 @@ TEST(Batch, DroppingAWaitingRequestDoesNotWaitForItsTimeout) {
 
 TEST(Batch, ModelsWithoutABatchAxisOfOneRunUnbatched) {
     Core core;
-    for (const PartialShape& shape : {PartialShape{2, 16}, PartialShape{Dimension::dynamic(), 16}}) {
+    for (const PartialShape& shape :
+         {PartialShape{2, 16}, PartialShape{Dimension::dynamic(), 16}}) {
         CompiledModel compiled =
             core.compile_model(small_model(shape), "BATCH:TEMPLATE(4)", {batch::timeout(600000)});
         EXPECT_EQ(compiled.get_property(device::batch_size), 1u) << shape.to_string();
@@ -139,7 +147,8 @@ TEST(Batch, ModelsWithoutABatchAxisOfOneRunUnbatched) {
         EXPECT_EQ(compiled.get_property(batch::ran_alone), 1u);
         EXPECT_EQ(compiled.get_property(batch::batches_run), 0u);
     }
-    EXPECT_THROW(core.compile_model(small_model(), "BATCH:TEMPLATE,MOCK_REMOTE.0(4)"), InvalidArgument);
+    EXPECT_THROW(core.compile_model(small_model(), "BATCH:TEMPLATE,MOCK_REMOTE.0(4)"),
+                 InvalidArgument);
 }
 
 }  // namespace

@@ -23,7 +23,8 @@ inline constexpr Property<bool> enable_runtime_fallback{"ENABLE_RUNTIME_FALLBACK
 inline constexpr Property<bool> enable_startup_fallback{"ENABLE_STARTUP_FALLBACK"};
 /// Compiled model, read-only: every compile the meta-device started, in order, as "DEVICE"
 /// (succeeded), "DEVICE (failed)" or "DEVICE (compiling)" (in the background, not done yet).
-inline constexpr Property<std::vector<std::string>, PropertyMutability::RO> compiles{"AUTO_COMPILES"};
+inline constexpr Property<std::vector<std::string>, PropertyMutability::RO> compiles{
+    "AUTO_COMPILES"};
 /// Compiled model, read-only: how many inferences failed with a device error and were re-run
 /// on another device (runtime fallback).
 inline constexpr Property<uint64_t, PropertyMutability::RO> failovers{"AUTO_FAILOVERS"};
