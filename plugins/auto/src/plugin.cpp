@@ -2,12 +2,11 @@
 // start of a compiled model's Scheduler.
 #include "plugin.hpp"
 
-#include <glog/logging.h>
-
 #include <algorithm>
 #include <set>
 
 #include "compiled_model.hpp"
+#include "log.hpp"
 #include "vireo/auto/properties.hpp"
 #include "vireo/sdk/icore.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
@@ -210,8 +209,8 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
             able.push_back(device);
         } else {
             reasons += (reasons.empty() ? "" : "; ") + device.name + " " + missing;
-            VLOG(1) << owner << ": model '" << copy->get_name() << "': " << device.name << " "
-                    << missing;
+            log_debug(vireo::detail::concat(owner, ": model '", copy->get_name(),
+                                            "': ", device.name, " ", missing));
         }
     }
     if (able.empty())
@@ -261,8 +260,8 @@ sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& mod
         try {
             ops = core->query_model(model, device.name, device.properties);
         } catch (const Exception& e) {
-            VLOG(1) << get_device_name() << ": query_model on " << device.name
-                    << " failed: " << e.what();
+            log_debug(vireo::detail::concat(get_device_name(), ": query_model on ", device.name,
+                                            " failed: ", e.what()));
             continue;
         }
         for (const auto& [op, _] : ops) out[op] = get_device_name();

@@ -2,12 +2,11 @@
 // over from the host device to the chosen one, and moves to the next device after a failure.
 #include "scheduler.hpp"
 
-#include <glog/logging.h>
-
 #include <algorithm>
 #include <chrono>
 #include <exception>
 
+#include "log.hpp"
 #include "vireo/exception.hpp"
 #include "vireo/properties.hpp"
 
@@ -91,8 +90,9 @@ void Scheduler::start() {
     std::string failures;
     auto note = [&](size_t i, const std::string& error) {
         failures += (failures.empty() ? "" : "; ") + m_slots[i].config.name + ": " + error;
-        LOG(WARNING) << m_config.owner << ": compiling model '" << m_model->get_name() << "' on "
-                     << m_slots[i].config.name << " failed: " << error;
+        log_warning(vireo::detail::concat(m_config.owner, ": compiling model '",
+                                          m_model->get_name(), "' on ", m_slots[i].config.name,
+                                          " failed: ", error));
     };
     if (m_config.mode == Mode::kMulti) {
         // Every device compiles at once, each on its own thread: a 200 ms device and a fast one
@@ -136,9 +136,9 @@ void Scheduler::start() {
             m_slots[0].state = State::kCompiling;
             m_slots[0].compile_record = m_compiles.size();
             m_compiles.push_back(m_slots[0].config.name + " (compiling)");
-            LOG(INFO) << m_config.owner << ": model '" << m_model->get_name() << "' serves on "
-                      << m_slots[host].config.name << " while " << m_slots[0].config.name
-                      << " compiles";
+            log_info(vireo::detail::concat(m_config.owner, ": model '", m_model->get_name(),
+                                           "' serves on ", m_slots[host].config.name, " while ",
+                                           m_slots[0].config.name, " compiles"));
             m_background = std::thread([this] { compile_in_background(0); });
             return;
         }
@@ -183,11 +183,10 @@ void Scheduler::compile_in_background(size_t chosen) {
         if (failure) {
             slot.state = State::kFailed;
             m_compiles[slot.compile_record] = device.name + " (failed)";
-            LOG(WARNING) << m_config.owner << ": compiling model '" << m_model->get_name()
-                         << "' on " << device.name << " failed: " << what_of(failure)
-                         << "; requests stay on "
-                         << (m_serving >= 0 ? m_slots[m_serving].config.name
-                                            : std::string("no device"));
+            log_warning(vireo::detail::concat(
+                m_config.owner, ": compiling model '", m_model->get_name(), "' on ", device.name,
+                " failed: ", what_of(failure), "; requests stay on ",
+                m_serving >= 0 ? m_slots[m_serving].config.name : std::string("no device")));
         } else {
             slot.state = State::kReady;
             slot.compiled = std::move(compiled);
@@ -203,10 +202,10 @@ void Scheduler::compile_in_background(size_t chosen) {
                 old.compiled = {};
                 released_workers.swap(old.idle);
                 old.state = State::kIdle;
-                LOG(INFO) << m_config.owner << ": " << device.name << " compiled model '"
-                          << m_model->get_name() << "' in " << ms.count()
-                          << " ms; requests move from " << old.config.name
-                          << ", whose copy is released";
+                log_info(vireo::detail::concat(m_config.owner, ": ", device.name,
+                                               " compiled model '", m_model->get_name(), "' in ",
+                                               ms.count(), " ms; requests move from ",
+                                               old.config.name, ", whose copy is released"));
             }
         }
         m_changed.notify_all();
@@ -277,8 +276,9 @@ Lease Scheduler::acquire(const std::vector<bool>& excluded, const std::atomic<bo
         std::string error;
         const std::string name = slot.config.name;
         if (!compile_locked(lock, static_cast<size_t>(target), &error)) {
-            LOG(WARNING) << m_config.owner << ": compiling model '" << m_model->get_name()
-                         << "' on " << name << " for runtime fallback failed: " << error;
+            log_warning(vireo::detail::concat(m_config.owner, ": compiling model '",
+                                              m_model->get_name(), "' on ", name,
+                                              " for runtime fallback failed: ", error));
         } else if (m_serving < 0 || m_slots[m_serving].state == State::kFailed) {
             m_serving = target;
         }
@@ -307,9 +307,9 @@ void Scheduler::report_failure(size_t device, const std::string& error) {
     std::lock_guard<std::mutex> lock(m_mutex);
     Slot& slot = m_slots[device];
     if (m_config.mode == Mode::kMulti) {
-        LOG(WARNING) << m_config.owner << ": inference of model '" << m_model->get_name()
-                     << "' failed on " << slot.config.name << " (" << error
-                     << "); re-running it on another device";
+        log_warning(vireo::detail::concat(m_config.owner, ": inference of model '",
+                                          m_model->get_name(), "' failed on ", slot.config.name,
+                                          " (", error, "); re-running it on another device"));
         return;
     }
     if (slot.state == State::kFailed) return;  // another request already moved on
@@ -318,11 +318,11 @@ void Scheduler::report_failure(size_t device, const std::string& error) {
     released = std::move(slot.compiled);
     slot.compiled = {};
     if (m_serving == static_cast<int>(device)) m_serving = first_usable_locked();
-    LOG(WARNING) << m_config.owner << ": inference of model '" << m_model->get_name()
-                 << "' failed on " << slot.config.name << " (" << error << "); "
-                 << (m_serving >= 0
-                         ? "re-running it and later requests on " + m_slots[m_serving].config.name
-                         : std::string("no device left"));
+    log_warning(vireo::detail::concat(
+        m_config.owner, ": inference of model '", m_model->get_name(), "' failed on ",
+        slot.config.name, " (", error, "); ",
+        m_serving >= 0 ? "re-running it and later requests on " + m_slots[m_serving].config.name
+                       : std::string("no device left")));
     m_changed.notify_all();
 }
 
