@@ -60,7 +60,7 @@ case "$mode" in
     start=$SECONDS
     configure_and_build build-tsan "${sanitize_flags[@]}" -DVIREO_SANITIZE=thread -DVIREO_BUILD_SAMPLES=OFF \
       -- vireo_sdk_tests vireo_runtime_tests vireo_mock_remote_tests vireo_stress_tests vireo_conformance \
-      vireo_hetero_tests
+      vireo_hetero_tests vireo_auto_tests vireo_batch_tests
     echo "== tsan build: $((SECONDS - start)) s"
     start=$SECONDS
     (cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \

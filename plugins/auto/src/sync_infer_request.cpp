@@ -1,0 +1,113 @@
+// Implements SyncInferRequest: lend a worker, bind the user's tensors, run, fall back on a
+// device error.
+#include "sync_infer_request.hpp"
+
+#include "compiled_model.hpp"
+#include "vireo/exception.hpp"
+
+namespace auto_plugin {
+using namespace vireo;
+
+SyncInferRequest::SyncInferRequest(const std::shared_ptr<const CompiledModel>& compiled_model)
+    : sdk::ISyncInferRequest(compiled_model),
+      m_compiled(compiled_model),
+      m_scheduler(compiled_model->scheduler()) {}
+
+SyncInferRequest::~SyncInferRequest() = default;
+
+void SyncInferRequest::run_on(InferRequest& worker) {
+    const auto& inputs = get_inputs();
+    const auto& outputs = get_outputs();
+    for (size_t i = 0; i < inputs.size(); ++i) worker.set_input_tensor(i, m_input_tensors[i]);
+    std::vector<bool> preset(outputs.size(), false);
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        const Tensor& mine = m_output_tensors[i];
+        if (mine && (outputs[i].get_partial_shape().is_static() || mine.get_size() > 0)) {
+            worker.set_output_tensor(i, mine);
+            preset[i] = true;
+        }
+    }
+    {
+        std::lock_guard<std::mutex> lock(m_worker_mutex);
+        if (m_cancelled.load())
+            throw_error<Cancelled>(m_scheduler->config().owner, ": the inference was cancelled");
+        m_running = worker;
+        worker.start_async();
+    }
+    struct Clear {
+        SyncInferRequest* self;
+        ~Clear() {
+            std::lock_guard<std::mutex> lock(self->m_worker_mutex);
+            self->m_running = {};
+        }
+    } clear{this};
+    worker.wait();
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        Tensor produced = worker.get_output_tensor(i);
+        if (preset[i] && produced.data() == m_output_tensors[i].data()) continue;
+        // The worker's own tensor: copy it out, the worker serves other requests next.
+        Tensor copy(produced.get_element_type(), produced.get_shape());
+        produced.copy_to(copy);
+        m_output_tensors[i] = copy;
+    }
+    try {
+        m_profiling = worker.get_profiling_info();
+    } catch (const Exception&) {
+        m_profiling.clear();  // a device without profiling rows
+    }
+}
+
+void SyncInferRequest::infer() {
+    // A cancel for this run that came before this line is seen by the probe; one after it sets
+    // m_cancelled (the async base calls cancel() after marking the run).
+    m_cancelled.store(false);
+    const std::string& owner = m_scheduler->config().owner;
+    if (m_cancel_probe && m_cancel_probe())
+        throw_error<Cancelled>(owner, ": the inference was cancelled");
+    convert_batched_tensors();
+    std::vector<bool> failed(m_scheduler->config().devices.size(), false);
+    std::exception_ptr last_error;
+    while (true) {
+        Lease lease = m_scheduler->acquire(failed, m_cancelled);
+        if (!lease) {
+            if (last_error) std::rethrow_exception(last_error);
+            throw_error<Unavailable>(owner, ": no device is left to run the inference on");
+        }
+        const size_t device = lease.device;
+        try {
+            run_on(lease.request);
+            m_scheduler->release(std::move(lease));
+            return;
+        } catch (const Exception& e) {
+            m_scheduler->release(std::move(lease));
+            if (e.kind() != ErrorKind::kUnavailable || !m_scheduler->runtime_fallback() ||
+                m_cancelled.load())
+                throw;
+            last_error = std::current_exception();
+            failed[device] = true;
+            m_scheduler->report_failure(device, e.what());
+        } catch (...) {
+            m_scheduler->release(std::move(lease));
+            throw;
+        }
+    }
+}
+
+void SyncInferRequest::cancel() {
+    {
+        std::lock_guard<std::mutex> lock(m_worker_mutex);
+        m_cancelled.store(true);
+        if (m_running) m_running.cancel();
+    }
+    m_scheduler->wake();
+}
+
+std::vector<ProfilingInfo> SyncInferRequest::get_profiling_info() const {
+    return m_profiling;
+}
+
+std::vector<std::shared_ptr<sdk::IVariableState>> SyncInferRequest::query_state() const {
+    return {};  // stateless: a run may land on any worker of any device
+}
+
+}  // namespace auto_plugin

@@ -1,0 +1,56 @@
+// Declares SyncInferRequest: one AUTO/MULTI inference, run whole on a worker request of one
+// device and re-run on another after a device error (runtime fallback).
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "scheduler.hpp"
+#include "vireo/sdk/isync_infer_request.hpp"
+
+namespace auto_plugin {
+
+class CompiledModel;
+
+/// The user's tensors live here (the SDK base's slots); infer() lends a worker request from the
+/// scheduler, sets the inputs (zero copy) and the static or preset outputs on it (the device
+/// writes straight into them), starts it and waits. A dynamic output the user did not preset is
+/// copied out of the worker after the run (the worker is shared with other requests).
+///
+/// Failure: an Unavailable from the worker, with runtime fallback on, is reported to the
+/// scheduler and the inference re-runs on another device; any other error (and Unavailable
+/// with fallback off, or when no device is left) is thrown once.
+///
+/// Cancel: cancel() marks the run, cancels the running worker and wakes a wait for a free
+/// worker; the run then throws Cancelled. The async request installs a probe of its own cancel
+/// flag, read once when a run starts, so a cancel that arrived before infer() began is not lost.
+class SyncInferRequest : public vireo::sdk::ISyncInferRequest {
+  public:
+    explicit SyncInferRequest(const std::shared_ptr<const CompiledModel>& compiled_model);
+    ~SyncInferRequest() override;
+
+    void infer() override;
+    std::vector<vireo::ProfilingInfo> get_profiling_info() const override;
+    std::vector<std::shared_ptr<vireo::sdk::IVariableState>> query_state() const override;
+    void cancel() override;
+
+    /// Set once by the async request before any run.
+    void set_cancel_probe(std::function<bool()> probe) { m_cancel_probe = std::move(probe); }
+
+  private:
+    /// Runs on the lent worker; throws what the worker threw.
+    void run_on(vireo::InferRequest& worker);
+
+    std::shared_ptr<const CompiledModel> m_compiled;
+    std::shared_ptr<Scheduler> m_scheduler;
+    std::function<bool()> m_cancel_probe;
+    std::atomic<bool> m_cancelled{false};
+    std::mutex m_worker_mutex;      // guards m_running against cancel()
+    vireo::InferRequest m_running;  // the worker of the run in progress, if any
+    std::vector<vireo::ProfilingInfo> m_profiling;
+};
+
+}  // namespace auto_plugin

@@ -1,0 +1,128 @@
+// AUTO selection: the most preferred device able to run the model (query_model covers every
+// op), compiles counted per device, the default order of plain "AUTO", and errors.
+#include "test_utils.hpp"
+
+namespace {
+using namespace vireo;
+using namespace auto_test;
+
+AnyMap no_startup() {
+    return {auto_device::enable_startup_fallback(false)};
+}
+
+TEST(AutoSelection, TakesTheFirstListedDeviceWhenItRunsEveryOp) {
+    Core core;
+    CompiledModel compiled =
+        core.compile_model(small_model(), "AUTO:MOCK_REMOTE.0,TEMPLATE", no_startup());
+    EXPECT_EQ(compiled.get_property(auto_device::compiles),
+              (std::vector<std::string>{"MOCK_REMOTE.0"}));
+    EXPECT_EQ(compiled.get_property(execution_devices),
+              (std::vector<std::string>{"MOCK_REMOTE.0"}));
+    EXPECT_EQ(compiled.get_property(optimal_number_of_infer_requests), 2u);  // MOCK_REMOTE's own
+    InferRequest request = compiled.create_infer_request();
+    const Tensor x = make_input(-1.f);
+    request.set_input_tensor(x);
+    request.infer();
+    expect_near(values_of(request.get_output_tensor()), small_expected(x));
+    expect_near(values_of(request.get_output_tensor()), template_run(core, small_model(), x));
+    EXPECT_EQ(jobs_completed(core, "MOCK_REMOTE.0"), 1u);
+    EXPECT_EQ(jobs_completed(core, "MOCK_REMOTE.1"), 0u);
+}
+
+TEST(AutoSelection, SkipsADeviceThatLacksAnOp) {
+    // ReadValue/Assign: MOCK_REMOTE's query_model leaves them out, so TEMPLATE is chosen and
+    // MOCK_REMOTE is never compiled on (nor, then, started up for).
+    Core core;
+    WarningSink sink;
+    CompiledModel compiled = core.compile_model(stateful_model(), "AUTO:MOCK_REMOTE.0,TEMPLATE");
+    EXPECT_EQ(compiled.get_property(auto_device::compiles), (std::vector<std::string>{"TEMPLATE"}));
+    EXPECT_EQ(compiled.get_property(execution_devices), (std::vector<std::string>{"TEMPLATE"}));
+    EXPECT_EQ(compiled.get_property(device::priorities), "TEMPLATE");  // the able devices
+    InferRequest request = compiled.create_infer_request();
+    const Tensor x = make_input(0.5f);
+    request.set_input_tensor(x);
+    request.infer();  // first run: acc = 0 + x
+    expect_near(values_of(request.get_output_tensor()), template_run(core, stateful_model(), x));
+    EXPECT_EQ(jobs_completed(core, "MOCK_REMOTE.0"), 0u);
+    EXPECT_TRUE(sink.lines_with("failed").empty());
+}
+
+TEST(AutoSelection, DynamicShapesGoToTheDeviceThatRunsThem) {
+    Core core;
+    auto model = small_model();
+    model->reshape({{"x", PartialShape{Dimension::dynamic(), 16}}});
+    CompiledModel compiled = core.compile_model(model, "AUTO:MOCK_REMOTE.1,TEMPLATE", no_startup());
+    EXPECT_EQ(compiled.get_property(auto_device::compiles), (std::vector<std::string>{"TEMPLATE"}));
+    InferRequest request = compiled.create_infer_request();
+    Tensor x(element::f32, {3, 16});
+    for (size_t i = 0; i < x.get_size(); ++i)
+        x.data<float>()[i] = static_cast<float>(i) * 0.1f - 1.f;
+    request.set_input_tensor(x);
+    request.infer();
+    const Tensor y = request.get_output_tensor();
+    ASSERT_EQ(y.get_shape(), (Shape{3, 16}));
+    for (size_t i = 0; i < y.get_size(); ++i)
+        EXPECT_NEAR(y.data<float>()[i], std::max(0.f, x.data<float>()[i] * 3.f - 1.f), 1e-5f);
+}
+
+TEST(AutoSelection, PlainAutoPrefersAnAcceleratorAndLeavesMetaDevicesOut) {
+    Core core;
+    CompiledModel compiled = core.compile_model(small_model(), "AUTO", no_startup());
+    const auto priorities = compiled.get_property(device::priorities);
+    // MOCK_REMOTE's instances come before TEMPLATE; no meta-device is a candidate.
+    EXPECT_EQ(priorities.rfind("MOCK_REMOTE.0,MOCK_REMOTE.1", 0), 0u) << priorities;
+    EXPECT_NE(priorities.find("TEMPLATE"), std::string::npos) << priorities;
+    EXPECT_GT(priorities.find("TEMPLATE"), priorities.find("MOCK_REMOTE.1"));
+    for (const char* meta : {"AUTO", "MULTI", "HETERO", "BATCH"})
+        EXPECT_EQ(priorities.find(meta), std::string::npos) << priorities;
+    EXPECT_EQ(compiled.get_property(auto_device::compiles),
+              (std::vector<std::string>{"MOCK_REMOTE.0"}));
+}
+
+TEST(AutoSelection, ADeviceRefusingItsSettingsIsNotAble) {
+    // MOCK_REMOTE.0 refuses its per-device setting (latency above its 10 s range) already in
+    // query_model: it is not able, never compiled on, and TEMPLATE serves.
+    Core core;
+    AnyMap props = no_startup();
+    props[device::properties.name()] =
+        AnyMap{{"MOCK_REMOTE.0", AnyMap{{mock_remote::latency_us.name(), uint32_t(20000000)}}}};
+    CompiledModel compiled =
+        core.compile_model(small_model(), "AUTO:MOCK_REMOTE.0,TEMPLATE", props);
+    EXPECT_EQ(compiled.get_property(auto_device::compiles), (std::vector<std::string>{"TEMPLATE"}));
+    EXPECT_EQ(compiled.get_property(device::priorities), "TEMPLATE");
+}
+
+TEST(AutoSelection, Errors) {
+    Core core;
+    error_of([&] { core.compile_model(small_model(), "MULTI"); }, ErrorKind::kInvalidArgument);
+    error_of([&] { core.compile_model(small_model(), "AUTO:NOPE,TEMPLATE"); },
+             ErrorKind::kInvalidArgument);
+    const std::string nested =
+        error_of([&] { core.compile_model(small_model(), "AUTO", {device::priorities("MULTI")}); },
+                 ErrorKind::kInvalidArgument);
+    EXPECT_NE(nested.find("meta-device"), std::string::npos) << nested;
+    // No listed device runs ReadValue: the message names the device and the op.
+    const std::string none =
+        error_of([&] { core.compile_model(stateful_model(), "AUTO:MOCK_REMOTE.0"); },
+                 ErrorKind::kNotImplemented);
+    EXPECT_NE(none.find("MOCK_REMOTE.0 does not run op 'read'"), std::string::npos) << none;
+    error_of(
+        [&] {
+            core.compile_model(small_model(), "AUTO:TEMPLATE", {{"NO_SUCH_KEY", 1}});
+        },
+        ErrorKind::kNotFound);
+}
+
+TEST(AutoSelection, QueryAndCapabilities) {
+    Core core;
+    const auto ops = core.query_model(stateful_model(), "AUTO:MOCK_REMOTE.0,TEMPLATE");
+    EXPECT_EQ(ops.at("read"), "AUTO");
+    EXPECT_EQ(ops.at("double"), "AUTO");
+    const auto caps = core.get_property("AUTO:MOCK_REMOTE.0,TEMPLATE", device::capabilities);
+    EXPECT_NE(std::find(caps.begin(), caps.end(), device::capability::kFP32), caps.end());
+    // MOCK_REMOTE runs static shapes only: AUTO over it does not claim dynamic ones.
+    EXPECT_EQ(std::find(caps.begin(), caps.end(), device::capability::kDynamicShapes), caps.end());
+    EXPECT_EQ(std::find(caps.begin(), caps.end(), device::capability::kExportImport), caps.end());
+}
+
+}  // namespace

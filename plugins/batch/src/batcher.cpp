@@ -1,0 +1,146 @@
+// Implements Batcher: gather, copy in along the batch axis, infer once, scatter out.
+#include "batcher.hpp"
+
+#include <algorithm>
+
+#include "vireo/exception.hpp"
+
+namespace batch_plugin {
+using namespace vireo;
+
+namespace {
+
+/// Item `k` of a batched host tensor (dim 0 = batch) as a view of batch 1.
+Tensor item_of(const Tensor& batched, size_t k) {
+    Shape shape = batched.get_shape();
+    const size_t n = shape.at(0);
+    shape[0] = 1;
+    const size_t bytes = batched.get_byte_size() / n;
+    return Tensor(batched.get_element_type(), shape,
+                  static_cast<char*>(batched.data()) + k * bytes);
+}
+
+}  // namespace
+
+Batcher::Batcher(std::string owner, CompiledModel batched, CompiledModel single,
+                 uint32_t batch_size, uint32_t timeout_ms)
+    : m_owner(std::move(owner)),
+      m_batched(std::move(batched)),
+      m_single(std::move(single)),
+      m_batch_size(batch_size),
+      m_timeout_ms(timeout_ms) {}
+
+InferRequest Batcher::take(std::vector<InferRequest>& pool, const CompiledModel& model) {
+    {
+        std::lock_guard<std::mutex> lock(m_pool_mutex);
+        if (!pool.empty()) {
+            InferRequest r = std::move(pool.back());
+            pool.pop_back();
+            return r;
+        }
+    }
+    return model.create_infer_request();
+}
+
+void Batcher::give_back(std::vector<InferRequest>& pool, InferRequest request) {
+    std::lock_guard<std::mutex> lock(m_pool_mutex);
+    pool.push_back(std::move(request));
+}
+
+void Batcher::run_batch(std::vector<BatchJob*> jobs) {
+    std::exception_ptr error;
+    try {
+        InferRequest worker = take(m_batched_pool, m_batched);
+        const size_t inputs = jobs.front()->inputs.size(), outputs = jobs.front()->outputs.size();
+        for (size_t i = 0; i < inputs; ++i) {
+            Tensor all = worker.get_input_tensor(i);
+            for (size_t k = 0; k < jobs.size(); ++k) {
+                Tensor slot = item_of(all, k);
+                jobs[k]->inputs[i].copy_to(slot);
+            }
+        }
+        worker.infer();
+        const std::vector<ProfilingInfo> rows = worker.get_profiling_info();
+        for (BatchJob* job : jobs) job->profiling = rows;
+        for (size_t o = 0; o < outputs; ++o) {
+            const Tensor all = worker.get_output_tensor(o);
+            for (size_t k = 0; k < jobs.size(); ++k) item_of(all, k).copy_to(jobs[k]->outputs[o]);
+        }
+        give_back(m_batched_pool, std::move(worker));
+        ++m_batches;
+    } catch (...) {
+        error = std::current_exception();  // every job of the batch gets it, once
+    }
+    std::lock_guard<std::mutex> lock(m_mutex);
+    for (BatchJob* job : jobs) {
+        job->error = error;
+        job->done = true;
+    }
+    m_changed.notify_all();
+}
+
+void Batcher::run_alone(BatchJob& job) {
+    InferRequest worker = take(m_single_pool, m_single);
+    for (size_t i = 0; i < job.inputs.size(); ++i) worker.set_input_tensor(i, job.inputs[i]);
+    std::vector<bool> preset(job.outputs.size(), false);
+    for (size_t o = 0; o < job.outputs.size(); ++o) {
+        // A dynamic output's empty placeholder is not given: the worker's own tensor is copied.
+        if (job.outputs[o] && job.outputs[o].get_size() > 0) {
+            worker.set_output_tensor(o, job.outputs[o]);
+            preset[o] = true;
+        }
+    }
+    ++m_alone;
+    worker.infer();  // its error is the job's
+    job.profiling = worker.get_profiling_info();
+    for (size_t o = 0; o < job.outputs.size(); ++o) {
+        const Tensor produced = worker.get_output_tensor(o);
+        if (preset[o] && produced.data() == job.outputs[o].data()) continue;
+        Tensor copy(produced.get_element_type(), produced.get_shape());
+        produced.copy_to(copy);
+        job.outputs[o] = copy;
+    }
+    give_back(m_single_pool, std::move(worker));
+}
+
+void Batcher::run(BatchJob& job, const std::atomic<bool>& cancelled) {
+    if (!m_batched) {  // not batchable: every request runs alone at once
+        run_alone(job);
+        return;
+    }
+    std::unique_lock<std::mutex> lock(m_mutex);
+    m_pending.push_back(&job);
+    if (m_pending.size() >= m_batch_size) {
+        std::vector<BatchJob*> jobs(m_pending.begin(), m_pending.begin() + m_batch_size);
+        m_pending.erase(m_pending.begin(), m_pending.begin() + m_batch_size);
+        for (BatchJob* j : jobs) j->taken = true;
+        lock.unlock();
+        run_batch(std::move(jobs));
+        lock.lock();
+    }
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(m_timeout_ms.load());
+    while (!job.done) {
+        if (!job.taken) {
+            if (cancelled.load() || std::chrono::steady_clock::now() >= deadline) {
+                m_pending.erase(std::find(m_pending.begin(), m_pending.end(), &job));
+                lock.unlock();
+                if (cancelled.load())
+                    throw_error<Cancelled>(m_owner, ": the inference was cancelled");
+                run_alone(job);
+                return;
+            }
+            m_changed.wait_until(lock, deadline);
+        } else {
+            m_changed.wait(lock);  // in a running batch: it always ends
+        }
+    }
+    if (job.error) std::rethrow_exception(job.error);
+}
+
+void Batcher::wake() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_changed.notify_all();
+}
+
+}  // namespace batch_plugin

@@ -1,0 +1,80 @@
+// Declares Batcher: gathers BATCH requests N at a time onto one request of the batched model,
+// and runs a request alone on the unbatched model when the batch does not fill in time.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "vireo/compiled_model.hpp"
+#include "vireo/infer_request.hpp"
+#include "vireo/profiling_info.hpp"
+#include "vireo/tensor.hpp"
+
+namespace batch_plugin {
+
+/// One inference waiting to be batched: the caller's tensors (inputs read, outputs written in
+/// place, all of batch 1) and its outcome.
+struct BatchJob {
+    std::vector<vireo::Tensor> inputs;
+    std::vector<vireo::Tensor> outputs;
+    bool taken = false;  ///< in a batch being run
+    bool done = false;
+    std::exception_ptr error;
+    std::vector<vireo::ProfilingInfo> profiling;  ///< the device request's rows of the run
+};
+
+/// Thread safety: every method may be called from several threads at once. The thread whose
+/// job fills the batch runs it (copy in, one inference of the batched model, scatter out); the
+/// others wait for it.
+class Batcher {
+  public:
+    /// `batched` empty: the model is not batchable and every request runs alone at once.
+    Batcher(std::string owner, vireo::CompiledModel batched, vireo::CompiledModel single,
+            uint32_t batch_size, uint32_t timeout_ms);
+
+    /// Runs `job` in a batch of N, or alone on the unbatched model when N jobs have not gathered
+    /// within the timeout (counted from this call). Throws the batch's (or the lone run's) error,
+    /// or Cancelled when `cancelled` becomes true (call wake() after setting it) while the job is
+    /// still waiting; a job already in a running batch finishes with it.
+    void run(BatchJob& job, const std::atomic<bool>& cancelled);
+    void wake();
+
+    uint32_t batch_size() const { return m_batch_size; }
+    uint32_t timeout_ms() const { return m_timeout_ms.load(); }
+    void set_timeout_ms(uint32_t ms) { m_timeout_ms.store(ms); }
+    /// Batches run full, and jobs that ran alone after the timeout (for tests and tuning).
+    uint64_t batches_run() const { return m_batches.load(); }
+    uint64_t ran_alone() const { return m_alone.load(); }
+    /// The batched model, else the unbatched one.
+    const vireo::CompiledModel& batched() const { return m_batched ? m_batched : m_single; }
+
+  private:
+    void run_batch(std::vector<BatchJob*> jobs);
+    void run_alone(BatchJob& job);
+    vireo::InferRequest take(std::vector<vireo::InferRequest>& pool,
+                             const vireo::CompiledModel& model);
+    void give_back(std::vector<vireo::InferRequest>& pool, vireo::InferRequest request);
+
+    std::string m_owner;
+    vireo::CompiledModel m_batched;
+    vireo::CompiledModel m_single;
+    uint32_t m_batch_size;
+    std::atomic<uint32_t> m_timeout_ms;
+    std::atomic<uint64_t> m_batches{0};
+    std::atomic<uint64_t> m_alone{0};
+
+    std::mutex m_mutex;
+    std::condition_variable m_changed;
+    std::deque<BatchJob*> m_pending;
+    std::mutex m_pool_mutex;
+    std::vector<vireo::InferRequest> m_batched_pool;
+    std::vector<vireo::InferRequest> m_single_pool;
+};
+
+}  // namespace batch_plugin

@@ -1,0 +1,154 @@
+// BATCH: requests gathered N at a time onto one batched inference (MOCK_REMOTE runs one job for
+// N requests), the timeout after which a request runs alone (changeable after compile), values
+// against plain loops, and the models BATCH refuses.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+
+#include "vireo/batch/properties.hpp"
+#include "vireo/mock_remote/properties.hpp"
+#include "vireo/vireo.hpp"
+
+namespace {
+using namespace vireo;
+
+// y = relu(x * 3 - 1) over [1, 16].
+std::shared_ptr<Model> small_model(const PartialShape& shape = PartialShape{1, 16}) {
+    auto x = op::parameter(element::f32, shape, "x");
+    auto m = op::multiply(x, op::constant<float>(element::f32, {1}, {3.f}));
+    auto s = op::subtract(m, op::constant<float>(element::f32, {1}, {1.f}));
+    return std::make_shared<Model>(OutputVector{op::relu(s)}, ParameterVector{x}, "small");
+}
+
+Tensor make_input(float start) {
+    Tensor t(element::f32, {1, 16});
+    for (size_t i = 0; i < 16; ++i) t.data<float>()[i] = start + 0.25f * static_cast<float>(i);
+    return t;
+}
+
+void expect_small(const Tensor& x, const Tensor& y) {
+    ASSERT_EQ(y.get_shape(), (Shape{1, 16}));
+    for (size_t i = 0; i < 16; ++i)
+        EXPECT_NEAR(y.data<float>()[i], std::max(0.f, x.data<float>()[i] * 3.f - 1.f), 1e-5f)
+            << "at " << i;
+}
+
+// Starts `count` requests at once, waits for all, checks each value; returns the requests.
+void run_round(std::vector<InferRequest>& requests, const std::vector<Tensor>& inputs) {
+    for (auto& r : requests) r.start_async();
+    for (size_t r = 0; r < requests.size(); ++r) {
+        requests[r].wait();
+        expect_small(inputs[r], requests[r].get_output_tensor());
+    }
+}
+
+TEST(Batch, GathersNRequestsIntoOneDeviceJob) {
+    Core core;
+    // A long timeout: the batches must fill, never time out.
+    CompiledModel compiled =
+        core.compile_model(small_model(), "BATCH:MOCK_REMOTE.0(4)", {batch::timeout(600000)});
+    EXPECT_EQ(compiled.get_property(device::batch_size), 4u);
+    EXPECT_EQ(compiled.get_property(execution_devices),
+              (std::vector<std::string>{"MOCK_REMOTE.0"}));
+    EXPECT_EQ(compiled.get_property(optimal_number_of_infer_requests), 8u);  // 4 x MOCK_REMOTE's 2
+    std::vector<InferRequest> requests;
+    std::vector<Tensor> inputs;
+    for (int r = 0; r < 8; ++r) {
+        requests.push_back(compiled.create_infer_request());
+        inputs.push_back(make_input(static_cast<float>(r) - 4.f));
+        requests.back().set_input_tensor(inputs.back());
+    }
+    for (int round = 0; round < 3; ++round) run_round(requests, inputs);
+    // 24 requests = 6 batches of 4 = 6 device jobs.
+    EXPECT_EQ(compiled.get_property(batch::batches_run), 6u);
+    EXPECT_EQ(compiled.get_property(batch::ran_alone), 0u);
+    EXPECT_EQ(core.get_property("MOCK_REMOTE.0", mock_remote::jobs_completed), 6u);
+}
+
+TEST(Batch, ALoneRequestRunsAloneAfterTheTimeout) {
+    Core core;
+    CompiledModel compiled =
+        core.compile_model(small_model(), "BATCH:TEMPLATE(4)", {batch::timeout(20)});
+    InferRequest request = compiled.create_infer_request();
+    const Tensor x = make_input(-1.f);
+    request.set_input_tensor(x);
+    request.infer();
+    expect_small(x, request.get_output_tensor());
+    EXPECT_EQ(compiled.get_property(batch::ran_alone), 1u);
+    EXPECT_EQ(compiled.get_property(batch::batches_run), 0u);
+}
+
+TEST(Batch, TimeoutChangesAfterCompile) {
+    Core core;
+    CompiledModel compiled =
+        core.compile_model(small_model(), "BATCH:TEMPLATE(4)", {batch::timeout(600000)});
+    EXPECT_EQ(compiled.get_property(batch::timeout), 600000u);
+    compiled.set_property({batch::timeout(0)});  // without it, the lone request would wait 10 min
+    EXPECT_EQ(compiled.get_property(batch::timeout), 0u);
+    InferRequest request = compiled.create_infer_request();
+    const Tensor x = make_input(2.f);
+    request.set_input_tensor(x);
+    request.start_async();
+    ASSERT_TRUE(request.wait_for(std::chrono::seconds(60)));  // hang guard only
+    expect_small(x, request.get_output_tensor());
+    EXPECT_EQ(compiled.get_property(batch::ran_alone), 1u);
+}
+
+TEST(Batch, CancelAWaitingRequest) {
+    Core core;
+    CompiledModel compiled =
+        core.compile_model(small_model(), "BATCH:TEMPLATE(4)", {batch::timeout(600000)});
+    InferRequest request = compiled.create_infer_request();
+    std::atomic<int> callbacks{0};
+    request.set_callback([&](std::exception_ptr) { ++callbacks; });
+    request.set_input_tensor(make_input(0.f));
+    request.start_async();
+    EXPECT_FALSE(request.wait_for(std::chrono::milliseconds(50)));  // waiting for 3 more
+    request.cancel();
+    EXPECT_THROW(request.wait(), Cancelled);
+    EXPECT_EQ(callbacks.load(), 1);
+    EXPECT_EQ(compiled.get_property(batch::batches_run), 0u);
+    EXPECT_EQ(compiled.get_property(batch::ran_alone), 0u);
+}
+
+TEST(Batch, DroppingAWaitingRequestDoesNotWaitForItsTimeout) {
+    Core core;
+    CompiledModel compiled =
+        core.compile_model(small_model(), "BATCH:TEMPLATE(4)", {batch::timeout(600000)});
+    std::atomic<int> callbacks{0};
+    {
+        InferRequest request = compiled.create_infer_request();
+        request.set_callback([&](std::exception_ptr) { ++callbacks; });
+        request.set_input_tensor(make_input(0.f));
+        request.start_async();
+        EXPECT_FALSE(request.wait_for(std::chrono::milliseconds(20)));
+    }  // would block 10 minutes without the cancel in the destructor (ctest's timeout catches it)
+    EXPECT_EQ(callbacks.load(), 0);
+    EXPECT_EQ(compiled.get_property(batch::ran_alone), 0u);
+}
+
+TEST(Batch, ModelsWithoutABatchAxisOfOneRunUnbatched) {
+    Core core;
+    for (const PartialShape& shape :
+         {PartialShape{2, 16}, PartialShape{Dimension::dynamic(), 16}}) {
+        CompiledModel compiled =
+            core.compile_model(small_model(shape), "BATCH:TEMPLATE(4)", {batch::timeout(600000)});
+        EXPECT_EQ(compiled.get_property(device::batch_size), 1u) << shape.to_string();
+        InferRequest request = compiled.create_infer_request();
+        Tensor x(element::f32, {2, 16});
+        for (size_t i = 0; i < 32; ++i) x.data<float>()[i] = static_cast<float>(i) * 0.1f - 1.f;
+        request.set_input_tensor(x);
+        request.infer();  // at once: nothing waits for a batch
+        const Tensor y = request.get_output_tensor();
+        ASSERT_EQ(y.get_shape(), (Shape{2, 16}));
+        for (size_t i = 0; i < 32; ++i)
+            EXPECT_NEAR(y.data<float>()[i], std::max(0.f, x.data<float>()[i] * 3.f - 1.f), 1e-5f);
+        EXPECT_EQ(compiled.get_property(batch::ran_alone), 1u);
+        EXPECT_EQ(compiled.get_property(batch::batches_run), 0u);
+    }
+    EXPECT_THROW(core.compile_model(small_model(), "BATCH:TEMPLATE,MOCK_REMOTE.0(4)"),
+                 InvalidArgument);
+}
+
+}  // namespace
