@@ -113,7 +113,16 @@ AnyMap CoreImpl::with_device_list(const DeviceName& device, const AnyMap& proper
                                          list, "'");
     }
     out[device::priorities.name()] = list;
-    if (device.batch_size) out[device::batch_size.name()] = device.batch_size;
+    if (device.batch_size) {
+        // As for the list: a batch size in the properties must say what the name says.
+        const std::string size = std::to_string(device.batch_size);
+        if (auto it = out.find(device::batch_size.name());
+            it != out.end() && it->second.to_string() != size)
+            throw_error<InvalidArgument>("device '", device.full(), "': property ",
+                                         device::batch_size.name(), " is '", it->second.to_string(),
+                                         "', but the device name says ", size);
+        out[device::batch_size.name()] = device.batch_size;
+    }
     return out;
 }
 

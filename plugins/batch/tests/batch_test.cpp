@@ -152,3 +152,25 @@ TEST(Batch, ModelsWithoutABatchAxisOfOneRunUnbatched) {
 }
 
 }  // namespace
+
+// "BATCH:A(N)" says the batch size; AUTO_BATCH_SIZE in the same call must agree (a different or
+// malformed value is refused naming both, and nothing changes), as MULTI_DEVICE_PRIORITIES must
+// agree with the list.
+TEST(BatchGrammar, BatchSizeInNameAndPropertyMustAgree) {
+    Core core;
+    try {
+        core.compile_model(small_model(), "BATCH:TEMPLATE(4)", {{device::batch_size.name(), 2}});
+        ADD_FAILURE() << "a batch size disagreeing with the name was accepted";
+    } catch (const InvalidArgument& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find("AUTO_BATCH_SIZE is '2'"), std::string::npos) << message;
+        EXPECT_NE(message.find("says 4"), std::string::npos) << message;
+    }
+    const std::string before = core.get_property("BATCH", device::batch_size.name()).to_string();
+    EXPECT_THROW(core.set_property("BATCH:TEMPLATE(4)", {{device::batch_size.name(), "#bad#"}}),
+                 InvalidArgument);
+    EXPECT_EQ(core.get_property("BATCH", device::batch_size.name()).to_string(), before);
+    CompiledModel same =
+        core.compile_model(small_model(), "BATCH:TEMPLATE(4)", {{device::batch_size.name(), 4}});
+    EXPECT_EQ(same.get_property(device::batch_size), 4u);
+}
