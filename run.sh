@@ -3,7 +3,10 @@
 # bundled model on TEMPLATE, then on the simulated remote device MOCK_REMOTE with one and with
 # four requests in flight, writing a Chrome trace of the pipeline stages; then async_pipeline
 # shows one request's per-stage profile; then an ONNX model read directly, converted to IR,
-# ONNX's own operator tests run on TEMPLATE, and a custom op loaded from an extension.
+# ONNX's own operator tests run on TEMPLATE, a custom op loaded from an extension, and the
+# meta-devices: HETERO running a stateful model MOCK_REMOTE cannot run alone, AUTO serving the
+# first requests on TEMPLATE while MOCK_REMOTE compiles, MULTI spreading requests over both
+# MOCK_REMOTE instances.
 # Output goes to stdout only (no `tee /dev/stderr`): redirected to a file, the log comes out whole.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -12,7 +15,8 @@ cd "$(dirname "$0")"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$(nproc)" --target benchmark_app hello_query_device hello_infer async_pipeline \
   vireo_template_plugin vireo_mock_remote_plugin vireo_onnx_frontend vireo_convert vireo_onnx_backend \
-  vireo_example_extension $( [[ -d plugins/cpu ]] && echo vireo_cpu_plugin )
+  vireo_example_extension vireo_hetero_plugin vireo_auto_plugin vireo_batch_plugin \
+  $( [[ -d plugins/cpu ]] && echo vireo_cpu_plugin )
 
 model=samples/models/cnn/cnn.xml  # made by build/bin/model_generator -o samples/models
 bench=build/bin/benchmark_app
@@ -56,6 +60,21 @@ echo "== A custom op from an extension (samples/extension): an ONNX node of doma
 echo "   (proves: third parties add ops, kernels and ONNX mappings without rebuilding Vireo)"
 build/bin/hello_infer -m tests/data/extension/squash.onnx -d TEMPLATE -extensions build/lib/libvireo_example_extension.so
 
+summator=samples/models/summator/summator.xml
+echo "== HETERO: a stateful model (acc += x; y = acc / 2) that MOCK_REMOTE cannot run alone"
+echo "   MOCK_REMOTE.1 by itself refuses it, naming the ops:"
+build/bin/hello_infer -m $summator -d MOCK_REMOTE.1 2>&1 | tail -1 || true
+echo "   HETERO:MOCK_REMOTE.1,TEMPLATE keeps the variable's ops on TEMPLATE and runs the rest remotely:"
+bench_run -m $summator -d HETERO:MOCK_REMOTE.1,TEMPLATE -niter 200 > /dev/null
+grep -E '^ +(EXECUTION_DEVICES|HETERO_NUMBER_OF_SUBMODELS):|^Throughput' "$log"; hetero=$(throughput "$log")
+echo "== AUTO:MOCK_REMOTE.0,TEMPLATE: compile returns at once and TEMPLATE serves until MOCK_REMOTE.0's"
+echo "   200 ms modelled compile is done (proves: start-up hand-over)"
+bench_run -m "$model" -d AUTO:MOCK_REMOTE.0,TEMPLATE -t 2 > /dev/null
+grep -E 'Compile model took|First inference took|AUTO_COMPILES' "$log"
+echo "== MULTI:MOCK_REMOTE.0,MOCK_REMOTE.1: each request runs whole on whichever instance is free"
+bench_run -m "$model" -d MULTI:MOCK_REMOTE.0,MOCK_REMOTE.1 -hint throughput -t 3 > /dev/null
+grep -E '^ +EXECUTION_DEVICES:|request\(s\)|^Throughput' "$log"; multi=$(throughput "$log")
+
 cat <<SUMMARY
 
 Summary (frames per second):
@@ -64,5 +83,7 @@ Summary (frames per second):
   MOCK_REMOTE.0, 4 requests      ${m4}
   CPU, 1 thread, sync            ${c1}
   TEMPLATE, 1 thread, sync       ${t1}
+  HETERO (summator), async      ${hetero}
+  MULTI: both MOCK_REMOTE        ${multi}
 Trace of the 4-request run: build/trace_mock_remote.json (open in chrome://tracing or ui.perfetto.dev)
 SUMMARY

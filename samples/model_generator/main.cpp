@@ -1,4 +1,4 @@
-// model_generator: builds the bundled sample models (mlp, cnn, dynamic) with the Model API and
+// model_generator: builds the bundled sample models (mlp, cnn, dynamic, summator) with the Model API and
 // writes them as OpenVINO IR with vireo::serialize. Weights come from a fixed-seed generator, so
 // regenerating gives byte-identical files:  model_generator -o samples/models
 #include <gflags/gflags.h>
@@ -16,7 +16,7 @@
 #include "vireo/ops.hpp"
 
 DEFINE_string(o, "", "Required. Output directory; each model goes to <o>/<name>/<name>.xml + .bin.");
-DEFINE_string(only, "", "Generate only this model (mlp, cnn or dynamic); all when empty.");
+DEFINE_string(only, "", "Generate only this model (mlp, cnn, dynamic or summator); all when empty.");
 
 namespace {
 
@@ -97,17 +97,40 @@ std::shared_ptr<vireo::Model> make_dynamic() {
     return finish(dense(w, h, 32, 8, false), x, "dynamic");
 }
 
+/// summator: x [1,8] -> acc += x (a variable: ReadValue/Assign) -> y = acc * 0.5. Stateful: the
+/// sum carries over between inferences of one request. MOCK_REMOTE cannot run variables, so
+/// `-d HETERO:MOCK_REMOTE.1,TEMPLATE` keeps them on TEMPLATE and runs the Multiply remotely.
+std::shared_ptr<vireo::Model> make_summator() {
+    auto x = op::parameter(element::f32, PartialShape{1, 8}, "x");
+    auto read = op::read_value("acc", element::f32, PartialShape{1, 8});
+    read->set_friendly_name("acc_read");
+    auto sum = op::add(read, x);
+    sum->set_friendly_name("acc_add");
+    auto write = op::assign(sum, "acc");
+    write->set_friendly_name("acc_write");
+    // Every node named: generated names count nodes made before, so they would depend on
+    // which models were generated first.
+    auto factor = op::constant<float>(element::f32, {1}, {0.5f});
+    factor->set_friendly_name("half_factor");
+    Output out = op::multiply(sum, factor);
+    out.get_node()->set_friendly_name("half");
+    out.set_names({"y"});
+    auto result = op::result(out);
+    result->set_friendly_name("y_result");
+    return vireo::Model::make({result}, {write}, {x}, "summator");
+}
+
 int run(int argc, char** argv) {
-    gflags::SetUsageMessage("model_generator -o samples/models [-only mlp|cnn|dynamic]");
+    gflags::SetUsageMessage("model_generator -o samples/models [-only mlp|cnn|dynamic|summator]");
     gflags::ParseCommandLineFlags(&argc, &argv, true);
     google::InitGoogleLogging(argv[0]);
     FLAGS_logtostderr = true;
     if (FLAGS_o.empty()) vireo::throw_error<vireo::InvalidArgument>("-o is required (output directory)");
 
     const std::map<std::string, std::function<std::shared_ptr<vireo::Model>()>> makers = {
-        {"mlp", make_mlp}, {"cnn", make_cnn}, {"dynamic", make_dynamic}};
+        {"mlp", make_mlp}, {"cnn", make_cnn}, {"dynamic", make_dynamic}, {"summator", make_summator}};
     if (!FLAGS_only.empty() && !makers.count(FLAGS_only))
-        vireo::throw_error<vireo::InvalidArgument>("-only '", FLAGS_only, "' is not a model (mlp, cnn, dynamic)");
+        vireo::throw_error<vireo::InvalidArgument>("-only '", FLAGS_only, "' is not a model (mlp, cnn, dynamic, summator)");
     for (const auto& [name, make] : makers) {
         if (!FLAGS_only.empty() && name != FLAGS_only) continue;
         const auto dir = std::filesystem::path(FLAGS_o) / name;

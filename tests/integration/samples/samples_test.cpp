@@ -531,7 +531,7 @@ TEST(ModelGenerator, CommittedModelsAreUpToDate) {
     const fs::path dir = scratch_dir("generated");
     const RunResult run = run_sample("model_generator", {"-o", dir.string()});
     ASSERT_EQ(run.exit_code, 0) << run.output;
-    for (const std::string name : {"mlp", "cnn", "dynamic"}) {
+    for (const std::string name : {"mlp", "cnn", "dynamic", "summator"}) {
         for (const std::string ext : {".xml", ".bin"}) {
             const fs::path fresh = dir / name / (name + ext);
             const fs::path committed = fs::path(VIREO_SAMPLE_MODELS_DIR) / name / (name + ext);
