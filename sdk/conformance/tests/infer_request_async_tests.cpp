@@ -120,13 +120,18 @@ TEST(InferRequestAsync, WaitAndWaitFor) {
     }
 }
 
+// Whether a call lands while the run is still going is a race the test cannot control (a fast
+// device on a loaded 2-core machine finished all of 20 runs before set_tensor once in CI), so it
+// tries up to kTries runs and stops after kEnough Busy answers; every answer must be Busy or
+// success, and at least one Busy must be seen.
 TEST(InferRequestAsync, BusyWhileRunning) {
     const CompiledModel compiled = compile(mlp_model().model);
     InferRequest request = compiled.create_infer_request();
     set_inputs(request, compiled, 1);
     const Tensor x = request.get_input_tensor();
-    int busy = 0;
-    for (int i = 0; i < 20; ++i) {
+    constexpr int kTries = 500, kEnough = 3;
+    int busy = 0, tries = 0;
+    for (; tries < kTries && busy < kEnough; ++tries) {
         request.start_async();
         try {
             request.set_tensor("x", x);  // succeeds only if the run already ended
@@ -147,7 +152,7 @@ TEST(InferRequestAsync, BusyWhileRunning) {
         }
         request.wait();
     }
-    EXPECT_GT(busy, 0) << "20 calls of set_tensor right after start_async never saw Busy";
+    EXPECT_GT(busy, 0) << tries << " calls of set_tensor right after start_async never saw Busy";
 }
 
 TEST(InferRequestAsync, ChainingFromTheCallback) {
