@@ -166,6 +166,54 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
                                            config.profiling, config.devices);
 }
 
+namespace {
+
+// The slots of an imported blob index the model's inputs and outputs and the cut tensors, and
+// requests index by them without checks: a blob that passed the core's checksum may still have
+// been written by hand, so every slot is checked here (counts per part, index ranges, each cut
+// written by exactly one earlier part before it is read).
+void check_imported_parts(const Model& model, const std::vector<CompiledModel::Part>& parts) {
+    auto damaged = [](size_t part, const std::string& what) {
+        throw_error<InvalidArgument>(kDeviceName, ": damaged blob: submodel #", part, " ", what);
+    };
+    size_t cuts = 0;
+    for (const auto& part : parts)
+        for (const Slot& slot : part.outputs) cuts += slot.kind == Slot::Kind::kCut;
+    std::vector<bool> written(cuts, false);
+    for (size_t i = 0; i < parts.size(); ++i) {
+        const CompiledModel::Part& part = parts[i];
+        if (part.inputs.size() != part.compiled.inputs().size() ||
+            part.outputs.size() != part.compiled.outputs().size())
+            damaged(i, "lists " + std::to_string(part.inputs.size()) + " inputs and " +
+                           std::to_string(part.outputs.size()) + " outputs, its model has " +
+                           std::to_string(part.compiled.inputs().size()) + " and " +
+                           std::to_string(part.compiled.outputs().size()));
+        for (const Slot& slot : part.inputs) {
+            if (slot.kind == Slot::Kind::kInput && slot.index >= model.inputs().size())
+                damaged(i, "reads model input " + std::to_string(slot.index) + " of " +
+                               std::to_string(model.inputs().size()));
+            if (slot.kind == Slot::Kind::kOutput)
+                damaged(i, "reads a model output");
+            if (slot.kind == Slot::Kind::kCut && (slot.index >= cuts || !written[slot.index]))
+                damaged(i, "reads cut " + std::to_string(slot.index) +
+                               " that no earlier submodel writes");
+        }
+        for (const Slot& slot : part.outputs) {
+            if (slot.kind == Slot::Kind::kInput) damaged(i, "writes a model input");
+            if (slot.kind == Slot::Kind::kOutput && slot.index >= model.outputs().size())
+                damaged(i, "writes model output " + std::to_string(slot.index) + " of " +
+                               std::to_string(model.outputs().size()));
+            if (slot.kind == Slot::Kind::kCut) {
+                if (slot.index >= cuts || written[slot.index])
+                    damaged(i, "writes cut " + std::to_string(slot.index) + " twice or out of range");
+                written[slot.index] = true;
+            }
+        }
+    }
+}
+
+}  // namespace
+
 std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream,
                                                           const AnyMap& properties) const {
     const HeteroBlob blob = read_hetero_blob(stream);
@@ -204,6 +252,7 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream,
                                      std::to_string(i) + " on " + part.device);
         }
     }
+    check_imported_parts(*model, parts);
     auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
     return std::make_shared<CompiledModel>(model, self, std::move(parts), blob.affinity,
                                            blob.profiling, config.devices);
