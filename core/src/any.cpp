@@ -22,12 +22,17 @@ std::string trimmed(const std::string& s, size_t begin, size_t end) {
     return s.substr(begin, end - begin);
 }
 
+// Maps nest this deep at most (a device's settings inside a meta-device's are depth 2): text
+// from a configuration file must not be able to recurse the stack away.
+constexpr int kMaxMapDepth = 16;
+
 // Reads "{K:V,...}" starting at text[pos] == '{'; leaves pos after the closing brace.
-AnyMap read_map(const std::string& text, size_t& pos) {
+AnyMap read_map(const std::string& text, size_t& pos, int depth = 1) {
     auto fail = [&](const char* what) {
         throw_error<InvalidArgument>("cannot read '", text, "' as a map ({KEY:VALUE,...}): ", what,
                                      " at offset ", pos);
     };
+    if (depth > kMaxMapDepth) fail("maps nested deeper than 16");
     AnyMap map;
     ++pos;  // '{'
     while (true) {
@@ -44,7 +49,7 @@ AnyMap read_map(const std::string& text, size_t& pos) {
         pos = colon + 1;
         while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
         if (pos < text.size() && text[pos] == '{') {
-            map[key] = read_map(text, pos);
+            map[key] = read_map(text, pos, depth + 1);
         } else {
             const size_t end = text.find_first_of(",}", pos);
             if (end == std::string::npos) fail("missing '}'");

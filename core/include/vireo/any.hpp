@@ -206,7 +206,8 @@ using AnyMap = std::map<std::string, Any>;
 
 /// An AnyMap as text: "{KEY:VALUE,KEY2:{NESTED:VALUE}}" (values are their own text; a value that
 /// holds ',', ':', '{' or '}' is written in braces only if it is itself a map). Reading accepts
-/// the same, with optional spaces around items; throws InvalidArgument naming the text.
+/// the same, with optional spaces around items, maps nested at most 16 deep; throws
+/// InvalidArgument naming the text.
 template <>
 struct TextCodec<AnyMap> {
     static std::string to_text(const AnyMap& map);

@@ -108,6 +108,15 @@ TEST(AnyMapText, RoundTripsNestedMaps) {
     EXPECT_THROW(Any("{A:{B:1}").as<AnyMap>(), InvalidArgument);
     EXPECT_THROW(Any("A:1").as<AnyMap>(), InvalidArgument);
     EXPECT_TRUE(Any("").as<AnyMap>().empty());
+    // Nesting is bounded: 16 levels read, 17 and a hostile 100000 are refused, not recursed.
+    std::string sixteen = "{A:";
+    for (int i = 1; i < 16; ++i) sixteen += "{A:";
+    sixteen += "1" + std::string(16, '}');
+    EXPECT_NO_THROW(Any(sixteen).as<AnyMap>());
+    EXPECT_THROW(Any("{A:" + sixteen + "}").as<AnyMap>(), InvalidArgument);
+    std::string deep;
+    for (int i = 0; i < 100000; ++i) deep += "{A:";
+    EXPECT_THROW(Any(deep).as<AnyMap>(), InvalidArgument);
 }
 
 }  // namespace
