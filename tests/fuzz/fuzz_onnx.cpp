@@ -2,13 +2,20 @@
 // read out of bounds. Input layout: a plain ModelProto is read from memory; an input starting with
 // 'E' is [E][u32 model length][model][external data], written as model.onnx + w.bin in a folder so
 // external-data offsets and lengths are exercised against a real file.
+// Protobuf's FATAL checks (in the fuzz build also its debug checks, e.g. a repeated field indexed
+// out of range) abort here: protobuf would otherwise throw, the reader would report an error, and
+// an out-of-range access that release builds do not check would go unseen.
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include <google/protobuf/stubs/logging.h>
 
 #include "vireo/frontend.hpp"
 #include "vireo/model.hpp"
@@ -23,6 +30,12 @@ const std::filesystem::path& work_dir() {
     }();
     return dir;
 }
+
+void abort_on_fatal(google::protobuf::LogLevel level, const char* file, int line, const std::string& message) {
+    std::fprintf(stderr, "[protobuf %s:%d] %s\n", file, line, message.c_str());
+    if (level == google::protobuf::LOGLEVEL_FATAL) std::abort();
+}
+const auto g_previous_handler = google::protobuf::SetLogHandler(&abort_on_fatal);
 
 void touch_model(const std::shared_ptr<vireo::Model>& model) {
     volatile size_t n = model->get_ordered_ops().size();

@@ -3,9 +3,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace vireo {
@@ -105,6 +107,19 @@ template <> constexpr Type from<float16>() { return f16; }
 template <> constexpr Type from<bfloat16>() { return bf16; }
 template <> constexpr Type from<float>() { return f32; }
 template <> constexpr Type from<double>() { return f64; }
+
+/// Real (float or double) -> integer as Convert does it: NaN gives 0, otherwise truncation toward
+/// zero, saturated at the target's range (a plain cast of an out-of-range real is undefined).
+template <typename To, typename From>
+To saturate_real(From d) {
+    static_assert(std::is_floating_point_v<From> && std::is_integral_v<To>);
+    if (d != d) return To{0};
+    if (d <= static_cast<From>(std::numeric_limits<To>::lowest())) return std::numeric_limits<To>::lowest();
+    // max() = 2^N - 1 is either exact in From or rounds up to 2^N, so ">=" catches every overflow
+    // and everything below converts in range.
+    if (d >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    return static_cast<To>(d);
+}
 
 }  // namespace element
 }  // namespace vireo

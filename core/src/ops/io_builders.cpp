@@ -1,5 +1,6 @@
 // Implements the builders of the graph-boundary ops (Parameter, Constant, Result).
 #include <cstring>
+#include <type_traits>
 
 #include "vireo/float16.hpp"
 #include "vireo/op_registry.hpp"
@@ -17,7 +18,13 @@ Tensor fill(element::Type type, const Shape& shape, const std::vector<Src>& valu
     auto at = [&](size_t i) { return values.size() == 1 ? values[0] : values[i]; };
     auto write = [&](auto* p) {
         using T = std::remove_pointer_t<decltype(p)>;
-        for (size_t i = 0; i < n; ++i) p[i] = static_cast<T>(at(i));
+        for (size_t i = 0; i < n; ++i) {
+            // A real value outside an integer type's range (a Clip bound of -inf on int8) saturates.
+            if constexpr (std::is_integral_v<T> && std::is_floating_point_v<Src>)
+                p[i] = element::saturate_real<T>(at(i));
+            else
+                p[i] = static_cast<T>(at(i));
+        }
     };
     switch (type.id()) {
     case element::TypeId::boolean: {

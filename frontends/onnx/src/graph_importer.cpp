@@ -190,7 +190,7 @@ Output GraphImporter::value(const std::string& name, const onnx::NodeProto& cons
     const Output* found = find_value(name);
     if (!found)
         throw_error<InvalidArgument>("ONNX node ", consumer.op_type(), " '",
-                                     consumer.name().empty() ? consumer.output(0) : consumer.name(),
+                                     consumer.name().empty() ? (consumer.output_size() ? consumer.output(0) : "") : consumer.name(),
                                      "': input '", name, "' is not produced by any node, initializer or graph input");
     return *found;
 }

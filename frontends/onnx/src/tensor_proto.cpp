@@ -120,63 +120,67 @@ Tensor to_tensor(const TP& proto, const std::shared_ptr<void>& owner, ExternalDa
         return wrap_or_copy(raw.data(), owner);
     }
 
-    // Typed fields: check the count first, then convert into a fresh tensor.
-    auto check = [&](int n, const char* field) {
-        if (static_cast<size_t>(n) != count)
-            throw_error<InvalidArgument>(what, ": ", field, " holds ", n, " values, shape ", shape,
-                                         " needs ", count);
-    };
+    // Typed fields: the value count must match the shape before anything is allocated (a shape of
+    // billions of elements with three values would otherwise allocate first).
+    int n = 0;
+    const char* field = "int32_data";
+    switch (proto.data_type()) {
+        case TP::FLOAT: n = proto.float_data_size(), field = "float_data"; break;
+        case TP::DOUBLE: n = proto.double_data_size(), field = "double_data"; break;
+        case TP::INT64: n = proto.int64_data_size(), field = "int64_data"; break;
+        case TP::UINT32:
+        case TP::UINT64: n = proto.uint64_data_size(), field = "uint64_data"; break;
+        case TP::INT32:
+        case TP::INT16:
+        case TP::INT8:
+        case TP::UINT16:
+        case TP::UINT8:
+        case TP::BOOL:
+        case TP::FLOAT16:
+        case TP::BFLOAT16: n = proto.int32_data_size(); break;
+        default: throw_error<InvalidArgument>(what, ": no data for element type ", type);
+    }
+    if (static_cast<size_t>(n) != count)
+        throw_error<InvalidArgument>(what, ": ", field, " holds ", n, " values, shape ", shape, " needs ", count);
     Tensor t(type, shape);
     switch (proto.data_type()) {
         case TP::FLOAT:
-            check(proto.float_data_size(), "float_data");
             fill<float>(t, proto.float_data());
             break;
         case TP::DOUBLE:
-            check(proto.double_data_size(), "double_data");
             fill<double>(t, proto.double_data());
             break;
         case TP::INT64:
-            check(proto.int64_data_size(), "int64_data");
             fill<int64_t>(t, proto.int64_data());
             break;
         case TP::UINT32:
-            check(proto.uint64_data_size(), "uint64_data");
             fill<uint32_t>(t, proto.uint64_data());
             break;
         case TP::UINT64:
-            check(proto.uint64_data_size(), "uint64_data");
             fill<uint64_t>(t, proto.uint64_data());
             break;
         case TP::INT32:
-            check(proto.int32_data_size(), "int32_data");
             fill<int32_t>(t, proto.int32_data());
             break;
         case TP::INT16:
-            check(proto.int32_data_size(), "int32_data");
             fill<int16_t>(t, proto.int32_data());
             break;
         case TP::INT8:
-            check(proto.int32_data_size(), "int32_data");
             fill<int8_t>(t, proto.int32_data());
             break;
         case TP::UINT16:
-            check(proto.int32_data_size(), "int32_data");
             fill<uint16_t>(t, proto.int32_data());
             break;
         case TP::UINT8:
-            check(proto.int32_data_size(), "int32_data");
             fill<uint8_t>(t, proto.int32_data());
             break;
         case TP::BOOL: {
-            check(proto.int32_data_size(), "int32_data");
             auto* out = t.data<bool>();
             for (int i = 0; i < proto.int32_data_size(); ++i) out[i] = proto.int32_data(i) != 0;
             break;
         }
         case TP::FLOAT16:
         case TP::BFLOAT16:
-            check(proto.int32_data_size(), "int32_data");
             fill_bits16<uint16_t>(t, proto.int32_data());
             break;
         default:

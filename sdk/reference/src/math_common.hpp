@@ -58,20 +58,7 @@ constexpr T wrap_neg(T x) {
     return static_cast<T>(wrap_t<T>{0} - static_cast<wrap_t<T>>(x));
 }
 
-/// Real (float or double) -> integer as Convert does it: NaN gives 0, otherwise truncation toward
-/// zero, saturated at the target's range.
-template <typename To, typename From>
-To saturate_real(From d) {
-    static_assert(std::is_floating_point_v<From> && std::is_integral_v<To>);
-    if (d != d) return To{0};
-    if (d <= static_cast<From>(std::numeric_limits<To>::lowest()))
-        return std::numeric_limits<To>::lowest();
-    // max() = 2^N - 1 is either exact in From or rounds up to 2^N, so ">=" catches every overflow
-    // and everything below converts in range.
-    if (d >= static_cast<From>(std::numeric_limits<To>::max()))
-        return std::numeric_limits<To>::max();
-    return static_cast<To>(d);
-}
+using element::saturate_real;
 
 /// Stores a result of a real-valued formula into T: rounding for real T, Convert's rule for
 /// integers.

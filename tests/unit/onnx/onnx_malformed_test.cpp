@@ -105,6 +105,16 @@ TEST(OnnxMalformed, DataSizesMustAgreeWithShapes) {
         EXPECT_NE(m.find("float_data holds 2 values"), std::string::npos) << m;
     }
     {
+        // Three values for a shape of 2^40 floats: refused on the count, before 4 TiB is allocated.
+        OnnxBuilder b = add_one();
+        auto* t = b.proto().mutable_graph()->mutable_initializer(0);
+        t->clear_raw_data();
+        t->set_dims(0, int64_t{1} << 40);
+        for (int i = 0; i < 3; ++i) t->add_float_data(1.0f);
+        const std::string m = error_of<InvalidArgument>(b, dir);
+        EXPECT_NE(m.find("float_data holds 3 values"), std::string::npos) << m;
+    }
+    {
         OnnxBuilder b = add_one();
         b.proto().mutable_graph()->mutable_initializer(0)->set_dims(0, -4);
         const std::string m = error_of<InvalidArgument>(b, dir);

@@ -1,4 +1,8 @@
-// Shape inference of ShapeOf-1/3, Range-1/4, Broadcast-1/3, Tile-1 and Pad-1/12.
+// Shape inference of ShapeOf-1/3, Range-1/4, Broadcast-1/3, Tile-1 and Pad-1/12; values of
+// Constants built from reals.
+#include <cmath>
+#include <limits>
+
 #include "ops_test_utils.hpp"
 
 namespace vireo::test {
@@ -106,6 +110,24 @@ TEST(Pad, Errors) {
                    {"Pad '", "pad_value", "constant"});
     expect_invalid([] { make_node("Pad", {param("2,3"), i64({1, 1}), i64({1, 1})}); }, {"Pad '", "pad_mode", "missing"});
     expect_invalid([] { op::pad(param("2,3"), i64({1, 1}), i64({1, 1}), "wrap"); }, {"Pad '", "pad_mode", "wrap"});
+}
+
+
+// A real value outside an integer type's range saturates instead of being cast (undefined): the
+// ONNX Clip-6 translator builds bounds of -inf/+inf in the input's type, which a fuzzed model made
+// int8.
+TEST(Constant, RealValuesSaturateIntoIntegerTypes) {
+    const double inf = std::numeric_limits<double>::infinity();
+    auto i8 = op::detail::constant_from_doubles(element::i8, Shape{5}, {-inf, inf, std::nan(""), -3.7, 1e300});
+    const auto* p = i8->get_constant_value().data<int8_t>();
+    EXPECT_EQ(p[0], -128);
+    EXPECT_EQ(p[1], 127);
+    EXPECT_EQ(p[2], 0);
+    EXPECT_EQ(p[3], -3);
+    EXPECT_EQ(p[4], 127);
+    auto u64 = op::detail::constant_from_doubles(element::u64, Shape{2}, {-1.0, inf});
+    EXPECT_EQ(u64->get_constant_value().data<uint64_t>()[0], 0u);
+    EXPECT_EQ(u64->get_constant_value().data<uint64_t>()[1], std::numeric_limits<uint64_t>::max());
 }
 
 }  // namespace
