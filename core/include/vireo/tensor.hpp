@@ -25,6 +25,12 @@ class ITensor;
 /// data are the caller's to synchronise. A Tensor a plugin allocated keeps the plugin's library
 /// loaded for as long as it lives.
 ///
+/// Errors from a remote tensor: set_shape and copy_to run the device's code (the plugin's
+/// IRemoteTensor) under the core's guard, so whatever it throws reaches the caller as a
+/// vireo::Exception of the same kind (a foreign exception as the general kind), the message
+/// naming the operation and the device: "copy_to: copy_to_host on the source, a remote tensor of
+/// device 'MOCK_REMOTE.1': ...".
+///
 ///     Tensor t(element::f32, Shape{2, 3});
 ///     float* p = t.data<float>();            // throws if the type is not f32
 ///     std::vector<float> mine(6);
@@ -66,7 +72,9 @@ public:
     const Shape& get_shape() const;
     /// Changes the shape. An owning tensor reallocates if it needs more room (old data is not
     /// kept then); a wrapping tensor may only shrink to a size within its memory. Throws
-    /// InvalidArgument otherwise.
+    /// InvalidArgument otherwise. A remote tensor's device decides (its error is rethrown as
+    /// above); if it throws, the handle still points to the same tensor, in whatever state the
+    /// device left it (MOCK_REMOTE keeps the old shape).
     void set_shape(const Shape& shape);
     /// Byte strides.
     const Strides& get_strides() const;
@@ -85,6 +93,14 @@ public:
     bool is_remote() const;
     /// Copies elements into `dst` (same type and element count; dst is reshaped if it is an
     /// owning tensor with another shape). Handles strided views and remote tensors on either side.
+    /// Throws InvalidArgument for an empty handle, different element types, or a dst that cannot
+    /// take the shape. If it throws, this tensor is unchanged, and dst
+    /// - has its old shape, unless it had to be reshaped before the device copy (a host dst that
+    ///   had to grow, or a remote dst with another element count: these may have the source's
+    ///   shape); a contiguous host dst with room enough is reshaped only after the copy succeeded;
+    /// - has its old contents if reading a remote source failed and dst is a strided host view or
+    ///   a remote tensor (the data goes through a bounce buffer filled before dst is touched);
+    ///   otherwise its contents are unspecified (the device may have written part of them).
     void copy_to(Tensor& dst) const;
     /// Copies this tensor into a new owning, contiguous host tensor.
     Tensor clone() const;

@@ -1,6 +1,6 @@
 // Tests of MOCK_REMOTE remote contexts and tensors: device memory accounting, host<->device
-// copies, remote inputs and outputs that skip transfers, chaining on the device, and the error
-// for a tensor of another instance.
+// copies, remote inputs and outputs that skip transfers, chaining on the device, the error for a
+// tensor of another instance, and a failed set_shape as the guard reports it.
 #include "test_utils.hpp"
 
 namespace vireo::mock_remote::test {
@@ -102,6 +102,22 @@ TEST(MockRemoteTensor, ChainsTwoModelsWithoutLeavingTheDevice) {
     EXPECT_EQ(values(r2.get_tensor("y")), (std::vector<float>{12, 13, 14, 15, 16, 17}));
     EXPECT_EQ(find_row(r2.get_profiling_info(), kStageInputTransfer)->status,
               ProfilingInfo::Status::NOT_RUN);
+}
+
+TEST(MockRemoteTensor, AFailedSetShapeNamesTheOperationAndInstanceAndKeepsTheTensor) {
+    // Growing beyond the machine's memory is refused by the device, whose own message names
+    // neither the instance nor the operation: the core's guard puts both in front.
+    Core core = make_core();
+    auto ctx = core.get_default_context("MOCK_REMOTE.1");
+    Tensor remote = ctx.create_tensor(element::f32, {2, 3});
+    make_tensor({2, 3}, 1.f).copy_to(remote);
+    const Shape huge{size_t{1} << 24, size_t{1} << 24};  // 2^50 bytes of f32
+    expect_error([&] { remote.set_shape(huge); }, ErrorKind::kInvalidArgument,
+                 {"set_shape to [16777216,16777216] on a remote tensor of device 'MOCK_REMOTE.1': "
+                  "MOCK_REMOTE device memory: cannot allocate"});
+    EXPECT_EQ(remote.get_shape(), (Shape{2, 3}));
+    EXPECT_EQ(device_value(core, "MOCK_REMOTE.1", allocated_bytes), 24u);
+    EXPECT_EQ(values(remote), (std::vector<float>{1, 2, 3, 4, 5, 6}));
 }
 
 TEST(MockRemoteTensor, ATensorOfAnotherInstanceIsRejectedNamingBothDevices) {

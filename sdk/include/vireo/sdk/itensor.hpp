@@ -33,6 +33,13 @@ public:
 
 /// A tensor in a device's memory. The host cannot address it: data() is nullptr, and data moves
 /// with copy_from_host/copy_to_host. Contiguous, row-major.
+///
+/// Errors: set_shape, copy_from_host and copy_to_host may throw (any exception; a
+/// vireo::Exception kind is kept): the core calls them under its guard and rethrows with the
+/// operation and get_device_name() in front. Throw before changing anything where you can: the
+/// core promises the caller no more than you leave behind. The accessors (get_element_type,
+/// get_shape, get_strides, get_device_name, get_properties) report stored state and must not
+/// throw; the core calls them unguarded, also on its hot paths.
 class IRemoteTensor : public ITensor {
 public:
     void* data() const final { return nullptr; }
