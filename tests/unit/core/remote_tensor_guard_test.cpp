@@ -1,6 +1,7 @@
 // Tests that Tensor's calls into a remote tensor (set_shape, copy_to's copy_to_host and
 // copy_from_host) are guarded: what the device throws reaches the caller as a vireo::Exception of
-// the same kind naming the operation and the device, and the tensors are left as promised.
+// the same kind naming the operation and the device, and the tensors are left as promised. Also
+// RemoteContext: an error its plugin throws survives a device name that throws while reporting it.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -9,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "vireo/remote_context.hpp"
+#include "vireo/sdk/iremote_context.hpp"
 #include "vireo/sdk/itensor.hpp"
 #include "vireo/tensor.hpp"
 
@@ -355,6 +358,52 @@ TEST(RemoteTensorGuard, AnEmptyCopyDoesNotCallTheDevice) {
     EXPECT_NO_THROW(host.copy_to(remote.tensor));
     EXPECT_EQ(remote.impl->copy_to_host_calls, 0);
     EXPECT_EQ(remote.impl->copy_from_host_calls, 0);
+}
+
+// A remote context whose create_tensor fails and whose name fails too while that error is
+// reported: the caller sees the plugin's error, not the name's.
+class FaultyRemoteContext final : public sdk::IRemoteContext {
+  public:
+    const std::string& get_device_name() const override {
+        if (name_throws) throw std::runtime_error("no name");
+        return m_device;
+    }
+    const AnyMap& get_property() const override { throw std::runtime_error("no properties"); }
+    Tensor create_tensor(element::Type, const Shape&, const AnyMap&) override {
+        throw InvalidArgument("shape too large for the device");
+    }
+    bool name_throws = false;
+
+  private:
+    std::string m_device = "FAULTY.3";
+};
+
+TEST(RemoteContextGuard, ThePluginsErrorSurvivesADeviceNameThatThrows) {
+    auto impl = std::make_shared<FaultyRemoteContext>();
+    RemoteContext context(impl, nullptr);
+    try {
+        context.create_tensor(element::f32, Shape{2});
+        FAIL() << "no exception";
+    } catch (const Exception& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::kInvalidArgument);
+        EXPECT_EQ(std::string(e.what()), "FAULTY.3: shape too large for the device");
+    }
+    impl->name_throws = true;
+    try {
+        context.create_tensor(element::f32, Shape{2});
+        FAIL() << "no exception";
+    } catch (const Exception& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::kInvalidArgument);
+        EXPECT_EQ(std::string(e.what()),
+                  "remote context (its device name could not be read): shape too large for the device");
+    }
+    try {
+        context.get_params();
+        FAIL() << "no exception";
+    } catch (const Exception& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::kGeneral);
+        EXPECT_NE(std::string(e.what()).find("no properties"), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace
