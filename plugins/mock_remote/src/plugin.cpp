@@ -167,13 +167,22 @@ sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& mod
 
 void Plugin::set_property(const AnyMap& properties) {
     // A new count changes the ids served; set it first, so that ids it adds can be used in the
-    // same call.
+    // same call, and take it back if the rest of the call is refused (the call is atomic).
+    std::lock_guard<std::mutex> serial(m_set_mutex);
     if (auto it = properties.find(device_count.name()); it != properties.end()) {
+        const Any previous = m_properties->get(device_count.name());
         m_properties->set({{device_count.name(), it->second}});
-        m_properties->set_instances(
-            ids_up_to(m_properties->get(device_count.name()).as<uint32_t>()));
+        m_properties->set_instances(ids_up_to(m_properties->get(device_count.name()).as<uint32_t>()));
+        try {
+            m_properties->set(properties);
+        } catch (...) {
+            m_properties->set({{device_count.name(), previous}});
+            m_properties->set_instances(ids_up_to(previous.as<uint32_t>()));
+            throw;
+        }
+    } else {
+        m_properties->set(properties);
     }
-    m_properties->set(properties);
     // Existing instances see new bus settings at once (compiled models keep their own).
     for (size_t i = 0; i < m_devices.size(); ++i) {
         std::shared_ptr<Device> device;

@@ -44,6 +44,20 @@ TEST(MockRemoteProperties, DeviceCountAddsInstances) {
                  ErrorKind::kInvalidArgument, {"MOCK_REMOTE_DEVICE_COUNT", "from 1 to 16"});
 }
 
+// A call that sets the count and a bad value changes nothing, the count included.
+TEST(MockRemoteProperties, DeviceCountWithABadValueIsRefusedWhole) {
+    Core core = make_core();
+    expect_error([&] { core.set_property("MOCK_REMOTE", {device_count(4u), {latency_us.name(), "-5"}}); },
+                 ErrorKind::kInvalidArgument, {"MOCK_REMOTE_LATENCY_US", "-5"});
+    EXPECT_EQ(core.get_property("MOCK_REMOTE", device_count), 2u);
+    EXPECT_FALSE(contains(core.get_available_devices(), "MOCK_REMOTE.2"));
+    EXPECT_EQ(core.get_property("MOCK_REMOTE.0", latency_us), 2000u);
+    // A valid call with both applies both.
+    core.set_property("MOCK_REMOTE", {device_count(3u), latency_us(7u)});
+    EXPECT_TRUE(contains(core.get_available_devices(), "MOCK_REMOTE.2"));
+    EXPECT_EQ(core.get_property("MOCK_REMOTE.2", latency_us), 7u);
+}
+
 TEST(MockRemoteProperties, DocumentedDefaults) {
     Core core = make_core();
     EXPECT_EQ(core.get_property("MOCK_REMOTE", device_count), 2u);
