@@ -325,6 +325,20 @@ void IAsyncInferRequest::stop_and_wait() {
     m_done_cv.wait(lock, [&] { return m_unfinished <= own; });
 }
 
+void IAsyncInferRequest::cancel_and_stop() {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_state == State::kStopped) return;
+        m_callback.reset();  // before the cancel, so the cancelled run's completion finds none
+        if (m_state == State::kBusy && m_current_run) {
+            m_state = State::kCancelled;
+            m_current_run->cancelled = true;
+            m_sync_request->cancel();
+        }
+    }
+    stop_and_wait();
+}
+
 Tensor IAsyncInferRequest::get_tensor(const Output& port) const {
     std::lock_guard<std::mutex> lock(m_mutex);
     check_state_locked("get_tensor");

@@ -11,20 +11,7 @@ AsyncInferRequest::AsyncInferRequest(
     request->set_cancel_probe([this] { return is_cancelled(); });
 }
 
-AsyncInferRequest::~AsyncInferRequest() {
-    m_destroying.store(true);
-    cancel();
-    stop_and_wait();
-}
-
-void AsyncInferRequest::set_callback(Callback callback) {
-    if (!callback) {
-        IAsyncInferRequest::set_callback(nullptr);
-        return;
-    }
-    IAsyncInferRequest::set_callback([this, user = std::move(callback)](std::exception_ptr error) {
-        if (!m_destroying.load()) user(error);
-    });
-}
+// The SDK's cancel_and_stop(): cancel the running request without its callback, then wait.
+AsyncInferRequest::~AsyncInferRequest() { cancel_and_stop(); }
 
 }  // namespace auto_plugin

@@ -2,7 +2,6 @@
 // model's executor that runs the whole inference (lend, run, fall back).
 #pragma once
 
-#include <atomic>
 #include <memory>
 
 #include "sync_infer_request.hpp"
@@ -23,12 +22,6 @@ class AsyncInferRequest : public vireo::sdk::IAsyncInferRequest {
                       const std::shared_ptr<vireo::sdk::ITaskExecutor>& task_executor,
                       const std::shared_ptr<vireo::sdk::ITaskExecutor>& callback_executor);
     ~AsyncInferRequest() override;
-
-    /// The user's callback, skipped once the request is being destroyed.
-    void set_callback(Callback callback) override;
-
-  private:
-    std::atomic<bool> m_destroying{false};
 };
 
 }  // namespace auto_plugin

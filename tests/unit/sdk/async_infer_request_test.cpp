@@ -349,6 +349,41 @@ TEST(AsyncInferRequest, DestructionWhileRunningWaitsForThePipeline) {
     EXPECT_EQ(calls, 0);               // a request being destroyed drops its callback
 }
 
+// cancel_and_stop() (for destructors of requests whose stages may hang): the running pipeline is
+// cancelled, its later stages skipped, the sync request told, the callback never called.
+TEST(AsyncInferRequest, CancelAndStopCancelsTheRunWithoutItsCallback) {
+    auto parts = make_async({make_streams("A"), make_streams("B")});
+    auto& request = *parts.request;
+    std::atomic<int> calls{0};
+    request.set_callback([&](std::exception_ptr) { ++calls; });
+    request.probe(0).hold = true;
+    request.start_async();
+    request.probe(0).entered.wait();
+    std::thread stopper([&] { request.cancel_and_stop(); });
+    // Stopped (check_state says "destroyed") while the first stage still holds.
+    for (;;) {
+        try {
+            request.check_state();
+        } catch (const Busy&) {
+            std::this_thread::yield();
+            continue;
+        } catch (const Exception& e) {
+            EXPECT_NE(std::string(e.what()).find("destroyed"), std::string::npos) << e.what();
+            break;
+        }
+    }
+    request.probe(0).release.open();
+    stopper.join();
+    EXPECT_EQ(parts.sync->cancels, 1);
+    EXPECT_TRUE(request.probe(0).saw_cancelled);
+    EXPECT_EQ(request.probe(1).runs, 0);  // the stage after the cancel never ran
+    EXPECT_EQ(parts.sync->infers, 0);
+    EXPECT_EQ(calls, 0);
+    request.cancel_and_stop();  // idempotent
+    EXPECT_EQ(parts.sync->cancels, 1);
+    expect_throw_with<Exception>([&] { request.start_async(); }, {"destroyed", "start_async"});
+}
+
 TEST(AsyncInferRequest, StopAndWaitRefusesNewStarts) {
     auto parts = make_async({make_streams("A")});
     parts.request->start_async();

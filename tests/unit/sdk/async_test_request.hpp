@@ -38,6 +38,7 @@ public:
     }
     ~TestAsyncRequest() override { stop_and_wait(); }
 
+    using IAsyncInferRequest::cancel_and_stop;
     using IAsyncInferRequest::check_state;
     using IAsyncInferRequest::is_cancelled;
     using IAsyncInferRequest::m_sync_pipeline;

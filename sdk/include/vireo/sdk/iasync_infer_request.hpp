@@ -45,10 +45,10 @@ namespace vireo::sdk {
 /// wait() / wait_for(): for the last start_async; wait() rethrows its error every time it is
 /// called. With nothing started, wait() returns and wait_for() returns true at once.
 ///
-/// A derived class MUST call stop_and_wait() first thing in its destructor, so that no stage
-/// runs on a half-destroyed object. Destroying a running request is then safe: it waits for the
-/// pipeline (without calling the callback, which is dropped). After stop_and_wait(), start_async
-/// and infer throw Exception.
+/// A derived class MUST call stop_and_wait() (or cancel_and_stop()) first thing in its
+/// destructor, so that no stage runs on a half-destroyed object. Destroying a running request is
+/// then safe: it waits for the pipeline (without calling the callback, which is dropped). After
+/// stop_and_wait(), start_async and infer throw Exception.
 ///
 /// Thread safety: all public methods may be called from any thread.
 class IAsyncInferRequest {
@@ -91,6 +91,12 @@ protected:
     /// Waits for the running pipeline (and a completion in progress), drops the callback and
     /// refuses new starts. Idempotent. Call first thing in the derived destructor.
     void stop_and_wait();
+    /// stop_and_wait() for a request whose stages may block for long (a device that hangs, a
+    /// worker of another device): drops the callback, cancels the running pipeline (its later
+    /// stages are skipped; a running stage sees is_cancelled() and the sync request's cancel()),
+    /// then waits for it. The callback is not called for that run. Idempotent; call first thing in
+    /// the derived destructor instead of stop_and_wait().
+    void cancel_and_stop();
     /// Throws Busy if a pipeline is running (or being cancelled), Exception once stopped.
     void check_state() const;
     /// True once cancel() was called on the running pipeline; stages of long work may poll it.
