@@ -8,6 +8,7 @@
 #include "compiled_model.hpp"
 #include "log.hpp"
 #include "vireo/auto/properties.hpp"
+#include "vireo/sdk/device_list.hpp"
 #include "vireo/sdk/icore.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
 
@@ -27,29 +28,6 @@ std::string base_name(const std::string& device) {
 bool is_meta(const std::string& device) {
     static const std::set<std::string> meta{"AUTO", "MULTI", "HETERO", "BATCH"};
     return meta.count(base_name(device)) != 0;
-}
-
-std::vector<std::string> split_list(const std::string& owner, const std::string& list) {
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (!list.empty()) {
-        const size_t comma = list.find(',', start);
-        std::string item =
-            list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        const auto b = item.find_first_not_of(' ');
-        const auto e = item.find_last_not_of(' ');
-        item = b == std::string::npos ? std::string() : item.substr(b, e - b + 1);
-        if (item.empty())
-            throw_error<InvalidArgument>(owner, ": ", device::priorities.name(), " '", list,
-                                         "' has an empty entry");
-        if (std::find(out.begin(), out.end(), item) != out.end())
-            throw_error<InvalidArgument>(owner, ": ", device::priorities.name(), " '", list,
-                                         "' lists '", item, "' twice");
-        out.push_back(item);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return out;
 }
 
 bool has(const std::vector<std::string>& list, const std::string& item) {
@@ -109,7 +87,7 @@ std::vector<std::string> Plugin::listed_devices(const AnyMap& arguments) const {
         list = it->second.to_string();
     else
         list = table().get(device::priorities.name()).to_string();
-    std::vector<std::string> devices = split_list(owner, list);
+    std::vector<std::string> devices = sdk::split_device_list(owner, list);
     for (const std::string& device : devices)
         if (base_name(device) == get_device_name() || base_name(device) == "AUTO" ||
             base_name(device) == "MULTI")
@@ -274,13 +252,8 @@ void Plugin::set_property(const AnyMap& properties) {
 }
 
 Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const {
-    AnyMap args = arguments;  // an "AUTO:A,B" name adds the list; the table needs only DEVICE_ID
-    std::string listed;
-    if (auto it = args.find(device::priorities.name()); it != args.end()) {
-        listed = it->second.to_string();
-        args.erase(it);
-    }
-    args.erase(device::batch_size.name());
+    AnyMap args = arguments;
+    std::string listed = sdk::take_listed_devices(args);
     if (name == device::priorities.name() && !listed.empty()) return listed;
     if (name == device::capabilities.name()) {
         // What runs everywhere it may land: a capability every listed device has.

@@ -6,17 +6,12 @@
 #include <set>
 
 #include "vireo/exception.hpp"
+#include "vireo/sdk/device_list.hpp"
 
 namespace hetero {
 using namespace vireo;
 
 namespace {
-
-std::string join(const std::vector<std::string>& items) {
-    std::string out;
-    for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-    return out;
-}
 
 // Ops reachable downwards from `from` (consumers), `from` included.
 std::set<const Node*> descendants(
@@ -73,7 +68,7 @@ Affinity assign_affinity(const Model& model, const std::vector<std::string>& dev
             if (std::find(devices.begin(), devices.end(), device) == devices.end())
                 throw_error<InvalidArgument>("HETERO: ", node->describe(), " has affinity '",
                                              device, "', which is not one of the devices asked (",
-                                             join(devices), ")");
+                                             sdk::join_device_list(devices, ", "), ")");
             affinity[node.get()] = device;
             continue;
         }
@@ -86,8 +81,8 @@ Affinity assign_affinity(const Model& model, const std::vector<std::string>& dev
         if (!affinity.count(node.get())) missing.push_back(node->describe());
     }
     if (!missing.empty())
-        throw_error<NotImplemented>("HETERO: no device of ", join(devices), " runs ",
-                                    missing.size() == 1 ? "op " : "ops ", join(missing));
+        throw_error<NotImplemented>("HETERO: no device of ", sdk::join_device_list(devices, ", "), " runs ",
+                                    missing.size() == 1 ? "op " : "ops ", sdk::join_device_list(missing, ", "));
 
     // Variables: every ReadValue/Assign of one id, and the ops between them, on one device.
     std::unordered_map<const Node*, std::vector<const Node*>> consumers;
@@ -133,7 +128,7 @@ Affinity assign_affinity(const Model& model, const std::vector<std::string>& dev
         }
         if (chosen.empty())
             throw_error<NotImplemented>(
-                "HETERO: variable '", variable, "': no device of ", join(devices),
+                "HETERO: variable '", variable, "': no device of ", sdk::join_device_list(devices, ", "),
                 " runs its ReadValue, its Assign and every op between "
                 "them, which must share one device (the state lives there)");
         for (const Node* n : group) affinity[n] = chosen;

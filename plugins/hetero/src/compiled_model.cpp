@@ -10,6 +10,7 @@
 #include "sync_infer_request.hpp"
 #include "vireo/hetero/properties.hpp"
 #include "vireo/ir.hpp"
+#include "vireo/sdk/device_list.hpp"
 #include "vireo/sdk/executor_manager.hpp"
 
 namespace hetero {
@@ -21,11 +22,6 @@ std::function<Any(const std::string&)> fixed(Any value) {
     return [value](const std::string&) { return value; };
 }
 
-std::string join(const std::vector<std::string>& items) {
-    std::string out;
-    for (const auto& item : items) out += (out.empty() ? "" : ",") + item;
-    return out;
-}
 
 }  // namespace
 
@@ -92,7 +88,7 @@ CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model,
             sdk::ro(model_name.name(), fixed(model->get_name())),
             sdk::ro(execution_devices.name(), fixed(execution)),
             sdk::common::optimal_number_of_infer_requests([optimal] { return optimal; }),
-            sdk::ro(device::priorities.name(), fixed(join(devices))),
+            sdk::ro(device::priorities.name(), fixed(sdk::join_device_list(devices))),
             sdk::ro(device::properties.name(), fixed(per_device)),
             sdk::ro(vireo::hetero::number_of_submodels.name(),
                     fixed(static_cast<uint32_t>(m_parts.size()))),
@@ -163,7 +159,7 @@ void CompiledModel::export_model(std::ostream& out) const {
     blob.model_xml = std::move(xml).str();
     blob.model_weights = std::move(weights).str();
     blob.profiling = m_properties->get(enable_profiling.name()).as<bool>();
-    blob.devices = join(m_devices);
+    blob.devices = sdk::join_device_list(m_devices);
     blob.affinity = m_affinity;
     for (size_t i = 0; i < m_parts.size(); ++i) {
         const Part& part = m_parts[i];

@@ -10,6 +10,7 @@
 #include "compiled_model.hpp"
 #include "graph_splitter.hpp"
 #include "vireo/ir.hpp"
+#include "vireo/sdk/device_list.hpp"
 #include "vireo/sdk/icore.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
 
@@ -29,32 +30,6 @@ const std::vector<std::string>& forwarded_keys() {
     return keys;
 }
 
-std::vector<std::string> split_list(const std::string& list) {
-    std::vector<std::string> out;
-    if (list.empty()) return out;
-    size_t start = 0;
-    while (true) {
-        const size_t comma = list.find(',', start);
-        std::string item =
-            list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        const auto b = item.find_first_not_of(' ');
-        const auto e = item.find_last_not_of(' ');
-        item = b == std::string::npos ? std::string() : item.substr(b, e - b + 1);
-        if (item.empty())
-            throw_error<InvalidArgument>(kDeviceName, ": ", device::priorities.name(), " '", list,
-                                         "' has an empty entry");
-        out.push_back(item);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return out;
-}
-
-std::string join_list(const std::vector<std::string>& items) {
-    std::string out;
-    for (const auto& item : items) out += (out.empty() ? "" : ",") + item;
-    return out;
-}
 
 }  // namespace
 
@@ -73,7 +48,7 @@ Plugin::Plugin()
 HeteroConfig Plugin::config_for(const AnyMap& properties, const std::string* devices) const {
     const sdk::PropertyValues values = m_properties.resolve(properties);
     HeteroConfig config;
-    config.devices = split_list(devices ? *devices : values.get(device::priorities));
+    config.devices = sdk::split_device_list(kDeviceName, devices ? *devices : values.get(device::priorities));
     if (config.devices.empty())
         throw_error<InvalidArgument>(kDeviceName, ": no devices to run on; name them with \"",
                                      kDeviceName, ":A,B\" or the property ",
@@ -142,7 +117,7 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
         });
     SplitPlan plan = split_model(*model, affinity);
     // When HETERO exports, the model cache stores it whole: its parts are not cached again.
-    const std::vector<std::string> caps = capabilities_of(join_list(config.devices));
+    const std::vector<std::string> caps = capabilities_of(sdk::join_device_list(config.devices));
     const bool cached_whole =
         std::find(caps.begin(), caps.end(), device::capability::kExportImport) != caps.end();
     std::vector<CompiledModel::Part> parts;
@@ -263,13 +238,8 @@ void Plugin::set_property(const AnyMap& properties) {
 }
 
 Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const {
-    AnyMap args = arguments;  // a "HETERO:A,B" name adds the list; the table needs only DEVICE_ID
-    std::string listed;
-    if (auto it = args.find(device::priorities.name()); it != args.end()) {
-        listed = it->second.to_string();
-        args.erase(it);
-    }
-    args.erase(device::batch_size.name());
+    AnyMap args = arguments;
+    std::string listed = sdk::take_listed_devices(args);
     if (name == device::priorities.name() && !listed.empty()) return listed;
     if (name == device::capabilities.name()) {
         if (listed.empty()) listed = m_properties.get(device::priorities.name(), args).to_string();
@@ -285,7 +255,7 @@ std::vector<std::string> Plugin::capabilities_of(const std::string& devices) con
     if (devices.empty()) return caps;
     bool any_states = false, any_profiling = false, all_dynamic = true, all_export = true;
     auto core = get_core();
-    for (const std::string& device : split_list(devices)) {
+    for (const std::string& device : sdk::split_device_list(kDeviceName, devices)) {
         const auto theirs = core->get_property(device, device::capabilities.name(), {})
                                 .as<std::vector<std::string>>();
         auto has = [&](const char* c) {

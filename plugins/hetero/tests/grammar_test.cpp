@@ -43,6 +43,15 @@ TEST(DeviceNameGrammar, UnknownListedDeviceIsNamed) {
     EXPECT_NE(via_property.find("'NOPE'"), std::string::npos) << via_property;
 }
 
+// The list is split by the SDK's split_device_list, as AUTO's and MULTI's are: a device listed
+// twice is refused naming it and the list (a priority order cannot hold one device twice).
+TEST(DeviceNameGrammar, ADeviceListedTwiceIsRefused) {
+    Core core = make_core();
+    const std::string message = error_of([&] { core.compile_model(relu_model(), "HETERO:TEMPLATE,PARTIAL,TEMPLATE"); },
+                                         ErrorKind::kInvalidArgument);
+    EXPECT_NE(message.find("'TEMPLATE,PARTIAL,TEMPLATE' lists 'TEMPLATE' twice"), std::string::npos) << message;
+}
+
 TEST(DeviceNameGrammar, ListAndPropertyMustAgree) {
     Core core = make_core();
     error_of(
