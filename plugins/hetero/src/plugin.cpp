@@ -30,7 +30,6 @@ const std::vector<std::string>& forwarded_keys() {
     return keys;
 }
 
-
 }  // namespace
 
 Plugin::Plugin()
