@@ -2,13 +2,12 @@
 #include "blob.hpp"
 
 #include <cstdint>
-#include <cstring>
 #include <sstream>
 #include <string_view>
 
 #include "vireo/exception.hpp"
 #include "vireo/ir.hpp"
-#include "vireo/sdk/memory_limits.hpp"
+#include "vireo/sdk/blob_io.hpp"
 #include "zeroed_buffer.hpp"
 
 namespace vireo::mock_remote {
@@ -20,19 +19,6 @@ constexpr uint32_t kFormatVersion = 1;
 // Bounds that reject garbage lengths before allocating (a model blob, not a data set).
 constexpr uint64_t kMaxString = uint64_t{1} << 36;
 constexpr uint32_t kMaxSettings = 1024;
-
-void write_u32(std::ostream& out, uint32_t v) {
-    out.write(reinterpret_cast<const char*>(&v), sizeof(v));
-}
-void write_string(std::ostream& out, std::string_view s) {
-    const uint64_t size = s.size();
-    out.write(reinterpret_cast<const char*>(&size), sizeof(size));
-    out.write(s.data(), static_cast<std::streamsize>(s.size()));
-}
-
-void write_u64(std::ostream& out, uint64_t v) {
-    out.write(reinterpret_cast<const char*>(&v), sizeof(v));
-}
 
 // An output buffer that counts the bytes written to it and, when given a target, passes them
 // on to it unbuffered. export writes the weights straight into the caller's stream through one,
@@ -59,49 +45,6 @@ class CountingBuffer : public std::streambuf {
     uint64_t m_size = 0;
 };
 
-class Reader {
-  public:
-    explicit Reader(std::istream& in) : m_in(in) {}
-    void read(void* dst, size_t bytes, const char* what) {
-        m_in.read(static_cast<char*>(dst), static_cast<std::streamsize>(bytes));
-        if (static_cast<size_t>(m_in.gcount()) != bytes)
-            throw_error<InvalidArgument>("MOCK_REMOTE blob is truncated: reading ", what,
-                                         " needed ", bytes, " bytes, found ", m_in.gcount());
-    }
-    uint32_t u32(const char* what) {
-        uint32_t v = 0;
-        read(&v, sizeof(v), what);
-        return v;
-    }
-    std::string string(const char* what) {
-        const uint64_t size = length(what);
-        std::string s(size, '\0');
-        if (size) read(s.data(), size, what);
-        return s;
-    }
-    /// A length-prefixed byte string in a buffer of its own (64-byte aligned like the offsets
-    /// the IR writer gives constants, huge pages when large), so that the model's Constants can
-    /// share it.
-    std::shared_ptr<ZeroedBuffer> shared_bytes(const char* what) {
-        const uint64_t size = length(what);
-        auto buffer = std::make_shared<ZeroedBuffer>(static_cast<size_t>(size));
-        if (size) read(buffer->data(), size, what);
-        return buffer;
-    }
-
-  private:
-    uint64_t length(const char* what) {
-        uint64_t size = 0;
-        read(&size, sizeof(size), what);
-        if (size > kMaxString || size > sdk::physical_memory_bytes())
-            throw_error<InvalidArgument>("MOCK_REMOTE blob is damaged: ", what, " claims ", size,
-                                         " bytes");
-        return size;
-    }
-
-    std::istream& m_in;
-};
-
 }  // namespace
 
 void write_blob(std::ostream& out, const Model& model,
@@ -115,16 +58,17 @@ void write_blob(std::ostream& out, const Model& model,
     std::ostream weights_sizing(&weights_counter);
     serialize(model, xml, weights_sizing);
 
-    out.write(kMagic, kMagicSize);
-    write_u32(out, kFormatVersion);
-    write_string(out, plugin_version);
-    write_u32(out, static_cast<uint32_t>(settings.size()));
+    sdk::BlobWriter header(out, "MOCK_REMOTE");
+    header.bytes(kMagic, kMagicSize);
+    header.u32(kFormatVersion);
+    header.string(plugin_version);
+    header.u32(static_cast<uint32_t>(settings.size()));
     for (const auto& [key, value] : settings) {
-        write_string(out, key);
-        write_string(out, value);
+        header.string(key);
+        header.string(value);
     }
-    write_string(out, xml.view());
-    write_u64(out, weights_counter.size());
+    header.string(xml.view());
+    header.u64(weights_counter.size());
     if (!out || !out.rdbuf())
         throw_error<InvalidArgument>(
             "MOCK_REMOTE: writing the exported model failed (stream error)");
@@ -150,12 +94,8 @@ void write_blob(std::ostream& out, const Model& model,
 }
 
 Blob read_blob(std::istream& in, const std::string& plugin_version) {
-    Reader reader(in);
-    char magic[kMagicSize] = {};
-    reader.read(magic, kMagicSize, "the magic");
-    if (std::memcmp(magic, kMagic, kMagicSize) != 0)
-        throw_error<InvalidArgument>("not a MOCK_REMOTE blob: expected the magic '", kMagic,
-                                     "', found '", std::string(magic, kMagicSize), "'");
+    sdk::BlobReader reader(in, "MOCK_REMOTE", kMaxString);
+    reader.expect_magic(std::string_view(kMagic, kMagicSize));
     const uint32_t format = reader.u32("the format version");
     if (format != kFormatVersion)
         throw_error<InvalidArgument>("MOCK_REMOTE blob format ", format,
@@ -176,7 +116,11 @@ Blob read_blob(std::istream& in, const std::string& plugin_version) {
     const std::string xml = reader.string("the model xml");
     // The constants of the model share the weights' memory, which the tensor keeps alive; the
     // weights are read from the stream once, into that memory.
-    const auto weights = reader.shared_bytes("the model weights");
+    // In a buffer of its own (64-byte aligned like the offsets the IR writer gives constants, huge
+    // pages when large), so that the model's Constants can share it.
+    const uint64_t weights_size = reader.length("the model weights");
+    const auto weights = std::make_shared<ZeroedBuffer>(static_cast<size_t>(weights_size));
+    if (weights_size) reader.bytes(weights->data(), weights_size, "the model weights");
     Tensor weights_tensor =
         weights->size() == 0
             ? Tensor()

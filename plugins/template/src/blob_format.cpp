@@ -2,12 +2,14 @@
 #include "blob_format.hpp"
 
 #include <cstring>
-#include <vector>
+#include <string_view>
+
+#include "vireo/sdk/blob_io.hpp"
 
 namespace vireo::template_plugin {
 namespace {
 
-constexpr char kMagic[8] = {'V', 'I', 'R', 'E', 'O', 'T', 'P', 'L'};
+constexpr std::string_view kMagic{"VIREOTPL", 8};
 
 uint64_t fnv1a(const std::string& data) {
     uint64_t hash = 1469598103934665603ull;
@@ -62,15 +64,6 @@ class PayloadReader {
     size_t m_pos = 0;
 };
 
-template <typename T>
-T read_raw(std::istream& in, const char* what) {
-    T value{};
-    in.read(reinterpret_cast<char*>(&value), sizeof(T));
-    if (in.gcount() != static_cast<std::streamsize>(sizeof(T)))
-        throw_error<InvalidArgument>("TEMPLATE blob: truncated while reading the ", what);
-    return value;
-}
-
 }  // namespace
 
 void write_blob(std::ostream& out, const BlobContents& blob) {
@@ -83,47 +76,25 @@ void write_blob(std::ostream& out, const BlobContents& blob) {
     }
     put_string(payload, blob.xml);
     put_string(payload, blob.weights);
-    std::string header(kMagic, sizeof(kMagic));
-    put<uint32_t>(header, kBlobFormatVersion);
-    put<uint64_t>(header, payload.size());
-    std::string trailer;
-    put<uint64_t>(trailer, fnv1a(payload));
-    out.write(header.data(), static_cast<std::streamsize>(header.size()));
-    out.write(payload.data(), static_cast<std::streamsize>(payload.size()));
-    out.write(trailer.data(), static_cast<std::streamsize>(trailer.size()));
-    if (!out)
-        throw_error<Unavailable>("TEMPLATE: writing the exported model failed (stream error)");
+    sdk::BlobWriter writer(out, "TEMPLATE");
+    writer.bytes(kMagic.data(), kMagic.size());
+    writer.u32(kBlobFormatVersion);
+    writer.u64(payload.size());
+    writer.bytes(payload.data(), payload.size());
+    writer.u64(fnv1a(payload));
+    writer.check();
 }
 
 BlobContents read_blob(std::istream& in) {
-    char magic[sizeof(kMagic)] = {};
-    in.read(magic, sizeof(magic));
-    if (in.gcount() != static_cast<std::streamsize>(sizeof(magic)) ||
-        std::memcmp(magic, kMagic, sizeof(kMagic)) != 0)
-        throw_error<InvalidArgument>(
-            "TEMPLATE blob: not a blob exported by the TEMPLATE plugin (expected magic "
-            "'VIREOTPL' at the start)");
-    const auto version = read_raw<uint32_t>(in, "format version");
+    sdk::BlobReader stream(in, "TEMPLATE");
+    stream.expect_magic(kMagic);
+    const uint32_t version = stream.u32("the format version");
     if (version != kBlobFormatVersion)
         throw_error<InvalidArgument>("TEMPLATE blob: format version ", version,
                                      " is not supported (expected ", kBlobFormatVersion, ")");
-    const auto size = read_raw<uint64_t>(in, "payload size");
-    // Read in chunks, so that a damaged size cannot make us allocate more than the stream has.
-    std::string payload;
-    constexpr uint64_t kChunk = 1 << 20;
-    std::vector<char> chunk;
-    while (payload.size() < size) {
-        const uint64_t want = std::min<uint64_t>(kChunk, size - payload.size());
-        chunk.resize(want);
-        in.read(chunk.data(), static_cast<std::streamsize>(want));
-        payload.append(chunk.data(), static_cast<size_t>(in.gcount()));
-        if (static_cast<uint64_t>(in.gcount()) != want)
-            throw_error<InvalidArgument>("TEMPLATE blob: truncated: the payload should have ", size,
-                                         " bytes, the stream "
-                                         "ended after ",
-                                         payload.size());
-    }
-    const auto checksum = read_raw<uint64_t>(in, "checksum");
+    // Read in blocks, so that a damaged size cannot make us allocate more than the stream has.
+    const std::string payload = stream.string_of(stream.length("the payload size"), "the payload");
+    const uint64_t checksum = stream.u64("the checksum");
     if (checksum != fnv1a(payload))
         throw_error<InvalidArgument>("TEMPLATE blob: damaged: the payload checksum does not match");
     PayloadReader reader(payload);
