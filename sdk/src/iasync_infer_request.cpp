@@ -98,7 +98,9 @@ void IAsyncInferRequest::check_state() const {
 
 bool IAsyncInferRequest::is_cancelled() const {
     std::lock_guard<std::mutex> lock(m_mutex);
-    return m_state == State::kCancelled;
+    // The run's own flag too: once cancel_and_stop() has moved on to stopping, the state says
+    // kStopped while the cancelled run is still running.
+    return m_state == State::kCancelled || (m_current_run && m_current_run->cancelled);
 }
 
 std::shared_ptr<IAsyncInferRequest::Run> IAsyncInferRequest::begin_run_locked(const char* what) {
