@@ -23,6 +23,21 @@ std::vector<float> output_values(IAsyncInferRequest& request) {
     return std::vector<float>(out.data<float>(), out.data<float>() + out.get_size());
 }
 
+// Spins until `request` is stopped: check_state() then reports "destroyed" instead of Busy.
+void wait_until_stopped(const TestAsyncRequest& request) {
+    for (;;) {
+        try {
+            request.check_state();
+        } catch (const Busy&) {
+            std::this_thread::yield();
+            continue;
+        } catch (const Exception& e) {
+            EXPECT_NE(std::string(e.what()).find("destroyed"), std::string::npos) << e.what();
+            return;
+        }
+    }
+}
+
 TEST(AsyncInferRequest, DefaultPipelineRunsSyncInferOnTheTaskExecutor) {
     auto executor = make_streams("Task");
     auto compiled = make_compiled(make_relu_model(), executor);
@@ -330,18 +345,8 @@ TEST(AsyncInferRequest, DestructionWhileRunningWaitsForThePipeline) {
     });
     EXPECT_FALSE(destroyed);  // not finished yet: the first stage still holds
     // Wait until the destructor has stopped the request (the object stays alive until the
-    // held stage returns): check_state() then reports "destroyed" instead of Busy.
-    for (;;) {
-        try {
-            owner->check_state();
-        } catch (const Busy&) {
-            std::this_thread::yield();
-            continue;
-        } catch (const Exception& e) {
-            EXPECT_NE(std::string(e.what()).find("destroyed"), std::string::npos) << e.what();
-            break;
-        }
-    }
+    // held stage returns).
+    wait_until_stopped(*owner);
     first->release.open();
     destroyer.join();
     EXPECT_TRUE(destroyed);
@@ -360,18 +365,7 @@ TEST(AsyncInferRequest, CancelAndStopCancelsTheRunWithoutItsCallback) {
     request.start_async();
     request.probe(0).entered.wait();
     std::thread stopper([&] { request.cancel_and_stop(); });
-    // Stopped (check_state says "destroyed") while the first stage still holds.
-    for (;;) {
-        try {
-            request.check_state();
-        } catch (const Busy&) {
-            std::this_thread::yield();
-            continue;
-        } catch (const Exception& e) {
-            EXPECT_NE(std::string(e.what()).find("destroyed"), std::string::npos) << e.what();
-            break;
-        }
-    }
+    wait_until_stopped(request);  // while the first stage still holds
     request.probe(0).release.open();
     stopper.join();
     EXPECT_EQ(parts.sync->cancels, 1);
