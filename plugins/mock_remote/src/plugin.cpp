@@ -166,22 +166,27 @@ sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& mod
 }
 
 void Plugin::set_property(const AnyMap& properties) {
-    // A new count changes the ids served; set it first, so that ids it adds can be used in the
-    // same call, and take it back if the rest of the call is refused (the call is atomic).
+    // A new count changes the ids served. The call is atomic: a bad value anywhere changes
+    // nothing, the count included. The count alone is checked and set first; a larger one serves
+    // its new ids before the rest is applied (so the call may address them), a smaller one drops
+    // ids (and their own settings) only once the rest succeeded.
     std::lock_guard<std::mutex> serial(m_set_mutex);
-    if (auto it = properties.find(device_count.name()); it != properties.end()) {
-        const Any previous = m_properties->get(device_count.name());
+    auto it = properties.find(device_count.name());
+    if (it == properties.end()) {
+        m_properties->set(properties);
+    } else {
+        const uint32_t before = m_properties->get(device_count.name()).as<uint32_t>();
         m_properties->set({{device_count.name(), it->second}});
-        m_properties->set_instances(ids_up_to(m_properties->get(device_count.name()).as<uint32_t>()));
+        const uint32_t after = m_properties->get(device_count.name()).as<uint32_t>();
+        if (after >= before) m_properties->set_instances(ids_up_to(after));
         try {
             m_properties->set(properties);
         } catch (...) {
-            m_properties->set({{device_count.name(), previous}});
-            m_properties->set_instances(ids_up_to(previous.as<uint32_t>()));
+            m_properties->set({{device_count.name(), before}});
+            m_properties->set_instances(ids_up_to(before));
             throw;
         }
-    } else {
-        m_properties->set(properties);
+        if (after < before) m_properties->set_instances(ids_up_to(after));
     }
     // Existing instances see new bus settings at once (compiled models keep their own).
     for (size_t i = 0; i < m_devices.size(); ++i) {

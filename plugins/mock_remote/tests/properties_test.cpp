@@ -56,6 +56,13 @@ TEST(MockRemoteProperties, DeviceCountWithABadValueIsRefusedWhole) {
     core.set_property("MOCK_REMOTE", {device_count(3u), latency_us(7u)});
     EXPECT_TRUE(contains(core.get_available_devices(), "MOCK_REMOTE.2"));
     EXPECT_EQ(core.get_property("MOCK_REMOTE.2", latency_us), 7u);
+    // A refused shrink keeps the instance it would have dropped, with its own settings.
+    core.set_property("MOCK_REMOTE.2", {latency_us(9u)});
+    expect_error([&] { core.set_property("MOCK_REMOTE", {device_count(1u), {latency_us.name(), "x"}}); },
+                 ErrorKind::kInvalidArgument, {"MOCK_REMOTE_LATENCY_US"});
+    EXPECT_EQ(core.get_property("MOCK_REMOTE", device_count), 3u);
+    EXPECT_TRUE(contains(core.get_available_devices(), "MOCK_REMOTE.2"));
+    EXPECT_EQ(core.get_property("MOCK_REMOTE.2", latency_us), 9u);
 }
 
 TEST(MockRemoteProperties, DocumentedDefaults) {
