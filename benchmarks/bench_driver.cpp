@@ -48,7 +48,9 @@ double rss_mib() {
            (1024.0 * 1024.0);
 }
 
-void print(const std::string& key, double value) { std::printf("%s=%.3f\n", key.c_str(), value); }
+void print(const std::string& key, double value) {
+    std::printf("%s=%.3f\n", key.c_str(), value);
+}
 
 // TEMPLATE on one thread (figures independent of the helper threads); other devices as they are.
 vireo::AnyMap device_properties(const std::string& device) {
@@ -62,7 +64,8 @@ vireo::AnyMap device_properties(const std::string& device) {
 int generate(const std::string& dir, size_t mib) {
     constexpr size_t kWidth = 2048;
     const size_t layers = std::max<size_t>(1, mib / 16);
-    auto x = vireo::op::parameter(vireo::element::f32, vireo::PartialShape(vireo::Shape{1, kWidth}), "x");
+    auto x = vireo::op::parameter(vireo::element::f32, vireo::PartialShape(vireo::Shape{1, kWidth}),
+                                  "x");
     vireo::Output value = x;
     for (size_t layer = 0; layer < layers; ++layer) {
         vireo::Tensor w(vireo::element::f32, vireo::Shape{kWidth, kWidth});
@@ -85,7 +88,8 @@ int generate(const std::string& dir, size_t mib) {
     return 0;
 }
 
-// load MODEL DEVICE (IR or ONNX): read_model, compile_model, one inference; times and memory after each.
+// load MODEL DEVICE (IR or ONNX): read_model, compile_model, one inference; times and memory after
+// each.
 int load(const std::string& xml, const std::string& device) {
     print("rss_start_mib", rss_mib());
     auto start = Clock::now();
@@ -165,7 +169,8 @@ int cache(const std::string& xml, uint32_t compile_ms) {
 int memory(const std::string& xml, const std::string& device, int requests) {
     vireo::Core core;
     auto compiled = core.compile_model(xml, device, device_properties(device));
-    compiled.create_infer_request().infer();  // first-use allocations outside the per-request figure
+    compiled.create_infer_request()
+        .infer();  // first-use allocations outside the per-request figure
     const double compiled_rss = rss_mib();
     std::vector<vireo::InferRequest> all;
     for (int i = 0; i < requests; ++i) {
@@ -216,7 +221,8 @@ int generate_onnx(const std::string& path, size_t mib) {
         init->set_data_type(onnx::TensorProto::FLOAT);
         init->add_dims(kWidth);
         init->add_dims(kWidth);
-        init->set_raw_data(std::string(reinterpret_cast<const char*>(w.data()), w.size() * sizeof(float)));
+        init->set_raw_data(
+            std::string(reinterpret_cast<const char*>(w.data()), w.size() * sizeof(float)));
         auto* mm = graph->add_node();
         mm->set_op_type("MatMul");
         mm->add_input(value);
@@ -248,7 +254,8 @@ int onnx_parse(const std::string& path) {
     ::close(fd);
     if (data == MAP_FAILED) throw std::runtime_error("cannot map " + path);
     onnx::ModelProto model;
-    if (!model.ParseFromArray(data, static_cast<int>(st.st_size))) throw std::runtime_error("parse failed");
+    if (!model.ParseFromArray(data, static_cast<int>(st.st_size)))
+        throw std::runtime_error("parse failed");
     ::munmap(data, static_cast<size_t>(st.st_size));
     print("parse_ms", ms_since(start));
     print("file_mib", static_cast<double>(st.st_size) / 1048576.0);
@@ -260,7 +267,8 @@ int onnx_parse(const std::string& path) {
 
 int usage() {
     std::cerr << "usage: bench_driver generate DIR MIB | load MODEL DEVICE | mmap FILE |\n"
-                 "       cache XML COMPILE_MS | memory XML DEVICE N | generate_onnx FILE MIB | onnx_parse FILE\n";
+                 "       cache XML COMPILE_MS | memory XML DEVICE N | generate_onnx FILE MIB | "
+                 "onnx_parse FILE\n";
     return 2;
 }
 
@@ -269,15 +277,18 @@ int usage() {
 int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 1, argv + argc);
     try {
-        if (args.size() == 3 && args[0] == "generate") return generate(args[1], std::stoul(args[2]));
+        if (args.size() == 3 && args[0] == "generate")
+            return generate(args[1], std::stoul(args[2]));
         if (args.size() == 3 && args[0] == "load") return load(args[1], args[2]);
         if (args.size() == 2 && args[0] == "mmap") return map_and_touch(args[1]);
         if (args.size() == 3 && args[0] == "cache")
             return cache(args[1], static_cast<uint32_t>(std::stoul(args[2])));
-        if (args.size() == 4 && args[0] == "memory") return memory(args[1], args[2], std::stoi(args[3]));
+        if (args.size() == 4 && args[0] == "memory")
+            return memory(args[1], args[2], std::stoi(args[3]));
 #ifdef VIREO_BENCH_ONNX
         if (args.size() == 2 && args[0] == "onnx_parse") return onnx_parse(args[1]);
-        if (args.size() == 3 && args[0] == "generate_onnx") return generate_onnx(args[1], std::stoul(args[2]));
+        if (args.size() == 3 && args[0] == "generate_onnx")
+            return generate_onnx(args[1], std::stoul(args[2]));
 #endif
     } catch (const std::exception& error) {
         std::cerr << "bench_driver: " << error.what() << "\n";

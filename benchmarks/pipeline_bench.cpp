@@ -29,7 +29,7 @@ std::string tiny_model() {
 // Requests on one or more compiled models; each callback restarts its request until `total`
 // runs have been started, and the last completion wakes run().
 class Chain {
-public:
+  public:
     void add(vireo::InferRequest request) {
         const size_t index = m_requests.size();
         m_requests.push_back(request);
@@ -61,7 +61,7 @@ public:
         return !m_failed.load();
     }
 
-private:
+  private:
     std::vector<vireo::InferRequest> m_requests;
     uint64_t m_total = 0;
     std::atomic<uint64_t> m_started{0};
@@ -92,12 +92,13 @@ void BM_MockRemotePipeline(benchmark::State& state) {
     for (auto _ : state) {
         if (!chain.run(per_iteration)) state.SkipWithError("an inference failed");
     }
-    const double items = static_cast<double>(per_iteration) * static_cast<double>(state.iterations());
+    const double items =
+        static_cast<double>(per_iteration) * static_cast<double>(state.iterations());
     state.SetItemsProcessed(static_cast<int64_t>(items));
     state.counters["fps"] = benchmark::Counter(items, benchmark::Counter::kIsRate);
     // Ideal: every instance busy all the time, one inference per L.
-    state.counters["efficiency"] = benchmark::Counter(
-        items * latency * 1e-6 / instances, benchmark::Counter::kIsRate);
+    state.counters["efficiency"] =
+        benchmark::Counter(items * latency * 1e-6 / instances, benchmark::Counter::kIsRate);
     state.counters["latency_us"] = latency;
 }
 BENCHMARK(BM_MockRemotePipeline)

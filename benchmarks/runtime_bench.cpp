@@ -55,9 +55,9 @@ BENCHMARK(BM_BareArithmetic);
 // inline on the caller's thread; 0 (the device default: 2 threads on 2 cores) hops to a stream.
 void BM_TemplateInferSync(benchmark::State& state) {
     vireo::Core core;
-    auto compiled = core.compile_model(golden("tiny"), "TEMPLATE",
-                                       {vireo::inference_num_threads(static_cast<int32_t>(
-                                           state.range(0)))});
+    auto compiled =
+        core.compile_model(golden("tiny"), "TEMPLATE",
+                           {vireo::inference_num_threads(static_cast<int32_t>(state.range(0)))});
     auto request = compiled.create_infer_request();
     request.set_tensor("x", input_of_tiny());
     request.infer();
@@ -94,7 +94,8 @@ BENCHMARK(BM_MockRemoteAsyncRoundTrip)->Unit(benchmark::kMicrosecond);
 // set_tensor with a user buffer (wrapped, not copied), the per-call cost of binding.
 void BM_SetTensorUserBuffer(benchmark::State& state) {
     vireo::Core core;
-    auto compiled = core.compile_model(golden("tiny"), "TEMPLATE", {vireo::inference_num_threads(1)});
+    auto compiled =
+        core.compile_model(golden("tiny"), "TEMPLATE", {vireo::inference_num_threads(1)});
     auto request = compiled.create_infer_request();
     std::vector<float> buffer(10, 1.f);
     for (auto _ : state) {
@@ -142,7 +143,11 @@ void BM_DispatchStreamsExecutor(benchmark::State& state) {
     vireo::sdk::CPUStreamsExecutor executor({"BenchStreams", static_cast<int>(state.range(0)), 1});
     dispatch(state, executor);
 }
-BENCHMARK(BM_DispatchStreamsExecutor)->ArgName("streams")->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DispatchStreamsExecutor)
+    ->ArgName("streams")
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMicrosecond);
 void BM_DispatchWaitExecutor(benchmark::State& state) {
     // Configured as a device instance's wait executor (4 single-thread streams, MOCK_REMOTE's).
     auto manager = vireo::sdk::ExecutorManager::get();

@@ -11,7 +11,8 @@ bool TextCodec<bool>::from_text(const std::string& t) {
     std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::toupper(c); });
     if (v == "YES" || v == "TRUE" || v == "1" || v == "ON") return true;
     if (v == "NO" || v == "FALSE" || v == "0" || v == "OFF") return false;
-    throw_error<InvalidArgument>("cannot read '", t, "' as bool (expected YES/NO, true/false or 1/0)");
+    throw_error<InvalidArgument>("cannot read '", t,
+                                 "' as bool (expected YES/NO, true/false or 1/0)");
 }
 
 namespace {
@@ -57,8 +58,10 @@ AnyMap read_map(const std::string& text, size_t& pos, int depth = 1) {
             pos = end;
         }
         while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
-        if (pos < text.size() && text[pos] == ',') ++pos;
-        else if (pos >= text.size() || text[pos] != '}') fail("expected ',' or '}'");
+        if (pos < text.size() && text[pos] == ',')
+            ++pos;
+        else if (pos >= text.size() || text[pos] != '}')
+            fail("expected ',' or '}'");
     }
 }
 
@@ -78,10 +81,12 @@ AnyMap TextCodec<AnyMap>::from_text(const std::string& text) {
     while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
     if (pos >= text.size()) return {};
     if (text[pos] != '{')
-        throw_error<InvalidArgument>("cannot read '", text, "' as a map: expected '{KEY:VALUE,...}'");
+        throw_error<InvalidArgument>("cannot read '", text,
+                                     "' as a map: expected '{KEY:VALUE,...}'");
     AnyMap map = read_map(text, pos);
     if (!trimmed(text, pos, text.size()).empty())
-        throw_error<InvalidArgument>("cannot read '", text, "' as a map: text after the closing '}'");
+        throw_error<InvalidArgument>("cannot read '", text,
+                                     "' as a map: text after the closing '}'");
     return map;
 }
 

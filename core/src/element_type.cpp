@@ -41,18 +41,25 @@ constexpr std::array<TypeInfo, 18> kTypes{{
     {TypeId::f64, 64, "f64", "FP64", true, false, true},
 }};
 
-const TypeInfo& info(TypeId id) { return kTypes[static_cast<size_t>(id)]; }
+const TypeInfo& info(TypeId id) {
+    return kTypes[static_cast<size_t>(id)];
+}
 
 std::string upper(std::string_view s) {
     std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::toupper(c); });
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return std::toupper(c); });
     return out;
 }
 
 }  // namespace
 
-size_t Type::bitwidth() const { return info(m_id).bits; }
-size_t Type::size() const { return (bitwidth() + 7) / 8; }
+size_t Type::bitwidth() const {
+    return info(m_id).bits;
+}
+size_t Type::size() const {
+    return (bitwidth() + 7) / 8;
+}
 
 size_t Type::bytes_for(size_t count) const {
     const size_t bits = bitwidth();
@@ -60,19 +67,32 @@ size_t Type::bytes_for(size_t count) const {
     if (bits >= 8) {
         const size_t bytes = bits / 8;
         if (count > SIZE_MAX / bytes)
-            throw_error<InvalidArgument>(count, " elements of ", name(), " overflow the addressable size");
+            throw_error<InvalidArgument>(count, " elements of ", name(),
+                                         " overflow the addressable size");
         return count * bytes;
     }
     const size_t per_byte = 8 / bits;
     return count / per_byte + (count % per_byte ? 1 : 0);
 }
 
-std::string_view Type::name() const { return info(m_id).name; }
-std::string_view Type::precision() const { return info(m_id).precision; }
-bool Type::is_real() const { return info(m_id).real; }
-bool Type::is_integral() const { return info(m_id).integral; }
-bool Type::is_integral_number() const { return info(m_id).integral && m_id != TypeId::boolean; }
-bool Type::is_signed() const { return info(m_id).is_signed; }
+std::string_view Type::name() const {
+    return info(m_id).name;
+}
+std::string_view Type::precision() const {
+    return info(m_id).precision;
+}
+bool Type::is_real() const {
+    return info(m_id).real;
+}
+bool Type::is_integral() const {
+    return info(m_id).integral;
+}
+bool Type::is_integral_number() const {
+    return info(m_id).integral && m_id != TypeId::boolean;
+}
+bool Type::is_signed() const {
+    return info(m_id).is_signed;
+}
 
 Type Type::from_name(std::string_view text) {
     const std::string key = upper(text);
@@ -114,6 +134,8 @@ bool Type::merge(Type& dst, const Type& a, const Type& b) {
     return false;
 }
 
-std::ostream& operator<<(std::ostream& out, const Type& type) { return out << type.name(); }
+std::ostream& operator<<(std::ostream& out, const Type& type) {
+    return out << type.name();
+}
 
 }  // namespace vireo::element

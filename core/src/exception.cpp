@@ -5,13 +5,20 @@ namespace vireo {
 
 const char* to_string(ErrorKind kind) {
     switch (kind) {
-    case ErrorKind::kGeneral: return "general error";
-    case ErrorKind::kNotFound: return "not found";
-    case ErrorKind::kInvalidArgument: return "invalid argument";
-    case ErrorKind::kNotImplemented: return "not implemented";
-    case ErrorKind::kBusy: return "busy";
-    case ErrorKind::kCancelled: return "cancelled";
-    case ErrorKind::kUnavailable: return "unavailable";
+        case ErrorKind::kGeneral:
+            return "general error";
+        case ErrorKind::kNotFound:
+            return "not found";
+        case ErrorKind::kInvalidArgument:
+            return "invalid argument";
+        case ErrorKind::kNotImplemented:
+            return "not implemented";
+        case ErrorKind::kBusy:
+            return "busy";
+        case ErrorKind::kCancelled:
+            return "cancelled";
+        case ErrorKind::kUnavailable:
+            return "unavailable";
     }
     return "unknown";
 }
@@ -25,13 +32,20 @@ void rethrow_with_context(std::exception_ptr error, const std::string& context) 
         const std::string message =
             what.rfind(context + ": ", 0) == 0 ? what : context + ": " + what;
         switch (e.kind()) {
-        case ErrorKind::kNotFound: throw NotFound(message);
-        case ErrorKind::kInvalidArgument: throw InvalidArgument(message);
-        case ErrorKind::kNotImplemented: throw NotImplemented(message);
-        case ErrorKind::kBusy: throw Busy(message);
-        case ErrorKind::kCancelled: throw Cancelled(message);
-        case ErrorKind::kUnavailable: throw Unavailable(message);
-        case ErrorKind::kGeneral: break;
+            case ErrorKind::kNotFound:
+                throw NotFound(message);
+            case ErrorKind::kInvalidArgument:
+                throw InvalidArgument(message);
+            case ErrorKind::kNotImplemented:
+                throw NotImplemented(message);
+            case ErrorKind::kBusy:
+                throw Busy(message);
+            case ErrorKind::kCancelled:
+                throw Cancelled(message);
+            case ErrorKind::kUnavailable:
+                throw Unavailable(message);
+            case ErrorKind::kGeneral:
+                break;
         }
         throw Exception(message);
     } catch (const std::exception& e) {

@@ -8,14 +8,18 @@ uint16_t float16::from_float(float value) {
     std::memcpy(&x, &value, sizeof x);
     const uint32_t sign = (x >> 16) & 0x8000u;
     const uint32_t abs = x & 0x7fffffffu;
-    if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u | ((abs >> 13) & 0x3ffu));  // NaN
-    if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to >= 65520: inf
+    if (abs > 0x7f800000u)
+        return static_cast<uint16_t>(sign | 0x7e00u | ((abs >> 13) & 0x3ffu));  // NaN
+    if (abs >= 0x477ff000u)
+        return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to >= 65520: inf
     if (abs < 0x38800000u) {
         // Result is subnormal or zero: value = m * 2^-24 with m < 1024.
-        if (abs < 0x33000000u) return static_cast<uint16_t>(sign);  // below half the smallest subnormal
+        if (abs < 0x33000000u)
+            return static_cast<uint16_t>(sign);  // below half the smallest subnormal
         const uint32_t exp = abs >> 23;
         const uint32_t mant = (abs & 0x7fffffu) | 0x800000u;
-        const uint32_t shift = 126u - exp;  // 14 + (113 - exp) + ...: bits to drop from the 24-bit mantissa
+        const uint32_t shift =
+            126u - exp;  // 14 + (113 - exp) + ...: bits to drop from the 24-bit mantissa
         const uint32_t kept = mant >> shift;
         const uint32_t rest = mant & ((1u << shift) - 1u);
         const uint32_t half = 1u << (shift - 1u);
@@ -26,7 +30,8 @@ uint16_t float16::from_float(float value) {
     // Normal: rebias exponent from 127 to 15 and round the mantissa from 23 to 10 bits.
     uint32_t result = ((abs >> 23) - 112u) << 10 | ((abs >> 13) & 0x3ffu);
     const uint32_t rest = abs & 0x1fffu;
-    if (rest > 0x1000u || (rest == 0x1000u && (result & 1u))) ++result;  // may carry into the exponent: correct
+    if (rest > 0x1000u || (rest == 0x1000u && (result & 1u)))
+        ++result;  // may carry into the exponent: correct
     return static_cast<uint16_t>(sign | result);
 }
 

@@ -11,7 +11,7 @@ namespace vireo {
 /// wrapping tensors point into memory someone else keeps alive (m_memory may hold a keep-alive
 /// such as a mapped file or the tensor a view was cut from).
 class HostTensor final : public sdk::ITensor {
-public:
+  public:
     /// Owning, zero-filled.
     HostTensor(element::Type type, const Shape& shape);
     /// Wrapping `ptr`; `strides` empty means contiguous. `keep_alive` is held, not used.
@@ -24,7 +24,7 @@ public:
     const Strides& get_strides() const override { return m_strides; }
     void* data() const override { return m_ptr; }
 
-private:
+  private:
     void allocate(size_t bytes);
 
     element::Type m_type;

@@ -15,12 +15,14 @@ namespace {
 void check_type(const NodePtr& node, const char* type, const char* role) {
     if (!node) throw_error<InvalidArgument>("model: empty ", role);
     if (node->get_type_name() != type)
-        throw_error<InvalidArgument>("model: ", node->describe(), " was given as a ", role, " but is not a ", type);
+        throw_error<InvalidArgument>("model: ", node->describe(), " was given as a ", role,
+                                     " but is not a ", type);
 }
 
 }  // namespace
 
-Model::Model(const OutputVector& outputs, const ParameterVector& parameters, const std::string& name)
+Model::Model(const OutputVector& outputs, const ParameterVector& parameters,
+             const std::string& name)
     : m_name(name), m_parameters(parameters) {
     for (const auto& out : outputs) {
         if (!out) throw_error<InvalidArgument>("model: empty output");
@@ -34,8 +36,8 @@ Model::Model(const OutputVector& outputs, const ParameterVector& parameters, con
     get_ordered_ops();  // checks parameters and cycles
 }
 
-Model::Model(const ResultVector& results, const SinkVector& sinks, const ParameterVector& parameters,
-             const std::string& name)
+Model::Model(const ResultVector& results, const SinkVector& sinks,
+             const ParameterVector& parameters, const std::string& name)
     : m_name(name), m_parameters(parameters), m_results(results), m_sinks(sinks) {
     for (const auto& r : m_results) check_type(r, "Result", "result");
     for (const auto& p : m_parameters) check_type(p, "Parameter", "parameter");
@@ -65,30 +67,37 @@ OutputVector Model::outputs() const {
 
 Output Model::input(size_t i) const {
     if (i >= m_parameters.size())
-        throw_error<NotFound>("model '", m_name, "' has no input ", i, " (it has ", m_parameters.size(), ")");
+        throw_error<NotFound>("model '", m_name, "' has no input ", i, " (it has ",
+                              m_parameters.size(), ")");
     return Output(m_parameters[i], 0);
 }
 
 Output Model::output(size_t i) const {
     if (i >= m_results.size())
-        throw_error<NotFound>("model '", m_name, "' has no output ", i, " (it has ", m_results.size(), ")");
+        throw_error<NotFound>("model '", m_name, "' has no output ", i, " (it has ",
+                              m_results.size(), ")");
     return Output(m_results[i], 0);
 }
 
 namespace {
-Output find_by_name(const OutputVector& ports, const std::string& name, const std::string& model, const char* what) {
+Output find_by_name(const OutputVector& ports, const std::string& name, const std::string& model,
+                    const char* what) {
     std::string known;
     for (const auto& p : ports) {
         if (p.get_names().count(name)) return p;
         for (const auto& n : p.get_names()) known += (known.empty() ? "" : ", ") + n;
     }
-    throw_error<NotFound>("model '", model, "' has no ", what, " named '", name, "' (", what, "s: ",
-                          known.empty() ? "none named" : known, ")");
+    throw_error<NotFound>("model '", model, "' has no ", what, " named '", name, "' (", what,
+                          "s: ", known.empty() ? "none named" : known, ")");
 }
 }  // namespace
 
-Output Model::input(const std::string& name) const { return find_by_name(inputs(), name, m_name, "input"); }
-Output Model::output(const std::string& name) const { return find_by_name(outputs(), name, m_name, "output"); }
+Output Model::input(const std::string& name) const {
+    return find_by_name(inputs(), name, m_name, "input");
+}
+Output Model::output(const std::string& name) const {
+    return find_by_name(outputs(), name, m_name, "output");
+}
 
 NodeVector Model::get_ordered_ops() const {
     NodeVector order;
@@ -115,10 +124,12 @@ NodeVector Model::get_ordered_ops() const {
                 Node* child = src.get_node();
                 int& s = state[child];
                 if (s == 1)
-                    throw_error<InvalidArgument>("model '", m_name, "' has a cycle through ", child->describe());
+                    throw_error<InvalidArgument>("model '", m_name, "' has a cycle through ",
+                                                 child->describe());
                 if (s == 0) {
                     if (child->get_type_name() == "Parameter")
-                        throw_error<InvalidArgument>("model '", m_name, "' uses ", child->describe(),
+                        throw_error<InvalidArgument>("model '", m_name, "' uses ",
+                                                     child->describe(),
                                                      " which is not among its parameters");
                     s = 1;
                     owner[child] = src.get_node_shared_ptr();
@@ -142,7 +153,8 @@ std::shared_ptr<Model> Model::clone() const {
     std::unordered_map<const Node*, NodePtr> copies;
     for (const auto& node : get_ordered_ops()) {
         OutputVector inputs;
-        for (const auto& in : node->input_values()) inputs.emplace_back(copies.at(in.get_node()), in.get_index());
+        for (const auto& in : node->input_values())
+            inputs.emplace_back(copies.at(in.get_node()), in.get_index());
         copies[node.get()] = node->clone_with_new_inputs(inputs);
     }
     auto map_all = [&](const NodeVector& nodes) {
@@ -150,7 +162,8 @@ std::shared_ptr<Model> Model::clone() const {
         for (const auto& n : nodes) out.push_back(copies.at(n.get()));
         return out;
     };
-    auto model = std::make_shared<Model>(map_all(m_results), map_all(m_sinks), map_all(m_parameters), m_name);
+    auto model = std::make_shared<Model>(map_all(m_results), map_all(m_sinks),
+                                         map_all(m_parameters), m_name);
     model->m_rt_info = m_rt_info;
     model->m_so = m_so;
     return model;
@@ -161,7 +174,8 @@ void Model::reshape(const std::map<Output, PartialShape>& shapes) {
     for (const auto& [port, shape] : shapes) {
         Node* node = port.get_node();
         if (!node || node->get_type_name() != "Parameter" ||
-            std::none_of(m_parameters.begin(), m_parameters.end(), [&](const NodePtr& p) { return p.get() == node; }))
+            std::none_of(m_parameters.begin(), m_parameters.end(),
+                         [&](const NodePtr& p) { return p.get() == node; }))
             throw_error<NotFound>("reshape: the port is not an input of model '", m_name, "'");
         previous.emplace(node, node->get_attribute<PartialShape>("shape"));
         node->set_attribute("shape", shape);
@@ -186,8 +200,8 @@ void Model::reshape(const std::map<std::string, PartialShape>& shapes) {
 
 void Model::reshape(const PartialShape& shape) {
     if (m_parameters.size() != 1)
-        throw_error<InvalidArgument>("reshape(shape) needs a model with one input; model '", m_name, "' has ",
-                                     m_parameters.size());
+        throw_error<InvalidArgument>("reshape(shape) needs a model with one input; model '", m_name,
+                                     "' has ", m_parameters.size());
     reshape(std::map<Output, PartialShape>{{input(0), shape}});
 }
 
@@ -196,7 +210,8 @@ std::vector<VariableInfo> Model::get_variables() const {
     for (const auto& node : get_ordered_ops()) {
         if (node->get_type_name() != "ReadValue") continue;
         const auto& id = node->get_attribute<std::string>("variable_id");
-        vars[id] = VariableInfo{id, node->get_output_element_type(0), node->get_output_partial_shape(0)};
+        vars[id] =
+            VariableInfo{id, node->get_output_element_type(0), node->get_output_partial_shape(0)};
     }
     std::vector<VariableInfo> out;
     for (auto& [id, v] : vars) out.push_back(v);
@@ -213,7 +228,9 @@ void Model::add_parameters(const ParameterVector& parameters) {
     m_parameters.insert(m_parameters.end(), parameters.begin(), parameters.end());
 }
 
-void Model::add_sinks(const SinkVector& sinks) { m_sinks.insert(m_sinks.end(), sinks.begin(), sinks.end()); }
+void Model::add_sinks(const SinkVector& sinks) {
+    m_sinks.insert(m_sinks.end(), sinks.begin(), sinks.end());
+}
 
 void Model::remove_result(const NodePtr& result) {
     m_results.erase(std::remove(m_results.begin(), m_results.end(), result), m_results.end());

@@ -15,15 +15,24 @@ std::atomic<uint64_t> g_next_instance_id{0};
 
 const char* attr_type_name(AttrType t) {
     switch (t) {
-    case AttrType::kBool: return "bool";
-    case AttrType::kInt: return "integer";
-    case AttrType::kFloat: return "number";
-    case AttrType::kString: return "string";
-    case AttrType::kIntList: return "list of integers";
-    case AttrType::kFloatList: return "list of numbers";
-    case AttrType::kStringList: return "list of strings";
-    case AttrType::kElementType: return "element type";
-    case AttrType::kShape: return "shape";
+        case AttrType::kBool:
+            return "bool";
+        case AttrType::kInt:
+            return "integer";
+        case AttrType::kFloat:
+            return "number";
+        case AttrType::kString:
+            return "string";
+        case AttrType::kIntList:
+            return "list of integers";
+        case AttrType::kFloatList:
+            return "list of numbers";
+        case AttrType::kStringList:
+            return "list of strings";
+        case AttrType::kElementType:
+            return "element type";
+        case AttrType::kShape:
+            return "shape";
     }
     return "?";
 }
@@ -32,22 +41,29 @@ const char* attr_type_name(AttrType t) {
 // float attribute, a single int for a list); returns false if it does not fit.
 bool coerce(AttrValue& value, AttrType type) {
     switch (type) {
-    case AttrType::kBool: return std::holds_alternative<bool>(value);
-    case AttrType::kInt: return std::holds_alternative<int64_t>(value);
-    case AttrType::kFloat:
-        if (auto* i = std::get_if<int64_t>(&value)) value = static_cast<double>(*i);
-        return std::holds_alternative<double>(value);
-    case AttrType::kString: return std::holds_alternative<std::string>(value);
-    case AttrType::kIntList:
-        if (auto* i = std::get_if<int64_t>(&value)) value = std::vector<int64_t>{*i};
-        return std::holds_alternative<std::vector<int64_t>>(value);
-    case AttrType::kFloatList:
-        if (auto* f = std::get_if<double>(&value)) value = std::vector<double>{*f};
-        if (auto* l = std::get_if<std::vector<int64_t>>(&value)) value = std::vector<double>(l->begin(), l->end());
-        return std::holds_alternative<std::vector<double>>(value);
-    case AttrType::kStringList: return std::holds_alternative<std::vector<std::string>>(value);
-    case AttrType::kElementType: return std::holds_alternative<element::Type>(value);
-    case AttrType::kShape: return std::holds_alternative<PartialShape>(value);
+        case AttrType::kBool:
+            return std::holds_alternative<bool>(value);
+        case AttrType::kInt:
+            return std::holds_alternative<int64_t>(value);
+        case AttrType::kFloat:
+            if (auto* i = std::get_if<int64_t>(&value)) value = static_cast<double>(*i);
+            return std::holds_alternative<double>(value);
+        case AttrType::kString:
+            return std::holds_alternative<std::string>(value);
+        case AttrType::kIntList:
+            if (auto* i = std::get_if<int64_t>(&value)) value = std::vector<int64_t>{*i};
+            return std::holds_alternative<std::vector<int64_t>>(value);
+        case AttrType::kFloatList:
+            if (auto* f = std::get_if<double>(&value)) value = std::vector<double>{*f};
+            if (auto* l = std::get_if<std::vector<int64_t>>(&value))
+                value = std::vector<double>(l->begin(), l->end());
+            return std::holds_alternative<std::vector<double>>(value);
+        case AttrType::kStringList:
+            return std::holds_alternative<std::vector<std::string>>(value);
+        case AttrType::kElementType:
+            return std::holds_alternative<element::Type>(value);
+        case AttrType::kShape:
+            return std::holds_alternative<PartialShape>(value);
     }
     return false;
 }
@@ -76,53 +92,75 @@ Output::Output(NodePtr node, size_t index) : m_node(std::move(node)), m_index(in
                                      m_node->get_output_size(), ")");
 }
 
-const element::Type& Output::get_element_type() const { return get_tensor_desc()->type; }
-const PartialShape& Output::get_partial_shape() const { return get_tensor_desc()->shape; }
+const element::Type& Output::get_element_type() const {
+    return get_tensor_desc()->type;
+}
+const PartialShape& Output::get_partial_shape() const {
+    return get_tensor_desc()->shape;
+}
 
 Shape Output::get_shape() const {
     const auto& ps = get_partial_shape();
     if (!ps.is_static())
-        throw_error<InvalidArgument>("output ", m_index, " of ", m_node->describe(), " has dynamic shape ", ps);
+        throw_error<InvalidArgument>("output ", m_index, " of ", m_node->describe(),
+                                     " has dynamic shape ", ps);
     return ps.to_shape();
 }
 
-const std::set<std::string>& Output::get_names() const { return get_tensor_desc()->names; }
+const std::set<std::string>& Output::get_names() const {
+    return get_tensor_desc()->names;
+}
 
 std::string Output::get_any_name() const {
     const auto& names = get_names();
-    if (names.empty()) throw_error<NotFound>("output ", m_index, " of ", m_node->describe(), " has no tensor names");
+    if (names.empty())
+        throw_error<NotFound>("output ", m_index, " of ", m_node->describe(),
+                              " has no tensor names");
     return *names.begin();
 }
 
-void Output::set_names(const std::set<std::string>& names) const { get_tensor_desc()->names = names; }
-void Output::add_names(const std::set<std::string>& names) const { get_tensor_desc()->names.insert(names.begin(), names.end()); }
-RTMap& Output::get_rt_info() const { return get_tensor_desc()->rt_info; }
+void Output::set_names(const std::set<std::string>& names) const {
+    get_tensor_desc()->names = names;
+}
+void Output::add_names(const std::set<std::string>& names) const {
+    get_tensor_desc()->names.insert(names.begin(), names.end());
+}
+RTMap& Output::get_rt_info() const {
+    return get_tensor_desc()->rt_info;
+}
 
 const std::shared_ptr<TensorDesc>& Output::get_tensor_desc() const {
     if (!m_node) throw_error<InvalidArgument>("empty output handle");
     return m_node->output_desc_ptr(m_index);
 }
 
-const Output& Input::get_source_output() const { return m_node->input_value(m_index); }
-void Input::replace_source_output(const Output& source) const { m_node->set_argument(m_index, source); }
+const Output& Input::get_source_output() const {
+    return m_node->input_value(m_index);
+}
+void Input::replace_source_output(const Output& source) const {
+    m_node->set_argument(m_index, source);
+}
 
 // ---- Node ----
 
-Node::Node(const OpDef& def, const OutputVector& inputs, std::map<std::string, AttrValue> attributes)
+Node::Node(const OpDef& def, const OutputVector& inputs,
+           std::map<std::string, AttrValue> attributes)
     : m_def(&def), m_instance_id(g_next_instance_id++), m_inputs(inputs) {
     for (size_t i = 0; i < inputs.size(); ++i)
         if (!inputs[i]) throw_error<InvalidArgument>(describe(), ": input ", i, " is empty");
     if (inputs.size() < def.min_inputs || inputs.size() > def.max_inputs) {
-        throw_error<InvalidArgument>(describe(), ": takes ", def.min_inputs,
-                                     def.min_inputs == def.max_inputs ? "" : ".." + std::to_string(def.max_inputs),
-                                     " inputs, got ", inputs.size());
+        throw_error<InvalidArgument>(
+            describe(), ": takes ", def.min_inputs,
+            def.min_inputs == def.max_inputs ? "" : ".." + std::to_string(def.max_inputs),
+            " inputs, got ", inputs.size());
     }
     for (auto& [name, value] : attributes) {
         const AttrSpec* spec = def.find_attribute(name);
         if (!spec) throw_error<InvalidArgument>(describe(), ": unknown attribute '", name, "'");
         if (!coerce(value, spec->type))
-            throw_error<InvalidArgument>(describe(), ": attribute '", name, "' must be a ", attr_type_name(spec->type),
-                                         ", got '", attr_to_string(value), "'");
+            throw_error<InvalidArgument>(describe(), ": attribute '", name, "' must be a ",
+                                         attr_type_name(spec->type), ", got '",
+                                         attr_to_string(value), "'");
         if (!spec->choices.empty()) {
             const auto& s = std::get<std::string>(value);
             bool ok = false;
@@ -130,13 +168,16 @@ Node::Node(const OpDef& def, const OutputVector& inputs, std::map<std::string, A
             if (!ok) {
                 std::string allowed;
                 for (const auto& c : spec->choices) allowed += (allowed.empty() ? "" : ", ") + c;
-                throw_error<InvalidArgument>(describe(), ": attribute '", name, "' is '", s, "', expected one of: ", allowed);
+                throw_error<InvalidArgument>(describe(), ": attribute '", name, "' is '", s,
+                                             "', expected one of: ", allowed);
             }
         }
     }
     for (const auto& spec : def.attributes) {
         if (attributes.count(spec.name)) continue;
-        if (!spec.default_value) throw_error<InvalidArgument>(describe(), ": required attribute '", spec.name, "' is missing");
+        if (!spec.default_value)
+            throw_error<InvalidArgument>(describe(), ": required attribute '", spec.name,
+                                         "' is missing");
         attributes.emplace(spec.name, *spec.default_value);
     }
     m_attributes = std::move(attributes);
@@ -165,15 +206,22 @@ Node::~Node() {
     }
 }
 
-const std::string& Node::get_type_name() const { return m_def->type; }
-int Node::get_version() const { return m_def->version; }
+const std::string& Node::get_type_name() const {
+    return m_def->type;
+}
+int Node::get_version() const {
+    return m_def->version;
+}
 
 const std::string& Node::get_friendly_name() const {
-    if (m_friendly_name.empty()) m_friendly_name = m_def->type + "_" + std::to_string(m_instance_id);
+    if (m_friendly_name.empty())
+        m_friendly_name = m_def->type + "_" + std::to_string(m_instance_id);
     return m_friendly_name;
 }
 
-std::string Node::describe() const { return m_def->type + " '" + get_friendly_name() + "'"; }
+std::string Node::describe() const {
+    return m_def->type + " '" + get_friendly_name() + "'";
+}
 
 Input Node::input(size_t i) {
     if (i >= m_inputs.size()) throw_error<InvalidArgument>(describe(), " has no input ", i);
@@ -191,7 +239,9 @@ void Node::set_argument(size_t i, const Output& source) {
     m_inputs[i] = source;
 }
 
-Output Node::output(size_t i) { return Output(shared_from_this(), i); }
+Output Node::output(size_t i) {
+    return Output(shared_from_this(), i);
+}
 
 OutputVector Node::outputs() {
     OutputVector out;
@@ -211,7 +261,8 @@ std::shared_ptr<TensorDesc>& Node::output_desc_ptr(size_t i) {
 
 Shape Node::get_output_shape(size_t i) const {
     const auto& ps = get_output_partial_shape(i);
-    if (!ps.is_static()) throw_error<InvalidArgument>("output ", i, " of ", describe(), " has dynamic shape ", ps);
+    if (!ps.is_static())
+        throw_error<InvalidArgument>("output ", i, " of ", describe(), " has dynamic shape ", ps);
     return ps.to_shape();
 }
 
@@ -219,7 +270,8 @@ void Node::set_attribute(const std::string& name, AttrValue value) {
     const AttrSpec* spec = m_def->find_attribute(name);
     if (!spec) throw_error<InvalidArgument>(describe(), ": unknown attribute '", name, "'");
     if (!coerce(value, spec->type))
-        throw_error<InvalidArgument>(describe(), ": attribute '", name, "' must be a ", attr_type_name(spec->type));
+        throw_error<InvalidArgument>(describe(), ": attribute '", name, "' must be a ",
+                                     attr_type_name(spec->type));
     m_attributes[name] = std::move(value);
 }
 
@@ -284,8 +336,8 @@ void Node::set_constant_value(Tensor value) {
     validate_and_infer_types();
 }
 
-NodePtr make_node(const std::string& type, const OutputVector& inputs, std::map<std::string, AttrValue> attributes,
-                  int version) {
+NodePtr make_node(const std::string& type, const OutputVector& inputs,
+                  std::map<std::string, AttrValue> attributes, int version) {
     auto& registry = OpRegistry::instance();
     const OpDef* def = version < 0 ? &registry.latest(type) : registry.find(type, version);
     if (!def) throw_error<NotFound>("op ", type, " version ", version, " is not registered");
@@ -294,7 +346,8 @@ NodePtr make_node(const std::string& type, const OutputVector& inputs, std::map<
     return node;
 }
 
-NodePtr make_node(const std::string& type, const OutputVector& inputs, std::map<std::string, AttrValue> attributes,
+NodePtr make_node(const std::string& type, const OutputVector& inputs,
+                  std::map<std::string, AttrValue> attributes,
                   std::vector<std::shared_ptr<Model>> bodies, int version) {
     auto& registry = OpRegistry::instance();
     const OpDef* def = version < 0 ? &registry.latest(type) : registry.find(type, version);
@@ -309,20 +362,45 @@ std::optional<std::vector<int64_t>> InferInput::int_values() const {
     if (!value) return std::nullopt;
     std::vector<int64_t> out;
     switch (value.get_element_type().id()) {
-    case element::TypeId::boolean:
-    case element::TypeId::u8: append_values<uint8_t>(value, out); break;
-    case element::TypeId::i8: append_values<int8_t>(value, out); break;
-    case element::TypeId::u16: append_values<uint16_t>(value, out); break;
-    case element::TypeId::i16: append_values<int16_t>(value, out); break;
-    case element::TypeId::u32: append_values<uint32_t>(value, out); break;
-    case element::TypeId::i32: append_values<int32_t>(value, out); break;
-    case element::TypeId::u64: append_values<uint64_t>(value, out); break;
-    case element::TypeId::i64: append_values<int64_t>(value, out); break;
-    case element::TypeId::f16: append_values<float16>(value, out); break;
-    case element::TypeId::bf16: append_values<bfloat16>(value, out); break;
-    case element::TypeId::f32: append_values<float>(value, out); break;
-    case element::TypeId::f64: append_values<double>(value, out); break;
-    default: return std::nullopt;
+        case element::TypeId::boolean:
+        case element::TypeId::u8:
+            append_values<uint8_t>(value, out);
+            break;
+        case element::TypeId::i8:
+            append_values<int8_t>(value, out);
+            break;
+        case element::TypeId::u16:
+            append_values<uint16_t>(value, out);
+            break;
+        case element::TypeId::i16:
+            append_values<int16_t>(value, out);
+            break;
+        case element::TypeId::u32:
+            append_values<uint32_t>(value, out);
+            break;
+        case element::TypeId::i32:
+            append_values<int32_t>(value, out);
+            break;
+        case element::TypeId::u64:
+            append_values<uint64_t>(value, out);
+            break;
+        case element::TypeId::i64:
+            append_values<int64_t>(value, out);
+            break;
+        case element::TypeId::f16:
+            append_values<float16>(value, out);
+            break;
+        case element::TypeId::bf16:
+            append_values<bfloat16>(value, out);
+            break;
+        case element::TypeId::f32:
+            append_values<float>(value, out);
+            break;
+        case element::TypeId::f64:
+            append_values<double>(value, out);
+            break;
+        default:
+            return std::nullopt;
     }
     return out;
 }

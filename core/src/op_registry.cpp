@@ -17,23 +17,28 @@ OpRegistry& OpRegistry::instance() {
     return registry;
 }
 
-OpRegistry::OpRegistry() { register_standard_ops(*this); }
+OpRegistry::OpRegistry() {
+    register_standard_ops(*this);
+}
 
 void OpRegistry::add(OpDef def) {
     if (def.type.empty()) throw_error<InvalidArgument>("an op definition needs a type name");
     if (!def.infer) throw_error<InvalidArgument>("op ", def.type, " has no inference function");
-    if (def.min_inputs > def.max_inputs) throw_error<InvalidArgument>("op ", def.type, ": min_inputs > max_inputs");
+    if (def.min_inputs > def.max_inputs)
+        throw_error<InvalidArgument>("op ", def.type, ": min_inputs > max_inputs");
     std::lock_guard<std::mutex> lock(m_mutex);
     auto& versions = m_defs[def.type];
     const auto key = std::make_pair(def.domain, def.version);
     if (versions.count(key))
         throw_error<InvalidArgument>("op ", def.type, " version ", def.version,
-                                     def.domain.empty() ? "" : " in domain " + def.domain, " is already registered");
+                                     def.domain.empty() ? "" : " in domain " + def.domain,
+                                     " is already registered");
     for (const auto& alias : def.aliases) m_aliases[alias] = def.type;
     versions.emplace(key, std::make_unique<OpDef>(std::move(def)));
 }
 
-const OpDef* OpRegistry::find(const std::string& type, int version, const std::string& domain) const {
+const OpDef* OpRegistry::find(const std::string& type, int version,
+                              const std::string& domain) const {
     std::lock_guard<std::mutex> lock(m_mutex);
     auto it = m_defs.find(type);
     if (it == m_defs.end()) return nullptr;
@@ -49,7 +54,8 @@ const OpDef& OpRegistry::resolve(const std::string& type, const std::string& ver
         if (alias != m_aliases.end()) it = m_defs.find(alias->second);
     }
     if (it == m_defs.end())
-        throw_error<NotFound>("unknown op type '", type, "' (version '", version, "'): no such op is registered");
+        throw_error<NotFound>("unknown op type '", type, "' (version '", version,
+                              "'): no such op is registered");
     int number = -1;
     if (version.rfind("opset", 0) == 0) {
         const char* begin = version.data() + 5;
@@ -60,7 +66,8 @@ const OpDef& OpRegistry::resolve(const std::string& type, const std::string& ver
     const OpDef* best = nullptr;
     if (number > 0) {
         for (const auto& [key, def] : it->second)
-            if (key.first.empty() && key.second <= number && (!best || key.second > best->version)) best = def.get();
+            if (key.first.empty() && key.second <= number && (!best || key.second > best->version))
+                best = def.get();
     } else {
         for (const auto& [key, def] : it->second)
             if (key.first == version && (!best || key.second > best->version)) best = def.get();
@@ -68,8 +75,10 @@ const OpDef& OpRegistry::resolve(const std::string& type, const std::string& ver
     if (!best) {
         std::string known;
         for (const auto& [key, def] : it->second)
-            known += (known.empty() ? "" : ", ") + (key.first.empty() ? "opset" + std::to_string(key.second) : key.first);
-        throw_error<NotFound>("op type '", type, "' has no definition for version '", version, "' (known: ", known, ")");
+            known += (known.empty() ? "" : ", ") +
+                     (key.first.empty() ? "opset" + std::to_string(key.second) : key.first);
+        throw_error<NotFound>("op type '", type, "' has no definition for version '", version,
+                              "' (known: ", known, ")");
     }
     return *best;
 }
@@ -84,7 +93,9 @@ const OpDef& OpRegistry::latest(const std::string& type) const {
     const OpDef* best = nullptr;
     if (it != m_defs.end()) {
         for (const auto& [key, def] : it->second)
-            if (!best || (key.first.empty() && (!best->domain.empty() || key.second > best->version))) best = def.get();
+            if (!best ||
+                (key.first.empty() && (!best->domain.empty() || key.second > best->version)))
+                best = def.get();
     }
     if (!best) throw_error<NotFound>("unknown op type '", type, "': no such op is registered");
     return *best;

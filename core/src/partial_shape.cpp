@@ -11,9 +11,11 @@ namespace vireo {
 namespace {
 
 std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r'))
+    while (!s.empty() &&
+           (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r'))
         s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
+    while (!s.empty() &&
+           (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
         s.remove_suffix(1);
     return s;
 }
@@ -42,7 +44,9 @@ int64_t mul_sat(int64_t a, int64_t b) {
 
 Dimension::Dimension(value_type size) {
     if (size == -1) return;
-    if (size < -1) throw_error<InvalidArgument>("dimension ", size, " is invalid (must be >= -1, where -1 is dynamic)");
+    if (size < -1)
+        throw_error<InvalidArgument>("dimension ", size,
+                                     " is invalid (must be >= -1, where -1 is dynamic)");
     m_min = m_max = size;
 }
 
@@ -60,7 +64,8 @@ Dimension Dimension::parse(std::string_view text) {
     int64_t v = 0;
     if (dots == std::string_view::npos) {
         if (!parse_int(t, v) || v < 0)
-            throw_error<InvalidArgument>("cannot read dimension '", text, "' (expected N, ?, -1 or min..max)");
+            throw_error<InvalidArgument>("cannot read dimension '", text,
+                                         "' (expected N, ?, -1 or min..max)");
         return Dimension(v);
     }
     const auto lo = trim(t.substr(0, dots));
@@ -70,12 +75,16 @@ Dimension Dimension::parse(std::string_view text) {
         throw_error<InvalidArgument>("cannot read dimension '", text, "': bad lower bound");
     if (!hi.empty() && (!parse_int(hi, max) || max < 0))
         throw_error<InvalidArgument>("cannot read dimension '", text, "': bad upper bound");
-    if (min > max) throw_error<InvalidArgument>("cannot read dimension '", text, "': lower bound above upper bound");
+    if (min > max)
+        throw_error<InvalidArgument>("cannot read dimension '", text,
+                                     "': lower bound above upper bound");
     return Dimension(min, max);
 }
 
 Dimension::value_type Dimension::get_length() const {
-    if (!is_static()) throw_error<InvalidArgument>("dimension ", to_string(), " is dynamic; a static length was expected");
+    if (!is_static())
+        throw_error<InvalidArgument>("dimension ", to_string(),
+                                     " is dynamic; a static length was expected");
     return m_min;
 }
 
@@ -83,7 +92,9 @@ bool Dimension::compatible(const Dimension& other) const {
     return std::max(m_min, other.m_min) <= std::min(m_max, other.m_max);
 }
 
-bool Dimension::relaxes(const Dimension& other) const { return m_min <= other.m_min && m_max >= other.m_max; }
+bool Dimension::relaxes(const Dimension& other) const {
+    return m_min <= other.m_min && m_max >= other.m_max;
+}
 
 bool Dimension::merge(Dimension& dst, const Dimension& a, const Dimension& b) {
     const int64_t lo = std::max(a.m_min, b.m_min);
@@ -143,7 +154,9 @@ std::string Dimension::to_string() const {
     return out;
 }
 
-std::ostream& operator<<(std::ostream& out, const Dimension& dim) { return out << dim.to_string(); }
+std::ostream& operator<<(std::ostream& out, const Dimension& dim) {
+    return out << dim.to_string();
+}
 
 PartialShape::PartialShape(const Shape& shape) {
     m_dims.reserve(shape.size());
@@ -172,7 +185,8 @@ PartialShape PartialShape::dynamic(std::optional<size_t> rank) {
 PartialShape PartialShape::parse(std::string_view text) {
     std::string_view t = trim(text);
     if (!t.empty() && t.front() == '[') {
-        if (t.back() != ']') throw_error<InvalidArgument>("cannot read shape '", text, "': missing ']'");
+        if (t.back() != ']')
+            throw_error<InvalidArgument>("cannot read shape '", text, "': missing ']'");
         t = trim(t.substr(1, t.size() - 2));
     }
     if (t.empty()) return PartialShape();
@@ -181,7 +195,8 @@ PartialShape PartialShape::parse(std::string_view text) {
     size_t start = 0;
     while (true) {
         const size_t comma = t.find(',', start);
-        const auto item = t.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+        const auto item = t.substr(
+            start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
         try {
             p.m_dims.push_back(Dimension::parse(item));
         } catch (const Exception& e) {
@@ -203,11 +218,14 @@ size_t PartialShape::size() const {
 }
 
 bool PartialShape::is_static() const {
-    return !m_dynamic_rank && std::all_of(m_dims.begin(), m_dims.end(), [](const Dimension& d) { return d.is_static(); });
+    return !m_dynamic_rank && std::all_of(m_dims.begin(), m_dims.end(),
+                                          [](const Dimension& d) { return d.is_static(); });
 }
 
 Shape PartialShape::to_shape() const {
-    if (!is_static()) throw_error<InvalidArgument>("shape ", to_string(), " is dynamic; a static shape was expected");
+    if (!is_static())
+        throw_error<InvalidArgument>("shape ", to_string(),
+                                     " is dynamic; a static shape was expected");
     Shape s;
     s.reserve(m_dims.size());
     for (const auto& d : m_dims) s.push_back(static_cast<size_t>(d.get_length()));
@@ -218,7 +236,8 @@ Shape PartialShape::get_max_shape() const {
     if (m_dynamic_rank) throw_error<InvalidArgument>("shape of dynamic rank has no upper bound");
     Shape s;
     for (const auto& d : m_dims) {
-        if (!d.is_bounded()) throw_error<InvalidArgument>("shape ", to_string(), " has an unbounded dimension");
+        if (!d.is_bounded())
+            throw_error<InvalidArgument>("shape ", to_string(), " has an unbounded dimension");
         s.push_back(static_cast<size_t>(d.get_max_length()));
     }
     return s;
@@ -240,7 +259,9 @@ bool PartialShape::relaxes(const PartialShape& other) const {
     return true;
 }
 
-bool PartialShape::same_scheme(const PartialShape& other) const { return *this == other; }
+bool PartialShape::same_scheme(const PartialShape& other) const {
+    return *this == other;
+}
 
 bool PartialShape::merge_into(PartialShape& dst, const PartialShape& src) {
     if (dst.m_dynamic_rank) {
@@ -263,8 +284,12 @@ bool PartialShape::broadcast_merge_into(PartialShape& dst, const PartialShape& s
     std::vector<Dimension> out(rank);
     for (size_t i = 0; i < rank; ++i) {
         const size_t from_end = rank - 1 - i;
-        const Dimension a = from_end < dst.m_dims.size() ? dst.m_dims[dst.m_dims.size() - 1 - from_end] : Dimension(1);
-        const Dimension b = from_end < src.m_dims.size() ? src.m_dims[src.m_dims.size() - 1 - from_end] : Dimension(1);
+        const Dimension a = from_end < dst.m_dims.size()
+                                ? dst.m_dims[dst.m_dims.size() - 1 - from_end]
+                                : Dimension(1);
+        const Dimension b = from_end < src.m_dims.size()
+                                ? src.m_dims[src.m_dims.size() - 1 - from_end]
+                                : Dimension(1);
         if (!Dimension::broadcast_merge(out[i], a, b)) return false;
     }
     dst.m_dims = std::move(out);
@@ -272,12 +297,14 @@ bool PartialShape::broadcast_merge_into(PartialShape& dst, const PartialShape& s
 }
 
 Dimension& PartialShape::operator[](size_t i) {
-    if (m_dynamic_rank || i >= m_dims.size()) throw_error<InvalidArgument>("axis ", i, " is out of range for shape ", to_string());
+    if (m_dynamic_rank || i >= m_dims.size())
+        throw_error<InvalidArgument>("axis ", i, " is out of range for shape ", to_string());
     return m_dims[i];
 }
 
 const Dimension& PartialShape::operator[](size_t i) const {
-    if (m_dynamic_rank || i >= m_dims.size()) throw_error<InvalidArgument>("axis ", i, " is out of range for shape ", to_string());
+    if (m_dynamic_rank || i >= m_dims.size())
+        throw_error<InvalidArgument>("axis ", i, " is out of range for shape ", to_string());
     return m_dims[i];
 }
 
@@ -291,11 +318,14 @@ std::string PartialShape::to_string() const {
     return out + "]";
 }
 
-std::ostream& operator<<(std::ostream& out, const PartialShape& shape) { return out << shape.to_string(); }
+std::ostream& operator<<(std::ostream& out, const PartialShape& shape) {
+    return out << shape.to_string();
+}
 
 size_t normalize_axis(int64_t axis, int64_t rank, const std::string& what) {
     if (axis < -rank || axis >= rank)
-        throw_error<InvalidArgument>(what, ": axis ", axis, " is out of range [", -rank, ", ", rank - 1, "]");
+        throw_error<InvalidArgument>(what, ": axis ", axis, " is out of range [", -rank, ", ",
+                                     rank - 1, "]");
     return static_cast<size_t>(axis < 0 ? axis + rank : axis);
 }
 

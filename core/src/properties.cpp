@@ -7,8 +7,8 @@ namespace vireo {
 namespace {
 
 template <typename E, size_t N>
-std::istream& read_enum(std::istream& in, E& value, const std::array<std::pair<E, const char*>, N>& names,
-                        const char* what) {
+std::istream& read_enum(std::istream& in, E& value,
+                        const std::array<std::pair<E, const char*>, N>& names, const char* what) {
     std::string text;
     in >> text;
     for (const auto& [v, n] : names) {
@@ -23,7 +23,8 @@ std::istream& read_enum(std::istream& in, E& value, const std::array<std::pair<E
 }
 
 template <typename E, size_t N>
-std::ostream& write_enum(std::ostream& out, E value, const std::array<std::pair<E, const char*>, N>& names) {
+std::ostream& write_enum(std::ostream& out, E value,
+                         const std::array<std::pair<E, const char*>, N>& names) {
     for (const auto& [v, n] : names)
         if (v == value) return out << n;
     return out << "UNKNOWN";
@@ -47,15 +48,21 @@ constexpr std::array<std::pair<log::Level, const char*>, 6> kLevels{{
 }  // namespace
 
 namespace hint {
-std::ostream& operator<<(std::ostream& out, PerformanceMode mode) { return write_enum(out, mode, kModes); }
+std::ostream& operator<<(std::ostream& out, PerformanceMode mode) {
+    return write_enum(out, mode, kModes);
+}
 std::istream& operator>>(std::istream& in, PerformanceMode& mode) {
     return read_enum(in, mode, kModes, "performance mode");
 }
 }  // namespace hint
 
 namespace log {
-std::ostream& operator<<(std::ostream& out, Level level) { return write_enum(out, level, kLevels); }
-std::istream& operator>>(std::istream& in, Level& level) { return read_enum(in, level, kLevels, "log level"); }
+std::ostream& operator<<(std::ostream& out, Level level) {
+    return write_enum(out, level, kLevels);
+}
+std::istream& operator>>(std::istream& in, Level& level) {
+    return read_enum(in, level, kLevels, "log level");
+}
 }  // namespace log
 
 }  // namespace vireo

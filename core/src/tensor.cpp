@@ -15,7 +15,8 @@ namespace {
 
 // Copies a (possibly strided) host tensor into a contiguous buffer, or back. `to_dense` selects
 // the direction. Iterates the outer axes and copies the largest contiguous inner run at once.
-void strided_copy(char* strided, const Strides& strides, const Shape& shape, size_t elem, char* dense, bool to_dense) {
+void strided_copy(char* strided, const Strides& strides, const Shape& shape, size_t elem,
+                  char* dense, bool to_dense) {
     const size_t rank = shape.size();
     if (shape_size(shape) == 0) return;
     // Merge the innermost axes that are contiguous.
@@ -157,7 +158,8 @@ void copy_remote(const sdk::ITensor& src, sdk::ITensor& dst, bool reshape) {
 
 }  // namespace
 
-Tensor::Tensor(element::Type type, const Shape& shape) : m_impl(std::make_shared<HostTensor>(type, shape)) {}
+Tensor::Tensor(element::Type type, const Shape& shape)
+    : m_impl(std::make_shared<HostTensor>(type, shape)) {}
 
 Tensor::Tensor(element::Type type, const Shape& shape, void* host_ptr, const Strides& strides)
     : m_impl(std::make_shared<HostTensor>(type, shape, host_ptr, strides, nullptr)) {}
@@ -166,16 +168,19 @@ Tensor::Tensor(const Tensor& other, const Coordinate& begin, const Coordinate& e
     const auto& src = other.checked_impl();
     if (src.is_remote()) throw_error<InvalidArgument>("a region of interest needs a host tensor");
     const auto type = src.get_element_type();
-    if (type.is_sub_byte()) throw_error<InvalidArgument>("a region of interest is not supported for element type ", type);
+    if (type.is_sub_byte())
+        throw_error<InvalidArgument>("a region of interest is not supported for element type ",
+                                     type);
     const Shape& shape = src.get_shape();
     if (begin.size() != shape.size() || end.size() != shape.size())
-        throw_error<InvalidArgument>("region of interest needs ", shape.size(), " coordinates for shape ", shape);
+        throw_error<InvalidArgument>("region of interest needs ", shape.size(),
+                                     " coordinates for shape ", shape);
     Shape roi_shape(shape.size());
     size_t offset = 0;
     for (size_t i = 0; i < shape.size(); ++i) {
         if (begin[i] > end[i] || end[i] > shape[i])
-            throw_error<InvalidArgument>("region of interest [", begin[i], ", ", end[i], ") on axis ", i,
-                                         " is outside the tensor's shape ", shape);
+            throw_error<InvalidArgument>("region of interest [", begin[i], ", ", end[i],
+                                         ") on axis ", i, " is outside the tensor's shape ", shape);
         roi_shape[i] = end[i] - begin[i];
         offset += begin[i] * src.get_strides()[i];
     }
@@ -184,29 +189,48 @@ Tensor::Tensor(const Tensor& other, const Coordinate& begin, const Coordinate& e
     m_impl = std::make_shared<HostTensor>(type, roi_shape, base, src.get_strides(), other.m_impl);
 }
 
-Tensor Tensor::wrap_shared(element::Type type, const Shape& shape, const void* ptr, std::shared_ptr<void> owner) {
-    return Tensor(std::make_shared<HostTensor>(type, shape, const_cast<void*>(ptr), Strides{}, std::move(owner)));
+Tensor Tensor::wrap_shared(element::Type type, const Shape& shape, const void* ptr,
+                           std::shared_ptr<void> owner) {
+    return Tensor(std::make_shared<HostTensor>(type, shape, const_cast<void*>(ptr), Strides{},
+                                               std::move(owner)));
 }
 
-Tensor::Tensor(std::shared_ptr<sdk::ITensor> impl, std::shared_ptr<void> so) : m_so(std::move(so)), m_impl(std::move(impl)) {}
+Tensor::Tensor(std::shared_ptr<sdk::ITensor> impl, std::shared_ptr<void> so)
+    : m_so(std::move(so)), m_impl(std::move(impl)) {}
 
 const sdk::ITensor& Tensor::checked_impl() const {
     if (!m_impl) throw_error<InvalidArgument>("the tensor is empty (not initialised)");
     return *m_impl;
 }
 
-element::Type Tensor::get_element_type() const { return checked_impl().get_element_type(); }
-const Shape& Tensor::get_shape() const { return checked_impl().get_shape(); }
+element::Type Tensor::get_element_type() const {
+    return checked_impl().get_element_type();
+}
+const Shape& Tensor::get_shape() const {
+    return checked_impl().get_shape();
+}
 void Tensor::set_shape(const Shape& shape) {
     checked_impl();
     set_shape_of(*m_impl, shape, "", "");
 }
-const Strides& Tensor::get_strides() const { return checked_impl().get_strides(); }
-size_t Tensor::get_size() const { return checked_impl().get_size(); }
-size_t Tensor::get_byte_size() const { return checked_impl().get_byte_size(); }
-void* Tensor::data() const { return m_impl ? m_impl->data() : nullptr; }
-bool Tensor::is_continuous() const { return checked_impl().is_continuous(); }
-bool Tensor::is_remote() const { return checked_impl().is_remote(); }
+const Strides& Tensor::get_strides() const {
+    return checked_impl().get_strides();
+}
+size_t Tensor::get_size() const {
+    return checked_impl().get_size();
+}
+size_t Tensor::get_byte_size() const {
+    return checked_impl().get_byte_size();
+}
+void* Tensor::data() const {
+    return m_impl ? m_impl->data() : nullptr;
+}
+bool Tensor::is_continuous() const {
+    return checked_impl().is_continuous();
+}
+bool Tensor::is_remote() const {
+    return checked_impl().is_remote();
+}
 
 void Tensor::check_type(element::Type expected) const {
     const auto actual = get_element_type();

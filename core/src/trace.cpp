@@ -23,7 +23,9 @@ void set_observer(Observer observer) {
     g_enabled.store(g_observer != nullptr, std::memory_order_release);
 }
 
-bool enabled() { return g_enabled.load(std::memory_order_relaxed); }
+bool enabled() {
+    return g_enabled.load(std::memory_order_relaxed);
+}
 
 void emit(StageEvent event) {
     if (!enabled()) return;

@@ -243,9 +243,12 @@ void register_infer_request(py::module_& m) {
             "the current value as a Tensor; assign a Tensor or an array (copied) to set it")
         .def("get_state", &vireo::VariableState::get_state)
         .def(
-            "set_state", [](vireo::VariableState& s, py::handle value) { s.set_state(to_tensor(value, false)); },
+            "set_state",
+            [](vireo::VariableState& s, py::handle value) { s.set_state(to_tensor(value, false)); },
             py::arg("state"))
-        .def("__repr__", [](const vireo::VariableState& s) { return "<VariableState: '" + s.get_name() + "'>"; });
+        .def("__repr__", [](const vireo::VariableState& s) {
+            return "<VariableState: '" + s.get_name() + "'>";
+        });
 
     py::class_<Req, std::shared_ptr<Req>>(
         m, "InferRequest", "One inference request (CompiledModel.create_infer_request()).")

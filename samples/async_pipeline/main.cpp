@@ -44,18 +44,21 @@ bool same_bytes(const vireo::Tensor& a, const vireo::Tensor& b) {
 
 std::string stage_line(const vireo::ProfilingInfo& row) {
     char line[160];
-    std::snprintf(line, sizeof line, "  %-24s %-12s %-16s %8lld us", row.node_name.c_str(), row.node_type.c_str(),
-                  row.exec_type.c_str(), static_cast<long long>(row.real_time.count()));
+    std::snprintf(line, sizeof line, "  %-24s %-12s %-16s %8lld us", row.node_name.c_str(),
+                  row.node_type.c_str(), row.exec_type.c_str(),
+                  static_cast<long long>(row.real_time.count()));
     return line;
 }
 
 int run(int argc, char** argv) {
-    gflags::SetUsageMessage("async_pipeline -m model.xml [-d DEVICE] [-nireq N] [-niter M] [-shape ...]");
+    gflags::SetUsageMessage(
+        "async_pipeline -m model.xml [-d DEVICE] [-nireq N] [-niter M] [-shape ...]");
     if (vireo::samples::show_help_if_asked(argc, argv, "samples/async_pipeline/")) return 0;
     gflags::ParseCommandLineFlags(&argc, &argv, true);
     google::InitGoogleLogging(argv[0]);
     FLAGS_logtostderr = true;
-    if (FLAGS_m.empty()) vireo::throw_error<vireo::InvalidArgument>("-m is required (path to the model .xml)");
+    if (FLAGS_m.empty())
+        vireo::throw_error<vireo::InvalidArgument>("-m is required (path to the model .xml)");
     if (FLAGS_nireq == 0 || FLAGS_niter == 0)
         vireo::throw_error<vireo::InvalidArgument>("-nireq and -niter must be at least 1");
 
@@ -68,8 +71,8 @@ int run(int argc, char** argv) {
         model->reshape(shapes);
     }
     auto compiled = core.compile_model(model, FLAGS_d, {vireo::enable_profiling(true)});
-    std::printf("Compiled %s on %s; optimal number of requests: %u\n", model->get_name().c_str(), FLAGS_d.c_str(),
-                compiled.get_property(vireo::optimal_number_of_infer_requests));
+    std::printf("Compiled %s on %s; optimal number of requests: %u\n", model->get_name().c_str(),
+                FLAGS_d.c_str(), compiled.get_property(vireo::optimal_number_of_infer_requests));
 
     // Each request gets its own inputs; its expected outputs come from one synchronous run.
     const uint32_t nireq = std::min(FLAGS_nireq, FLAGS_niter);
@@ -80,8 +83,9 @@ int run(int argc, char** argv) {
         for (size_t k = 0; k < compiled.inputs().size(); ++k) {
             const auto& port = compiled.inputs()[k];
             if (port.get_partial_shape().is_dynamic())
-                vireo::throw_error<vireo::InvalidArgument>("input '", port.get_any_name(), "' has dynamic shape ",
-                                                           port.get_partial_shape(), "; give it with -shape");
+                vireo::throw_error<vireo::InvalidArgument>(
+                    "input '", port.get_any_name(), "' has dynamic shape ",
+                    port.get_partial_shape(), "; give it with -shape");
             vireo::Tensor t(port.get_element_type(), port.get_shape());
             vireo::samples::fill_random(t, 1000 * r + k);
             requests[r].set_input_tensor(k, t);
@@ -102,7 +106,8 @@ int run(int argc, char** argv) {
             bool mismatch = false;
             if (!error) {
                 for (size_t k = 0; k < expected[r].size(); ++k)
-                    mismatch = mismatch || !same_bytes(request->get_output_tensor(k), expected[r][k]);
+                    mismatch =
+                        mismatch || !same_bytes(request->get_output_tensor(k), expected[r][k]);
             }
             std::unique_lock lock(progress.mutex);
             ++progress.completed;
@@ -136,15 +141,18 @@ int run(int argc, char** argv) {
         std::unique_lock lock(progress.mutex);
         progress.done_cv.wait(lock, [&] { return progress.in_flight == 0; });
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     for (auto& request : requests) request.wait();  // the last callbacks have returned
-    if (!progress.error.empty()) vireo::throw_error<vireo::Exception>("inference failed: ", progress.error);
+    if (!progress.error.empty())
+        vireo::throw_error<vireo::Exception>("inference failed: ", progress.error);
     if (progress.mismatches != 0)
-        vireo::throw_error<vireo::Exception>(progress.mismatches, " of ", progress.completed,
-                                                  " asynchronous results differ from the synchronous ones");
+        vireo::throw_error<vireo::Exception>(
+            progress.mismatches, " of ", progress.completed,
+            " asynchronous results differ from the synchronous ones");
 
-    std::printf("Completed %u inferences with %u requests in flight in %.2f ms\n", progress.completed, nireq,
-                seconds * 1e3);
+    std::printf("Completed %u inferences with %u requests in flight in %.2f ms\n",
+                progress.completed, nireq, seconds * 1e3);
     std::printf("Throughput: %.2f FPS\n", progress.completed / seconds);
     std::printf("All results match the synchronous run of the same inputs\n");
 
@@ -157,12 +165,16 @@ int run(int argc, char** argv) {
         else if (row.status == vireo::ProfilingInfo::Status::EXECUTED)
             ops.push_back(row);
     }
-    std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.real_time > b.real_time; });
+    std::sort(ops.begin(), ops.end(),
+              [](const auto& a, const auto& b) { return a.real_time > b.real_time; });
     if (!ops.empty()) std::printf("Slowest ops (of %zu executed):\n", ops.size());
-    for (size_t i = 0; i < ops.size() && i < FLAGS_top; ++i) std::printf("%s\n", stage_line(ops[i]).c_str());
+    for (size_t i = 0; i < ops.size() && i < FLAGS_top; ++i)
+        std::printf("%s\n", stage_line(ops[i]).c_str());
     return 0;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) { return vireo::samples::run_main(run, argc, argv); }
+int main(int argc, char** argv) {
+    return vireo::samples::run_main(run, argc, argv);
+}

@@ -52,11 +52,12 @@ std::vector<std::string> npy_files_in(const fs::path& folder) {
 void check_against_input(const Tensor& tensor, const Output& input, const std::string& file) {
     const std::string name = input.get_any_name();
     if (tensor.get_element_type() != input.get_element_type())
-        throw_error<InvalidArgument>("-i: '", file, "' holds ", tensor.get_element_type(), " data but input '",
-                                     name, "' is ", input.get_element_type());
+        throw_error<InvalidArgument>("-i: '", file, "' holds ", tensor.get_element_type(),
+                                     " data but input '", name, "' is ", input.get_element_type());
     if (!input.get_partial_shape().compatible(PartialShape(tensor.get_shape())))
-        throw_error<InvalidArgument>("-i: '", file, "' has shape ", tensor.get_shape(), " but input '", name,
-                                     "' has shape ", input.get_partial_shape());
+        throw_error<InvalidArgument>("-i: '", file, "' has shape ", tensor.get_shape(),
+                                     " but input '", name, "' has shape ",
+                                     input.get_partial_shape());
 }
 
 }  // namespace
@@ -72,8 +73,8 @@ InputData load_input_data(const std::string& text, const Model& model) {
         if (const size_t eq = item.find('='); eq != std::string::npos) {
             index = find_input(model, item.substr(0, eq));
             if (index < 0)
-                throw_error<InvalidArgument>("-i: '", item, "': the model has no input named '", item.substr(0, eq),
-                                             "'");
+                throw_error<InvalidArgument>("-i: '", item, "': the model has no input named '",
+                                             item.substr(0, eq), "'");
             path = item.substr(eq + 1);
         } else if (const size_t colon = item.rfind(':'); colon != std::string::npos) {
             index = find_input(model, item.substr(0, colon));
@@ -83,7 +84,8 @@ InputData load_input_data(const std::string& text, const Model& model) {
         if (!fs::exists(path, ec)) throw_error<NotFound>("-i: '", path, "' does not exist");
         if (fs::is_directory(path, ec)) {
             auto found = npy_files_in(path);
-            if (found.empty()) throw_error<InvalidArgument>("-i: folder '", path, "' has no .npy file");
+            if (found.empty())
+                throw_error<InvalidArgument>("-i: folder '", path, "' has no .npy file");
             if (index < 0 && inputs.size() > 1) {  // one <input name>.npy per input
                 for (size_t i = 0; i < inputs.size(); ++i) {
                     for (const auto& name : inputs[i].get_names()) {
@@ -102,7 +104,8 @@ InputData load_input_data(const std::string& text, const Model& model) {
         }
         if (index < 0) {
             if (inputs.size() != 1)
-                throw_error<InvalidArgument>("-i: '", item, "' does not say which of the model's ", inputs.size(),
+                throw_error<InvalidArgument>("-i: '", item, "' does not say which of the model's ",
+                                             inputs.size(),
                                              " inputs it is for (write name:file.npy)");
             index = 0;
         }
@@ -129,7 +132,8 @@ std::map<std::string, std::string> parse_layout_argument(const std::string& text
         const size_t open = text.find('[', pos);
         const size_t close = open == std::string::npos ? std::string::npos : text.find(']', open);
         if (open == std::string::npos || close == std::string::npos)
-            throw_error<InvalidArgument>("bad -layout '", text, "' (expected [NCHW] or name[NCHW],other[NC])");
+            throw_error<InvalidArgument>("bad -layout '", text,
+                                         "' (expected [NCHW] or name[NCHW],other[NC])");
         layouts[text.substr(pos, open - pos)] = text.substr(open + 1, close - open - 1);
         pos = close + 1;
         if (pos < text.size() && text[pos] == ',') ++pos;
@@ -144,14 +148,16 @@ void set_batch(Model& model, int64_t batch, const std::map<std::string, std::str
         PartialShape shape = input.get_partial_shape();
         const std::string name = input.get_any_name();
         if (!shape.rank_is_static() || shape.size() == 0)
-            throw_error<InvalidArgument>("-b: input '", name, "' has shape ", shape, ", which has no batch dimension");
+            throw_error<InvalidArgument>("-b: input '", name, "' has shape ", shape,
+                                         ", which has no batch dimension");
         size_t index = 0;
         auto it = layouts.find(name);
         if (it == layouts.end()) it = layouts.find("");
         if (it != layouts.end()) {
             const size_t n = it->second.find_first_of("Nn");
             if (n == std::string::npos)
-                throw_error<InvalidArgument>("-b: the layout '", it->second, "' of input '", name, "' has no N");
+                throw_error<InvalidArgument>("-b: the layout '", it->second, "' of input '", name,
+                                             "' has no N");
             if (it->second.size() != shape.size())
                 throw_error<InvalidArgument>("-b: the layout '", it->second, "' of input '", name,
                                              "' does not have its rank ", shape.size());
@@ -163,7 +169,8 @@ void set_batch(Model& model, int64_t batch, const std::map<std::string, std::str
     model.reshape(shapes);
 }
 
-void fill_request_inputs(InferRequest& request, const CompiledModel& compiled, const InputData& data,
+void fill_request_inputs(InferRequest& request, const CompiledModel& compiled,
+                         const InputData& data,
                          const std::map<std::string, PartialShape>& data_shapes, size_t index) {
     const auto& inputs = compiled.inputs();
     for (size_t k = 0; k < inputs.size(); ++k) {
@@ -179,9 +186,10 @@ void fill_request_inputs(InferRequest& request, const CompiledModel& compiled, c
             }
             if (it == data_shapes.end()) it = data_shapes.find("");
             if (it == data_shapes.end() || it->second.is_dynamic())
-                throw_error<InvalidArgument>("input '", inputs[k].get_any_name(), "' has dynamic shape ", shape,
-                                             "; give its data with -i, a static shape with -shape, or the shape "
-                                             "of its tensors with -data_shape");
+                throw_error<InvalidArgument>(
+                    "input '", inputs[k].get_any_name(), "' has dynamic shape ", shape,
+                    "; give its data with -i, a static shape with -shape, or the shape "
+                    "of its tensors with -data_shape");
             if (!shape.compatible(it->second))
                 throw_error<InvalidArgument>("-data_shape ", it->second, " does not fit input '",
                                              inputs[k].get_any_name(), "' of shape ", shape);

@@ -36,7 +36,8 @@ std::map<std::string, std::string> parse_layout_argument(const std::string& text
 /// Creates the input tensors of one request: from `data` when given (tensor `index % count`),
 /// else random data of the compiled input's shape, or of its -data_shape for a dynamic input.
 /// Throws InvalidArgument naming an input with dynamic shape and no data or -data_shape.
-void fill_request_inputs(InferRequest& request, const CompiledModel& compiled, const InputData& data,
+void fill_request_inputs(InferRequest& request, const CompiledModel& compiled,
+                         const InputData& data,
                          const std::map<std::string, PartialShape>& data_shapes, size_t index);
 
 }  // namespace vireo::benchmark

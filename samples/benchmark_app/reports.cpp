@@ -20,38 +20,48 @@ using samples::JsonValue;
 
 const char* status_name(ProfilingInfo::Status status) {
     switch (status) {
-    case ProfilingInfo::Status::EXECUTED: return "EXECUTED";
-    case ProfilingInfo::Status::OPTIMIZED_OUT: return "OPTIMIZED_OUT";
-    case ProfilingInfo::Status::NOT_RUN: break;
+        case ProfilingInfo::Status::EXECUTED:
+            return "EXECUTED";
+        case ProfilingInfo::Status::OPTIMIZED_OUT:
+            return "OPTIMIZED_OUT";
+        case ProfilingInfo::Status::NOT_RUN:
+            break;
     }
     return "NOT_RUN";
 }
 
-double ms(std::chrono::microseconds t) { return static_cast<double>(t.count()) / 1000.0; }
+double ms(std::chrono::microseconds t) {
+    return static_cast<double>(t.count()) / 1000.0;
+}
 
 // Closes `out` and reports a failed write (a full disk) naming the file.
 void finish(std::ofstream& out, const std::string& what, const std::string& path) {
     out.close();
-    if (!out) throw_error<Exception>("failed writing ", what, " '", path, "': ", std::strerror(errno));
+    if (!out)
+        throw_error<Exception>("failed writing ", what, " '", path, "': ", std::strerror(errno));
 }
 
 std::ofstream open_for_writing(const std::string& what, const std::string& path) {
     std::ofstream out(path);
-    if (!out) throw_error<NotFound>("cannot create ", what, " '", path, "': ", std::strerror(errno));
+    if (!out)
+        throw_error<NotFound>("cannot create ", what, " '", path, "': ", std::strerror(errno));
     return out;
 }
 
 std::string scalar_text(const JsonValue& value) {
     switch (value.kind) {
-    case JsonValue::Kind::String: return value.text;
-    case JsonValue::Kind::Bool: return value.boolean ? "YES" : "NO";
-    case JsonValue::Kind::Number: {
-        std::ostringstream s;
-        s.precision(17);
-        s << value.number;
-        return s.str();
-    }
-    default: return {};
+        case JsonValue::Kind::String:
+            return value.text;
+        case JsonValue::Kind::Bool:
+            return value.boolean ? "YES" : "NO";
+        case JsonValue::Kind::Number: {
+            std::ostringstream s;
+            s.precision(17);
+            s << value.number;
+            return s.str();
+        }
+        default:
+            return {};
     }
 }
 
@@ -80,7 +90,8 @@ DeviceConfigs load_config_file(const std::string& path) {
         for (const auto& [key, value] : properties.members) {
             if (value.kind == JsonValue::Kind::Object || value.kind == JsonValue::Kind::Array ||
                 value.kind == JsonValue::Kind::Null)
-                throw_error<InvalidArgument>("-load_config '", path, "': property \"", key, "\" of \"", device,
+                throw_error<InvalidArgument>("-load_config '", path, "': property \"", key,
+                                             "\" of \"", device,
                                              "\" must be a string, number or boolean");
             config[key] = scalar_text(value);
         }
@@ -119,23 +130,30 @@ void print_counters(const std::vector<ProfilingInfo>& rows, CounterSort sort) {
     double total = 0;
     for (const auto& row : rows) {
         total += ms(row.real_time);
-        if (sort != CounterSort::kSimpleSort || row.status == ProfilingInfo::Status::EXECUTED) shown.push_back(&row);
+        if (sort != CounterSort::kSimpleSort || row.status == ProfilingInfo::Status::EXECUTED)
+            shown.push_back(&row);
     }
     if (sort == CounterSort::kSort)
         std::stable_sort(shown.begin(), shown.end(),
-                         [](const ProfilingInfo* a, const ProfilingInfo* b) { return a->real_time > b->real_time; });
+                         [](const ProfilingInfo* a, const ProfilingInfo* b) {
+                             return a->real_time > b->real_time;
+                         });
     for (const ProfilingInfo* row : shown) {
-        std::printf("  %-40s %-13s layerType: %-18s execType: %-14s realTime (ms): %8.3f  cpuTime (ms): %8.3f",
-                    row->node_name.c_str(), status_name(row->status), row->node_type.c_str(),
-                    row->exec_type.c_str(), ms(row->real_time), ms(row->cpu_time));
+        std::printf(
+            "  %-40s %-13s layerType: %-18s execType: %-14s realTime (ms): %8.3f  cpuTime (ms): "
+            "%8.3f",
+            row->node_name.c_str(), status_name(row->status), row->node_type.c_str(),
+            row->exec_type.c_str(), ms(row->real_time), ms(row->cpu_time));
         if (sort != CounterSort::kNone && total > 0)
             std::printf("  proportion: %5.2f%%", 100.0 * ms(row->real_time) / total);
         std::printf("\n");
     }
-    std::printf("  Total time: %.3f ms (%zu of %zu rows shown)\n", total, shown.size(), rows.size());
+    std::printf("  Total time: %.3f ms (%zu of %zu rows shown)\n", total, shown.size(),
+                rows.size());
 }
 
-std::vector<ProfilingInfo> average_counters(const std::vector<std::vector<ProfilingInfo>>& per_request) {
+std::vector<ProfilingInfo> average_counters(
+    const std::vector<std::vector<ProfilingInfo>>& per_request) {
     if (per_request.empty()) return {};
     std::vector<ProfilingInfo> average = per_request.front();
     for (size_t r = 1; r < per_request.size(); ++r) {
@@ -156,23 +174,27 @@ std::vector<ProfilingInfo> average_counters(const std::vector<std::vector<Profil
 void write_json_report(const std::string& path, const RunSummary& run) {
     auto out = open_for_writing("JSON report", path);
     const auto& s = run.latency;
-    out << "{\n  \"model\": " << json_quote(run.model) << ",\n  \"device\": " << json_quote(run.device)
-        << ",\n  \"api\": " << json_quote(run.api) << ",\n  \"hint\": " << json_quote(run.hint)
-        << ",\n  \"nireq\": " << run.nireq << ",\n  \"read_ms\": " << run.read_ms
-        << ",\n  \"compile_ms\": " << run.compile_ms << ",\n  \"first_inference_ms\": " << run.first_ms
-        << ",\n  \"count\": " << s.count << ",\n  \"duration_ms\": " << run.duration_ms
-        << ",\n  \"throughput_fps\": " << run.fps << ",\n  \"latency_ms\": {\"median\": " << s.median
-        << ", \"average\": " << s.average << ", \"min\": " << s.min << ", \"max\": " << s.max
-        << ", \"p90\": " << s.p90 << ", \"p99\": " << s.p99 << ", \"percentile\": " << s.percentile
+    out << "{\n  \"model\": " << json_quote(run.model)
+        << ",\n  \"device\": " << json_quote(run.device) << ",\n  \"api\": " << json_quote(run.api)
+        << ",\n  \"hint\": " << json_quote(run.hint) << ",\n  \"nireq\": " << run.nireq
+        << ",\n  \"read_ms\": " << run.read_ms << ",\n  \"compile_ms\": " << run.compile_ms
+        << ",\n  \"first_inference_ms\": " << run.first_ms << ",\n  \"count\": " << s.count
+        << ",\n  \"duration_ms\": " << run.duration_ms << ",\n  \"throughput_fps\": " << run.fps
+        << ",\n  \"latency_ms\": {\"median\": " << s.median << ", \"average\": " << s.average
+        << ", \"min\": " << s.min << ", \"max\": " << s.max << ", \"p90\": " << s.p90
+        << ", \"p99\": " << s.p99 << ", \"percentile\": " << s.percentile
         << ", \"at_percentile\": " << s.at_percentile << "},\n  \"command_line\": {";
     for (size_t i = 0; i < run.command_line.size(); ++i)
-        out << (i ? ", " : "") << json_quote(run.command_line[i].first) << ": " << json_quote(run.command_line[i].second);
+        out << (i ? ", " : "") << json_quote(run.command_line[i].first) << ": "
+            << json_quote(run.command_line[i].second);
     out << "},\n  \"config\": {";
     size_t i = 0;
-    for (const auto& [key, value] : run.config) out << (i++ ? ", " : "") << json_quote(key) << ": " << json_quote(value);
+    for (const auto& [key, value] : run.config)
+        out << (i++ ? ", " : "") << json_quote(key) << ": " << json_quote(value);
     out << "},\n  \"properties\": {";
     for (i = 0; i < run.properties.size(); ++i)
-        out << (i ? ", " : "") << json_quote(run.properties[i].first) << ": " << json_quote(run.properties[i].second);
+        out << (i ? ", " : "") << json_quote(run.properties[i].first) << ": "
+            << json_quote(run.properties[i].second);
     out << "}\n}\n";
     finish(out, "JSON report", path);
 }
@@ -190,8 +212,9 @@ void write_counter_rows(std::ofstream& out, const std::vector<ProfilingInfo>& ro
     out << "layerName;execStatus;layerType;execType;realTime (ms);cpuTime (ms)\n";
     double real = 0, cpu = 0;
     for (const auto& row : rows) {
-        out << csv_field(row.node_name) << ';' << status_name(row.status) << ';' << csv_field(row.node_type) << ';'
-            << csv_field(row.exec_type) << ';' << ms(row.real_time) << ';' << ms(row.cpu_time) << '\n';
+        out << csv_field(row.node_name) << ';' << status_name(row.status) << ';'
+            << csv_field(row.node_type) << ';' << csv_field(row.exec_type) << ';'
+            << ms(row.real_time) << ';' << ms(row.cpu_time) << '\n';
         real += ms(row.real_time);
         cpu += ms(row.cpu_time);
     }
@@ -200,12 +223,13 @@ void write_counter_rows(std::ofstream& out, const std::vector<ProfilingInfo>& ro
 
 }  // namespace
 
-std::vector<std::string> write_csv_reports(const std::string& folder, const std::string& type,
-                                           const RunSummary& run,
-                                           const std::vector<std::vector<ProfilingInfo>>& counters) {
+std::vector<std::string> write_csv_reports(
+    const std::string& folder, const std::string& type, const RunSummary& run,
+    const std::vector<std::vector<ProfilingInfo>>& counters) {
     if (type != "no_counters" && type != "average_counters" && type != "detailed_counters")
-        throw_error<InvalidArgument>("-report_type must be no_counters, average_counters or detailed_counters, got '",
-                                     type, "'");
+        throw_error<InvalidArgument>(
+            "-report_type must be no_counters, average_counters or detailed_counters, got '", type,
+            "'");
     std::error_code ec;
     std::filesystem::create_directories(folder.empty() ? "." : folder, ec);
     if (ec) throw_error<NotFound>("-report_folder: cannot create '", folder, "': ", ec.message());
@@ -215,19 +239,22 @@ std::vector<std::string> write_csv_reports(const std::string& folder, const std:
     const std::string main_path = (dir / "benchmark_report.csv").string();
     auto out = open_for_writing("report", main_path);
     out << "Command line parameters\n";
-    for (const auto& [flag, value] : run.command_line) out << csv_field(flag) << ';' << csv_field(value) << '\n';
+    for (const auto& [flag, value] : run.command_line)
+        out << csv_field(flag) << ';' << csv_field(value) << '\n';
     out << "\nConfiguration setup\n";
-    for (const auto& [key, value] : run.config) out << csv_field(key) << ';' << csv_field(value) << '\n';
+    for (const auto& [key, value] : run.config)
+        out << csv_field(key) << ';' << csv_field(value) << '\n';
     out << "\nCompiled model properties\n";
-    for (const auto& [key, value] : run.properties) out << csv_field(key) << ';' << csv_field(value) << '\n';
+    for (const auto& [key, value] : run.properties)
+        out << csv_field(key) << ';' << csv_field(value) << '\n';
     const auto& s = run.latency;
     out << "\nExecution results\n"
         << "read model time (ms);" << run.read_ms << "\ncompile model time (ms);" << run.compile_ms
-        << "\nfirst inference time (ms);" << run.first_ms << "\ntotal execution time (ms);" << run.duration_ms
-        << "\ntotal number of iterations;" << s.count << "\nlatency (ms) median;" << s.median
-        << "\nlatency (ms) average;" << s.average << "\nlatency (ms) min;" << s.min << "\nlatency (ms) max;"
-        << s.max << "\nlatency (ms) percentile " << s.percentile << ';' << s.at_percentile
-        << "\nthroughput (FPS);" << run.fps << '\n';
+        << "\nfirst inference time (ms);" << run.first_ms << "\ntotal execution time (ms);"
+        << run.duration_ms << "\ntotal number of iterations;" << s.count << "\nlatency (ms) median;"
+        << s.median << "\nlatency (ms) average;" << s.average << "\nlatency (ms) min;" << s.min
+        << "\nlatency (ms) max;" << s.max << "\nlatency (ms) percentile " << s.percentile << ';'
+        << s.at_percentile << "\nthroughput (FPS);" << run.fps << '\n';
     finish(out, "report", main_path);
     written.push_back(main_path);
 

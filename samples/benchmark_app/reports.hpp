@@ -35,7 +35,8 @@ void print_counters(const std::vector<ProfilingInfo>& rows, CounterSort sort);
 
 /// The counters of several requests averaged per op (rows matched by position; every request of
 /// one compiled model reports the same rows).
-std::vector<ProfilingInfo> average_counters(const std::vector<std::vector<ProfilingInfo>>& per_request);
+std::vector<ProfilingInfo> average_counters(
+    const std::vector<std::vector<ProfilingInfo>>& per_request);
 
 /// What the reports say about the run.
 struct RunSummary {

@@ -24,7 +24,9 @@ TraceWriter::TraceWriter() : m_origin(std::chrono::steady_clock::now()) {
     trace::set_observer([this](const trace::StageEvent& e) { record(e); });
 }
 
-TraceWriter::~TraceWriter() { trace::set_observer(nullptr); }
+TraceWriter::~TraceWriter() {
+    trace::set_observer(nullptr);
+}
 
 void TraceWriter::set_request_index(const void* request, size_t index) {
     std::lock_guard<std::mutex> lock(m_mutex);
@@ -36,11 +38,14 @@ void TraceWriter::record(const trace::StageEvent& e) {
     std::lock_guard<std::mutex> lock(m_mutex);
     auto [it, inserted] = m_tids.emplace(e.thread_id, m_tids.size() + 1);
     if (inserted) m_thread_names[it->second] = e.thread_name.empty() ? "thread" : e.thread_name;
-    std::string name = e.completion ? "callback" : "stage " + std::to_string(e.stage + 1) + "/" + std::to_string(e.stage_count);
+    std::string name =
+        e.completion ? "callback"
+                     : "stage " + std::to_string(e.stage + 1) + "/" + std::to_string(e.stage_count);
     if (e.sync) name = "sync " + name;
     auto req = m_request_index.find(e.request);
-    m_spans.push_back(Span{req == m_request_index.end() ? SIZE_MAX : req->second, e.request, name, it->second,
-                           us(e.begin - m_origin).count(), us(e.end - e.begin).count()});
+    m_spans.push_back(Span{req == m_request_index.end() ? SIZE_MAX : req->second, e.request, name,
+                           it->second, us(e.begin - m_origin).count(),
+                           us(e.end - e.begin).count()});
 }
 
 size_t TraceWriter::event_count() const {
@@ -67,9 +72,13 @@ void TraceWriter::write(const std::string& path) const {
     }
     for (const auto& s : m_spans) {
         sep();
-        out << R"({"name":")" << json_escape(s.name) << R"(","cat":"pipeline","ph":"X","pid":1,"tid":)" << s.tid
-            << ",\"ts\":" << s.begin_us << ",\"dur\":" << s.duration_us << ",\"args\":{\"request\":";
-        if (s.request == SIZE_MAX) out << "null"; else out << s.request;
+        out << R"({"name":")" << json_escape(s.name)
+            << R"(","cat":"pipeline","ph":"X","pid":1,"tid":)" << s.tid << ",\"ts\":" << s.begin_us
+            << ",\"dur\":" << s.duration_us << ",\"args\":{\"request\":";
+        if (s.request == SIZE_MAX)
+            out << "null";
+        else
+            out << s.request;
         out << "}}";
     }
     out << "\n]}\n";

@@ -15,7 +15,7 @@ namespace vireo::benchmark {
 /// (tid) per thread that ran a stage, named after the thread, and one complete event per stage
 /// per request; it opens in chrome://tracing and Perfetto.
 class TraceWriter {
-public:
+  public:
     TraceWriter();
     ~TraceWriter();  // uninstalls the observer
     void record(const trace::StageEvent& event);
@@ -24,7 +24,7 @@ public:
     void write(const std::string& path) const;
     size_t event_count() const;
 
-private:
+  private:
     struct Span {
         size_t request;
         const void* request_ptr;
@@ -37,7 +37,7 @@ private:
     std::chrono::steady_clock::time_point m_origin;
     std::vector<Span> m_spans;
     std::map<size_t, std::string> m_thread_names;  // tid -> name
-    std::map<size_t, size_t> m_tids;                // thread hash -> small tid
+    std::map<size_t, size_t> m_tids;               // thread hash -> small tid
     std::map<const void*, size_t> m_request_index;
 };
 

@@ -11,7 +11,7 @@ namespace vireo::samples {
 namespace {
 
 class Parser {
-public:
+  public:
     explicit Parser(const std::string& text) : m_text(text) {}
 
     JsonValue parse_document() {
@@ -21,12 +21,14 @@ public:
         return v;
     }
 
-private:
+  private:
     [[noreturn]] void fail(const std::string& what) const {
         throw std::runtime_error("invalid JSON at offset " + std::to_string(m_pos) + ": " + what);
     }
     void skip_space() {
-        while (m_pos < m_text.size() && std::strchr(" \t\r\n", m_text[m_pos]) && m_text[m_pos] != '\0') ++m_pos;
+        while (m_pos < m_text.size() && std::strchr(" \t\r\n", m_text[m_pos]) &&
+               m_text[m_pos] != '\0')
+            ++m_pos;
     }
     char peek() {
         skip_space();
@@ -55,7 +57,10 @@ private:
                 std::string key = parse_string();
                 expect(':');
                 v.members[key] = parse_value(depth + 1);
-                if (peek() == ',') { ++m_pos; continue; }
+                if (peek() == ',') {
+                    ++m_pos;
+                    continue;
+                }
                 expect('}');
                 return v;
             }
@@ -66,7 +71,10 @@ private:
             if (peek() == ']') return ++m_pos, v;
             for (;;) {
                 v.items.push_back(parse_value(depth + 1));
-                if (peek() == ',') { ++m_pos; continue; }
+                if (peek() == ',') {
+                    ++m_pos;
+                    continue;
+                }
                 expect(']');
                 return v;
             }
@@ -97,7 +105,10 @@ private:
         while (m_pos < m_text.size() && m_text[m_pos] != '"') {
             const char c = m_text[m_pos++];
             if (static_cast<unsigned char>(c) < 0x20) fail("control character in string");
-            if (c != '\\') { out += c; continue; }
+            if (c != '\\') {
+                out += c;
+                continue;
+            }
             if (m_pos >= m_text.size()) fail("unterminated escape");
             const char e = m_text[m_pos++];
             if (e == 'u') {
@@ -129,9 +140,10 @@ private:
             if (m_pos >= m_text.size() || !std::isxdigit(static_cast<unsigned char>(m_text[m_pos])))
                 fail("bad \\u escape");
             const char c = m_text[m_pos];
-            code = code * 16 + static_cast<uint32_t>(std::isdigit(static_cast<unsigned char>(c))
-                                                         ? c - '0'
-                                                         : std::tolower(static_cast<unsigned char>(c)) - 'a' + 10);
+            code = code * 16 + static_cast<uint32_t>(
+                                   std::isdigit(static_cast<unsigned char>(c))
+                                       ? c - '0'
+                                       : std::tolower(static_cast<unsigned char>(c)) - 'a' + 10);
         }
         return code;
     }
@@ -158,12 +170,19 @@ private:
         const size_t begin = m_pos;
         auto digits = [&] {
             const size_t start = m_pos;
-            while (m_pos < m_text.size() && std::isdigit(static_cast<unsigned char>(m_text[m_pos]))) ++m_pos;
+            while (m_pos < m_text.size() && std::isdigit(static_cast<unsigned char>(m_text[m_pos])))
+                ++m_pos;
             if (m_pos == start) fail("expected a digit");
         };
         if (m_text[m_pos] == '-') ++m_pos;
-        if (m_pos < m_text.size() && m_text[m_pos] == '0') ++m_pos; else digits();
-        if (m_pos < m_text.size() && m_text[m_pos] == '.') { ++m_pos; digits(); }
+        if (m_pos < m_text.size() && m_text[m_pos] == '0')
+            ++m_pos;
+        else
+            digits();
+        if (m_pos < m_text.size() && m_text[m_pos] == '.') {
+            ++m_pos;
+            digits();
+        }
         if (m_pos < m_text.size() && (m_text[m_pos] == 'e' || m_text[m_pos] == 'E')) {
             ++m_pos;
             if (m_pos < m_text.size() && (m_text[m_pos] == '+' || m_text[m_pos] == '-')) ++m_pos;
@@ -178,7 +197,9 @@ private:
 
 }  // namespace
 
-JsonValue parse_json(const std::string& text) { return Parser(text).parse_document(); }
+JsonValue parse_json(const std::string& text) {
+    return Parser(text).parse_document();
+}
 
 std::string json_quote(const std::string& text) {
     std::string out = "\"";

@@ -19,10 +19,13 @@ struct JsonValue {
     std::vector<JsonValue> items;
     std::map<std::string, JsonValue> members;
 
-    bool has(const std::string& key) const { return kind == Kind::Object && members.count(key) != 0; }
+    bool has(const std::string& key) const {
+        return kind == Kind::Object && members.count(key) != 0;
+    }
     const JsonValue& operator[](const std::string& key) const {
         auto it = members.find(key);
-        if (kind != Kind::Object || it == members.end()) throw std::runtime_error("no key '" + key + "'");
+        if (kind != Kind::Object || it == members.end())
+            throw std::runtime_error("no key '" + key + "'");
         return it->second;
     }
 };

@@ -117,7 +117,8 @@ Shape parse_shape(const std::string& text, const std::string& name) {
         if (b == std::string::npos) continue;  // trailing comma of a 1-tuple
         const auto e = item.find_last_not_of(" \tL");
         const std::string digits = item.substr(b, e - b + 1);
-        if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 18)
+        if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
+            digits.size() > 18)
             fail(name, "bad dimension '" + digits + "' in shape");
         shape.push_back(std::stoull(digits));
     }
@@ -128,13 +129,15 @@ Shape parse_shape(const std::string& text, const std::string& name) {
 
 std::string dtype_of(element::Type type) {
     for (const auto& d : kDTypes)
-        if (d.type == type) return std::string(type == element::boolean || type.size() == 1 ? "|" : "<") + d.code;
+        if (d.type == type)
+            return std::string(type == element::boolean || type.size() == 1 ? "|" : "<") + d.code;
     throw_error<InvalidArgument>("element type ", type, " has no NumPy dtype");
 }
 
 Tensor read_npy(std::istream& in, const std::string& name) {
     char magic[6];
-    if (!in.read(magic, 6) || std::memcmp(magic, kMagic, 6) != 0) fail(name, "not a .npy file (bad magic)");
+    if (!in.read(magic, 6) || std::memcmp(magic, kMagic, 6) != 0)
+        fail(name, "not a .npy file (bad magic)");
     unsigned char version[2];
     if (!in.read(reinterpret_cast<char*>(version), 2)) fail(name, "truncated before the version");
     size_t header_len = 0;
@@ -145,13 +148,16 @@ Tensor read_npy(std::istream& in, const std::string& name) {
     } else if (version[0] == 2 || version[0] == 3) {
         unsigned char len[4];
         if (!in.read(reinterpret_cast<char*>(len), 4)) fail(name, "truncated header length");
-        header_len = len[0] | (size_t(len[1]) << 8) | (size_t(len[2]) << 16) | (size_t(len[3]) << 24);
+        header_len =
+            len[0] | (size_t(len[1]) << 8) | (size_t(len[2]) << 16) | (size_t(len[3]) << 24);
     } else {
         fail(name, "unsupported format version " + std::to_string(version[0]));
     }
-    if (header_len > kMaxHeader) fail(name, "header length " + std::to_string(header_len) + " is implausible");
+    if (header_len > kMaxHeader)
+        fail(name, "header length " + std::to_string(header_len) + " is implausible");
     std::string header(header_len, '\0');
-    if (!in.read(header.data(), static_cast<std::streamsize>(header_len))) fail(name, "truncated header");
+    if (!in.read(header.data(), static_cast<std::streamsize>(header_len)))
+        fail(name, "truncated header");
 
     const std::map<std::string, std::string> dict = parse_header_dict(header, name);
     const std::string& descr = entry(dict, "descr", name);
@@ -182,10 +188,12 @@ Tensor read_npy(std::istream& in, const std::string& name) {
     in.seekg(0, std::ios::end);
     const auto end = in.tellg();
     if (here < 0 || end < 0 || static_cast<size_t>(end - here) < bytes)
-        fail(name, "truncated data: shape " + Shape(shape).to_string() + " needs " + std::to_string(bytes) + " bytes");
+        fail(name, "truncated data: shape " + Shape(shape).to_string() + " needs " +
+                       std::to_string(bytes) + " bytes");
     in.seekg(here);
     Tensor t(type, shape);
-    if (bytes && !in.read(static_cast<char*>(t.data()), static_cast<std::streamsize>(bytes))) fail(name, "truncated data");
+    if (bytes && !in.read(static_cast<char*>(t.data()), static_cast<std::streamsize>(bytes)))
+        fail(name, "truncated data");
     return t;
 }
 
@@ -227,10 +235,13 @@ void write_npy(std::ostream& out, const Tensor& tensor) {
     const std::string descr = dtype_of(tensor.get_element_type());
     std::string shape = "(";
     for (size_t d : tensor.get_shape()) shape += std::to_string(d) + ", ";
-    if (tensor.get_shape().size() > 1) shape.erase(shape.size() - 2);
-    else if (tensor.get_shape().size() == 1) shape.erase(shape.size() - 1);
+    if (tensor.get_shape().size() > 1)
+        shape.erase(shape.size() - 2);
+    else if (tensor.get_shape().size() == 1)
+        shape.erase(shape.size() - 1);
     shape += ")";
-    std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    std::string header =
+        "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
     // Pad with spaces so the data starts on a 64-byte boundary; end with a newline.
     const size_t total = 10 + header.size() + 1;
     header.append((64 - total % 64) % 64, ' ');
@@ -243,7 +254,8 @@ void write_npy(std::ostream& out, const Tensor& tensor) {
     out.write(reinterpret_cast<const char*>(len), 2);
     out.write(header.data(), static_cast<std::streamsize>(header.size()));
     const Tensor dense = tensor.is_continuous() ? tensor : tensor.clone();
-    out.write(static_cast<const char*>(dense.data()), static_cast<std::streamsize>(dense.get_byte_size()));
+    out.write(static_cast<const char*>(dense.data()),
+              static_cast<std::streamsize>(dense.get_byte_size()));
 }
 
 void write_npy(const std::string& path, const Tensor& tensor) {

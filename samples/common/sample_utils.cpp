@@ -20,7 +20,8 @@ std::map<std::string, PartialShape> parse_shape_argument(const std::string& text
         const size_t open = text.find('[', pos);
         const size_t close = open == std::string::npos ? std::string::npos : text.find(']', open);
         if (open == std::string::npos || close == std::string::npos)
-            throw_error<InvalidArgument>("bad shape argument '", text, "' (expected name[d0,d1,...] or [d0,d1,...])");
+            throw_error<InvalidArgument>("bad shape argument '", text,
+                                         "' (expected name[d0,d1,...] or [d0,d1,...])");
         const std::string name = text.substr(pos, open - pos);
         try {
             shapes[name] = PartialShape::parse(text.substr(open, close - open + 1));
@@ -29,7 +30,9 @@ std::map<std::string, PartialShape> parse_shape_argument(const std::string& text
         }
         pos = close + 1;
         if (pos < text.size()) {
-            if (text[pos] != ',') throw_error<InvalidArgument>("bad shape argument '", text, "': expected ',' after ']'");
+            if (text[pos] != ',')
+                throw_error<InvalidArgument>("bad shape argument '", text,
+                                             "': expected ',' after ']'");
             ++pos;
         }
     }
@@ -46,40 +49,58 @@ void fill_random(Tensor& tensor, uint64_t seed) {
         for (size_t i = 0; i < n; ++i) p[i] = static_cast<T>(rng() % 100);
     };
     switch (tensor.get_element_type().id()) {
-    case element::TypeId::f32: {
-        auto* p = static_cast<float*>(tensor.data());
-        for (size_t i = 0; i < n; ++i) p[i] = static_cast<float>(real(rng));
-        break;
-    }
-    case element::TypeId::f64: {
-        auto* p = static_cast<double*>(tensor.data());
-        for (size_t i = 0; i < n; ++i) p[i] = real(rng);
-        break;
-    }
-    case element::TypeId::f16: {
-        auto* p = static_cast<float16*>(tensor.data());
-        for (size_t i = 0; i < n; ++i) p[i] = float16(static_cast<float>(real(rng)));
-        break;
-    }
-    case element::TypeId::bf16: {
-        auto* p = static_cast<bfloat16*>(tensor.data());
-        for (size_t i = 0; i < n; ++i) p[i] = bfloat16(static_cast<float>(real(rng)));
-        break;
-    }
-    case element::TypeId::boolean: {
-        auto* p = static_cast<uint8_t*>(tensor.data());
-        for (size_t i = 0; i < n; ++i) p[i] = rng() & 1;
-        break;
-    }
-    case element::TypeId::u8: ints(static_cast<uint8_t*>(tensor.data())); break;
-    case element::TypeId::i8: ints(static_cast<int8_t*>(tensor.data())); break;
-    case element::TypeId::u16: ints(static_cast<uint16_t*>(tensor.data())); break;
-    case element::TypeId::i16: ints(static_cast<int16_t*>(tensor.data())); break;
-    case element::TypeId::u32: ints(static_cast<uint32_t*>(tensor.data())); break;
-    case element::TypeId::i32: ints(static_cast<int32_t*>(tensor.data())); break;
-    case element::TypeId::u64: ints(static_cast<uint64_t*>(tensor.data())); break;
-    case element::TypeId::i64: ints(static_cast<int64_t*>(tensor.data())); break;
-    default: throw_error<NotImplemented>("cannot fill a tensor of element type ", tensor.get_element_type());
+        case element::TypeId::f32: {
+            auto* p = static_cast<float*>(tensor.data());
+            for (size_t i = 0; i < n; ++i) p[i] = static_cast<float>(real(rng));
+            break;
+        }
+        case element::TypeId::f64: {
+            auto* p = static_cast<double*>(tensor.data());
+            for (size_t i = 0; i < n; ++i) p[i] = real(rng);
+            break;
+        }
+        case element::TypeId::f16: {
+            auto* p = static_cast<float16*>(tensor.data());
+            for (size_t i = 0; i < n; ++i) p[i] = float16(static_cast<float>(real(rng)));
+            break;
+        }
+        case element::TypeId::bf16: {
+            auto* p = static_cast<bfloat16*>(tensor.data());
+            for (size_t i = 0; i < n; ++i) p[i] = bfloat16(static_cast<float>(real(rng)));
+            break;
+        }
+        case element::TypeId::boolean: {
+            auto* p = static_cast<uint8_t*>(tensor.data());
+            for (size_t i = 0; i < n; ++i) p[i] = rng() & 1;
+            break;
+        }
+        case element::TypeId::u8:
+            ints(static_cast<uint8_t*>(tensor.data()));
+            break;
+        case element::TypeId::i8:
+            ints(static_cast<int8_t*>(tensor.data()));
+            break;
+        case element::TypeId::u16:
+            ints(static_cast<uint16_t*>(tensor.data()));
+            break;
+        case element::TypeId::i16:
+            ints(static_cast<int16_t*>(tensor.data()));
+            break;
+        case element::TypeId::u32:
+            ints(static_cast<uint32_t*>(tensor.data()));
+            break;
+        case element::TypeId::i32:
+            ints(static_cast<int32_t*>(tensor.data()));
+            break;
+        case element::TypeId::u64:
+            ints(static_cast<uint64_t*>(tensor.data()));
+            break;
+        case element::TypeId::i64:
+            ints(static_cast<int64_t*>(tensor.data()));
+            break;
+        default:
+            throw_error<NotImplemented>("cannot fill a tensor of element type ",
+                                        tensor.get_element_type());
     }
 }
 
@@ -90,20 +111,46 @@ std::string format_values(const Tensor& tensor, size_t count) {
     for (size_t i = 0; i < n; ++i) {
         if (i) out << ", ";
         switch (t.get_element_type().id()) {
-        case element::TypeId::f32: out << static_cast<const float*>(t.data())[i]; break;
-        case element::TypeId::f64: out << static_cast<const double*>(t.data())[i]; break;
-        case element::TypeId::f16: out << static_cast<float>(static_cast<const float16*>(t.data())[i]); break;
-        case element::TypeId::bf16: out << static_cast<float>(static_cast<const bfloat16*>(t.data())[i]); break;
-        case element::TypeId::boolean:
-        case element::TypeId::u8: out << int(static_cast<const uint8_t*>(t.data())[i]); break;
-        case element::TypeId::i8: out << int(static_cast<const int8_t*>(t.data())[i]); break;
-        case element::TypeId::u16: out << static_cast<const uint16_t*>(t.data())[i]; break;
-        case element::TypeId::i16: out << static_cast<const int16_t*>(t.data())[i]; break;
-        case element::TypeId::u32: out << static_cast<const uint32_t*>(t.data())[i]; break;
-        case element::TypeId::i32: out << static_cast<const int32_t*>(t.data())[i]; break;
-        case element::TypeId::u64: out << static_cast<const uint64_t*>(t.data())[i]; break;
-        case element::TypeId::i64: out << static_cast<const int64_t*>(t.data())[i]; break;
-        default: out << "?"; break;
+            case element::TypeId::f32:
+                out << static_cast<const float*>(t.data())[i];
+                break;
+            case element::TypeId::f64:
+                out << static_cast<const double*>(t.data())[i];
+                break;
+            case element::TypeId::f16:
+                out << static_cast<float>(static_cast<const float16*>(t.data())[i]);
+                break;
+            case element::TypeId::bf16:
+                out << static_cast<float>(static_cast<const bfloat16*>(t.data())[i]);
+                break;
+            case element::TypeId::boolean:
+            case element::TypeId::u8:
+                out << int(static_cast<const uint8_t*>(t.data())[i]);
+                break;
+            case element::TypeId::i8:
+                out << int(static_cast<const int8_t*>(t.data())[i]);
+                break;
+            case element::TypeId::u16:
+                out << static_cast<const uint16_t*>(t.data())[i];
+                break;
+            case element::TypeId::i16:
+                out << static_cast<const int16_t*>(t.data())[i];
+                break;
+            case element::TypeId::u32:
+                out << static_cast<const uint32_t*>(t.data())[i];
+                break;
+            case element::TypeId::i32:
+                out << static_cast<const int32_t*>(t.data())[i];
+                break;
+            case element::TypeId::u64:
+                out << static_cast<const uint64_t*>(t.data())[i];
+                break;
+            case element::TypeId::i64:
+                out << static_cast<const int64_t*>(t.data())[i];
+                break;
+            default:
+                out << "?";
+                break;
         }
     }
     if (tensor.get_size() > n) out << " ...";

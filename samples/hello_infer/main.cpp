@@ -16,12 +16,16 @@
 
 DEFINE_string(m, "", "Required. Path to the model (.xml IR or .onnx).");
 DEFINE_string(d, "TEMPLATE", "Device to run on (see hello_query_device).");
-DEFINE_string(i, "", "Inputs from .npy files: name=file.npy[,name2=file2.npy]. Others get random data.");
+DEFINE_string(i, "",
+              "Inputs from .npy files: name=file.npy[,name2=file2.npy]. Others get random data.");
 DEFINE_string(o, "", "Directory to write every output as <tensor name>.npy.");
-DEFINE_string(shape, "", "Input shapes for dynamic inputs: [1,3,224,224] or name[1,3,224,224],other[1,10].");
+DEFINE_string(shape, "",
+              "Input shapes for dynamic inputs: [1,3,224,224] or name[1,3,224,224],other[1,10].");
 DEFINE_uint32(n, 8, "How many values of each output to print.");
 DEFINE_string(plugins_xml, "", "plugins.xml to use instead of the default.");
-DEFINE_string(extensions, "", "Extension libraries with custom ops to load first (comma-separated; Core::add_extension).");
+DEFINE_string(
+    extensions, "",
+    "Extension libraries with custom ops to load first (comma-separated; Core::add_extension).");
 
 namespace {
 
@@ -34,7 +38,8 @@ std::map<std::string, std::string> parse_inputs(const std::string& text) {
         const std::string item = text.substr(pos, comma - pos);
         const size_t eq = item.find('=');
         if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
-            vireo::throw_error<vireo::InvalidArgument>("bad -i entry '", item, "' (expected name=file.npy)");
+            vireo::throw_error<vireo::InvalidArgument>("bad -i entry '", item,
+                                                       "' (expected name=file.npy)");
         out[item.substr(0, eq)] = item.substr(eq + 1);
         pos = comma + 1;
     }
@@ -49,13 +54,15 @@ std::string file_name_for(std::string name) {
 
 int run(int argc, char** argv) {
     gflags::SetUsageMessage(
-        "hello_infer -m model.xml|model.onnx [-d DEVICE] [-i name=file.npy] [-o outdir] [-shape ...] "
+        "hello_infer -m model.xml|model.onnx [-d DEVICE] [-i name=file.npy] [-o outdir] [-shape "
+        "...] "
         "[-plugins_xml file]");
     if (vireo::samples::show_help_if_asked(argc, argv, "samples/hello_infer/")) return 0;
     gflags::ParseCommandLineFlags(&argc, &argv, true);
     google::InitGoogleLogging(argv[0]);
     FLAGS_logtostderr = true;
-    if (FLAGS_m.empty()) vireo::throw_error<vireo::InvalidArgument>("-m is required (path to the model .xml)");
+    if (FLAGS_m.empty())
+        vireo::throw_error<vireo::InvalidArgument>("-m is required (path to the model .xml)");
 
     vireo::Core core(FLAGS_plugins_xml);
     for (size_t begin = 0; begin < FLAGS_extensions.size();) {
@@ -91,11 +98,13 @@ int run(int argc, char** argv) {
             if (given.count(n)) it = given.find(n);
         if (it != given.end()) {
             request.set_input_tensor(k, it->second);
-            std::printf("Input %s: %s from .npy\n", name.c_str(), it->second.get_shape().to_string().c_str());
+            std::printf("Input %s: %s from .npy\n", name.c_str(),
+                        it->second.get_shape().to_string().c_str());
             continue;
         }
         if (port.get_partial_shape().is_dynamic())
-            vireo::throw_error<vireo::InvalidArgument>("input '", name, "' has dynamic shape ", port.get_partial_shape(),
+            vireo::throw_error<vireo::InvalidArgument>("input '", name, "' has dynamic shape ",
+                                                       port.get_partial_shape(),
                                                        "; give it with -shape or -i");
         vireo::Tensor t(port.get_element_type(), port.get_shape());
         vireo::samples::fill_random(t, k);
@@ -108,10 +117,13 @@ int run(int argc, char** argv) {
         used_files;  // names that map to one file ("a/b", "a:b") must not overwrite
     for (size_t k = 0; k < compiled.outputs().size(); ++k) {
         const auto& port = compiled.outputs()[k];
-        const std::string name = port.get_names().empty() ? "output" + std::to_string(k) : port.get_any_name();
+        const std::string name =
+            port.get_names().empty() ? "output" + std::to_string(k) : port.get_any_name();
         const vireo::Tensor out = request.get_output_tensor(k);
-        std::printf("Output %s: %s %s\n  [%s]\n", name.c_str(), std::string(out.get_element_type().name()).c_str(),
-                    out.get_shape().to_string().c_str(), vireo::samples::format_values(out, FLAGS_n).c_str());
+        std::printf("Output %s: %s %s\n  [%s]\n", name.c_str(),
+                    std::string(out.get_element_type().name()).c_str(),
+                    out.get_shape().to_string().c_str(),
+                    vireo::samples::format_values(out, FLAGS_n).c_str());
         if (!FLAGS_o.empty()) {
             std::string file = file_name_for(name);
             if (!used_files.insert(file).second) {
@@ -132,4 +144,6 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return vireo::samples::run_main(run, argc, argv); }
+int main(int argc, char** argv) {
+    return vireo::samples::run_main(run, argc, argv);
+}

@@ -13,12 +13,15 @@ DEFINE_string(plugins_xml, "", "plugins.xml to use instead of the default.");
 namespace {
 
 int run(int argc, char** argv) {
-    gflags::SetUsageMessage("hello_query_device [--plugins_xml FILE]: prints every device and its properties");
+    gflags::SetUsageMessage(
+        "hello_query_device [--plugins_xml FILE]: prints every device and its properties");
     if (vireo::samples::show_help_if_asked(argc, argv, "samples/hello_query_device/")) return 0;
     gflags::ParseCommandLineFlags(&argc, &argv, true);
     google::InitGoogleLogging(argv[0]);
     FLAGS_logtostderr = true;
-    if (argc > 1) vireo::throw_error<vireo::InvalidArgument>("unexpected argument '", argv[1], "' (see --help)");
+    if (argc > 1)
+        vireo::throw_error<vireo::InvalidArgument>("unexpected argument '", argv[1],
+                                                   "' (see --help)");
 
     vireo::Core core(FLAGS_plugins_xml);
     const auto& runtime = vireo::get_version();
@@ -28,7 +31,8 @@ int run(int argc, char** argv) {
     for (const auto& device : devices) {
         std::printf("%s\n", device.c_str());
         for (const auto& [name, version] : core.get_versions(device))
-            std::printf("  Version: %s %s\n", version.description.c_str(), version.build_number.c_str());
+            std::printf("  Version: %s %s\n", version.description.c_str(),
+                        version.build_number.c_str());
         std::printf("  SUPPORTED_PROPERTIES:\n");
         for (const auto& key : core.get_property(device, vireo::supported_properties)) {
             if (key == vireo::supported_properties.name()) continue;
@@ -39,7 +43,8 @@ int run(int argc, char** argv) {
                 value = std::string("<error: ") + e.what() + ">";
             }
             if (value.empty()) value = "\"\"";
-            std::printf("    %s: %s : %s\n", key.is_mutable() ? "Mutable" : "Immutable", key.c_str(), value.c_str());
+            std::printf("    %s: %s : %s\n", key.is_mutable() ? "Mutable" : "Immutable",
+                        key.c_str(), value.c_str());
         }
         std::printf("\n");
     }
@@ -48,4 +53,6 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return vireo::samples::run_main(run, argc, argv); }
+int main(int argc, char** argv) {
+    return vireo::samples::run_main(run, argc, argv);
+}

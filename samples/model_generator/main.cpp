@@ -1,6 +1,6 @@
-// model_generator: builds the bundled sample models (mlp, cnn, dynamic, summator) with the Model API and
-// writes them as OpenVINO IR with vireo::serialize. Weights come from a fixed-seed generator, so
-// regenerating gives byte-identical files:  model_generator -o samples/models
+// model_generator: builds the bundled sample models (mlp, cnn, dynamic, summator) with the Model
+// API and writes them as OpenVINO IR with vireo::serialize. Weights come from a fixed-seed
+// generator, so regenerating gives byte-identical files:  model_generator -o samples/models
 #include <gflags/gflags.h>
 #include <glog/logging.h>
 
@@ -15,8 +15,10 @@
 #include "vireo/model.hpp"
 #include "vireo/ops.hpp"
 
-DEFINE_string(o, "", "Required. Output directory; each model goes to <o>/<name>/<name>.xml + .bin.");
-DEFINE_string(only, "", "Generate only this model (mlp, cnn, dynamic or summator); all when empty.");
+DEFINE_string(o, "",
+              "Required. Output directory; each model goes to <o>/<name>/<name>.xml + .bin.");
+DEFINE_string(only, "",
+              "Generate only this model (mlp, cnn, dynamic or summator); all when empty.");
 
 namespace {
 
@@ -29,8 +31,9 @@ namespace op = vireo::op;
 /// Deterministic weights: a 64-bit LCG mapped to [-scale, scale). Same seed, same bytes on
 /// every machine (no std::*_distribution, whose output is implementation-defined).
 class Weights {
-public:
-    explicit Weights(uint64_t seed) : m_state(seed * 6364136223846793005ull + 1442695040888963407ull) {}
+  public:
+    explicit Weights(uint64_t seed)
+        : m_state(seed * 6364136223846793005ull + 1442695040888963407ull) {}
 
     vireo::NodePtr make(const Shape& shape, float scale) {
         size_t count = 1;
@@ -38,13 +41,14 @@ public:
         std::vector<float> values(count);
         for (float& v : values) {
             m_state = m_state * 6364136223846793005ull + 1442695040888963407ull;
-            const double unit = static_cast<double>(m_state >> 11) / static_cast<double>(1ull << 53);
+            const double unit =
+                static_cast<double>(m_state >> 11) / static_cast<double>(1ull << 53);
             v = static_cast<float>((2.0 * unit - 1.0) * scale);
         }
         return op::constant(element::f32, shape, values);
     }
 
-private:
+  private:
     uint64_t m_state;
 };
 
@@ -58,14 +62,17 @@ Output dense(Weights& w, const Output& x, size_t in, size_t out, bool relu) {
 /// x [1, c_in, h, w] -> 3x3 convolution (pad 1) + per-channel bias + ReLU.
 Output conv3x3(Weights& w, const Output& x, size_t c_in, size_t c_out) {
     const float scale = 1.0f / std::sqrt(static_cast<float>(c_in * 9));
-    Output y = op::convolution(x, w.make({c_out, c_in, 3, 3}, scale), {1, 1}, {1, 1}, {1, 1}, {1, 1});
+    Output y =
+        op::convolution(x, w.make({c_out, c_in, 3, 3}, scale), {1, 1}, {1, 1}, {1, 1}, {1, 1});
     return op::relu(op::add(y, w.make({1, c_out, 1, 1}, 0.1f)));
 }
 
-std::shared_ptr<vireo::Model> finish(const Output& y, const std::shared_ptr<vireo::Node>& x, const std::string& name) {
+std::shared_ptr<vireo::Model> finish(const Output& y, const std::shared_ptr<vireo::Node>& x,
+                                     const std::string& name) {
     Output out = y;
     out.set_names({"y"});
-    return std::make_shared<vireo::Model>(vireo::OutputVector{out}, vireo::ParameterVector{x}, name);
+    return std::make_shared<vireo::Model>(vireo::OutputVector{out}, vireo::ParameterVector{x},
+                                          name);
 }
 
 /// mlp: x [1,256] -> 256 -> 256 -> 10, ReLU between layers, softmax at the end.
@@ -125,12 +132,17 @@ int run(int argc, char** argv) {
     gflags::ParseCommandLineFlags(&argc, &argv, true);
     google::InitGoogleLogging(argv[0]);
     FLAGS_logtostderr = true;
-    if (FLAGS_o.empty()) vireo::throw_error<vireo::InvalidArgument>("-o is required (output directory)");
+    if (FLAGS_o.empty())
+        vireo::throw_error<vireo::InvalidArgument>("-o is required (output directory)");
 
     const std::map<std::string, std::function<std::shared_ptr<vireo::Model>()>> makers = {
-        {"mlp", make_mlp}, {"cnn", make_cnn}, {"dynamic", make_dynamic}, {"summator", make_summator}};
+        {"mlp", make_mlp},
+        {"cnn", make_cnn},
+        {"dynamic", make_dynamic},
+        {"summator", make_summator}};
     if (!FLAGS_only.empty() && !makers.count(FLAGS_only))
-        vireo::throw_error<vireo::InvalidArgument>("-only '", FLAGS_only, "' is not a model (mlp, cnn, dynamic, summator)");
+        vireo::throw_error<vireo::InvalidArgument>(
+            "-only '", FLAGS_only, "' is not a model (mlp, cnn, dynamic, summator)");
     for (const auto& [name, make] : makers) {
         if (!FLAGS_only.empty() && name != FLAGS_only) continue;
         const auto dir = std::filesystem::path(FLAGS_o) / name;
@@ -138,12 +150,14 @@ int run(int argc, char** argv) {
         const auto model = make();
         const auto xml = (dir / (name + ".xml")).string();
         vireo::serialize(*model, xml, (dir / (name + ".bin")).string());
-        std::printf("%-8s %-16s -> %s\n", name.c_str(), model->input().get_partial_shape().to_string().c_str(),
-                    xml.c_str());
+        std::printf("%-8s %-16s -> %s\n", name.c_str(),
+                    model->input().get_partial_shape().to_string().c_str(), xml.c_str());
     }
     return 0;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) { return vireo::samples::run_main(run, argc, argv); }
+int main(int argc, char** argv) {
+    return vireo::samples::run_main(run, argc, argv);
+}

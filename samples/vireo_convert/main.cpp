@@ -17,7 +17,8 @@
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: vireo_convert <model> [-o <out.xml>] [--compress_to_fp16] [--input_shape name=[d,...]]
+constexpr const char* kUsage =
+    R"(usage: vireo_convert <model> [-o <out.xml>] [--compress_to_fp16] [--input_shape name=[d,...]]
        vireo_convert --list-onnx-ops
 Reads <model> (ONNX or IR, chosen by content) and writes IR v11: <out.xml> and <out.bin>
 (default: the model's file name with .xml, in the current folder).
@@ -38,14 +39,17 @@ size_t compress_to_fp16(vireo::Model& model) {
         for (size_t i = 0; i < node->get_input_size(); ++i) {
             const Output& source = node->input_value(i);
             Node* producer = source.get_node();
-            if (producer->get_type_name() != "Constant" || source.get_element_type() != element::f32) continue;
+            if (producer->get_type_name() != "Constant" ||
+                source.get_element_type() != element::f32)
+                continue;
             auto it = replaced.find(producer);
             if (it == replaced.end()) {
                 const Tensor& value = producer->get_constant_value();
                 const size_t n = shape_size(value.get_shape());
                 const float* data = value.data<float>();
                 bool fits = true;
-                for (size_t k = 0; k < n && fits; ++k) fits = std::isfinite(data[k]) && std::fabs(data[k]) <= 65504.0f;
+                for (size_t k = 0; k < n && fits; ++k)
+                    fits = std::isfinite(data[k]) && std::fabs(data[k]) <= 65504.0f;
                 if (!fits || n == 0) {
                     it = replaced.emplace(producer, Output()).first;
                 } else {
@@ -70,14 +74,18 @@ size_t compress_to_fp16(vireo::Model& model) {
 
 vireo::PartialShape parse_shape(const std::string& text) {
     std::string body = text;
-    if (body.size() >= 2 && body.front() == '[' && body.back() == ']') body = body.substr(1, body.size() - 2);
+    if (body.size() >= 2 && body.front() == '[' && body.back() == ']')
+        body = body.substr(1, body.size() - 2);
     std::vector<vireo::Dimension> dims;
     size_t start = 0;
     while (start <= body.size() && !body.empty()) {
         const size_t comma = body.find(',', start);
-        const std::string d = body.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (d == "?" || d == "-1") dims.emplace_back(vireo::Dimension::dynamic());
-        else dims.emplace_back(std::stoll(d));
+        const std::string d =
+            body.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (d == "?" || d == "-1")
+            dims.emplace_back(vireo::Dimension::dynamic());
+        else
+            dims.emplace_back(std::stoll(d));
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
@@ -97,8 +105,9 @@ int main(int argc, char** argv) {
                 std::cout << kUsage;
                 return 0;
             } else if (arg == "--list-onnx-ops") {
-                std::cout << "| ONNX op | domain | opset versions with a translator |\n|---|---|---|\n"
-                          << vireo::onnx_supported_ops_markdown();
+                std::cout
+                    << "| ONNX op | domain | opset versions with a translator |\n|---|---|---|\n"
+                    << vireo::onnx_supported_ops_markdown();
                 return 0;
             } else if ((arg == "-o" || arg == "--output_model") && i + 1 < argc) {
                 output = argv[++i];
@@ -107,7 +116,9 @@ int main(int argc, char** argv) {
             } else if (arg == "--input_shape" && i + 1 < argc) {
                 const std::string spec = argv[++i];
                 const size_t eq = spec.find('=');
-                if (eq == std::string::npos) throw std::invalid_argument("--input_shape needs name=[dims], got '" + spec + "'");
+                if (eq == std::string::npos)
+                    throw std::invalid_argument("--input_shape needs name=[dims], got '" + spec +
+                                                "'");
                 shapes[spec.substr(0, eq)] = parse_shape(spec.substr(eq + 1));
             } else if (!arg.empty() && arg[0] != '-' && input.empty()) {
                 input = arg;
@@ -120,13 +131,15 @@ int main(int argc, char** argv) {
             std::cerr << "vireo_convert: no model given\n" << kUsage;
             return 2;
         }
-        if (output.empty()) output = std::filesystem::path(input).filename().replace_extension(".xml").string();
+        if (output.empty())
+            output = std::filesystem::path(input).filename().replace_extension(".xml").string();
         vireo::Core core;
         auto model = core.read_model(input);
         if (!shapes.empty()) model->reshape(shapes);
         const size_t compressed = fp16 ? compress_to_fp16(*model) : 0;
         vireo::serialize(*model, output);
-        std::cout << "[ INFO ] read " << input << " (" << model->get_ordered_ops().size() << " ops)\n"
+        std::cout << "[ INFO ] read " << input << " (" << model->get_ordered_ops().size()
+                  << " ops)\n"
                   << "[ INFO ] wrote " << output << " and "
                   << std::filesystem::path(output).replace_extension(".bin").string() << " (IR v11";
         if (fp16) std::cout << ", " << compressed << " constants compressed to f16";

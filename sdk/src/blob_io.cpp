@@ -9,7 +9,8 @@
 
 namespace vireo::sdk {
 
-BlobWriter::BlobWriter(std::ostream& out, std::string owner) : m_out(out), m_owner(std::move(owner)) {}
+BlobWriter::BlobWriter(std::ostream& out, std::string owner)
+    : m_out(out), m_owner(std::move(owner)) {}
 
 void BlobWriter::put(uint64_t value, int bytes) {
     char buffer[8];
@@ -27,7 +28,8 @@ void BlobWriter::string(std::string_view text) {
 }
 
 void BlobWriter::check() const {
-    if (!m_out) throw_error<Unavailable>(m_owner, ": writing the exported model failed (stream error)");
+    if (!m_out)
+        throw_error<Unavailable>(m_owner, ": writing the exported model failed (stream error)");
 }
 
 BlobReader::BlobReader(std::istream& in, std::string owner, uint64_t max_length)
@@ -37,8 +39,8 @@ void BlobReader::bytes(void* to, size_t size, const char* what) {
     m_in.read(static_cast<char*>(to), static_cast<std::streamsize>(size));
     const auto got = m_in.gcount();
     if (static_cast<size_t>(got) != size)
-        throw_error<InvalidArgument>(m_owner, " blob is truncated: reading ", what, " needed ", size,
-                                     " bytes, found ", got);
+        throw_error<InvalidArgument>(m_owner, " blob is truncated: reading ", what, " needed ",
+                                     size, " bytes, found ", got);
 }
 
 uint64_t BlobReader::get(int size, const char* what) {
@@ -52,7 +54,8 @@ uint64_t BlobReader::get(int size, const char* what) {
 uint64_t BlobReader::length(const char* what) {
     const uint64_t size = u64(what);
     if (size > m_max_length || size > physical_memory_bytes())
-        throw_error<InvalidArgument>(m_owner, " blob is damaged: ", what, " claims ", size, " bytes");
+        throw_error<InvalidArgument>(m_owner, " blob is damaged: ", what, " claims ", size,
+                                     " bytes");
     return size;
 }
 
@@ -66,8 +69,8 @@ std::string BlobReader::string_of(uint64_t size, const char* what) {
         m_in.read(text.data() + at, static_cast<std::streamsize>(block));
         const auto got = static_cast<size_t>(m_in.gcount());
         if (got != block)
-            throw_error<InvalidArgument>(m_owner, " blob is truncated: reading ", what, " needed ", size,
-                                         " bytes, found ", at + got);
+            throw_error<InvalidArgument>(m_owner, " blob is truncated: reading ", what, " needed ",
+                                         size, " bytes, found ", at + got);
     }
     return text;
 }
@@ -77,8 +80,9 @@ void BlobReader::expect_magic(std::string_view magic) {
     m_in.read(found.data(), static_cast<std::streamsize>(found.size()));
     const auto got = static_cast<size_t>(m_in.gcount());
     if (got != magic.size() || !std::equal(magic.begin(), magic.end(), found.begin()))
-        throw_error<InvalidArgument>("not a blob exported by the ", m_owner, " plugin: expected the magic '",
-                                     magic, "', found '", std::string(found.data(), got), "'");
+        throw_error<InvalidArgument>("not a blob exported by the ", m_owner,
+                                     " plugin: expected the magic '", magic, "', found '",
+                                     std::string(found.data(), got), "'");
 }
 
 }  // namespace vireo::sdk

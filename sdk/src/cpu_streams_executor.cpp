@@ -133,17 +133,19 @@ std::string thread_name(const std::string& name, int stream, int thread) {
 
 namespace {
 
-void name_and_pin(const StreamsConfig& config, const std::vector<int>& cpus, int stream, int thread) {
+void name_and_pin(const StreamsConfig& config, const std::vector<int>& cpus, int stream,
+                  int thread) {
     const std::string name = thread_name(config.name, stream, thread);
     pthread_setname_np(pthread_self(), name.c_str());
     if (config.pin_threads && !cpus.empty()) {
-        const size_t index = (static_cast<size_t>(stream) * config.threads_per_stream + thread) % cpus.size();
+        const size_t index =
+            (static_cast<size_t>(stream) * config.threads_per_stream + thread) % cpus.size();
         cpu_set_t set;
         CPU_ZERO(&set);
         CPU_SET(cpus[index], &set);
         if (const int rc = pthread_setaffinity_np(pthread_self(), sizeof(set), &set); rc != 0)
-            LOG(WARNING) << "executor '" << config.name << "': cannot pin thread " << name << " to cpu "
-                         << cpus[index] << " (error " << rc << ")";
+            LOG(WARNING) << "executor '" << config.name << "': cannot pin thread " << name
+                         << " to cpu " << cpus[index] << " (error " << rc << ")";
     }
 }
 
@@ -215,7 +217,8 @@ CPUStreamsExecutor::CPUStreamsExecutor(StreamsConfig config) : m_impl(std::make_
     auto shared = std::make_shared<ExecutorShared>();
     shared->config = std::move(config);
     if (shared->config.pin_threads) shared->cpus = allowed_cpus();
-    for (int s = 0; s < shared->config.streams; ++s) shared->helpers.push_back(std::make_unique<StreamHelpers>());
+    for (int s = 0; s < shared->config.streams; ++s)
+        shared->helpers.push_back(std::make_unique<StreamHelpers>());
     m_impl->shared = shared;
     const int total = shared->config.streams * shared->config.threads_per_stream;
     m_impl->workers.reserve(static_cast<size_t>(shared->config.streams));
@@ -262,7 +265,9 @@ void CPUStreamsExecutor::stop_and_join() {
 }
 
 void CPUStreamsExecutor::run(Task task) {
-    if (!task) throw_error<InvalidArgument>("CPUStreamsExecutor '", get_config().name, "': run() got an empty task");
+    if (!task)
+        throw_error<InvalidArgument>("CPUStreamsExecutor '", get_config().name,
+                                     "': run() got an empty task");
     auto& shared = *m_impl->shared;
     // Notified under the lock: once the task has run, its effects may lead another thread to
     // destroy this executor, and the condition variable must not be touched after that.
@@ -271,16 +276,22 @@ void CPUStreamsExecutor::run(Task task) {
     shared.cv.notify_one();
 }
 
-const StreamsConfig& CPUStreamsExecutor::get_config() const { return m_impl->shared->config; }
+const StreamsConfig& CPUStreamsExecutor::get_config() const {
+    return m_impl->shared->config;
+}
 
-int CPUStreamsExecutor::get_streams_num() const { return m_impl->shared->config.streams; }
+int CPUStreamsExecutor::get_streams_num() const {
+    return m_impl->shared->config.streams;
+}
 
 size_t CPUStreamsExecutor::queued() const {
     std::lock_guard<std::mutex> lock(m_impl->shared->mutex);
     return m_impl->shared->queue.size();
 }
 
-int CPUStreamsExecutor::current_stream_id() { return t_stream_id; }
+int CPUStreamsExecutor::current_stream_id() {
+    return t_stream_id;
+}
 
 void CPUStreamsExecutor::parallel_for(size_t n, const std::function<void(size_t, size_t)>& body) {
     if (n == 0) return;

@@ -13,15 +13,17 @@ std::vector<std::string> split_device_list(const std::string& owner, const std::
     size_t start = 0;
     while (!list.empty()) {
         const size_t comma = list.find(',', start);
-        std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        std::string item =
+            list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         const auto b = item.find_first_not_of(' ');
         const auto e = item.find_last_not_of(' ');
         item = b == std::string::npos ? std::string() : item.substr(b, e - b + 1);
         if (item.empty())
-            throw_error<InvalidArgument>(owner, ": ", device::priorities.name(), " '", list, "' has an empty entry");
+            throw_error<InvalidArgument>(owner, ": ", device::priorities.name(), " '", list,
+                                         "' has an empty entry");
         if (std::find(out.begin(), out.end(), item) != out.end())
-            throw_error<InvalidArgument>(owner, ": ", device::priorities.name(), " '", list, "' lists '", item,
-                                         "' twice");
+            throw_error<InvalidArgument>(owner, ": ", device::priorities.name(), " '", list,
+                                         "' lists '", item, "' twice");
         out.push_back(std::move(item));
         if (comma == std::string::npos) break;
         start = comma + 1;
@@ -29,7 +31,8 @@ std::vector<std::string> split_device_list(const std::string& owner, const std::
     return out;
 }
 
-std::string join_device_list(const std::vector<std::string>& devices, const std::string& separator) {
+std::string join_device_list(const std::vector<std::string>& devices,
+                             const std::string& separator) {
     std::string out;
     for (const auto& device : devices) out += (out.empty() ? "" : separator) + device;
     return out;

@@ -9,7 +9,8 @@ namespace vireo::sdk {
 struct ExecutorManager::Impl {
     mutable std::mutex mutex;
     std::map<std::string, std::shared_ptr<CPUStreamsExecutor>> by_id;
-    std::vector<std::shared_ptr<CPUStreamsExecutor>> streams;  // handed out by get_idle_streams_executor
+    std::vector<std::shared_ptr<CPUStreamsExecutor>>
+        streams;  // handed out by get_idle_streams_executor
 };
 
 ExecutorManager::ExecutorManager() : m_impl(std::make_shared<Impl>()) {}
@@ -28,7 +29,8 @@ std::shared_ptr<ExecutorManager> ExecutorManager::get() {
     return manager;
 }
 
-std::shared_ptr<CPUStreamsExecutor> ExecutorManager::get_executor(const std::string& id, StreamsConfig config) {
+std::shared_ptr<CPUStreamsExecutor> ExecutorManager::get_executor(const std::string& id,
+                                                                  StreamsConfig config) {
     std::lock_guard<std::mutex> lock(m_impl->mutex);
     auto& slot = m_impl->by_id[id];
     if (!slot) {
@@ -38,7 +40,8 @@ std::shared_ptr<CPUStreamsExecutor> ExecutorManager::get_executor(const std::str
     return slot;
 }
 
-std::shared_ptr<CPUStreamsExecutor> ExecutorManager::get_idle_streams_executor(const StreamsConfig& config) {
+std::shared_ptr<CPUStreamsExecutor> ExecutorManager::get_idle_streams_executor(
+    const StreamsConfig& config) {
     std::lock_guard<std::mutex> lock(m_impl->mutex);
     for (const auto& executor : m_impl->streams) {
         // use_count() == 1: only this cache holds it, and nobody can copy it but us (under the

@@ -72,22 +72,29 @@ IAsyncInferRequest::IAsyncInferRequest(const std::shared_ptr<ISyncInferRequest>&
                                        const std::shared_ptr<ITaskExecutor>& task_executor,
                                        const std::shared_ptr<ITaskExecutor>& callback_executor)
     : m_sync_request(request), m_callback_executor(callback_executor) {
-    if (!m_sync_request) throw_error<InvalidArgument>("IAsyncInferRequest: the sync request is null");
+    if (!m_sync_request)
+        throw_error<InvalidArgument>("IAsyncInferRequest: the sync request is null");
     m_pipeline = {{task_executor, [this] { m_sync_request->infer(); }}};
-    m_sync_pipeline = {{std::make_shared<ImmediateExecutor>(), [this] { m_sync_request->infer(); }}};
+    m_sync_pipeline = {
+        {std::make_shared<ImmediateExecutor>(), [this] { m_sync_request->infer(); }}};
 }
 
-IAsyncInferRequest::~IAsyncInferRequest() { stop_and_wait(); }
+IAsyncInferRequest::~IAsyncInferRequest() {
+    stop_and_wait();
+}
 
 void IAsyncInferRequest::check_state_locked(const char* what) const {
     switch (m_state) {
-    case State::kIdle: return;
-    case State::kBusy:
-        throw_error<Busy>("infer request is busy: cannot ", what, " while an inference is running");
-    case State::kCancelled:
-        throw_error<Busy>("infer request is busy: cannot ", what, " while a cancelled inference is stopping");
-    case State::kStopped:
-        throw_error<Exception>("infer request is being destroyed: cannot ", what);
+        case State::kIdle:
+            return;
+        case State::kBusy:
+            throw_error<Busy>("infer request is busy: cannot ", what,
+                              " while an inference is running");
+        case State::kCancelled:
+            throw_error<Busy>("infer request is busy: cannot ", what,
+                              " while a cancelled inference is stopping");
+        case State::kStopped:
+            throw_error<Exception>("infer request is being destroyed: cannot ", what);
     }
 }
 
@@ -153,7 +160,8 @@ void IAsyncInferRequest::run_stage(const std::shared_ptr<Run>& run, size_t stage
         }
         std::exception_ptr error;
         const bool tracing = trace::enabled();
-        const auto begin = tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+        const auto begin =
+            tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
         try {
             m_pipeline[stage].second();
         } catch (...) {
@@ -185,10 +193,12 @@ void IAsyncInferRequest::run_stage(const std::shared_ptr<Run>& run, size_t stage
 void IAsyncInferRequest::finish(const std::shared_ptr<Run>& run, std::exception_ptr error) {
     if (m_callback_executor) {  // no local copy of the executor: see run_stage
         try {
-            m_callback_executor->run([this, run, error]() mutable { complete(run, std::move(error)); });
+            m_callback_executor->run(
+                [this, run, error]() mutable { complete(run, std::move(error)); });
             return;
         } catch (...) {
-            LOG(ERROR) << "infer request: the callback executor refused the completion; completing inline";
+            LOG(ERROR)
+                << "infer request: the callback executor refused the completion; completing inline";
         }
     }
     complete(run, std::move(error));
@@ -202,14 +212,16 @@ void IAsyncInferRequest::complete(const std::shared_ptr<Run>& run, std::exceptio
         // Idle before the callback, so the callback may start the request again.
         if (m_state != State::kStopped) m_state = State::kIdle;
         if (m_current_run == run) m_current_run.reset();
-        callback = m_callback;  // shares the callable; a set_callback() inside replaces only m_callback
+        callback =
+            m_callback;  // shares the callable; a set_callback() inside replaces only m_callback
     }
     std::exception_ptr callback_error;
     if (callback && *callback) {
         const Completing outer = t_completing;
         t_completing = {this, run.get()};
         const bool tracing = trace::enabled();
-        const auto begin = tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+        const auto begin =
+            tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
         const size_t stages = m_pipeline.size();
         try {
             (*callback)(error);
@@ -248,7 +260,8 @@ void IAsyncInferRequest::infer() {
             if (run->cancelled) break;
         }
         const bool tracing = trace::enabled();
-        const auto begin = tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+        const auto begin =
+            tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
         try {
             if (!executor || dynamic_cast<ImmediateExecutor*>(executor.get()))
                 task();
@@ -278,8 +291,9 @@ void IAsyncInferRequest::wait() {
     auto run = m_last_run;
     if (!run) return;
     if (t_completing.run == run.get())
-        throw_error<Exception>("infer request: wait() called from the callback of the run it waits for "
-                               "(it would never return)");
+        throw_error<Exception>(
+            "infer request: wait() called from the callback of the run it waits for "
+            "(it would never return)");
     m_done_cv.wait(lock, [&] { return run->done; });
     if (run->error) std::rethrow_exception(run->error);
     if (m_callback_error) std::rethrow_exception(std::exchange(m_callback_error, nullptr));
@@ -287,7 +301,8 @@ void IAsyncInferRequest::wait() {
 
 bool IAsyncInferRequest::wait_for(std::chrono::milliseconds timeout) {
     if (timeout.count() < 0)
-        throw_error<InvalidArgument>("infer request: wait_for timeout must be >= 0 ms, got ", timeout.count(), " ms");
+        throw_error<InvalidArgument>("infer request: wait_for timeout must be >= 0 ms, got ",
+                                     timeout.count(), " ms");
     std::unique_lock<std::mutex> lock(m_mutex);
     auto run = m_last_run;
     if (!run) return true;

@@ -20,10 +20,13 @@ NodePtr make_parameter(const element::Type& type, const PartialShape& shape) {
 
 }  // namespace
 
-ICompiledModel::ICompiledModel(const std::shared_ptr<const Model>& model, const std::shared_ptr<const IPlugin>& plugin,
+ICompiledModel::ICompiledModel(const std::shared_ptr<const Model>& model,
+                               const std::shared_ptr<const IPlugin>& plugin,
                                std::shared_ptr<ITaskExecutor> task_executor,
                                std::shared_ptr<ITaskExecutor> callback_executor)
-    : m_plugin(plugin), m_task_executor(std::move(task_executor)), m_callback_executor(std::move(callback_executor)) {
+    : m_plugin(plugin),
+      m_task_executor(std::move(task_executor)),
+      m_callback_executor(std::move(callback_executor)) {
     if (!model) throw_error<InvalidArgument>("ICompiledModel: the model is null");
     // New nodes, so the caller's model may change or die after compilation; names, types,
     // shapes and rt_info are what the caller sees.
@@ -56,18 +59,21 @@ ICompiledModel::ICompiledModel(const std::shared_ptr<const Model>& model, const 
         port.get_rt_info() = source.get_rt_info();
         m_outputs.push_back(port);
     }
-    if (!m_task_executor) m_task_executor = std::make_shared<CPUStreamsExecutor>(StreamsConfig{"Default", 1});
+    if (!m_task_executor)
+        m_task_executor = std::make_shared<CPUStreamsExecutor>(StreamsConfig{"Default", 1});
 }
 
 ICompiledModel::~ICompiledModel() = default;
 
 std::shared_ptr<IAsyncInferRequest> ICompiledModel::create_infer_request() const {
-    return std::make_shared<IAsyncInferRequest>(create_sync_infer_request(), m_task_executor, m_callback_executor);
+    return std::make_shared<IAsyncInferRequest>(create_sync_infer_request(), m_task_executor,
+                                                m_callback_executor);
 }
 
 void ICompiledModel::export_model(std::ostream&) const {
     throw_error<NotImplemented>("export_model is not supported by device '",
-                                m_plugin ? m_plugin->get_device_name() : std::string("<no plugin>"), "'");
+                                m_plugin ? m_plugin->get_device_name() : std::string("<no plugin>"),
+                                "'");
 }
 
 }  // namespace vireo::sdk

@@ -16,17 +16,21 @@ std::shared_ptr<ICore> IPlugin::get_core() const {
     return core;
 }
 
-std::shared_ptr<ICompiledModel> IPlugin::compile_model(const std::shared_ptr<const Model>&, const AnyMap&,
-                                                       const std::shared_ptr<IRemoteContext>&) const {
-    throw_error<NotImplemented>("device '", get_device_name(), "' cannot compile a model for a remote context");
+std::shared_ptr<ICompiledModel> IPlugin::compile_model(
+    const std::shared_ptr<const Model>&, const AnyMap&,
+    const std::shared_ptr<IRemoteContext>&) const {
+    throw_error<NotImplemented>("device '", get_device_name(),
+                                "' cannot compile a model for a remote context");
 }
 
 std::shared_ptr<IRemoteContext> IPlugin::create_context(const AnyMap&) const {
-    throw_error<NotImplemented>("device '", get_device_name(), "' has no remote contexts (create_context)");
+    throw_error<NotImplemented>("device '", get_device_name(),
+                                "' has no remote contexts (create_context)");
 }
 
 std::shared_ptr<IRemoteContext> IPlugin::get_default_context(const AnyMap&) const {
-    throw_error<NotImplemented>("device '", get_device_name(), "' has no remote contexts (get_default_context)");
+    throw_error<NotImplemented>("device '", get_device_name(),
+                                "' has no remote contexts (get_default_context)");
 }
 
 }  // namespace vireo::sdk

@@ -3,6 +3,8 @@
 
 namespace vireo::sdk {
 
-Tensor IRemoteContext::create_host_tensor(element::Type type, const Shape& shape) { return Tensor(type, shape); }
+Tensor IRemoteContext::create_host_tensor(element::Type type, const Shape& shape) {
+    return Tensor(type, shape);
+}
 
 }  // namespace vireo::sdk

@@ -49,7 +49,8 @@ std::string list_ports(const OutputVector& ports) {
 
 bool names_match(const Output& theirs, const Output& ours) {
     const auto& their_names = theirs.get_names();
-    if (their_names.empty()) return theirs.get_node()->get_friendly_name() == ours.get_node()->get_friendly_name();
+    if (their_names.empty())
+        return theirs.get_node()->get_friendly_name() == ours.get_node()->get_friendly_name();
     const auto& our_names = ours.get_names();
     return std::all_of(their_names.begin(), their_names.end(),
                        [&](const std::string& name) { return our_names.count(name) != 0; });
@@ -72,9 +73,11 @@ size_t batch_axis(const Output& port, const std::string& what, size_t rank) {
         spelled = "[" + spelled + "]";
     const Layout layout(spelled);
     if (!layout::has_batch(layout))
-        throw_error<InvalidArgument>(what, ": layout '", text->to_string(), "' has no batch dimension 'N'");
+        throw_error<InvalidArgument>(what, ": layout '", text->to_string(),
+                                     "' has no batch dimension 'N'");
     if (!layout.fits_rank(rank))
-        throw_error<InvalidArgument>(what, ": layout '", text->to_string(), "' does not fit rank ", rank);
+        throw_error<InvalidArgument>(what, ": layout '", text->to_string(), "' does not fit rank ",
+                                     rank);
     return layout.get_index("N", rank);
 }
 
@@ -90,11 +93,12 @@ void check_axis_order(const Tensor& tensor, const std::string& what) {
         if (strides[axis] >= previous) {
             std::ostringstream list;
             for (size_t i = 0; i < strides.size(); ++i) list << (i ? "," : "") << strides[i];
-            throw_error<InvalidArgument>(what, ": the strided tensor of shape ", shape.to_string(),
-                                         " has byte strides [", list.str(),
-                                         "] that do not decrease from the first axis to the last (a permuted "
-                                         "view); only views that keep the axis order are accepted: copy it into a "
-                                         "dense tensor or transpose it in the model (PrePostProcessor)");
+            throw_error<InvalidArgument>(
+                what, ": the strided tensor of shape ", shape.to_string(), " has byte strides [",
+                list.str(),
+                "] that do not decrease from the first axis to the last (a permuted "
+                "view); only views that keep the axis order are accepted: copy it into a "
+                "dense tensor or transpose it in the model (PrePostProcessor)");
         }
         previous = strides[axis];
     }
@@ -104,7 +108,8 @@ void check_axis_order(const Tensor& tensor, const std::string& what) {
 
 ISyncInferRequest::ISyncInferRequest(const std::shared_ptr<const ICompiledModel>& compiled_model)
     : m_compiled_model(compiled_model) {
-    if (!m_compiled_model) throw_error<InvalidArgument>("ISyncInferRequest: the compiled model is null");
+    if (!m_compiled_model)
+        throw_error<InvalidArgument>("ISyncInferRequest: the compiled model is null");
     // Default host tensors: zero-filled for static ports, an empty {0} placeholder for dynamic
     // ones (an input must then be set; an output is resized by the plugin).
     auto make_default = [](const Output& port) {
@@ -121,15 +126,20 @@ ISyncInferRequest::ISyncInferRequest(const std::shared_ptr<const ICompiledModel>
         m_own_ports.emplace(std::make_pair(get_inputs()[i].get_node(), get_inputs()[i].get_index()),
                             FoundPort{i, FoundPort::Type::kInput});
     for (size_t i = 0; i < get_outputs().size(); ++i)
-        m_own_ports.emplace(std::make_pair(get_outputs()[i].get_node(), get_outputs()[i].get_index()),
-                            FoundPort{i, FoundPort::Type::kOutput});
+        m_own_ports.emplace(
+            std::make_pair(get_outputs()[i].get_node(), get_outputs()[i].get_index()),
+            FoundPort{i, FoundPort::Type::kOutput});
 }
 
 ISyncInferRequest::~ISyncInferRequest() = default;
 
-const OutputVector& ISyncInferRequest::get_inputs() const { return m_compiled_model->inputs(); }
+const OutputVector& ISyncInferRequest::get_inputs() const {
+    return m_compiled_model->inputs();
+}
 
-const OutputVector& ISyncInferRequest::get_outputs() const { return m_compiled_model->outputs(); }
+const OutputVector& ISyncInferRequest::get_outputs() const {
+    return m_compiled_model->outputs();
+}
 
 ISyncInferRequest::FoundPort ISyncInferRequest::find_port(const Output& port) const {
     FoundPort found;
@@ -161,9 +171,10 @@ ISyncInferRequest::FoundPort ISyncInferRequest::find_port(const Output& port) co
 }
 
 namespace {
-[[noreturn]] void throw_not_found(const Output& port, const OutputVector& inputs, const OutputVector& outputs) {
-    throw_error<NotFound>("infer request has no ", describe_foreign_port(port), "; inputs are ", list_ports(inputs),
-                          ", outputs are ", list_ports(outputs));
+[[noreturn]] void throw_not_found(const Output& port, const OutputVector& inputs,
+                                  const OutputVector& outputs) {
+    throw_error<NotFound>("infer request has no ", describe_foreign_port(port), "; inputs are ",
+                          list_ports(inputs), ", outputs are ", list_ports(outputs));
 }
 }  // namespace
 
@@ -186,7 +197,9 @@ void ISyncInferRequest::check_tensor(const Output& port, const Tensor& tensor) c
     // The port's description is built only for an error message: formatting it on every call
     // cost more than all the checks (this runs before every inference).
     const auto what = [&] { return describe_port(ours, found.is_input(), found.index); };
-    if (!tensor) throw_error<InvalidArgument>(what(), ": the tensor is empty (a default-constructed handle)");
+    if (!tensor)
+        throw_error<InvalidArgument>(what(),
+                                     ": the tensor is empty (a default-constructed handle)");
     const auto& type = ours.get_element_type();
     if (!type.is_dynamic() && tensor.get_element_type() != type)
         throw_error<InvalidArgument>(what(), ": element type mismatch: expected ", type, ", got ",
@@ -196,10 +209,13 @@ void ISyncInferRequest::check_tensor(const Output& port, const Tensor& tensor) c
     // A dynamic output may hold a zero-element placeholder: the plugin sets its shape in infer().
     const bool placeholder = found.is_output() && expected.is_dynamic() && shape_size(shape) == 0;
     if (!placeholder && !expected.relaxes(PartialShape(shape)))
-        throw_error<InvalidArgument>(what(), ": shape mismatch: expected ", expected, ", got ", shape.to_string());
+        throw_error<InvalidArgument>(what(), ": shape mismatch: expected ", expected, ", got ",
+                                     shape.to_string());
     if (!tensor.is_remote() && tensor.data() == nullptr && tensor.get_byte_size() != 0)
-        throw_error<InvalidArgument>(what(), ": the host tensor of shape ", shape.to_string(), " has no memory");
-    if (found.is_input() && !tensor.is_remote() && !tensor.is_continuous()) check_axis_order(tensor, what());
+        throw_error<InvalidArgument>(what(), ": the host tensor of shape ", shape.to_string(),
+                                     " has no memory");
+    if (found.is_input() && !tensor.is_remote() && !tensor.is_continuous())
+        check_axis_order(tensor, what());
 }
 
 void ISyncInferRequest::set_tensor(const Output& port, const Tensor& tensor) {
@@ -227,7 +243,8 @@ void ISyncInferRequest::set_tensors(const Output& port, const std::vector<Tensor
     if (!found.found()) throw_not_found(port, get_inputs(), get_outputs());
     const Output& ours = found.is_input() ? get_inputs()[found.index] : get_outputs()[found.index];
     const std::string what = "set_tensors: " + describe_port(ours, found.is_input(), found.index);
-    if (!found.is_input()) throw_error<InvalidArgument>(what, ": batched tensors can only be set on inputs");
+    if (!found.is_input())
+        throw_error<InvalidArgument>(what, ": batched tensors can only be set on inputs");
     if (tensors.empty()) throw_error<InvalidArgument>(what, ": the list of tensors is empty");
     if (tensors.size() == 1) {
         set_tensor(port, tensors[0]);
@@ -235,35 +252,44 @@ void ISyncInferRequest::set_tensors(const Output& port, const std::vector<Tensor
     }
     const PartialShape& expected = ours.get_partial_shape();
     if (!expected.rank_is_static())
-        throw_error<InvalidArgument>(what, ": the port's rank is dynamic (", expected, "); no batch axis");
+        throw_error<InvalidArgument>(what, ": the port's rank is dynamic (", expected,
+                                     "); no batch axis");
     const size_t rank = expected.size();
     const size_t axis = batch_axis(ours, what, rank);
-    if (axis >= rank) throw_error<InvalidArgument>(what, ": batch axis ", axis, " is outside the port's rank ", rank);
+    if (axis >= rank)
+        throw_error<InvalidArgument>(what, ": batch axis ", axis, " is outside the port's rank ",
+                                     rank);
     const Dimension batch = expected[axis];
     if (!batch.relaxes(Dimension(static_cast<Dimension::value_type>(tensors.size()))))
-        throw_error<InvalidArgument>(what, ": ", tensors.size(), " tensors given, but the batch dimension ", axis,
-                                     " of ", expected, " is ", batch);
+        throw_error<InvalidArgument>(what, ": ", tensors.size(),
+                                     " tensors given, but the batch dimension ", axis, " of ",
+                                     expected, " is ", batch);
     for (size_t i = 0; i < tensors.size(); ++i) {
         const Tensor& item = tensors[i];
         if (!item) throw_error<InvalidArgument>(what, ": tensor #", i, " is empty");
-        if (item.get_element_type() != ours.get_element_type() && !ours.get_element_type().is_dynamic())
-            throw_error<InvalidArgument>(what, ": tensor #", i, " has element type ", item.get_element_type(),
-                                         ", expected ", ours.get_element_type());
+        if (item.get_element_type() != ours.get_element_type() &&
+            !ours.get_element_type().is_dynamic())
+            throw_error<InvalidArgument>(what, ": tensor #", i, " has element type ",
+                                         item.get_element_type(), ", expected ",
+                                         ours.get_element_type());
         const Shape& shape = item.get_shape();
         if (shape.size() != rank || shape[axis] != 1)
             throw_error<InvalidArgument>(what, ": tensor #", i, " has shape ", shape.to_string(),
                                          ", expected rank ", rank, " with 1 on batch axis ", axis);
-        if (i > 0 && (shape != tensors[0].get_shape() || item.get_element_type() != tensors[0].get_element_type()))
-            throw_error<InvalidArgument>(what, ": tensor #", i, " is ", item.get_element_type(), " ",
-                                         shape.to_string(), " but tensor #0 is ", tensors[0].get_element_type(),
-                                         " ", tensors[0].get_shape().to_string(), "; all must be alike");
+        if (i > 0 && (shape != tensors[0].get_shape() ||
+                      item.get_element_type() != tensors[0].get_element_type()))
+            throw_error<InvalidArgument>(what, ": tensor #", i, " is ", item.get_element_type(),
+                                         " ", shape.to_string(), " but tensor #0 is ",
+                                         tensors[0].get_element_type(), " ",
+                                         tensors[0].get_shape().to_string(), "; all must be alike");
         if (!item.is_remote() && item.data() == nullptr && item.get_byte_size() != 0)
             throw_error<InvalidArgument>(what, ": tensor #", i, " has no memory");
     }
     Shape full = tensors[0].get_shape();
     full[axis] = tensors.size();
     if (!expected.relaxes(PartialShape(full)))
-        throw_error<InvalidArgument>(what, ": the batch of shape ", full.to_string(), " does not fit ", expected);
+        throw_error<InvalidArgument>(what, ": the batch of shape ", full.to_string(),
+                                     " does not fit ", expected);
     set_tensors_impl(ours, tensors);
 }
 
@@ -281,11 +307,13 @@ void ISyncInferRequest::set_tensors_impl(const Output& port, const std::vector<T
 void ISyncInferRequest::convert_batched_tensors() {
     for (const auto& [index, items] : m_batched_tensors) {
         const Output& port = get_inputs()[index];
-        const size_t axis = batch_axis(port, describe_port(port, true, index), port.get_partial_shape().size());
+        const size_t axis =
+            batch_axis(port, describe_port(port, true, index), port.get_partial_shape().size());
         Shape full = items[0].get_shape();
         full[axis] = items.size();
         Tensor& slot = m_input_tensors[index];
-        if (!slot || slot.is_remote() || slot.get_shape() != full) slot = Tensor(items[0].get_element_type(), full);
+        if (!slot || slot.is_remote() || slot.get_shape() != full)
+            slot = Tensor(items[0].get_element_type(), full);
         copy_batched_tensors(index, slot);
     }
 }
@@ -300,7 +328,8 @@ void ISyncInferRequest::copy_batched_tensors(size_t index, Tensor& destination) 
     Shape full = items[0].get_shape();
     full[axis] = items.size();
     if (destination.is_remote() || destination.get_shape() != full)
-        throw_error<InvalidArgument>(what, ": the batch buffer is ", destination.get_shape().to_string(),
+        throw_error<InvalidArgument>(what, ": the batch buffer is ",
+                                     destination.get_shape().to_string(),
                                      ", expected a host tensor of ", full.to_string());
     for (size_t k = 0; k < items.size(); ++k) {
         Coordinate begin(full.size(), 0);
@@ -312,7 +341,9 @@ void ISyncInferRequest::copy_batched_tensors(size_t index, Tensor& destination) 
     }
 }
 
-void ISyncInferRequest::allocate_tensor(const Output& port, const Tensor& tensor) { tensor_slot(port) = tensor; }
+void ISyncInferRequest::allocate_tensor(const Output& port, const Tensor& tensor) {
+    tensor_slot(port) = tensor;
+}
 
 void ISyncInferRequest::check_tensors() const {
     const auto& inputs = get_inputs();

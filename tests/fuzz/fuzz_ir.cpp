@@ -32,8 +32,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string_view input(reinterpret_cast<const char*>(data), size);
     const size_t split = input.find(kSeparator);
     const std::string xml(input.substr(0, split));
-    const std::string_view bin =
-        split == std::string_view::npos ? std::string_view{} : input.substr(split + kSeparator.size());
+    const std::string_view bin = split == std::string_view::npos
+                                     ? std::string_view{}
+                                     : input.substr(split + kSeparator.size());
     const Weights weights(bin);  // declared before the model: Constants point into it
     std::shared_ptr<vireo::Model> model;
     try {

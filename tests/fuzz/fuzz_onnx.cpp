@@ -5,6 +5,7 @@
 // Protobuf's FATAL checks (in the fuzz build also its debug checks, e.g. a repeated field indexed
 // out of range) abort here: protobuf would otherwise throw, the reader would report an error, and
 // an out-of-range access that release builds do not check would go unseen.
+#include <google/protobuf/stubs/logging.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -15,8 +16,6 @@
 #include <fstream>
 #include <string>
 
-#include <google/protobuf/stubs/logging.h>
-
 #include "vireo/frontend.hpp"
 #include "vireo/model.hpp"
 
@@ -24,14 +23,16 @@ namespace {
 
 const std::filesystem::path& work_dir() {
     static const std::filesystem::path dir = [] {
-        auto d = std::filesystem::temp_directory_path() / ("vireo_fuzz_onnx_" + std::to_string(::getpid()));
+        auto d = std::filesystem::temp_directory_path() /
+                 ("vireo_fuzz_onnx_" + std::to_string(::getpid()));
         std::filesystem::create_directories(d);
         return d;
     }();
     return dir;
 }
 
-void abort_on_fatal(google::protobuf::LogLevel level, const char* file, int line, const std::string& message) {
+void abort_on_fatal(google::protobuf::LogLevel level, const char* file, int line,
+                    const std::string& message) {
     std::fprintf(stderr, "[protobuf %s:%d] %s\n", file, line, message.c_str());
     if (level == google::protobuf::LOGLEVEL_FATAL) std::abort();
 }
@@ -52,9 +53,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             const size_t model_size = std::min<size_t>(length, size - 5);
             const auto dir = work_dir();
             std::ofstream(dir / "model.onnx", std::ios::binary | std::ios::trunc)
-                .write(reinterpret_cast<const char*>(data + 5), static_cast<std::streamsize>(model_size));
+                .write(reinterpret_cast<const char*>(data + 5),
+                       static_cast<std::streamsize>(model_size));
             std::ofstream(dir / "w.bin", std::ios::binary | std::ios::trunc)
-                .write(reinterpret_cast<const char*>(data + 5 + model_size), static_cast<std::streamsize>(size - 5 - model_size));
+                .write(reinterpret_cast<const char*>(data + 5 + model_size),
+                       static_cast<std::streamsize>(size - 5 - model_size));
             touch_model(vireo::read_onnx_model((dir / "model.onnx").string()));
         } else {
             touch_model(vireo::read_onnx_model(data, size));

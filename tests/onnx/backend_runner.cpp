@@ -12,10 +12,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -75,37 +75,54 @@ std::shared_ptr<onnx::TensorProto> load_tensor(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error("cannot open " + path.string());
     auto proto = std::make_shared<onnx::TensorProto>();
-    if (!proto->ParseFromIstream(&in)) throw std::runtime_error(path.filename().string() + " is not a TensorProto");
+    if (!proto->ParseFromIstream(&in))
+        throw std::runtime_error(path.filename().string() + " is not a TensorProto");
     return proto;
 }
 
 double value_at(const Tensor& t, size_t i) {
     const void* p = t.data();
     switch (t.get_element_type().id()) {
-        case element::TypeId::f32: return static_cast<const float*>(p)[i];
-        case element::TypeId::f64: return static_cast<const double*>(p)[i];
-        case element::TypeId::f16: return static_cast<float>(static_cast<const float16*>(p)[i]);
-        case element::TypeId::bf16: return static_cast<float>(static_cast<const bfloat16*>(p)[i]);
-        case element::TypeId::i8: return static_cast<const int8_t*>(p)[i];
-        case element::TypeId::u8: return static_cast<const uint8_t*>(p)[i];
-        case element::TypeId::i16: return static_cast<const int16_t*>(p)[i];
-        case element::TypeId::u16: return static_cast<const uint16_t*>(p)[i];
-        case element::TypeId::i32: return static_cast<const int32_t*>(p)[i];
-        case element::TypeId::u32: return static_cast<const uint32_t*>(p)[i];
-        case element::TypeId::i64: return static_cast<double>(static_cast<const int64_t*>(p)[i]);
-        case element::TypeId::u64: return static_cast<double>(static_cast<const uint64_t*>(p)[i]);
-        case element::TypeId::boolean: return static_cast<const bool*>(p)[i] ? 1 : 0;
-        default: throw std::runtime_error("cannot compare element type " + std::string(t.get_element_type().name()));
+        case element::TypeId::f32:
+            return static_cast<const float*>(p)[i];
+        case element::TypeId::f64:
+            return static_cast<const double*>(p)[i];
+        case element::TypeId::f16:
+            return static_cast<float>(static_cast<const float16*>(p)[i]);
+        case element::TypeId::bf16:
+            return static_cast<float>(static_cast<const bfloat16*>(p)[i]);
+        case element::TypeId::i8:
+            return static_cast<const int8_t*>(p)[i];
+        case element::TypeId::u8:
+            return static_cast<const uint8_t*>(p)[i];
+        case element::TypeId::i16:
+            return static_cast<const int16_t*>(p)[i];
+        case element::TypeId::u16:
+            return static_cast<const uint16_t*>(p)[i];
+        case element::TypeId::i32:
+            return static_cast<const int32_t*>(p)[i];
+        case element::TypeId::u32:
+            return static_cast<const uint32_t*>(p)[i];
+        case element::TypeId::i64:
+            return static_cast<double>(static_cast<const int64_t*>(p)[i]);
+        case element::TypeId::u64:
+            return static_cast<double>(static_cast<const uint64_t*>(p)[i]);
+        case element::TypeId::boolean:
+            return static_cast<const bool*>(p)[i] ? 1 : 0;
+        default:
+            throw std::runtime_error("cannot compare element type " +
+                                     std::string(t.get_element_type().name()));
     }
 }
 
 // Empty string when `actual` matches `expected`, else what differs.
 std::string compare(const Tensor& actual, const Tensor& expected, const std::string& name) {
     if (actual.get_element_type() != expected.get_element_type())
-        return name + ": element type " + std::string(actual.get_element_type().name()) + ", expected " +
-               std::string(expected.get_element_type().name());
+        return name + ": element type " + std::string(actual.get_element_type().name()) +
+               ", expected " + std::string(expected.get_element_type().name());
     if (actual.get_shape() != expected.get_shape())
-        return name + ": shape " + actual.get_shape().to_string() + ", expected " + expected.get_shape().to_string();
+        return name + ": shape " + actual.get_shape().to_string() + ", expected " +
+               expected.get_shape().to_string();
     const size_t n = shape_size(expected.get_shape());
     const bool integral = expected.get_element_type().is_integral();
     size_t bad = 0, first = 0;
@@ -130,8 +147,9 @@ std::string compare(const Tensor& actual, const Tensor& expected, const std::str
     }
     if (bad == 0) return {};
     std::ostringstream out;
-    out << name << ": " << bad << " of " << n << " values differ (first at " << first << ": " << value_at(actual, first)
-        << " vs " << value_at(expected, first) << ", max abs diff " << worst << ")";
+    out << name << ": " << bad << " of " << n << " values differ (first at " << first << ": "
+        << value_at(actual, first) << " vs " << value_at(expected, first) << ", max abs diff "
+        << worst << ")";
     return out.str();
 }
 
@@ -146,7 +164,9 @@ Tensor as_bf16_if(const Tensor& t, element::Type wanted) {
 
 // Runs one test in this (child) process; returns the failure message, empty on success.
 std::string run_test(const Options& options, const fs::path& dir) {
-    std::unique_ptr<Core> core = options.plugins_xml.empty() ? std::make_unique<Core>() : std::make_unique<Core>(options.plugins_xml);
+    std::unique_ptr<Core> core = options.plugins_xml.empty()
+                                     ? std::make_unique<Core>()
+                                     : std::make_unique<Core>(options.plugins_xml);
     if (!options.plugin.empty()) {
         const std::string name = options.device.substr(0, options.device.find('.'));
         core->register_plugin(options.plugin, name);
@@ -156,7 +176,9 @@ std::string run_test(const Options& options, const fs::path& dir) {
     auto request = compiled.create_infer_request();
     std::vector<fs::path> sets;
     for (const auto& entry : fs::directory_iterator(dir))
-        if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(entry.path());
+        if (entry.is_directory() &&
+            entry.path().filename().string().rfind("test_data_set_", 0) == 0)
+            sets.push_back(entry.path());
     std::sort(sets.begin(), sets.end());
     if (sets.empty()) return "no test_data_set_* folder";
     for (const auto& set : sets) {
@@ -166,13 +188,14 @@ std::string run_test(const Options& options, const fs::path& dir) {
             const fs::path file = set / ("input_" + std::to_string(k) + ".pb");
             if (!fs::exists(file)) {
                 if (k != inputs.size())
-                    return set.filename().string() + " has " + std::to_string(k) + " inputs, the model " +
-                           std::to_string(inputs.size());
+                    return set.filename().string() + " has " + std::to_string(k) +
+                           " inputs, the model " + std::to_string(inputs.size());
                 break;
             }
             if (k >= inputs.size()) return "more input files than model inputs";
             keep.push_back(load_tensor(file));
-            Tensor t = onnx_import::to_tensor(*keep.back(), keep.back(), nullptr, file.filename().string());
+            Tensor t = onnx_import::to_tensor(*keep.back(), keep.back(), nullptr,
+                                              file.filename().string());
             request.set_tensor(inputs[k], as_bf16_if(t, inputs[k].get_element_type()));
         }
         request.infer();
@@ -183,12 +206,16 @@ std::string run_test(const Options& options, const fs::path& dir) {
             if (!fs::exists(file)) break;
             if (k >= outputs.size()) return "more expected outputs than model outputs";
             auto proto = load_tensor(file);
-            Tensor expected = onnx_import::to_tensor(*proto, proto, nullptr, file.filename().string());
+            Tensor expected =
+                onnx_import::to_tensor(*proto, proto, nullptr, file.filename().string());
             expected = as_bf16_if(expected, outputs[k].get_element_type());
-            const std::string diff = compare(request.get_tensor(outputs[k]), expected, "output " + std::to_string(k));
+            const std::string diff =
+                compare(request.get_tensor(outputs[k]), expected, "output " + std::to_string(k));
             if (!diff.empty()) return set.filename().string() + " " + diff;
         }
-        if (k != outputs.size()) return "the model has " + std::to_string(outputs.size()) + " outputs, " + std::to_string(k) + " expected";
+        if (k != outputs.size())
+            return "the model has " + std::to_string(outputs.size()) + " outputs, " +
+                   std::to_string(k) + " expected";
     }
     return {};
 }
@@ -252,7 +279,9 @@ Outcome run_isolated(const Options& options, const fs::path& dir) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(options.timeout);
     bool timed_out = false;
     for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              deadline - std::chrono::steady_clock::now())
+                              .count();
         if (left <= 0) {
             timed_out = true;
             break;
@@ -269,8 +298,10 @@ Outcome run_isolated(const Options& options, const fs::path& dir) {
     int status = 0;
     waitpid(pid, &status, 0);
     if (timed_out) return {false, "timed out after " + std::to_string(options.timeout) + " s"};
-    if (WIFSIGNALED(status)) return {false, "crashed with signal " + std::to_string(WTERMSIG(status))};
-    if (WIFEXITED(status) && WEXITSTATUS(status) != 0) return {false, "exited with status " + std::to_string(WEXITSTATUS(status))};
+    if (WIFSIGNALED(status))
+        return {false, "crashed with signal " + std::to_string(WTERMSIG(status))};
+    if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+        return {false, "exited with status " + std::to_string(WEXITSTATUS(status))};
     if (text.rfind("PASS", 0) == 0) return {true, {}};
     if (text.rfind("FAIL ", 0) == 0) return {false, text.substr(5)};
     return {false, "no result reported"};
@@ -284,9 +315,12 @@ void read_expectations(const std::string& path, std::map<std::string, std::strin
         if (start == std::string::npos || line[start] == '#') continue;
         const size_t end = line.find_first_of(" \t", start);
         const std::string name = line.substr(start, end - start);
-        std::string reason = end == std::string::npos ? "" : line.substr(line.find_first_not_of(" \t", end));
-        if (reason.empty()) throw std::runtime_error("expectations '" + path + "': '" + name + "' has no reason");
-        if (!out.emplace(name, reason).second) throw std::runtime_error("expectations: '" + name + "' listed twice");
+        std::string reason =
+            end == std::string::npos ? "" : line.substr(line.find_first_not_of(" \t", end));
+        if (reason.empty())
+            throw std::runtime_error("expectations '" + path + "': '" + name + "' has no reason");
+        if (!out.emplace(name, reason).second)
+            throw std::runtime_error("expectations: '" + name + "' listed twice");
     }
 }
 
@@ -307,12 +341,18 @@ int main(int argc, char** argv) {
             std::cout << kUsage;
             return 0;
         }
-        if (arg == "--data") options.data = next();
-        else if (arg == "--folders") options.folders = split_list(next());
-        else if (arg == "--device") options.device = next();
-        else if (arg == "--plugin") options.plugin = next();
-        else if (arg == "--plugins_xml") options.plugins_xml = next();
-        else if (arg == "--expectations") options.expectations.push_back(next());
+        if (arg == "--data")
+            options.data = next();
+        else if (arg == "--folders")
+            options.folders = split_list(next());
+        else if (arg == "--device")
+            options.device = next();
+        else if (arg == "--plugin")
+            options.plugin = next();
+        else if (arg == "--plugins_xml")
+            options.plugins_xml = next();
+        else if (arg == "--expectations")
+            options.expectations.push_back(next());
         else if (arg == "--config") {
             const std::string kv = next();
             const size_t eq = kv.find('=');
@@ -321,11 +361,14 @@ int main(int argc, char** argv) {
                 return 2;
             }
             options.config[kv.substr(0, eq)] = kv.substr(eq + 1);
-        }
-        else if (arg == "--filter") options.filter = next();
-        else if (arg == "--timeout") options.timeout = std::stoi(next());
-        else if (arg == "--report") options.report = next();
-        else if (arg == "--list-failures") options.list_failures = true;
+        } else if (arg == "--filter")
+            options.filter = next();
+        else if (arg == "--timeout")
+            options.timeout = std::stoi(next());
+        else if (arg == "--report")
+            options.report = next();
+        else if (arg == "--list-failures")
+            options.list_failures = true;
         else {
             std::cerr << "unknown option '" << arg << "'\n" << kUsage;
             return 2;
@@ -348,7 +391,8 @@ int main(int argc, char** argv) {
     for (const auto& folder : options.folders) {
         const fs::path root = fs::path(options.data) / folder;
         if (!fs::is_directory(root)) {
-            std::cerr << "corpus folder '" << root.string() << "' does not exist (install libonnx-testdata)\n";
+            std::cerr << "corpus folder '" << root.string()
+                      << "' does not exist (install libonnx-testdata)\n";
             return 2;
         }
         std::vector<fs::path> tests;
@@ -370,13 +414,16 @@ int main(int argc, char** argv) {
             const auto listed = expected.find(name);
             if (outcome.passed && listed != expected.end()) {
                 ++unexpected_passes;
-                std::cout << "UNEXPECTED PASS " << folder << "/" << name << " (listed: " << listed->second << ")\n";
+                std::cout << "UNEXPECTED PASS " << folder << "/" << name
+                          << " (listed: " << listed->second << ")\n";
             } else if (!outcome.passed && listed == expected.end()) {
                 ++unexpected_failures;
                 std::cout << "FAIL " << folder << "/" << name << ": " << outcome.message << "\n";
             } else if (!outcome.passed) {
                 ++expected_failures;
-                if (options.list_failures) std::cout << "expected fail " << folder << "/" << name << ": " << outcome.message << "\n";
+                if (options.list_failures)
+                    std::cout << "expected fail " << folder << "/" << name << ": "
+                              << outcome.message << "\n";
             }
         }
     }
@@ -391,11 +438,13 @@ int main(int argc, char** argv) {
     std::ostringstream table;
     table << std::fixed << std::setprecision(1);
     auto row = [&](const std::string& name, const Figures& f) {
-        table << "| " << name << " | " << f.total << " | " << f.passed << " | " << (f.total ? 100.0 * f.passed / f.total : 0.0)
-              << " | " << f.numeric << " | " << f.numeric_passed << " | "
+        table << "| " << name << " | " << f.total << " | " << f.passed << " | "
+              << (f.total ? 100.0 * f.passed / f.total : 0.0) << " | " << f.numeric << " | "
+              << f.numeric_passed << " | "
               << (f.numeric ? 100.0 * f.numeric_passed / f.numeric : 0.0) << " |\n";
     };
-    table << "| folder | tests | pass | % | numeric tests | pass | % |\n|---|---|---|---|---|---|---|\n";
+    table << "| folder | tests | pass | % | numeric tests | pass | % "
+             "|\n|---|---|---|---|---|---|---|\n";
     for (const auto& [folder, f] : figures) {
         all.total += f.total;
         all.passed += f.passed;
@@ -406,9 +455,11 @@ int main(int argc, char** argv) {
     row("all", all);
     const int total = all.total, passed = all.passed;
     std::cout << "\n" << table.str();
-    if (!options.report.empty()) std::ofstream(options.report) << "Device " << options.device << "\n\n" << table.str();
+    if (!options.report.empty())
+        std::ofstream(options.report) << "Device " << options.device << "\n\n" << table.str();
     std::cout << "device " << options.device << ": " << passed << " of " << total << " tests pass; "
-              << expected_failures << " expected failures, " << unexpected_failures << " unexpected failures, "
-              << unexpected_passes << " unexpected passes, " << stale << " stale expectations\n";
+              << expected_failures << " expected failures, " << unexpected_failures
+              << " unexpected failures, " << unexpected_passes << " unexpected passes, " << stale
+              << " stale expectations\n";
     return unexpected_failures || unexpected_passes || stale ? 1 : 0;
 }

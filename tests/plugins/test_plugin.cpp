@@ -14,22 +14,14 @@ std::atomic<uint64_t> g_next_instance_id{1};
 
 std::vector<PropertyName> plugin_properties() {
     using M = PropertyMutability;
-    return {{supported_properties.name(), M::RO},
-            {available_devices.name(), M::RO},
-            {device::full_name.name(), M::RO},
-            {device::capabilities.name(), M::RO},
-            {instance_id.name(), M::RO},
-            {compile_count.name(), M::RO},
-            {import_count.name(), M::RO},
-            {set_count.name(), M::RO},
-            {last_config.name(), M::RO},
-            {device::id.name(), M::RW},
-            {enable_profiling.name(), M::RW},
-            {num_streams.name(), M::RW},
-            {log::level.name(), M::RW},
-            {addend.name(), M::RW},
-            {device_ids.name(), M::RW},
-            {exportable.name(), M::RW}};
+    return {{supported_properties.name(), M::RO}, {available_devices.name(), M::RO},
+            {device::full_name.name(), M::RO},    {device::capabilities.name(), M::RO},
+            {instance_id.name(), M::RO},          {compile_count.name(), M::RO},
+            {import_count.name(), M::RO},         {set_count.name(), M::RO},
+            {last_config.name(), M::RO},          {device::id.name(), M::RW},
+            {enable_profiling.name(), M::RW},     {num_streams.name(), M::RW},
+            {log::level.name(), M::RW},           {addend.name(), M::RW},
+            {device_ids.name(), M::RW},           {exportable.name(), M::RW}};
 }
 
 std::string names_of(const std::vector<PropertyName>& names) {

@@ -83,8 +83,8 @@ struct Totals {
     std::atomic<uint64_t> async_started{0}, callbacks{0}, async_ok{0}, async_faults{0},
         async_cancelled{0}, sync_started{0}, sync_ok{0}, sync_faults{0}, sync_cancelled{0},
         other_errors{0}, wrong_outputs{0}, outcome_mismatches{0}, cancels_issued{0},
-        wait_for_timeouts{0}, requests_created{0}, chains{0}, bad_tensors_rejected{0},
-        abandoned{0}, verified_outputs{0};
+        wait_for_timeouts{0}, requests_created{0}, chains{0}, bad_tensors_rejected{0}, abandoned{0},
+        verified_outputs{0};
     std::mutex mutex;
     std::vector<std::string> first_errors;  // the first few unexpected messages, for the log
 
@@ -132,10 +132,18 @@ void on_complete(Slot* s, std::exception_ptr error) {
     std::string message;
     const Outcome outcome = classify(error, s->faults_possible, &message);
     switch (outcome) {
-        case Outcome::kOk: s->totals->async_ok++; break;
-        case Outcome::kFault: s->totals->async_faults++; break;
-        case Outcome::kCancelled: s->totals->async_cancelled++; break;
-        case Outcome::kOther: s->totals->note("callback: " + message); break;
+        case Outcome::kOk:
+            s->totals->async_ok++;
+            break;
+        case Outcome::kFault:
+            s->totals->async_faults++;
+            break;
+        case Outcome::kCancelled:
+            s->totals->async_cancelled++;
+            break;
+        case Outcome::kOther:
+            s->totals->note("callback: " + message);
+            break;
     }
     {
         std::lock_guard<std::mutex> lock(s->mutex);
@@ -180,11 +188,14 @@ bool output_correct(const InferRequest& request, const Tensor& input) {
 }
 
 class Worker {
-public:
+  public:
     Worker(int index, CompiledModel compiled, bool faults_possible, Totals& totals,
            Clock::time_point deadline)
-        : m_rng(1000u + static_cast<unsigned>(index)), m_compiled(std::move(compiled)),
-          m_faults_possible(faults_possible), m_totals(totals), m_deadline(deadline) {
+        : m_rng(1000u + static_cast<unsigned>(index)),
+          m_compiled(std::move(compiled)),
+          m_faults_possible(faults_possible),
+          m_totals(totals),
+          m_deadline(deadline) {
         for (int i = 0; i < 2; ++i)
             m_slots.push_back(make_slot(m_compiled, faults_possible, totals, (index + i) % 2 == 0));
     }
@@ -201,17 +212,31 @@ public:
         }
     }
 
-private:
+  private:
     void step(Slot& s, unsigned op) {
         fill_input(s.input, m_rng);
         switch (op) {
-            case 0: sync_infer(s); break;
-            case 1: async_wait(s, 0, false, false); break;
-            case 2: async_wait(s, 0, true, false); break;       // cancel it ourselves
-            case 3: async_wait(s, 0, false, true); break;       // poll with wait_for
-            case 4: async_wait(s, 1 + m_rng() % 4, false, false); break;  // chain 2..5 runs
-            case 5: fresh_request(); break;
-            case 6: bad_tensor(s); break;
+            case 0:
+                sync_infer(s);
+                break;
+            case 1:
+                async_wait(s, 0, false, false);
+                break;
+            case 2:
+                async_wait(s, 0, true, false);
+                break;  // cancel it ourselves
+            case 3:
+                async_wait(s, 0, false, true);
+                break;  // poll with wait_for
+            case 4:
+                async_wait(s, 1 + m_rng() % 4, false, false);
+                break;  // chain 2..5 runs
+            case 5:
+                fresh_request();
+                break;
+            case 6:
+                bad_tensor(s);
+                break;
             default: {  // a new input tensor, then a run
                 Tensor input(element::f32, kShape);
                 fill_input(input, m_rng);
@@ -239,10 +264,19 @@ private:
         }
         std::string message;
         switch (classify(error, s.faults_possible, &message)) {
-            case Outcome::kOk: m_totals.sync_ok++; check_output(s); break;
-            case Outcome::kFault: m_totals.sync_faults++; break;
-            case Outcome::kCancelled: m_totals.sync_cancelled++; break;
-            case Outcome::kOther: m_totals.note("infer: " + message); break;
+            case Outcome::kOk:
+                m_totals.sync_ok++;
+                check_output(s);
+                break;
+            case Outcome::kFault:
+                m_totals.sync_faults++;
+                break;
+            case Outcome::kCancelled:
+                m_totals.sync_cancelled++;
+                break;
+            case Outcome::kOther:
+                m_totals.note("infer: " + message);
+                break;
         }
     }
 
@@ -338,7 +372,7 @@ private:
 
 /// Fails the test (abort with the counts) instead of letting a stuck thread hang ctest.
 class Watchdog {
-public:
+  public:
     Watchdog(std::chrono::seconds limit, const Totals& totals)
         : m_thread([this, limit, &totals] {
               std::unique_lock<std::mutex> lock(m_mutex);
@@ -362,7 +396,7 @@ public:
         m_thread.join();
     }
 
-private:
+  private:
     std::mutex m_mutex;
     std::condition_variable m_cv;
     bool m_finished = false;
@@ -381,11 +415,10 @@ TEST(Stress, RequestsOnTemplateAndFaultyMockRemoteAreAllAccountedFor) {
 
     Core core(std::string(VIREO_BUILD_LIB_DIR) + "/plugins.xml");
     auto model = affine_model();
-    const AnyMap mock_settings{
-        mock_remote::latency_us(300u),  mock_remote::compile_ms(0u),
-        mock_remote::bus_latency_us(0u), mock_remote::gflops(1000.0),
-        mock_remote::device_gbps(1000.0), mock_remote::bus_gbps(100.0),
-        mock_remote::fail_rate(0.1),     mock_remote::jitter_us(400u)};
+    const AnyMap mock_settings{mock_remote::latency_us(300u),    mock_remote::compile_ms(0u),
+                               mock_remote::bus_latency_us(0u),  mock_remote::gflops(1000.0),
+                               mock_remote::device_gbps(1000.0), mock_remote::bus_gbps(100.0),
+                               mock_remote::fail_rate(0.1),      mock_remote::jitter_us(400u)};
     auto with_seed = [&](uint64_t s) {
         AnyMap settings = mock_settings;
         const auto entry = mock_remote::seed(s);
@@ -472,8 +505,7 @@ TEST(Stress, RequestsOnTemplateAndFaultyMockRemoteAreAllAccountedFor) {
     EXPECT_EQ(totals.wrong_outputs.load(), 0u);
     EXPECT_EQ(totals.outcome_mismatches.load(), 0u) << "callback and wait() disagreed";
     // Every awaited start ended exactly once, in exactly one of the expected ways.
-    EXPECT_EQ(async_started,
-              totals.async_ok + totals.async_faults + totals.async_cancelled + 0u);
+    EXPECT_EQ(async_started, totals.async_ok + totals.async_faults + totals.async_cancelled + 0u);
     EXPECT_EQ(totals.sync_started.load(),
               totals.sync_ok + totals.sync_faults + totals.sync_cancelled + 0u);
     // Faults the requests saw were injected by the device (a cancelled run may hide one).

@@ -18,16 +18,26 @@ namespace vireo {
 /// A readable name for common value types ("int32", "string", "bool", ...), for error messages.
 template <typename T>
 const char* type_name() {
-    if constexpr (std::is_same_v<T, bool>) return "bool";
-    else if constexpr (std::is_same_v<T, int32_t>) return "int32";
-    else if constexpr (std::is_same_v<T, int64_t>) return "int64";
-    else if constexpr (std::is_same_v<T, uint32_t>) return "uint32";
-    else if constexpr (std::is_same_v<T, uint64_t>) return "uint64";
-    else if constexpr (std::is_same_v<T, float>) return "float";
-    else if constexpr (std::is_same_v<T, double>) return "double";
-    else if constexpr (std::is_same_v<T, std::string>) return "string";
-    else if constexpr (std::is_same_v<T, std::vector<std::string>>) return "list of strings";
-    else return typeid(T).name();
+    if constexpr (std::is_same_v<T, bool>)
+        return "bool";
+    else if constexpr (std::is_same_v<T, int32_t>)
+        return "int32";
+    else if constexpr (std::is_same_v<T, int64_t>)
+        return "int64";
+    else if constexpr (std::is_same_v<T, uint32_t>)
+        return "uint32";
+    else if constexpr (std::is_same_v<T, uint64_t>)
+        return "uint64";
+    else if constexpr (std::is_same_v<T, float>)
+        return "float";
+    else if constexpr (std::is_same_v<T, double>)
+        return "double";
+    else if constexpr (std::is_same_v<T, std::string>)
+        return "string";
+    else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+        return "list of strings";
+    else
+        return typeid(T).name();
 }
 
 /// How a value of type T is written as text and read back. Specialise for your own types (or
@@ -78,7 +88,8 @@ struct TextCodec<std::vector<T>> {
         size_t start = 0;
         while (true) {
             const size_t comma = t.find(',', start);
-            std::string item = t.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+            std::string item =
+                t.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
             const auto b = item.find_first_not_of(' ');
             const auto e = item.find_last_not_of(' ');
             item = b == std::string::npos ? std::string() : item.substr(b, e - b + 1);
@@ -101,13 +112,14 @@ struct TextCodec<std::vector<T>> {
 /// as<T>() throws InvalidArgument naming the value and T when no conversion applies. An Any
 /// returned by a plugin keeps the plugin's library loaded (the value's type may live there).
 class Any {
-public:
+  public:
     Any() = default;
     template <typename T, typename D = std::decay_t<T>,
-              typename = std::enable_if_t<!std::is_same_v<D, Any> && !std::is_array_v<std::remove_reference_t<T>> &&
+              typename = std::enable_if_t<!std::is_same_v<D, Any> &&
+                                          !std::is_array_v<std::remove_reference_t<T>> &&
                                           std::is_copy_constructible_v<D>>>
     Any(T&& value) : m_impl(std::make_shared<Impl<D>>(std::forward<T>(value))) {}  // NOLINT
-    Any(const char* text) : Any(std::string(text)) {}                            // NOLINT
+    Any(const char* text) : Any(std::string(text)) {}                              // NOLINT
     Any(const Any&) = default;
     Any(Any&&) noexcept = default;
     ~Any() = default;
@@ -143,8 +155,10 @@ public:
                 if (m_impl->as_number(number)) return checked_number<T>(number);
             }
             if (m_impl->type() == typeid(std::string))
-                return TextCodec<T>::from_text(static_cast<const Impl<std::string>&>(*m_impl).value);
-            throw_error<InvalidArgument>("cannot convert value '", m_impl->to_text(), "' to ", type_name<T>());
+                return TextCodec<T>::from_text(
+                    static_cast<const Impl<std::string>&>(*m_impl).value);
+            throw_error<InvalidArgument>("cannot convert value '", m_impl->to_text(), "' to ",
+                                         type_name<T>());
         }
     }
 
@@ -158,9 +172,11 @@ public:
 
     // A hidden friend, so that it is found only for Any itself and never through an implicit
     // conversion of some other type to Any.
-    friend std::ostream& operator<<(std::ostream& out, const Any& any) { return out << any.to_string(); }
+    friend std::ostream& operator<<(std::ostream& out, const Any& any) {
+        return out << any.to_string();
+    }
 
-private:
+  private:
     struct Base {
         virtual ~Base() = default;
         virtual const std::type_info& type() const = 0;
@@ -196,7 +212,8 @@ T Any::checked_number(long double number) {
         if (number != static_cast<long double>(static_cast<long long>(number)) ||
             number < static_cast<long double>(std::numeric_limits<T>::lowest()) ||
             number > static_cast<long double>(std::numeric_limits<T>::max()))
-            throw_error<InvalidArgument>("value ", static_cast<double>(number), " does not fit ", type_name<T>());
+            throw_error<InvalidArgument>("value ", static_cast<double>(number), " does not fit ",
+                                         type_name<T>());
     }
     return static_cast<T>(number);
 }

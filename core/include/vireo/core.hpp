@@ -75,8 +75,8 @@ class Core {
 
     /// Reads a model file, IR or ONNX, chosen by content (vireo/frontend.hpp:
     /// detect_model_format). IR: `bin_path` empty means the .xml path with a .bin extension. ONNX:
-    /// `bin_path` must be empty (external data is named inside the model); the ONNX reader module is
-    /// loaded on first use (see read_onnx_model for what it accepts and throws).
+    /// `bin_path` must be empty (external data is named inside the model); the ONNX reader module
+    /// is loaded on first use (see read_onnx_model for what it accepts and throws).
     std::shared_ptr<Model> read_model(const std::string& model_path,
                                       const std::string& bin_path = "") const;
     /// Reads an IR model from its XML text and its weights (may be empty when there are none).

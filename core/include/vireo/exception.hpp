@@ -17,26 +17,34 @@ namespace vireo {
 /// - kCancelled: the operation was cancelled by the user.
 /// - kUnavailable: a device or resource failed or cannot be reached right now.
 /// - kGeneral: anything else (internal invariants, errors from a plugin without a kind).
-enum class ErrorKind { kGeneral, kNotFound, kInvalidArgument, kNotImplemented, kBusy, kCancelled, kUnavailable };
+enum class ErrorKind {
+    kGeneral,
+    kNotFound,
+    kInvalidArgument,
+    kNotImplemented,
+    kBusy,
+    kCancelled,
+    kUnavailable
+};
 
 const char* to_string(ErrorKind kind);
 
 /// Base of every exception Vireo throws. The message names the thing at fault and what was
 /// expected versus found. Thread-safe to copy; carries no references to runtime objects.
 class Exception : public std::runtime_error {
-public:
+  public:
     explicit Exception(const std::string& message, ErrorKind kind = ErrorKind::kGeneral)
         : std::runtime_error(message), m_kind(kind) {}
     ErrorKind kind() const noexcept { return m_kind; }
 
-private:
+  private:
     ErrorKind m_kind;
 };
 
-#define VIREO_DECLARE_EXCEPTION(Name, Kind)                                          \
-    class Name : public Exception {                                                \
-    public:                                                                        \
-        explicit Name(const std::string& message) : Exception(message, Kind) {}    \
+#define VIREO_DECLARE_EXCEPTION(Name, Kind)                                     \
+    class Name : public Exception {                                             \
+      public:                                                                   \
+        explicit Name(const std::string& message) : Exception(message, Kind) {} \
     }
 
 VIREO_DECLARE_EXCEPTION(NotFound, ErrorKind::kNotFound);
@@ -56,14 +64,16 @@ std::string concat(Args&&... args) {
 }
 }  // namespace detail
 
-/// Throws E with the streamed concatenation of args: `throw_error<NotFound>("no tensor '", n, "'")`.
+/// Throws E with the streamed concatenation of args: `throw_error<NotFound>("no tensor '", n,
+/// "'")`.
 template <typename E = Exception, typename... Args>
 [[noreturn]] void throw_error(Args&&... args) {
     throw E(detail::concat(std::forward<Args>(args)...));
 }
 
 /// Rethrows the exception in `error` as a vireo::Exception of the same kind, with `context`
-/// prepended to the message. Foreign exceptions become kGeneral. Used where plugin calls are guarded.
+/// prepended to the message. Foreign exceptions become kGeneral. Used where plugin calls are
+/// guarded.
 [[noreturn]] void rethrow_with_context(std::exception_ptr error, const std::string& context);
 
 }  // namespace vireo

@@ -39,7 +39,8 @@ struct OnnxOpMapping {
 void register_onnx_op_mapping(const OnnxOpMapping& mapping);
 
 /// The mapping for a node of `onnx_domain` / `onnx_op_type`, if one was registered.
-std::optional<OnnxOpMapping> find_onnx_op_mapping(const std::string& onnx_domain, const std::string& onnx_op_type);
+std::optional<OnnxOpMapping> find_onnx_op_mapping(const std::string& onnx_domain,
+                                                  const std::string& onnx_op_type);
 
 namespace extension {
 
@@ -62,10 +63,10 @@ using ExtensionEntryFunction = const ExtensionEntry* (*)();
 /// Defines the entry of an extension library:
 ///     void register_my_ops() { vireo::OpRegistry::instance().add(...); ... }
 ///     VIREO_DEFINE_EXTENSION("my_ops", "1.0", register_my_ops)
-#define VIREO_DEFINE_EXTENSION(NAME, VERSION, REGISTER)                                          \
+#define VIREO_DEFINE_EXTENSION(NAME, VERSION, REGISTER)                                         \
     extern "C" __attribute__((visibility("default"))) const ::vireo::extension::ExtensionEntry* \
-    vireo_extension_entry() {                                                                    \
-        static const ::vireo::extension::ExtensionEntry entry{                                   \
-            VIREO_EXTENSION_ABI_VERSION, VIREO_TOOLCHAIN_TAG, NAME, VERSION, REGISTER};          \
-        return &entry;                                                                           \
+    vireo_extension_entry() {                                                                   \
+        static const ::vireo::extension::ExtensionEntry entry{                                  \
+            VIREO_EXTENSION_ABI_VERSION, VIREO_TOOLCHAIN_TAG, NAME, VERSION, REGISTER};         \
+        return &entry;                                                                          \
     }

@@ -8,9 +8,10 @@
 namespace vireo {
 
 /// IEEE 754 binary16. Conversion from float rounds to nearest, ties to even, with overflow to
-/// infinity, gradual underflow to subnormals and NaN preserved (quiet). Conversion to float is exact.
+/// infinity, gradual underflow to subnormals and NaN preserved (quiet). Conversion to float is
+/// exact.
 class float16 {
-public:
+  public:
     float16() = default;
     float16(float value) : m_bits(from_float(value)) {}  // NOLINT: implicit like a built-in float
     operator float() const { return to_float(m_bits); }  // NOLINT
@@ -25,14 +26,14 @@ public:
     static uint16_t from_float(float value);
     static float to_float(uint16_t bits);
 
-private:
+  private:
     uint16_t m_bits = 0;
 };
 
 /// bfloat16: the top 16 bits of a binary32. Conversion from float rounds to nearest, ties to
 /// even; NaN stays NaN (quiet). Conversion to float is exact.
 class bfloat16 {
-public:
+  public:
     bfloat16() = default;
     bfloat16(float value) : m_bits(from_float(value)) {}  // NOLINT
     operator float() const { return to_float(m_bits); }   // NOLINT
@@ -47,7 +48,8 @@ public:
     static uint16_t from_float(float value) {
         uint32_t u;
         std::memcpy(&u, &value, sizeof u);
-        if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);  // quiet NaN
+        if ((u & 0x7fffffffu) > 0x7f800000u)
+            return static_cast<uint16_t>((u >> 16) | 0x40u);  // quiet NaN
         const uint32_t rounding = 0x7fffu + ((u >> 16) & 1u);
         return static_cast<uint16_t>((u + rounding) >> 16);
     }
@@ -58,11 +60,15 @@ public:
         return f;
     }
 
-private:
+  private:
     uint16_t m_bits = 0;
 };
 
-inline std::ostream& operator<<(std::ostream& out, float16 v) { return out << static_cast<float>(v); }
-inline std::ostream& operator<<(std::ostream& out, bfloat16 v) { return out << static_cast<float>(v); }
+inline std::ostream& operator<<(std::ostream& out, float16 v) {
+    return out << static_cast<float>(v);
+}
+inline std::ostream& operator<<(std::ostream& out, bfloat16 v) {
+    return out << static_cast<float>(v);
+}
 
 }  // namespace vireo

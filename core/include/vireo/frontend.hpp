@@ -39,8 +39,8 @@ ModelFormat detect_model_format(const void* data, size_t size);
 /// operation (type, domain, opset version, node name) in one message; InvalidArgument for
 /// malformed content (truncated or invalid protobuf, a tensor whose data size disagrees with its
 /// shape, external data outside the folder or the file, a dangling value name), naming the
-/// culprit; Unavailable if the ONNX module is missing or cannot be loaded (the message says where it
-/// was looked for and why it failed). Thread safety: reentrant.
+/// culprit; Unavailable if the ONNX module is missing or cannot be loaded (the message says where
+/// it was looked for and why it failed). Thread safety: reentrant.
 ///
 ///     auto model = vireo::read_onnx_model("resnet50.onnx");
 std::shared_ptr<Model> read_onnx_model(const std::string& path);
@@ -48,9 +48,9 @@ std::shared_ptr<Model> read_onnx_model(const std::string& path);
 /// data is refused: a model in memory has no folder.
 std::shared_ptr<Model> read_onnx_model(const void* data, size_t size);
 
-/// The ONNX operations the reader translates, as Markdown table rows "| Op | domain | opset versions
-/// with a translator |", one per op, sorted (what docs/onnx.md lists). Loads the module like
-/// read_onnx_model.
+/// The ONNX operations the reader translates, as Markdown table rows "| Op | domain | opset
+/// versions with a translator |", one per op, sorted (what docs/onnx.md lists). Loads the module
+/// like read_onnx_model.
 std::string onnx_supported_ops_markdown();
 
 }  // namespace vireo

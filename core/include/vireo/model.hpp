@@ -29,15 +29,17 @@ struct VariableInfo {
 ///
 /// Thread safety: const methods may run concurrently; changing methods may not.
 class Model : public std::enable_shared_from_this<Model> {
-public:
+  public:
     /// Results are made for each output in `outputs` (or taken as-is if they are Results).
-    Model(const OutputVector& outputs, const ParameterVector& parameters, const std::string& name = "");
+    Model(const OutputVector& outputs, const ParameterVector& parameters,
+          const std::string& name = "");
     Model(const ResultVector& results, const SinkVector& sinks, const ParameterVector& parameters,
           const std::string& name = "");
     /// Builds from results, sinks and parameters; validates. Throws InvalidArgument if a
     /// parameter used by the graph is missing from `parameters`.
     static std::shared_ptr<Model> make(const ResultVector& results, const SinkVector& sinks,
-                                       const ParameterVector& parameters, const std::string& name = "");
+                                       const ParameterVector& parameters,
+                                       const std::string& name = "");
 
     const std::string& get_name() const { return m_name; }
     void set_name(const std::string& name) { m_name = name; }
@@ -88,7 +90,7 @@ public:
     /// Keeps a plugin library (or a mapped file) alive as long as this model lives.
     void set_shared_object(std::shared_ptr<void> so) { m_so = std::move(so); }
 
-private:
+  private:
     std::shared_ptr<void> m_so;  // first member: the library outlives the nodes
     std::string m_name;
     ParameterVector m_parameters;

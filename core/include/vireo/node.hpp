@@ -23,8 +23,9 @@ using NodePtr = std::shared_ptr<Node>;
 using RTMap = AnyMap;
 
 /// One attribute value. IR text converts to and from these according to the op's AttrSpec.
-using AttrValue = std::variant<bool, int64_t, double, std::string, std::vector<int64_t>, std::vector<double>,
-                               std::vector<std::string>, element::Type, PartialShape>;
+using AttrValue =
+    std::variant<bool, int64_t, double, std::string, std::vector<int64_t>, std::vector<double>,
+                 std::vector<std::string>, element::Type, PartialShape>;
 
 /// What a tensor flowing out of an output port is: type, shape and its tensor names. A Result's
 /// output shares the descriptor of the output it consumes, so names set on either show on both.
@@ -38,7 +39,7 @@ struct TensorDesc {
 /// A handle to output `index` of a node. Keeps the node alive. Ordered and hashable so it can
 /// key maps; two handles are equal when they name the same node and index.
 class Output {
-public:
+  public:
     Output() = default;
     Output(NodePtr node, size_t index = 0);  // NOLINT: a single-output node converts implicitly
 
@@ -65,7 +66,7 @@ public:
         return m_node != o.m_node ? m_node < o.m_node : m_index < o.m_index;
     }
 
-private:
+  private:
     NodePtr m_node;
     size_t m_index = 0;
 };
@@ -75,17 +76,19 @@ using NodeVector = std::vector<NodePtr>;
 
 /// A handle to input `index` of a node. Does not keep the node alive.
 class Input {
-public:
+  public:
     Input(Node* node, size_t index) : m_node(node), m_index(index) {}
     Node* get_node() const { return m_node; }
     size_t get_index() const { return m_index; }
     const Output& get_source_output() const;
     void replace_source_output(const Output& source) const;
     const element::Type& get_element_type() const { return get_source_output().get_element_type(); }
-    const PartialShape& get_partial_shape() const { return get_source_output().get_partial_shape(); }
+    const PartialShape& get_partial_shape() const {
+        return get_source_output().get_partial_shape();
+    }
     Shape get_shape() const { return get_source_output().get_shape(); }
 
-private:
+  private:
     Node* m_node;
     size_t m_index;
 };
@@ -101,7 +104,7 @@ private:
 ///
 /// Thread safety: a graph may be read from many threads; changing it is single-threaded.
 class Node : public std::enable_shared_from_this<Node> {
-public:
+  public:
     Node(const OpDef& def, const OutputVector& inputs, std::map<std::string, AttrValue> attributes);
     /// Releases the inputs iteratively, so dropping the last handle to a very long chain of
     /// nodes does not recurse once per node.
@@ -131,7 +134,9 @@ public:
     OutputVector outputs();
     const TensorDesc& get_output_desc(size_t i) const;
     const element::Type& get_output_element_type(size_t i) const { return get_output_desc(i).type; }
-    const PartialShape& get_output_partial_shape(size_t i) const { return get_output_desc(i).shape; }
+    const PartialShape& get_output_partial_shape(size_t i) const {
+        return get_output_desc(i).shape;
+    }
     Shape get_output_shape(size_t i) const;
 
     /// Attribute values, with defaults filled in from the OpDef.
@@ -171,12 +176,12 @@ public:
     /// "Add 'name'", for error messages.
     std::string describe() const;
 
-protected:
+  protected:
     friend class Output;
     friend class Input;
     std::shared_ptr<TensorDesc>& output_desc_ptr(size_t i);
 
-private:
+  private:
     const OpDef* m_def;
     uint64_t m_instance_id;
     mutable std::string m_friendly_name;
@@ -184,7 +189,7 @@ private:
     std::vector<std::shared_ptr<TensorDesc>> m_outputs;
     std::map<std::string, AttrValue> m_attributes;
     RTMap m_rt_info;
-    Tensor m_constant;  // only for Constant
+    Tensor m_constant;                             // only for Constant
     std::vector<std::shared_ptr<Model>> m_bodies;  // only for sub-graph ops (If, Loop)
 };
 
@@ -195,7 +200,8 @@ private:
 NodePtr make_node(const std::string& type, const OutputVector& inputs,
                   std::map<std::string, AttrValue> attributes = {}, int version = -1);
 /// Same, for a sub-graph op: `bodies` are set before output types are inferred.
-NodePtr make_node(const std::string& type, const OutputVector& inputs, std::map<std::string, AttrValue> attributes,
+NodePtr make_node(const std::string& type, const OutputVector& inputs,
+                  std::map<std::string, AttrValue> attributes,
                   std::vector<std::shared_ptr<Model>> bodies, int version = -1);
 
 template <typename T>
@@ -204,7 +210,8 @@ const T& Node::get_attribute(const std::string& name) const {
     if (it == m_attributes.end())
         throw_error<InvalidArgument>(describe(), ": no attribute '", name, "'");
     const T* value = std::get_if<T>(&it->second);
-    if (!value) throw_error<InvalidArgument>(describe(), ": attribute '", name, "' has another type");
+    if (!value)
+        throw_error<InvalidArgument>(describe(), ": attribute '", name, "' has another type");
     return *value;
 }
 

@@ -14,7 +14,17 @@
 namespace vireo {
 
 /// The kind of an attribute, which fixes how IR text is parsed into an AttrValue.
-enum class AttrType { kBool, kInt, kFloat, kString, kIntList, kFloatList, kStringList, kElementType, kShape };
+enum class AttrType {
+    kBool,
+    kInt,
+    kFloat,
+    kString,
+    kIntList,
+    kFloatList,
+    kStringList,
+    kElementType,
+    kShape
+};
 
 /// One attribute of an op. `default_value` empty means required. `choices` (for kString)
 /// restricts the allowed values, e.g. {"explicit", "valid", "same_upper", "same_lower"}.
@@ -43,13 +53,14 @@ struct InferOutput {
 /// Type and shape inference of an op: from the inputs (and the node's attributes) to the
 /// outputs. Throws InvalidArgument naming the node (node.describe()) and what is wrong.
 /// The same function serves compile time (values of Constants only) and run time (all values).
-using InferFunction = std::function<std::vector<InferOutput>(const Node& node, const std::vector<InferInput>& inputs)>;
+using InferFunction = std::function<std::vector<InferOutput>(
+    const Node& node, const std::vector<InferInput>& inputs)>;
 
 /// The definition of an op version, following the OpenVINO opset specification.
 struct OpDef {
-    std::string type;         ///< canonical type name: "Add"
-    int version = 1;          ///< opset version that introduced this op version: 1, 3, 8, ...
-    std::string domain;       ///< "" for standard opsets, a custom name for custom ops
+    std::string type;    ///< canonical type name: "Add"
+    int version = 1;     ///< opset version that introduced this op version: 1, 3, 8, ...
+    std::string domain;  ///< "" for standard opsets, a custom name for custom ops
     size_t min_inputs = 0;
     size_t max_inputs = 0;
     std::vector<AttrSpec> attributes;
@@ -68,7 +79,7 @@ struct OpDef {
 ///     OpRegistry::instance().add(def);
 ///     auto node = make_node("MyOp", {x});
 class OpRegistry {
-public:
+  public:
     static OpRegistry& instance();
 
     /// Registers a definition. Throws InvalidArgument if (type, version, domain) exists already.
@@ -84,10 +95,11 @@ public:
     /// Every registered definition.
     std::vector<const OpDef*> all() const;
 
-private:
+  private:
     OpRegistry();
     mutable std::mutex m_mutex;
-    std::map<std::string, std::map<std::pair<std::string, int>, std::unique_ptr<OpDef>>> m_defs;  // type -> (domain, version)
+    std::map<std::string, std::map<std::pair<std::string, int>, std::unique_ptr<OpDef>>>
+        m_defs;  // type -> (domain, version)
     std::map<std::string, std::string> m_aliases;
 };
 

@@ -40,13 +40,17 @@ NodePtr add(const Output& a, const Output& b, const std::string& auto_broadcast 
 NodePtr subtract(const Output& a, const Output& b, const std::string& auto_broadcast = "numpy");
 NodePtr multiply(const Output& a, const Output& b, const std::string& auto_broadcast = "numpy");
 /// `pythondiv` (IR "m_pythondiv"): integer division rounds toward -infinity when true.
-NodePtr divide(const Output& a, const Output& b, bool pythondiv = true, const std::string& auto_broadcast = "numpy");
+NodePtr divide(const Output& a, const Output& b, bool pythondiv = true,
+               const std::string& auto_broadcast = "numpy");
 NodePtr power(const Output& a, const Output& b, const std::string& auto_broadcast = "numpy");
 NodePtr maximum(const Output& a, const Output& b, const std::string& auto_broadcast = "numpy");
 NodePtr minimum(const Output& a, const Output& b, const std::string& auto_broadcast = "numpy");
-NodePtr squared_difference(const Output& a, const Output& b, const std::string& auto_broadcast = "numpy");
-/// Comparisons: `type` is Equal, NotEqual, Less, LessEqual, Greater or GreaterEqual; boolean output.
-NodePtr compare(const std::string& type, const Output& a, const Output& b, const std::string& auto_broadcast = "numpy");
+NodePtr squared_difference(const Output& a, const Output& b,
+                           const std::string& auto_broadcast = "numpy");
+/// Comparisons: `type` is Equal, NotEqual, Less, LessEqual, Greater or GreaterEqual; boolean
+/// output.
+NodePtr compare(const std::string& type, const Output& a, const Output& b,
+                const std::string& auto_broadcast = "numpy");
 NodePtr equal(const Output& a, const Output& b);
 NodePtr less(const Output& a, const Output& b);
 NodePtr greater(const Output& a, const Output& b);
@@ -78,39 +82,51 @@ NodePtr softmax(const Output& x, int64_t axis = 1);
 NodePtr log_softmax(const Output& x, int64_t axis = 1);
 
 // ---- MatMul, convolution, pooling ----
-NodePtr matmul(const Output& a, const Output& b, bool transpose_a = false, bool transpose_b = false);
+NodePtr matmul(const Output& a, const Output& b, bool transpose_a = false,
+               bool transpose_b = false);
 /// Convolution-1: x [N, C_IN, spatial...], w [C_OUT, C_IN, kernel...]. `auto_pad` is "explicit",
 /// "valid", "same_upper" or "same_lower" (pads are ignored unless explicit).
 NodePtr convolution(const Output& x, const Output& w, const std::vector<int64_t>& strides,
                     const std::vector<int64_t>& pads_begin, const std::vector<int64_t>& pads_end,
-                    const std::vector<int64_t>& dilations, const std::string& auto_pad = "explicit");
+                    const std::vector<int64_t>& dilations,
+                    const std::string& auto_pad = "explicit");
 /// GroupConvolution-1: w [GROUPS, C_OUT/GROUPS, C_IN/GROUPS, kernel...].
 NodePtr group_convolution(const Output& x, const Output& w, const std::vector<int64_t>& strides,
-                          const std::vector<int64_t>& pads_begin, const std::vector<int64_t>& pads_end,
-                          const std::vector<int64_t>& dilations, const std::string& auto_pad = "explicit");
+                          const std::vector<int64_t>& pads_begin,
+                          const std::vector<int64_t>& pads_end,
+                          const std::vector<int64_t>& dilations,
+                          const std::string& auto_pad = "explicit");
 /// ConvolutionBackpropData-1: w [C_IN, C_OUT, kernel...]; `output_shape` (spatial sizes) optional.
-NodePtr convolution_backprop_data(const Output& x, const Output& w, const std::vector<int64_t>& strides,
-                                  const std::vector<int64_t>& pads_begin, const std::vector<int64_t>& pads_end,
-                                  const std::vector<int64_t>& dilations, const std::vector<int64_t>& output_padding = {},
-                                  const Output& output_shape = {}, const std::string& auto_pad = "explicit");
+NodePtr convolution_backprop_data(
+    const Output& x, const Output& w, const std::vector<int64_t>& strides,
+    const std::vector<int64_t>& pads_begin, const std::vector<int64_t>& pads_end,
+    const std::vector<int64_t>& dilations, const std::vector<int64_t>& output_padding = {},
+    const Output& output_shape = {}, const std::string& auto_pad = "explicit");
 /// MaxPool-1 (one output). `rounding_type` is "floor" or "ceil".
-NodePtr max_pool(const Output& x, const std::vector<int64_t>& strides, const std::vector<int64_t>& pads_begin,
-                 const std::vector<int64_t>& pads_end, const std::vector<int64_t>& kernel,
-                 const std::string& rounding_type = "floor", const std::string& auto_pad = "explicit");
+NodePtr max_pool(const Output& x, const std::vector<int64_t>& strides,
+                 const std::vector<int64_t>& pads_begin, const std::vector<int64_t>& pads_end,
+                 const std::vector<int64_t>& kernel, const std::string& rounding_type = "floor",
+                 const std::string& auto_pad = "explicit");
 /// MaxPool-8: output 0 values, output 1 indices of `index_element_type` (flat from `axis`).
 NodePtr max_pool_with_indices(const Output& x, const std::vector<int64_t>& strides,
-                              const std::vector<int64_t>& dilations, const std::vector<int64_t>& pads_begin,
-                              const std::vector<int64_t>& pads_end, const std::vector<int64_t>& kernel,
-                              const std::string& rounding_type = "floor", const std::string& auto_pad = "explicit",
+                              const std::vector<int64_t>& dilations,
+                              const std::vector<int64_t>& pads_begin,
+                              const std::vector<int64_t>& pads_end,
+                              const std::vector<int64_t>& kernel,
+                              const std::string& rounding_type = "floor",
+                              const std::string& auto_pad = "explicit",
                               element::Type index_element_type = element::i64, int64_t axis = 0);
 /// AvgPool-1; `exclude_pad` is the IR attribute "exclude-pad".
-NodePtr avg_pool(const Output& x, const std::vector<int64_t>& strides, const std::vector<int64_t>& pads_begin,
-                 const std::vector<int64_t>& pads_end, const std::vector<int64_t>& kernel, bool exclude_pad,
-                 const std::string& rounding_type = "floor", const std::string& auto_pad = "explicit");
+NodePtr avg_pool(const Output& x, const std::vector<int64_t>& strides,
+                 const std::vector<int64_t>& pads_begin, const std::vector<int64_t>& pads_end,
+                 const std::vector<int64_t>& kernel, bool exclude_pad,
+                 const std::string& rounding_type = "floor",
+                 const std::string& auto_pad = "explicit");
 
 // ---- Reductions (axes: an integer 0-D/1-D output; negative axes allowed) ----
 /// `type` is ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2, ...
-NodePtr reduce(const std::string& type, const Output& x, const Output& axes, bool keep_dims = false);
+NodePtr reduce(const std::string& type, const Output& x, const Output& axes,
+               bool keep_dims = false);
 NodePtr reduce_mean(const Output& x, const Output& axes, bool keep_dims = false);
 NodePtr reduce_sum(const Output& x, const Output& axes, bool keep_dims = false);
 NodePtr reduce_max(const Output& x, const Output& axes, bool keep_dims = false);
@@ -133,36 +149,42 @@ NodePtr variadic_split(const Output& x, const Output& axis, const Output& split_
 /// bit of 1 ignores that begin/end value. An empty `stride` means all 1.
 NodePtr strided_slice(const Output& x, const Output& begin, const Output& end, const Output& stride,
                       const std::vector<int64_t>& begin_mask, const std::vector<int64_t>& end_mask,
-                      const std::vector<int64_t>& new_axis_mask = {}, const std::vector<int64_t>& shrink_axis_mask = {},
+                      const std::vector<int64_t>& new_axis_mask = {},
+                      const std::vector<int64_t>& shrink_axis_mask = {},
                       const std::vector<int64_t>& ellipsis_mask = {});
 /// Slice-8: python-style slices start:stop:step over `axes` (default: the first len(start) axes).
-NodePtr slice(const Output& x, const Output& start, const Output& stop, const Output& step, const Output& axes = {});
+NodePtr slice(const Output& x, const Output& start, const Output& stop, const Output& step,
+              const Output& axes = {});
 /// Gather-8 (negative indices count from the end).
-NodePtr gather(const Output& data, const Output& indices, const Output& axis, int64_t batch_dims = 0);
+NodePtr gather(const Output& data, const Output& indices, const Output& axis,
+               int64_t batch_dims = 0);
 NodePtr gather_elements(const Output& data, const Output& indices, int64_t axis);
-NodePtr scatter_update(const Output& data, const Output& indices, const Output& updates, const Output& axis);
+NodePtr scatter_update(const Output& data, const Output& indices, const Output& updates,
+                       const Output& axis);
 
 // ---- Shapes and generators ----
 NodePtr shape_of(const Output& x, element::Type output_type = element::i64);
 /// Range-4.
-NodePtr range(const Output& start, const Output& stop, const Output& step, element::Type output_type);
+NodePtr range(const Output& start, const Output& stop, const Output& step,
+              element::Type output_type);
 /// Broadcast-3; `mode` is "numpy", "explicit" (needs `axes_mapping`), "bidirectional" or "pdpd".
 NodePtr broadcast(const Output& x, const Output& target_shape, const std::string& mode = "numpy",
                   const Output& axes_mapping = {});
 NodePtr tile(const Output& x, const Output& repeats);
 /// Pad-12 (negative pads crop); `pad_mode` is "constant", "edge", "reflect" or "symmetric".
-NodePtr pad(const Output& x, const Output& pads_begin, const Output& pads_end, const std::string& pad_mode = "constant",
-            const Output& pad_value = {});
+NodePtr pad(const Output& x, const Output& pads_begin, const Output& pads_end,
+            const std::string& pad_mode = "constant", const Output& pad_value = {});
 
 // ---- Normalisation ----
 /// BatchNormInference-5 (data first).
-NodePtr batch_norm_inference(const Output& x, const Output& gamma, const Output& beta, const Output& mean,
-                             const Output& variance, double epsilon);
+NodePtr batch_norm_inference(const Output& x, const Output& gamma, const Output& beta,
+                             const Output& mean, const Output& variance, double epsilon);
 /// MVN-6; `eps_mode` is "inside_sqrt" or "outside_sqrt".
 NodePtr mvn(const Output& x, const Output& axes, bool normalize_variance, double eps,
             const std::string& eps_mode = "inside_sqrt");
 /// NormalizeL2-1; `eps_mode` is "add" or "max".
-NodePtr normalize_l2(const Output& x, const Output& axes, double eps, const std::string& eps_mode = "add");
+NodePtr normalize_l2(const Output& x, const Output& axes, double eps,
+                     const std::string& eps_mode = "add");
 
 // ---- Interpolate, TopK, FakeQuantize ----
 /// Attributes of Interpolate-4/11, named as in the IR; defaults as the specification gives them.
@@ -181,10 +203,12 @@ struct InterpolateAttrs {
 NodePtr interpolate(const Output& x, const Output& scales_or_sizes, const InterpolateAttrs& attrs,
                     const Output& axes = {});
 /// TopK-11: output 0 values, output 1 indices. `mode` "max"/"min", `sort` "value"/"index"/"none".
-NodePtr topk(const Output& x, const Output& k, int64_t axis, const std::string& mode, const std::string& sort,
-             element::Type index_element_type = element::i32, bool stable = false);
-NodePtr fake_quantize(const Output& x, const Output& input_low, const Output& input_high, const Output& output_low,
-                      const Output& output_high, int64_t levels, const std::string& auto_broadcast = "numpy");
+NodePtr topk(const Output& x, const Output& k, int64_t axis, const std::string& mode,
+             const std::string& sort, element::Type index_element_type = element::i32,
+             bool stable = false);
+NodePtr fake_quantize(const Output& x, const Output& input_low, const Output& input_high,
+                      const Output& output_low, const Output& output_high, int64_t levels,
+                      const std::string& auto_broadcast = "numpy");
 
 /// Einsum-7, e.g. einsum({a, b}, "ij,jk->ik"); "..." broadcasts, an output-less equation uses the
 /// labels seen once in alphabetical order.
@@ -202,7 +226,8 @@ struct IfPorts {
 /// If-8: runs `then_body` when the boolean scalar `cond` is true, else `else_body`; the If's
 /// inputs are `cond` then `inputs`.
 ///
-///     auto y = op::if_op(c, {x}, then_model, else_model);  // both bodies: one Parameter, one Result
+///     auto y = op::if_op(c, {x}, then_model, else_model);  // both bodies: one Parameter, one
+///     Result
 NodePtr if_op(const Output& cond, const OutputVector& inputs, std::shared_ptr<Model> then_body,
               std::shared_ptr<Model> else_body, IfPorts ports = {});
 
@@ -228,26 +253,29 @@ struct LoopPorts {
 /// no limit) and the condition (`execution_condition` before the first iteration, then the body's
 /// condition Result) is true. Concatenated outputs (output_slicing axis >= 0) have a dynamic
 /// iteration axis unless the count is known before running.
-NodePtr loop(const Output& trip_count, const Output& execution_condition, const OutputVector& inputs,
-             std::shared_ptr<Model> body, LoopPorts ports = {});
+NodePtr loop(const Output& trip_count, const Output& execution_condition,
+             const OutputVector& inputs, std::shared_ptr<Model> body, LoopPorts ports = {});
 
 // ---- State (variables are matched by variable_id) ----
 /// ReadValue-6. Without `init` the first read gives zeros of variable_type/variable_shape.
-NodePtr read_value(const std::string& variable_id, element::Type variable_type, const PartialShape& variable_shape,
-                   const Output& init = {});
+NodePtr read_value(const std::string& variable_id, element::Type variable_type,
+                   const PartialShape& variable_shape, const Output& init = {});
 /// Assign-6: writes `value` to the variable; add the node to the Model's sinks.
 NodePtr assign(const Output& value, const std::string& variable_id);
 
 // ---- Implementation of the template above ----
 namespace detail {
-NodePtr constant_from_doubles(element::Type type, const Shape& shape, const std::vector<double>& values);
-NodePtr constant_from_i64(element::Type type, const Shape& shape, const std::vector<int64_t>& values);
+NodePtr constant_from_doubles(element::Type type, const Shape& shape,
+                              const std::vector<double>& values);
+NodePtr constant_from_i64(element::Type type, const Shape& shape,
+                          const std::vector<int64_t>& values);
 }  // namespace detail
 
 template <typename T>
 NodePtr constant(element::Type type, const Shape& shape, const std::vector<T>& values) {
     if constexpr (std::is_integral_v<T>) {
-        return detail::constant_from_i64(type, shape, std::vector<int64_t>(values.begin(), values.end()));
+        return detail::constant_from_i64(type, shape,
+                                         std::vector<int64_t>(values.begin(), values.end()));
     } else {
         std::vector<double> v;
         v.reserve(values.size());

@@ -16,7 +16,7 @@ namespace vireo {
 /// One axis of a PartialShape: a static size, an interval [min, max], or fully dynamic.
 /// Text forms (as IR and command lines write them): "5", "?" or "-1", "1..10", "2..", "..8".
 class Dimension {
-public:
+  public:
     using value_type = int64_t;
     static constexpr value_type kInfinity = INT64_MAX;
 
@@ -51,12 +51,14 @@ public:
     Dimension operator+(const Dimension& other) const;
     Dimension operator-(const Dimension& other) const;
     Dimension operator*(const Dimension& other) const;
-    bool operator==(const Dimension& other) const { return m_min == other.m_min && m_max == other.m_max; }
+    bool operator==(const Dimension& other) const {
+        return m_min == other.m_min && m_max == other.m_max;
+    }
     bool operator!=(const Dimension& other) const { return !(*this == other); }
 
     std::string to_string() const;
 
-private:
+  private:
     value_type m_min = 0;
     value_type m_max = kInfinity;
 };
@@ -69,13 +71,13 @@ std::ostream& operator<<(std::ostream& out, const Dimension& dim);
 ///     p.rank().is_static();            // true
 ///     p.relaxes(Shape{1, 3, 300, 300}); // true
 class PartialShape {
-public:
+  public:
     /// A scalar (rank 0, static).
     PartialShape() = default;
     PartialShape(std::initializer_list<Dimension> dims) : m_dims(dims) {}
     PartialShape(std::vector<Dimension> dims) : m_dims(std::move(dims)) {}  // NOLINT
-    PartialShape(const Shape& shape);                                        // NOLINT
-    PartialShape(const std::vector<int64_t>& dims);                          // NOLINT: -1 = dynamic
+    PartialShape(const Shape& shape);                                       // NOLINT
+    PartialShape(const std::vector<int64_t>& dims);                         // NOLINT: -1 = dynamic
 
     static PartialShape dynamic(std::optional<size_t> rank = std::nullopt);
     /// Parses "1,3,224,224", "[1,3,?,-1]", "1..10,3", "?", "..." (dynamic rank), "" or "[]"
@@ -108,7 +110,9 @@ public:
     std::vector<Dimension>::const_iterator begin() const { return m_dims.begin(); }
     std::vector<Dimension>::const_iterator end() const { return m_dims.end(); }
     void push_back(const Dimension& d) { m_dims.push_back(d); }
-    void insert(size_t pos, const Dimension& d) { m_dims.insert(m_dims.begin() + static_cast<long>(pos), d); }
+    void insert(size_t pos, const Dimension& d) {
+        m_dims.insert(m_dims.begin() + static_cast<long>(pos), d);
+    }
     void erase(size_t pos) { m_dims.erase(m_dims.begin() + static_cast<long>(pos)); }
 
     bool operator==(const PartialShape& other) const {
@@ -119,7 +123,7 @@ public:
     /// "[1,3,?,1..10]" or "[...]" for dynamic rank.
     std::string to_string() const;
 
-private:
+  private:
     bool m_dynamic_rank = false;
     std::vector<Dimension> m_dims;
 };

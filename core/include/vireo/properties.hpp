@@ -16,15 +16,17 @@ enum class PropertyMutability { RO, RW };
 
 /// A property name with its mutability, as `supported_properties` lists them.
 class PropertyName : public std::string {
-public:
-    PropertyName(const std::string& name = {}, PropertyMutability mutability = PropertyMutability::RW)  // NOLINT
+  public:
+    PropertyName(const std::string& name = {},
+                 PropertyMutability mutability = PropertyMutability::RW)  // NOLINT
         : std::string(name), m_mutability(mutability) {}
-    PropertyName(const char* name, PropertyMutability mutability = PropertyMutability::RW)  // NOLINT
+    PropertyName(const char* name,
+                 PropertyMutability mutability = PropertyMutability::RW)  // NOLINT
         : std::string(name), m_mutability(mutability) {}
     bool is_mutable() const { return m_mutability == PropertyMutability::RW; }
     PropertyMutability mutability() const { return m_mutability; }
 
-private:
+  private:
     PropertyMutability m_mutability;
 };
 
@@ -33,31 +35,35 @@ private:
 ///     bool on = compiled.get_property(enable_profiling);
 template <typename T, PropertyMutability M = PropertyMutability::RW>
 class Property {
-public:
+  public:
     using value_type = T;
     constexpr explicit Property(const char* name) : m_name(name) {}
     constexpr const char* name() const { return m_name; }
     operator PropertyName() const { return PropertyName(m_name, M); }  // NOLINT
-    operator std::string() const { return m_name; }                   // NOLINT
+    operator std::string() const { return m_name; }                    // NOLINT
     template <typename... Args, PropertyMutability MM = M,
               typename = std::enable_if_t<MM == PropertyMutability::RW>>
     std::pair<std::string, Any> operator()(Args&&... args) const {
         return {m_name, Any(T(std::forward<Args>(args)...))};
     }
 
-private:
+  private:
     const char* m_name;
 };
 
 template <typename T, PropertyMutability M>
-bool operator==(const std::string& a, const Property<T, M>& b) { return a == b.name(); }
+bool operator==(const std::string& a, const Property<T, M>& b) {
+    return a == b.name();
+}
 
 // ---- Standard keys (each plugin may add its own, with its own prefix) ----
 
 /// Every property the object answers, with mutability.
-inline constexpr Property<std::vector<PropertyName>, PropertyMutability::RO> supported_properties{"SUPPORTED_PROPERTIES"};
+inline constexpr Property<std::vector<PropertyName>, PropertyMutability::RO> supported_properties{
+    "SUPPORTED_PROPERTIES"};
 /// Instance ids a plugin serves ("0", "1"); the core lists "NAME.id" for each.
-inline constexpr Property<std::vector<std::string>, PropertyMutability::RO> available_devices{"AVAILABLE_DEVICES"};
+inline constexpr Property<std::vector<std::string>, PropertyMutability::RO> available_devices{
+    "AVAILABLE_DEVICES"};
 /// Directory for the model cache; empty disables caching.
 inline constexpr Property<std::string> cache_dir{"CACHE_DIR"};
 /// Core property, default true: Core::read_model maps the .bin (no copy; the file must then not
@@ -71,10 +77,12 @@ inline constexpr Property<int32_t> num_streams{"NUM_STREAMS"};
 /// Threads used for inference; 0 means all cores.
 inline constexpr Property<int32_t> inference_num_threads{"INFERENCE_NUM_THREADS"};
 /// How many requests the compiled model suggests running in parallel.
-inline constexpr Property<uint32_t, PropertyMutability::RO> optimal_number_of_infer_requests{"OPTIMAL_NUMBER_OF_INFER_REQUESTS"};
+inline constexpr Property<uint32_t, PropertyMutability::RO> optimal_number_of_infer_requests{
+    "OPTIMAL_NUMBER_OF_INFER_REQUESTS"};
 inline constexpr Property<std::string, PropertyMutability::RO> model_name{"NETWORK_NAME"};
 /// Devices the compiled model runs on ("TEMPLATE", "MOCK_REMOTE.1").
-inline constexpr Property<std::vector<std::string>, PropertyMutability::RO> execution_devices{"EXECUTION_DEVICES"};
+inline constexpr Property<std::vector<std::string>, PropertyMutability::RO> execution_devices{
+    "EXECUTION_DEVICES"};
 /// True when the compiled model came from the model cache.
 inline constexpr Property<bool, PropertyMutability::RO> loaded_from_cache{"LOADED_FROM_CACHE"};
 
@@ -83,7 +91,8 @@ namespace device {
 inline constexpr Property<std::string> id{"DEVICE_ID"};
 inline constexpr Property<std::string, PropertyMutability::RO> full_name{"FULL_DEVICE_NAME"};
 /// What the device can do; see the capability names below.
-inline constexpr Property<std::vector<std::string>, PropertyMutability::RO> capabilities{"OPTIMIZATION_CAPABILITIES"};
+inline constexpr Property<std::vector<std::string>, PropertyMutability::RO> capabilities{
+    "OPTIMIZATION_CAPABILITIES"};
 /// Meta-devices (HETERO, AUTO, MULTI, BATCH): the devices to use, most preferred first, as a
 /// comma-separated list ("MOCK_REMOTE.1,TEMPLATE"). "HETERO:A,B" is shorthand for device
 /// "HETERO" with this property set to "A,B" (docs/plugins.md, "Device-name grammar").

@@ -12,7 +12,7 @@ namespace vireo {
 
 /// A static shape: one size per axis. An empty Shape is a scalar (one element).
 class Shape : public std::vector<size_t> {
-public:
+  public:
     using std::vector<size_t>::vector;
     Shape() = default;
     Shape(const std::vector<size_t>& dims) : std::vector<size_t>(dims) {}  // NOLINT
@@ -23,7 +23,7 @@ public:
 
 /// Byte strides, one per axis (row-major for a contiguous tensor).
 class Strides : public std::vector<size_t> {
-public:
+  public:
     using std::vector<size_t>::vector;
     Strides() = default;
     Strides(std::initializer_list<size_t> s) : std::vector<size_t>(s) {}

@@ -36,7 +36,7 @@ class ITensor;
 ///     std::vector<float> mine(6);
 ///     Tensor view(element::f32, Shape{2, 3}, mine.data());  // no copy
 class Tensor {
-public:
+  public:
     Tensor() = default;
     /// Owning tensor. Throws InvalidArgument if the byte size overflows or the type is not static.
     Tensor(element::Type type, const Shape& shape);
@@ -110,7 +110,7 @@ public:
     const std::shared_ptr<void>& shared_object() const { return m_so; }
     bool operator==(const Tensor& other) const { return m_impl == other.m_impl; }
 
-private:
+  private:
     void check_type(element::Type expected) const;
     const sdk::ITensor& checked_impl() const;
 

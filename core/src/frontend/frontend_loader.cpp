@@ -27,10 +27,18 @@ constexpr const char* kOnnxModuleName = "libvireo_onnx_frontend.so";
 bool starts_like_model_proto(const unsigned char* p, size_t n) {
     if (n == 0) return false;
     switch (p[0]) {
-        case 0x08: case 0x12: case 0x1a: case 0x22: case 0x28: case 0x32: case 0x3a: case 0x42:
+        case 0x08:
+        case 0x12:
+        case 0x1a:
+        case 0x22:
+        case 0x28:
+        case 0x32:
+        case 0x3a:
+        case 0x42:
         case 0x72:
             return true;
-        case 0xa2: case 0xca:
+        case 0xa2:
+        case 0xca:
             return n > 1 && p[1] == 0x01;
         default:
             return false;
@@ -84,7 +92,8 @@ const frontend::FrontendEntry& onnx_frontend() {
     if (!library) throw_error<Unavailable>(who, " cannot be loaded: ", error);
     void* symbol = runtime::find_symbol(library, VIREO_FRONTEND_ENTRY_SYMBOL, error);
     if (!symbol)
-        throw_error<Unavailable>(who, ": no entry symbol '", VIREO_FRONTEND_ENTRY_SYMBOL, "': ", error);
+        throw_error<Unavailable>(who, ": no entry symbol '", VIREO_FRONTEND_ENTRY_SYMBOL,
+                                 "': ", error);
     const auto* entry = reinterpret_cast<frontend::FrontendEntryFunction>(symbol)();
     if (!entry) throw_error<Unavailable>(who, ": the entry point returned nothing");
     if (entry->abi_version != VIREO_FRONTEND_ABI_VERSION)
@@ -103,13 +112,17 @@ const frontend::FrontendEntry& onnx_frontend() {
 
 }  // namespace
 
-const char* to_string(ModelFormat format) { return format == ModelFormat::kOnnx ? "ONNX" : "IR"; }
+const char* to_string(ModelFormat format) {
+    return format == ModelFormat::kOnnx ? "ONNX" : "IR";
+}
 
 ModelFormat detect_model_format(const void* data, size_t size) {
     if (size == 0 || !data) throw_error<InvalidArgument>("model in memory: it is empty");
     switch (sniff(data, size)) {
-        case Sniffed::kIr: return ModelFormat::kIr;
-        case Sniffed::kOnnx: return ModelFormat::kOnnx;
+        case Sniffed::kIr:
+            return ModelFormat::kIr;
+        case Sniffed::kOnnx:
+            return ModelFormat::kOnnx;
         default:
             throw_error<InvalidArgument>(
                 "model in memory: neither IR XML (which starts with '<') nor an ONNX ModelProto");
@@ -134,16 +147,18 @@ ModelFormat detect_model_format(const std::string& path) {
         if (got < 0) error = errno;
     }
     ::close(fd);
-    if (error) throw_error<InvalidArgument>("model '", path, "' cannot be read: ", std::strerror(error));
-    if (!S_ISREG(st.st_mode)) throw_error<InvalidArgument>("model '", path, "' is not a regular file");
+    if (error)
+        throw_error<InvalidArgument>("model '", path, "' cannot be read: ", std::strerror(error));
+    if (!S_ISREG(st.st_mode))
+        throw_error<InvalidArgument>("model '", path, "' is not a regular file");
 
     const std::string ext = std::filesystem::path(path).extension().string();
     const Sniffed found = sniff(head, static_cast<size_t>(got));
     if (found == Sniffed::kIr) return ModelFormat::kIr;
     if (found == Sniffed::kOnnx || ext == ".onnx") return ModelFormat::kOnnx;
     if (ext == ".xml" || got == 0) return ModelFormat::kIr;  // the IR reader names what is wrong
-    throw_error<InvalidArgument>("model '", path,
-                                 "': neither IR XML (which starts with '<') nor an ONNX ModelProto");
+    throw_error<InvalidArgument>(
+        "model '", path, "': neither IR XML (which starts with '<') nor an ONNX ModelProto");
 }
 
 std::shared_ptr<Model> read_onnx_model(const std::string& path) {
@@ -159,5 +174,7 @@ std::shared_ptr<Model> read_onnx_model(const void* data, size_t size) {
 }  // namespace vireo
 
 namespace vireo {
-std::string onnx_supported_ops_markdown() { return onnx_frontend().supported_ops_markdown(); }
+std::string onnx_supported_ops_markdown() {
+    return onnx_frontend().supported_ops_markdown();
+}
 }  // namespace vireo

@@ -40,7 +40,9 @@ std::shared_ptr<Model> ir::read_model_file(const std::string& xml_path, const st
         weights.owner = std::move(file);
     } catch (const NotFound&) {
         // A derived .bin may be absent when nothing needs weights; an explicit one must exist.
-        if (!bin_path.empty()) throw_error<NotFound>("IR '", xml_path, "': the weights file '", bin, "' does not exist");
+        if (!bin_path.empty())
+            throw_error<NotFound>("IR '", xml_path, "': the weights file '", bin,
+                                  "' does not exist");
         weights.missing = "the weights file '" + bin + "' does not exist";
     } catch (...) {
         rethrow_with_context(std::current_exception(), "IR '" + xml_path + "'");
@@ -55,8 +57,11 @@ std::shared_ptr<Model> read_model(const std::string& xml_path, const std::string
 std::shared_ptr<Model> read_model_from_string(const std::string& xml_text, const Tensor& weights) {
     ir::Weights bytes;
     if (weights) {
-        if (weights.is_remote()) throw_error<InvalidArgument>("IR text: the weights must be a host tensor, not a remote one");
-        if (!weights.is_continuous()) throw_error<InvalidArgument>("IR text: the weights tensor must be contiguous");
+        if (weights.is_remote())
+            throw_error<InvalidArgument>(
+                "IR text: the weights must be a host tensor, not a remote one");
+        if (!weights.is_continuous())
+            throw_error<InvalidArgument>("IR text: the weights tensor must be contiguous");
         bytes.data = static_cast<const char*>(weights.data());
         bytes.size = weights.get_byte_size();
         bytes.owner = std::make_shared<Tensor>(weights);
@@ -68,7 +73,9 @@ void serialize(const Model& model, const std::string& xml_path, const std::strin
     const std::string bin = bin_path.empty() ? with_bin_extension(xml_path) : bin_path;
     auto open = [](const std::string& path) {
         std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        if (!out.is_open()) throw_error<InvalidArgument>("cannot open '", path, "' for writing: ", std::strerror(errno));
+        if (!out.is_open())
+            throw_error<InvalidArgument>("cannot open '", path,
+                                         "' for writing: ", std::strerror(errno));
         return out;
     };
     std::ofstream xml = open(xml_path);
@@ -77,9 +84,12 @@ void serialize(const Model& model, const std::string& xml_path, const std::strin
     xml.close();
     weights.close();
     if (!xml || !weights)
-        throw_error<InvalidArgument>("writing IR '", xml_path, "' / '", bin, "' failed: ", std::strerror(errno));
+        throw_error<InvalidArgument>("writing IR '", xml_path, "' / '", bin,
+                                     "' failed: ", std::strerror(errno));
 }
 
-void serialize(const Model& model, std::ostream& xml, std::ostream& bin) { ir::IrWriter(model).write(xml, bin); }
+void serialize(const Model& model, std::ostream& xml, std::ostream& bin) {
+    ir::IrWriter(model).write(xml, bin);
+}
 
 }  // namespace vireo

@@ -21,11 +21,14 @@ std::string dims_text(const std::vector<Dimension>& dims) {
     return out + "]";
 }
 
-bool is_sink_like(const std::string& type) { return type == "Result" || type == "Assign"; }
+bool is_sink_like(const std::string& type) {
+    return type == "Result" || type == "Assign";
+}
 
 }  // namespace
 
-IrReader::IrReader(std::string source, Weights weights) : m_source(std::move(source)), m_weights(std::move(weights)) {}
+IrReader::IrReader(std::string source, Weights weights)
+    : m_source(std::move(source)), m_weights(std::move(weights)) {}
 
 std::shared_ptr<Model> IrReader::read(const char* xml, size_t size) {
     tinyxml2::XMLDocument doc;
@@ -33,7 +36,8 @@ std::shared_ptr<Model> IrReader::read(const char* xml, size_t size) {
         fail("not a valid XML document: ", doc.ErrorStr());
     const XMLElement* net = doc.RootElement();
     if (!net || std::strcmp(net->Name(), "net") != 0)
-        fail("the root element must be <net>, found ", net ? "<" + std::string(net->Name()) + ">" : "none");
+        fail("the root element must be <net>, found ",
+             net ? "<" + std::string(net->Name()) + ">" : "none");
     const char* version = net->Attribute("version");
     if (!version) fail("<net> has no 'version' attribute (supported IR versions: 10, 11)");
     if (!parse_int64(version, m_version) || (m_version != 10 && m_version != 11))
@@ -77,8 +81,9 @@ std::shared_ptr<Model> IrReader::build_graph(const XMLElement& container, const 
         inputs.reserve(layer.sources.size());
         for (const auto& [source, output] : layer.sources) {
             if (output >= nodes[source]->get_output_size())
-                fail(layer.describe(), ": its input comes from output ", output, " of ", m_layers[source].describe(),
-                     ", which has ", nodes[source]->get_output_size(), " outputs");
+                fail(layer.describe(), ": its input comes from output ", output, " of ",
+                     m_layers[source].describe(), ", which has ", nodes[source]->get_output_size(),
+                     " outputs");
             inputs.emplace_back(nodes[source], output);
         }
         nodes[index] = build_node(layer, inputs);
@@ -159,7 +164,8 @@ std::vector<size_t> IrReader::topological_order() const {
     std::string cycle;
     size_t step = current, length = 0;
     do {
-        if (length++ < 8) cycle += (cycle.empty() ? "" : " <- ") + std::to_string(m_layers[step].id);
+        if (length++ < 8)
+            cycle += (cycle.empty() ? "" : " <- ") + std::to_string(m_layers[step].id);
         for (const auto& source : m_layers[step].sources) {
             if (pending[source.first] > 0 && seen[source.first]) {
                 step = source.first;
@@ -179,7 +185,8 @@ NodePtr IrReader::build_node(const LayerInfo& layer, const OutputVector& inputs)
         fail(layer.describe(), ": ", e.what());
     }
     if (def->type == "Constant") {
-        if (!inputs.empty()) fail(layer.describe(), ": a Const takes no inputs, the IR gives it ", inputs.size());
+        if (!inputs.empty())
+            fail(layer.describe(), ": a Const takes no inputs, the IR gives it ", inputs.size());
         return build_constant(layer, *def);
     }
     auto attributes = read_attributes(layer, *def);
@@ -197,19 +204,22 @@ NodePtr IrReader::build_node(const LayerInfo& layer, const OutputVector& inputs)
     check_ports(layer, *node);
     for (size_t i = 0; i < layer.outputs.size(); ++i) {
         if (layer.outputs[i].has_names) node->output(i).set_names(layer.outputs[i].names);
-        if (!layer.outputs[i].layout.empty()) node->output(i).get_rt_info()["layout"] = layer.outputs[i].layout;
+        if (!layer.outputs[i].layout.empty())
+            node->output(i).get_rt_info()["layout"] = layer.outputs[i].layout;
     }
     return node;
 }
 
-std::map<std::string, AttrValue> IrReader::read_attributes(const LayerInfo& layer, const OpDef& def) const {
+std::map<std::string, AttrValue> IrReader::read_attributes(const LayerInfo& layer,
+                                                           const OpDef& def) const {
     std::map<std::string, AttrValue> attributes;
     const XMLElement* data = layer.element->FirstChildElement("data");
     for (auto* attr = data ? data->FirstAttribute() : nullptr; attr; attr = attr->Next()) {
         const AttrSpec* spec = def.find_attribute(attr->Name());
         if (!spec) {
-            LOG(WARNING) << "IR " << m_source << ": " << layer.describe() << ": attribute '" << attr->Name()
-                         << "' is not defined by " << def.type << "-" << def.version << "; ignored";
+            LOG(WARNING) << "IR " << m_source << ": " << layer.describe() << ": attribute '"
+                         << attr->Name() << "' is not defined by " << def.type << "-" << def.version
+                         << "; ignored";
             continue;
         }
         try {
@@ -249,12 +259,14 @@ NodePtr IrReader::build_constant(const LayerInfo& layer, const OpDef& def) const
         fail(layer.describe(), ": attribute 'element_type': ", e.what());
     }
     if (!type.is_static())
-        fail(layer.describe(), ": attribute 'element_type' is '", type_text, "'; a Const needs a static element type");
+        fail(layer.describe(), ": attribute 'element_type' is '", type_text,
+             "'; a Const needs a static element type");
     Shape shape;
     size_t bytes = 0;
     try {
         const PartialShape partial = PartialShape::parse(shape_text);
-        if (!partial.is_static()) throw_error<InvalidArgument>("a Const's shape must be static, found ", partial);
+        if (!partial.is_static())
+            throw_error<InvalidArgument>("a Const's shape must be static, found ", partial);
         shape = partial.to_shape();
         bytes = type.bytes_for(shape_size(shape));
     } catch (const Exception& e) {
@@ -262,24 +274,26 @@ NodePtr IrReader::build_constant(const LayerInfo& layer, const OpDef& def) const
     }
     uint64_t offset = 0, size = 0;
     if (!parse_uint64(offset_text, offset))
-        fail(layer.describe(), ": attribute 'offset' must be a non-negative integer, found '", offset_text, "'");
+        fail(layer.describe(), ": attribute 'offset' must be a non-negative integer, found '",
+             offset_text, "'");
     if (!parse_uint64(size_text, size))
-        fail(layer.describe(), ": attribute 'size' must be a non-negative integer, found '", size_text, "'");
+        fail(layer.describe(), ": attribute 'size' must be a non-negative integer, found '",
+             size_text, "'");
     if (size != bytes)
-        fail(layer.describe(), ": size=", size, " bytes does not match element_type ", type, " x shape ", shape, " = ",
-             bytes, " bytes");
+        fail(layer.describe(), ": size=", size, " bytes does not match element_type ", type,
+             " x shape ", shape, " = ", bytes, " bytes");
 
     Tensor value;
     if (bytes == 0) {
         value = Tensor(type, shape);
     } else {
         if (!m_weights.missing.empty())
-            throw_error<NotFound>("IR ", m_source, ": ", layer.describe(), " needs ", size, " bytes of weights, but ",
-                                  m_weights.missing);
+            throw_error<NotFound>("IR ", m_source, ": ", layer.describe(), " needs ", size,
+                                  " bytes of weights, but ", m_weights.missing);
         // Written so that neither side can overflow.
         if (offset > m_weights.size || size > m_weights.size - offset)
-            fail(layer.describe(), ": offset=", offset, " + size=", size, " reaches beyond the end of the weights (",
-                 m_weights.size, " bytes)");
+            fail(layer.describe(), ": offset=", offset, " + size=", size,
+                 " reaches beyond the end of the weights (", m_weights.size, " bytes)");
         const char* bytes_at = m_weights.data + offset;
         if (reinterpret_cast<uintptr_t>(bytes_at) % type.size() != 0) {
             // Misaligned for its element type: kernels get an aligned copy instead.
@@ -298,7 +312,8 @@ NodePtr IrReader::build_constant(const LayerInfo& layer, const OpDef& def) const
         rethrow_with_context(std::current_exception(), "IR " + m_source + ": " + layer.describe());
     }
     check_ports(layer, *node);
-    if (!layer.outputs.empty() && layer.outputs[0].has_names) node->output(0).set_names(layer.outputs[0].names);
+    if (!layer.outputs.empty() && layer.outputs[0].has_names)
+        node->output(0).set_names(layer.outputs[0].names);
     return node;
 }
 
@@ -307,15 +322,17 @@ NodePtr IrReader::build_constant(const LayerInfo& layer, const OpDef& def) const
 // with the inferred shape and type (-1 = dynamic; no dims = scalar or dynamic rank).
 void IrReader::check_ports(const LayerInfo& layer, const Node& node) const {
     const size_t outputs = node.get_output_size();
-    if (layer.outputs.size() != outputs && !(layer.outputs.empty() && is_sink_like(node.get_type_name())))
-        fail(layer.describe(), ": the IR lists ", layer.outputs.size(), " output ports, but ", node.get_type_name(),
-             "-", node.get_version(), " has ", outputs, " outputs");
-    auto check = [&](const PortInfo& port, const char* kind, const element::Type& type, const PartialShape& shape) {
+    if (layer.outputs.size() != outputs &&
+        !(layer.outputs.empty() && is_sink_like(node.get_type_name())))
+        fail(layer.describe(), ": the IR lists ", layer.outputs.size(), " output ports, but ",
+             node.get_type_name(), "-", node.get_version(), " has ", outputs, " outputs");
+    auto check = [&](const PortInfo& port, const char* kind, const element::Type& type,
+                     const PartialShape& shape) {
         const bool shape_ok = port.dims.empty() ? !shape.rank_is_static() || shape.size() == 0
                                                 : PartialShape(port.dims).compatible(shape);
         if (!shape_ok)
-            fail(layer.describe(), ": ", kind, " port id=", port.id, " has dims ", dims_text(port.dims),
-                 " but the inferred shape is ", shape);
+            fail(layer.describe(), ": ", kind, " port id=", port.id, " has dims ",
+                 dims_text(port.dims), " but the inferred shape is ", shape);
         if (port.precision.empty()) return;
         element::Type written;
         try {
@@ -324,11 +341,13 @@ void IrReader::check_ports(const LayerInfo& layer, const Node& node) const {
             fail(layer.describe(), ": ", kind, " port id=", port.id, ": precision: ", e.what());
         }
         if (written.is_static() && type.is_static() && written != type)
-            fail(layer.describe(), ": ", kind, " port id=", port.id, " has precision ", port.precision,
-                 " but the inferred element type is ", type, " (", type.precision(), ")");
+            fail(layer.describe(), ": ", kind, " port id=", port.id, " has precision ",
+                 port.precision, " but the inferred element type is ", type, " (", type.precision(),
+                 ")");
     };
     for (size_t i = 0; i < layer.outputs.size(); ++i)
-        check(layer.outputs[i], "output", node.get_output_element_type(i), node.get_output_partial_shape(i));
+        check(layer.outputs[i], "output", node.get_output_element_type(i),
+              node.get_output_partial_shape(i));
     for (size_t i = 0; i < layer.inputs.size(); ++i) {
         const Output& source = node.input_value(i);
         check(layer.inputs[i], "input", source.get_element_type(), source.get_partial_shape());
@@ -355,7 +374,8 @@ void IrReader::apply_v10_names(const Model& model) const {
         const Output& source = result->input_value(0);
         if (!source.get_names().empty()) continue;
         std::string producer = source.get_node()->get_friendly_name();
-        if (source.get_node()->get_output_size() > 1) producer += "." + std::to_string(source.get_index());
+        if (source.get_node()->get_output_size() > 1)
+            producer += "." + std::to_string(source.get_index());
         std::set<std::string> names;
         add(names, result->get_friendly_name());
         add(names, producer);

@@ -36,7 +36,8 @@ struct PortInfo {
     std::vector<Dimension> dims;
     bool has_names = false;
     std::set<std::string> names;
-    std::string layout;  // <rt_info><attribute name="layout" layout="[N,C,H,W]"/>, as IR v11 writes it
+    std::string
+        layout;  // <rt_info><attribute name="layout" layout="[N,C,H,W]"/>, as IR v11 writes it
 };
 
 /// One `<layer>` as written, before its node exists.
@@ -66,15 +67,16 @@ inline constexpr size_t kMaxRtInfoBytes = size_t{16} << 20;
 /// Every error is a vireo::Exception whose message starts with "IR <source>: " and names the
 /// layer, edge or attribute at fault; malformed content is InvalidArgument.
 class IrReader {
-public:
+  public:
     /// `source` names the input in messages (the .xml path, or "text" for in-memory IR).
     IrReader(std::string source, Weights weights);
     std::shared_ptr<Model> read(const char* xml, size_t size);
 
-private:
+  private:
     // XML -> LayerInfo (ir_layers.cpp).
     void parse_layers(const tinyxml2::XMLElement& layers);
-    PortInfo parse_port(const tinyxml2::XMLElement& port, const LayerInfo& layer, bool output) const;
+    PortInfo parse_port(const tinyxml2::XMLElement& port, const LayerInfo& layer,
+                        bool output) const;
     void parse_edges(const tinyxml2::XMLElement* edges);  // null: no <edges>
     /// Flattens <rt_info> into "outer/inner" keys. Each key repeats its parents' names, so a
     /// deep or wide nest grows quadratically (57 MB of XML took 1.48 GB): the nesting depth is
@@ -87,17 +89,19 @@ private:
     // LayerInfo -> nodes (ir_reader.cpp).
     /// Builds the graph of `container` (<net>, or a sub-graph op's body) from its <layers> and
     /// <edges>; `by_id` (optional) receives each layer id's node.
-    std::shared_ptr<Model> build_graph(const tinyxml2::XMLElement& container, const std::string& name,
+    std::shared_ptr<Model> build_graph(const tinyxml2::XMLElement& container,
+                                       const std::string& name,
                                        std::unordered_map<int64_t, NodePtr>* by_id);
     std::vector<size_t> topological_order() const;
     NodePtr build_node(const LayerInfo& layer, const OutputVector& inputs) const;
     NodePtr build_constant(const LayerInfo& layer, const OpDef& def) const;
-    std::map<std::string, AttrValue> read_attributes(const LayerInfo& layer, const OpDef& def) const;
+    std::map<std::string, AttrValue> read_attributes(const LayerInfo& layer,
+                                                     const OpDef& def) const;
     void check_ports(const LayerInfo& layer, const Node& node) const;
     /// If/Loop: reads the bodies and turns the port maps and back edges into the op's port-map
     /// attributes (ir_subgraph.cpp).
-    std::vector<std::shared_ptr<Model>> read_subgraph(const LayerInfo& layer,
-                                                      std::map<std::string, AttrValue>& attributes) const;
+    std::vector<std::shared_ptr<Model>> read_subgraph(
+        const LayerInfo& layer, std::map<std::string, AttrValue>& attributes) const;
     void apply_v10_names(const Model& model) const;
 
     /// Throws InvalidArgument "IR <source>: <args...>".

@@ -6,7 +6,9 @@
 namespace vireo::ir {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 template <typename T>
 bool parse_whole(std::string_view text, T& out) {
@@ -30,7 +32,9 @@ std::string_view trim(std::string_view text) {
     return text;
 }
 
-bool parse_int64(std::string_view text, int64_t& out) { return parse_whole(text, out); }
+bool parse_int64(std::string_view text, int64_t& out) {
+    return parse_whole(text, out);
+}
 
 bool parse_uint64(std::string_view text, uint64_t& out) {
     // from_chars accepts "-0" for unsigned types on some libraries; refuse any sign explicitly.
@@ -39,7 +43,9 @@ bool parse_uint64(std::string_view text, uint64_t& out) {
     return parse_whole(t, out);
 }
 
-bool parse_double(std::string_view text, double& out) { return parse_whole(text, out); }
+bool parse_double(std::string_view text, double& out) {
+    return parse_whole(text, out);
+}
 
 std::vector<std::string> split_list(std::string_view text) {
     std::vector<std::string> items;
@@ -47,7 +53,8 @@ std::vector<std::string> split_list(std::string_view text) {
     size_t start = 0;
     while (true) {
         const size_t comma = text.find(',', start);
-        const auto item = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+        const auto item = text.substr(
+            start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
         items.emplace_back(trim(item));
         if (comma == std::string_view::npos) break;
         start = comma + 1;
@@ -57,45 +64,49 @@ std::vector<std::string> split_list(std::string_view text) {
 
 AttrValue parse_attribute(AttrType type, const std::string& text) {
     switch (type) {
-    case AttrType::kBool: {
-        std::string lower(trim(text));
-        for (auto& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-        if (lower == "true") return true;
-        if (lower == "false") return false;
-        expected("'true' or 'false'", text);
-    }
-    case AttrType::kInt: {
-        int64_t v = 0;
-        if (!parse_int64(text, v)) expected("an integer", text);
-        return v;
-    }
-    case AttrType::kFloat: {
-        double v = 0;
-        if (!parse_double(text, v)) expected("a number", text);
-        return v;
-    }
-    case AttrType::kString: return text;
-    case AttrType::kIntList: {
-        std::vector<int64_t> values;
-        for (const auto& item : split_list(text)) {
+        case AttrType::kBool: {
+            std::string lower(trim(text));
+            for (auto& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+            if (lower == "true") return true;
+            if (lower == "false") return false;
+            expected("'true' or 'false'", text);
+        }
+        case AttrType::kInt: {
             int64_t v = 0;
-            if (!parse_int64(item, v)) expected("a comma-separated list of integers", text);
-            values.push_back(v);
+            if (!parse_int64(text, v)) expected("an integer", text);
+            return v;
         }
-        return values;
-    }
-    case AttrType::kFloatList: {
-        std::vector<double> values;
-        for (const auto& item : split_list(text)) {
+        case AttrType::kFloat: {
             double v = 0;
-            if (!parse_double(item, v)) expected("a comma-separated list of numbers", text);
-            values.push_back(v);
+            if (!parse_double(text, v)) expected("a number", text);
+            return v;
         }
-        return values;
-    }
-    case AttrType::kStringList: return split_list(text);
-    case AttrType::kElementType: return element::Type::from_name(trim(text));
-    case AttrType::kShape: return PartialShape::parse(text);
+        case AttrType::kString:
+            return text;
+        case AttrType::kIntList: {
+            std::vector<int64_t> values;
+            for (const auto& item : split_list(text)) {
+                int64_t v = 0;
+                if (!parse_int64(item, v)) expected("a comma-separated list of integers", text);
+                values.push_back(v);
+            }
+            return values;
+        }
+        case AttrType::kFloatList: {
+            std::vector<double> values;
+            for (const auto& item : split_list(text)) {
+                double v = 0;
+                if (!parse_double(item, v)) expected("a comma-separated list of numbers", text);
+                values.push_back(v);
+            }
+            return values;
+        }
+        case AttrType::kStringList:
+            return split_list(text);
+        case AttrType::kElementType:
+            return element::Type::from_name(trim(text));
+        case AttrType::kShape:
+            return PartialShape::parse(text);
     }
     throw_error<InvalidArgument>("attribute of unknown kind");
 }

@@ -31,8 +31,8 @@ size_t dedup_key(const char* bytes, size_t size) {
     constexpr size_t kWindow = 256, kWindows = 4;
     size_t key = std::hash<size_t>{}(size);
     auto combine = [&key](std::string_view part) {
-        key ^= std::hash<std::string_view>{}(part) + 0x9e3779b97f4a7c15ULL + (key << 6) +
-               (key >> 2);
+        key ^=
+            std::hash<std::string_view>{}(part) + 0x9e3779b97f4a7c15ULL + (key << 6) + (key >> 2);
     };
     if (size <= kWindow * kWindows) {
         combine(std::string_view(bytes, size));
@@ -43,7 +43,9 @@ size_t dedup_key(const char* bytes, size_t size) {
     return key;
 }
 
-void attribute(XMLPrinter& out, const char* name, const std::string& value) { out.PushAttribute(name, value.c_str()); }
+void attribute(XMLPrinter& out, const char* name, const std::string& value) {
+    out.PushAttribute(name, value.c_str());
+}
 
 // Dims as IR writes them: one <dim> per axis, -1 for any dynamic one (bounds are not kept);
 // nothing for a dynamic rank.
@@ -58,12 +60,15 @@ void write_dims(XMLPrinter& out, const PartialShape& shape) {
 
 bool is_xml_name(std::string_view text) {
     if (text.empty()) return false;
-    auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+    auto letter = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    };
     if (!letter(text.front())) return false;
     for (char c : text)
         if (!letter(c) && !(c >= '0' && c <= '9') && c != '-' && c != '.') return false;
     // Names starting with "xml" are reserved by XML.
-    return !(text.size() >= 3 && (text[0] | 0x20) == 'x' && (text[1] | 0x20) == 'm' && (text[2] | 0x20) == 'l');
+    return !(text.size() >= 3 && (text[0] | 0x20) == 'x' && (text[1] | 0x20) == 'm' &&
+             (text[2] | 0x20) == 'l');
 }
 
 // The rt_info keys as a tree of elements: "a/b" = v becomes <a><b value="v"/></a>.
@@ -92,9 +97,14 @@ void IrWriter::write(std::ostream& xml, std::ostream& bin) {
     write_rt_info(out);
     out.CloseElement();
 
-    xml.write(out.CStr(), static_cast<std::streamsize>(out.CStrSize() - 1));  // CStrSize counts the NUL
-    if (!xml) throw_error<InvalidArgument>("writing the IR XML of model '", m_model.get_name(), "' failed");
-    if (!bin) throw_error<InvalidArgument>("writing the IR weights of model '", m_model.get_name(), "' failed");
+    xml.write(out.CStr(),
+              static_cast<std::streamsize>(out.CStrSize() - 1));  // CStrSize counts the NUL
+    if (!xml)
+        throw_error<InvalidArgument>("writing the IR XML of model '", m_model.get_name(),
+                                     "' failed");
+    if (!bin)
+        throw_error<InvalidArgument>("writing the IR weights of model '", m_model.get_name(),
+                                     "' failed");
 }
 
 // Layer ids are the position in the graph's topological order, so a body's ids start at 0 too.
@@ -112,7 +122,8 @@ void IrWriter::write_graph(XMLPrinter& out, const Model& model) {
             const Output& source = node.input_value(port);
             out.OpenElement("edge");
             attribute(out, "from-layer", std::to_string(m_ids.at(source.get_node())));
-            attribute(out, "from-port", std::to_string(source.get_node()->get_input_size() + source.get_index()));
+            attribute(out, "from-port",
+                      std::to_string(source.get_node()->get_input_size() + source.get_index()));
             attribute(out, "to-layer", std::to_string(i));
             attribute(out, "to-port", std::to_string(port));
             out.CloseElement();
@@ -128,13 +139,15 @@ void IrWriter::write_layer(XMLPrinter& out, const Node& node, size_t id) {
     attribute(out, "id", std::to_string(id));
     attribute(out, "name", node.get_friendly_name());
     attribute(out, "type", constant ? "Const" : node.get_type_name());
-    attribute(out, "version", def.domain.empty() ? "opset" + std::to_string(def.version) : def.domain);
+    attribute(out, "version",
+              def.domain.empty() ? "opset" + std::to_string(def.version) : def.domain);
     const bool subgraph = !node.get_bodies().empty();
     if (constant) {
         write_constant_data(out, node);
     } else if (!node.get_attributes().empty() && !subgraph) {  // a sub-graph op's are its port maps
         out.OpenElement("data");
-        for (const auto& [name, value] : node.get_attributes()) attribute(out, name.c_str(), attr_to_string(value));
+        for (const auto& [name, value] : node.get_attributes())
+            attribute(out, name.c_str(), attr_to_string(value));
         out.CloseElement();
     }
     const size_t inputs = node.get_input_size();
@@ -180,13 +193,17 @@ void IrWriter::write_layer(XMLPrinter& out, const Node& node, size_t id) {
 
 void IrWriter::write_constant_data(XMLPrinter& out, const Node& node) {
     Tensor value = node.get_constant_value();
-    if (!value) throw_error<InvalidArgument>("cannot serialize ", node.describe(), ": it has no value");
-    if (value.is_remote()) throw_error<InvalidArgument>("cannot serialize ", node.describe(), ": its value is a remote tensor");
+    if (!value)
+        throw_error<InvalidArgument>("cannot serialize ", node.describe(), ": it has no value");
+    if (value.is_remote())
+        throw_error<InvalidArgument>("cannot serialize ", node.describe(),
+                                     ": its value is a remote tensor");
     if (!value.is_continuous()) value = value.clone();
     const uint64_t size = value.get_byte_size();
     const uint64_t offset = size == 0 ? 0 : place_constant(value);
     std::string shape;
-    for (size_t i = 0; i < value.get_shape().size(); ++i) shape += (i ? "," : "") + std::to_string(value.get_shape()[i]);
+    for (size_t i = 0; i < value.get_shape().size(); ++i)
+        shape += (i ? "," : "") + std::to_string(value.get_shape()[i]);
     out.OpenElement("data");
     attribute(out, "element_type", std::string(value.get_element_type().name()));
     attribute(out, "shape", shape);
@@ -200,7 +217,8 @@ uint64_t IrWriter::place_constant(const Tensor& value) {
     const char* bytes = static_cast<const char*>(value.data());
     auto& candidates = m_placed[dedup_key(bytes, size)];
     for (const auto& placed : candidates)
-        if (placed.value.get_byte_size() == size && std::memcmp(placed.value.data(), bytes, size) == 0)
+        if (placed.value.get_byte_size() == size &&
+            std::memcmp(placed.value.data(), bytes, size) == 0)
             return placed.offset;
     static const char kZeros[kAlignment] = {};
     const uint64_t offset = (m_bin_size + kAlignment - 1) / kAlignment * kAlignment;
@@ -227,7 +245,8 @@ void IrWriter::write_rt_info(XMLPrinter& out) const {
         size_t start = 0;
         while (true) {
             const size_t slash = key.find('/', start);
-            parts.push_back(key.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+            parts.push_back(
+                key.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
             if (slash == std::string::npos) break;
             start = slash + 1;
         }

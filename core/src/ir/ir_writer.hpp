@@ -18,12 +18,12 @@ namespace vireo::ir {
 
 /// Writes one model. Single use: construct, call write() once.
 class IrWriter {
-public:
+  public:
     explicit IrWriter(const Model& model) : m_model(model) {}
     /// Throws InvalidArgument if a stream fails or a Constant cannot be written (remote data).
     void write(std::ostream& xml, std::ostream& bin);
 
-private:
+  private:
     /// <layers> and <edges> of `model` (the net itself, or a sub-graph op's body).
     void write_graph(tinyxml2::XMLPrinter& out, const Model& model);
     void write_layer(tinyxml2::XMLPrinter& out, const Node& node, size_t id);

@@ -25,19 +25,19 @@ enum class FileAccess {
 /// Throws NotFound if the file does not exist, InvalidArgument if it is not a regular file or
 /// cannot be opened, read, mapped or allocated (the message names the path and the reason).
 class MappedFile {
-public:
-  explicit MappedFile(const std::string& path, FileAccess access = FileAccess::kMap);
-  ~MappedFile();
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
+  public:
+    explicit MappedFile(const std::string& path, FileAccess access = FileAccess::kMap);
+    ~MappedFile();
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
 
-  const char* data() const { return m_data; }
-  size_t size() const { return m_size; }
-  const std::string& path() const { return m_path; }
-  /// True when data() points into a mapping of the file rather than owned memory.
-  bool is_mapped() const { return m_mapped; }
+    const char* data() const { return m_data; }
+    size_t size() const { return m_size; }
+    const std::string& path() const { return m_path; }
+    /// True when data() points into a mapping of the file rather than owned memory.
+    bool is_mapped() const { return m_mapped; }
 
-private:
+  private:
     std::string m_path;
     const char* m_data = nullptr;
     size_t m_size = 0;

@@ -24,7 +24,8 @@ Outputs infer_clamp(const Node& node, const Inputs& in) {
         throw_error<InvalidArgument>(node.describe(), ": attributes 'min' (", lo, ") and 'max' (",
                                      hi, ") must be numbers, not NaN");
     if (lo > hi)
-        throw_error<InvalidArgument>(node.describe(), ": attribute 'min' (", lo, ") must not exceed 'max' (", hi, ")");
+        throw_error<InvalidArgument>(node.describe(), ": attribute 'min' (", lo,
+                                     ") must not exceed 'max' (", hi, ")");
     return same_as_input(node, in);
 }
 
@@ -35,7 +36,8 @@ Outputs infer_swish(const Node& node, const Inputs& in) {
         (void)type;
         if (in[1].shape.rank_is_static() && in[1].shape.size() > 0 &&
             !(in[1].shape.size() == 1 && in[1].shape[0].compatible(1)))
-            throw_error<InvalidArgument>(node.describe(), ": input 1 (beta) must be a scalar, got shape ", in[1].shape);
+            throw_error<InvalidArgument>(
+                node.describe(), ": input 1 (beta) must be a scalar, got shape ", in[1].shape);
     }
     return {{in[0].type, in[0].shape}};
 }
@@ -71,9 +73,9 @@ Outputs infer_prelu(const Node& node, const Inputs& in) {
         bool ok = length.compatible(channels) || length.compatible(1);
         if (!ok && data.size() >= 1) ok = length.compatible(data[data.size() - 1]);
         if (!ok)
-            throw_error<InvalidArgument>(node.describe(), ": slope of shape ", slope,
-                                         " matches neither the channel dimension nor the last dimension of data ",
-                                         data);
+            throw_error<InvalidArgument>(
+                node.describe(), ": slope of shape ", slope,
+                " matches neither the channel dimension nor the last dimension of data ", data);
     } else {
         const PartialShape b = broadcast_shapes(node, data, slope, "numpy");
         if (b.rank_is_static() && data.rank_is_static() && b.size() != data.size())
@@ -89,8 +91,8 @@ Outputs infer_softmax(const Node& node, const Inputs& in, bool allow_negative) {
     const int64_t axis = node.get_attribute<int64_t>("axis");
     if (auto rank = static_rank(in[0])) {
         if (!allow_negative && axis < 0)
-            throw_error<InvalidArgument>(node.describe(), ": axis ", axis, " must be in [0, ", *rank - 1,
-                                         "] (negative axes need Softmax-8)");
+            throw_error<InvalidArgument>(node.describe(), ": axis ", axis, " must be in [0, ",
+                                         *rank - 1, "] (negative axes need Softmax-8)");
         normalize_axis(node, axis, *rank, "axis");
     }
     return {{in[0].type, in[0].shape}};
@@ -100,15 +102,30 @@ Outputs infer_softmax(const Node& node, const Inputs& in, bool allow_negative) {
 
 void register_activation_ops(OpRegistry& r) {
     r.add(OpDef{"Relu", 1, "", 1, 1, {}, same_as_input, {"ReLU"}});
-    for (const char* type : {"Sigmoid", "Tanh"}) r.add(OpDef{type, 1, "", 1, 1, {}, same_as_input, {}});
-    r.add(OpDef{"Clamp", 1, "", 1, 1,
-                {required_attr("min", AttrType::kFloat), required_attr("max", AttrType::kFloat)}, infer_clamp, {}});
-    r.add(OpDef{"Elu", 1, "", 1, 1, {required_attr("alpha", AttrType::kFloat)}, infer_real_activation, {}});
+    for (const char* type : {"Sigmoid", "Tanh"})
+        r.add(OpDef{type, 1, "", 1, 1, {}, same_as_input, {}});
+    r.add(OpDef{"Clamp",
+                1,
+                "",
+                1,
+                1,
+                {required_attr("min", AttrType::kFloat), required_attr("max", AttrType::kFloat)},
+                infer_clamp,
+                {}});
+    r.add(OpDef{
+        "Elu", 1, "", 1, 1, {required_attr("alpha", AttrType::kFloat)}, infer_real_activation, {}});
     r.add(OpDef{"Gelu", 2, "", 1, 1, {}, infer_real_activation, {}});
-    r.add(OpDef{"Gelu", 7, "", 1, 1,
-                {optional_attr("approximation_mode", AttrType::kString, std::string("erf"), {"erf", "tanh"})},
-                infer_real_activation, {}});
-    for (const char* type : {"HSwish", "Mish", "SoftPlus"}) r.add(OpDef{type, 4, "", 1, 1, {}, infer_real_activation, {}});
+    r.add(OpDef{"Gelu",
+                7,
+                "",
+                1,
+                1,
+                {optional_attr("approximation_mode", AttrType::kString, std::string("erf"),
+                               {"erf", "tanh"})},
+                infer_real_activation,
+                {}});
+    for (const char* type : {"HSwish", "Mish", "SoftPlus"})
+        r.add(OpDef{type, 4, "", 1, 1, {}, infer_real_activation, {}});
     r.add(OpDef{"SoftSign", 9, "", 1, 1, {}, infer_real_activation, {}});
     r.add(OpDef{"Selu", 1, "", 3, 3, {}, infer_selu, {}});
     r.add(OpDef{"HSigmoid", 5, "", 1, 1, {}, infer_real_activation, {}});
@@ -117,9 +134,24 @@ void register_activation_ops(OpRegistry& r) {
 
     auto softmax1 = [](const Node& n, const Inputs& in) { return infer_softmax(n, in, false); };
     auto softmax8 = [](const Node& n, const Inputs& in) { return infer_softmax(n, in, true); };
-    r.add(OpDef{"Softmax", 1, "", 1, 1, {optional_attr("axis", AttrType::kInt, int64_t{1})}, softmax1, {"SoftMax"}});
-    r.add(OpDef{"Softmax", 8, "", 1, 1, {optional_attr("axis", AttrType::kInt, int64_t{1})}, softmax8, {}});
-    r.add(OpDef{"LogSoftmax", 5, "", 1, 1, {optional_attr("axis", AttrType::kInt, int64_t{1})}, softmax8, {}});
+    r.add(OpDef{"Softmax",
+                1,
+                "",
+                1,
+                1,
+                {optional_attr("axis", AttrType::kInt, int64_t{1})},
+                softmax1,
+                {"SoftMax"}});
+    r.add(OpDef{
+        "Softmax", 8, "", 1, 1, {optional_attr("axis", AttrType::kInt, int64_t{1})}, softmax8, {}});
+    r.add(OpDef{"LogSoftmax",
+                5,
+                "",
+                1,
+                1,
+                {optional_attr("axis", AttrType::kInt, int64_t{1})},
+                softmax8,
+                {}});
 }
 
 }  // namespace vireo::ops_impl

@@ -25,7 +25,8 @@ NodePtr variadic_split(const Output& x, const Output& axis, const Output& split_
 
 NodePtr strided_slice(const Output& x, const Output& begin, const Output& end, const Output& stride,
                       const std::vector<int64_t>& begin_mask, const std::vector<int64_t>& end_mask,
-                      const std::vector<int64_t>& new_axis_mask, const std::vector<int64_t>& shrink_axis_mask,
+                      const std::vector<int64_t>& new_axis_mask,
+                      const std::vector<int64_t>& shrink_axis_mask,
                       const std::vector<int64_t>& ellipsis_mask) {
     return make_node("StridedSlice", with_optional({x, begin, end}, stride),
                      {{"begin_mask", begin_mask},
@@ -36,7 +37,8 @@ NodePtr strided_slice(const Output& x, const Output& begin, const Output& end, c
                      1);
 }
 
-NodePtr slice(const Output& x, const Output& start, const Output& stop, const Output& step, const Output& axes) {
+NodePtr slice(const Output& x, const Output& start, const Output& stop, const Output& step,
+              const Output& axes) {
     return make_node("Slice", with_optional({x, start, stop, step}, axes), {}, 8);
 }
 
@@ -48,7 +50,8 @@ NodePtr gather_elements(const Output& data, const Output& indices, int64_t axis)
     return make_node("GatherElements", {data, indices}, {{"axis", axis}}, 6);
 }
 
-NodePtr scatter_update(const Output& data, const Output& indices, const Output& updates, const Output& axis) {
+NodePtr scatter_update(const Output& data, const Output& indices, const Output& updates,
+                       const Output& axis) {
     return make_node("ScatterUpdate", {data, indices, updates, axis}, {}, 3);
 }
 
@@ -58,31 +61,40 @@ NodePtr shape_of(const Output& x, element::Type output_type) {
     return make_node("ShapeOf", {x}, {{"output_type", output_type}}, 3);
 }
 
-NodePtr range(const Output& start, const Output& stop, const Output& step, element::Type output_type) {
+NodePtr range(const Output& start, const Output& stop, const Output& step,
+              element::Type output_type) {
     return make_node("Range", {start, stop, step}, {{"output_type", output_type}}, 4);
 }
 
-NodePtr broadcast(const Output& x, const Output& target_shape, const std::string& mode, const Output& axes_mapping) {
-    return make_node("Broadcast", with_optional({x, target_shape}, axes_mapping), {{"mode", mode}}, 3);
+NodePtr broadcast(const Output& x, const Output& target_shape, const std::string& mode,
+                  const Output& axes_mapping) {
+    return make_node("Broadcast", with_optional({x, target_shape}, axes_mapping), {{"mode", mode}},
+                     3);
 }
 
-NodePtr tile(const Output& x, const Output& repeats) { return make_node("Tile", {x, repeats}, {}, 1); }
+NodePtr tile(const Output& x, const Output& repeats) {
+    return make_node("Tile", {x, repeats}, {}, 1);
+}
 
-NodePtr pad(const Output& x, const Output& pads_begin, const Output& pads_end, const std::string& pad_mode,
-            const Output& pad_value) {
-    return make_node("Pad", with_optional({x, pads_begin, pads_end}, pad_value), {{"pad_mode", pad_mode}}, 12);
+NodePtr pad(const Output& x, const Output& pads_begin, const Output& pads_end,
+            const std::string& pad_mode, const Output& pad_value) {
+    return make_node("Pad", with_optional({x, pads_begin, pads_end}, pad_value),
+                     {{"pad_mode", pad_mode}}, 12);
 }
 
 // ---- Normalisation ----
 
-NodePtr batch_norm_inference(const Output& x, const Output& gamma, const Output& beta, const Output& mean,
-                             const Output& variance, double epsilon) {
-    return make_node("BatchNormInference", {x, gamma, beta, mean, variance}, {{"epsilon", epsilon}}, 5);
+NodePtr batch_norm_inference(const Output& x, const Output& gamma, const Output& beta,
+                             const Output& mean, const Output& variance, double epsilon) {
+    return make_node("BatchNormInference", {x, gamma, beta, mean, variance}, {{"epsilon", epsilon}},
+                     5);
 }
 
-NodePtr mvn(const Output& x, const Output& axes, bool normalize_variance, double eps, const std::string& eps_mode) {
-    return make_node("MVN", {x, axes},
-                     {{"normalize_variance", normalize_variance}, {"eps", eps}, {"eps_mode", eps_mode}}, 6);
+NodePtr mvn(const Output& x, const Output& axes, bool normalize_variance, double eps,
+            const std::string& eps_mode) {
+    return make_node(
+        "MVN", {x, axes},
+        {{"normalize_variance", normalize_variance}, {"eps", eps}, {"eps_mode", eps_mode}}, 6);
 }
 
 NodePtr normalize_l2(const Output& x, const Output& axes, double eps, const std::string& eps_mode) {
@@ -91,7 +103,8 @@ NodePtr normalize_l2(const Output& x, const Output& axes, double eps, const std:
 
 // ---- Interpolate, TopK, FakeQuantize ----
 
-NodePtr interpolate(const Output& x, const Output& scales_or_sizes, const InterpolateAttrs& a, const Output& axes) {
+NodePtr interpolate(const Output& x, const Output& scales_or_sizes, const InterpolateAttrs& a,
+                    const Output& axes) {
     return make_node("Interpolate", with_optional({x, scales_or_sizes}, axes),
                      {{"mode", a.mode},
                       {"shape_calculation_mode", a.shape_calculation_mode},
@@ -104,8 +117,8 @@ NodePtr interpolate(const Output& x, const Output& scales_or_sizes, const Interp
                      11);
 }
 
-NodePtr topk(const Output& x, const Output& k, int64_t axis, const std::string& mode, const std::string& sort,
-             element::Type index_element_type, bool stable) {
+NodePtr topk(const Output& x, const Output& k, int64_t axis, const std::string& mode,
+             const std::string& sort, element::Type index_element_type, bool stable) {
     return make_node("TopK", {x, k},
                      {{"axis", axis},
                       {"mode", mode},
@@ -115,8 +128,9 @@ NodePtr topk(const Output& x, const Output& k, int64_t axis, const std::string& 
                      11);
 }
 
-NodePtr fake_quantize(const Output& x, const Output& input_low, const Output& input_high, const Output& output_low,
-                      const Output& output_high, int64_t levels, const std::string& auto_broadcast) {
+NodePtr fake_quantize(const Output& x, const Output& input_low, const Output& input_high,
+                      const Output& output_low, const Output& output_high, int64_t levels,
+                      const std::string& auto_broadcast) {
     return make_node("FakeQuantize", {x, input_low, input_high, output_low, output_high},
                      {{"levels", levels}, {"auto_broadcast", auto_broadcast}}, 1);
 }
@@ -127,10 +141,12 @@ NodePtr einsum(const OutputVector& inputs, const std::string& equation) {
 
 // ---- State ----
 
-NodePtr read_value(const std::string& variable_id, element::Type variable_type, const PartialShape& variable_shape,
-                   const Output& init) {
+NodePtr read_value(const std::string& variable_id, element::Type variable_type,
+                   const PartialShape& variable_shape, const Output& init) {
     return make_node("ReadValue", with_optional({}, init),
-                     {{"variable_id", variable_id}, {"variable_type", variable_type}, {"variable_shape", variable_shape}},
+                     {{"variable_id", variable_id},
+                      {"variable_type", variable_type},
+                      {"variable_shape", variable_shape}},
                      6);
 }
 

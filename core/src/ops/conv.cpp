@@ -16,7 +16,8 @@ Outputs infer_matmul(const Node& node, const Inputs& in) {
     PartialShape b = in[1].shape;
     if (!a.rank_is_static() || !b.rank_is_static()) return {{type, PartialShape::dynamic()}};
     if (a.size() == 0 || b.size() == 0)
-        throw_error<InvalidArgument>(node.describe(), ": inputs must have rank >= 1, got shapes ", a, " and ", b);
+        throw_error<InvalidArgument>(node.describe(), ": inputs must have rank >= 1, got shapes ",
+                                     a, " and ", b);
     // A 1-D input is a row (A) or a column (B) vector, and transposition does not apply to it; the
     // added axis is removed from the output.
     const bool a_vector = a.size() == 1;
@@ -28,10 +29,11 @@ Outputs infer_matmul(const Node& node, const Inputs& in) {
     if (!b_vector && node.get_attribute<bool>("transpose_b")) std::swap(b[rb - 1], b[rb - 2]);
     Dimension k;
     if (!Dimension::merge(k, a[ra - 1], b[rb - 2]))
-        throw_error<InvalidArgument>(node.describe(), ": the inner dimensions do not match: A ", in[0].shape, " and B ",
-                                     in[1].shape, " give K = ", a[ra - 1], " vs ", b[rb - 2],
-                                     " (transpose_a=", node.get_attribute<bool>("transpose_a"),
-                                     ", transpose_b=", node.get_attribute<bool>("transpose_b"), ")");
+        throw_error<InvalidArgument>(
+            node.describe(), ": the inner dimensions do not match: A ", in[0].shape, " and B ",
+            in[1].shape, " give K = ", a[ra - 1], " vs ", b[rb - 2],
+            " (transpose_a=", node.get_attribute<bool>("transpose_a"),
+            ", transpose_b=", node.get_attribute<bool>("transpose_b"), ")");
     PartialShape batch_a(std::vector<Dimension>(a.begin(), a.end() - 2));
     PartialShape batch_b(std::vector<Dimension>(b.begin(), b.end() - 2));
     PartialShape out = broadcast_shapes(node, batch_a, batch_b, "numpy");
@@ -83,9 +85,10 @@ std::optional<size_t> spatial_rank(const Node& node, const Inputs& in, size_t fi
     auto filter_rank = static_rank(in[1]);
     const int64_t lead = static_cast<int64_t>(filter_lead);
     if (data_rank && filter_rank && *data_rank + lead - 2 != *filter_rank)
-        throw_error<InvalidArgument>(node.describe(), ": data ", in[0].shape, " and filter ", in[1].shape,
-                                     " do not agree on the number of spatial axes (filter must have rank ",
-                                     *data_rank + lead - 2, ")");
+        throw_error<InvalidArgument>(
+            node.describe(), ": data ", in[0].shape, " and filter ", in[1].shape,
+            " do not agree on the number of spatial axes (filter must have rank ",
+            *data_rank + lead - 2, ")");
     if (data_rank) return static_cast<size_t>(*data_rank - 2);
     if (filter_rank) return static_cast<size_t>(*filter_rank - filter_lead);
     return std::nullopt;
@@ -97,8 +100,8 @@ Dimension dim_or_dynamic(const PartialShape& s, size_t i) {
 
 // Output (N, out_channels, spatial...) of a forward convolution whose kernel sizes start at
 // filter axis `filter_lead`.
-PartialShape conv_forward_shape(const Node& node, const Inputs& in, size_t spatial, size_t filter_lead,
-                                const Dimension& out_channels) {
+PartialShape conv_forward_shape(const Node& node, const Inputs& in, size_t spatial,
+                                size_t filter_lead, const Dimension& out_channels) {
     const ConvAttrs a = read_conv_attrs(node, spatial);
     PartialShape out{dim_or_dynamic(in[0].shape, 0), out_channels};
     for (size_t i = 0; i < spatial; ++i) {
@@ -110,7 +113,8 @@ PartialShape conv_forward_shape(const Node& node, const Inputs& in, size_t spati
                               : Dimension());
             continue;
         }
-        WindowAxis w{x, k.get_length(), a.strides[i], a.dilations[i], a.pads_begin[i], a.pads_end[i]};
+        WindowAxis w{
+            x, k.get_length(), a.strides[i], a.dilations[i], a.pads_begin[i], a.pads_end[i]};
         out.push_back(window_output_dim(node, w, a.auto_pad));
     }
     return out;
@@ -123,8 +127,9 @@ Outputs infer_convolution(const Node& node, const Inputs& in) {
     const Dimension c_in = dim_or_dynamic(in[0].shape, 1);
     const Dimension w_in = dim_or_dynamic(in[1].shape, 1);
     if (!c_in.compatible(w_in))
-        throw_error<InvalidArgument>(node.describe(), ": data channels (", c_in, " in ", in[0].shape,
-                                     ") do not match filter input channels (", w_in, " in ", in[1].shape, ")");
+        throw_error<InvalidArgument>(node.describe(), ": data channels (", c_in, " in ",
+                                     in[0].shape, ") do not match filter input channels (", w_in,
+                                     " in ", in[1].shape, ")");
     return {{type, conv_forward_shape(node, in, *spatial, 2, dim_or_dynamic(in[1].shape, 0))}};
 }
 
@@ -137,10 +142,11 @@ Outputs infer_group_convolution(const Node& node, const Inputs& in) {
     const Dimension c_in = dim_or_dynamic(in[0].shape, 1);
     const Dimension w_in = dim_or_dynamic(in[1].shape, 2);
     if (!c_in.compatible(groups * w_in))
-        throw_error<InvalidArgument>(node.describe(), ": data channels (", c_in, " in ", in[0].shape,
-                                     ") must equal groups x filter input channels (", groups, " x ", w_in, " from ",
-                                     in[1].shape, ")");
-    return {{type, conv_forward_shape(node, in, *spatial, 3, groups * dim_or_dynamic(in[1].shape, 1))}};
+        throw_error<InvalidArgument>(node.describe(), ": data channels (", c_in, " in ",
+                                     in[0].shape, ") must equal groups x filter input channels (",
+                                     groups, " x ", w_in, " from ", in[1].shape, ")");
+    return {
+        {type, conv_forward_shape(node, in, *spatial, 3, groups * dim_or_dynamic(in[1].shape, 1))}};
 }
 
 Outputs infer_conv_backprop(const Node& node, const Inputs& in) {
@@ -153,8 +159,9 @@ Outputs infer_conv_backprop(const Node& node, const Inputs& in) {
     const Dimension c_in = dim_or_dynamic(in[0].shape, 1);
     const Dimension w_in = dim_or_dynamic(in[1].shape, 0);
     if (!c_in.compatible(w_in))
-        throw_error<InvalidArgument>(node.describe(), ": data channels (", c_in, " in ", in[0].shape,
-                                     ") do not match filter dimension 0 (", w_in, " in ", in[1].shape, ")");
+        throw_error<InvalidArgument>(node.describe(), ": data channels (", c_in, " in ",
+                                     in[0].shape, ") do not match filter dimension 0 (", w_in,
+                                     " in ", in[1].shape, ")");
     if (!spatial) return {{type, PartialShape::dynamic()}};
     const size_t n = *spatial;
     const ConvAttrs a = read_conv_attrs(node, n);
@@ -182,10 +189,11 @@ Outputs infer_conv_backprop(const Node& node, const Inputs& in) {
             continue;
         }
         const int64_t pads = explicit_pads ? a.pads_begin[i] + a.pads_end[i] : 0;
-        const int64_t size = a.strides[i] * (x.get_length() - 1) + (k.get_length() - 1) * a.dilations[i] + 1 - pads +
-                             output_padding[i];
+        const int64_t size = a.strides[i] * (x.get_length() - 1) +
+                             (k.get_length() - 1) * a.dilations[i] + 1 - pads + output_padding[i];
         if (size < 0)
-            throw_error<InvalidArgument>(node.describe(), ": spatial axis ", i, " gives a negative output size ", size);
+            throw_error<InvalidArgument>(node.describe(), ": spatial axis ", i,
+                                         " gives a negative output size ", size);
         out.push_back(Dimension(size));
     }
     return {{type, out}};
@@ -202,14 +210,21 @@ std::vector<AttrSpec> conv_attrs() {
 }  // namespace
 
 void register_matmul_conv_ops(OpRegistry& r) {
-    r.add(OpDef{"MatMul", 1, "", 2, 2,
-                {optional_attr("transpose_a", AttrType::kBool, false), optional_attr("transpose_b", AttrType::kBool, false)},
-                infer_matmul, {}});
+    r.add(OpDef{"MatMul",
+                1,
+                "",
+                2,
+                2,
+                {optional_attr("transpose_a", AttrType::kBool, false),
+                 optional_attr("transpose_b", AttrType::kBool, false)},
+                infer_matmul,
+                {}});
     r.add(OpDef{"Convolution", 1, "", 2, 2, conv_attrs(), infer_convolution, {}});
     r.add(OpDef{"GroupConvolution", 1, "", 2, 2, conv_attrs(), infer_group_convolution, {}});
     auto backprop = conv_attrs();
     backprop.push_back(optional_attr("output_padding", AttrType::kIntList, std::vector<int64_t>{}));
-    r.add(OpDef{"ConvolutionBackpropData", 1, "", 2, 3, std::move(backprop), infer_conv_backprop, {}});
+    r.add(OpDef{
+        "ConvolutionBackpropData", 1, "", 2, 3, std::move(backprop), infer_conv_backprop, {}});
 }
 
 }  // namespace vireo::ops_impl

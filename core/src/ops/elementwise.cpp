@@ -12,20 +12,23 @@ Outputs infer_binary_arithmetic(const Node& node, const Inputs& in) {
     const element::Type type = merge_types(node, in, 0, 1);
     check_type(node, in, 0, "A", is_numeric, kArithmetic);
     check_type(node, in, 1, "B", is_numeric, kArithmetic);
-    return {{type, broadcast_shapes(node, in[0].shape, in[1].shape, node.get_attribute<std::string>("auto_broadcast"))}};
+    return {{type, broadcast_shapes(node, in[0].shape, in[1].shape,
+                                    node.get_attribute<std::string>("auto_broadcast"))}};
 }
 
 Outputs infer_comparison(const Node& node, const Inputs& in) {
     merge_types(node, in, 0, 1);
-    return {{element::boolean,
-             broadcast_shapes(node, in[0].shape, in[1].shape, node.get_attribute<std::string>("auto_broadcast"))}};
+    return {
+        {element::boolean, broadcast_shapes(node, in[0].shape, in[1].shape,
+                                            node.get_attribute<std::string>("auto_broadcast"))}};
 }
 
 Outputs infer_binary_logical(const Node& node, const Inputs& in) {
     check_type(node, in, 0, "A", is_boolean, "boolean");
     check_type(node, in, 1, "B", is_boolean, "boolean");
-    return {{element::boolean,
-             broadcast_shapes(node, in[0].shape, in[1].shape, node.get_attribute<std::string>("auto_broadcast"))}};
+    return {
+        {element::boolean, broadcast_shapes(node, in[0].shape, in[1].shape,
+                                            node.get_attribute<std::string>("auto_broadcast"))}};
 }
 
 Outputs infer_unary_arithmetic(const Node& node, const Inputs& in) {
@@ -90,15 +93,19 @@ Outputs infer_select(const Node& node, const Inputs& in) {
 Outputs infer_convert(const Node& node, const Inputs& in) {
     const auto& type = node.get_attribute<element::Type>("destination_type");
     if (!type.is_static() && !type.is_dynamic())
-        throw_error<InvalidArgument>(node.describe(), ": destination_type must be an element type, got ", type);
+        throw_error<InvalidArgument>(node.describe(),
+                                     ": destination_type must be an element type, got ", type);
     return {{type, in[0].shape}};
 }
 
 // ConvertLike-1: the data of input 0 converted to the element type of input 1 (whose values are
 // not read).
-Outputs infer_convert_like(const Node&, const Inputs& in) { return {{in[1].type, in[0].shape}}; }
+Outputs infer_convert_like(const Node&, const Inputs& in) {
+    return {{in[1].type, in[0].shape}};
+}
 
-void add_binary(OpRegistry& r, const std::string& type, InferFunction infer, std::vector<AttrSpec> extra = {}) {
+void add_binary(OpRegistry& r, const std::string& type, InferFunction infer,
+                std::vector<AttrSpec> extra = {}) {
     std::vector<AttrSpec> attrs{auto_broadcast_attr()};
     for (auto& a : extra) attrs.push_back(std::move(a));
     r.add(OpDef{type, 1, "", 2, 2, std::move(attrs), std::move(infer), {}});
@@ -107,18 +114,27 @@ void add_binary(OpRegistry& r, const std::string& type, InferFunction infer, std
 }  // namespace
 
 void register_elementwise_ops(OpRegistry& r) {
-    for (const char* type : {"Add", "Subtract", "Multiply", "Power", "Maximum", "Minimum", "SquaredDifference", "Mod",
-                             "FloorMod"})
+    for (const char* type : {"Add", "Subtract", "Multiply", "Power", "Maximum", "Minimum",
+                             "SquaredDifference", "Mod", "FloorMod"})
         add_binary(r, type, infer_binary_arithmetic);
-    add_binary(r, "Divide", infer_binary_arithmetic, {optional_attr("m_pythondiv", AttrType::kBool, true)});
+    add_binary(r, "Divide", infer_binary_arithmetic,
+               {optional_attr("m_pythondiv", AttrType::kBool, true)});
 
     for (const char* type : {"Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual"})
         add_binary(r, type, infer_comparison);
-    for (const char* type : {"LogicalAnd", "LogicalOr", "LogicalXor"}) add_binary(r, type, infer_binary_logical);
+    for (const char* type : {"LogicalAnd", "LogicalOr", "LogicalXor"})
+        add_binary(r, type, infer_binary_logical);
     r.add(OpDef{"LogicalNot", 1, "", 1, 1, {}, infer_logical_not, {}});
 
     r.add(OpDef{"Select", 1, "", 3, 3, {auto_broadcast_attr()}, infer_select, {}});
-    r.add(OpDef{"Convert", 1, "", 1, 1, {required_attr("destination_type", AttrType::kElementType)}, infer_convert, {}});
+    r.add(OpDef{"Convert",
+                1,
+                "",
+                1,
+                1,
+                {required_attr("destination_type", AttrType::kElementType)},
+                infer_convert,
+                {}});
     r.add(OpDef{"ConvertLike", 1, "", 2, 2, {}, infer_convert_like, {}});
 
     for (const char* type : {"Abs", "Negative", "Exp", "Log", "Sqrt", "Erf", "Floor", "Ceiling",

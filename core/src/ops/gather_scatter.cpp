@@ -18,25 +18,32 @@ Outputs infer_gather(const Node& node, const Inputs& in, bool has_batch_dims) {
         if (!indices.rank_is_static()) return {{in[0].type, PartialShape::dynamic()}};
         batch_dims += static_cast<int64_t>(indices.size());
     }
-    if (batch_dims < 0 || (indices.rank_is_static() && batch_dims > static_cast<int64_t>(indices.size())))
-        throw_error<InvalidArgument>(node.describe(), ": batch_dims ", node.get_attribute<int64_t>("batch_dims"),
+    if (batch_dims < 0 ||
+        (indices.rank_is_static() && batch_dims > static_cast<int64_t>(indices.size())))
+        throw_error<InvalidArgument>(node.describe(), ": batch_dims ",
+                                     node.get_attribute<int64_t>("batch_dims"),
                                      " is out of range for indices ", indices);
-    if (!data.rank_is_static() || !indices.rank_is_static()) return {{in[0].type, PartialShape::dynamic()}};
+    if (!data.rank_is_static() || !indices.rank_is_static())
+        return {{in[0].type, PartialShape::dynamic()}};
     const int64_t data_rank = static_cast<int64_t>(data.size());
     const int64_t out_rank = data_rank + static_cast<int64_t>(indices.size()) - 1 - batch_dims;
-    if (!axis_value) return {{in[0].type, PartialShape::dynamic(static_cast<size_t>(std::max<int64_t>(out_rank, 0)))}};
+    if (!axis_value)
+        return {{in[0].type,
+                 PartialShape::dynamic(static_cast<size_t>(std::max<int64_t>(out_rank, 0)))}};
     const size_t axis = normalize_axis(node, *axis_value, data_rank, "axis");
     if (batch_dims > static_cast<int64_t>(axis))
-        throw_error<InvalidArgument>(node.describe(), ": batch_dims ", batch_dims, " must not exceed axis ", axis);
+        throw_error<InvalidArgument>(node.describe(), ": batch_dims ", batch_dims,
+                                     " must not exceed axis ", axis);
     PartialShape out;
     for (size_t i = 0; i < axis; ++i) {
         Dimension d = data[i];
         if (static_cast<int64_t>(i) < batch_dims && !Dimension::merge(d, data[i], indices[i]))
-            throw_error<InvalidArgument>(node.describe(), ": batch dimension ", i, " differs between data ", data,
-                                         " and indices ", indices);
+            throw_error<InvalidArgument>(node.describe(), ": batch dimension ", i,
+                                         " differs between data ", data, " and indices ", indices);
         out.push_back(d);
     }
-    for (size_t i = static_cast<size_t>(batch_dims); i < indices.size(); ++i) out.push_back(indices[i]);
+    for (size_t i = static_cast<size_t>(batch_dims); i < indices.size(); ++i)
+        out.push_back(indices[i]);
     for (size_t i = axis + 1; i < data.size(); ++i) out.push_back(data[i]);
     return {{in[0].type, out}};
 }
@@ -49,7 +56,8 @@ Outputs infer_gather_elements(const Node& node, const Inputs& in) {
     auto rank = static_rank(in[0]);
     if (!rank) rank = static_rank(in[1]);
     if (!rank) return {{in[0].type, PartialShape::dynamic()}};
-    if (*rank < 1) throw_error<InvalidArgument>(node.describe(), ": data must have rank >= 1, got ", data);
+    if (*rank < 1)
+        throw_error<InvalidArgument>(node.describe(), ": data must have rank >= 1, got ", data);
     const size_t a = normalize_axis(node, axis, *rank, "axis");
     if (!data.rank_is_static()) return {{in[0].type, indices}};
     if (!indices.rank_is_static()) {
@@ -81,17 +89,20 @@ Outputs infer_scatter_update(const Node& node, const Inputs& in) {
     if (data.rank_is_static() && indices.rank_is_static() && updates.rank_is_static()) {
         if (updates.size() != data.size() - 1 + indices.size())
             throw_error<InvalidArgument>(node.describe(), ": updates ", updates, " must have rank ",
-                                         data.size() - 1 + indices.size(), " (data ", data, ", indices ", indices, ")");
+                                         data.size() - 1 + indices.size(), " (data ", data,
+                                         ", indices ", indices, ")");
         if (auto axis_value = scalar_value(node, in, 3, "axis")) {
-            const size_t axis = normalize_axis(node, *axis_value, static_cast<int64_t>(data.size()), "axis");
+            const size_t axis =
+                normalize_axis(node, *axis_value, static_cast<int64_t>(data.size()), "axis");
             // updates = data[:axis] + indices + data[axis+1:]
             PartialShape expected;
             for (size_t i = 0; i < axis; ++i) expected.push_back(data[i]);
             for (const auto& d : indices) expected.push_back(d);
             for (size_t i = axis + 1; i < data.size(); ++i) expected.push_back(data[i]);
             if (!expected.compatible(updates))
-                throw_error<InvalidArgument>(node.describe(), ": updates ", updates, " do not match ", expected,
-                                             " (data ", data, " with indices ", indices, " at axis ", axis, ")");
+                throw_error<InvalidArgument>(node.describe(), ": updates ", updates,
+                                             " do not match ", expected, " (data ", data,
+                                             " with indices ", indices, " at axis ", axis, ")");
         }
     }
     return {{type, data}};
@@ -194,11 +205,31 @@ Outputs infer_scatter_elements_update(const Node& node, const Inputs& in) {
 }  // namespace
 
 void register_gather_scatter_ops(OpRegistry& r) {
-    r.add(OpDef{"Gather", 1, "", 3, 3, {}, [](const Node& n, const Inputs& in) { return infer_gather(n, in, false); }, {}});
+    r.add(OpDef{"Gather",
+                1,
+                "",
+                3,
+                3,
+                {},
+                [](const Node& n, const Inputs& in) { return infer_gather(n, in, false); },
+                {}});
     for (int version : {7, 8})
-        r.add(OpDef{"Gather", version, "", 3, 3, {optional_attr("batch_dims", AttrType::kInt, int64_t{0})},
-                    [](const Node& n, const Inputs& in) { return infer_gather(n, in, true); }, {}});
-    r.add(OpDef{"GatherElements", 6, "", 2, 2, {required_attr("axis", AttrType::kInt)}, infer_gather_elements, {}});
+        r.add(OpDef{"Gather",
+                    version,
+                    "",
+                    3,
+                    3,
+                    {optional_attr("batch_dims", AttrType::kInt, int64_t{0})},
+                    [](const Node& n, const Inputs& in) { return infer_gather(n, in, true); },
+                    {}});
+    r.add(OpDef{"GatherElements",
+                6,
+                "",
+                2,
+                2,
+                {required_attr("axis", AttrType::kInt)},
+                infer_gather_elements,
+                {}});
     r.add(OpDef{"ScatterUpdate", 3, "", 4, 4, {}, infer_scatter_update, {}});
     r.add(OpDef{"GatherND",
                 5,

@@ -1,8 +1,8 @@
 // Defines Interpolate-4 (data, sizes, scales[, axes]) and Interpolate-11 (data, scales_or_sizes
 // [, axes]), with pads, shape_calculation_mode and the resampling attributes, and GridSample-9.
-#include "ops/op_helpers.hpp"
-
 #include <cmath>
+
+#include "ops/op_helpers.hpp"
 
 namespace vireo::ops_impl {
 namespace {
@@ -23,7 +23,8 @@ Dimension scale_dim(const Dimension& d, double scale) {
 
 // `target` is the index of the sizes-or-scales input in use, `axes_index` that of axes (may be
 // absent); `scales_mode` says which of the two the target input holds.
-Outputs infer_interpolate(const Node& node, const Inputs& in, size_t target, size_t axes_index, bool scales_mode) {
+Outputs infer_interpolate(const Node& node, const Inputs& in, size_t target, size_t axes_index,
+                          bool scales_mode) {
     check_rank(node, in, target, scales_mode ? "scales" : "sizes", 1, 1);
     if (axes_index < in.size()) {
         check_type(node, in, axes_index, "axes", is_integral_number, "an integer type");
@@ -41,17 +42,19 @@ Outputs infer_interpolate(const Node& node, const Inputs& in, size_t target, siz
     const auto& pads_end = node.get_attribute<std::vector<int64_t>>("pads_end");
     for (const auto* pads : {&pads_begin, &pads_end})
         if (pads->size() > rank)
-            throw_error<InvalidArgument>(node.describe(), ": pads ", to_text(*pads), " have more entries than data ", data,
-                                         " has axes");
+            throw_error<InvalidArgument>(node.describe(), ": pads ", to_text(*pads),
+                                         " have more entries than data ", data, " has axes");
     PartialShape out;
     for (size_t i = 0; i < rank; ++i) {
-        const int64_t pads = (i < pads_begin.size() ? pads_begin[i] : 0) + (i < pads_end.size() ? pads_end[i] : 0);
+        const int64_t pads =
+            (i < pads_begin.size() ? pads_begin[i] : 0) + (i < pads_end.size() ? pads_end[i] : 0);
         out.push_back(pads >= 0 ? data[i] + Dimension(pads) : data[i] - Dimension(-pads));
     }
     // Axes default to all axes of data.
     std::optional<std::vector<size_t>> axes;
     if (axes_index < in.size()) {
-        if (auto values = values_of(in, axes_index)) axes = normalize_axes(node, *values, static_cast<int64_t>(rank), "axes");
+        if (auto values = values_of(in, axes_index))
+            axes = normalize_axes(node, *values, static_cast<int64_t>(rank), "axes");
     } else {
         axes = std::vector<size_t>(rank);
         for (size_t i = 0; i < rank; ++i) (*axes)[i] = i;
@@ -61,15 +64,17 @@ Outputs infer_interpolate(const Node& node, const Inputs& in, size_t target, siz
         return {{in[0].type, PartialShape::dynamic(rank)}};
     }
     if (auto len = static_length(in[target]); len && static_cast<size_t>(*len) != axes->size())
-        throw_error<InvalidArgument>(node.describe(), ": input ", target, " (", scales_mode ? "scales" : "sizes",
-                                     ") has shape ", in[target].shape, " but there are ", axes->size(), " axes");
+        throw_error<InvalidArgument>(node.describe(), ": input ", target, " (",
+                                     scales_mode ? "scales" : "sizes", ") has shape ",
+                                     in[target].shape, " but there are ", axes->size(), " axes");
     if (scales_mode) {
         auto scales = real_values(in, target);
         for (size_t j = 0; j < axes->size(); ++j)
             out[(*axes)[j]] = scales ? scale_dim(out[(*axes)[j]], (*scales)[j]) : Dimension();
     } else {
         auto sizes = values_of(in, target);
-        for (size_t j = 0; j < axes->size(); ++j) out[(*axes)[j]] = sizes ? Dimension((*sizes)[j]) : Dimension();
+        for (size_t j = 0; j < axes->size(); ++j)
+            out[(*axes)[j]] = sizes ? Dimension((*sizes)[j]) : Dimension();
     }
     return {{in[0].type, out}};
 }
@@ -77,8 +82,10 @@ Outputs infer_interpolate(const Node& node, const Inputs& in, size_t target, siz
 std::vector<AttrSpec> interpolate_attrs(std::vector<std::string> modes) {
     return {required_attr("mode", AttrType::kString, std::move(modes)),
             required_attr("shape_calculation_mode", AttrType::kString, {"sizes", "scales"}),
-            optional_attr("coordinate_transformation_mode", AttrType::kString, std::string("half_pixel"),
-                          {"half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_for_nn", "align_corners"}),
+            optional_attr("coordinate_transformation_mode", AttrType::kString,
+                          std::string("half_pixel"),
+                          {"half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_for_nn",
+                           "align_corners"}),
             optional_attr("nearest_mode", AttrType::kString, std::string("round_prefer_floor"),
                           {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple"}),
             optional_attr("antialias", AttrType::kBool, false),
@@ -116,16 +123,28 @@ Outputs infer_grid_sample(const Node& node, const Inputs& in) {
 }  // namespace
 
 void register_interpolate_ops(OpRegistry& r) {
-    r.add(OpDef{"Interpolate", 4, "", 3, 4, interpolate_attrs({"nearest", "linear", "linear_onnx", "cubic"}),
+    r.add(OpDef{"Interpolate",
+                4,
+                "",
+                3,
+                4,
+                interpolate_attrs({"nearest", "linear", "linear_onnx", "cubic"}),
                 [](const Node& n, const Inputs& in) {
-                    const bool scales = n.get_attribute<std::string>("shape_calculation_mode") == "scales";
+                    const bool scales =
+                        n.get_attribute<std::string>("shape_calculation_mode") == "scales";
                     return infer_interpolate(n, in, scales ? 2 : 1, 3, scales);
                 },
                 {}});
-    r.add(OpDef{"Interpolate", 11, "", 2, 3,
-                interpolate_attrs({"nearest", "linear", "linear_onnx", "cubic", "bilinear_pillow", "bicubic_pillow"}),
+    r.add(OpDef{"Interpolate",
+                11,
+                "",
+                2,
+                3,
+                interpolate_attrs({"nearest", "linear", "linear_onnx", "cubic", "bilinear_pillow",
+                                   "bicubic_pillow"}),
                 [](const Node& n, const Inputs& in) {
-                    const bool scales = n.get_attribute<std::string>("shape_calculation_mode") == "scales";
+                    const bool scales =
+                        n.get_attribute<std::string>("shape_calculation_mode") == "scales";
                     return infer_interpolate(n, in, 1, 2, scales);
                 },
                 {}});

@@ -8,15 +8,16 @@ namespace {
 // data_index: where the data input is (2 in v1: gamma, beta, data, mean, variance; 0 in v5:
 // data, gamma, beta, mean, variance).
 Outputs infer_batch_norm(const Node& node, const Inputs& in, size_t data_index) {
-    const element::Type type = merge_types(node, in, std::vector<size_t>{data_index, 0, 1, 2, 3, 4});
+    const element::Type type =
+        merge_types(node, in, std::vector<size_t>{data_index, 0, 1, 2, 3, 4});
     check_type(node, in, data_index, "data", is_real, "a floating-point type");
     if (node.get_attribute<double>("epsilon") < 0)
         throw_error<InvalidArgument>(node.describe(), ": epsilon must be non-negative, got ",
                                      node.get_attribute<double>("epsilon"));
     const PartialShape& data = in[data_index].shape;
     if (data.rank_is_static() && data.size() < 2)
-        throw_error<InvalidArgument>(node.describe(), ": input ", data_index, " (data) must have rank >= 2, got shape ",
-                                     data);
+        throw_error<InvalidArgument>(node.describe(), ": input ", data_index,
+                                     " (data) must have rank >= 2, got shape ", data);
     Dimension channels = data.rank_is_static() ? data[1] : Dimension();
     for (size_t i = 0; i < 5; ++i) {
         if (i == data_index) continue;
@@ -34,7 +35,8 @@ Outputs infer_batch_norm(const Node& node, const Inputs& in, size_t data_index) 
 Outputs infer_mvn_1(const Node& node, const Inputs& in) {
     check_type(node, in, 0, "data", is_real, "a floating-point type");
     const auto& axes = node.get_attribute<std::vector<int64_t>>("reduction_axes");
-    if (auto rank = static_rank(in[0]); rank && !axes.empty()) normalize_axes(node, axes, *rank, "reduction_axes");
+    if (auto rank = static_rank(in[0]); rank && !axes.empty())
+        normalize_axes(node, axes, *rank, "reduction_axes");
     return {{in[0].type, in[0].shape}};
 }
 
@@ -44,8 +46,8 @@ Outputs infer_mvn_6(const Node& node, const Inputs& in) {
     check_rank(node, in, 1, "axes", 1, 1);
     auto rank = static_rank(in[0]);
     if (auto len = static_length(in[1]); len && rank && *len > *rank)
-        throw_error<InvalidArgument>(node.describe(), ": axes ", in[1].shape, " has more entries than data ", in[0].shape,
-                                     " has axes");
+        throw_error<InvalidArgument>(node.describe(), ": axes ", in[1].shape,
+                                     " has more entries than data ", in[0].shape, " has axes");
     if (auto axes = values_of(in, 1); axes && rank) normalize_axes(node, *axes, *rank, "axes");
     return {{in[0].type, in[0].shape}};
 }
@@ -75,22 +77,52 @@ Outputs infer_lrn(const Node& node, const Inputs& in) {
 }  // namespace
 
 void register_normalization_ops(OpRegistry& r) {
-    r.add(OpDef{"BatchNormInference", 1, "", 5, 5, {required_attr("epsilon", AttrType::kFloat)},
-                [](const Node& n, const Inputs& in) { return infer_batch_norm(n, in, 2); }, {}});
-    r.add(OpDef{"BatchNormInference", 5, "", 5, 5, {required_attr("epsilon", AttrType::kFloat)},
-                [](const Node& n, const Inputs& in) { return infer_batch_norm(n, in, 0); }, {}});
-    r.add(OpDef{"MVN", 1, "", 1, 1,
+    r.add(OpDef{"BatchNormInference",
+                1,
+                "",
+                5,
+                5,
+                {required_attr("epsilon", AttrType::kFloat)},
+                [](const Node& n, const Inputs& in) { return infer_batch_norm(n, in, 2); },
+                {}});
+    r.add(OpDef{"BatchNormInference",
+                5,
+                "",
+                5,
+                5,
+                {required_attr("epsilon", AttrType::kFloat)},
+                [](const Node& n, const Inputs& in) { return infer_batch_norm(n, in, 0); },
+                {}});
+    r.add(OpDef{"MVN",
+                1,
+                "",
+                1,
+                1,
                 {optional_attr("across_channels", AttrType::kBool, false),
-                 optional_attr("normalize_variance", AttrType::kBool, false), required_attr("eps", AttrType::kFloat),
+                 optional_attr("normalize_variance", AttrType::kBool, false),
+                 required_attr("eps", AttrType::kFloat),
                  optional_attr("reduction_axes", AttrType::kIntList, std::vector<int64_t>{})},
-                infer_mvn_1, {}});
-    r.add(OpDef{"MVN", 6, "", 2, 2,
-                {required_attr("normalize_variance", AttrType::kBool), required_attr("eps", AttrType::kFloat),
+                infer_mvn_1,
+                {}});
+    r.add(OpDef{"MVN",
+                6,
+                "",
+                2,
+                2,
+                {required_attr("normalize_variance", AttrType::kBool),
+                 required_attr("eps", AttrType::kFloat),
                  required_attr("eps_mode", AttrType::kString, {"inside_sqrt", "outside_sqrt"})},
-                infer_mvn_6, {}});
-    r.add(OpDef{"NormalizeL2", 1, "", 2, 2,
-                {required_attr("eps", AttrType::kFloat), required_attr("eps_mode", AttrType::kString, {"add", "max"})},
-                infer_normalize_l2, {}});
+                infer_mvn_6,
+                {}});
+    r.add(OpDef{"NormalizeL2",
+                1,
+                "",
+                2,
+                2,
+                {required_attr("eps", AttrType::kFloat),
+                 required_attr("eps_mode", AttrType::kString, {"add", "max"})},
+                infer_normalize_l2,
+                {}});
     r.add(OpDef{"LRN",
                 1,
                 "",

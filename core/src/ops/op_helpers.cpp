@@ -35,7 +35,8 @@ element::Type merge_types(const Node& node, const Inputs& in, size_t a, size_t b
     element::Type out;
     if (!element::Type::merge(out, in[a].type, in[b].type))
         throw_error<InvalidArgument>(node.describe(), ": inputs ", a, " and ", b,
-                                     " must have the same element type, got ", in[a].type, " and ", in[b].type);
+                                     " must have the same element type, got ", in[a].type, " and ",
+                                     in[b].type);
     return out;
 }
 
@@ -47,23 +48,32 @@ element::Type merge_types(const Node& node, const Inputs& in, const std::vector<
         element::Type merged;
         if (!element::Type::merge(merged, out, in[i].type))
             throw_error<InvalidArgument>(node.describe(), ": inputs ", first, " and ", i,
-                                         " must have the same element type, got ", out, " and ", in[i].type);
+                                         " must have the same element type, got ", out, " and ",
+                                         in[i].type);
         out = merged;
     }
     return out;
 }
 
-bool is_integral_number(element::Type t) { return t.is_integral_number(); }
-bool is_real(element::Type t) { return t.is_real(); }
-bool is_boolean(element::Type t) { return t == element::boolean; }
-bool is_numeric(element::Type t) { return t.is_static() && t != element::boolean; }
+bool is_integral_number(element::Type t) {
+    return t.is_integral_number();
+}
+bool is_real(element::Type t) {
+    return t.is_real();
+}
+bool is_boolean(element::Type t) {
+    return t == element::boolean;
+}
+bool is_numeric(element::Type t) {
+    return t.is_static() && t != element::boolean;
+}
 
-void check_type(const Node& node, const Inputs& in, size_t i, const char* name, bool (*ok)(element::Type),
-                const char* expected) {
+void check_type(const Node& node, const Inputs& in, size_t i, const char* name,
+                bool (*ok)(element::Type), const char* expected) {
     if (i >= in.size() || in[i].type.is_dynamic()) return;
     if (!ok(in[i].type))
-        throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", name, ") must be ", expected, ", got ",
-                                     in[i].type);
+        throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", name, ") must be ",
+                                     expected, ", got ", in[i].type);
 }
 
 std::optional<int64_t> static_rank(const InferInput& in) {
@@ -71,15 +81,16 @@ std::optional<int64_t> static_rank(const InferInput& in) {
     return static_cast<int64_t>(in.shape.size());
 }
 
-void check_rank(const Node& node, const Inputs& in, size_t i, const char* name, int64_t min_rank, int64_t max_rank) {
+void check_rank(const Node& node, const Inputs& in, size_t i, const char* name, int64_t min_rank,
+                int64_t max_rank) {
     if (i >= in.size()) return;
     auto rank = static_rank(in[i]);
     if (!rank || (*rank >= min_rank && *rank <= max_rank)) return;
     if (min_rank == max_rank)
-        throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", name, ") must have rank ", min_rank,
-                                     ", got shape ", in[i].shape);
-    throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", name, ") must have rank ", min_rank, "..",
-                                 max_rank, ", got shape ", in[i].shape);
+        throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", name,
+                                     ") must have rank ", min_rank, ", got shape ", in[i].shape);
+    throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", name, ") must have rank ",
+                                 min_rank, "..", max_rank, ", got shape ", in[i].shape);
 }
 
 // ---- Values ----
@@ -103,33 +114,37 @@ std::optional<std::vector<double>> real_values(const Inputs& in, size_t i) {
     if (i >= in.size() || !in[i].value) return std::nullopt;
     const Tensor& t = in[i].value;
     switch (t.get_element_type().id()) {
-    case element::TypeId::f16: {
-        std::vector<double> out(t.get_size());
-        const auto* p = static_cast<const float16*>(t.data());
-        for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<float>(p[k]);
-        return out;
-    }
-    case element::TypeId::bf16: {
-        std::vector<double> out(t.get_size());
-        const auto* p = static_cast<const bfloat16*>(t.data());
-        for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<float>(p[k]);
-        return out;
-    }
-    case element::TypeId::f32: return to_doubles<float>(t);
-    case element::TypeId::f64: return to_doubles<double>(t);
-    default: break;
+        case element::TypeId::f16: {
+            std::vector<double> out(t.get_size());
+            const auto* p = static_cast<const float16*>(t.data());
+            for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<float>(p[k]);
+            return out;
+        }
+        case element::TypeId::bf16: {
+            std::vector<double> out(t.get_size());
+            const auto* p = static_cast<const bfloat16*>(t.data());
+            for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<float>(p[k]);
+            return out;
+        }
+        case element::TypeId::f32:
+            return to_doubles<float>(t);
+        case element::TypeId::f64:
+            return to_doubles<double>(t);
+        default:
+            break;
     }
     auto ints = in[i].int_values();
     if (!ints) return std::nullopt;
     return std::vector<double>(ints->begin(), ints->end());
 }
 
-std::optional<int64_t> scalar_value(const Node& node, const Inputs& in, size_t i, const char* name) {
+std::optional<int64_t> scalar_value(const Node& node, const Inputs& in, size_t i,
+                                    const char* name) {
     auto values = values_of(in, i);
     if (!values) return std::nullopt;
     if (values->size() != 1)
-        throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", name, ") must hold one value, got ",
-                                     values->size());
+        throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", name,
+                                     ") must hold one value, got ", values->size());
     return values->front();
 }
 
@@ -146,10 +161,12 @@ PartialShape shape_from_values(const Node& node, const Inputs& in, size_t i, con
         for (int64_t v : *values)
             if (v < 0)
                 throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", name,
-                                             ") must hold non-negative dimensions, got ", to_text(*values));
+                                             ") must hold non-negative dimensions, got ",
+                                             to_text(*values));
         return PartialShape(*values);
     }
-    if (auto length = static_length(in[i])) return PartialShape::dynamic(static_cast<size_t>(*length));
+    if (auto length = static_length(in[i]))
+        return PartialShape::dynamic(static_cast<size_t>(*length));
     return PartialShape::dynamic();
 }
 
@@ -157,8 +174,8 @@ PartialShape shape_from_values(const Node& node, const Inputs& in, size_t i, con
 
 size_t normalize_axis(const Node& node, int64_t axis, int64_t rank, const char* what) {
     if (axis < -rank || axis >= rank)
-        throw_error<InvalidArgument>(node.describe(), ": ", what, " ", axis, " is out of range [", -rank, ", ",
-                                     rank - 1, "] for rank ", rank);
+        throw_error<InvalidArgument>(node.describe(), ": ", what, " ", axis, " is out of range [",
+                                     -rank, ", ", rank - 1, "] for rank ", rank);
     return static_cast<size_t>(axis < 0 ? axis + rank : axis);
 }
 
@@ -169,7 +186,8 @@ std::vector<size_t> normalize_axes(const Node& node, const std::vector<int64_t>&
     for (int64_t a : axes) {
         const size_t n = normalize_axis(node, a, rank, what);
         if (!seen.insert(n).second && !allow_repeats)
-            throw_error<InvalidArgument>(node.describe(), ": ", what, " ", to_text(axes), " repeats axis ", n);
+            throw_error<InvalidArgument>(node.describe(), ": ", what, " ", to_text(axes),
+                                         " repeats axis ", n);
         out.push_back(n);
     }
     return out;
@@ -188,7 +206,8 @@ bool pdpd_broadcast(PartialShape& dst, const PartialShape& src) {
     size_t src_len = src.size();
     if (src_len > dst_rank) return false;
     const size_t axis = dst_rank - src_len;
-    while (src_len > 0 && src[src_len - 1].is_static() && src[src_len - 1].get_length() == 1) --src_len;
+    while (src_len > 0 && src[src_len - 1].is_static() && src[src_len - 1].get_length() == 1)
+        --src_len;
     for (size_t i = 0; i < src_len; ++i) {
         const Dimension& s = src[i];
         if (s.is_static() && s.get_length() == 1) continue;
@@ -217,21 +236,23 @@ PartialShape broadcast_shapes(const Node& node, const PartialShape& a, const Par
                                      "' is not supported (expected none, numpy or pdpd)");
     }
     if (!ok)
-        throw_error<InvalidArgument>(node.describe(), ": shapes ", a, " and ", b, " cannot be broadcast with auto_broadcast '",
-                                     mode, "'");
+        throw_error<InvalidArgument>(node.describe(), ": shapes ", a, " and ", b,
+                                     " cannot be broadcast with auto_broadcast '", mode, "'");
     return out;
 }
 
 PartialShape numpy_broadcast(const Node& node, const std::vector<PartialShape>& shapes) {
     if (shapes.empty()) return PartialShape();
     PartialShape out = shapes.front();
-    for (size_t i = 1; i < shapes.size(); ++i) out = broadcast_shapes(node, out, shapes[i], "numpy");
+    for (size_t i = 1; i < shapes.size(); ++i)
+        out = broadcast_shapes(node, out, shapes[i], "numpy");
     return out;
 }
 
 // ---- Windows ----
 
-Dimension window_output_dim(const Node& node, const WindowAxis& w, const std::string& auto_pad, bool ceil_mode) {
+Dimension window_output_dim(const Node& node, const WindowAxis& w, const std::string& auto_pad,
+                            bool ceil_mode) {
     // Bounded so that the arithmetic below cannot overflow (pads of INT64_MAX gave garbage
     // dimensions through signed overflow); negative pads are not part of these ops.
     constexpr int64_t kMaxWindowValue = INT32_MAX;
@@ -259,13 +280,15 @@ Dimension window_output_dim(const Node& node, const WindowAxis& w, const std::st
         if (padded < dilated) return std::nullopt;
         // OpenVINO's "ceil" is a plain ceiling (it does not drop a last window that starts in the
         // end padding; that is opset14's "ceil_torch").
-        return ceil_mode ? (padded - dilated + w.stride - 1) / w.stride + 1 : (padded - dilated) / w.stride + 1;
+        return ceil_mode ? (padded - dilated + w.stride - 1) / w.stride + 1
+                         : (padded - dilated) / w.stride + 1;
     };
     if (w.input.is_static()) {
         auto out = out_for(w.input.get_length());
         if (!out)
-            throw_error<InvalidArgument>(node.describe(), ": window of size ", dilated, " (kernel ", w.window,
-                                         ", dilation ", w.dilation, ") does not fit input size ", w.input.get_length(),
+            throw_error<InvalidArgument>(node.describe(), ": window of size ", dilated, " (kernel ",
+                                         w.window, ", dilation ", w.dilation,
+                                         ") does not fit input size ", w.input.get_length(),
                                          " with pads ", pads);
         return Dimension(*out);
     }
@@ -274,13 +297,13 @@ Dimension window_output_dim(const Node& node, const WindowAxis& w, const std::st
     if (!w.input.is_bounded()) return Dimension(min, Dimension::kInfinity);
     auto hi = out_for(w.input.get_max_length());
     if (!hi)
-        throw_error<InvalidArgument>(node.describe(), ": window of size ", dilated, " does not fit input size ",
-                                     w.input, " with pads ", pads);
+        throw_error<InvalidArgument>(node.describe(), ": window of size ", dilated,
+                                     " does not fit input size ", w.input, " with pads ", pads);
     return Dimension(min, std::max(min, *hi));
 }
 
-void check_attr_length(const Node& node, const std::vector<int64_t>& values, size_t count, const char* attr,
-                       bool allow_empty) {
+void check_attr_length(const Node& node, const std::vector<int64_t>& values, size_t count,
+                       const char* attr, bool allow_empty) {
     if (values.size() == count || (allow_empty && values.empty())) return;
     throw_error<InvalidArgument>(node.describe(), ": attribute '", attr, "' must have ", count,
                                  " values (one per spatial axis), got ", to_text(values));

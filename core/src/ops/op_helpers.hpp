@@ -13,31 +13,36 @@ namespace vireo::ops_impl {
 
 // ---- Registration of each family (one file each) ----
 void register_io_ops(OpRegistry& registry);
-void register_elementwise_ops(OpRegistry& registry);   // elementwise.cpp
-void register_activation_ops(OpRegistry& registry);    // activations.cpp
-void register_matmul_conv_ops(OpRegistry& registry);   // conv.cpp
-void register_pooling_ops(OpRegistry& registry);       // pooling.cpp
-void register_reduction_ops(OpRegistry& registry);     // reductions.cpp
-void register_shape_ops(OpRegistry& registry);         // shape_ops.cpp
-void register_slicing_ops(OpRegistry& registry);       // slicing.cpp
+void register_elementwise_ops(OpRegistry& registry);     // elementwise.cpp
+void register_activation_ops(OpRegistry& registry);      // activations.cpp
+void register_matmul_conv_ops(OpRegistry& registry);     // conv.cpp
+void register_pooling_ops(OpRegistry& registry);         // pooling.cpp
+void register_reduction_ops(OpRegistry& registry);       // reductions.cpp
+void register_shape_ops(OpRegistry& registry);           // shape_ops.cpp
+void register_slicing_ops(OpRegistry& registry);         // slicing.cpp
 void register_gather_scatter_ops(OpRegistry& registry);  // gather_scatter.cpp
-void register_generator_ops(OpRegistry& registry);     // generators.cpp (ShapeOf, Range, Broadcast, Tile, Pad)
+void register_generator_ops(
+    OpRegistry& registry);  // generators.cpp (ShapeOf, Range, Broadcast, Tile, Pad)
 void register_normalization_ops(OpRegistry& registry);  // normalization.cpp
-void register_interpolate_ops(OpRegistry& registry);   // interpolate.cpp
-void register_einsum_ops(OpRegistry& registry);       // einsum.cpp
-void register_misc_ops(OpRegistry& registry);          // misc_ops.cpp (TopK, FakeQuantize, ReadValue, Assign)
-void register_sequence_ops(OpRegistry& registry);      // sequence_ops.cpp (CumSum, ReverseSequence)
-void register_space_depth_ops(OpRegistry& registry);   // space_depth.cpp (DepthToSpace, SpaceToDepth)
-void register_index_ops(OpRegistry& registry);         // index_ops.cpp (OneHot, Eye, NonZero, Unique)
-void register_detection_ops(OpRegistry& registry);     // detection_ops.cpp (NonMaxSuppression, ROIAlign)
-void register_subgraph_ops(OpRegistry& registry);      // subgraph_ops.cpp (If, Loop)
+void register_interpolate_ops(OpRegistry& registry);    // interpolate.cpp
+void register_einsum_ops(OpRegistry& registry);         // einsum.cpp
+void register_misc_ops(
+    OpRegistry& registry);  // misc_ops.cpp (TopK, FakeQuantize, ReadValue, Assign)
+void register_sequence_ops(OpRegistry& registry);  // sequence_ops.cpp (CumSum, ReverseSequence)
+void register_space_depth_ops(
+    OpRegistry& registry);                      // space_depth.cpp (DepthToSpace, SpaceToDepth)
+void register_index_ops(OpRegistry& registry);  // index_ops.cpp (OneHot, Eye, NonZero, Unique)
+void register_detection_ops(
+    OpRegistry& registry);  // detection_ops.cpp (NonMaxSuppression, ROIAlign)
+void register_subgraph_ops(OpRegistry& registry);  // subgraph_ops.cpp (If, Loop)
 
 using Inputs = std::vector<InferInput>;
 using Outputs = std::vector<InferOutput>;
 
 // ---- Attribute spec shorthands ----
 /// A required attribute.
-AttrSpec required_attr(const std::string& name, AttrType type, std::vector<std::string> choices = {});
+AttrSpec required_attr(const std::string& name, AttrType type,
+                       std::vector<std::string> choices = {});
 /// An optional attribute with its default.
 AttrSpec optional_attr(const std::string& name, AttrType type, AttrValue default_value,
                        std::vector<std::string> choices = {});
@@ -50,8 +55,8 @@ element::Type merge_types(const Node& node, const Inputs& in, size_t a, size_t b
 /// Merges the element types of every input in `indices`.
 element::Type merge_types(const Node& node, const Inputs& in, const std::vector<size_t>& indices);
 /// Throws unless input `i`'s type is dynamic or satisfies `ok`; `expected` words the rule.
-void check_type(const Node& node, const Inputs& in, size_t i, const char* name, bool (*ok)(element::Type),
-                const char* expected);
+void check_type(const Node& node, const Inputs& in, size_t i, const char* name,
+                bool (*ok)(element::Type), const char* expected);
 bool is_integral_number(element::Type t);
 bool is_real(element::Type t);
 bool is_boolean(element::Type t);
@@ -98,7 +103,7 @@ PartialShape numpy_broadcast(const Node& node, const std::vector<PartialShape>& 
 /// One spatial axis of a windowed op: input size, (dilated) window, stride, pads.
 struct WindowAxis {
     Dimension input;
-    int64_t window = 1;    // kernel size before dilation
+    int64_t window = 1;  // kernel size before dilation
     int64_t stride = 1;
     int64_t dilation = 1;
     int64_t pad_begin = 0;
@@ -109,8 +114,8 @@ struct WindowAxis {
 Dimension window_output_dim(const Node& node, const WindowAxis& axis, const std::string& auto_pad,
                             bool ceil_mode = false);
 /// Checks an int-list attribute has `count` entries (or is empty when `allow_empty`), naming it.
-void check_attr_length(const Node& node, const std::vector<int64_t>& values, size_t count, const char* attr,
-                       bool allow_empty = false);
+void check_attr_length(const Node& node, const std::vector<int64_t>& values, size_t count,
+                       const char* attr, bool allow_empty = false);
 /// Attribute `name` as an int list, or `count` copies of `fill` when it is empty.
 std::vector<int64_t> int_list_or(const Node& node, const char* name, size_t count, int64_t fill);
 

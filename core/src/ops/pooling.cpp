@@ -13,45 +13,57 @@ PartialShape pooled_shape(const Node& node, const Inputs& in, bool has_dilations
     const auto& kernel = node.get_attribute<std::vector<int64_t>>("kernel");
     const size_t spatial = kernel.size();
     if (auto rank = static_rank(in[0]); rank && static_cast<size_t>(*rank) != spatial + 2)
-        throw_error<InvalidArgument>(node.describe(), ": attribute 'kernel' ", to_text(kernel), " has ", spatial,
-                                     " values but data ", in[0].shape, " has ", *rank - 2, " spatial axes");
+        throw_error<InvalidArgument>(node.describe(), ": attribute 'kernel' ", to_text(kernel),
+                                     " has ", spatial, " values but data ", in[0].shape, " has ",
+                                     *rank - 2, " spatial axes");
     const auto& strides = node.get_attribute<std::vector<int64_t>>("strides");
     check_attr_length(node, strides, spatial, "strides");
     const std::string& auto_pad = node.get_attribute<std::string>("auto_pad");
     const bool computed = auto_pad != "explicit" && auto_pad != "notset";
-    const auto pads_begin = computed ? std::vector<int64_t>(spatial, 0) : int_list_or(node, "pads_begin", spatial, 0);
-    const auto pads_end = computed ? std::vector<int64_t>(spatial, 0) : int_list_or(node, "pads_end", spatial, 0);
-    const auto dilations = has_dilations ? int_list_or(node, "dilations", spatial, 1) : std::vector<int64_t>(spatial, 1);
+    const auto pads_begin =
+        computed ? std::vector<int64_t>(spatial, 0) : int_list_or(node, "pads_begin", spatial, 0);
+    const auto pads_end =
+        computed ? std::vector<int64_t>(spatial, 0) : int_list_or(node, "pads_end", spatial, 0);
+    const auto dilations = has_dilations ? int_list_or(node, "dilations", spatial, 1)
+                                         : std::vector<int64_t>(spatial, 1);
     const bool ceil_mode = node.get_attribute<std::string>("rounding_type") == "ceil";
     if (!in[0].shape.rank_is_static()) return PartialShape::dynamic();
     PartialShape out{in[0].shape[0], in[0].shape[1]};
     for (size_t i = 0; i < spatial; ++i) {
-        WindowAxis w{in[0].shape[2 + i], kernel[i], strides[i], dilations[i], pads_begin[i], pads_end[i]};
+        WindowAxis w{in[0].shape[2 + i], kernel[i],     strides[i],
+                     dilations[i],       pads_begin[i], pads_end[i]};
         out.push_back(window_output_dim(node, w, auto_pad, ceil_mode));
     }
     return out;
 }
 
-Outputs infer_max_pool_1(const Node& node, const Inputs& in) { return {{in[0].type, pooled_shape(node, in, false)}}; }
+Outputs infer_max_pool_1(const Node& node, const Inputs& in) {
+    return {{in[0].type, pooled_shape(node, in, false)}};
+}
 
 Outputs infer_max_pool_8(const Node& node, const Inputs& in) {
     const auto& index_type = node.get_attribute<element::Type>("index_element_type");
     if (index_type != element::i32 && index_type != element::i64)
-        throw_error<InvalidArgument>(node.describe(), ": index_element_type must be i32 or i64, got ", index_type);
+        throw_error<InvalidArgument>(node.describe(),
+                                     ": index_element_type must be i32 or i64, got ", index_type);
     PartialShape out = pooled_shape(node, in, true);
-    if (auto rank = static_rank(in[0])) normalize_axis(node, node.get_attribute<int64_t>("axis"), *rank, "axis");
+    if (auto rank = static_rank(in[0]))
+        normalize_axis(node, node.get_attribute<int64_t>("axis"), *rank, "axis");
     return {{in[0].type, out}, {index_type, out}};
 }
 
-Outputs infer_avg_pool(const Node& node, const Inputs& in) { return {{in[0].type, pooled_shape(node, in, false)}}; }
+Outputs infer_avg_pool(const Node& node, const Inputs& in) {
+    return {{in[0].type, pooled_shape(node, in, false)}};
+}
 
 std::vector<AttrSpec> pool_attrs() {
-    return {required_attr("strides", AttrType::kIntList),
-            required_attr("pads_begin", AttrType::kIntList),
-            required_attr("pads_end", AttrType::kIntList),
-            required_attr("kernel", AttrType::kIntList),
-            optional_attr("rounding_type", AttrType::kString, std::string("floor"), {"floor", "ceil"}),
-            optional_attr("auto_pad", AttrType::kString, std::string("explicit"), kAutoPad)};
+    return {
+        required_attr("strides", AttrType::kIntList),
+        required_attr("pads_begin", AttrType::kIntList),
+        required_attr("pads_end", AttrType::kIntList),
+        required_attr("kernel", AttrType::kIntList),
+        optional_attr("rounding_type", AttrType::kString, std::string("floor"), {"floor", "ceil"}),
+        optional_attr("auto_pad", AttrType::kString, std::string("explicit"), kAutoPad)};
 }
 
 }  // namespace

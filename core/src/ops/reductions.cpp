@@ -1,8 +1,8 @@
 // Defines the reductions over the axes given by the second input: ReduceMean/Sum/Max/Min/Prod-1,
 // ReduceLogicalAnd/Or-1 and ReduceL1/L2-4, all with keep_dims.
-#include "ops/op_helpers.hpp"
-
 #include <set>
+
+#include "ops/op_helpers.hpp"
 
 namespace vireo::ops_impl {
 namespace {
@@ -54,7 +54,8 @@ void register_reduction_ops(OpRegistry& r) {
         r.add(OpDef{type, 1, "", 2, 2, attrs, infer_arithmetic_reduction, {}});
     for (const char* type : {"ReduceLogicalAnd", "ReduceLogicalOr"})
         r.add(OpDef{type, 1, "", 2, 2, attrs, infer_logical_reduction, {}});
-    for (const char* type : {"ReduceL1", "ReduceL2"}) r.add(OpDef{type, 4, "", 2, 2, attrs, infer_arithmetic_reduction, {}});
+    for (const char* type : {"ReduceL1", "ReduceL2"})
+        r.add(OpDef{type, 4, "", 2, 2, attrs, infer_arithmetic_reduction, {}});
 }
 
 }  // namespace vireo::ops_impl

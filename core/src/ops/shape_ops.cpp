@@ -1,10 +1,10 @@
 // Defines the ops that rearrange a tensor's shape without computing: Reshape-1 (special_zero, -1),
 // Transpose-1, Squeeze-1, Unsqueeze-1 and Concat-1.
-#include "ops/op_helpers.hpp"
-
 #include <algorithm>
 #include <limits>
 #include <set>
+
+#include "ops/op_helpers.hpp"
 
 namespace vireo::ops_impl {
 namespace {
@@ -23,7 +23,8 @@ Outputs infer_reshape(const Node& node, const Inputs& in) {
     const PartialShape& data = in[0].shape;
     auto target = values_of(in, 1);
     if (!target) {
-        if (auto length = static_length(in[1])) return {{in[0].type, PartialShape::dynamic(static_cast<size_t>(*length))}};
+        if (auto length = static_length(in[1]))
+            return {{in[0].type, PartialShape::dynamic(static_cast<size_t>(*length))}};
         return {{in[0].type, PartialShape::dynamic()}};
     }
     std::vector<Dimension> out;
@@ -43,14 +44,16 @@ Outputs infer_reshape(const Node& node, const Inputs& in) {
             continue;
         }
         if (v < -1)
-            throw_error<InvalidArgument>(node.describe(), ": target shape ", to_text(*target), " has invalid value ", v);
+            throw_error<InvalidArgument>(node.describe(), ": target shape ", to_text(*target),
+                                         " has invalid value ", v);
         Dimension d(v);
         if (v == 0 && special_zero) {
             if (!data.rank_is_static()) {
                 d = Dimension();
             } else if (i >= data.size()) {
-                throw_error<InvalidArgument>(node.describe(), ": target shape ", to_text(*target), " copies axis ", i,
-                                             " (0 with special_zero) but data ", data, " has rank ", data.size());
+                throw_error<InvalidArgument>(node.describe(), ": target shape ", to_text(*target),
+                                             " copies axis ", i, " (0 with special_zero) but data ",
+                                             data, " has rank ", data.size());
             } else {
                 out.push_back(data[i]);
                 copied[i] = true;
@@ -71,12 +74,14 @@ Outputs infer_reshape(const Node& node, const Inputs& in) {
             const int64_t n = in_count.get_length(), k = known_count.get_length();
             if (k == 0) {
                 if (n != 0)
-                    throw_error<InvalidArgument>(node.describe(), ": cannot infer -1 in target shape ", to_text(*target),
-                                                 " for data ", data, ": the other dimensions have zero elements");
+                    throw_error<InvalidArgument>(
+                        node.describe(), ": cannot infer -1 in target shape ", to_text(*target),
+                        " for data ", data, ": the other dimensions have zero elements");
                 inferred = Dimension(0);
             } else if (n % k != 0) {
-                throw_error<InvalidArgument>(node.describe(), ": data ", data, " (", n, " elements) cannot be reshaped to ",
-                                             to_text(*target), ": ", n, " is not divisible by ", k);
+                throw_error<InvalidArgument>(node.describe(), ": data ", data, " (", n,
+                                             " elements) cannot be reshaped to ", to_text(*target),
+                                             ": ", n, " is not divisible by ", k);
             } else {
                 inferred = Dimension(n / k);
             }
@@ -84,14 +89,15 @@ Outputs infer_reshape(const Node& node, const Inputs& in) {
             // Bounds of the input element count divided by the known part.
             const int64_t k = known_count.get_length();
             const int64_t lo = (in_count.get_min_length() + k - 1) / k;
-            const int64_t hi = in_count.is_bounded() ? in_count.get_max_length() / k : Dimension::kInfinity;
+            const int64_t hi =
+                in_count.is_bounded() ? in_count.get_max_length() / k : Dimension::kInfinity;
             inferred = lo <= hi ? Dimension(lo, hi) : Dimension();
         }
     } else if (in_count.is_static() && known_count.is_static() && in_count != known_count) {
-        throw_error<InvalidArgument>(node.describe(), ": data ", data, " cannot be reshaped to ", to_text(*target),
-                                     " (giving ", PartialShape(out), "): the element counts differ (",
-                                     in_count.get_length(), " vs ", known_count.get_length(),
-                                     " outside the copied axes)");
+        throw_error<InvalidArgument>(node.describe(), ": data ", data, " cannot be reshaped to ",
+                                     to_text(*target), " (giving ", PartialShape(out),
+                                     "): the element counts differ (", in_count.get_length(),
+                                     " vs ", known_count.get_length(), " outside the copied axes)");
     }
     return {{in[0].type, PartialShape(out)}};
 }
@@ -113,8 +119,8 @@ Outputs infer_transpose(const Node& node, const Inputs& in) {
         return {{in[0].type, PartialShape(reversed)}};
     }
     if (order->size() != rank)
-        throw_error<InvalidArgument>(node.describe(), ": input_order ", to_text(*order), " has ", order->size(),
-                                     " values but data ", data, " has rank ", rank);
+        throw_error<InvalidArgument>(node.describe(), ": input_order ", to_text(*order), " has ",
+                                     order->size(), " values but data ", data, " has rank ", rank);
     std::vector<bool> used(rank, false);
     PartialShape out;
     for (int64_t axis : *order) {
@@ -161,8 +167,8 @@ Outputs infer_squeeze(const Node& node, const Inputs& in) {
             continue;
         }
         if (!data[i].compatible(1))
-            throw_error<InvalidArgument>(node.describe(), ": cannot squeeze axis ", i, " of data ", data,
-                                         ": its dimension is ", data[i], ", not 1");
+            throw_error<InvalidArgument>(node.describe(), ": cannot squeeze axis ", i, " of data ",
+                                         data, ": its dimension is ", data[i], ", not 1");
     }
     return {{in[0].type, out}};
 }
@@ -184,7 +190,8 @@ Outputs infer_unsqueeze(const Node& node, const Inputs& in) {
     const std::set<size_t> added(normalized.begin(), normalized.end());
     PartialShape out;
     size_t next = 0;
-    for (size_t i = 0; i < static_cast<size_t>(out_rank); ++i) out.push_back(added.count(i) ? Dimension(1) : data[next++]);
+    for (size_t i = 0; i < static_cast<size_t>(out_rank); ++i)
+        out.push_back(added.count(i) ? Dimension(1) : data[next++]);
     return {{in[0].type, out}};
 }
 
@@ -204,7 +211,8 @@ Outputs infer_concat(const Node& node, const Inputs& in) {
             continue;
         }
         if (s.size() == 0)
-            throw_error<InvalidArgument>(node.describe(), ": input ", i, " is a scalar; Concat needs rank >= 1");
+            throw_error<InvalidArgument>(node.describe(), ": input ", i,
+                                         " is a scalar; Concat needs rank >= 1");
         const size_t a = normalize_axis(node, axis, static_cast<int64_t>(s.size()), "axis");
         if (!out) {
             out = s;
@@ -217,25 +225,40 @@ Outputs infer_concat(const Node& node, const Inputs& in) {
                 if (d == a) continue;
                 if (!Dimension::merge((*out)[d], (*out)[d], s[d]))
                     throw_error<InvalidArgument>(node.describe(), ": input ", i, " has shape ", s,
-                                                 " which does not match ", *out, " outside the concat axis ", a);
+                                                 " which does not match ", *out,
+                                                 " outside the concat axis ", a);
             }
         }
         total = total + s[a];
     }
     if (!out) return {{type, PartialShape::dynamic()}};
-    (*out)[*out_axis] = total_known ? total : Dimension(total.get_min_length(), Dimension::kInfinity);
+    (*out)[*out_axis] =
+        total_known ? total : Dimension(total.get_min_length(), Dimension::kInfinity);
     return {{type, *out}};
 }
 
 }  // namespace
 
 void register_shape_ops(OpRegistry& r) {
-    r.add(OpDef{"Reshape", 1, "", 2, 2, {required_attr("special_zero", AttrType::kBool)}, infer_reshape, {}});
+    r.add(OpDef{"Reshape",
+                1,
+                "",
+                2,
+                2,
+                {required_attr("special_zero", AttrType::kBool)},
+                infer_reshape,
+                {}});
     r.add(OpDef{"Transpose", 1, "", 2, 2, {}, infer_transpose, {}});
     r.add(OpDef{"Squeeze", 1, "", 1, 2, {}, infer_squeeze, {}});
     r.add(OpDef{"Unsqueeze", 1, "", 2, 2, {}, infer_unsqueeze, {}});
-    r.add(OpDef{"Concat", 1, "", 1, std::numeric_limits<size_t>::max(), {required_attr("axis", AttrType::kInt)},
-                infer_concat, {}});
+    r.add(OpDef{"Concat",
+                1,
+                "",
+                1,
+                std::numeric_limits<size_t>::max(),
+                {required_attr("axis", AttrType::kInt)},
+                infer_concat,
+                {}});
 }
 
 }  // namespace vireo::ops_impl

@@ -1,15 +1,16 @@
 // Defines the ops that cut a tensor into parts: Split-1, VariadicSplit-1, StridedSlice-1 (begin,
 // end, new-axis, shrink-axis and ellipsis masks) and Slice-8.
-#include "ops/op_helpers.hpp"
-
 #include <algorithm>
+
+#include "ops/op_helpers.hpp"
 
 namespace vireo::ops_impl {
 namespace {
 
 // Length of python-style slice [begin:end:step] of a static size; an unset begin/end (masked)
 // means "from the start / to the end" in the direction of step.
-int64_t slice_length(int64_t size, std::optional<int64_t> begin, std::optional<int64_t> end, int64_t step) {
+int64_t slice_length(int64_t size, std::optional<int64_t> begin, std::optional<int64_t> end,
+                     int64_t step) {
     auto clamp = [&](int64_t v) {
         if (v < 0) v += size;
         return step > 0 ? std::clamp<int64_t>(v, 0, size) : std::clamp<int64_t>(v, -1, size - 1);
@@ -22,9 +23,11 @@ int64_t slice_length(int64_t size, std::optional<int64_t> begin, std::optional<i
 
 // The sliced dimension for a possibly dynamic input dimension. Unknown begin/end/step give
 // [0, max of input].
-Dimension slice_dim(const Node& node, const Dimension& dim, std::optional<int64_t> begin, bool begin_known,
-                    std::optional<int64_t> end, bool end_known, std::optional<int64_t> step) {
-    if (step && *step == 0) throw_error<InvalidArgument>(node.describe(), ": a slice step must not be 0");
+Dimension slice_dim(const Node& node, const Dimension& dim, std::optional<int64_t> begin,
+                    bool begin_known, std::optional<int64_t> end, bool end_known,
+                    std::optional<int64_t> step) {
+    if (step && *step == 0)
+        throw_error<InvalidArgument>(node.describe(), ": a slice step must not be 0");
     if (!begin_known || !end_known || !step) return Dimension(0, dim.get_max_length());
     if (dim.is_static()) return Dimension(slice_length(dim.get_length(), begin, end, *step));
     int64_t lo = slice_length(dim.get_min_length(), begin, end, *step);
@@ -45,7 +48,8 @@ Outputs infer_split(const Node& node, const Inputs& in) {
     check_type(node, in, 1, "axis", is_integral_number, "an integer type");
     check_rank(node, in, 1, "axis", 0, 0);
     const int64_t parts = node.get_attribute<int64_t>("num_splits");
-    if (parts <= 0) throw_error<InvalidArgument>(node.describe(), ": num_splits must be positive, got ", parts);
+    if (parts <= 0)
+        throw_error<InvalidArgument>(node.describe(), ": num_splits must be positive, got ", parts);
     PartialShape out = in[0].shape;
     auto axis = scalar_value(node, in, 1, "axis");
     if (out.rank_is_static()) {
@@ -56,12 +60,14 @@ Outputs infer_split(const Node& node, const Inputs& in) {
             const Dimension& d = out[a];
             if (d.is_static()) {
                 if (d.get_length() % parts != 0)
-                    throw_error<InvalidArgument>(node.describe(), ": dimension ", d, " of axis ", a, " of data ",
-                                                 in[0].shape, " is not divisible by num_splits ", parts);
+                    throw_error<InvalidArgument>(node.describe(), ": dimension ", d, " of axis ", a,
+                                                 " of data ", in[0].shape,
+                                                 " is not divisible by num_splits ", parts);
                 out[a] = Dimension(d.get_length() / parts);
             } else {
-                out[a] = Dimension(d.get_min_length() / parts,
-                                   d.is_bounded() ? d.get_max_length() / parts : Dimension::kInfinity);
+                out[a] =
+                    Dimension(d.get_min_length() / parts,
+                              d.is_bounded() ? d.get_max_length() / parts : Dimension::kInfinity);
             }
         }
     }
@@ -75,8 +81,9 @@ Outputs infer_variadic_split(const Node& node, const Inputs& in) {
     check_rank(node, in, 2, "split_lengths", 1, 1);
     auto count = static_length(in[2]);
     if (!count)
-        throw_error<InvalidArgument>(node.describe(), ": input 2 (split_lengths) must have a static length (it sets ",
-                                     "the number of outputs), got shape ", in[2].shape);
+        throw_error<InvalidArgument>(
+            node.describe(), ": input 2 (split_lengths) must have a static length (it sets ",
+            "the number of outputs), got shape ", in[2].shape);
     const PartialShape& data = in[0].shape;
     auto axis = scalar_value(node, in, 1, "axis");
     auto lengths = values_of(in, 2);
@@ -109,20 +116,27 @@ Outputs infer_variadic_split(const Node& node, const Inputs& in) {
     if (minus_one) {
         out[*minus_one].shape[a] = d - Dimension(known_sum);
         if (d.is_static() && d.get_length() < known_sum)
-            throw_error<InvalidArgument>(node.describe(), ": split_lengths ", to_text(*lengths), " sum to more than ",
-                                         "dimension ", d, " of axis ", a);
+            throw_error<InvalidArgument>(node.describe(), ": split_lengths ", to_text(*lengths),
+                                         " sum to more than ", "dimension ", d, " of axis ", a);
     } else if (!d.compatible(known_sum)) {
-        throw_error<InvalidArgument>(node.describe(), ": split_lengths ", to_text(*lengths), " sum to ", known_sum,
-                                     " but axis ", a, " of data ", data, " has ", d);
+        throw_error<InvalidArgument>(node.describe(), ": split_lengths ", to_text(*lengths),
+                                     " sum to ", known_sum, " but axis ", a, " of data ", data,
+                                     " has ", d);
     }
     return out;
 }
 
-bool bit(const std::vector<int64_t>& mask, size_t i) { return i < mask.size() && mask[i] != 0; }
+bool bit(const std::vector<int64_t>& mask, size_t i) {
+    return i < mask.size() && mask[i] != 0;
+}
 
 Outputs infer_strided_slice(const Node& node, const Inputs& in) {
     for (size_t i = 1; i < in.size(); ++i) {
-        check_type(node, in, i, i == 1 ? "begin" : i == 2 ? "end" : "stride", is_integral_number, "an integer type");
+        check_type(node, in, i,
+                   i == 1   ? "begin"
+                   : i == 2 ? "end"
+                            : "stride",
+                   is_integral_number, "an integer type");
         check_rank(node, in, i, i == 1 ? "begin" : i == 2 ? "end" : "stride", 1, 1);
     }
     const auto& begin_mask = node.get_attribute<std::vector<int64_t>>("begin_mask");
@@ -140,8 +154,10 @@ Outputs infer_strided_slice(const Node& node, const Inputs& in) {
     if (!data.rank_is_static() || !entries) return {{in[0].type, PartialShape::dynamic()}};
     for (size_t i = 1; i < in.size(); ++i)
         if (auto n = static_length(in[i]); n && *n != *entries)
-            throw_error<InvalidArgument>(node.describe(), ": begin, end and stride must have the same length, got shapes ",
-                                         in[1].shape, ", ", in[2].shape, in.size() > 3 ? ", " + in[3].shape.to_string() : "");
+            throw_error<InvalidArgument>(
+                node.describe(), ": begin, end and stride must have the same length, got shapes ",
+                in[1].shape, ", ", in[2].shape,
+                in.size() > 3 ? ", " + in[3].shape.to_string() : "");
     const size_t n = static_cast<size_t>(*entries);
     const size_t rank = data.size();
     size_t consuming = 0;  // entries that take an input axis (not new-axis, not ellipsis)
@@ -154,10 +170,12 @@ Outputs infer_strided_slice(const Node& node, const Inputs& in) {
         }
     }
     if (ellipses > 1)
-        throw_error<InvalidArgument>(node.describe(), ": ellipsis_mask ", to_text(ellipsis_mask), " sets more than one bit");
+        throw_error<InvalidArgument>(node.describe(), ": ellipsis_mask ", to_text(ellipsis_mask),
+                                     " sets more than one bit");
     if (consuming > rank)
-        throw_error<InvalidArgument>(node.describe(), ": ", consuming, " slice entries need input axes but data ", data,
-                                     " has rank ", rank);
+        throw_error<InvalidArgument>(node.describe(), ": ", consuming,
+                                     " slice entries need input axes but data ", data, " has rank ",
+                                     rank);
     PartialShape out;
     size_t axis = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -170,22 +188,26 @@ Outputs infer_strided_slice(const Node& node, const Inputs& in) {
             continue;
         }
         const Dimension& d = data[axis++];
-        const std::optional<int64_t> step = stride ? std::optional<int64_t>((*stride)[i]) : std::nullopt;
+        const std::optional<int64_t> step =
+            stride ? std::optional<int64_t>((*stride)[i]) : std::nullopt;
         const bool stride_known = in.size() <= 3 || stride.has_value();
         if (bit(shrink_mask, i)) {
             if (begin && d.is_static()) {
                 const int64_t b = (*begin)[i], size = d.get_length();
                 if (b < -size || b >= size)
-                    throw_error<InvalidArgument>(node.describe(), ": shrink_axis_mask takes index ", b, " of axis ",
-                                                 axis - 1, " but its size is ", size);
+                    throw_error<InvalidArgument>(node.describe(), ": shrink_axis_mask takes index ",
+                                                 b, " of axis ", axis - 1, " but its size is ",
+                                                 size);
             }
             continue;
         }
         const bool masked_begin = bit(begin_mask, i), masked_end = bit(end_mask, i);
-        out.push_back(slice_dim(node, d, masked_begin || !begin ? std::nullopt : std::optional<int64_t>((*begin)[i]),
-                                masked_begin || begin.has_value(),
-                                masked_end || !end ? std::nullopt : std::optional<int64_t>((*end)[i]),
-                                masked_end || end.has_value(), stride_known ? std::optional<int64_t>(step.value_or(1)) : std::nullopt));
+        out.push_back(slice_dim(
+            node, d, masked_begin || !begin ? std::nullopt : std::optional<int64_t>((*begin)[i]),
+            masked_begin || begin.has_value(),
+            masked_end || !end ? std::nullopt : std::optional<int64_t>((*end)[i]),
+            masked_end || end.has_value(),
+            stride_known ? std::optional<int64_t>(step.value_or(1)) : std::nullopt));
     }
     while (axis < rank) out.push_back(data[axis++]);
     return {{in[0].type, out}};
@@ -218,13 +240,15 @@ Outputs infer_slice(const Node& node, const Inputs& in) {
     const auto normalized = normalize_axes(node, *axes, rank, "axes");
     for (const auto* v : {&start, &stop, &step})
         if (*v && (*v)->size() != normalized.size())
-            throw_error<InvalidArgument>(node.describe(), ": start, stop, step and axes must have the same length, got ",
-                                         (*v)->size(), " and ", normalized.size());
+            throw_error<InvalidArgument>(
+                node.describe(), ": start, stop, step and axes must have the same length, got ",
+                (*v)->size(), " and ", normalized.size());
     for (size_t i = 0; i < normalized.size(); ++i) {
         const size_t a = normalized[i];
-        out[a] = slice_dim(node, data[a], start ? std::optional<int64_t>((*start)[i]) : std::nullopt, start.has_value(),
-                           stop ? std::optional<int64_t>((*stop)[i]) : std::nullopt, stop.has_value(),
-                           step ? std::optional<int64_t>((*step)[i]) : std::nullopt);
+        out[a] =
+            slice_dim(node, data[a], start ? std::optional<int64_t>((*start)[i]) : std::nullopt,
+                      start.has_value(), stop ? std::optional<int64_t>((*stop)[i]) : std::nullopt,
+                      stop.has_value(), step ? std::optional<int64_t>((*step)[i]) : std::nullopt);
     }
     return {{in[0].type, out}};
 }
@@ -232,15 +256,22 @@ Outputs infer_slice(const Node& node, const Inputs& in) {
 }  // namespace
 
 void register_slicing_ops(OpRegistry& r) {
-    r.add(OpDef{"Split", 1, "", 2, 2, {required_attr("num_splits", AttrType::kInt)}, infer_split, {}});
+    r.add(OpDef{
+        "Split", 1, "", 2, 2, {required_attr("num_splits", AttrType::kInt)}, infer_split, {}});
     r.add(OpDef{"VariadicSplit", 1, "", 3, 3, {}, infer_variadic_split, {}});
     const std::vector<int64_t> none;
-    r.add(OpDef{"StridedSlice", 1, "", 3, 4,
-                {required_attr("begin_mask", AttrType::kIntList), required_attr("end_mask", AttrType::kIntList),
+    r.add(OpDef{"StridedSlice",
+                1,
+                "",
+                3,
+                4,
+                {required_attr("begin_mask", AttrType::kIntList),
+                 required_attr("end_mask", AttrType::kIntList),
                  optional_attr("new_axis_mask", AttrType::kIntList, none),
                  optional_attr("shrink_axis_mask", AttrType::kIntList, none),
                  optional_attr("ellipsis_mask", AttrType::kIntList, none)},
-                infer_strided_slice, {}});
+                infer_strided_slice,
+                {}});
     r.add(OpDef{"Slice", 8, "", 4, 5, {}, infer_slice, {}});
 }
 

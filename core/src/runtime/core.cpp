@@ -27,8 +27,9 @@ std::shared_ptr<Model> Core::read_model(const std::string& model_path,
                                         const std::string& bin_path) const {
     if (detect_model_format(model_path) == ModelFormat::kOnnx) {
         if (!bin_path.empty())
-            throw_error<InvalidArgument>("model '", model_path, "' is ONNX: a weights path ('", bin_path,
-                                         "') applies to IR only (ONNX external data is named inside the model)");
+            throw_error<InvalidArgument>(
+                "model '", model_path, "' is ONNX: a weights path ('", bin_path,
+                "') applies to IR only (ONNX external data is named inside the model)");
         return read_onnx_model(model_path);
     }
     return ir::read_model_file(model_path, bin_path, ir::ReadOptions{m_impl->mmap_enabled()});
@@ -42,7 +43,8 @@ std::shared_ptr<Model> Core::read_model_from_string(const std::string& xml_text,
 std::shared_ptr<Model> Core::read_model(const std::string& model, const Tensor& weights) const {
     if (detect_model_format(model.data(), model.size()) == ModelFormat::kOnnx) {
         if (weights)
-            throw_error<InvalidArgument>("model in memory is ONNX: a weights tensor applies to IR only");
+            throw_error<InvalidArgument>(
+                "model in memory is ONNX: a weights tensor applies to IR only");
         return read_onnx_model(model.data(), model.size());
     }
     return vireo::read_model_from_string(model, weights);
@@ -100,7 +102,9 @@ void Core::register_plugins(const std::string& plugins_xml_path) {
     m_impl->register_plugins(plugins_xml_path);
 }
 
-void Core::add_extension(const std::string& library_path) { runtime::load_extension(library_path); }
+void Core::add_extension(const std::string& library_path) {
+    runtime::load_extension(library_path);
+}
 
 void Core::unload_plugin(const std::string& device_name) {
     m_impl->unload_plugin(device_name);

@@ -98,9 +98,9 @@ AnyMap CoreImpl::with_device_list(const DeviceName& device, const AnyMap& proper
         if (std::find(registered.begin(), registered.end(), name) == registered.end()) {
             std::string known;
             for (const auto& n : registered) known += (known.empty() ? "" : ", ") + n;
-            throw_error<InvalidArgument>("device '", device.full(), "': listed device '", listed,
-                                         "' is not registered; registered devices: ",
-                                         known.empty() ? "none" : known);
+            throw_error<InvalidArgument>(
+                "device '", device.full(), "': listed device '", listed,
+                "' is not registered; registered devices: ", known.empty() ? "none" : known);
         }
     }
     AnyMap out = properties;
@@ -108,9 +108,8 @@ AnyMap CoreImpl::with_device_list(const DeviceName& device, const AnyMap& proper
     if (auto it = out.find(device::priorities.name()); it != out.end()) {
         if (it->second.to_string() != list)
             throw_error<InvalidArgument>("device '", device.full(), "': property ",
-                                         device::priorities.name(), " is '",
-                                         it->second.to_string(), "', but the device name lists '",
-                                         list, "'");
+                                         device::priorities.name(), " is '", it->second.to_string(),
+                                         "', but the device name lists '", list, "'");
     }
     out[device::priorities.name()] = list;
     if (device.batch_size) {
@@ -149,7 +148,8 @@ std::vector<runtime::PluginDescriptor> CoreImpl::take_core_defaults(
 }
 
 bool CoreImpl::fallback_allowed(const DeviceName& device, const AnyMap& call) const {
-    if (auto it = call.find(hint::allow_fallback.name()); it != call.end()) return it->second.as<bool>();
+    if (auto it = call.find(hint::allow_fallback.name()); it != call.end())
+        return it->second.as<bool>();
     std::lock_guard<std::mutex> lock(m_mutex);
     for (const std::string& name : {device.full(), device.name}) {
         auto it = m_device_fallback.find(name);
@@ -158,9 +158,8 @@ bool CoreImpl::fallback_allowed(const DeviceName& device, const AnyMap& call) co
     return false;
 }
 
-std::optional<std::pair<std::string, AnyMap>> CoreImpl::fallback_route(const std::shared_ptr<const Model>& model,
-                                                                        const DeviceName& device,
-                                                                        const AnyMap& call) const {
+std::optional<std::pair<std::string, AnyMap>> CoreImpl::fallback_route(
+    const std::shared_ptr<const Model>& model, const DeviceName& device, const AnyMap& call) const {
     if (device.meta || !fallback_allowed(device, call)) return std::nullopt;
     const std::vector<std::string> registered = m_registry.names();
     auto is_registered = [&](const std::string& n) {
@@ -178,7 +177,8 @@ std::optional<std::pair<std::string, AnyMap>> CoreImpl::fallback_route(const std
         fallback = candidate;
         break;
     }
-    if (fallback.empty() || !is_registered(kFallbackMetaDevice) || device.name == kFallbackMetaDevice)
+    if (fallback.empty() || !is_registered(kFallbackMetaDevice) ||
+        device.name == kFallbackMetaDevice)
         return std::nullopt;
     AnyMap device_call = call;
     device_call.erase(hint::allow_fallback.name());
@@ -197,8 +197,10 @@ std::optional<std::pair<std::string, AnyMap>> CoreImpl::fallback_route(const std
               << " through " << kFallbackMetaDevice;
     AnyMap routed;
     routed[device::properties.name()] = AnyMap{{device.full(), device_call}};
-    if (auto it = call.find(cache_dir.name()); it != call.end()) routed[cache_dir.name()] = it->second;
-    return std::make_pair(std::string(kFallbackMetaDevice) + ":" + device.full() + "," + fallback, routed);
+    if (auto it = call.find(cache_dir.name()); it != call.end())
+        routed[cache_dir.name()] = it->second;
+    return std::make_pair(std::string(kFallbackMetaDevice) + ":" + device.full() + "," + fallback,
+                          routed);
 }
 
 void CoreImpl::register_plugin(const std::string& library_path, const std::string& device_name,
@@ -208,8 +210,8 @@ void CoreImpl::register_plugin(const std::string& library_path, const std::strin
                                      "' is empty");
     runtime::check_registrable_name(device_name);
     m_registry.add(take_core_defaults({runtime::PluginDescriptor{
-        device_name, library_path, runtime::candidates_for_registered_path(library_path), properties,
-        "register_plugin"}}));
+        device_name, library_path, runtime::candidates_for_registered_path(library_path),
+        properties, "register_plugin"}}));
 }
 
 void CoreImpl::unload_plugin(const std::string& device_name) {
@@ -274,8 +276,8 @@ AnyMap CoreImpl::device_settings(const Plugin& plugin, const DeviceName& device)
         try {
             settings[key] = plugin.get_property(key, args).to_string();
         } catch (const std::exception& e) {
-            VLOG(1) << "device '" << device.full() << "': property " << key
-                    << " does not answer (" << e.what() << "); left out of the cache key";
+            VLOG(1) << "device '" << device.full() << "': property " << key << " does not answer ("
+                    << e.what() << "); left out of the cache key";
         }
     }
     return settings;
@@ -354,9 +356,8 @@ CompiledModel CoreImpl::import_model(std::istream& blob, const std::string& devi
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     check_settable(*plugin, device, call);
     const AnyMap config = plugin_config(device, call, nullptr);
-    const std::string bytes =
-        runtime::read_blob(blob, runtime::blob_identity_of(plugin->version()),
-                           "import_model on device '" + device.full() + "'");
+    const std::string bytes = runtime::read_blob(blob, runtime::blob_identity_of(plugin->version()),
+                                                 "import_model on device '" + device.full() + "'");
     runtime::MemoryStreamBuf buffer(bytes.data(), bytes.size());  // the plugin reads in place
     std::istream payload(&buffer);
     return CompiledModel(plugin->import_model(payload, config), plugin->library());
@@ -423,8 +424,7 @@ void CoreImpl::set_property(const std::string& device_name, const AnyMap& proper
             if (it->second.to_string() != device.id)
                 throw_error<InvalidArgument>("device '", device.full(), "': property ",
                                              device::id.name(), " is '", it->second.to_string(),
-                                             "', but the device name selects id '", device.id,
-                                             "'");
+                                             "', but the device name selects id '", device.id, "'");
             for_plugin.erase(it);
         }
         if (!for_plugin.empty()) for_plugin[device::id.name()] = device.id;

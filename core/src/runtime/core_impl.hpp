@@ -7,8 +7,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/blob_format.hpp"
@@ -25,11 +25,12 @@ namespace vireo {
 /// It is also the sdk::ICore that plugins get from IPlugin::get_core(): the Core owns it by
 /// shared_ptr and hands each plugin it loads a weak reference (bind_core_handle()).
 ///
-/// Device names: every method taking one accepts "NAME", "NAME.N" and the meta-device grammar "META:A,B" / "BATCH:A(N)" (runtime/device_name.hpp), which becomes
-/// device META with device::priorities = "A,B" (and device::batch_size = N) in the call's
-/// properties (for set_property: META keeps the list as its own device::priorities). Every
-/// listed device must be registered (InvalidArgument naming it), and a
-/// device::priorities given in the properties too must say the same.
+/// Device names: every method taking one accepts "NAME", "NAME.N" and the meta-device grammar
+/// "META:A,B" / "BATCH:A(N)" (runtime/device_name.hpp), which becomes device META with
+/// device::priorities = "A,B" (and device::batch_size = N) in the call's properties (for
+/// set_property: META keeps the list as its own device::priorities). Every listed device must be
+/// registered (InvalidArgument naming it), and a device::priorities given in the properties too
+/// must say the same.
 class CoreImpl : public sdk::ICore {
   public:
     explicit CoreImpl(const std::string& plugins_xml_path);
@@ -42,12 +43,15 @@ class CoreImpl : public sdk::ICore {
     void unload_plugin(const std::string& device_name);
 
     std::vector<std::string> list_available_devices() const;
-    std::vector<std::string> get_available_devices() const override { return list_available_devices(); }
+    std::vector<std::string> get_available_devices() const override {
+        return list_available_devices();
+    }
     std::vector<PropertyName> supported_properties(const std::string& device_name) const override;
     std::map<std::string, Version> versions(const std::string& device_name) const;
 
     CompiledModel compile_model(const std::shared_ptr<const Model>& model,
-                                const std::string& device_name, const AnyMap& properties) const override;
+                                const std::string& device_name,
+                                const AnyMap& properties) const override;
     CompiledModel compile_model(const std::shared_ptr<const Model>& model,
                                 const RemoteContext& context, const AnyMap& properties) const;
     CompiledModel import_model(std::istream& blob, const std::string& device_name,
@@ -90,11 +94,12 @@ class CoreImpl : public sdk::ICore {
     /// With fallback allowed and ops `device` cannot run: the HETERO name and properties to
     /// compile with instead (logged at INFO). Empty when the device runs everything, or no
     /// HETERO or fallback device is registered.
-    std::optional<std::pair<std::string, AnyMap>> fallback_route(const std::shared_ptr<const Model>& model,
-                                                                 const runtime::DeviceName& device,
-                                                                 const AnyMap& call) const;
+    std::optional<std::pair<std::string, AnyMap>> fallback_route(
+        const std::shared_ptr<const Model>& model, const runtime::DeviceName& device,
+        const AnyMap& call) const;
     /// Moves ALLOW_FALLBACK out of registered plugins.xml defaults into m_device_fallback.
-    std::vector<runtime::PluginDescriptor> take_core_defaults(std::vector<runtime::PluginDescriptor> descriptors);
+    std::vector<runtime::PluginDescriptor> take_core_defaults(
+        std::vector<runtime::PluginDescriptor> descriptors);
     std::string global_cache_dir() const;
     /// cache_dir for `device`: "NAME.N" > "NAME" > global.
     std::string device_cache_dir(const runtime::DeviceName& device) const;

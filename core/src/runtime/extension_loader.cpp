@@ -21,8 +21,8 @@ namespace {
 
 struct Loaded {
     std::mutex mutex;
-    std::set<std::string> paths;                // canonical paths registered
-    std::vector<SharedLibrary> libraries;       // never unloaded: registries point into them
+    std::set<std::string> paths;           // canonical paths registered
+    std::vector<SharedLibrary> libraries;  // never unloaded: registries point into them
 };
 
 Loaded& loaded() {
@@ -53,19 +53,22 @@ void load_extension(const std::string& path) {
     if (!library) throw_error<InvalidArgument>(who, " cannot be loaded: ", error);
     void* symbol = find_symbol(library, VIREO_EXTENSION_ENTRY_SYMBOL, error);
     if (!symbol)
-        throw_error<InvalidArgument>(who, ": no entry symbol '", VIREO_EXTENSION_ENTRY_SYMBOL,
-                                     "' (not a Vireo extension, or built without VIREO_DEFINE_EXTENSION)");
+        throw_error<InvalidArgument>(
+            who, ": no entry symbol '", VIREO_EXTENSION_ENTRY_SYMBOL,
+            "' (not a Vireo extension, or built without VIREO_DEFINE_EXTENSION)");
     const auto* entry = reinterpret_cast<extension::ExtensionEntryFunction>(symbol)();
     if (!entry) throw_error<InvalidArgument>(who, ": the entry point returned nothing");
     if (entry->abi_version != VIREO_EXTENSION_ABI_VERSION)
         throw_error<InvalidArgument>(who, ": built for extension ABI version ", entry->abi_version,
-                                     ", this runtime implements version ", VIREO_EXTENSION_ABI_VERSION,
+                                     ", this runtime implements version ",
+                                     VIREO_EXTENSION_ABI_VERSION,
                                      "; rebuild it against this Vireo");
     const std::string tag = entry->toolchain_tag ? entry->toolchain_tag : "(none)";
     if (tag != VIREO_TOOLCHAIN_TAG)
-        throw_error<InvalidArgument>(who, ": built with C++ library '", tag, "', this runtime with '",
-                                     VIREO_TOOLCHAIN_TAG, "'");
-    if (!entry->register_all) throw_error<InvalidArgument>(who, ": the entry has no register function");
+        throw_error<InvalidArgument>(who, ": built with C++ library '", tag,
+                                     "', this runtime with '", VIREO_TOOLCHAIN_TAG, "'");
+    if (!entry->register_all)
+        throw_error<InvalidArgument>(who, ": the entry has no register function");
     const std::string name = entry->name ? entry->name : "(unnamed)";
     // The library is kept before registering: whatever registered before a failure points into it.
     state.libraries.push_back(library);
@@ -74,7 +77,8 @@ void load_extension(const std::string& path) {
     } catch (const std::exception& e) {
         throw_error<InvalidArgument>(who, " (", name, "): registration failed: ", e.what());
     } catch (...) {
-        throw_error<InvalidArgument>(who, " (", name, "): registration failed with a non-standard exception");
+        throw_error<InvalidArgument>(who, " (", name,
+                                     "): registration failed with a non-standard exception");
     }
     state.paths.insert(ec ? path : canonical);
 }
@@ -97,19 +101,24 @@ Mappings& mappings() {
 
 void register_onnx_op_mapping(const OnnxOpMapping& mapping) {
     const std::string who = "ONNX op mapping " + mapping.onnx_domain + "::" + mapping.onnx_op_type;
-    if (mapping.onnx_domain.empty() || mapping.onnx_domain == "ai.onnx" || mapping.onnx_domain == "ai.onnx.ml")
-        throw_error<InvalidArgument>(who, ": a custom op needs its own domain, not a standard ONNX one");
-    if (mapping.onnx_op_type.empty()) throw_error<InvalidArgument>(who, ": the ONNX op type is empty");
+    if (mapping.onnx_domain.empty() || mapping.onnx_domain == "ai.onnx" ||
+        mapping.onnx_domain == "ai.onnx.ml")
+        throw_error<InvalidArgument>(who,
+                                     ": a custom op needs its own domain, not a standard ONNX one");
+    if (mapping.onnx_op_type.empty())
+        throw_error<InvalidArgument>(who, ": the ONNX op type is empty");
     if (!OpRegistry::instance().find(mapping.op_type, mapping.op_version, mapping.op_domain))
-        throw_error<InvalidArgument>(who, ": the target op ", mapping.op_type, "-", mapping.op_version,
-                                     " of domain '", mapping.op_domain, "' is not registered");
+        throw_error<InvalidArgument>(who, ": the target op ", mapping.op_type, "-",
+                                     mapping.op_version, " of domain '", mapping.op_domain,
+                                     "' is not registered");
     auto& m = mappings();
     std::lock_guard<std::mutex> lock(m.mutex);
     if (!m.table.emplace(std::make_pair(mapping.onnx_domain, mapping.onnx_op_type), mapping).second)
         throw_error<InvalidArgument>(who, " is registered already");
 }
 
-std::optional<OnnxOpMapping> find_onnx_op_mapping(const std::string& onnx_domain, const std::string& onnx_op_type) {
+std::optional<OnnxOpMapping> find_onnx_op_mapping(const std::string& onnx_domain,
+                                                  const std::string& onnx_op_type) {
     auto& m = mappings();
     std::lock_guard<std::mutex> lock(m.mutex);
     auto it = m.table.find({onnx_domain, onnx_op_type});

@@ -3,10 +3,9 @@
 
 #include <set>
 
-#include "vireo/properties.hpp"
-
 #include "runtime/plugin_loader.hpp"
 #include "vireo/exception.hpp"
+#include "vireo/properties.hpp"
 
 namespace vireo::runtime {
 

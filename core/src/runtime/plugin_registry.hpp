@@ -41,9 +41,9 @@ class PluginRegistry {
   private:
     struct Entry {
         PluginDescriptor descriptor;
-        mutable std::mutex mutex;                 // serialises loading; guards the fields below
-        std::shared_ptr<Plugin> plugin;           // null until loaded
-        std::vector<AnyMap> replay;               // accepted set_property maps, in order
+        mutable std::mutex mutex;        // serialises loading; guards the fields below
+        std::shared_ptr<Plugin> plugin;  // null until loaded
+        std::vector<AnyMap> replay;      // accepted set_property maps, in order
     };
     std::shared_ptr<Entry> find(const std::string& name) const;
 

@@ -12,7 +12,8 @@ using runtime::guarded;
 namespace {
 
 // The device's name as the context of an error the plugin threw. Called while that error is being
-// reported, so it lets nothing out: a get_device_name that throws too would replace the first error.
+// reported, so it lets nothing out: a get_device_name that throws too would replace the first
+// error.
 std::string context_of(const sdk::IRemoteContext& impl) {
     try {
         return impl.get_device_name();

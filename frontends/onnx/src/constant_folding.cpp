@@ -9,11 +9,14 @@
 namespace vireo::onnx_import {
 namespace {
 
-bool is_constant(const Output& v) { return v.get_node()->get_type_name() == "Constant"; }
+bool is_constant(const Output& v) {
+    return v.get_node()->get_type_name() == "Constant";
+}
 
 // Ops never folded: graph boundaries and state.
 bool never_folded(const std::string& type) {
-    return type == "Parameter" || type == "Constant" || type == "Result" || type == "ReadValue" || type == "Assign";
+    return type == "Parameter" || type == "Constant" || type == "Result" || type == "ReadValue" ||
+           type == "Assign";
 }
 
 bool small_static_outputs(const Node& node) {
@@ -91,7 +94,8 @@ OutputVector fold_constants(const OutputVector& outputs, const std::set<const No
         if (values.size() != node->get_output_size()) continue;
         for (size_t i = 0; i < values.size(); ++i) {
             auto c = op::constant(values[i]);
-            c->set_friendly_name(node->get_friendly_name() + (values.size() > 1 ? "/" + std::to_string(i) : ""));
+            c->set_friendly_name(node->get_friendly_name() +
+                                 (values.size() > 1 ? "/" + std::to_string(i) : ""));
             replaced[node->output(i)] = c->output(0);
         }
     }

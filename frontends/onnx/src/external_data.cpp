@@ -27,11 +27,14 @@ struct Mapped {
 };
 
 uint64_t parse_u64(const std::string& text, const std::string& what, const std::string& key) {
-    if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos)
-        throw_error<InvalidArgument>(what, ": external data '", key, "' is not a non-negative integer: '", text, "'");
+    if (text.empty() || text.size() > 20 ||
+        text.find_first_not_of("0123456789") != std::string::npos)
+        throw_error<InvalidArgument>(what, ": external data '", key,
+                                     "' is not a non-negative integer: '", text, "'");
     errno = 0;
     const unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
-    if (errno == ERANGE) throw_error<InvalidArgument>(what, ": external data '", key, "' overflows: '", text, "'");
+    if (errno == ERANGE)
+        throw_error<InvalidArgument>(what, ": external data '", key, "' overflows: '", text, "'");
     return v;
 }
 
@@ -54,23 +57,27 @@ std::shared_ptr<void> ExternalData::map_file(const std::string& location, const 
             throw_error<InvalidArgument>(what, ": external data location '", location,
                                          "' leaves the model's folder ('..')");
     std::error_code ec;
-    const fs::path dir = fs::canonical(m_model_dir.empty() ? fs::path(".") : fs::path(m_model_dir), ec);
-    if (ec) throw_error<InvalidArgument>(what, ": model folder '", m_model_dir, "': ", ec.message());
+    const fs::path dir =
+        fs::canonical(m_model_dir.empty() ? fs::path(".") : fs::path(m_model_dir), ec);
+    if (ec)
+        throw_error<InvalidArgument>(what, ": model folder '", m_model_dir, "': ", ec.message());
     const fs::path full = fs::weakly_canonical(dir / rel, ec);
     if (ec) throw_error<InvalidArgument>(what, ": external data '", location, "': ", ec.message());
     const std::string full_text = full.string(), dir_text = dir.string() + "/";
     if (full_text.compare(0, dir_text.size(), dir_text) != 0)
         throw_error<InvalidArgument>(what, ": external data location '", location,
-                                     "' resolves outside the model's folder (to '", full_text, "')");
+                                     "' resolves outside the model's folder (to '", full_text,
+                                     "')");
 
     const int fd = ::open(full_text.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
-        throw_error<InvalidArgument>(what, ": external data file '", location, "' cannot be opened: ",
-                                     std::strerror(errno));
+        throw_error<InvalidArgument>(what, ": external data file '", location,
+                                     "' cannot be opened: ", std::strerror(errno));
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         ::close(fd);
-        throw_error<InvalidArgument>(what, ": external data '", location, "' is not a regular file");
+        throw_error<InvalidArgument>(what, ": external data '", location,
+                                     "' is not a regular file");
     }
     auto mapped = std::make_shared<Mapped>();
     mapped->size = static_cast<size_t>(st.st_size);
@@ -79,8 +86,8 @@ std::shared_ptr<void> ExternalData::map_file(const std::string& location, const 
         if (p == MAP_FAILED) {
             const int error = errno;
             ::close(fd);
-            throw_error<InvalidArgument>(what, ": external data '", location, "' cannot be mapped: ",
-                                         std::strerror(error));
+            throw_error<InvalidArgument>(what, ": external data '", location,
+                                         "' cannot be mapped: ", std::strerror(error));
         }
         mapped->data = p;
     }
@@ -93,28 +100,35 @@ std::shared_ptr<void> ExternalData::map_file(const std::string& location, const 
 ExternalData::Bytes ExternalData::read(const onnx::TensorProto& proto, size_t expected,
                                        const std::string& what) {
     if (m_model_dir.empty())
-        throw_error<InvalidArgument>(what, ": external data needs the model's folder; read the model from its file, not from memory");
+        throw_error<InvalidArgument>(what,
+                                     ": external data needs the model's folder; read the model "
+                                     "from its file, not from memory");
     std::string location;
     uint64_t offset = 0;
     bool has_length = false;
     uint64_t length = 0;
     for (const auto& entry : proto.external_data()) {
-        if (entry.key() == "location") location = entry.value();
-        else if (entry.key() == "offset") offset = parse_u64(entry.value(), what, "offset");
+        if (entry.key() == "location")
+            location = entry.value();
+        else if (entry.key() == "offset")
+            offset = parse_u64(entry.value(), what, "offset");
         else if (entry.key() == "length") {
             length = parse_u64(entry.value(), what, "length");
             has_length = true;
         }
     }
-    if (location.empty()) throw_error<InvalidArgument>(what, ": external data without a 'location'");
+    if (location.empty())
+        throw_error<InvalidArgument>(what, ": external data without a 'location'");
     if (has_length && length != expected)
-        throw_error<InvalidArgument>(what, ": external data length ", length, " disagrees with the ",
-                                     expected, " bytes its type and shape need");
+        throw_error<InvalidArgument>(what, ": external data length ", length,
+                                     " disagrees with the ", expected,
+                                     " bytes its type and shape need");
     size_t file_size = 0;
     std::shared_ptr<void> owner = map_file(location, what, file_size);
     if (offset > file_size || expected > file_size - offset)
-        throw_error<InvalidArgument>(what, ": external data [", offset, ", ", offset, " + ", expected,
-                                     ") lies outside '", location, "' (", file_size, " bytes)");
+        throw_error<InvalidArgument>(what, ": external data [", offset, ", ", offset, " + ",
+                                     expected, ") lies outside '", location, "' (", file_size,
+                                     " bytes)");
     const auto* base = static_cast<const char*>(static_cast<Mapped*>(owner.get())->data);
     return Bytes{base ? base + offset : nullptr, expected, owner};
 }

@@ -14,7 +14,7 @@ namespace vireo::onnx_import {
 /// after symlinks are resolved (no absolute paths, no `..` escapes) and name a regular file;
 /// offset + length must lie inside the file. Not thread-safe: one per model being read.
 class ExternalData {
-public:
+  public:
     /// `model_dir` empty: the model came from memory, and any external tensor is refused.
     explicit ExternalData(std::string model_dir);
 
@@ -28,8 +28,9 @@ public:
     /// `what` and the location on any problem.
     Bytes read(const onnx::TensorProto& proto, size_t expected, const std::string& what);
 
-private:
-    std::shared_ptr<void> map_file(const std::string& location, const std::string& what, size_t& size);
+  private:
+    std::shared_ptr<void> map_file(const std::string& location, const std::string& what,
+                                   size_t& size);
 
     std::string m_model_dir;
     struct Mapping {

@@ -1,5 +1,7 @@
 // Implements the ONNX frontend module's entry point: parse a ModelProto (from a file or memory),
 // check the opsets and that every op has a translator, then import the main graph.
+#include "frontend/frontend_entry.hpp"
+
 #include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
@@ -13,7 +15,6 @@
 #include <sstream>
 
 #include "external_data.hpp"
-#include "frontend/frontend_entry.hpp"
 #include "graph_importer.hpp"
 #include "vireo/exception.hpp"
 #include "vireo/version.hpp"
@@ -28,24 +29,31 @@ constexpr int64_t kNewestOpset = 17;
 std::shared_ptr<onnx::ModelProto> parse(const void* data, size_t size, const std::string& what) {
     if (size == 0) throw_error<InvalidArgument>(what, ": the file is empty");
     if (size > static_cast<size_t>(INT_MAX))
-        throw_error<InvalidArgument>(what, ": ", size, " bytes is over protobuf's 2 GiB limit; store the weights as ONNX external data");
+        throw_error<InvalidArgument>(
+            what, ": ", size,
+            " bytes is over protobuf's 2 GiB limit; store the weights as ONNX external data");
     auto model = std::make_shared<onnx::ModelProto>();
-    google::protobuf::io::CodedInputStream stream(static_cast<const uint8_t*>(data), static_cast<int>(size));
+    google::protobuf::io::CodedInputStream stream(static_cast<const uint8_t*>(data),
+                                                  static_cast<int>(size));
     stream.SetTotalBytesLimit(INT_MAX);
     if (!model->ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
-        throw_error<InvalidArgument>(what, ": not a valid ONNX ModelProto (truncated or corrupt protobuf)");
+        throw_error<InvalidArgument>(
+            what, ": not a valid ONNX ModelProto (truncated or corrupt protobuf)");
     return model;
 }
 
-std::shared_ptr<Model> import(const std::shared_ptr<onnx::ModelProto>& proto, const std::string& what,
-                              const std::string& model_dir) {
+std::shared_ptr<Model> import(const std::shared_ptr<onnx::ModelProto>& proto,
+                              const std::string& what, const std::string& model_dir) {
     if (!proto->has_graph()) throw_error<InvalidArgument>(what, ": the model has no graph");
     if (proto->ir_version() < 3)
-        throw_error<NotImplemented>(what, ": ONNX IR version ", proto->ir_version(), " is older than 3 (unsupported)");
+        throw_error<NotImplemented>(what, ": ONNX IR version ", proto->ir_version(),
+                                    " is older than 3 (unsupported)");
     Opsets opsets;
     for (const auto& op : proto->opset_import()) {
         const std::string domain = canonical_domain(op.domain());
-        if (op.version() < 1) throw_error<InvalidArgument>(what, ": opset import of '", op.domain(), "' has version ", op.version());
+        if (op.version() < 1)
+            throw_error<InvalidArgument>(what, ": opset import of '", op.domain(), "' has version ",
+                                         op.version());
         opsets[domain] = std::max(opsets[domain], op.version());
     }
     if (proto->opset_import_size() == 0) opsets[""] = 1;  // IR version 3 without imports: opset 1
@@ -57,7 +65,10 @@ std::shared_ptr<Model> import(const std::shared_ptr<onnx::ModelProto>& proto, co
         text << what << ": " << missing.size() << " node(s) use operations Vireo does not support:";
         for (const auto& m : missing) {
             text << "\n  " << m.op << " (domain " << m.domain << ", opset ";
-            if (m.version < 0) text << "not imported"; else text << m.version;
+            if (m.version < 0)
+                text << "not imported";
+            else
+                text << m.version;
             text << ") in node '" << m.node << "'";
         }
         throw NotImplemented(text.str());
@@ -76,9 +87,12 @@ std::shared_ptr<Model> import(const std::shared_ptr<onnx::ModelProto>& proto, co
     rt["onnx/ir_version"] = std::to_string(proto->ir_version());
     rt["onnx/opset"] = std::to_string(opsets[""]);
     if (!proto->producer_name().empty())
-        rt["onnx/producer"] = proto->producer_name() + (proto->producer_version().empty() ? "" : " " + proto->producer_version());
+        rt["onnx/producer"] =
+            proto->producer_name() +
+            (proto->producer_version().empty() ? "" : " " + proto->producer_version());
     if (opsets[""] > kNewestOpset)
-        rt["onnx/warning"] = "opset " + std::to_string(opsets[""]) + " is newer than 17; newest translators used";
+        rt["onnx/warning"] =
+            "opset " + std::to_string(opsets[""]) + " is newer than 17; newest translators used";
     return model;
 }
 
@@ -99,7 +113,9 @@ std::shared_ptr<Model> read_file(const std::string& path) {
     try {
         if (size == 0) throw_error<InvalidArgument>(what, ": the file is empty");
         if (size > static_cast<size_t>(INT_MAX))
-            throw_error<InvalidArgument>(what, ": ", size, " bytes is over protobuf's 2 GiB limit; store the weights as ONNX external data");
+            throw_error<InvalidArgument>(
+                what, ": ", size,
+                " bytes is over protobuf's 2 GiB limit; store the weights as ONNX external data");
         // Streamed from the file in blocks: the parsed message holds the only full copy of the
         // weights (a mapping of the whole file would double the peak while parsing).
         google::protobuf::io::FileInputStream file(fd, 1 << 20);
@@ -107,7 +123,8 @@ std::shared_ptr<Model> read_file(const std::string& path) {
         stream.SetTotalBytesLimit(INT_MAX);
         proto = std::make_shared<onnx::ModelProto>();
         if (!proto->ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
-            throw_error<InvalidArgument>(what, ": not a valid ONNX ModelProto (truncated or corrupt protobuf)");
+            throw_error<InvalidArgument>(
+                what, ": not a valid ONNX ModelProto (truncated or corrupt protobuf)");
     } catch (...) {
         ::close(fd);
         throw;
@@ -137,8 +154,11 @@ std::string supported_ops_markdown() {
 }  // namespace
 }  // namespace vireo::onnx_import
 
-extern "C" __attribute__((visibility("default"))) const vireo::frontend::FrontendEntry* vireo_frontend_entry() {
-    static const vireo::frontend::FrontendEntry entry{VIREO_FRONTEND_ABI_VERSION, VIREO_TOOLCHAIN_TAG, "onnx",
+extern "C" __attribute__((visibility("default"))) const vireo::frontend::FrontendEntry*
+vireo_frontend_entry() {
+    static const vireo::frontend::FrontendEntry entry{VIREO_FRONTEND_ABI_VERSION,
+                                                      VIREO_TOOLCHAIN_TAG,
+                                                      "onnx",
                                                       &vireo::onnx_import::read_file,
                                                       &vireo::onnx_import::read_buffer,
                                                       &vireo::onnx_import::supported_ops_markdown};

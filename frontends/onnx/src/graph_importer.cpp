@@ -22,7 +22,8 @@ PartialShape shape_of_value(const onnx::ValueInfoProto& info) {
     for (const auto& d : tensor_type.shape().dim()) {
         if (d.has_dim_value()) {
             if (d.dim_value() < 0)
-                throw_error<InvalidArgument>("ONNX input '", info.name(), "': negative dimension ", d.dim_value());
+                throw_error<InvalidArgument>("ONNX input '", info.name(), "': negative dimension ",
+                                             d.dim_value());
             dims.emplace_back(d.dim_value());
         } else {
             dims.emplace_back(Dimension::dynamic());
@@ -37,11 +38,12 @@ void collect_unsupported(const onnx::GraphProto& graph, const Opsets& opsets,
         const std::string domain = canonical_domain(node.domain());
         auto it = opsets.find(domain);
         const int64_t version = it == opsets.end() ? -1 : it->second;
-        if (it == opsets.end() ||
-            (!registry.find(domain, node.op_type(), version) && !custom_translator(domain, node.op_type())))
-            out.push_back({node.op_type(), domain.empty() ? "ai.onnx" : domain,
-                           node.name().empty() ? (node.output_size() ? node.output(0) : "") : node.name(),
-                           version});
+        if (it == opsets.end() || (!registry.find(domain, node.op_type(), version) &&
+                                   !custom_translator(domain, node.op_type())))
+            out.push_back(
+                {node.op_type(), domain.empty() ? "ai.onnx" : domain,
+                 node.name().empty() ? (node.output_size() ? node.output(0) : "") : node.name(),
+                 version});
         for (const auto& attr : node.attribute()) {
             if (attr.has_g()) collect_unsupported(attr.g(), opsets, registry, out);
             for (const auto& g : attr.graphs()) collect_unsupported(g, opsets, registry, out);
@@ -88,13 +90,14 @@ const Output* GraphImporter::find_value(const std::string& name) const {
     return &(m_captures[name] = local);
 }
 
-ImportedBody GraphImporter::import_body(const onnx::GraphProto& body,
-                                        const std::vector<std::pair<element::Type, PartialShape>>& fallback) const {
+ImportedBody GraphImporter::import_body(
+    const onnx::GraphProto& body,
+    const std::vector<std::pair<element::Type, PartialShape>>& fallback) const {
     GraphImporter child(body, m_opsets, m_registry, m_owner, m_external, this);
     child.m_capturing = true;
     if (static_cast<size_t>(body.input_size()) != fallback.size())
-        throw_error<InvalidArgument>("ONNX subgraph '", body.name(), "' has ", body.input_size(), " inputs, expected ",
-                                     fallback.size());
+        throw_error<InvalidArgument>("ONNX subgraph '", body.name(), "' has ", body.input_size(),
+                                     " inputs, expected ", fallback.size());
     child.add_initializers();
     ImportedBody out;
     for (int i = 0; i < body.input_size(); ++i) {
@@ -102,7 +105,8 @@ ImportedBody GraphImporter::import_body(const onnx::GraphProto& body,
         const auto& tensor_type = info.type().tensor_type();
         element::Type type = fallback[static_cast<size_t>(i)].first;
         if (info.type().has_tensor_type() && tensor_type.elem_type() != 0)
-            type = to_element_type(tensor_type.elem_type(), "ONNX subgraph input '" + info.name() + "'");
+            type = to_element_type(tensor_type.elem_type(),
+                                   "ONNX subgraph input '" + info.name() + "'");
         const PartialShape shape = info.type().has_tensor_type() && tensor_type.has_shape()
                                        ? shape_of_value(info)
                                        : fallback[static_cast<size_t>(i)].second;
@@ -114,7 +118,9 @@ ImportedBody GraphImporter::import_body(const onnx::GraphProto& body,
     child.convert_nodes();
     for (const auto& o : body.output()) {
         const Output* v = child.find_value(o.name());
-        if (!v) throw_error<InvalidArgument>("ONNX subgraph '", body.name(), "': output '", o.name(), "' is not produced");
+        if (!v)
+            throw_error<InvalidArgument>("ONNX subgraph '", body.name(), "': output '", o.name(),
+                                         "' is not produced");
         out.outputs.push_back(*v);
     }
     out.captures = child.m_capture_parameters;
@@ -122,18 +128,22 @@ ImportedBody GraphImporter::import_body(const onnx::GraphProto& body,
     return out;
 }
 
-OutputVector GraphImporter::inline_subgraph(const onnx::GraphProto& body, const OutputVector& inputs) const {
+OutputVector GraphImporter::inline_subgraph(const onnx::GraphProto& body,
+                                            const OutputVector& inputs) const {
     GraphImporter child(body, m_opsets, m_registry, m_owner, m_external, this);
     if (static_cast<size_t>(body.input_size()) != inputs.size())
-        throw_error<InvalidArgument>("ONNX subgraph '", body.name(), "' has ", body.input_size(), " inputs, ",
-                                     inputs.size(), " were given");
+        throw_error<InvalidArgument>("ONNX subgraph '", body.name(), "' has ", body.input_size(),
+                                     " inputs, ", inputs.size(), " were given");
     child.add_initializers();
-    for (int i = 0; i < body.input_size(); ++i) child.m_values[body.input(i).name()] = inputs[static_cast<size_t>(i)];
+    for (int i = 0; i < body.input_size(); ++i)
+        child.m_values[body.input(i).name()] = inputs[static_cast<size_t>(i)];
     child.convert_nodes();
     OutputVector outputs;
     for (const auto& out : body.output()) {
         const Output* v = child.find_value(out.name());
-        if (!v) throw_error<InvalidArgument>("ONNX subgraph '", body.name(), "': output '", out.name(), "' is not produced");
+        if (!v)
+            throw_error<InvalidArgument>("ONNX subgraph '", body.name(), "': output '", out.name(),
+                                         "' is not produced");
         outputs.push_back(*v);
     }
     return outputs;
@@ -150,7 +160,8 @@ int64_t GraphImporter::opset(const std::string& domain) const {
 
 void GraphImporter::add_initializers() {
     for (const auto& init : m_graph.initializer()) {
-        if (init.name().empty()) throw_error<InvalidArgument>("ONNX graph: an initializer has no name");
+        if (init.name().empty())
+            throw_error<InvalidArgument>("ONNX graph: an initializer has no name");
         auto c = op::constant(tensor(init, "initializer '" + init.name() + "'"));
         c->set_friendly_name(init.name());
         c->output(0).set_names({init.name()});
@@ -167,16 +178,19 @@ ParameterVector GraphImporter::add_inputs() {
     for (const auto& input : m_graph.input()) {
         const std::string& name = input.name();
         if (name.empty()) throw_error<InvalidArgument>("ONNX graph: an input has no name");
-        if (!seen.insert(name).second) throw_error<InvalidArgument>("ONNX graph: input '", name, "' is listed twice");
+        if (!seen.insert(name).second)
+            throw_error<InvalidArgument>("ONNX graph: input '", name, "' is listed twice");
         if (m_values.count(name)) continue;  // IR version 3: initializers are listed as inputs too
         if (!input.type().has_tensor_type())
-            throw_error<NotImplemented>("ONNX input '", name, "': only tensor inputs are supported (this one is a ",
+            throw_error<NotImplemented>("ONNX input '", name,
+                                        "': only tensor inputs are supported (this one is a ",
                                         input.type().has_sequence_type()   ? "sequence"
                                         : input.type().has_optional_type() ? "optional"
                                         : input.type().has_map_type()      ? "map"
-                                                                           : "value of unknown kind",
+                                                                      : "value of unknown kind",
                                         ")");
-        const element::Type type = to_element_type(input.type().tensor_type().elem_type(), "ONNX input '" + name + "'");
+        const element::Type type =
+            to_element_type(input.type().tensor_type().elem_type(), "ONNX input '" + name + "'");
         auto p = op::parameter(type, shape_of_value(input), name);
         p->set_friendly_name(name);
         p->output(0).set_names({name});
@@ -189,21 +203,26 @@ ParameterVector GraphImporter::add_inputs() {
 Output GraphImporter::value(const std::string& name, const onnx::NodeProto& consumer) const {
     const Output* found = find_value(name);
     if (!found)
-        throw_error<InvalidArgument>("ONNX node ", consumer.op_type(), " '",
-                                     consumer.name().empty() ? (consumer.output_size() ? consumer.output(0) : "") : consumer.name(),
-                                     "': input '", name, "' is not produced by any node, initializer or graph input");
+        throw_error<InvalidArgument>(
+            "ONNX node ", consumer.op_type(), " '",
+            consumer.name().empty() ? (consumer.output_size() ? consumer.output(0) : "")
+                                    : consumer.name(),
+            "': input '", name, "' is not produced by any node, initializer or graph input");
     return *found;
 }
 
 void GraphImporter::convert_node(const onnx::NodeProto& node) {
     OutputVector inputs;
-    for (const auto& name : node.input()) inputs.push_back(name.empty() ? Output() : value(name, node));
+    for (const auto& name : node.input())
+        inputs.push_back(name.empty() ? Output() : value(name, node));
     const int64_t version = opset(node.domain());
     const Translator* translator = m_registry.find(node.domain(), node.op_type(), version);
     Translator custom;
     if (!translator) {  // an extension's custom op, or none (find_unsupported ran first)
         custom = custom_translator(canonical_domain(node.domain()), node.op_type());
-        if (!custom) throw_error<NotImplemented>("ONNX op ", node.op_type(), "-", version, " is not supported");
+        if (!custom)
+            throw_error<NotImplemented>("ONNX op ", node.op_type(), "-", version,
+                                        " is not supported");
         translator = &custom;
     }
     NodeContext context(node, std::move(inputs), version, *this);
@@ -222,8 +241,10 @@ void GraphImporter::convert_node(const onnx::NodeProto& node) {
         const std::string& name = node.output(i);
         if (name.empty()) continue;
         if (static_cast<size_t>(i) >= outputs.size() || !outputs[i])
-            context.unsupported("output ", i, " ('", name, "') is not produced by this translation");
-        if (m_values.count(name)) context.fail("output '", name, "' is already defined by another node");
+            context.unsupported("output ", i, " ('", name,
+                                "') is not produced by this translation");
+        if (m_values.count(name))
+            context.fail("output '", name, "' is already defined by another node");
         Output out = outputs[i];
         // Values inside an inlined subgraph (If branches, unrolled Scan steps) keep no tensor
         // name: one body may be inlined many times, and names must stay unique.
@@ -252,7 +273,8 @@ void GraphImporter::convert_nodes() {
         users[it->second].push_back(node);
         ++waiting[node];
     };
-    std::function<void(int, const onnx::GraphProto&)> captured = [&](int node, const onnx::GraphProto& g) {
+    std::function<void(int, const onnx::GraphProto&)> captured = [&](int node,
+                                                                     const onnx::GraphProto& g) {
         for (const auto& inner : g.node()) {
             for (const auto& name : inner.input()) add_dependency(node, name);
             for (const auto& attr : inner.attribute()) {
@@ -285,7 +307,8 @@ void GraphImporter::convert_nodes() {
         for (int i = 0; i < n; ++i)
             if (waiting[i] > 0)
                 throw_error<InvalidArgument>("ONNX graph: node ", m_graph.node(i).op_type(), " '",
-                                             m_graph.node(i).name(), "' is part of a dependency cycle");
+                                             m_graph.node(i).name(),
+                                             "' is part of a dependency cycle");
     }
 }
 
@@ -296,7 +319,8 @@ ResultVector GraphImporter::add_outputs(const ParameterVector& parameters) {
     for (const auto& out : m_graph.output()) {
         auto it = m_values.find(out.name());
         if (it == m_values.end())
-            throw_error<InvalidArgument>("ONNX graph output '", out.name(), "' is not produced by the graph");
+            throw_error<InvalidArgument>("ONNX graph output '", out.name(),
+                                         "' is not produced by the graph");
         Output value = it->second;
         // Each graph output gets a tensor of its own: one computed by another output, a graph
         // input or a Constant is copied, so names stay unambiguous per port.

@@ -39,11 +39,12 @@ struct ImportedBody {
 };
 
 class GraphImporter {
-public:
+  public:
     /// `owner` keeps the parsed message (whose raw data Constants share) alive; `external` may be
     /// null (no external data allowed).
-    GraphImporter(const onnx::GraphProto& graph, const Opsets& opsets, const TranslatorRegistry& registry,
-                  std::shared_ptr<void> owner, ExternalData* external, const GraphImporter* parent = nullptr);
+    GraphImporter(const onnx::GraphProto& graph, const Opsets& opsets,
+                  const TranslatorRegistry& registry, std::shared_ptr<void> owner,
+                  ExternalData* external, const GraphImporter* parent = nullptr);
 
     /// Converts the whole graph. Throws as read_onnx_model documents.
     std::shared_ptr<Model> import_model();
@@ -59,14 +60,15 @@ public:
     /// resolves in this graph or its parents becomes a capture Parameter fed by that outer value,
     /// once per name; a captured Constant is copied into the body instead. Throws as
     /// inline_subgraph.
-    ImportedBody import_body(const onnx::GraphProto& body,
-                             const std::vector<std::pair<element::Type, PartialShape>>& fallback) const;
+    ImportedBody import_body(
+        const onnx::GraphProto& body,
+        const std::vector<std::pair<element::Type, PartialShape>>& fallback) const;
 
     /// A TensorProto of this model as a tensor (raw data shared, external data resolved).
     Tensor tensor(const onnx::TensorProto& proto, const std::string& what) const;
     int64_t opset(const std::string& domain) const;
 
-private:
+  private:
     void add_initializers();
     ParameterVector add_inputs();
     void convert_nodes();

@@ -16,8 +16,9 @@ namespace vireo::onnx_import {
 class GraphImporter;
 
 class NodeContext {
-public:
-    NodeContext(const onnx::NodeProto& node, OutputVector inputs, int64_t opset, GraphImporter& graph);
+  public:
+    NodeContext(const onnx::NodeProto& node, OutputVector inputs, int64_t opset,
+                GraphImporter& graph);
 
     const onnx::NodeProto& proto() const { return m_node; }
     const std::string& op_type() const { return m_node.op_type(); }
@@ -37,15 +38,19 @@ public:
     const OutputVector& inputs() const { return m_inputs; }
     /// Declared outputs (including empty optional ones).
     size_t output_size() const { return static_cast<size_t>(m_node.output_size()); }
-    bool has_output(size_t i) const { return i < output_size() && !m_node.output(static_cast<int>(i)).empty(); }
+    bool has_output(size_t i) const {
+        return i < output_size() && !m_node.output(static_cast<int>(i)).empty();
+    }
 
     bool has_attribute(const std::string& name) const { return find(name) != nullptr; }
     int64_t attr_int(const std::string& name, int64_t fallback) const;
     int64_t attr_int(const std::string& name) const;
     double attr_float(const std::string& name, double fallback) const;
     std::string attr_string(const std::string& name, const std::string& fallback) const;
-    std::vector<int64_t> attr_ints(const std::string& name, const std::vector<int64_t>& fallback = {}) const;
-    std::vector<double> attr_floats(const std::string& name, const std::vector<double>& fallback = {}) const;
+    std::vector<int64_t> attr_ints(const std::string& name,
+                                   const std::vector<int64_t>& fallback = {}) const;
+    std::vector<double> attr_floats(const std::string& name,
+                                    const std::vector<double>& fallback = {}) const;
     /// A tensor attribute (Constant's value, ConstantOfShape's value).
     Tensor attr_tensor(const std::string& name) const;
     const onnx::GraphProto* attr_graph(const std::string& name) const;
@@ -65,9 +70,10 @@ public:
         throw_error<NotImplemented>(describe(), ": ", std::forward<Args>(args)...);
     }
 
-private:
+  private:
     const onnx::AttributeProto* find(const std::string& name) const;
-    const onnx::AttributeProto& expect(const std::string& name, onnx::AttributeProto::AttributeType type) const;
+    const onnx::AttributeProto& expect(const std::string& name,
+                                       onnx::AttributeProto::AttributeType type) const;
 
     const onnx::NodeProto& m_node;
     OutputVector m_inputs;

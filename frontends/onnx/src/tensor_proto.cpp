@@ -1,5 +1,6 @@
-// Implements TensorProto -> Tensor: raw data shared with the parsed message, typed fields converted,
-// external data through ExternalData; every size checked against the shape before any copy.
+// Implements TensorProto -> Tensor: raw data shared with the parsed message, typed fields
+// converted, external data through ExternalData; every size checked against the shape before any
+// copy.
 #include "tensor_proto.hpp"
 
 #include <cstring>
@@ -41,19 +42,32 @@ void fill_bits16(Tensor& t, const google::protobuf::RepeatedField<int32_t>& valu
 
 element::Type to_element_type(int32_t type, const std::string& what) {
     switch (type) {
-        case TP::FLOAT: return element::f32;
-        case TP::UINT8: return element::u8;
-        case TP::INT8: return element::i8;
-        case TP::UINT16: return element::u16;
-        case TP::INT16: return element::i16;
-        case TP::INT32: return element::i32;
-        case TP::INT64: return element::i64;
-        case TP::BOOL: return element::boolean;
-        case TP::FLOAT16: return element::f16;
-        case TP::DOUBLE: return element::f64;
-        case TP::UINT32: return element::u32;
-        case TP::UINT64: return element::u64;
-        case TP::BFLOAT16: return element::bf16;
+        case TP::FLOAT:
+            return element::f32;
+        case TP::UINT8:
+            return element::u8;
+        case TP::INT8:
+            return element::i8;
+        case TP::UINT16:
+            return element::u16;
+        case TP::INT16:
+            return element::i16;
+        case TP::INT32:
+            return element::i32;
+        case TP::INT64:
+            return element::i64;
+        case TP::BOOL:
+            return element::boolean;
+        case TP::FLOAT16:
+            return element::f16;
+        case TP::DOUBLE:
+            return element::f64;
+        case TP::UINT32:
+            return element::u32;
+        case TP::UINT64:
+            return element::u64;
+        case TP::BFLOAT16:
+            return element::bf16;
         case TP::STRING:
             throw_error<NotImplemented>(what, ": string tensors are not supported");
         case TP::COMPLEX64:
@@ -68,20 +82,34 @@ element::Type to_element_type(int32_t type, const std::string& what) {
 
 int32_t to_onnx_type(element::Type type) {
     switch (type.id()) {
-        case element::TypeId::f32: return TP::FLOAT;
-        case element::TypeId::u8: return TP::UINT8;
-        case element::TypeId::i8: return TP::INT8;
-        case element::TypeId::u16: return TP::UINT16;
-        case element::TypeId::i16: return TP::INT16;
-        case element::TypeId::i32: return TP::INT32;
-        case element::TypeId::i64: return TP::INT64;
-        case element::TypeId::boolean: return TP::BOOL;
-        case element::TypeId::f16: return TP::FLOAT16;
-        case element::TypeId::f64: return TP::DOUBLE;
-        case element::TypeId::u32: return TP::UINT32;
-        case element::TypeId::u64: return TP::UINT64;
-        case element::TypeId::bf16: return TP::BFLOAT16;
-        default: throw_error<InvalidArgument>("element type ", type, " has no ONNX equivalent");
+        case element::TypeId::f32:
+            return TP::FLOAT;
+        case element::TypeId::u8:
+            return TP::UINT8;
+        case element::TypeId::i8:
+            return TP::INT8;
+        case element::TypeId::u16:
+            return TP::UINT16;
+        case element::TypeId::i16:
+            return TP::INT16;
+        case element::TypeId::i32:
+            return TP::INT32;
+        case element::TypeId::i64:
+            return TP::INT64;
+        case element::TypeId::boolean:
+            return TP::BOOL;
+        case element::TypeId::f16:
+            return TP::FLOAT16;
+        case element::TypeId::f64:
+            return TP::DOUBLE;
+        case element::TypeId::u32:
+            return TP::UINT32;
+        case element::TypeId::u64:
+            return TP::UINT64;
+        case element::TypeId::bf16:
+            return TP::BFLOAT16;
+        default:
+            throw_error<InvalidArgument>("element type ", type, " has no ONNX equivalent");
     }
 }
 
@@ -115,8 +143,8 @@ Tensor to_tensor(const TP& proto, const std::shared_ptr<void>& owner, ExternalDa
     if (proto.has_raw_data()) {
         const std::string& raw = proto.raw_data();
         if (raw.size() != bytes)
-            throw_error<InvalidArgument>(what, ": raw_data holds ", raw.size(), " bytes, its type ", type,
-                                         " and shape ", shape, " need ", bytes);
+            throw_error<InvalidArgument>(what, ": raw_data holds ", raw.size(), " bytes, its type ",
+                                         type, " and shape ", shape, " need ", bytes);
         return wrap_or_copy(raw.data(), owner);
     }
 
@@ -125,11 +153,19 @@ Tensor to_tensor(const TP& proto, const std::shared_ptr<void>& owner, ExternalDa
     int n = 0;
     const char* field = "int32_data";
     switch (proto.data_type()) {
-        case TP::FLOAT: n = proto.float_data_size(), field = "float_data"; break;
-        case TP::DOUBLE: n = proto.double_data_size(), field = "double_data"; break;
-        case TP::INT64: n = proto.int64_data_size(), field = "int64_data"; break;
+        case TP::FLOAT:
+            n = proto.float_data_size(), field = "float_data";
+            break;
+        case TP::DOUBLE:
+            n = proto.double_data_size(), field = "double_data";
+            break;
+        case TP::INT64:
+            n = proto.int64_data_size(), field = "int64_data";
+            break;
         case TP::UINT32:
-        case TP::UINT64: n = proto.uint64_data_size(), field = "uint64_data"; break;
+        case TP::UINT64:
+            n = proto.uint64_data_size(), field = "uint64_data";
+            break;
         case TP::INT32:
         case TP::INT16:
         case TP::INT8:
@@ -137,11 +173,15 @@ Tensor to_tensor(const TP& proto, const std::shared_ptr<void>& owner, ExternalDa
         case TP::UINT8:
         case TP::BOOL:
         case TP::FLOAT16:
-        case TP::BFLOAT16: n = proto.int32_data_size(); break;
-        default: throw_error<InvalidArgument>(what, ": no data for element type ", type);
+        case TP::BFLOAT16:
+            n = proto.int32_data_size();
+            break;
+        default:
+            throw_error<InvalidArgument>(what, ": no data for element type ", type);
     }
     if (static_cast<size_t>(n) != count)
-        throw_error<InvalidArgument>(what, ": ", field, " holds ", n, " values, shape ", shape, " needs ", count);
+        throw_error<InvalidArgument>(what, ": ", field, " holds ", n, " values, shape ", shape,
+                                     " needs ", count);
     Tensor t(type, shape);
     switch (proto.data_type()) {
         case TP::FLOAT:

@@ -7,7 +7,8 @@ std::string canonical_domain(const std::string& domain) {
     return domain == "ai.onnx" ? std::string() : domain;
 }
 
-void TranslatorRegistry::add(const std::string& domain, const std::string& op, int since, Translator fn) {
+void TranslatorRegistry::add(const std::string& domain, const std::string& op, int since,
+                             Translator fn) {
     m_table[{canonical_domain(domain), op}][since] = std::move(fn);
 }
 

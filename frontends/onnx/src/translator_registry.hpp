@@ -18,7 +18,7 @@ class NodeContext;
 using Translator = std::function<OutputVector(const NodeContext&)>;
 
 class TranslatorRegistry {
-public:
+  public:
     /// The registry with every built-in translator (built once, read-only afterwards).
     static const TranslatorRegistry& builtin();
 
@@ -35,7 +35,7 @@ public:
     /// Every registered op with the versions it has translators for (for docs/onnx.md).
     std::vector<Entry> list() const;
 
-private:
+  private:
     std::map<std::pair<std::string, std::string>, std::map<int, Translator>> m_table;
 };
 

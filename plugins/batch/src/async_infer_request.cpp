@@ -12,6 +12,8 @@ AsyncInferRequest::AsyncInferRequest(
 }
 
 // The SDK's cancel_and_stop(): cancel the running request without its callback, then wait.
-AsyncInferRequest::~AsyncInferRequest() { cancel_and_stop(); }
+AsyncInferRequest::~AsyncInferRequest() {
+    cancel_and_stop();
+}
 
 }  // namespace batch_plugin

@@ -113,7 +113,8 @@ void CompiledModel::export_model(std::ostream& out) const {
     for (const auto& [key, memory] : g.packed) {
         const dnnl::memory::desc desc = memory.get_desc();
         write_section(out, key);
-        write_section(out, std::string(reinterpret_cast<const char*>(&desc.data), sizeof(desc.data)));
+        write_section(out,
+                      std::string(reinterpret_cast<const char*>(&desc.data), sizeof(desc.data)));
         out << desc.get_size() << '\n';
         out.write(static_cast<const char*>(memory.get_data_handle()),
                   static_cast<std::streamsize>(desc.get_size()));

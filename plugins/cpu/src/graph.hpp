@@ -94,8 +94,8 @@ struct Graph {
     /// Weights whose layout differs from the model's, by source port: what export writes so that
     /// an import skips the reorders. Ports whose friendly name is not unique are left out.
     std::map<std::string, dnnl::memory> packed;
-    size_t weights_reordered = 0;  ///< weights reordered at this compile
-    size_t weights_from_blob = 0;  ///< weights taken as they were from an imported blob
+    size_t weights_reordered = 0;      ///< weights reordered at this compile
+    size_t weights_from_blob = 0;      ///< weights taken as they were from an imported blob
     std::vector<Tensor> blob_buffers;  ///< the imported buffers those weights point into
 
     /// Fills last_use, bytes and offset (static graphs): first fit of each value into the arena

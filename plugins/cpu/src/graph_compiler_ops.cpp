@@ -185,8 +185,11 @@ bool GraphCompiler::try_matmul(const NodePtr& node) {
     op->args.push_back({DNNL_ARG_SRC, true, av, src_md, {}});
     if (weights) {
         const Tensor& wt = m_graph->values[bv].constant;
-        op->args.push_back(
-            {DNNL_ARG_WEIGHTS, false, 0, {}, weights_constant(b, w_plain, wt.data(), pd.weights_desc())});
+        op->args.push_back({DNNL_ARG_WEIGHTS,
+                            false,
+                            0,
+                            {},
+                            weights_constant(b, w_plain, wt.data(), pd.weights_desc())});
     } else {
         op->args.push_back({DNNL_ARG_WEIGHTS, true, in_layout(bv, Layout::kPlain), w_md, {}});
     }

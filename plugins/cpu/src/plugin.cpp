@@ -4,7 +4,6 @@
 #include <dlfcn.h>
 
 #include <cstring>
-
 #include <sstream>
 
 #include "compiled_model.hpp"
@@ -96,8 +95,7 @@ Config Plugin::config_with(const AnyMap& properties) const {
 }
 
 std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> model,
-                                                     const Config& config,
-                                                     bool loaded_from_cache,
+                                                     const Config& config, bool loaded_from_cache,
                                                      const PackedWeightsMap* packed) const {
     const OmpTeamScope team(config.omp_threads_per_stream());
     auto graph = compile_graph(model, packed);
@@ -138,7 +136,8 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& in,
     if (const size_t size = read_size(in, "weights"); size != 0) {
         weights = Tensor(element::u8, Shape{size});
         if (!in.read(static_cast<char*>(weights.data()), static_cast<std::streamsize>(size)))
-            throw_error<InvalidArgument>(kDeviceName, ": the blob is damaged (its weights are cut short)");
+            throw_error<InvalidArgument>(kDeviceName,
+                                         ": the blob is damaged (its weights are cut short)");
     }
     std::shared_ptr<Model> model;
     try {
@@ -155,9 +154,11 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& in,
             const std::string raw = read_section(in, "packed weights descriptor");
             PackedWeights entry;
             if (raw.size() != sizeof(entry.desc.data))
-                throw_error<InvalidArgument>(kDeviceName, ": the blob is damaged (the descriptor of "
-                                             "packed weights '", key, "' has ", raw.size(),
-                                             " bytes, expected ", sizeof(entry.desc.data), ")");
+                throw_error<InvalidArgument>(kDeviceName,
+                                             ": the blob is damaged (the descriptor of "
+                                             "packed weights '",
+                                             key, "' has ", raw.size(), " bytes, expected ",
+                                             sizeof(entry.desc.data), ")");
             std::memcpy(&entry.desc.data, raw.data(), raw.size());
             const size_t size = read_size(in, "packed weights");
             entry.bytes = Tensor(element::u8, Shape{size});

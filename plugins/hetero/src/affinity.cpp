@@ -81,8 +81,9 @@ Affinity assign_affinity(const Model& model, const std::vector<std::string>& dev
         if (!affinity.count(node.get())) missing.push_back(node->describe());
     }
     if (!missing.empty())
-        throw_error<NotImplemented>("HETERO: no device of ", sdk::join_device_list(devices, ", "), " runs ",
-                                    missing.size() == 1 ? "op " : "ops ", sdk::join_device_list(missing, ", "));
+        throw_error<NotImplemented>("HETERO: no device of ", sdk::join_device_list(devices, ", "),
+                                    " runs ", missing.size() == 1 ? "op " : "ops ",
+                                    sdk::join_device_list(missing, ", "));
 
     // Variables: every ReadValue/Assign of one id, and the ops between them, on one device.
     std::unordered_map<const Node*, std::vector<const Node*>> consumers;
@@ -128,7 +129,8 @@ Affinity assign_affinity(const Model& model, const std::vector<std::string>& dev
         }
         if (chosen.empty())
             throw_error<NotImplemented>(
-                "HETERO: variable '", variable, "': no device of ", sdk::join_device_list(devices, ", "),
+                "HETERO: variable '", variable, "': no device of ",
+                sdk::join_device_list(devices, ", "),
                 " runs its ReadValue, its Assign and every op between "
                 "them, which must share one device (the state lives there)");
         for (const Node* n : group) affinity[n] = chosen;

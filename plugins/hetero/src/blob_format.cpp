@@ -30,8 +30,10 @@ std::vector<Slot> get_slots(sdk::BlobReader& in) {
     for (uint32_t i = 0; i < count; ++i) {
         const uint8_t kind = in.u8("a slot kind");
         if (kind > static_cast<uint8_t>(Slot::Kind::kCut))
-            throw_error<InvalidArgument>("HETERO blob is damaged: slot kind ", static_cast<int>(kind));
-        slots.push_back(Slot{static_cast<Slot::Kind>(kind), static_cast<size_t>(in.u64("a slot index"))});
+            throw_error<InvalidArgument>("HETERO blob is damaged: slot kind ",
+                                         static_cast<int>(kind));
+        slots.push_back(
+            Slot{static_cast<Slot::Kind>(kind), static_cast<size_t>(in.u64("a slot index"))});
     }
     return slots;
 }
@@ -66,7 +68,8 @@ HeteroBlob read_hetero_blob(std::istream& stream) {
     r.expect_magic(kMagic);
     const uint32_t version = r.u32("the format version");
     if (version != kVersion)
-        throw_error<InvalidArgument>("HETERO: blob format version ", version, ", this plugin reads ", kVersion);
+        throw_error<InvalidArgument>("HETERO: blob format version ", version,
+                                     ", this plugin reads ", kVersion);
     HeteroBlob blob;
     blob.model_xml = r.string("the model xml");
     blob.model_weights = r.string("the model weights");

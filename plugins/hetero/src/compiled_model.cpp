@@ -22,7 +22,6 @@ std::function<Any(const std::string&)> fixed(Any value) {
     return [value](const std::string&) { return value; };
 }
 
-
 }  // namespace
 
 CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model,

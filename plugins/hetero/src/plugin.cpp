@@ -47,7 +47,8 @@ Plugin::Plugin()
 HeteroConfig Plugin::config_for(const AnyMap& properties, const std::string* devices) const {
     const sdk::PropertyValues values = m_properties.resolve(properties);
     HeteroConfig config;
-    config.devices = sdk::split_device_list(kDeviceName, devices ? *devices : values.get(device::priorities));
+    config.devices =
+        sdk::split_device_list(kDeviceName, devices ? *devices : values.get(device::priorities));
     if (config.devices.empty())
         throw_error<InvalidArgument>(kDeviceName, ": no devices to run on; name them with \"",
                                      kDeviceName, ":A,B\" or the property ",
@@ -166,8 +167,7 @@ void check_imported_parts(const Model& model, const std::vector<CompiledModel::P
             if (slot.kind == Slot::Kind::kInput && slot.index >= model.inputs().size())
                 damaged(i, "reads model input " + std::to_string(slot.index) + " of " +
                                std::to_string(model.inputs().size()));
-            if (slot.kind == Slot::Kind::kOutput)
-                damaged(i, "reads a model output");
+            if (slot.kind == Slot::Kind::kOutput) damaged(i, "reads a model output");
             if (slot.kind == Slot::Kind::kCut && (slot.index >= cuts || !written[slot.index]))
                 damaged(i, "reads cut " + std::to_string(slot.index) +
                                " that no earlier submodel writes");
@@ -179,7 +179,8 @@ void check_imported_parts(const Model& model, const std::vector<CompiledModel::P
                                std::to_string(model.outputs().size()));
             if (slot.kind == Slot::Kind::kCut) {
                 if (slot.index >= cuts || written[slot.index])
-                    damaged(i, "writes cut " + std::to_string(slot.index) + " twice or out of range");
+                    damaged(i,
+                            "writes cut " + std::to_string(slot.index) + " twice or out of range");
                 written[slot.index] = true;
             }
         }

@@ -47,9 +47,11 @@ TEST(DeviceNameGrammar, UnknownListedDeviceIsNamed) {
 // twice is refused naming it and the list (a priority order cannot hold one device twice).
 TEST(DeviceNameGrammar, ADeviceListedTwiceIsRefused) {
     Core core = make_core();
-    const std::string message = error_of([&] { core.compile_model(relu_model(), "HETERO:TEMPLATE,PARTIAL,TEMPLATE"); },
-                                         ErrorKind::kInvalidArgument);
-    EXPECT_NE(message.find("'TEMPLATE,PARTIAL,TEMPLATE' lists 'TEMPLATE' twice"), std::string::npos) << message;
+    const std::string message =
+        error_of([&] { core.compile_model(relu_model(), "HETERO:TEMPLATE,PARTIAL,TEMPLATE"); },
+                 ErrorKind::kInvalidArgument);
+    EXPECT_NE(message.find("'TEMPLATE,PARTIAL,TEMPLATE' lists 'TEMPLATE' twice"), std::string::npos)
+        << message;
 }
 
 TEST(DeviceNameGrammar, ListAndPropertyMustAgree) {

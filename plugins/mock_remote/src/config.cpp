@@ -18,8 +18,7 @@ sdk::PropertySpec rate(const Property<double>& key, double default_value) {
 
 sdk::PropertySpec at_most(const Property<uint32_t>& key, uint32_t default_value, uint32_t limit,
                           const char* unit) {
-    return sdk::rw<uint32_t>(key, default_value,
-                             "0 to " + std::to_string(limit) + " " + unit,
+    return sdk::rw<uint32_t>(key, default_value, "0 to " + std::to_string(limit) + " " + unit,
                              [limit](const uint32_t& v) { return v <= limit; });
 }
 

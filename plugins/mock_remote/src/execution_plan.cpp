@@ -31,8 +31,9 @@ std::vector<std::pair<std::string, std::string>> ExecutionPlan::unsupported_ops(
             continue;
         }
         if (type == "If" || type == "Loop") {
-            out.emplace_back(node->get_friendly_name(),
-                             type + ": sub-graph ops (If, Loop) are not supported (TEMPLATE runs them)");
+            out.emplace_back(
+                node->get_friendly_name(),
+                type + ": sub-graph ops (If, Loop) are not supported (TEMPLATE runs them)");
             continue;
         }
         std::string reason;
@@ -69,9 +70,10 @@ ExecutionPlan::ExecutionPlan(std::shared_ptr<const Model> model) : m_model(std::
         v.shape = node.get_output_shape(port);
         v.bytes = v.type.bytes_for(shape_size(v.shape));
         if (v.bytes > physical_memory_bytes())
-            throw_error<InvalidArgument>("output ", port, " of ", node.describe(), " (", v.type, " ",
-                                         v.shape, ") needs ", v.bytes, " bytes, more than the ",
-                                         physical_memory_bytes(), " bytes of memory this machine has");
+            throw_error<InvalidArgument>("output ", port, " of ", node.describe(), " (", v.type,
+                                         " ", v.shape, ") needs ", v.bytes,
+                                         " bytes, more than the ", physical_memory_bytes(),
+                                         " bytes of memory this machine has");
         v.index = index;
         m_values.push_back(v);
         value_of[{&node, port}] = m_values.size() - 1;

@@ -40,8 +40,8 @@ Plugin::Plugin()
       m_default_contexts(kMaxDevices) {
     namespace cap = device::capability;
     std::vector<sdk::PropertySpec> specs = Config::specs();
-    specs.push_back(sdk::in_range<uint32_t>(device_count, 2, 1, kMaxDevices,
-                                            sdk::PropertyScope::kPlugin));
+    specs.push_back(
+        sdk::in_range<uint32_t>(device_count, 2, 1, kMaxDevices, sdk::PropertyScope::kPlugin));
     specs.push_back(sdk::common::full_name([this](const std::string& id) {
         return "Vireo simulated remote device " + instance_name(std::stoul(id));
     }));
@@ -106,8 +106,8 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile(const std::shared_ptr<const
                                                      bool imported) const {
     if (!model) throw_error<InvalidArgument>(kBaseName, ": compile_model was given no model");
     auto compiled = std::make_shared<CompiledModel>(
-        model->clone(), std::static_pointer_cast<const Plugin>(shared_from_this()),
-        instance(index), std::to_string(index), config, imported);
+        model->clone(), std::static_pointer_cast<const Plugin>(shared_from_this()), instance(index),
+        std::to_string(index), config, imported);
     // A real compiler takes time; model it so that a model cache makes a visible difference.
     if (!imported) std::this_thread::sleep_for(std::chrono::milliseconds(config.timing.compile_ms));
     return compiled;

@@ -57,7 +57,7 @@ class Plugin : public sdk::IPlugin {
     std::shared_ptr<sdk::ExecutorManager> m_executors;
     mutable std::mutex m_mutex;
     std::mutex m_set_mutex;  // one set_property at a time: a count change may be rolled back
-    std::unique_ptr<sdk::PropertyTable> m_properties;  // settings of the device and instances
+    std::unique_ptr<sdk::PropertyTable> m_properties;        // settings of the device and instances
     mutable std::vector<std::shared_ptr<Device>> m_devices;  // created on first use
     mutable std::vector<std::shared_ptr<RemoteContext>> m_default_contexts;
 };

@@ -95,8 +95,7 @@ TEST(MockRemoteConfig, BadValuesNameTheKeyAndTheValue) {
     EXPECT_NE(text.find("NUM_STREAMS"), std::string::npos) << text;
     EXPECT_THROW(t.set({{"MOCK_REMOTE_NO_SUCH_KEY", Any(1)}}), NotFound);
     // A multi-key set with one bad value changes nothing.
-    EXPECT_THROW(t.set({{gflops.name(), Any(5.0)}, {fail_rate.name(), Any(2.0)}}),
-                 InvalidArgument);
+    EXPECT_THROW(t.set({{gflops.name(), Any(5.0)}, {fail_rate.name(), Any(2.0)}}), InvalidArgument);
     EXPECT_EQ(config_of(t).timing.gflops, Config{}.timing.gflops);
 }
 

@@ -121,8 +121,9 @@ TEST(MockRemoteSubgraph, IfIsRefusedByNameWithNotImplemented) {
     auto x = op::parameter(element::f32, Shape{2}, "x");
     auto tx = op::parameter(element::f32, Shape{2});
     auto ex = op::parameter(element::f32, Shape{2});
-    auto y = op::if_op(cond, {x}, std::make_shared<Model>(OutputVector{op::relu(tx)}, ParameterVector{tx}),
-                       std::make_shared<Model>(OutputVector{make_node("Negative", {ex})}, ParameterVector{ex}));
+    auto y = op::if_op(
+        cond, {x}, std::make_shared<Model>(OutputVector{op::relu(tx)}, ParameterVector{tx}),
+        std::make_shared<Model>(OutputVector{make_node("Negative", {ex})}, ParameterVector{ex}));
     y->set_friendly_name("branch");
     auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{cond, x});
     Core core = make_core();

@@ -47,8 +47,11 @@ TEST(MockRemoteProperties, DeviceCountAddsInstances) {
 // A call that sets the count and a bad value changes nothing, the count included.
 TEST(MockRemoteProperties, DeviceCountWithABadValueIsRefusedWhole) {
     Core core = make_core();
-    expect_error([&] { core.set_property("MOCK_REMOTE", {device_count(4u), {latency_us.name(), "-5"}}); },
-                 ErrorKind::kInvalidArgument, {"MOCK_REMOTE_LATENCY_US", "-5"});
+    expect_error(
+        [&] {
+            core.set_property("MOCK_REMOTE", {device_count(4u), {latency_us.name(), "-5"}});
+        },
+        ErrorKind::kInvalidArgument, {"MOCK_REMOTE_LATENCY_US", "-5"});
     EXPECT_EQ(core.get_property("MOCK_REMOTE", device_count), 2u);
     EXPECT_FALSE(contains(core.get_available_devices(), "MOCK_REMOTE.2"));
     EXPECT_EQ(core.get_property("MOCK_REMOTE.0", latency_us), 2000u);
@@ -58,8 +61,11 @@ TEST(MockRemoteProperties, DeviceCountWithABadValueIsRefusedWhole) {
     EXPECT_EQ(core.get_property("MOCK_REMOTE.2", latency_us), 7u);
     // A refused shrink keeps the instance it would have dropped, with its own settings.
     core.set_property("MOCK_REMOTE.2", {latency_us(9u)});
-    expect_error([&] { core.set_property("MOCK_REMOTE", {device_count(1u), {latency_us.name(), "x"}}); },
-                 ErrorKind::kInvalidArgument, {"MOCK_REMOTE_LATENCY_US"});
+    expect_error(
+        [&] {
+            core.set_property("MOCK_REMOTE", {device_count(1u), {latency_us.name(), "x"}});
+        },
+        ErrorKind::kInvalidArgument, {"MOCK_REMOTE_LATENCY_US"});
     EXPECT_EQ(core.get_property("MOCK_REMOTE", device_count), 3u);
     EXPECT_TRUE(contains(core.get_available_devices(), "MOCK_REMOTE.2"));
     EXPECT_EQ(core.get_property("MOCK_REMOTE.2", latency_us), 9u);

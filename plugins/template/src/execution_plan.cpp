@@ -87,8 +87,10 @@ void ExecutionPlan::build_steps() {
                     auto plan = std::make_shared<const ExecutionPlan>(body);
                     // A body runs without the request's variables.
                     if (!plan->variables().empty())
-                        throw_error<NotImplemented>(node->describe(), ": its body uses variables (ReadValue/Assign), "
-                                                    "which TEMPLATE does not support inside If or Loop");
+                        throw_error<NotImplemented>(
+                            node->describe(),
+                            ": its body uses variables (ReadValue/Assign), "
+                            "which TEMPLATE does not support inside If or Loop");
                     step.bodies.push_back(std::move(plan));
                 }
             } catch (const Exception& e) {
@@ -179,10 +181,10 @@ void ExecutionPlan::plan_memory() {
     } else {
         const ArenaLayout layout = plan_arena(uses);  // each use <= memory: no overflow
         if (layout.total_bytes > physical_memory_bytes())
-            throw_error<InvalidArgument>(kDeviceName, ": the values of model '",
-                                         m_model->get_name(), "' need an arena of ",
-                                         layout.total_bytes, " bytes, more than the ",
-                                         physical_memory_bytes(), " bytes of memory this machine has");
+            throw_error<InvalidArgument>(
+                kDeviceName, ": the values of model '", m_model->get_name(), "' need an arena of ",
+                layout.total_bytes, " bytes, more than the ", physical_memory_bytes(),
+                " bytes of memory this machine has");
         for (size_t i = 0; i < ids.size(); ++i) m_values[ids[i]].offset = layout.offsets[i];
         m_arena_bytes = layout.total_bytes;
     }

@@ -339,8 +339,8 @@ Tensor& PlanExecutor::storage_for(size_t id, const Shape& shape) {
     }
     const size_t bytes = v.type.bytes_for(shape_size(shape));
     if (bytes > physical_memory_bytes())
-        throw_error<InvalidArgument>(kDeviceName, ": ", v.name, " of shape ", shape, " needs ", bytes,
-                                     " bytes, more than the ", physical_memory_bytes(),
+        throw_error<InvalidArgument>(kDeviceName, ": ", v.name, " of shape ", shape, " needs ",
+                                     bytes, " bytes, more than the ", physical_memory_bytes(),
                                      " bytes of memory this machine has");
     void* ptr = grow_slot(v.slot, bytes);
     Tensor& current = m_values[id];

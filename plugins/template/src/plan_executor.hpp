@@ -54,7 +54,9 @@ class PlanExecutor {
 
     /// After a run: the value of model output `index` as computed, without copying it to the
     /// bound tensor (sub-graph bodies read their Results this way). Valid until the next run.
-    const Tensor& result(size_t index) const { return m_values.at(m_plan->result_values().at(index)); }
+    const Tensor& result(size_t index) const {
+        return m_values.at(m_plan->result_values().at(index));
+    }
 
     /// Steps executed by the last run (less than steps().size() if it was cancelled or failed).
     size_t executed_steps() const { return m_executed; }

@@ -14,9 +14,9 @@ class ExecutionPlan;
 /// The TEMPLATE plugin: one device instance (available_devices {""}).
 ///
 /// Properties (an sdk::PropertyTable, see config.cpp): RW PERFORMANCE_HINT, NUM_STREAMS,
-/// INFERENCE_NUM_THREADS, PERFORMANCE_HINT_NUM_REQUESTS, PERF_COUNT, DEVICE_ID ("" or "0"); RO FULL_DEVICE_NAME,
-/// OPTIMIZATION_CAPABILITIES, SUPPORTED_PROPERTIES, AVAILABLE_DEVICES. Unknown key -> NotFound
-/// listing the supported ones; bad value -> InvalidArgument naming key and value.
+/// INFERENCE_NUM_THREADS, PERFORMANCE_HINT_NUM_REQUESTS, PERF_COUNT, DEVICE_ID ("" or "0"); RO
+/// FULL_DEVICE_NAME, OPTIMIZATION_CAPABILITIES, SUPPORTED_PROPERTIES, AVAILABLE_DEVICES. Unknown
+/// key -> NotFound listing the supported ones; bad value -> InvalidArgument naming key and value.
 ///
 /// Thread safety: every method may be called concurrently (the settings are under a mutex).
 class Plugin : public sdk::IPlugin {

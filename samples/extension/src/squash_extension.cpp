@@ -14,25 +14,28 @@ namespace {
 
 constexpr const char* kDomain = "vireo_example";
 
-std::vector<vireo::InferOutput> infer_squash(const vireo::Node& node, const std::vector<vireo::InferInput>& inputs) {
+std::vector<vireo::InferOutput> infer_squash(const vireo::Node& node,
+                                             const std::vector<vireo::InferInput>& inputs) {
     if (inputs[0].type != vireo::element::f32 && inputs[0].type != vireo::element::dynamic)
-        vireo::throw_error<vireo::InvalidArgument>(node.describe(), ": Squash takes f32 data, got ", inputs[0].type);
+        vireo::throw_error<vireo::InvalidArgument>(node.describe(), ": Squash takes f32 data, got ",
+                                                   inputs[0].type);
     return {{inputs[0].type, inputs[0].shape}};
 }
 
 class SquashKernel : public vireo::reference::Kernel {
-public:
+  public:
     explicit SquashKernel(const vireo::Node& node)
         : m_alpha(static_cast<float>(node.get_attribute<double>("alpha"))) {}
 
-    void execute(const std::vector<vireo::Tensor>& inputs, std::vector<vireo::Tensor>& outputs) const override {
+    void execute(const std::vector<vireo::Tensor>& inputs,
+                 std::vector<vireo::Tensor>& outputs) const override {
         const float* x = inputs[0].data<float>();
         float* y = outputs[0].data<float>();
         const size_t n = inputs[0].get_size();
         for (size_t i = 0; i < n; ++i) y[i] = m_alpha * x[i] / (1.0f + std::fabs(x[i]));
     }
 
-private:
+  private:
     float m_alpha;
 };
 
@@ -48,7 +51,9 @@ void register_squash() {
 
     vireo::reference::KernelRegistry::instance().add(
         "Squash", [](const vireo::Node& node) { return std::make_unique<SquashKernel>(node); },
-        [](const vireo::Node& node) { return node.input_value(0).get_element_type() == vireo::element::f32; });
+        [](const vireo::Node& node) {
+            return node.input_value(0).get_element_type() == vireo::element::f32;
+        });
 
     vireo::register_onnx_op_mapping({"com.example.vireo", "Squash", "Squash", 1, kDomain, {}});
 }

@@ -29,12 +29,12 @@ bool runs_on_echo(const Node& node) {
 }  // namespace
 
 Plugin::Plugin()
-    : m_properties(kDeviceName,
-                   {sdk::common::full_name([](const std::string&) { return kFullName; }),
-                    sdk::common::capabilities({device::capability::kFP32,
-                                               device::capability::kDynamicShapes,
-                                               device::capability::kProfiling}),
-                    sdk::common::performance_hint(), sdk::common::profiling()}) {
+    : m_properties(
+          kDeviceName,
+          {sdk::common::full_name([](const std::string&) { return kFullName; }),
+           sdk::common::capabilities({device::capability::kFP32, device::capability::kDynamicShapes,
+                                      device::capability::kProfiling}),
+           sdk::common::performance_hint(), sdk::common::profiling()}) {
     set_device_name(kDeviceName);
 }
 
@@ -71,17 +71,15 @@ CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model,
                              const std::shared_ptr<const Plugin>& plugin, bool perf_count)
     : sdk::ICompiledModel(model, plugin),
       m_graph(model->clone()),
-      m_properties(kDeviceName,
-                   {sdk::ro(model_name.name(), [name = model->get_name()](const std::string&) {
-                        return Any(name);
-                    }),
-                    sdk::ro(execution_devices.name(),
-                            [](const std::string&) {
-                                return Any(std::vector<std::string>{kDeviceName});
-                            }),
-                    sdk::common::optimal_number_of_infer_requests([] { return 1u; }),
-                    sdk::common::profiling(perf_count, sdk::PropertyScope::kCompiledModel)},
-                   /*plugin_table=*/false) {}
+      m_properties(
+          kDeviceName,
+          {sdk::ro(model_name.name(),
+                   [name = model->get_name()](const std::string&) { return Any(name); }),
+           sdk::ro(execution_devices.name(),
+                   [](const std::string&) { return Any(std::vector<std::string>{kDeviceName}); }),
+           sdk::common::optimal_number_of_infer_requests([] { return 1u; }),
+           sdk::common::profiling(perf_count, sdk::PropertyScope::kCompiledModel)},
+          /*plugin_table=*/false) {}
 
 std::shared_ptr<sdk::ISyncInferRequest> CompiledModel::create_sync_infer_request() const {
     return std::make_shared<InferRequest>(

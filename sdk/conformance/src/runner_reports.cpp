@@ -80,9 +80,8 @@ std::string xml_escape(const std::string& text) {
 
 constexpr size_t kStatusCount = 8;
 constexpr std::array<Status, kStatusCount> kAllStatuses = {
-    Status::kPassed,          Status::kFailed,         Status::kSkipped,
-    Status::kCrashed,         Status::kTimedOut,       Status::kExpectedFailure,
-    Status::kUnexpectedPass,  Status::kNotRun};
+    Status::kPassed,   Status::kFailed,          Status::kSkipped,        Status::kCrashed,
+    Status::kTimedOut, Status::kExpectedFailure, Status::kUnexpectedPass, Status::kNotRun};
 
 using Counts = std::array<size_t, kStatusCount>;
 

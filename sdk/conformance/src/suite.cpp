@@ -1,8 +1,8 @@
 // The conformance suite's shared state (options, the test process's Core, capabilities) and the
 // helpers of suite.hpp. The models and their plain-loop references are in suite_models.cpp.
-#include <algorithm>
 #include "vireo/conformance/suite.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <sstream>
@@ -48,7 +48,8 @@ std::vector<std::string> listed_devices() {
     size_t start = 0;
     while (start <= list.size()) {
         const size_t comma = list.find(',', start);
-        std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        std::string item =
+            list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         out.push_back(item.substr(0, item.find('(')));  // "BATCH:A(4)" lists A
         if (comma == std::string::npos) break;
         start = comma + 1;

@@ -218,8 +218,8 @@ ReferenceModel mlp_basic() {
         op::add(op::matmul(x, f32_constant(Shape{8, 16}, w1)), f32_constant(Shape{16}, b1)));
     auto logits =
         op::add(op::matmul(h, f32_constant(Shape{16, 4}, w2)), f32_constant(Shape{4}, b2));
-    auto model = std::make_shared<Model>(OutputVector{named(logits, "probs")},
-                                         ParameterVector{x}, "conformance_mlp_basic");
+    auto model = std::make_shared<Model>(OutputVector{named(logits, "probs")}, ParameterVector{x},
+                                         "conformance_mlp_basic");
     ReferenceFunction ref = [=](const Values& in) {
         auto hidden = dense(in[0], 2, 8, w1, 16, b1);
         for (auto& v : hidden) v = std::max(v, 0.f);
@@ -261,13 +261,15 @@ ReferenceModel cnn_basic() {
                     mid[(o * kSize + r) * kSize + c] = std::max(static_cast<float>(sum), 0.f);
                 }
         // A 6x6 kernel over the 6x6 map: one dot product per class over all of it.
-        return Values{dense(mid, 1, kMid * kSize * kSize, [&] {
-            std::vector<float> t(kMid * kSize * kSize * kClasses);
-            for (size_t k = 0; k < kClasses; ++k)
-                for (size_t j = 0; j < kMid * kSize * kSize; ++j)
-                    t[j * kClasses + k] = w2[k * kMid * kSize * kSize + j];
-            return t;
-        }(), kClasses, {})};
+        return Values{dense(mid, 1, kMid * kSize * kSize,
+                            [&] {
+                                std::vector<float> t(kMid * kSize * kSize * kClasses);
+                                for (size_t k = 0; k < kClasses; ++k)
+                                    for (size_t j = 0; j < kMid * kSize * kSize; ++j)
+                                        t[j * kClasses + k] = w2[k * kMid * kSize * kSize + j];
+                                return t;
+                            }(),
+                            kClasses, {})};
     };
     return {model, ref, {"image"}, {"logits"}};
 }
@@ -287,8 +289,8 @@ ReferenceModel multi_output_basic() {
 ReferenceModel dynamic_basic() {
     ReferenceModel m = dynamic_full();
     auto x = op::parameter(element::f32, PartialShape{Dimension::dynamic(), 4}, "x");
-    auto y = op::relu(op::add(op::multiply(x, f32_constant(Shape{1}, {3.f})),
-                              f32_constant(Shape{1}, {-1.f})));
+    auto y = op::relu(
+        op::add(op::multiply(x, f32_constant(Shape{1}, {3.f})), f32_constant(Shape{1}, {-1.f})));
     m.model = std::make_shared<Model>(OutputVector{named(y, "y")}, ParameterVector{x},
                                       "conformance_dynamic_basic");
     return m;

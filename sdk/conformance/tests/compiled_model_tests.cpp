@@ -1,9 +1,9 @@
 // Conformance category "CompiledModel": its ports match the model, requests are independent,
 // export/import and the model cache give identical results, the runtime model carries execution
 // info, and the standard compiled-model properties answer.
-#include <algorithm>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -154,9 +154,11 @@ TEST(CompiledModel, StandardProperties) {
     ASSERT_FALSE(devices.empty()) << "EXECUTION_DEVICES is empty";
     // A plain device runs on itself; a meta-device ("HETERO:A,B") on the devices it lists.
     std::vector<std::string> allowed{device_base_name()};
-    for (const auto& listed : listed_devices()) allowed.push_back(listed.substr(0, listed.find('.')));
+    for (const auto& listed : listed_devices())
+        allowed.push_back(listed.substr(0, listed.find('.')));
     for (const auto& d : devices)
-        EXPECT_NE(std::find(allowed.begin(), allowed.end(), d.substr(0, d.find('.'))), allowed.end())
+        EXPECT_NE(std::find(allowed.begin(), allowed.end(), d.substr(0, d.find('.'))),
+                  allowed.end())
             << "EXECUTION_DEVICES lists " << d;
     EXPECT_FALSE(compiled.get_property(loaded_from_cache));
     for (const auto& key : compiled.get_property(supported_properties)) {

@@ -167,7 +167,8 @@ TEST(Plugin, DeviceIds) {
                 << "get_available_devices does not list id " << id;
     }
     const auto dot = device_name().find('.');
-    if (dot != std::string::npos && listed_devices().empty()) {  // "HETERO:A.1": A's id, not HETERO's
+    if (dot != std::string::npos &&
+        listed_devices().empty()) {  // "HETERO:A.1": A's id, not HETERO's
         const std::string id = device_name().substr(dot + 1);
         EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end())
             << "AVAILABLE_DEVICES does not list id " << id;

@@ -16,7 +16,8 @@ double Kernel::flops(const std::vector<Tensor>&, const std::vector<Tensor>& outp
 
 namespace {
 bool handled_by_executor(const std::string& type) {
-    return type == "Parameter" || type == "Result" || type == "Constant" || type == "ReadValue" || type == "Assign";
+    return type == "Parameter" || type == "Result" || type == "Constant" || type == "ReadValue" ||
+           type == "Assign";
 }
 }  // namespace
 
@@ -25,7 +26,9 @@ KernelRegistry& KernelRegistry::instance() {
     return registry;
 }
 
-KernelRegistry::KernelRegistry() { register_builtin_kernels(*this); }
+KernelRegistry::KernelRegistry() {
+    register_builtin_kernels(*this);
+}
 
 void KernelRegistry::add(const std::string& type, KernelFactory factory) {
     add(type, std::move(factory), SupportCheck());
@@ -58,7 +61,8 @@ std::unique_ptr<Kernel> KernelRegistry::create(const Node& node) const {
         std::lock_guard<std::mutex> lock(m_mutex);
         auto it = m_factories.find(node.get_type_name());
         if (it == m_factories.end())
-            throw_error<NotImplemented>("no reference kernel for op type ", node.get_type_name(), " (", node.describe(), ")");
+            throw_error<NotImplemented>("no reference kernel for op type ", node.get_type_name(),
+                                        " (", node.describe(), ")");
         factory = it->second.factory;
     }
     auto kernel = factory(node);
@@ -75,10 +79,11 @@ std::vector<std::string> KernelRegistry::types() const {
 
 std::vector<Tensor> evaluate(const Node& node, const std::vector<Tensor>& inputs) {
     if (inputs.size() != node.get_input_size())
-        throw_error<InvalidArgument>(node.describe(), ": evaluate needs ", node.get_input_size(), " inputs, got ",
-                                     inputs.size());
+        throw_error<InvalidArgument>(node.describe(), ": evaluate needs ", node.get_input_size(),
+                                     " inputs, got ", inputs.size());
     std::vector<InferInput> infer_inputs;
-    for (const auto& t : inputs) infer_inputs.push_back({t.get_element_type(), PartialShape(t.get_shape()), t});
+    for (const auto& t : inputs)
+        infer_inputs.push_back({t.get_element_type(), PartialShape(t.get_shape()), t});
     const auto outs = node.get_op_def().infer(node, infer_inputs);
     std::vector<Tensor> outputs;
     for (const auto& o : outs) outputs.emplace_back(o.type, o.shape.to_shape());

@@ -257,7 +257,7 @@ constexpr int kMaxMr = 8;
 struct Isa {
     const char* name;
     Tile tile;
-    TileFn tiles[kMaxMr];  // tiles[r - 1] computes r rows
+    TileFn tiles[kMaxMr];          // tiles[r - 1] computes r rows
     SmallMFn small_rows[kSmallM];  // [r - 1]: r rows of A times row-major B
     SmallMFn small_cols[kSmallM];  // [r - 1]: r rows of A times column-major B
 };

@@ -47,7 +47,8 @@ RunResult run_sample(const std::string& program, const std::vector<std::string>&
     FILE* pipe = popen(command.c_str(), "r");
     if (!pipe) throw std::runtime_error("cannot run " + command);
     char buffer[4096];
-    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) result.output.append(buffer, n);
+    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+        result.output.append(buffer, n);
     const int status = pclose(pipe);
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return result;
@@ -66,7 +67,7 @@ fs::path scratch_root() {
 
 /// Removes this process's scratch files when the test program ends.
 class ScratchCleanup : public ::testing::Environment {
-public:
+  public:
     void TearDown() override { fs::remove_all(scratch_root()); }
 };
 const auto* const g_cleanup = ::testing::AddGlobalTestEnvironment(new ScratchCleanup);
@@ -82,13 +83,16 @@ std::string model_path(const std::string& name) {
     return std::string(VIREO_SAMPLE_MODELS_DIR) + "/" + name + "/" + name + ".xml";
 }
 
-Core make_core() { return Core(std::string(VIREO_BUILD_LIB_DIR) + "/plugins.xml"); }
+Core make_core() {
+    return Core(std::string(VIREO_BUILD_LIB_DIR) + "/plugins.xml");
+}
 
 /// Inputs independent of the samples' own random generator: a plain sine pattern.
 Tensor pattern_input(const Shape& shape) {
     Tensor t(element::f32, shape);
     float* data = t.data<float>();
-    for (size_t i = 0; i < t.get_size(); ++i) data[i] = 0.5f * std::sin(0.37f * static_cast<float>(i));
+    for (size_t i = 0; i < t.get_size(); ++i)
+        data[i] = 0.5f * std::sin(0.37f * static_cast<float>(i));
     return t;
 }
 
@@ -115,8 +119,9 @@ TEST_P(HelloInferMatchesApi, SavedOutputEqualsDirectInference) {
     const Tensor input = pattern_input(c.input_shape);
     npy::write_npy((dir / "x.npy").string(), input);
 
-    const RunResult run = run_sample("hello_infer", {"-m", model_path(c.model), "-d", c.device, "-i",
-                                                     "x=" + (dir / "x.npy").string(), "-o", (dir / "out").string()});
+    const RunResult run =
+        run_sample("hello_infer", {"-m", model_path(c.model), "-d", c.device, "-i",
+                                   "x=" + (dir / "x.npy").string(), "-o", (dir / "out").string()});
     ASSERT_EQ(run.exit_code, 0) << run.output;
     EXPECT_NE(run.output.find("Output y: f32"), std::string::npos) << run.output;
     const Tensor saved = npy::read_npy((dir / "out" / "y.npy").string());
@@ -124,7 +129,8 @@ TEST_P(HelloInferMatchesApi, SavedOutputEqualsDirectInference) {
     // The oracle: TEMPLATE through the API in this process.
     Core core = make_core();
     auto model = core.read_model(model_path(c.model));
-    if (model->input().get_partial_shape().is_dynamic()) model->reshape({{"x", PartialShape(c.input_shape)}});
+    if (model->input().get_partial_shape().is_dynamic())
+        model->reshape({{"x", PartialShape(c.input_shape)}});
     InferRequest request = core.compile_model(model, "TEMPLATE").create_infer_request();
     request.set_tensor("x", input);
     request.infer();
@@ -186,13 +192,14 @@ TEST(HelloInfer, OutputsWhoseNamesMapToOneFileDoNotOverwriteEachOther) {
 
 TEST(BenchmarkApp, JsonReportHasEveryDocumentedKey) {
     const fs::path dir = scratch_dir("report");
-    const RunResult run = run_sample("benchmark_app", {"-m", model_path("mlp"), "-d", "TEMPLATE", "-api", "async",
-                                                       "-nireq", "2", "-niter", "20", "-json_report",
-                                                       (dir / "report.json").string()});
+    const RunResult run = run_sample(
+        "benchmark_app", {"-m", model_path("mlp"), "-d", "TEMPLATE", "-api", "async", "-nireq", "2",
+                          "-niter", "20", "-json_report", (dir / "report.json").string()});
     ASSERT_EQ(run.exit_code, 0) << run.output;
     const JsonValue report = parse_json(read_file(dir / "report.json"));
-    for (const char* key : {"model", "device", "api", "hint", "nireq", "compile_ms", "first_inference_ms", "count",
-                            "duration_ms", "throughput_fps", "latency_ms", "properties"})
+    for (const char* key :
+         {"model", "device", "api", "hint", "nireq", "compile_ms", "first_inference_ms", "count",
+          "duration_ms", "throughput_fps", "latency_ms", "properties"})
         EXPECT_TRUE(report.has(key)) << key;
     EXPECT_EQ(report["device"].text, "TEMPLATE");
     EXPECT_EQ(report["api"].text, "async");
@@ -200,7 +207,8 @@ TEST(BenchmarkApp, JsonReportHasEveryDocumentedKey) {
     EXPECT_EQ(report["count"].number, 20);
     EXPECT_GT(report["throughput_fps"].number, 0);
     const JsonValue& latency = report["latency_ms"];
-    for (const char* key : {"median", "average", "min", "max", "p90", "p99"}) ASSERT_TRUE(latency.has(key)) << key;
+    for (const char* key : {"median", "average", "min", "max", "p90", "p99"})
+        ASSERT_TRUE(latency.has(key)) << key;
     EXPECT_LE(latency["min"].number, latency["median"].number);
     EXPECT_LE(latency["median"].number, latency["p90"].number);
     EXPECT_LE(latency["p90"].number, latency["p99"].number);
@@ -211,16 +219,19 @@ TEST(BenchmarkApp, JsonReportHasEveryDocumentedKey) {
 
 TEST(BenchmarkApp, TraceHasEveryStageOfEveryRequestOnNamedThreads) {
     const fs::path dir = scratch_dir("trace");
-    const RunResult run = run_sample("benchmark_app", {"-m", model_path("cnn"), "-d", "MOCK_REMOTE.0", "-nireq", "3",
-                                                       "-niter", "12", "-trace", (dir / "trace.json").string()});
+    const RunResult run =
+        run_sample("benchmark_app", {"-m", model_path("cnn"), "-d", "MOCK_REMOTE.0", "-nireq", "3",
+                                     "-niter", "12", "-trace", (dir / "trace.json").string()});
     ASSERT_EQ(run.exit_code, 0) << run.output;
     const JsonValue trace = parse_json(read_file(dir / "trace.json"));
     ASSERT_EQ(trace["traceEvents"].kind, JsonValue::Kind::Array);
 
     std::set<double> named_threads, used_threads;
-    std::map<double, std::map<std::string, int>> spans_per_request;  // request -> span name -> count
+    std::map<double, std::map<std::string, int>>
+        spans_per_request;  // request -> span name -> count
     for (const JsonValue& e : trace["traceEvents"].items) {
-        if (e["ph"].text == "M" && e["name"].text == "thread_name") named_threads.insert(e["tid"].number);
+        if (e["ph"].text == "M" && e["name"].text == "thread_name")
+            named_threads.insert(e["tid"].number);
         if (e["ph"].text != "X") continue;
         EXPECT_GE(e["dur"].number, 0);
         EXPECT_GE(e["ts"].number, 0);
@@ -228,7 +239,8 @@ TEST(BenchmarkApp, TraceHasEveryStageOfEveryRequestOnNamedThreads) {
         if (e["args"]["request"].kind == JsonValue::Kind::Number)
             ++spans_per_request[e["args"]["request"].number][e["name"].text];
     }
-    for (double tid : used_threads) EXPECT_TRUE(named_threads.count(tid)) << "thread " << tid << " has no name";
+    for (double tid : used_threads)
+        EXPECT_TRUE(named_threads.count(tid)) << "thread " << tid << " has no name";
     // MOCK_REMOTE's pipeline has three stages; each request runs each stage, then its callback,
     // equally often.
     ASSERT_EQ(spans_per_request.size(), 3u);
@@ -237,7 +249,8 @@ TEST(BenchmarkApp, TraceHasEveryStageOfEveryRequestOnNamedThreads) {
         const int runs = spans.count("callback") ? spans.at("callback") : 0;
         EXPECT_GT(runs, 0) << "request " << request;
         for (const char* stage : {"stage 1/3", "stage 2/3", "stage 3/3"})
-            EXPECT_EQ(spans.count(stage) ? spans.at(stage) : 0, runs) << "request " << request << " " << stage;
+            EXPECT_EQ(spans.count(stage) ? spans.at(stage) : 0, runs)
+                << "request " << request << " " << stage;
         async_runs += runs;
     }
     EXPECT_GE(async_runs, 12);  // every measured iteration (plus any warm-up run) is traced
@@ -266,11 +279,14 @@ void write_f32_npy(const fs::path& path, const Shape& shape, float value) {
 
 TEST(BenchmarkAppFlags, LoadConfigSetsPropertiesAndDumpConfigWritesThemBack) {
     const fs::path dir = scratch_dir("config");
-    write_text(dir / "in.json", R"({"TEMPLATE": {"NUM_STREAMS": 2, "PERFORMANCE_HINT": "LATENCY", "PERF_COUNT": true}})");
-    const RunResult run = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-d", "TEMPLATE", "-niter", "4",
-                                                       "-load_config", (dir / "in.json").string(), "-dump_config",
-                                                       (dir / "out.json").string(), "-json_report",
-                                                       (dir / "report.json").string()});
+    write_text(
+        dir / "in.json",
+        R"({"TEMPLATE": {"NUM_STREAMS": 2, "PERFORMANCE_HINT": "LATENCY", "PERF_COUNT": true}})");
+    const RunResult run =
+        run_sample("benchmark_app",
+                   {"-m", golden("tiny", "model.xml"), "-d", "TEMPLATE", "-niter", "4",
+                    "-load_config", (dir / "in.json").string(), "-dump_config",
+                    (dir / "out.json").string(), "-json_report", (dir / "report.json").string()});
     ASSERT_EQ(run.exit_code, 0) << run.output;
     const JsonValue dumped = parse_json(read_file(dir / "out.json"));
     ASSERT_EQ(dumped.members.size(), 1u);
@@ -285,12 +301,13 @@ TEST(BenchmarkAppFlags, LoadConfigSetsPropertiesAndDumpConfigWritesThemBack) {
     EXPECT_EQ(report["properties"]["NUM_STREAMS"].text, "2");  // the compiled model took it
 
     // The dumped file loads back; an explicit flag overrides the file.
-    const RunResult again = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-d", "TEMPLATE", "-niter",
-                                                         "2", "-hint", "throughput", "-load_config",
-                                                         (dir / "out.json").string(), "-dump_config",
-                                                         (dir / "again.json").string()});
+    const RunResult again = run_sample(
+        "benchmark_app", {"-m", golden("tiny", "model.xml"), "-d", "TEMPLATE", "-niter", "2",
+                          "-hint", "throughput", "-load_config", (dir / "out.json").string(),
+                          "-dump_config", (dir / "again.json").string()});
     ASSERT_EQ(again.exit_code, 0) << again.output;
-    EXPECT_EQ(parse_json(read_file(dir / "again.json"))["TEMPLATE"]["PERFORMANCE_HINT"].text, "THROUGHPUT");
+    EXPECT_EQ(parse_json(read_file(dir / "again.json"))["TEMPLATE"]["PERFORMANCE_HINT"].text,
+              "THROUGHPUT");
 }
 
 TEST(BenchmarkAppFlags, LoadConfigErrorsNameTheFileAndTheFault) {
@@ -300,15 +317,19 @@ TEST(BenchmarkAppFlags, LoadConfigErrorsNameTheFileAndTheFault) {
     write_text(dir / "unknown.json", "{\"TEMPLATE\": {\"NO_SUCH_KEY\": 1}}");
     const std::string model = golden("tiny", "model.xml");
     auto run = [&](const std::string& file) {
-        return run_sample("benchmark_app", {"-m", model, "-niter", "1", "-load_config", (dir / file).string()});
+        return run_sample("benchmark_app",
+                          {"-m", model, "-niter", "1", "-load_config", (dir / file).string()});
     };
     RunResult r = run("broken.json");
     EXPECT_EQ(r.exit_code, 1);
-    EXPECT_NE(r.output.find("-load_config '" + (dir / "broken.json").string() + "': invalid JSON at offset"), std::string::npos)
+    EXPECT_NE(r.output.find("-load_config '" + (dir / "broken.json").string() +
+                            "': invalid JSON at offset"),
+              std::string::npos)
         << r.output;
     r = run("flat.json");
     EXPECT_EQ(r.exit_code, 1);
-    EXPECT_NE(r.output.find("\"NUM_STREAMS\" is not an object of properties"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("\"NUM_STREAMS\" is not an object of properties"), std::string::npos)
+        << r.output;
     r = run("unknown.json");
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.output.find("unknown property 'NO_SUCH_KEY'"), std::string::npos) << r.output;
@@ -321,25 +342,28 @@ TEST(BenchmarkAppFlags, InputsFromFilesFoldersAndNames) {
     const fs::path dir = scratch_dir("inputs");
     fs::create_directories(dir / "one");
     fs::create_directories(dir / "two");
-    for (int k = 0; k < 3; ++k) write_f32_npy(dir / "one" / ("x" + std::to_string(k) + ".npy"), Shape{1, 10}, k);
+    for (int k = 0; k < 3; ++k)
+        write_f32_npy(dir / "one" / ("x" + std::to_string(k) + ".npy"), Shape{1, 10}, k);
     write_f32_npy(dir / "two" / "input1.npy", Shape{1, 10}, 1);
     write_f32_npy(dir / "two" / "input2.npy", Shape{1, 10}, 2);
     write_f32_npy(dir / "wrong.npy", Shape{2, 10}, 0);
 
-    RunResult r = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "6", "-api", "sync",
-                                               "-i", (dir / "one").string(), "-inference_only=false"});
+    RunResult r = run_sample(
+        "benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "6", "-api", "sync", "-i",
+                          (dir / "one").string(), "-inference_only=false"});
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("input 'x': 3 file(s)"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("Count:               6 iterations"), std::string::npos) << r.output;
 
-    r = run_sample("benchmark_app", {"-m", two_inputs_model(), "-niter", "2", "-i", (dir / "two").string()});
+    r = run_sample("benchmark_app",
+                   {"-m", two_inputs_model(), "-niter", "2", "-i", (dir / "two").string()});
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("input 'input1': 1 file(s)"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("input 'input2': 1 file(s)"), std::string::npos) << r.output;
 
     r = run_sample("benchmark_app", {"-m", two_inputs_model(), "-niter", "2", "-i",
-                                     "input2:" + (dir / "one" / "x1.npy").string() + ",input1=" +
-                                         (dir / "one").string()});
+                                     "input2:" + (dir / "one" / "x1.npy").string() +
+                                         ",input1=" + (dir / "one").string()});
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("input 'input1': 3 file(s)"), std::string::npos) << r.output;
 
@@ -347,11 +371,15 @@ TEST(BenchmarkAppFlags, InputsFromFilesFoldersAndNames) {
         std::string model, inputs, message;
     };
     for (const Bad& bad : std::vector<Bad>{
-             {golden("tiny", "model.xml"), (dir / "wrong.npy").string(), "has shape [2,10] but input 'x' has shape [1,10]"},
-             {golden("tiny", "model.xml"), "nope=" + (dir / "wrong.npy").string(), "the model has no input named 'nope'"},
+             {golden("tiny", "model.xml"), (dir / "wrong.npy").string(),
+              "has shape [2,10] but input 'x' has shape [1,10]"},
+             {golden("tiny", "model.xml"), "nope=" + (dir / "wrong.npy").string(),
+              "the model has no input named 'nope'"},
              {golden("tiny", "model.xml"), (dir / "absent.npy").string(), "does not exist"},
-             {two_inputs_model(), (dir / "one" / "x0.npy").string(), "does not say which of the model's 2 inputs"},
-             {two_inputs_model(), "input1:" + (dir / "one" / "x0.npy").string(), "no data for input 'input2'"},
+             {two_inputs_model(), (dir / "one" / "x0.npy").string(),
+              "does not say which of the model's 2 inputs"},
+             {two_inputs_model(), "input1:" + (dir / "one" / "x0.npy").string(),
+              "no data for input 'input2'"},
          }) {
         r = run_sample("benchmark_app", {"-m", bad.model, "-niter", "1", "-i", bad.inputs});
         EXPECT_EQ(r.exit_code, 1) << bad.inputs;
@@ -360,20 +388,25 @@ TEST(BenchmarkAppFlags, InputsFromFilesFoldersAndNames) {
 }
 
 TEST(BenchmarkAppFlags, BatchLayoutAndDataShape) {
-    RunResult r = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "2", "-b", "4"});
+    RunResult r =
+        run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "2", "-b", "4"});
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("input 'x': f32 [4,10]"), std::string::npos) << r.output;
-    r = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "2", "-b", "3", "-layout", "[CN]"});
+    r = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "2", "-b", "3",
+                                     "-layout", "[CN]"});
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("input 'x': f32 [1,3]"), std::string::npos) << r.output;
-    r = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "1", "-b", "3", "-layout", "[CH]"});
+    r = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "1", "-b", "3",
+                                     "-layout", "[CH]"});
     EXPECT_EQ(r.exit_code, 1);
-    EXPECT_NE(r.output.find("the layout 'CH' of input 'x' has no N"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("the layout 'CH' of input 'x' has no N"), std::string::npos)
+        << r.output;
     r = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "1", "-b", "-2"});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.output.find("-b must be positive"), std::string::npos) << r.output;
 
-    const std::string dynamic = std::string(VIREO_TEST_DATA_DIR) + "/models/openvino_ir/passthrough/passthrough.xml";
+    const std::string dynamic =
+        std::string(VIREO_TEST_DATA_DIR) + "/models/openvino_ir/passthrough/passthrough.xml";
     r = run_sample("benchmark_app", {"-m", dynamic, "-niter", "3", "-data_shape", "[2,5]"});
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("Count:               3 iterations"), std::string::npos) << r.output;
@@ -385,9 +418,9 @@ TEST(BenchmarkAppFlags, BatchLayoutAndDataShape) {
 
 TEST(BenchmarkAppFlags, LatencyPercentile) {
     const fs::path dir = scratch_dir("percentile");
-    RunResult r = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "40", "-api", "sync",
-                                               "-latency_percentile", "75", "-json_report",
-                                               (dir / "r.json").string()});
+    RunResult r = run_sample(
+        "benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "40", "-api", "sync",
+                          "-latency_percentile", "75", "-json_report", (dir / "r.json").string()});
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("   p75:"), std::string::npos) << r.output;
     const JsonValue latency = parse_json(read_file(dir / "r.json"))["latency_ms"];
@@ -395,9 +428,11 @@ TEST(BenchmarkAppFlags, LatencyPercentile) {
     EXPECT_GE(latency["at_percentile"].number, latency["median"].number);
     EXPECT_LE(latency["at_percentile"].number, latency["p90"].number);
     for (const char* bad : {"0", "101"}) {
-        r = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "1", "-latency_percentile", bad});
+        r = run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "1",
+                                         "-latency_percentile", bad});
         EXPECT_EQ(r.exit_code, 1);
-        EXPECT_NE(r.output.find("-latency_percentile must be in 1..100"), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find("-latency_percentile must be in 1..100"), std::string::npos)
+            << r.output;
     }
 }
 
@@ -419,33 +454,40 @@ TEST(BenchmarkAppFlags, PcsortOrdersAndFiltersTheCounters) {
     ASSERT_EQ(r.exit_code, 0) << r.output;
     auto rows = counter_lines(r.output);
     ASSERT_GT(rows.size(), 8u) << r.output;
-    for (size_t i = 1; i < rows.size(); ++i) EXPECT_GE(rows[i - 1].second, rows[i].second) << rows[i].first;
+    for (size_t i = 1; i < rows.size(); ++i)
+        EXPECT_GE(rows[i - 1].second, rows[i].second) << rows[i].first;
     EXPECT_NE(r.output.find("proportion:"), std::string::npos);
 
     r = run_sample("benchmark_app", {"-m", model, "-niter", "4", "-pcsort", "simple_sort"});
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const auto executed = counter_lines(r.output);
-    for (const auto& [line, time] : executed) EXPECT_NE(line.find("EXECUTED"), std::string::npos) << line;
+    for (const auto& [line, time] : executed)
+        EXPECT_NE(line.find("EXECUTED"), std::string::npos) << line;
     EXPECT_LT(executed.size(), rows.size());  // the OPTIMIZED_OUT transfer stages are left out
 
     r = run_sample("benchmark_app", {"-m", model, "-niter", "1", "-pcsort", "fastest"});
     EXPECT_EQ(r.exit_code, 1);
-    EXPECT_NE(r.output.find("-pcsort must be sort, no_sort or simple_sort"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("-pcsort must be sort, no_sort or simple_sort"), std::string::npos)
+        << r.output;
 }
 
 TEST(BenchmarkAppFlags, CsvReportsOfEachType) {
     const std::string model = golden("cnn", "model.xml");
     for (const std::string type : {"no_counters", "average_counters", "detailed_counters"}) {
         const fs::path dir = scratch_dir("csv_" + type);
-        const RunResult r = run_sample("benchmark_app", {"-m", model, "-niter", "6", "-nireq", "2", "-report_type",
-                                                         type, "-report_folder", dir.string()});
+        const RunResult r =
+            run_sample("benchmark_app", {"-m", model, "-niter", "6", "-nireq", "2", "-report_type",
+                                         type, "-report_folder", dir.string()});
         ASSERT_EQ(r.exit_code, 0) << r.output;
         const std::string main = read_file(dir / "benchmark_report.csv");
-        for (const char* section : {"Command line parameters", "Configuration setup", "Execution results",
-                                    "total number of iterations;6", "-report_type;" })
+        for (const char* section :
+             {"Command line parameters", "Configuration setup", "Execution results",
+              "total number of iterations;6", "-report_type;"})
             EXPECT_NE(main.find(section), std::string::npos) << type << ": " << section;
-        EXPECT_EQ(fs::exists(dir / "benchmark_average_counters_report.csv"), type == "average_counters");
-        EXPECT_EQ(fs::exists(dir / "benchmark_detailed_counters_report.csv"), type == "detailed_counters");
+        EXPECT_EQ(fs::exists(dir / "benchmark_average_counters_report.csv"),
+                  type == "average_counters");
+        EXPECT_EQ(fs::exists(dir / "benchmark_detailed_counters_report.csv"),
+                  type == "detailed_counters");
         if (type == "average_counters") {
             const std::string csv = read_file(dir / "benchmark_average_counters_report.csv");
             EXPECT_EQ(count_lines(csv, "conv1;EXECUTED;Convolution;"), 1u) << csv;
@@ -457,20 +499,23 @@ TEST(BenchmarkAppFlags, CsvReportsOfEachType) {
             EXPECT_EQ(count_lines(csv, "conv1;EXECUTED;Convolution;"), 2u) << csv;
         }
     }
-    const RunResult bad = run_sample("benchmark_app", {"-m", model, "-niter", "1", "-report_type", "everything"});
+    const RunResult bad =
+        run_sample("benchmark_app", {"-m", model, "-niter", "1", "-report_type", "everything"});
     EXPECT_EQ(bad.exit_code, 1);
     EXPECT_NE(bad.output.find("-report_type must be"), std::string::npos) << bad.output;
 }
 
 TEST(BenchmarkAppFlags, ExecGraphPathWritesTheRuntimeModelAsIr) {
     const fs::path dir = scratch_dir("exec_graph");
-    const RunResult r = run_sample("benchmark_app", {"-m", golden("cnn", "model.xml"), "-niter", "1",
-                                                     "-exec_graph_path", (dir / "exec.xml").string()});
+    const RunResult r =
+        run_sample("benchmark_app", {"-m", golden("cnn", "model.xml"), "-niter", "1",
+                                     "-exec_graph_path", (dir / "exec.xml").string()});
     ASSERT_EQ(r.exit_code, 0) << r.output;
     ASSERT_TRUE(fs::exists(dir / "exec.bin"));
     Core core = make_core();
     const auto runtime = core.read_model((dir / "exec.xml").string());
-    const auto expected = make_core().compile_model(golden("cnn", "model.xml"), "TEMPLATE").get_runtime_model();
+    const auto expected =
+        make_core().compile_model(golden("cnn", "model.xml"), "TEMPLATE").get_runtime_model();
     EXPECT_EQ(runtime->get_ordered_ops().size(), expected->get_ordered_ops().size());
 }
 
@@ -486,28 +531,33 @@ class AsyncPipeline : public ::testing::TestWithParam<PipelineCase> {};
 
 TEST_P(AsyncPipeline, ChainsEveryInferenceAndMatchesSyncResults) {
     const PipelineCase& c = GetParam();
-    std::vector<std::string> args = {"-m", model_path(c.model), "-d", c.device, "-nireq", "3", "-niter", "24"};
+    std::vector<std::string> args = {
+        "-m", model_path(c.model), "-d", c.device, "-nireq", "3", "-niter", "24"};
     args.insert(args.end(), c.extra.begin(), c.extra.end());
     const RunResult run = run_sample("async_pipeline", args);
     ASSERT_EQ(run.exit_code, 0) << run.output;
-    EXPECT_NE(run.output.find("Completed 24 inferences with 3 requests in flight"), std::string::npos) << run.output;
-    EXPECT_NE(run.output.find("All results match the synchronous run"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("Completed 24 inferences with 3 requests in flight"),
+              std::string::npos)
+        << run.output;
+    EXPECT_NE(run.output.find("All results match the synchronous run"), std::string::npos)
+        << run.output;
     // The five pipeline stage rows of the profiled request.
-    for (const char* stage : {"input preprocessing", "input transfer", "execution", "output transfer",
-                              "output postprocessing"})
-        EXPECT_EQ(count_lines(run.output, std::string("  ") + stage), 1u) << stage << "\n" << run.output;
+    for (const char* stage : {"input preprocessing", "input transfer", "execution",
+                              "output transfer", "output postprocessing"})
+        EXPECT_EQ(count_lines(run.output, std::string("  ") + stage), 1u) << stage << "\n"
+                                                                          << run.output;
 }
 
-INSTANTIATE_TEST_SUITE_P(BundledModels, AsyncPipeline,
-                         ::testing::Values(PipelineCase{"cnn", "TEMPLATE", {}},
-                                           PipelineCase{"mlp", "MOCK_REMOTE.1", {}},
-                                           PipelineCase{"dynamic", "TEMPLATE", {"-shape", "[5,64]"}}),
-                         [](const auto& info) {
-                             std::string name = info.param.model + "_" + info.param.device;
-                             for (char& ch : name)
-                                 if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                             return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    BundledModels, AsyncPipeline,
+    ::testing::Values(PipelineCase{"cnn", "TEMPLATE", {}}, PipelineCase{"mlp", "MOCK_REMOTE.1", {}},
+                      PipelineCase{"dynamic", "TEMPLATE", {"-shape", "[5,64]"}}),
+    [](const auto& info) {
+        std::string name = info.param.model + "_" + info.param.device;
+        for (char& ch : name)
+            if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+        return name;
+    });
 
 TEST(AsyncPipelineErrors, OneLineErrors) {
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
@@ -521,7 +571,9 @@ TEST(AsyncPipelineErrors, OneLineErrors) {
         const RunResult run = run_sample("async_pipeline", args);
         EXPECT_EQ(run.exit_code, 1) << run.output;
         EXPECT_EQ(count_lines(run.output, "[ ERROR ]"), 1u) << run.output;
-        EXPECT_NE(run.output.find(message), std::string::npos) << "expected '" << message << "' in\n" << run.output;
+        EXPECT_NE(run.output.find(message), std::string::npos)
+            << "expected '" << message << "' in\n"
+            << run.output;
     }
 }
 
@@ -544,7 +596,8 @@ TEST(ModelGenerator, CommittedModelsAreUpToDate) {
 }
 
 TEST(ModelGenerator, RejectsUnknownModel) {
-    const RunResult run = run_sample("model_generator", {"-o", scratch_dir("bad").string(), "-only", "resnet"});
+    const RunResult run =
+        run_sample("model_generator", {"-o", scratch_dir("bad").string(), "-only", "resnet"});
     EXPECT_EQ(run.exit_code, 1);
     EXPECT_NE(run.output.find("'resnet' is not a model"), std::string::npos) << run.output;
 }

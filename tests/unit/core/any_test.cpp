@@ -21,7 +21,8 @@ TEST(Any, ParsesText) {
     EXPECT_FALSE(Any("false").as<bool>());
     EXPECT_THROW(Any("maybe").as<bool>(), InvalidArgument);
     EXPECT_THROW(Any("12x").as<int>(), InvalidArgument);
-    EXPECT_EQ(Any("a, b,c").as<std::vector<std::string>>(), (std::vector<std::string>{"a", "b", "c"}));
+    EXPECT_EQ(Any("a, b,c").as<std::vector<std::string>>(),
+              (std::vector<std::string>{"a", "b", "c"}));
     EXPECT_EQ(Any(std::vector<int>{1, 2}).to_string(), "1,2");
 }
 

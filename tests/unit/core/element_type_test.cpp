@@ -1,10 +1,11 @@
 // Tests element::Type sizes, names and precision spellings, and float16/bfloat16 rounding.
+#include "vireo/element_type.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "vireo/element_type.hpp"
 #include "vireo/exception.hpp"
 #include "vireo/float16.hpp"
 
@@ -56,7 +57,8 @@ TEST(ElementType, PackedBytesAndOverflow) {
 }
 
 TEST(Float16, ExactValuesRoundTrip) {
-    for (float v : {0.f, 1.f, -2.f, 0.5f, 65504.f, -65504.f, 6.103515625e-05f /*min normal*/, 5.960464477539063e-08f /*min subnormal*/}) {
+    for (float v : {0.f, 1.f, -2.f, 0.5f, 65504.f, -65504.f, 6.103515625e-05f /*min normal*/,
+                    5.960464477539063e-08f /*min subnormal*/}) {
         EXPECT_EQ(static_cast<float>(float16(v)), v) << v;
     }
 }
@@ -74,7 +76,8 @@ TEST(Float16, OverflowUnderflowAndNan) {
     EXPECT_EQ(float16(65520.f).to_bits(), 0x7c00);  // rounds to infinity
     EXPECT_EQ(float16(65519.f).to_bits(), 0x7bff);  // rounds to max
     EXPECT_EQ(float16(-1e10f).to_bits(), 0xfc00);
-    EXPECT_EQ(float16(std::ldexp(1.f, -25)).to_bits(), 0x0000);  // half of min subnormal: ties to even
+    EXPECT_EQ(float16(std::ldexp(1.f, -25)).to_bits(),
+              0x0000);  // half of min subnormal: ties to even
     EXPECT_EQ(float16(std::ldexp(1.5f, -25)).to_bits(), 0x0001);
     EXPECT_TRUE(std::isnan(static_cast<float>(float16(std::numeric_limits<float>::quiet_NaN()))));
     EXPECT_TRUE(std::isinf(static_cast<float>(float16(std::numeric_limits<float>::infinity()))));

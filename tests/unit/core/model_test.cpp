@@ -1,7 +1,8 @@
 // Tests Node and Model: construction, ordering, cloning, tensor names and reshape.
+#include "vireo/model.hpp"
+
 #include <gtest/gtest.h>
 
-#include "vireo/model.hpp"
 #include "vireo/op_registry.hpp"
 #include "vireo/ops.hpp"
 
@@ -79,10 +80,15 @@ TEST(Model, ReshapeChangesParameterAndReinfers) {
 }
 
 TEST(Node, AttributesAreCheckedAgainstTheDefinition) {
-    EXPECT_THROW(make_node("Parameter", {}, {{"element_type", element::f32}}), InvalidArgument);  // shape missing
-    EXPECT_THROW(make_node("Parameter", {}, {{"element_type", element::f32}, {"shape", PartialShape{1}}, {"bogus", true}}),
-                 InvalidArgument);
-    EXPECT_THROW(make_node("Parameter", {}, {{"element_type", int64_t(3)}, {"shape", PartialShape{1}}}), InvalidArgument);
+    EXPECT_THROW(make_node("Parameter", {}, {{"element_type", element::f32}}),
+                 InvalidArgument);  // shape missing
+    EXPECT_THROW(
+        make_node("Parameter", {},
+                  {{"element_type", element::f32}, {"shape", PartialShape{1}}, {"bogus", true}}),
+        InvalidArgument);
+    EXPECT_THROW(
+        make_node("Parameter", {}, {{"element_type", int64_t(3)}, {"shape", PartialShape{1}}}),
+        InvalidArgument);
     EXPECT_THROW(make_node("NoSuchOp", {}), NotFound);
 }
 

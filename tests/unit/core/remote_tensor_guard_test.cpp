@@ -394,8 +394,9 @@ TEST(RemoteContextGuard, ThePluginsErrorSurvivesADeviceNameThatThrows) {
         FAIL() << "no exception";
     } catch (const Exception& e) {
         EXPECT_EQ(e.kind(), ErrorKind::kInvalidArgument);
-        EXPECT_EQ(std::string(e.what()),
-                  "remote context (its device name could not be read): shape too large for the device");
+        EXPECT_EQ(
+            std::string(e.what()),
+            "remote context (its device name could not be read): shape too large for the device");
     }
     try {
         context.get_params();

@@ -32,7 +32,8 @@ TEST(Dimension, ParsesEveryForm) {
 }
 
 TEST(Dimension, PrintsAsParsed) {
-    for (const char* text : {"5", "?", "1..10", "2..", "..8"}) EXPECT_EQ(Dimension::parse(text).to_string(), text);
+    for (const char* text : {"5", "?", "1..10", "2..", "..8"})
+        EXPECT_EQ(Dimension::parse(text).to_string(), text);
 }
 
 TEST(Dimension, CompatibilityAndMerge) {

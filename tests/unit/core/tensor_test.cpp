@@ -1,9 +1,9 @@
 // Tests Tensor: owning and wrapping memory, views (ROI), copies and shape changes.
+#include "vireo/tensor.hpp"
+
 #include <gtest/gtest.h>
 
 #include <numeric>
-
-#include "vireo/tensor.hpp"
 
 using namespace vireo;
 

@@ -5,7 +5,9 @@
 
 namespace {
 
-[[maybe_unused]] void register_throwing() { vireo::throw_error<vireo::InvalidArgument>("boom: this extension refuses to register"); }
+[[maybe_unused]] void register_throwing() {
+    vireo::throw_error<vireo::InvalidArgument>("boom: this extension refuses to register");
+}
 
 [[maybe_unused]] void register_duplicate() {
     vireo::OpDef def;
@@ -23,8 +25,10 @@ namespace {
 }  // namespace
 
 #if BROKEN_KIND == 1
-extern "C" __attribute__((visibility("default"))) const vireo::extension::ExtensionEntry* vireo_extension_entry() {
-    static const vireo::extension::ExtensionEntry entry{99, VIREO_TOOLCHAIN_TAG, "bad_abi", "0", register_nothing};
+extern "C" __attribute__((visibility("default"))) const vireo::extension::ExtensionEntry*
+vireo_extension_entry() {
+    static const vireo::extension::ExtensionEntry entry{99, VIREO_TOOLCHAIN_TAG, "bad_abi", "0",
+                                                        register_nothing};
     return &entry;
 }
 #elif BROKEN_KIND == 2

@@ -2,6 +2,8 @@
 // y = alpha * x / (1 + |x|), with shape inference, a reference kernel TEMPLATE runs, and an ONNX
 // mapping; broken extensions are refused with errors naming the library. Registration is
 // process-wide, so the tests run in this order in one process.
+#include "vireo/extension.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 #include <string>
 
 #include "vireo/core.hpp"
-#include "vireo/extension.hpp"
 #include "vireo/infer_request.hpp"
 #include "vireo/ir.hpp"
 
@@ -30,7 +31,9 @@ const std::string kSquashIr = R"(<?xml version="1.0"?>
 </edges></net>
 )";
 
-Core make_core() { return Core(std::string(VIREO_BUILD_LIB_DIR) + "/plugins.xml"); }
+Core make_core() {
+    return Core(std::string(VIREO_BUILD_LIB_DIR) + "/plugins.xml");
+}
 
 std::string extension_path(const std::string& kind) {
     return std::string(VIREO_TEST_EXTENSION_DIR) + "/libvireo_test_extension_" + kind + ".so";
@@ -42,7 +45,8 @@ void expect_error(const std::function<void()>& call, const std::vector<std::stri
         call();
         ADD_FAILURE() << "no exception";
     } catch (const E& e) {
-        for (const auto& part : parts) EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+        for (const auto& part : parts)
+            EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
     } catch (const std::exception& e) {
         ADD_FAILURE() << "another exception: " << e.what();
     }
@@ -64,14 +68,16 @@ void expect_squash(CompiledModel compiled, float alpha) {
 TEST(Extension, ExampleExtensionBringsSquashToTemplate) {
     Core core = make_core();
     // Before: the op is unknown to the IR reader.
-    expect_error<Exception>([&] { core.read_model(kSquashIr, Tensor()); }, {"unknown op type 'Squash'"});
+    expect_error<Exception>([&] { core.read_model(kSquashIr, Tensor()); },
+                            {"unknown op type 'Squash'"});
 
     core.add_extension(VIREO_EXAMPLE_EXTENSION);
     core.add_extension(VIREO_EXAMPLE_EXTENSION);  // the same file again: nothing happens
     auto model = core.read_model(kSquashIr, Tensor());
     expect_squash(core.compile_model(model, "TEMPLATE"), 2.0f);
     // MOCK_REMOTE runs ops through the same kernel registry.
-    expect_squash(core.compile_model(model, "MOCK_REMOTE.0", {{"MOCK_REMOTE_COMPILE_MS", 0}}), 2.0f);
+    expect_squash(core.compile_model(model, "MOCK_REMOTE.0", {{"MOCK_REMOTE_COMPILE_MS", 0}}),
+                  2.0f);
 
     // The custom op round-trips through the IR writer with its domain and attribute.
     std::ostringstream xml, bin;
@@ -89,7 +95,8 @@ TEST(Extension, ShapeInferenceOfTheExtensionChecksItsInputs) {
     for (size_t at; (at = ir.find("f32")) != std::string::npos;) ir.replace(at, 3, "i32");
     for (size_t at; (at = ir.find("FP32")) != std::string::npos;) ir.replace(at, 4, "I32");
     Core core = make_core();
-    expect_error<InvalidArgument>([&] { core.read_model(ir, Tensor()); }, {"squash", "Squash takes f32 data"});
+    expect_error<InvalidArgument>([&] { core.read_model(ir, Tensor()); },
+                                  {"squash", "Squash takes f32 data"});
 }
 
 #if VIREO_HAVE_ONNX
@@ -104,27 +111,40 @@ TEST(Extension, BrokenExtensionsAreRefusedNamingTheLibrary) {
     Core core = make_core();
     expect_error<NotFound>([&] { core.add_extension("/nonexistent/libext.so"); },
                            {"extension '/nonexistent/libext.so' does not exist"});
-    const std::string not_library = std::string(VIREO_BUILD_LIB_DIR) + "/libvireo_test_plugin_not_a_library.so";
-    expect_error<InvalidArgument>([&] { core.add_extension(VIREO_BUILD_LIB_DIR); }, {"is not a regular file"});
+    const std::string not_library =
+        std::string(VIREO_BUILD_LIB_DIR) + "/libvireo_test_plugin_not_a_library.so";
+    expect_error<InvalidArgument>([&] { core.add_extension(VIREO_BUILD_LIB_DIR); },
+                                  {"is not a regular file"});
     const std::string plugin = std::string(VIREO_BUILD_LIB_DIR) + "/libvireo_template_plugin.so";
     expect_error<InvalidArgument>([&] { core.add_extension(plugin); },
                                   {plugin, "no entry symbol 'vireo_extension_entry'"});
-    expect_error<InvalidArgument>([&] { core.add_extension(extension_path("bad_abi")); },
-                                  {extension_path("bad_abi"), "extension ABI version 99", "version 1"});
-    expect_error<InvalidArgument>([&] { core.add_extension(extension_path("throws")); },
-                                  {extension_path("throws"), "(throws): registration failed", "boom"});
+    expect_error<InvalidArgument>(
+        [&] { core.add_extension(extension_path("bad_abi")); },
+        {extension_path("bad_abi"), "extension ABI version 99", "version 1"});
+    expect_error<InvalidArgument>(
+        [&] { core.add_extension(extension_path("throws")); },
+        {extension_path("throws"), "(throws): registration failed", "boom"});
     expect_error<InvalidArgument>([&] { core.add_extension(extension_path("duplicate")); },
                                   {"(duplicate): registration failed", "Relu"});
 }
 
 TEST(Extension, OnnxMappingsAreChecked) {
-    expect_error<InvalidArgument>([] { register_onnx_op_mapping({"", "Relu", "Relu", 1, "", {}}); },
-                                  {"its own domain"});
-    expect_error<InvalidArgument>([] { register_onnx_op_mapping({"com.x", "Foo", "NoSuchOp", 1, "", {}}); },
-                                  {"NoSuchOp-1", "not registered"});
+    expect_error<InvalidArgument>(
+        [] {
+            register_onnx_op_mapping({"", "Relu", "Relu", 1, "", {}});
+        },
+        {"its own domain"});
+    expect_error<InvalidArgument>(
+        [] {
+            register_onnx_op_mapping({"com.x", "Foo", "NoSuchOp", 1, "", {}});
+        },
+        {"NoSuchOp-1", "not registered"});
     register_onnx_op_mapping({"com.x", "MyRelu", "Relu", 1, "", {}});
-    expect_error<InvalidArgument>([] { register_onnx_op_mapping({"com.x", "MyRelu", "Relu", 1, "", {}}); },
-                                  {"registered already"});
+    expect_error<InvalidArgument>(
+        [] {
+            register_onnx_op_mapping({"com.x", "MyRelu", "Relu", 1, "", {}});
+        },
+        {"registered already"});
     ASSERT_TRUE(find_onnx_op_mapping("com.x", "MyRelu").has_value());
     EXPECT_EQ(find_onnx_op_mapping("com.x", "MyRelu")->op_type, "Relu");
     EXPECT_FALSE(find_onnx_op_mapping("com.x", "Other").has_value());

@@ -53,10 +53,10 @@ TEST(DuplicateNames, IrReaderRefusesATensorNameOnTwoOutputs) {
     EXPECT_EQ(fine->get_results().size(), 2u);
 }
 
-// Found by fuzz_ir: in IR v10, Parameters without `names` take their layer name as tensor name. Layer names
-// "in" and "in " used to give two names that the writer wrote and the reader, which trims the
-// `names` attribute, read back as one (so a model that read did not read back). The fallback is
-// trimmed the same way, so the clash is reported on the first read.
+// Found by fuzz_ir: in IR v10, Parameters without `names` take their layer name as tensor name.
+// Layer names "in" and "in " used to give two names that the writer wrote and the reader, which
+// trims the `names` attribute, read back as one (so a model that read did not read back). The
+// fallback is trimmed the same way, so the clash is reported on the first read.
 TEST(DuplicateNames, LayerNamesDifferingOnlyBySpacesAreOneTensorName) {
     auto ir = [](const std::string& second) {
         const std::string port = "<port id=\"0\" precision=\"FP32\">" + kPort2 + "</port>";

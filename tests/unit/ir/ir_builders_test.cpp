@@ -14,7 +14,8 @@ namespace {
 Tensor iota_f32(const Shape& shape, float scale) {
     Tensor t(element::f32, shape);
     float* p = t.data<float>();
-    for (size_t i = 0; i < t.get_size(); ++i) p[i] = scale * static_cast<float>(static_cast<int>(i % 13) - 6);
+    for (size_t i = 0; i < t.get_size(); ++i)
+        p[i] = scale * static_cast<float>(static_cast<int>(i % 13) - 6);
     return t;
 }
 
@@ -34,7 +35,8 @@ TEST(IrBuilders, ConvNetRoundTripsWithIdenticalResults) {
     auto w = op::constant(iota_f32({4, 2, 3, 3}, 0.05f));
     auto conv = op::convolution(x, w, {1, 1}, {1, 1}, {1, 1}, {1, 1});
     auto gw = op::constant(iota_f32({2, 2, 2, 3, 3}, 0.03f));
-    auto gconv = op::group_convolution(op::relu(conv), gw, {2, 2}, {0, 0}, {0, 0}, {1, 1}, "same_upper");
+    auto gconv =
+        op::group_convolution(op::relu(conv), gw, {2, 2}, {0, 0}, {0, 0}, {1, 1}, "same_upper");
     auto pool = op::max_pool(gconv, {1, 1}, {0, 0}, {0, 0}, {2, 2}, "ceil");
     auto avg = op::avg_pool(pool, {1, 1}, {1, 1}, {1, 1}, {3, 3}, true);
     auto gap = op::reduce_mean(avg, op::int64_vector({2, 3}), false);
@@ -56,16 +58,17 @@ TEST(IrBuilders, ShapeOpsAndMultiOutputOpsRoundTrip) {
     auto joined = op::concat({halves->output(1), halves->output(0)}, 1);
     auto moved = op::transpose(joined, op::int64_vector({2, 0, 1}));
     auto flat = op::reshape(moved, op::int64_vector({0, -1}), true);
-    auto sliced = op::strided_slice(flat, op::int64_vector({0, 1}), op::int64_vector({0, 9}), op::int64_vector({1, 2}),
-                                    {1, 0}, {1, 0});
+    auto sliced = op::strided_slice(flat, op::int64_vector({0, 1}), op::int64_vector({0, 9}),
+                                    op::int64_vector({1, 2}), {1, 0}, {1, 0});
     auto top = op::topk(sliced, op::int64_scalar(2), -1, "max", "value", element::i64);
-    auto picked = op::gather(x, op::constant<int32_t>(element::i32, {2}, {3, -1}), op::int64_scalar(1));
+    auto picked =
+        op::gather(x, op::constant<int32_t>(element::i32, {2}, {3, -1}), op::int64_scalar(1));
     auto shape = op::shape_of(picked, element::i32);
     auto as_float = op::convert(parts->output(1), element::f16);
     auto padded = op::pad(x, op::int64_vector({0, 1, 0}), op::int64_vector({1, 0, 2}), "reflect");
     auto model = std::make_shared<Model>(
-        OutputVector{top->output(0), top->output(1), shape, as_float, padded, op::unsqueeze(parts->output(0),
-                                                                                          op::int64_vector({0}))},
+        OutputVector{top->output(0), top->output(1), shape, as_float, padded,
+                     op::unsqueeze(parts->output(0), op::int64_vector({0}))},
         ParameterVector{x}, "shapes");
     auto again = round_trip(*model);
     expect_same_graph(*model, *again);
@@ -75,7 +78,8 @@ TEST(IrBuilders, ShapeOpsAndMultiOutputOpsRoundTrip) {
 
 TEST(IrBuilders, DynamicShapesRoundTrip) {
     auto x = op::parameter(element::f32, PartialShape::parse("?,3,1..16,16"), "x");
-    auto y = op::relu(op::multiply(x, op::constant<float>(element::f32, {1, 3, 1, 1}, {1.f, 2.f, 3.f})));
+    auto y =
+        op::relu(op::multiply(x, op::constant<float>(element::f32, {1, 3, 1, 1}, {1.f, 2.f, 3.f})));
     auto n = op::shape_of(y);
     auto model = std::make_shared<Model>(OutputVector{y, n}, ParameterVector{x}, "dynamic");
     std::string xml;
@@ -88,10 +92,12 @@ TEST(IrBuilders, DynamicShapesRoundTrip) {
 
 TEST(IrBuilders, StatefulModelRoundTripsWithItsSinks) {
     auto x = op::parameter(element::f32, {1, 4}, "x");
-    auto state = op::read_value("acc", element::f32, PartialShape{1, 4}, op::constant<float>(element::f32, {1, 4}, {0.f}));
+    auto state = op::read_value("acc", element::f32, PartialShape{1, 4},
+                                op::constant<float>(element::f32, {1, 4}, {0.f}));
     auto sum = op::add(x, state);
     auto write = op::assign(sum, "acc");
-    auto model = std::make_shared<Model>(ResultVector{op::result(sum)}, SinkVector{write}, ParameterVector{x}, "acc");
+    auto model = std::make_shared<Model>(ResultVector{op::result(sum)}, SinkVector{write},
+                                         ParameterVector{x}, "acc");
     auto again = round_trip(*model);
     expect_same_graph(*model, *again);
     ASSERT_EQ(again->get_sinks().size(), 1u);

@@ -23,12 +23,14 @@ std::string relu_chain_xml(size_t depth) {
             << "<input><port id=\"0\"><dim>4</dim></port></input>"
             << "<output><port id=\"1\" precision=\"FP32\"><dim>4</dim></port></output></layer>\n";
     }
-    xml << "<layer id=\"0\" name=\"x\" type=\"Parameter\" version=\"opset1\"><data element_type=\"f32\" shape=\"4\"/>"
-        << "<output><port id=\"0\" precision=\"FP32\" names=\"x\"><dim>4</dim></port></output></layer>\n";
+    xml << "<layer id=\"0\" name=\"x\" type=\"Parameter\" version=\"opset1\"><data "
+           "element_type=\"f32\" shape=\"4\"/>"
+        << "<output><port id=\"0\" precision=\"FP32\" "
+           "names=\"x\"><dim>4</dim></port></output></layer>\n";
     xml << "</layers>\n<edges>\n";
     for (size_t i = 0; i <= depth; ++i)
-        xml << "<edge from-layer=\"" << i << "\" from-port=\"" << (i == 0 ? 0 : 1) << "\" to-layer=\"" << i + 1
-            << "\" to-port=\"0\"/>\n";
+        xml << "<edge from-layer=\"" << i << "\" from-port=\"" << (i == 0 ? 0 : 1)
+            << "\" to-layer=\"" << i + 1 << "\" to-port=\"0\"/>\n";
     xml << "</edges>\n</net>\n";
     return xml.str();
 }
@@ -50,7 +52,9 @@ TEST(IrDeep, HundredThousandReluChainReadsWritesAndReleases) {
     EXPECT_TRUE(bin.str().empty());
     const std::string text = xml.str();
     size_t layers = 0;
-    for (size_t at = text.find("<layer "); at != std::string::npos; at = text.find("<layer ", at + 1)) ++layers;
+    for (size_t at = text.find("<layer "); at != std::string::npos;
+         at = text.find("<layer ", at + 1))
+        ++layers;
     EXPECT_EQ(layers, kDepth + 2);
     // Dropping the model releases 100k chained nodes; this must not recurse once per node.
     model.reset();
@@ -60,14 +64,18 @@ TEST(IrDeep, HundredThousandReluChainReadsWritesAndReleases) {
 TEST(IrDeep, CycleInALongChainIsReported) {
     std::string xml = relu_chain_xml(1000);
     // Feed r1 from r1000 instead of from x: a 1000-layer cycle.
-    const std::string edge = "<edge from-layer=\"0\" from-port=\"0\" to-layer=\"1\" to-port=\"0\"/>";
+    const std::string edge =
+        "<edge from-layer=\"0\" from-port=\"0\" to-layer=\"1\" to-port=\"0\"/>";
     ASSERT_NE(xml.find(edge), std::string::npos);
-    xml.replace(xml.find(edge), edge.size(), "<edge from-layer=\"1000\" from-port=\"1\" to-layer=\"1\" to-port=\"0\"/>");
+    xml.replace(xml.find(edge), edge.size(),
+                "<edge from-layer=\"1000\" from-port=\"1\" to-layer=\"1\" to-port=\"0\"/>");
     try {
         read_model_from_string(xml, Tensor());
         FAIL() << "no exception";
     } catch (const InvalidArgument& e) {
-        EXPECT_NE(std::string(e.what()).find("the graph has a cycle through layer id="), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("the graph has a cycle through layer id="),
+                  std::string::npos)
+            << e.what();
         EXPECT_NE(std::string(e.what()).find(" <- ..."), std::string::npos) << e.what();
     }
 }

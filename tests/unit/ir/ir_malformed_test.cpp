@@ -21,61 +21,106 @@ struct MalformedCase {
 // Keep in step with tests/data/ir_malformed/README.md.
 const std::vector<MalformedCase> kCases = {
     {"not_xml.xml", ErrorKind::kInvalidArgument, {"not_xml.xml", "not a valid XML document"}},
-    {"missing_net.xml", ErrorKind::kInvalidArgument, {"the root element must be <net>, found <model>"}},
+    {"missing_net.xml",
+     ErrorKind::kInvalidArgument,
+     {"the root element must be <net>, found <model>"}},
     {"missing_net_version.xml", ErrorKind::kInvalidArgument, {"<net> has no 'version' attribute"}},
-    {"unsupported_version.xml", ErrorKind::kInvalidArgument, {"unsupported IR version '7'", "10, 11"}},
-    {"duplicate_layer_id.xml", ErrorKind::kInvalidArgument, {"duplicate layer id=1", "'relu'", "'relu_again'"}},
-    {"bad_layer_id.xml", ErrorKind::kInvalidArgument, {"layer #1 'relu'", "'id' must be an integer", "'one'"}},
-    {"edge_to_missing_layer.xml", ErrorKind::kInvalidArgument, {"edge #1", "to-layer=9", "there is no layer id=9"}},
-    {"edge_to_missing_port.xml", ErrorKind::kInvalidArgument,
+    {"unsupported_version.xml",
+     ErrorKind::kInvalidArgument,
+     {"unsupported IR version '7'", "10, 11"}},
+    {"duplicate_layer_id.xml",
+     ErrorKind::kInvalidArgument,
+     {"duplicate layer id=1", "'relu'", "'relu_again'"}},
+    {"bad_layer_id.xml",
+     ErrorKind::kInvalidArgument,
+     {"layer #1 'relu'", "'id' must be an integer", "'one'"}},
+    {"edge_to_missing_layer.xml",
+     ErrorKind::kInvalidArgument,
+     {"edge #1", "to-layer=9", "there is no layer id=9"}},
+    {"edge_to_missing_port.xml",
+     ErrorKind::kInvalidArgument,
      {"edge #0", "layer id=0 'x' (Parameter) has no output port id=5"}},
-    {"edge_duplicate_input.xml", ErrorKind::kInvalidArgument,
+    {"edge_duplicate_input.xml",
+     ErrorKind::kInvalidArgument,
      {"edge #1", "input port id=0 of layer id=1 'relu' (ReLU) already has an incoming edge"}},
-    {"unconnected_input.xml", ErrorKind::kInvalidArgument, {"layer id=1 'sum' (Add): input port id=1 has no incoming edge"}},
-    {"cycle.xml", ErrorKind::kInvalidArgument, {"the graph has a cycle through layer id=", "(layer ids "}},
-    {"output_port_count.xml", ErrorKind::kInvalidArgument,
+    {"unconnected_input.xml",
+     ErrorKind::kInvalidArgument,
+     {"layer id=1 'sum' (Add): input port id=1 has no incoming edge"}},
+    {"cycle.xml",
+     ErrorKind::kInvalidArgument,
+     {"the graph has a cycle through layer id=", "(layer ids "}},
+    {"output_port_count.xml",
+     ErrorKind::kInvalidArgument,
      {"layer id=1 'relu' (ReLU)", "lists 2 output ports", "has 1 outputs"}},
-    {"dims_contradict_shape.xml", ErrorKind::kInvalidArgument,
-     {"layer id=1 'relu' (ReLU): output port id=1 has dims [1,5] but the inferred shape is [1,10]"}},
-    {"precision_contradicts_type.xml", ErrorKind::kInvalidArgument,
-     {"layer id=1 'relu' (ReLU): output port id=1 has precision I32 but the inferred element type is f32"}},
-    {"negative_dim.xml", ErrorKind::kInvalidArgument, {"layer id=1 'relu' (ReLU): output port id=1", "-2 is negative"}},
-    {"overflowing_dim.xml", ErrorKind::kInvalidArgument,
-     {"layer id=1 'relu' (ReLU): output port id=1", "<dim> must be an integer", "99999999999999999999"}},
-    {"negative_shape_attribute.xml", ErrorKind::kInvalidArgument,
+    {"dims_contradict_shape.xml",
+     ErrorKind::kInvalidArgument,
+     {"layer id=1 'relu' (ReLU): output port id=1 has dims [1,5] but the inferred shape is "
+      "[1,10]"}},
+    {"precision_contradicts_type.xml",
+     ErrorKind::kInvalidArgument,
+     {"layer id=1 'relu' (ReLU): output port id=1 has precision I32 but the inferred element type "
+      "is f32"}},
+    {"negative_dim.xml",
+     ErrorKind::kInvalidArgument,
+     {"layer id=1 'relu' (ReLU): output port id=1", "-2 is negative"}},
+    {"overflowing_dim.xml",
+     ErrorKind::kInvalidArgument,
+     {"layer id=1 'relu' (ReLU): output port id=1", "<dim> must be an integer",
+      "99999999999999999999"}},
+    {"negative_shape_attribute.xml",
+     ErrorKind::kInvalidArgument,
      {"layer id=0 'x' (Parameter): attribute 'shape'", "1,-5"}},
-    {"unknown_element_type.xml", ErrorKind::kInvalidArgument,
+    {"unknown_element_type.xml",
+     ErrorKind::kInvalidArgument,
      {"layer id=0 'x' (Parameter): attribute 'element_type'", "unknown element type 'f17'"}},
-    {"unknown_op_type.xml", ErrorKind::kInvalidArgument,
+    {"unknown_op_type.xml",
+     ErrorKind::kInvalidArgument,
      {"layer id=1 'frob' (FrobnicateX)", "unknown op type 'FrobnicateX'", "opset1"}},
-    {"unknown_op_version.xml", ErrorKind::kInvalidArgument,
+    {"unknown_op_version.xml",
+     ErrorKind::kInvalidArgument,
      {"layer id=1 'sm' (SoftMax)", "'SoftMax'", "no definition for version 'some_domain'"}},
-    {"missing_required_attribute.xml", ErrorKind::kInvalidArgument,
+    {"missing_required_attribute.xml",
+     ErrorKind::kInvalidArgument,
      {"layer id=0 'x' (Parameter): missing required attribute 'shape'"}},
-    {"unparsable_number.xml", ErrorKind::kInvalidArgument,
+    {"unparsable_number.xml",
+     ErrorKind::kInvalidArgument,
      {"layer id=1 'sm' (SoftMax): attribute 'axis': expected an integer, found 'one'"}},
-    {"bad_bool.xml", ErrorKind::kInvalidArgument,
-     {"layer id=2 'mm' (MatMul): attribute 'transpose_a': expected 'true' or 'false', found 'maybe'"}},
+    {"bad_bool.xml",
+     ErrorKind::kInvalidArgument,
+     {"layer id=2 'mm' (MatMul): attribute 'transpose_a': expected 'true' or 'false', found "
+      "'maybe'"}},
     {"no_result.xml", ErrorKind::kInvalidArgument, {"has no Result"}},
-    {"const_beyond_bin.xml", ErrorKind::kInvalidArgument,
-     {"layer id=1 'c' (Const): offset=4 + size=40 reaches beyond the end of the weights (40 bytes)"}},
-    {"const_offset_overflow.xml", ErrorKind::kInvalidArgument,
-     {"layer id=1 'c' (Const): offset=18446744073709551615 + size=40 reaches beyond the end of the weights"}},
-    {"const_size_mismatch.xml", ErrorKind::kInvalidArgument,
-     {"layer id=1 'c' (Const): size=36 bytes does not match element_type f32 x shape [1,10] = 40 bytes"}},
-    {"const_shape_overflow.xml", ErrorKind::kInvalidArgument,
+    {"const_beyond_bin.xml",
+     ErrorKind::kInvalidArgument,
+     {"layer id=1 'c' (Const): offset=4 + size=40 reaches beyond the end of the weights (40 "
+      "bytes)"}},
+    {"const_offset_overflow.xml",
+     ErrorKind::kInvalidArgument,
+     {"layer id=1 'c' (Const): offset=18446744073709551615 + size=40 reaches beyond the end of the "
+      "weights"}},
+    {"const_size_mismatch.xml",
+     ErrorKind::kInvalidArgument,
+     {"layer id=1 'c' (Const): size=36 bytes does not match element_type f32 x shape [1,10] = 40 "
+      "bytes"}},
+    {"const_shape_overflow.xml",
+     ErrorKind::kInvalidArgument,
      {"layer id=1 'c' (Const): attribute 'shape'", "more elements than can be addressed"}},
-    {"const_dynamic_shape.xml", ErrorKind::kInvalidArgument,
+    {"const_dynamic_shape.xml",
+     ErrorKind::kInvalidArgument,
      {"layer id=1 'c' (Const): attribute 'shape'", "must be static"}},
-    {"const_missing_attribute.xml", ErrorKind::kInvalidArgument,
+    {"const_missing_attribute.xml",
+     ErrorKind::kInvalidArgument,
      {"layer id=1 'c' (Const): missing required attribute 'offset'"}},
-    {"missing_bin.xml", ErrorKind::kNotFound,
+    {"missing_bin.xml",
+     ErrorKind::kNotFound,
      {"layer id=1 'c' (Const) needs 40 bytes of weights", "missing_bin.bin' does not exist"}},
 };
 
 // GoogleTest prints a parameter it has no printer for as raw bytes, padding included (valgrind
 // reports those as uninitialised reads); print the file name instead.
-void PrintTo(const MalformedCase& c, std::ostream* out) { *out << c.file; }
+void PrintTo(const MalformedCase& c, std::ostream* out) {
+    *out << c.file;
+}
 
 class IrMalformed : public ::testing::TestWithParam<MalformedCase> {};
 
@@ -107,7 +152,8 @@ TEST_P(IrMalformed, FailsWithKindAndMessage) {
     const auto& c = GetParam();
     const auto [kind, message] = read_failure(data_path(std::string("ir_malformed/") + c.file));
     EXPECT_EQ(kind, c.kind) << to_string(kind) << ": " << message;
-    for (const char* fragment : c.fragments) EXPECT_NE(message.find(fragment), std::string::npos) << message;
+    for (const char* fragment : c.fragments)
+        EXPECT_NE(message.find(fragment), std::string::npos) << message;
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, IrMalformed, ::testing::ValuesIn(kCases), case_name);
@@ -129,7 +175,9 @@ TEST(IrMalformedData, MissingXmlIsNotFound) {
         read_model(data_path("ir_malformed/no_such_model.xml"));
         FAIL() << "no exception";
     } catch (const NotFound& e) {
-        EXPECT_NE(std::string(e.what()).find("no_such_model.xml' does not exist"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("no_such_model.xml' does not exist"),
+                  std::string::npos)
+            << e.what();
     }
 }
 
@@ -152,8 +200,9 @@ TEST(IrMalformedData, WeightsTooSmallInMemory) {
         read_model_from_string(tiny, bytes_tensor("ab"));
         FAIL() << "no exception";
     } catch (const InvalidArgument& e) {
-        EXPECT_NE(std::string(e.what()).find("layer id=1 'one' (Const): offset=0 + size=4 reaches beyond the end of "
-                                             "the weights (2 bytes)"),
+        EXPECT_NE(std::string(e.what()).find(
+                      "layer id=1 'one' (Const): offset=0 + size=4 reaches beyond the end of "
+                      "the weights (2 bytes)"),
                   std::string::npos)
             << e.what();
     }
@@ -165,7 +214,8 @@ TEST(IrMalformedData, UnknownAttributeIsIgnoredWithAWarning) {
     std::string tiny = read_file(data_path("models/golden/tiny/model.xml"));
     const std::string needle = "<data auto_broadcast=\"numpy\" />";
     ASSERT_NE(tiny.find(needle), std::string::npos);
-    tiny.replace(tiny.find(needle), needle.size(), "<data auto_broadcast=\"numpy\" frobnication=\"3\" />");
+    tiny.replace(tiny.find(needle), needle.size(),
+                 "<data auto_broadcast=\"numpy\" frobnication=\"3\" />");
     const Tensor weights = bytes_tensor(read_file(data_path("models/golden/tiny/model.bin")));
     // Warnings must be on for this test even when the environment silences them
     // (GLOG_minloglevel=2 or higher used to make it fail).
@@ -176,7 +226,8 @@ TEST(IrMalformedData, UnknownAttributeIsIgnoredWithAWarning) {
     const std::string log = ::testing::internal::GetCapturedStderr();
     set_log_level(saved);
     EXPECT_EQ(model->get_ordered_ops().size(), 4u);
-    EXPECT_NE(log.find("layer id=2 'y' (Add): attribute 'frobnication' is not defined by Add-1; ignored"),
-              std::string::npos)
+    EXPECT_NE(
+        log.find("layer id=2 'y' (Add): attribute 'frobnication' is not defined by Add-1; ignored"),
+        std::string::npos)
         << log;
 }

@@ -17,7 +17,8 @@ namespace {
 // Op types by friendly name.
 std::map<std::string, std::string> types_by_name(const Model& model) {
     std::map<std::string, std::string> out;
-    for (const auto& node : model.get_ordered_ops()) out[node->get_friendly_name()] = node->get_type_name();
+    for (const auto& node : model.get_ordered_ops())
+        out[node->get_friendly_name()] = node->get_type_name();
     return out;
 }
 
@@ -34,13 +35,15 @@ std::pair<uintptr_t, uintptr_t> mapping_of(const std::string& path) {
     std::ifstream maps("/proc/self/maps");
     std::string line;
     while (std::getline(maps, line)) {
-        if (line.size() < canonical.size() || line.compare(line.size() - canonical.size(), canonical.size(), canonical))
+        if (line.size() < canonical.size() ||
+            line.compare(line.size() - canonical.size(), canonical.size(), canonical))
             continue;
         std::istringstream in(line);
         std::string range;
         in >> range;
         const auto dash = range.find('-');
-        return {std::stoull(range.substr(0, dash), nullptr, 16), std::stoull(range.substr(dash + 1), nullptr, 16)};
+        return {std::stoull(range.substr(0, dash), nullptr, 16),
+                std::stoull(range.substr(dash + 1), nullptr, 16)};
     }
     return {0, 0};
 }
@@ -59,16 +62,18 @@ TEST(IrRead, DummyV10) {
     EXPECT_EQ(model->get_rt_info().at("version").as<int64_t>(), 10);
     ASSERT_EQ(model->inputs().size(), 1u);
     ASSERT_EQ(model->outputs().size(), 1u);
-    EXPECT_EQ(model->input(0).get_names(), (std::set<std::string>{"b"}));  // v10: layer name as tensor name
+    EXPECT_EQ(model->input(0).get_names(),
+              (std::set<std::string>{"b"}));  // v10: layer name as tensor name
     EXPECT_EQ(model->input(0).get_element_type(), element::f32);
     EXPECT_EQ(model->input(0).get_partial_shape(), PartialShape({1, 10}));
     EXPECT_EQ(model->output(0).get_names(), (std::set<std::string>{"a", "a/sink_port_0"}));
     EXPECT_EQ(model->output(0).get_partial_shape(), PartialShape({1, 10}));
     EXPECT_EQ(model->output("a").get_node(), model->get_results()[0].get());
-    EXPECT_EQ(types_by_name(*model), (std::map<std::string, std::string>{{"b", "Parameter"},
-                                                                          {"c/read/Output_0/Data_/copy_const", "Constant"},
-                                                                          {"a", "Add"},
-                                                                          {"a/sink_port_0", "Result"}}));
+    EXPECT_EQ(types_by_name(*model),
+              (std::map<std::string, std::string>{{"b", "Parameter"},
+                                                  {"c/read/Output_0/Data_/copy_const", "Constant"},
+                                                  {"a", "Add"},
+                                                  {"a/sink_port_0", "Result"}}));
     // Const port id="1" is the Const's output 0; its 4 bytes are the whole .bin.
     auto c = find_node(*model, "c/read/Output_0/Data_/copy_const");
     ASSERT_TRUE(c);
@@ -88,9 +93,11 @@ TEST(IrRead, DummyV10) {
 }
 
 TEST(IrRead, Increment1x3x4x5V10) {
-    auto model = read_model(data_path("models/openvino_ir/increment_1x3x4x5/increment_1x3x4x5.xml"));
+    auto model =
+        read_model(data_path("models/openvino_ir/increment_1x3x4x5/increment_1x3x4x5.xml"));
     EXPECT_EQ(model->input("input").get_partial_shape(), PartialShape({1, 3, 4, 5}));
-    EXPECT_EQ(model->output(0).get_names(), (std::set<std::string>{"output", "output/sink_port_0"}));
+    EXPECT_EQ(model->output(0).get_names(),
+              (std::set<std::string>{"output", "output/sink_port_0"}));
     EXPECT_EQ(model->output(0).get_partial_shape(), PartialShape({1, 3, 4, 5}));
     auto add = find_node(*model, "output");
     ASSERT_TRUE(add);
@@ -125,7 +132,8 @@ TEST(IrRead, PassthroughV11DynamicU8) {
     EXPECT_EQ(c->output(0).get_names(), (std::set<std::string>{"const:0"}));
     EXPECT_EQ(c->get_constant_value().get_shape(), (Shape{1, 1}));  // shape="1, 1"
     EXPECT_EQ(c->get_constant_value().data<uint8_t>()[0], 0);
-    EXPECT_EQ(model->get_rt_info().at("conversion_parameters/input").as<std::string>(), "input[-1,-1]{u8}");
+    EXPECT_EQ(model->get_rt_info().at("conversion_parameters/input").as<std::string>(),
+              "input[-1,-1]{u8}");
     EXPECT_EQ(model->get_rt_info().at("legacy_frontend").as<std::string>(), "True");
 }
 
@@ -144,8 +152,12 @@ TEST(IrRead, GoldenMlp) {
     EXPECT_EQ(model->output("y").get_partial_shape(), PartialShape({1, 1024}));
     std::map<std::string, int> counts;
     for (const auto& node : model->get_ordered_ops()) ++counts[node->get_type_name()];
-    EXPECT_EQ(counts, (std::map<std::string, int>{
-                          {"Parameter", 1}, {"Constant", 6}, {"MatMul", 3}, {"Add", 3}, {"Relu", 3}, {"Result", 1}}));
+    EXPECT_EQ(counts, (std::map<std::string, int>{{"Parameter", 1},
+                                                  {"Constant", 6},
+                                                  {"MatMul", 3},
+                                                  {"Add", 3},
+                                                  {"Relu", 3},
+                                                  {"Result", 1}}));
 }
 
 TEST(IrRead, GoldenCnn) {
@@ -163,7 +175,8 @@ TEST(IrRead, GoldenCnn) {
     auto conv = find_node(*model, "conv2");
     ASSERT_TRUE(conv);
     EXPECT_EQ(conv->get_attribute<std::vector<int64_t>>("strides"), (std::vector<int64_t>{1, 1}));
-    EXPECT_EQ(conv->get_attribute<std::vector<int64_t>>("pads_begin"), (std::vector<int64_t>{1, 1}));
+    EXPECT_EQ(conv->get_attribute<std::vector<int64_t>>("pads_begin"),
+              (std::vector<int64_t>{1, 1}));
     EXPECT_EQ(conv->get_attribute<std::string>("auto_pad"), "explicit");
     EXPECT_EQ(conv->get_output_partial_shape(0), PartialShape({1, 64, 32, 32}));
     EXPECT_EQ(find_node(*model, "gap")->get_attribute<bool>("keep_dims"), false);
@@ -191,7 +204,8 @@ TEST(IrRead, MlpConstantsPointIntoTheMappedBin) {
             EXPECT_GE(address, begin) << node->describe();
             EXPECT_LE(address + value.get_byte_size(), begin + bin.size()) << node->describe();
             // The bytes are the file's bytes at the Const's offset.
-            EXPECT_EQ(0, std::memcmp(value.data(), bin.data() + (address - begin), value.get_byte_size()));
+            EXPECT_EQ(0, std::memcmp(value.data(), bin.data() + (address - begin),
+                                     value.get_byte_size()));
             if (value.get_byte_size() == 1024u * 1024u * 4u) kept = value;
         }
         EXPECT_EQ(constants, 6);
@@ -199,7 +213,8 @@ TEST(IrRead, MlpConstantsPointIntoTheMappedBin) {
     }
     // The model is gone; the constant's handle keeps the mapping alive...
     EXPECT_NE(mapping_of(bin_path).first, 0u);
-    EXPECT_EQ(kept.data<float>()[0], read_f32_at(bin, reinterpret_cast<uintptr_t>(kept.data()) - mapping_of(bin_path).first));
+    EXPECT_EQ(kept.data<float>()[0], read_f32_at(bin, reinterpret_cast<uintptr_t>(kept.data()) -
+                                                          mapping_of(bin_path).first));
     // ...and releasing it unmaps the file.
     kept = Tensor();
     EXPECT_EQ(mapping_of(bin_path).first, 0u);
@@ -222,7 +237,8 @@ TEST(IrRead, ExplicitBinPathAndWeightsInMemory) {
 
 TEST(IrRead, DerivedBinMayBeMissingWithoutConstants) {
     const std::string dir = temp_dir();
-    write_file(dir + "/add.xml", read_file(data_path("models/openvino_ir/add_two_inputs_model/add.xml")));
+    write_file(dir + "/add.xml",
+               read_file(data_path("models/openvino_ir/add_two_inputs_model/add.xml")));
     auto model = read_model(dir + "/add.xml");
     EXPECT_EQ(model->inputs().size(), 2u);
     // An explicit .bin must exist.

@@ -27,12 +27,14 @@ const char* const kRealModels[] = {
 std::vector<uint64_t> const_offsets(const std::string& xml) {
     std::vector<uint64_t> out;
     const std::regex pattern("offset=\"([0-9]+)\"");
-    for (auto it = std::sregex_iterator(xml.begin(), xml.end(), pattern); it != std::sregex_iterator(); ++it)
+    for (auto it = std::sregex_iterator(xml.begin(), xml.end(), pattern);
+         it != std::sregex_iterator(); ++it)
         out.push_back(std::stoull((*it)[1]));
     return out;
 }
 
-NodePtr node(const std::string& type, const OutputVector& inputs, std::map<std::string, AttrValue> attributes = {}) {
+NodePtr node(const std::string& type, const OutputVector& inputs,
+             std::map<std::string, AttrValue> attributes = {}) {
     return make_node(type, inputs, std::move(attributes));
 }
 
@@ -46,7 +48,8 @@ TEST(IrRoundTrip, RealModelsReadBackIdentical) {
         auto again = round_trip(*model, &xml);
         expect_same_graph(*model, *again);
         EXPECT_EQ(again->get_rt_info().at("version").as<int64_t>(), 11);
-        EXPECT_NE(xml.find("<net name=\"" + model->get_name() + "\" version=\"11\">"), std::string::npos);
+        EXPECT_NE(xml.find("<net name=\"" + model->get_name() + "\" version=\"11\">"),
+                  std::string::npos);
         for (uint64_t offset : const_offsets(xml)) EXPECT_EQ(offset % 64, 0u) << offset;
     }
 }
@@ -95,7 +98,7 @@ TEST(IrRoundTrip, IdenticalConstantsShareBytesAndOffsetsAreAligned) {
     auto x = op::parameter(element::f32, {2, 3}, "x");
     auto a = op::constant<float>(element::f32, {2, 3}, {1, 2, 3, 4, 5, 6});
     auto b = op::constant<float>(element::f32, {2, 3}, {1, 2, 3, 4, 5, 6});  // same bytes as a
-    auto c = op::constant<float>(element::f32, {1}, {7});                    // 4 bytes, then padding
+    auto c = op::constant<float>(element::f32, {1}, {7});  // 4 bytes, then padding
     auto d = op::constant<int8_t>(element::i8, {3}, {1, 2, 3});
     auto y = node("Add", {node("Add", {node("Add", {x, a}), b}), c});
     auto z = node("Add", {d, d});
@@ -106,7 +109,8 @@ TEST(IrRoundTrip, IdenticalConstantsShareBytesAndOffsetsAreAligned) {
     const auto offsets = const_offsets(xml);
     ASSERT_EQ(offsets.size(), 4u);
     // a and b share offset 0 (24 bytes); c at 64; d at 128 (3 bytes) -> 131 bytes in all.
-    EXPECT_EQ(std::multiset<uint64_t>(offsets.begin(), offsets.end()), (std::multiset<uint64_t>{0, 0, 64, 128}));
+    EXPECT_EQ(std::multiset<uint64_t>(offsets.begin(), offsets.end()),
+              (std::multiset<uint64_t>{0, 0, 64, 128}));
     EXPECT_EQ(bin.size(), 131u);
     float expected_a[6] = {1, 2, 3, 4, 5, 6};
     EXPECT_EQ(0, std::memcmp(bin.data(), expected_a, sizeof expected_a));
@@ -144,28 +148,31 @@ TEST(IrRoundTrip, EveryAttributeKindAndTensorNames) {
     register_test_ops();
     auto x = op::parameter(element::f16, PartialShape::parse("1..8,?,3,2.."), "x");
     auto all = make_domain_node("AllAttrs", 1, "ir_test", {x},
-                         {{"flag", true},
-                          {"count", int64_t{-42}},
-                          {"scale", 0.1},
-                          {"mode", std::string("a&b<c>\"'")},
-                          {"label", std::string("tab\there, spaces  ")},
-                          {"axes", std::vector<int64_t>{-1, 0, 9223372036854775807}},
-                          {"weights", std::vector<double>{1e-300, -2.5, 3.141592653589793}},
-                          {"tags", std::vector<std::string>{"a", "b c", "d"}},
-                          {"dtype", element::bf16},
-                          {"target", PartialShape::parse("?,1..10,3")}});
+                                {{"flag", true},
+                                 {"count", int64_t{-42}},
+                                 {"scale", 0.1},
+                                 {"mode", std::string("a&b<c>\"'")},
+                                 {"label", std::string("tab\there, spaces  ")},
+                                 {"axes", std::vector<int64_t>{-1, 0, 9223372036854775807}},
+                                 {"weights", std::vector<double>{1e-300, -2.5, 3.141592653589793}},
+                                 {"tags", std::vector<std::string>{"a", "b c", "d"}},
+                                 {"dtype", element::bf16},
+                                 {"target", PartialShape::parse("?,1..10,3")}});
     auto empty_lists = make_domain_node("AllAttrs", 1, "ir_test", {all}, {{"count", int64_t{0}}});
     auto split = make_domain_node("Split2", 1, "ir_test", {empty_lists});
     split->set_friendly_name("split & <friends>");
     split->output(0).set_names({"first", "with,comma", "with space"});
     split->output(1).set_names({"second"});
-    auto model = std::make_shared<Model>(OutputVector{split->output(1), split->output(0)}, ParameterVector{x}, "attrs");
+    auto model = std::make_shared<Model>(OutputVector{split->output(1), split->output(0)},
+                                         ParameterVector{x}, "attrs");
     std::string xml;
     auto again = round_trip(*model, &xml);
     expect_same_graph(*model, *again);
-    EXPECT_NE(xml.find("version=\"ir_test\""), std::string::npos);  // a custom domain writes the domain
+    EXPECT_NE(xml.find("version=\"ir_test\""),
+              std::string::npos);  // a custom domain writes the domain
     EXPECT_NE(xml.find("names=\"first,with space,with\\,comma\""), std::string::npos) << xml;
-    EXPECT_NE(xml.find("shape=\"1..8,?,3,2..\""), std::string::npos);  // bounds kept in the attribute
+    EXPECT_NE(xml.find("shape=\"1..8,?,3,2..\""),
+              std::string::npos);  // bounds kept in the attribute
     EXPECT_EQ(again->output(0).get_names(), (std::set<std::string>{"second"}));
     EXPECT_EQ(again->input(0).get_partial_shape(), PartialShape::parse("1..8,?,3,2.."));
 }
@@ -177,10 +184,11 @@ TEST(IrRoundTrip, ConstantsOfEveryElementType) {
         // 5 elements: sub-byte types pack into a partial last byte.
         const size_t bytes = type.bytes_for(5);
         Tensor value(type, Shape{5});
-        for (size_t i = 0; i < bytes; ++i) static_cast<uint8_t*>(value.data())[i] = static_cast<uint8_t>(0x11 * (i + 1));
+        for (size_t i = 0; i < bytes; ++i)
+            static_cast<uint8_t*>(value.data())[i] = static_cast<uint8_t>(0x11 * (i + 1));
         outputs.push_back(op::constant(value));
     }
-    outputs.push_back(op::constant<float>(element::f32, {}, {2.5f}));  // scalar: shape=""
+    outputs.push_back(op::constant<float>(element::f32, {}, {2.5f}));    // scalar: shape=""
     outputs.push_back(op::constant(Tensor(element::f32, Shape{0, 4})));  // empty: no bytes
     auto model = std::make_shared<Model>(outputs, none, "constants");
     std::string xml;
@@ -199,7 +207,8 @@ TEST(IrRoundTrip, ParameterAndResultOrderAndDynamicShapes) {
     auto r2 = op::result(a);
     auto r3 = op::result(c);
     r1->set_friendly_name("r1");
-    auto model = std::make_shared<Model>(ResultVector{r3, r1, r2}, SinkVector{}, ParameterVector{c, a, b}, "order");
+    auto model = std::make_shared<Model>(ResultVector{r3, r1, r2}, SinkVector{},
+                                         ParameterVector{c, a, b}, "order");
     model->get_rt_info()["answer"] = int64_t{42};
     model->get_rt_info()["nested/deeper/key"] = std::string("v & <w>");
     model->get_rt_info()["nested"] = std::string("parent value");

@@ -15,7 +15,9 @@
 
 namespace vireo::ir_test {
 
-std::string data_path(const std::string& relative) { return std::string(VIREO_TEST_DATA_DIR) + "/" + relative; }
+std::string data_path(const std::string& relative) {
+    return std::string(VIREO_TEST_DATA_DIR) + "/" + relative;
+}
 
 std::string temp_dir() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
@@ -55,11 +57,18 @@ void register_test_ops() {
         auto same_as_input = [](const Node&, const std::vector<InferInput>& in) {
             return std::vector<InferOutput>{{in[0].type, in[0].shape}};
         };
-        OpDef all{"AllAttrs", 1, "ir_test", 1, 1,
+        OpDef all{"AllAttrs",
+                  1,
+                  "ir_test",
+                  1,
+                  1,
                   {{"flag", AttrType::kBool, AttrValue{false}, {}},
                    {"count", AttrType::kInt, std::nullopt, {}},
                    {"scale", AttrType::kFloat, AttrValue{1.0}, {}},
-                   {"mode", AttrType::kString, AttrValue{std::string("fast")}, {"fast", "exact", "a&b<c>\"'"}},
+                   {"mode",
+                    AttrType::kString,
+                    AttrValue{std::string("fast")},
+                    {"fast", "exact", "a&b<c>\"'"}},
                    {"label", AttrType::kString, AttrValue{std::string()}, {}},
                    {"axes", AttrType::kIntList, AttrValue{std::vector<int64_t>{}}, {}},
                    {"weights", AttrType::kFloatList, AttrValue{std::vector<double>{}}, {}},
@@ -69,19 +78,27 @@ void register_test_ops() {
                   same_as_input,
                   {}};
         OpRegistry::instance().add(all);
-        OpDef split{"Split2", 1, "ir_test", 1, 1, {},
+        OpDef split{"Split2",
+                    1,
+                    "ir_test",
+                    1,
+                    1,
+                    {},
                     [](const Node&, const std::vector<InferInput>& in) {
-                        return std::vector<InferOutput>{{in[0].type, in[0].shape}, {in[0].type, in[0].shape}};
+                        return std::vector<InferOutput>{{in[0].type, in[0].shape},
+                                                        {in[0].type, in[0].shape}};
                     },
                     {}};
         OpRegistry::instance().add(split);
     });
 }
 
-NodePtr make_domain_node(const std::string& type, int version, const std::string& domain, const OutputVector& inputs,
-                         std::map<std::string, AttrValue> attributes) {
+NodePtr make_domain_node(const std::string& type, int version, const std::string& domain,
+                         const OutputVector& inputs, std::map<std::string, AttrValue> attributes) {
     const OpDef* def = OpRegistry::instance().find(type, version, domain);
-    if (!def) throw_error<NotFound>("op ", type, "-", version, " in domain ", domain, " is not registered");
+    if (!def)
+        throw_error<NotFound>("op ", type, "-", version, " in domain ", domain,
+                              " is not registered");
     auto node = std::make_shared<Node>(*def, inputs, std::move(attributes));
     node->validate_and_infer_types();
     return node;
@@ -109,18 +126,21 @@ void expect_same_graph(const Model& a, const Model& b) {
         for (const auto& [name, value] : x.get_attributes()) {
             ASSERT_TRUE(y.has_attribute(name)) << name;
             EXPECT_TRUE(value == y.get_attributes().at(name))
-                << name << ": '" << attr_to_string(value) << "' vs '" << attr_to_string(y.get_attributes().at(name))
-                << "'";
+                << name << ": '" << attr_to_string(value) << "' vs '"
+                << attr_to_string(y.get_attributes().at(name)) << "'";
         }
         ASSERT_EQ(x.get_input_size(), y.get_input_size());
         for (size_t k = 0; k < x.get_input_size(); ++k) {
-            EXPECT_EQ(index_a.at(x.input_value(k).get_node()), index_b.at(y.input_value(k).get_node())) << "input " << k;
+            EXPECT_EQ(index_a.at(x.input_value(k).get_node()),
+                      index_b.at(y.input_value(k).get_node()))
+                << "input " << k;
             EXPECT_EQ(x.input_value(k).get_index(), y.input_value(k).get_index()) << "input " << k;
         }
         ASSERT_EQ(x.get_output_size(), y.get_output_size());
         for (size_t k = 0; k < x.get_output_size(); ++k) {
             EXPECT_EQ(x.get_output_element_type(k), y.get_output_element_type(k)) << "output " << k;
-            EXPECT_EQ(x.get_output_partial_shape(k), y.get_output_partial_shape(k)) << "output " << k;
+            EXPECT_EQ(x.get_output_partial_shape(k), y.get_output_partial_shape(k))
+                << "output " << k;
             EXPECT_EQ(x.get_output_desc(k).names, y.get_output_desc(k).names) << "output " << k;
         }
         if (x.get_type_name() == "Constant") {
@@ -130,8 +150,10 @@ void expect_same_graph(const Model& a, const Model& b) {
             ASSERT_EQ(vx.get_shape(), vy.get_shape());
             ASSERT_EQ(vx.get_byte_size(), vy.get_byte_size());
             const Tensor cx = vx.is_continuous() ? vx : vx.clone();
-            if (vx.get_byte_size() > 0) {  // an empty Constant has no memory: memcmp(nullptr, ..) is UB
-                EXPECT_EQ(0, std::memcmp(cx.data(), vy.data(), vx.get_byte_size())) << "constant bytes differ";
+            if (vx.get_byte_size() >
+                0) {  // an empty Constant has no memory: memcmp(nullptr, ..) is UB
+                EXPECT_EQ(0, std::memcmp(cx.data(), vy.data(), vx.get_byte_size()))
+                    << "constant bytes differ";
             }
         }
     }
@@ -165,7 +187,8 @@ std::vector<Tensor> run_reference(const Model& model, const std::vector<Tensor>&
     for (const auto& node : model.get_ordered_ops()) {
         const auto& type = node->get_type_name();
         if (type == "Parameter") {
-            const size_t i = std::find(parameters.begin(), parameters.end(), node) - parameters.begin();
+            const size_t i =
+                std::find(parameters.begin(), parameters.end(), node) - parameters.begin();
             values[node->output(0)] = inputs.at(i);
         } else if (type == "Constant") {
             values[node->output(0)] = node->get_constant_value();
@@ -190,7 +213,8 @@ Tensor read_npy_f32(const std::string& path) {
         return {};
     }
     const unsigned major = static_cast<unsigned char>(bytes[6]);
-    size_t header_len = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
+    size_t header_len =
+        static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
     size_t start = 10;
     if (major >= 2) {
         header_len |= (static_cast<size_t>(static_cast<unsigned char>(bytes[10])) << 16) |

@@ -28,7 +28,8 @@ Tensor bytes_tensor(const std::string& bytes);
 /// - "Split2"-1: 1 input -> 2 outputs, both like the input.
 void register_test_ops();
 /// A node of op `type`-`version` in `domain` (make_node() knows the standard domain only).
-NodePtr make_domain_node(const std::string& type, int version, const std::string& domain, const OutputVector& inputs,
+NodePtr make_domain_node(const std::string& type, int version, const std::string& domain,
+                         const OutputVector& inputs,
                          std::map<std::string, AttrValue> attributes = {});
 
 /// Asserts that `b` is the same graph as `a`: ordered ops pairwise (type, version, domain,
@@ -37,7 +38,8 @@ NodePtr make_domain_node(const std::string& type, int version, const std::string
 void expect_same_graph(const Model& a, const Model& b);
 
 /// Serializes to memory and reads back with read_model_from_string.
-std::shared_ptr<Model> round_trip(const Model& model, std::string* xml = nullptr, std::string* bin = nullptr);
+std::shared_ptr<Model> round_trip(const Model& model, std::string* xml = nullptr,
+                                  std::string* bin = nullptr);
 
 /// Runs the model with the reference kernels, one node at a time (Parameters bound from
 /// `inputs` in order); returns the Results' values in order.

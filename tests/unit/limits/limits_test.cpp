@@ -21,7 +21,8 @@ constexpr size_t kMillion = 1000000;
 const Shape kHuge{kMillion, kMillion, kMillion};  // 1e18 elements: 4e18 bytes of f32
 
 size_t machine_memory() {
-    return static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    return static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) *
+           static_cast<size_t>(sysconf(_SC_PAGESIZE));
 }
 
 /// Runs `f`, expects InvalidArgument whose message holds every fragment; returns the message.
@@ -32,7 +33,8 @@ std::string expect_invalid(F&& f, const std::vector<std::string>& fragments) {
     } catch (const InvalidArgument& e) {
         const std::string message = e.what();
         for (const auto& fragment : fragments)
-            EXPECT_NE(message.find(fragment), std::string::npos) << "'" << fragment << "' not in: " << message;
+            EXPECT_NE(message.find(fragment), std::string::npos)
+                << "'" << fragment << "' not in: " << message;
         return message;
     } catch (const std::exception& e) {
         ADD_FAILURE() << "expected InvalidArgument, got: " << e.what();
@@ -42,7 +44,9 @@ std::string expect_invalid(F&& f, const std::vector<std::string>& fragments) {
     return {};
 }
 
-Core make_core() { return Core(std::string(VIREO_BUILD_LIB_DIR) + "/plugins.xml"); }
+Core make_core() {
+    return Core(std::string(VIREO_BUILD_LIB_DIR) + "/plugins.xml");
+}
 
 std::shared_ptr<Model> relu_model(const Shape& shape) {
     auto x = op::parameter(element::f32, PartialShape(shape), "x");
@@ -59,7 +63,11 @@ TEST(TensorLimits, LargerThanMemoryIsRefusedBeforeAllocating) {
 
 TEST(TensorLimits, ElementCountOverflowIsRefused) {
     const size_t big = size_t{1} << 40;
-    expect_invalid([&] { Tensor t(element::u8, Shape{big, big}); }, {"more elements than can be addressed"});
+    expect_invalid(
+        [&] {
+            Tensor t(element::u8, Shape{big, big});
+        },
+        {"more elements than can be addressed"});
 }
 
 TEST(TensorLimits, AZeroAxisMakesAnEmptyTensorWhateverTheOtherAxes) {

@@ -30,7 +30,9 @@ std::string make_npy(const std::string& dict, const std::string& payload, char m
     return out + header + payload;
 }
 
-std::string bytes_of(const void* p, size_t n) { return std::string(static_cast<const char*>(p), n); }
+std::string bytes_of(const void* p, size_t n) {
+    return std::string(static_cast<const char*>(p), n);
+}
 
 void expect_error(const std::string& image, const std::string& fragment) {
     try {
@@ -46,7 +48,8 @@ void expect_error(const std::string& image, const std::string& fragment) {
 
 TEST(Npy, ReadsHandMadeFloatFile) {
     const float values[] = {1.5f, -2.f, 3.25f, 0.f, 5.f, 6.f};
-    const auto image = make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", bytes_of(values, sizeof values));
+    const auto image = make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
+                                bytes_of(values, sizeof values));
     Tensor t = npy::read_npy_bytes(image);
     EXPECT_EQ(t.get_element_type(), element::f32);
     EXPECT_EQ(t.get_shape(), (Shape{2, 3}));
@@ -55,29 +58,37 @@ TEST(Npy, ReadsHandMadeFloatFile) {
 
 TEST(Npy, ReadsEveryDtypeAndRank) {
     const int64_t v64[] = {-1, 2, 3};
-    Tensor a = npy::read_npy_bytes(make_npy("{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", bytes_of(v64, 24)));
+    Tensor a = npy::read_npy_bytes(
+        make_npy("{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", bytes_of(v64, 24)));
     EXPECT_EQ(a.get_element_type(), element::i64);
     EXPECT_EQ(a.data<int64_t>()[0], -1);
     const uint8_t b[] = {1, 0};
-    Tensor c = npy::read_npy_bytes(make_npy("{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }", bytes_of(b, 2)));
+    Tensor c = npy::read_npy_bytes(
+        make_npy("{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }", bytes_of(b, 2)));
     EXPECT_EQ(c.get_element_type(), element::boolean);
     const double d = 2.5;
-    Tensor s = npy::read_npy_bytes(make_npy("{'descr': '<f8', 'fortran_order': False, 'shape': (), }", bytes_of(&d, 8)));
+    Tensor s = npy::read_npy_bytes(
+        make_npy("{'descr': '<f8', 'fortran_order': False, 'shape': (), }", bytes_of(&d, 8)));
     EXPECT_EQ(s.get_shape(), Shape{});
     EXPECT_EQ(s.data<double>()[0], 2.5);
-    Tensor v2 = npy::read_npy_bytes(make_npy("{'descr': '<u2', 'fortran_order': False, 'shape': (1, 1), }", std::string("\x07\x00", 2), 2));
+    Tensor v2 =
+        npy::read_npy_bytes(make_npy("{'descr': '<u2', 'fortran_order': False, 'shape': (1, 1), }",
+                                     std::string("\x07\x00", 2), 2));
     EXPECT_EQ(v2.get_element_type(), element::u16);
     EXPECT_EQ(v2.data<uint16_t>()[0], 7);
 }
 
 TEST(Npy, WriteThenReadRoundTrips) {
-    for (auto type : {element::f32, element::f16, element::i32, element::u8, element::i64, element::f64, element::boolean}) {
+    for (auto type : {element::f32, element::f16, element::i32, element::u8, element::i64,
+                      element::f64, element::boolean}) {
         Tensor t(type, Shape{2, 1, 3});
         auto* p = static_cast<uint8_t*>(t.data());
-        for (size_t i = 0; i < t.get_byte_size(); ++i) p[i] = static_cast<uint8_t>(type == element::boolean ? i % 2 : i * 7);
+        for (size_t i = 0; i < t.get_byte_size(); ++i)
+            p[i] = static_cast<uint8_t>(type == element::boolean ? i % 2 : i * 7);
         std::ostringstream out;
         npy::write_npy(out, t);
-        EXPECT_EQ(out.str().size() % 64, t.get_byte_size() % 64);  // data starts on a 64-byte boundary
+        EXPECT_EQ(out.str().size() % 64,
+                  t.get_byte_size() % 64);  // data starts on a 64-byte boundary
         Tensor back = npy::read_npy_bytes(out.str());
         EXPECT_EQ(back.get_element_type(), type);
         EXPECT_EQ(back.get_shape(), t.get_shape());
@@ -100,14 +111,25 @@ TEST(Npy, WritesStridedViewsDensely) {
 TEST(Npy, BadFilesGiveClearErrors) {
     const float f[] = {1.f, 2.f};
     expect_error("hello world, not numpy", "bad magic");
-    expect_error(make_npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", bytes_of(f, 8)), "Fortran");
-    expect_error(make_npy("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", bytes_of(f, 8)), "big-endian");
-    expect_error(make_npy("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", bytes_of(f, 8)), "unsupported dtype");
-    expect_error(make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", bytes_of(f, 8)), "truncated data");
-    expect_error(make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999), }", ""),
-                 "more elements");
+    expect_error(
+        make_npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", bytes_of(f, 8)),
+        "Fortran");
+    expect_error(
+        make_npy("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", bytes_of(f, 8)),
+        "big-endian");
+    expect_error(
+        make_npy("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", bytes_of(f, 8)),
+        "unsupported dtype");
+    expect_error(
+        make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", bytes_of(f, 8)),
+        "truncated data");
+    expect_error(
+        make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999), }",
+                 ""),
+        "more elements");
     expect_error(make_npy("{'descr': '<f4', 'fortran_order': False, }", ""), "shape");
-    expect_error(make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,x), }", ""), "bad dimension");
+    expect_error(make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,x), }", ""),
+                 "bad dimension");
     expect_error(std::string("\x93NUMPY\x01\x00\x10", 9), "truncated");
     expect_error(std::string("\x93NUMPY\x09\x00", 8), "version 9");
     EXPECT_THROW(npy::read_npy("/nonexistent/file.npy"), NotFound);

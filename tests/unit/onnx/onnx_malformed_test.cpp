@@ -19,7 +19,8 @@ using TP = onnx::TensorProto;
 // Reads `b` from a file in a fresh folder and returns the error message; fails the test unless
 // an exception of type E is thrown.
 template <typename E>
-std::string error_of(const OnnxBuilder& b, const test::TempDir& dir, const std::string& file = "model.onnx") {
+std::string error_of(const OnnxBuilder& b, const test::TempDir& dir,
+                     const std::string& file = "model.onnx") {
     b.write(dir.path() / file);
     try {
         read_onnx_model((dir.path() / file).string());
@@ -54,7 +55,8 @@ TEST(OnnxMalformed, EmptyTruncatedAndGarbageFiles) {
         SCOPED_TRACE(cut);
         EXPECT_THROW(read_bytes(good.substr(0, cut)), InvalidArgument);
     }
-    EXPECT_THROW(read_bytes(std::string("\x08\x07\x3a\xff\xff\xff\xff\x0f garbage", 17)), InvalidArgument);
+    EXPECT_THROW(read_bytes(std::string("\x08\x07\x3a\xff\xff\xff\xff\x0f garbage", 17)),
+                 InvalidArgument);
     EXPECT_THROW(read_onnx_model(good.data(), good.size() / 2), InvalidArgument);
     EXPECT_THROW(read_onnx_model((dir.path() / "missing.onnx").string()), NotFound);
 }
@@ -72,8 +74,12 @@ TEST(OnnxMalformed, EveryUnsupportedOpIsListedInOneMessage) {
     op->set_version(3);
     const std::string message = error_of<NotImplemented>(b, dir);
     EXPECT_NE(message.find("2 node(s)"), std::string::npos) << message;
-    EXPECT_NE(message.find("FrobnicateA (domain ai.onnx, opset 13) in node 'first_bad'"), std::string::npos) << message;
-    EXPECT_NE(message.find("FrobnicateB (domain com.example, opset 3) in node 'second_bad'"), std::string::npos) << message;
+    EXPECT_NE(message.find("FrobnicateA (domain ai.onnx, opset 13) in node 'first_bad'"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("FrobnicateB (domain com.example, opset 3) in node 'second_bad'"),
+              std::string::npos)
+        << message;
     EXPECT_EQ(message.find("Relu"), std::string::npos) << message;
 }
 
@@ -81,16 +87,19 @@ TEST(OnnxMalformed, AnOpNewerThanTheImportedOpsetIsUnsupported) {
     test::TempDir dir;
     OnnxBuilder b(13);
     b.input("x", TP::FLOAT, {2, 3}).output("y", TP::FLOAT, {2, 3});
-    b.node("LayerNormalization", {"x", "x"}, {"y"}, "ln");  // LayerNormalization exists from opset 17
+    b.node("LayerNormalization", {"x", "x"}, {"y"},
+           "ln");  // LayerNormalization exists from opset 17
     const std::string message = error_of<NotImplemented>(b, dir);
-    EXPECT_NE(message.find("LayerNormalization (domain ai.onnx, opset 13)"), std::string::npos) << message;
+    EXPECT_NE(message.find("LayerNormalization (domain ai.onnx, opset 13)"), std::string::npos)
+        << message;
 }
 
 TEST(OnnxMalformed, DataSizesMustAgreeWithShapes) {
     test::TempDir dir;
     {
         OnnxBuilder b = add_one();
-        b.proto().mutable_graph()->mutable_initializer(0)->add_dims(3);  // [1, 3] needs 12 bytes, has 4
+        b.proto().mutable_graph()->mutable_initializer(0)->add_dims(
+            3);  // [1, 3] needs 12 bytes, has 4
         const std::string m = error_of<InvalidArgument>(b, dir);
         EXPECT_NE(m.find("initializer 'one'"), std::string::npos) << m;
         EXPECT_NE(m.find("raw_data holds 4 bytes"), std::string::npos) << m;
@@ -136,7 +145,8 @@ TEST(OnnxMalformed, DataSizesMustAgreeWithShapes) {
     {
         OnnxBuilder b = add_one();
         b.proto().mutable_graph()->mutable_initializer(0)->set_data_type(99);
-        EXPECT_NE(error_of<InvalidArgument>(b, dir).find("unknown ONNX element type code 99"), std::string::npos);
+        EXPECT_NE(error_of<InvalidArgument>(b, dir).find("unknown ONNX element type code 99"),
+                  std::string::npos);
     }
 }
 
@@ -154,7 +164,8 @@ TEST(OnnxMalformed, DanglingNamesCyclesAndDuplicates) {
         OnnxBuilder b;
         b.input("x", TP::FLOAT, {2}).output("missing", TP::FLOAT, {2});
         b.node("Relu", {"x"}, {"y"}, "relu");
-        EXPECT_NE(error_of<InvalidArgument>(b, dir).find("graph output 'missing'"), std::string::npos);
+        EXPECT_NE(error_of<InvalidArgument>(b, dir).find("graph output 'missing'"),
+                  std::string::npos);
     }
     {
         OnnxBuilder b;
@@ -205,7 +216,8 @@ TEST(OnnxMalformed, UnsortedNodesAreOrderedByTheirInputs) {
 }
 
 // A model whose "w" initializer (3 floats) lives in external data.
-OnnxBuilder external_model(const std::string& location, const std::string& offset, const std::string& length) {
+OnnxBuilder external_model(const std::string& location, const std::string& offset,
+                           const std::string& length) {
     OnnxBuilder b;
     b.input("x", TP::FLOAT, {3}).output("y", TP::FLOAT, {3});
     auto& w = b.initializer("w", {3}, {0, 0, 0});
@@ -226,7 +238,8 @@ OnnxBuilder external_model(const std::string& location, const std::string& offse
 
 void write_weights(const std::filesystem::path& path) {
     const float values[4] = {99.0f, 10.0f, 20.0f, 30.0f};  // the model reads from offset 4
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(values), sizeof values);
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(values), sizeof values);
 }
 
 TEST(OnnxExternalData, IsReadFromTheModelsFolder) {
@@ -269,7 +282,8 @@ TEST(OnnxExternalData, BadLocationsOffsetsAndLengthsAreRefused) {
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c.location + " @" + c.offset + " +" + c.length);
-        const std::string m = error_of<InvalidArgument>(external_model(c.location, c.offset, c.length), dir);
+        const std::string m =
+            error_of<InvalidArgument>(external_model(c.location, c.offset, c.length), dir);
         EXPECT_NE(m.find(c.expect), std::string::npos) << m;
         EXPECT_NE(m.find("initializer 'w'"), std::string::npos) << m;
     }
@@ -289,12 +303,14 @@ TEST(OnnxExternalData, IsRefusedForAModelInMemory) {
         read_onnx_model(bytes.data(), bytes.size());
         FAIL() << "no exception";
     } catch (const InvalidArgument& e) {
-        EXPECT_NE(std::string(e.what()).find("read the model from its file"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("read the model from its file"), std::string::npos)
+            << e.what();
     }
 }
 
 TEST(OnnxFrontendModule, AMissingModuleIsUnavailableNamingWhereItLooked) {
-    GTEST_FLAG_SET(death_test_style, "threadsafe");  // a fresh process: the module is not loaded yet
+    GTEST_FLAG_SET(death_test_style,
+                   "threadsafe");  // a fresh process: the module is not loaded yet
     EXPECT_EXIT(
         {
             setenv("VIREO_ONNX_FRONTEND", "/nonexistent/libvireo_onnx_frontend.so", 1);
@@ -302,7 +318,10 @@ TEST(OnnxFrontendModule, AMissingModuleIsUnavailableNamingWhereItLooked) {
             try {
                 read_onnx_model(bytes.data(), bytes.size());
             } catch (const Unavailable& e) {
-                std::exit(std::string(e.what()).find("/nonexistent/libvireo_onnx_frontend.so") != std::string::npos ? 3 : 4);
+                std::exit(std::string(e.what()).find("/nonexistent/libvireo_onnx_frontend.so") !=
+                                  std::string::npos
+                              ? 3
+                              : 4);
             } catch (...) {
                 std::exit(5);
             }

@@ -86,7 +86,8 @@ TEST_P(OnnxLight, MatchesOnnxExpectedOutput) {
     ASSERT_EQ(shape, Shape({1, 3, 224, 224}));
     Tensor x(element::f32, shape);
     const size_t n = shape_size(shape);
-    for (size_t i = 0; i < n; ++i) x.data<float>()[i] = static_cast<float>(i) / static_cast<float>(n);
+    for (size_t i = 0; i < n; ++i)
+        x.data<float>()[i] = static_cast<float>(i) / static_cast<float>(n);
     auto proto = std::make_shared<onnx::TensorProto>();
     ASSERT_TRUE(proto->ParseFromString(read_file(base + "_output_0.pb")));
     Tensor expected = onnx_import::to_tensor(*proto, proto, nullptr, "expected");
@@ -95,15 +96,18 @@ TEST_P(OnnxLight, MatchesOnnxExpectedOutput) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Architectures, OnnxLight,
-                         ::testing::Values("bvlc_alexnet", "densenet121", "inception_v1", "inception_v2", "resnet50",
-                                           "shufflenet", "squeezenet", "vgg19", "zfnet512"));
+                         ::testing::Values("bvlc_alexnet", "densenet121", "inception_v1",
+                                           "inception_v2", "resnet50", "shufflenet", "squeezenet",
+                                           "vgg19", "zfnet512"));
 
 TEST(OnnxModels, ReadsFromMemoryLikeFromAFile) {
     Core core;
     const std::string bytes = read_file(kModels + "/golden/cnn/model.onnx");
     auto model = core.read_model(bytes, Tensor());
     Tensor x = read_npy(kModels + "/golden/cnn/input_x.npy");
-    EXPECT_EQ(mismatches(infer_one(core, model, x), read_npy(kModels + "/golden/cnn/output_y.npy"), 1e-4, 1e-6), 0u);
+    EXPECT_EQ(mismatches(infer_one(core, model, x), read_npy(kModels + "/golden/cnn/output_y.npy"),
+                         1e-4, 1e-6),
+              0u);
     // The same bytes through the free function, then the caller's buffer is gone.
     auto again = read_onnx_model(bytes.data(), bytes.size());
     EXPECT_EQ(again->get_ordered_ops().size(), model->get_ordered_ops().size());
@@ -133,8 +137,9 @@ TEST(OnnxModels, DetectsTheFormatByContent) {
 
 TEST(OnnxModels, OnnxModelRejectsAWeightsPath) {
     Core core;
-    EXPECT_THROW(core.read_model(kModels + "/golden/tiny/model.onnx", kModels + "/golden/tiny/model.bin"),
-                 InvalidArgument);
+    EXPECT_THROW(
+        core.read_model(kModels + "/golden/tiny/model.onnx", kModels + "/golden/tiny/model.bin"),
+        InvalidArgument);
 }
 
 TEST(OnnxModels, CompilesFromAPathLikeIr) {
@@ -145,7 +150,8 @@ TEST(OnnxModels, CompilesFromAPathLikeIr) {
     for (size_t i = 0; i < 10; ++i) x.data<float>()[i] = static_cast<float>(i);
     request.set_input_tensor(0, x);
     request.infer();
-    for (size_t i = 0; i < 10; ++i) EXPECT_FLOAT_EQ(request.get_output_tensor(0).data<float>()[i], i + 1.0f);
+    for (size_t i = 0; i < 10; ++i)
+        EXPECT_FLOAT_EQ(request.get_output_tensor(0).data<float>()[i], i + 1.0f);
 }
 
 }  // namespace
@@ -154,16 +160,20 @@ TEST(OnnxModels, CompilesFromAPathLikeIr) {
 namespace vireo {
 namespace {
 
-int run(const std::string& command) { return std::system(command.c_str()); }
+int run(const std::string& command) {
+    return std::system(command.c_str());
+}
 
 TEST(VireoConvert, WritesIrThatComputesWhatTheOnnxModelComputes) {
     test::TempDir dir;
     const std::string tool = std::string(VIREO_BUILD_BIN_DIR) + "/vireo_convert";
     const std::string onnx = kModels + "/golden/cnn/model.onnx";
-    const std::string xml = (dir.path() / "cnn.xml").string(), half = (dir.path() / "cnn16.xml").string();
+    const std::string xml = (dir.path() / "cnn.xml").string(),
+                      half = (dir.path() / "cnn16.xml").string();
     ASSERT_EQ(run(tool + " " + onnx + " -o " + xml + " > /dev/null"), 0);
     ASSERT_EQ(run(tool + " " + onnx + " -o " + half + " --compress_to_fp16 > /dev/null"), 0);
-    EXPECT_LT(std::filesystem::file_size(dir.path() / "cnn16.bin") * 10, std::filesystem::file_size(dir.path() / "cnn.bin") * 6);
+    EXPECT_LT(std::filesystem::file_size(dir.path() / "cnn16.bin") * 10,
+              std::filesystem::file_size(dir.path() / "cnn.bin") * 6);
     Core core;
     Tensor x = read_npy(kModels + "/golden/cnn/input_x.npy");
     Tensor expected = read_npy(kModels + "/golden/cnn/output_y.npy");

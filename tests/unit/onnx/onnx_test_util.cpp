@@ -18,29 +18,35 @@ OnnxBuilder::OnnxBuilder(int64_t opset) {
     m_model.mutable_graph()->set_name("test");
 }
 
-static void set_type(onnx::ValueInfoProto* v, const std::string& name, int32_t type, const std::vector<int64_t>& dims) {
+static void set_type(onnx::ValueInfoProto* v, const std::string& name, int32_t type,
+                     const std::vector<int64_t>& dims) {
     v->set_name(name);
     auto* t = v->mutable_type()->mutable_tensor_type();
     t->set_elem_type(type);
     auto* shape = t->mutable_shape();
     for (int64_t d : dims) {
-        if (d < 0) shape->add_dim()->set_dim_param("N");
-        else shape->add_dim()->set_dim_value(d);
+        if (d < 0)
+            shape->add_dim()->set_dim_param("N");
+        else
+            shape->add_dim()->set_dim_value(d);
     }
 }
 
-OnnxBuilder& OnnxBuilder::input(const std::string& name, int32_t type, const std::vector<int64_t>& dims) {
+OnnxBuilder& OnnxBuilder::input(const std::string& name, int32_t type,
+                                const std::vector<int64_t>& dims) {
     set_type(m_model.mutable_graph()->add_input(), name, type, dims);
     return *this;
 }
 
-OnnxBuilder& OnnxBuilder::output(const std::string& name, int32_t type, const std::vector<int64_t>& dims) {
+OnnxBuilder& OnnxBuilder::output(const std::string& name, int32_t type,
+                                 const std::vector<int64_t>& dims) {
     set_type(m_model.mutable_graph()->add_output(), name, type, dims);
     return *this;
 }
 
 onnx::NodeProto& OnnxBuilder::node(const std::string& op, const std::vector<std::string>& inputs,
-                                   const std::vector<std::string>& outputs, const std::string& name) {
+                                   const std::vector<std::string>& outputs,
+                                   const std::string& name) {
     auto* n = m_model.mutable_graph()->add_node();
     n->set_op_type(op);
     n->set_name(name);
@@ -49,17 +55,21 @@ onnx::NodeProto& OnnxBuilder::node(const std::string& op, const std::vector<std:
     return *n;
 }
 
-onnx::TensorProto& OnnxBuilder::initializer(const std::string& name, const std::vector<int64_t>& dims,
+onnx::TensorProto& OnnxBuilder::initializer(const std::string& name,
+                                            const std::vector<int64_t>& dims,
                                             const std::vector<float>& values) {
     auto* t = m_model.mutable_graph()->add_initializer();
     t->set_name(name);
     t->set_data_type(onnx::TensorProto::FLOAT);
     for (int64_t d : dims) t->add_dims(d);
-    t->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
+    t->set_raw_data(
+        std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
     return *t;
 }
 
-std::string OnnxBuilder::bytes() const { return m_model.SerializeAsString(); }
+std::string OnnxBuilder::bytes() const {
+    return m_model.SerializeAsString();
+}
 
 void OnnxBuilder::write(const std::filesystem::path& path) const {
     std::ofstream out(path, std::ios::binary);

@@ -11,7 +11,7 @@ namespace vireo::test {
 
 /// Builds an ONNX ModelProto by hand, for tests that need a model the corpus does not have.
 class OnnxBuilder {
-public:
+  public:
     explicit OnnxBuilder(int64_t opset = 13);
     OnnxBuilder& input(const std::string& name, int32_t type, const std::vector<int64_t>& dims);
     OnnxBuilder& output(const std::string& name, int32_t type, const std::vector<int64_t>& dims);
@@ -24,18 +24,18 @@ public:
     std::string bytes() const;
     void write(const std::filesystem::path& path) const;
 
-private:
+  private:
     onnx::ModelProto m_model;
 };
 
 /// A fresh folder under the system temp dir, removed with its content on destruction.
 class TempDir {
-public:
+  public:
     TempDir();
     ~TempDir();
     const std::filesystem::path& path() const { return m_path; }
 
-private:
+  private:
     std::filesystem::path m_path;
 };
 

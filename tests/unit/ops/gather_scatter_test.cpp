@@ -11,8 +11,10 @@ TEST(Gather, OutputIsDataAroundTheIndicesShape) {
     EXPECT_EQ(shape_of(op::gather(data, param("2,3", element::i64), i64_scalar(-1))), "[5,6,2,3]");
     EXPECT_EQ(shape_of(op::gather(data, param("5,3", element::i64), i64_scalar(1), 1)), "[5,3,7]");
     EXPECT_EQ(shape_of(op::gather(data, param("5,3", element::i64), i64_scalar(1), -1)), "[5,3,7]");
-    EXPECT_EQ(shape_of(op::gather(param("?,6,7"), param("2..5,3", element::i64), i64_scalar(1), 1)), "[2..5,3,7]");
-    EXPECT_EQ(shape_of(op::gather(data, param("2,3", element::i64), param("", element::i64))), "[?,?,?,?]");
+    EXPECT_EQ(shape_of(op::gather(param("?,6,7"), param("2..5,3", element::i64), i64_scalar(1), 1)),
+              "[2..5,3,7]");
+    EXPECT_EQ(shape_of(op::gather(data, param("2,3", element::i64), param("", element::i64))),
+              "[?,?,?,?]");
     EXPECT_EQ(shape_of(op::gather(param("..."), param("2", element::i64), i64_scalar(0))), "[...]");
 }
 
@@ -30,7 +32,8 @@ TEST(Gather, AllThreeVersionsAreRegistered) {
 }
 
 TEST(Gather, Errors) {
-    expect_invalid([] { op::gather(param("5,6"), i64({0}), i64_scalar(2)); }, {"Gather '", "axis 2", "[-2, 1]"});
+    expect_invalid([] { op::gather(param("5,6"), i64({0}), i64_scalar(2)); },
+                   {"Gather '", "axis 2", "[-2, 1]"});
     expect_invalid([] { op::gather(param("5,6,7"), param("5,3", element::i64), i64_scalar(0), 1); },
                    {"Gather '", "batch_dims 1", "axis 0"});
     expect_invalid([] { op::gather(param("5,6,7"), param("4,3", element::i64), i64_scalar(1), 1); },
@@ -57,15 +60,27 @@ TEST(GatherElements, OutputHasTheIndicesShape) {
 TEST(ScatterUpdate, OutputIsDataAndUpdatesAreChecked) {
     auto node = op::scatter_update(param("4,5"), i64({1, 3}), param("2,5"), i64_scalar(0));
     EXPECT_EQ(shape_of(node), "[4,5]");
-    EXPECT_EQ(shape_of(op::scatter_update(param("4,5"), param("2,2", element::i32), param("4,2,2"), i64_scalar(1))),
+    EXPECT_EQ(shape_of(op::scatter_update(param("4,5"), param("2,2", element::i32), param("4,2,2"),
+                                          i64_scalar(1))),
               "[4,5]");
-    EXPECT_EQ(shape_of(op::scatter_update(param("?,5"), i64({1}), param("1,?"), param("", element::i64))), "[?,5]");
-    expect_invalid([] { op::scatter_update(param("4,5"), i64({1, 3}), param("2,4"), i64_scalar(0)); },
-                   {"ScatterUpdate '", "[2,4]", "[2,5]"});
-    expect_invalid([] { op::scatter_update(param("4,5"), i64({1, 3}), param("2"), i64_scalar(0)); },
-                   {"ScatterUpdate '", "rank 2"});
-    expect_invalid([] { op::scatter_update(param("4,5"), i64({1}), param("1,5", element::f16), i64_scalar(0)); },
-                   {"ScatterUpdate '", "f32", "f16"});
+    EXPECT_EQ(
+        shape_of(op::scatter_update(param("?,5"), i64({1}), param("1,?"), param("", element::i64))),
+        "[?,5]");
+    expect_invalid(
+        [] {
+            op::scatter_update(param("4,5"), i64({1, 3}), param("2,4"), i64_scalar(0));
+        },
+        {"ScatterUpdate '", "[2,4]", "[2,5]"});
+    expect_invalid(
+        [] {
+            op::scatter_update(param("4,5"), i64({1, 3}), param("2"), i64_scalar(0));
+        },
+        {"ScatterUpdate '", "rank 2"});
+    expect_invalid(
+        [] {
+            op::scatter_update(param("4,5"), i64({1}), param("1,5", element::f16), i64_scalar(0));
+        },
+        {"ScatterUpdate '", "f32", "f16"});
 }
 
 }  // namespace

@@ -8,8 +8,12 @@
 namespace vireo::test {
 namespace {
 
-NodePtr f32_scalar(float v) { return op::constant<float>(element::f32, Shape{}, {v}); }
-NodePtr i32_scalar(int64_t v) { return op::constant<int64_t>(element::i32, Shape{}, {v}); }
+NodePtr f32_scalar(float v) {
+    return op::constant<float>(element::f32, Shape{}, {v});
+}
+NodePtr i32_scalar(int64_t v) {
+    return op::constant<int64_t>(element::i32, Shape{}, {v});
+}
 
 TEST(ShapeOf, OneDimensionalOfTheRank) {
     auto node = op::shape_of(param("2,?,3"));
@@ -21,37 +25,55 @@ TEST(ShapeOf, OneDimensionalOfTheRank) {
     auto v1 = make_node("ShapeOf", {param("4,4")}, {}, 1);
     EXPECT_EQ(v1->get_output_element_type(0), element::i64);
     EXPECT_FALSE(v1->has_attribute("output_type"));
-    expect_invalid([] { op::shape_of(param("2"), element::f32); }, {"ShapeOf '", "output_type", "f32"});
+    expect_invalid([] { op::shape_of(param("2"), element::f32); },
+                   {"ShapeOf '", "output_type", "f32"});
 }
 
 TEST(Range, LengthIsCeilOfSpanOverStep) {
-    EXPECT_EQ(shape_of(op::range(i64_scalar(0), i64_scalar(10), i64_scalar(3), element::i64)), "[4]");
-    EXPECT_EQ(shape_of(op::range(i64_scalar(10), i64_scalar(0), i64_scalar(-2), element::i32)), "[5]");
-    EXPECT_EQ(shape_of(op::range(i64_scalar(5), i64_scalar(0), i64_scalar(1), element::i64)), "[0]");
+    EXPECT_EQ(shape_of(op::range(i64_scalar(0), i64_scalar(10), i64_scalar(3), element::i64)),
+              "[4]");
+    EXPECT_EQ(shape_of(op::range(i64_scalar(10), i64_scalar(0), i64_scalar(-2), element::i32)),
+              "[5]");
+    EXPECT_EQ(shape_of(op::range(i64_scalar(5), i64_scalar(0), i64_scalar(1), element::i64)),
+              "[0]");
     // f32 output: ceil((2.0 - 0.5) / 0.5) = 3
     auto real = op::range(f32_scalar(0.5f), f32_scalar(2.0f), f32_scalar(0.5f), element::f32);
     EXPECT_EQ(shape_of(real), "[3]");
     EXPECT_EQ(real->get_output_element_type(0), element::f32);
     // Integral output truncates the bounds first: 0 .. 2 by 1 = 2 (a real range would have 3).
-    EXPECT_EQ(shape_of(op::range(f32_scalar(0.5f), f32_scalar(2.7f), f32_scalar(1.0f), element::i32)), "[2]");
-    EXPECT_EQ(shape_of(op::range(f32_scalar(0.5f), f32_scalar(2.7f), f32_scalar(1.0f), element::f32)), "[3]");
-    EXPECT_EQ(shape_of(op::range(i64_scalar(0), param("", element::i64), i64_scalar(1), element::i64)), "[?]");
+    EXPECT_EQ(
+        shape_of(op::range(f32_scalar(0.5f), f32_scalar(2.7f), f32_scalar(1.0f), element::i32)),
+        "[2]");
+    EXPECT_EQ(
+        shape_of(op::range(f32_scalar(0.5f), f32_scalar(2.7f), f32_scalar(1.0f), element::f32)),
+        "[3]");
+    EXPECT_EQ(
+        shape_of(op::range(i64_scalar(0), param("", element::i64), i64_scalar(1), element::i64)),
+        "[?]");
 }
 
 TEST(Range, Version1TakesItsTypeFromTheInputs) {
     auto node = make_node("Range", {i32_scalar(0), i32_scalar(6), i32_scalar(2)}, {}, 1);
     EXPECT_EQ(shape_of(node), "[3]");
     EXPECT_EQ(node->get_output_element_type(0), element::i32);
-    expect_invalid([] { make_node("Range", {i32_scalar(0), i64_scalar(6), i32_scalar(2)}, {}, 1); }, {"Range '", "i32", "i64"});
+    expect_invalid(
+        [] {
+            make_node("Range", {i32_scalar(0), i64_scalar(6), i32_scalar(2)}, {}, 1);
+        },
+        {"Range '", "i32", "i64"});
 }
 
 TEST(Range, Errors) {
     expect_invalid([] { op::range(i64_scalar(0), i64_scalar(10), i64_scalar(0), element::i64); },
                    {"Range '", "step must not be 0"});
-    expect_invalid([] { op::range(i64({0, 1}), i64_scalar(10), i64_scalar(1), element::i64); },
-                   {"Range '", "start", "rank 0", "[2]"});
-    expect_invalid([] { op::range(i64_scalar(0), i64_scalar(10), i64_scalar(1), element::boolean); },
-                   {"Range '", "output_type", "boolean"});
+    expect_invalid(
+        [] {
+            op::range(i64({0, 1}), i64_scalar(10), i64_scalar(1), element::i64);
+        },
+        {"Range '", "start", "rank 0", "[2]"});
+    expect_invalid(
+        [] { op::range(i64_scalar(0), i64_scalar(10), i64_scalar(1), element::boolean); },
+        {"Range '", "output_type", "boolean"});
 }
 
 TEST(Broadcast, ModesGiveTheirShapes) {
@@ -64,18 +86,32 @@ TEST(Broadcast, ModesGiveTheirShapes) {
     EXPECT_EQ(shape_of(op::broadcast(param("3"), param("?", element::i64))), "[...]");
     EXPECT_EQ(shape_of(op::broadcast(param("?,4"), i64({2, 1, 4}))), "[2,1,4]");
     EXPECT_EQ(shape_of(make_node("Broadcast", {param("1"), i64({5})}, {}, 1)), "[5]");
-    EXPECT_EQ(make_node("Broadcast", {param("1"), i64({5})}, {}, 1)->get_attribute<std::string>("mode"), "numpy");
+    EXPECT_EQ(
+        make_node("Broadcast", {param("1"), i64({5})}, {}, 1)->get_attribute<std::string>("mode"),
+        "numpy");
 }
 
 TEST(Broadcast, Errors) {
     expect_invalid([] { op::broadcast(param("3"), i64({4})); }, {"Broadcast '", "[3]", "[4]"});
     expect_invalid([] { op::broadcast(param("2,3"), i64({3})); }, {"Broadcast '", "higher rank"});
-    expect_invalid([] { op::broadcast(param("3"), i64({2, 3}), "explicit"); }, {"Broadcast '", "axes_mapping"});
-    expect_invalid([] { op::broadcast(param("3"), i64({2, 3}), "explicit", i64({0})); },
-                   {"Broadcast '", "axis 0", "[2,3]"});
-    expect_invalid([] { make_node("Broadcast", {param("3"), i64({3})}, {{"mode", std::string("bidirectional")}}, 1); },
-                   {"Broadcast '", "mode", "bidirectional"});
-    expect_invalid([] { op::broadcast(param("3"), i64({-2})); }, {"Broadcast '", "target_shape", "non-negative"});
+    expect_invalid(
+        [] {
+            op::broadcast(param("3"), i64({2, 3}), "explicit");
+        },
+        {"Broadcast '", "axes_mapping"});
+    expect_invalid(
+        [] {
+            op::broadcast(param("3"), i64({2, 3}), "explicit", i64({0}));
+        },
+        {"Broadcast '", "axis 0", "[2,3]"});
+    expect_invalid(
+        [] {
+            make_node("Broadcast", {param("3"), i64({3})}, {{"mode", std::string("bidirectional")}},
+                      1);
+        },
+        {"Broadcast '", "mode", "bidirectional"});
+    expect_invalid([] { op::broadcast(param("3"), i64({-2})); },
+                   {"Broadcast '", "target_shape", "non-negative"});
 }
 
 TEST(Tile, MultipliesAlignedFromTheRight) {
@@ -85,7 +121,11 @@ TEST(Tile, MultipliesAlignedFromTheRight) {
     EXPECT_EQ(shape_of(op::tile(param("1..2,3"), i64({2, 2}))), "[2..4,6]");
     EXPECT_EQ(shape_of(op::tile(param("?,3"), i64({2, 0}))), "[?,0]");
     EXPECT_EQ(shape_of(op::tile(param("2,3"), param("3", element::i64))), "[?,?,?]");
-    expect_invalid([] { op::tile(param("2,3"), i64({-1, 2})); }, {"Tile '", "[-1,2]", "non-negative"});
+    expect_invalid(
+        [] {
+            op::tile(param("2,3"), i64({-1, 2}));
+        },
+        {"Tile '", "[-1,2]", "non-negative"});
 }
 
 TEST(Pad, AddsOrCropsPerAxis) {
@@ -94,31 +134,51 @@ TEST(Pad, AddsOrCropsPerAxis) {
     EXPECT_EQ(shape_of(op::pad(param("?,3"), i64({1, 1}), i64({1, 1}), "reflect")), "[2..,5]");
     EXPECT_EQ(shape_of(op::pad(param("2,3"), param("2", element::i64), i64({1, 1}))), "[?,?]");
     EXPECT_EQ(shape_of(op::pad(param("..."), i64({1, 1}), i64({1, 1}))), "[?,?]");
-    EXPECT_EQ(shape_of(op::pad(param("2,3"), i64({1, 1}), i64({1, 1}), "constant", f32_scalar(0.f))), "[4,5]");
-    auto v1 = make_node("Pad", {param("2,3"), i64({1, 1}), i64({0, 0})}, {{"pad_mode", std::string("symmetric")}}, 1);
+    EXPECT_EQ(
+        shape_of(op::pad(param("2,3"), i64({1, 1}), i64({1, 1}), "constant", f32_scalar(0.f))),
+        "[4,5]");
+    auto v1 = make_node("Pad", {param("2,3"), i64({1, 1}), i64({0, 0})},
+                        {{"pad_mode", std::string("symmetric")}}, 1);
     EXPECT_EQ(shape_of(v1), "[3,4]");
 }
 
 TEST(Pad, Errors) {
-    expect_invalid([] {
-        make_node("Pad", {param("2,3"), i64({-1, 0}), i64({0, 0})}, {{"pad_mode", std::string("constant")}}, 1);
-    },
-                   {"Pad '", "non-negative", "Pad-12"});
+    expect_invalid(
+        [] {
+            make_node("Pad", {param("2,3"), i64({-1, 0}), i64({0, 0})},
+                      {{"pad_mode", std::string("constant")}}, 1);
+        },
+        {"Pad '", "non-negative", "Pad-12"});
     expect_invalid([] { op::pad(param("2,3"), i64({1}), i64({0, 0})); }, {"Pad '", "[1]", "[2,3]"});
-    expect_invalid([] { op::pad(param("2,3"), i64({-3, 0}), i64({0, 0})); }, {"Pad '", "remove more than", "axis 0"});
-    expect_invalid([] { op::pad(param("2,3"), i64({1, 1}), i64({1, 1}), "edge", f32_scalar(0.f)); },
-                   {"Pad '", "pad_value", "constant"});
-    expect_invalid([] { make_node("Pad", {param("2,3"), i64({1, 1}), i64({1, 1})}); }, {"Pad '", "pad_mode", "missing"});
-    expect_invalid([] { op::pad(param("2,3"), i64({1, 1}), i64({1, 1}), "wrap"); }, {"Pad '", "pad_mode", "wrap"});
+    expect_invalid(
+        [] {
+            op::pad(param("2,3"), i64({-3, 0}), i64({0, 0}));
+        },
+        {"Pad '", "remove more than", "axis 0"});
+    expect_invalid(
+        [] {
+            op::pad(param("2,3"), i64({1, 1}), i64({1, 1}), "edge", f32_scalar(0.f));
+        },
+        {"Pad '", "pad_value", "constant"});
+    expect_invalid(
+        [] {
+            make_node("Pad", {param("2,3"), i64({1, 1}), i64({1, 1})});
+        },
+        {"Pad '", "pad_mode", "missing"});
+    expect_invalid(
+        [] {
+            op::pad(param("2,3"), i64({1, 1}), i64({1, 1}), "wrap");
+        },
+        {"Pad '", "pad_mode", "wrap"});
 }
-
 
 // A real value outside an integer type's range saturates instead of being cast (undefined): the
 // ONNX Clip-6 translator builds bounds of -inf/+inf in the input's type, which a fuzzed model made
 // int8.
 TEST(Constant, RealValuesSaturateIntoIntegerTypes) {
     const double inf = std::numeric_limits<double>::infinity();
-    auto i8 = op::detail::constant_from_doubles(element::i8, Shape{5}, {-inf, inf, std::nan(""), -3.7, 1e300});
+    auto i8 = op::detail::constant_from_doubles(element::i8, Shape{5},
+                                                {-inf, inf, std::nan(""), -3.7, 1e300});
     const auto* p = i8->get_constant_value().data<int8_t>();
     EXPECT_EQ(p[0], -128);
     EXPECT_EQ(p[1], 127);

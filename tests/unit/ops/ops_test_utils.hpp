@@ -18,8 +18,12 @@ inline NodePtr param(const std::string& shape, element::Type type = element::f32
     return op::parameter(type, PartialShape::parse(shape));
 }
 
-inline NodePtr i64(const std::vector<int64_t>& values) { return op::int64_vector(values); }
-inline NodePtr i64_scalar(int64_t value) { return op::int64_scalar(value); }
+inline NodePtr i64(const std::vector<int64_t>& values) {
+    return op::int64_vector(values);
+}
+inline NodePtr i64_scalar(int64_t value) {
+    return op::int64_scalar(value);
+}
 inline NodePtr i32(const std::vector<int64_t>& values) {
     return op::constant<int64_t>(element::i32, Shape{values.size()}, values);
 }
@@ -30,13 +34,16 @@ inline std::string shape_of(const NodePtr& node, size_t index = 0) {
 }
 
 /// Runs `make` and checks it throws InvalidArgument whose message contains every piece of `parts`.
-inline void expect_invalid(const std::function<void()>& make, const std::vector<std::string>& parts) {
+inline void expect_invalid(const std::function<void()>& make,
+                           const std::vector<std::string>& parts) {
     try {
         make();
-        ADD_FAILURE() << "expected InvalidArgument containing '" << (parts.empty() ? "" : parts[0]) << "'";
+        ADD_FAILURE() << "expected InvalidArgument containing '" << (parts.empty() ? "" : parts[0])
+                      << "'";
     } catch (const InvalidArgument& e) {
         const std::string what = e.what();
-        for (const auto& p : parts) EXPECT_NE(what.find(p), std::string::npos) << "'" << p << "' not in: " << what;
+        for (const auto& p : parts)
+            EXPECT_NE(what.find(p), std::string::npos) << "'" << p << "' not in: " << what;
     }
 }
 

@@ -4,11 +4,12 @@
 namespace vireo::test {
 namespace {
 
-const std::vector<std::pair<std::string, int>> kReductions{{"ReduceMean", 1}, {"ReduceSum", 1}, {"ReduceMax", 1},
-                                                           {"ReduceMin", 1},  {"ReduceProd", 1}, {"ReduceL1", 4},
-                                                           {"ReduceL2", 4}};
+const std::vector<std::pair<std::string, int>> kReductions{
+    {"ReduceMean", 1}, {"ReduceSum", 1}, {"ReduceMax", 1}, {"ReduceMin", 1},
+    {"ReduceProd", 1}, {"ReduceL1", 4},  {"ReduceL2", 4}};
 
-NodePtr reduce(const std::string& type, int version, const Output& x, const Output& axes, bool keep) {
+NodePtr reduce(const std::string& type, int version, const Output& x, const Output& axes,
+               bool keep) {
     return make_node(type, {x, axes}, {{"keep_dims", keep}}, version);
 }
 
@@ -38,18 +39,27 @@ TEST(Reductions, UnknownAxesValuesGiveDynamicDimensions) {
 TEST(Reductions, ErrorsNameTheNodeAndTheAxis) {
     for (const auto& [type, version] : kReductions) {
         SCOPED_TRACE(type);
-        expect_invalid([&] { reduce(type, version, param("2,3"), i64({2}), false); }, {type + " '", "axes 2", "[-2, 1]"});
+        expect_invalid([&] { reduce(type, version, param("2,3"), i64({2}), false); },
+                       {type + " '", "axes 2", "[-2, 1]"});
     }
-    expect_invalid([] { op::reduce_sum(param("2,3"), param("1", element::f32)); }, {"ReduceSum '", "axes", "integer"});
-    expect_invalid([] { op::reduce_sum(param("2,3"), param("1,1", element::i64)); }, {"ReduceSum '", "axes", "rank"});
-    expect_invalid([] { op::reduce_sum(param("2,3", element::boolean), i64({0})); }, {"ReduceSum '", "boolean"});
+    expect_invalid([] { op::reduce_sum(param("2,3"), param("1", element::f32)); },
+                   {"ReduceSum '", "axes", "integer"});
+    expect_invalid([] { op::reduce_sum(param("2,3"), param("1,1", element::i64)); },
+                   {"ReduceSum '", "axes", "rank"});
+    expect_invalid([] { op::reduce_sum(param("2,3", element::boolean), i64({0})); },
+                   {"ReduceSum '", "boolean"});
 }
 
 TEST(Reductions, LogicalOnesNeedBoolean) {
     for (const char* type : {"ReduceLogicalAnd", "ReduceLogicalOr"}) {
-        auto node = make_node(type, {param("2,3", element::boolean), i64({0})}, {{"keep_dims", true}});
+        auto node =
+            make_node(type, {param("2,3", element::boolean), i64({0})}, {{"keep_dims", true}});
         EXPECT_EQ(shape_of(node), "[1,3]");
-        expect_invalid([&] { make_node(type, {param("2,3"), i64({0})}); }, {std::string(type) + " '", "boolean"});
+        expect_invalid(
+            [&] {
+                make_node(type, {param("2,3"), i64({0})});
+            },
+            {std::string(type) + " '", "boolean"});
     }
 }
 

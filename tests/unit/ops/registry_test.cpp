@@ -18,22 +18,30 @@ struct OpEntry {
 constexpr size_t kMany = std::numeric_limits<size_t>::max();
 const std::set<std::string> kAutoBroadcast{"auto_broadcast"};
 const std::set<std::string> kConv{"strides", "pads_begin", "pads_end", "dilations", "auto_pad"};
-const std::set<std::string> kPool{"strides", "pads_begin", "pads_end", "kernel", "rounding_type", "auto_pad"};
-const std::set<std::string> kInterpolate{"mode",      "shape_calculation_mode", "coordinate_transformation_mode",
-                                         "nearest_mode", "antialias",           "pads_begin",
-                                         "pads_end",  "cube_coeff"};
+const std::set<std::string> kPool{"strides", "pads_begin",    "pads_end",
+                                  "kernel",  "rounding_type", "auto_pad"};
+const std::set<std::string> kInterpolate{"mode",
+                                         "shape_calculation_mode",
+                                         "coordinate_transformation_mode",
+                                         "nearest_mode",
+                                         "antialias",
+                                         "pads_begin",
+                                         "pads_end",
+                                         "cube_coeff"};
 const std::set<std::string> kTopK{"axis", "mode", "sort", "index_element_type"};
 
 std::vector<OpEntry> expected_table() {
     std::vector<OpEntry> t;
-    for (const char* type : {"Add", "Subtract", "Multiply", "Power", "Maximum", "Minimum", "SquaredDifference", "Equal",
-                             "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr"})
+    for (const char* type : {"Add", "Subtract", "Multiply", "Power", "Maximum", "Minimum",
+                             "SquaredDifference", "Equal", "NotEqual", "Less", "LessEqual",
+                             "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr"})
         t.push_back({type, 1, 2, 2, kAutoBroadcast});
     t.push_back({"Divide", 1, 2, 2, {"auto_broadcast", "m_pythondiv"}});
     t.push_back({"LogicalNot", 1, 1, 1, {}});
     t.push_back({"Select", 1, 3, 3, kAutoBroadcast});
     t.push_back({"Convert", 1, 1, 1, {"destination_type"}});
-    for (const char* type : {"Abs", "Negative", "Exp", "Log", "Sqrt", "Erf", "Floor", "Ceiling", "Relu", "Sigmoid", "Tanh"})
+    for (const char* type : {"Abs", "Negative", "Exp", "Log", "Sqrt", "Erf", "Floor", "Ceiling",
+                             "Relu", "Sigmoid", "Tanh"})
         t.push_back({type, 1, 1, 1, {}});
     t.push_back({"Clamp", 1, 1, 1, {"min", "max"}});
     t.push_back({"Elu", 1, 1, 1, {"alpha"}});
@@ -68,7 +76,11 @@ std::vector<OpEntry> expected_table() {
     t.push_back({"Concat", 1, 1, kMany, {"axis"}});
     t.push_back({"Split", 1, 2, 2, {"num_splits"}});
     t.push_back({"VariadicSplit", 1, 3, 3, {}});
-    t.push_back({"StridedSlice", 1, 3, 4, {"begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask"}});
+    t.push_back({"StridedSlice",
+                 1,
+                 3,
+                 4,
+                 {"begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask"}});
     t.push_back({"Slice", 8, 4, 5, {}});
     t.push_back({"Gather", 1, 3, 3, {}});
     t.push_back({"Gather", 7, 3, 3, {"batch_dims"}});
@@ -88,7 +100,8 @@ std::vector<OpEntry> expected_table() {
     t.push_back({"Interpolate", 11, 2, 3, kInterpolate});
     t.push_back({"BatchNormInference", 1, 5, 5, {"epsilon"}});
     t.push_back({"BatchNormInference", 5, 5, 5, {"epsilon"}});
-    t.push_back({"MVN", 1, 1, 1, {"across_channels", "normalize_variance", "eps", "reduction_axes"}});
+    t.push_back(
+        {"MVN", 1, 1, 1, {"across_channels", "normalize_variance", "eps", "reduction_axes"}});
     t.push_back({"MVN", 6, 2, 2, {"normalize_variance", "eps", "eps_mode"}});
     t.push_back({"NormalizeL2", 1, 2, 2, {"eps", "eps_mode"}});
     t.push_back({"TopK", 1, 2, 2, kTopK});
@@ -124,7 +137,8 @@ TEST(OpRegistryTable, DefaultsFollowTheSpecification) {
     auto default_of = [](const std::string& type, int version, const std::string& attr) {
         const OpDef* def = OpRegistry::instance().find(type, version);
         const AttrSpec* spec = def ? def->find_attribute(attr) : nullptr;
-        return spec && spec->default_value ? attr_to_string(*spec->default_value) : std::string("<required>");
+        return spec && spec->default_value ? attr_to_string(*spec->default_value)
+                                           : std::string("<required>");
     };
     EXPECT_EQ(default_of("Add", 1, "auto_broadcast"), "numpy");
     EXPECT_EQ(default_of("Divide", 1, "m_pythondiv"), "true");
@@ -172,8 +186,16 @@ TEST(OpRegistryTable, IrSpellingsAndOpsetsResolve) {
 }
 
 TEST(OpRegistryTable, UnknownAttributesAndWrongTypesAreRejected) {
-    expect_invalid([] { make_node("Relu", {param("2")}, {{"alpha", 1.0}}); }, {"Relu '", "unknown attribute 'alpha'"});
-    expect_invalid([] { make_node("Concat", {param("2")}, {{"axis", std::string("0")}}); }, {"Concat '", "'axis'", "integer"});
+    expect_invalid(
+        [] {
+            make_node("Relu", {param("2")}, {{"alpha", 1.0}});
+        },
+        {"Relu '", "unknown attribute 'alpha'"});
+    expect_invalid(
+        [] {
+            make_node("Concat", {param("2")}, {{"axis", std::string("0")}});
+        },
+        {"Concat '", "'axis'", "integer"});
     expect_invalid([] { make_node("Add", {param("2")}); }, {"Add '", "takes 2 inputs", "got 1"});
 }
 

@@ -39,12 +39,32 @@ TEST(Reshape, UnknownTargetValuesGiveItsLength) {
 }
 
 TEST(Reshape, Errors) {
-    expect_invalid([] { op::reshape(param("2,3"), i64({-1, -1}), false); }, {"Reshape '", "more than one -1"});
-    expect_invalid([] { op::reshape(param("2,3"), i64({4, 2}), false); }, {"Reshape '", "[2,3]", "[4,2]", "6 vs 8"});
-    expect_invalid([] { op::reshape(param("2,3"), i64({-1, 4}), false); }, {"Reshape '", "not divisible"});
-    expect_invalid([] { op::reshape(param("6"), i64({2, 0}), true); }, {"Reshape '", "copies axis 1", "rank 1"});
+    expect_invalid(
+        [] {
+            op::reshape(param("2,3"), i64({-1, -1}), false);
+        },
+        {"Reshape '", "more than one -1"});
+    expect_invalid(
+        [] {
+            op::reshape(param("2,3"), i64({4, 2}), false);
+        },
+        {"Reshape '", "[2,3]", "[4,2]", "6 vs 8"});
+    expect_invalid(
+        [] {
+            op::reshape(param("2,3"), i64({-1, 4}), false);
+        },
+        {"Reshape '", "not divisible"});
+    expect_invalid(
+        [] {
+            op::reshape(param("6"), i64({2, 0}), true);
+        },
+        {"Reshape '", "copies axis 1", "rank 1"});
     expect_invalid([] { op::reshape(param("6"), i64({2, -3}), false); }, {"Reshape '", "-3"});
-    expect_invalid([] { make_node("Reshape", {param("6"), i64({6})}); }, {"Reshape '", "special_zero", "missing"});
+    expect_invalid(
+        [] {
+            make_node("Reshape", {param("6"), i64({6})});
+        },
+        {"Reshape '", "special_zero", "missing"});
 }
 
 TEST(Reshape, RunTimeValuesGiveStaticShape) {
@@ -55,7 +75,8 @@ TEST(Reshape, RunTimeValuesGiveStaticShape) {
     Tensor value(element::i64, Shape{2});
     value.data<int64_t>()[0] = 0;
     value.data<int64_t>()[1] = -1;
-    std::vector<InferInput> inputs{{element::f32, PartialShape{5, 3, 4}, {}}, {element::i64, PartialShape{2}, value}};
+    std::vector<InferInput> inputs{{element::f32, PartialShape{5, 3, 4}, {}},
+                                   {element::i64, PartialShape{2}, value}};
     auto outs = node->get_op_def().infer(*node, inputs);
     ASSERT_EQ(outs.size(), 1u);
     EXPECT_EQ(outs[0].shape.to_string(), "[5,12]");
@@ -66,8 +87,16 @@ TEST(Transpose, PermutesReversesOrLeavesRank) {
     EXPECT_EQ(shape_of(op::transpose(param("2,?,4"), i64({}))), "[4,?,2]");
     EXPECT_EQ(shape_of(op::transpose(param("2,3,4"), param("3", element::i64))), "[?,?,?]");
     EXPECT_EQ(shape_of(op::transpose(param("..."), i64({1, 0}))), "[?,?]");
-    expect_invalid([] { op::transpose(param("2,3,4"), i64({0, 0, 1})); }, {"Transpose '", "[0,0,1]", "permutation"});
-    expect_invalid([] { op::transpose(param("2,3,4"), i64({1, 0})); }, {"Transpose '", "[1,0]", "rank 3"});
+    expect_invalid(
+        [] {
+            op::transpose(param("2,3,4"), i64({0, 0, 1}));
+        },
+        {"Transpose '", "[0,0,1]", "permutation"});
+    expect_invalid(
+        [] {
+            op::transpose(param("2,3,4"), i64({1, 0}));
+        },
+        {"Transpose '", "[1,0]", "rank 3"});
 }
 
 TEST(Squeeze, WithAndWithoutAxes) {
@@ -78,7 +107,8 @@ TEST(Squeeze, WithAndWithoutAxes) {
     EXPECT_EQ(shape_of(op::squeeze(param("?,3"))), "[...]");
     EXPECT_EQ(shape_of(op::squeeze(param("2..5,3"))), "[2..5,3]");
     EXPECT_EQ(shape_of(op::squeeze(param("1,3,1,4"), param("1", element::i64))), "[?,?,?]");
-    expect_invalid([] { op::squeeze(param("1,3,1"), i64({1})); }, {"Squeeze '", "axis 1", "[1,3,1]", "not 1"});
+    expect_invalid([] { op::squeeze(param("1,3,1"), i64({1})); },
+                   {"Squeeze '", "axis 1", "[1,3,1]", "not 1"});
     expect_invalid([] { op::squeeze(param("1,3,1"), i64({3})); }, {"Squeeze '", "axes 3"});
 }
 
@@ -88,8 +118,13 @@ TEST(Unsqueeze, InsertsOnesAtOutputAxes) {
     EXPECT_EQ(shape_of(op::unsqueeze(param("?,4"), i64_scalar(1))), "[?,1,4]");
     EXPECT_EQ(shape_of(op::unsqueeze(param(""), i64({0}))), "[1]");
     EXPECT_EQ(shape_of(op::unsqueeze(param("3,4"), param("2", element::i64))), "[?,?,?,?]");
-    expect_invalid([] { op::unsqueeze(param("3,4"), i64({1, 1})); }, {"Unsqueeze '", "repeats axis 1"});
-    expect_invalid([] { op::unsqueeze(param("3,4"), i64({5})); }, {"Unsqueeze '", "axes 5", "[-3, 2]"});
+    expect_invalid(
+        [] {
+            op::unsqueeze(param("3,4"), i64({1, 1}));
+        },
+        {"Unsqueeze '", "repeats axis 1"});
+    expect_invalid([] { op::unsqueeze(param("3,4"), i64({5})); },
+                   {"Unsqueeze '", "axes 5", "[-3, 2]"});
 }
 
 TEST(Concat, SumsTheAxisAndMergesTheRest) {
@@ -103,9 +138,21 @@ TEST(Concat, SumsTheAxisAndMergesTheRest) {
 }
 
 TEST(Concat, Errors) {
-    expect_invalid([] { op::concat({param("2,3"), param("2,3,1")}, 0); }, {"Concat '", "input 1", "[2,3,1]", "rank"});
-    expect_invalid([] { op::concat({param("2,3"), param("2,4")}, 0); }, {"Concat '", "[2,4]", "[2,3]", "axis 0"});
-    expect_invalid([] { op::concat({param("2,3"), param("2,3", element::i32)}, 0); }, {"Concat '", "f32", "i32"});
+    expect_invalid(
+        [] {
+            op::concat({param("2,3"), param("2,3,1")}, 0);
+        },
+        {"Concat '", "input 1", "[2,3,1]", "rank"});
+    expect_invalid(
+        [] {
+            op::concat({param("2,3"), param("2,4")}, 0);
+        },
+        {"Concat '", "[2,4]", "[2,3]", "axis 0"});
+    expect_invalid(
+        [] {
+            op::concat({param("2,3"), param("2,3", element::i32)}, 0);
+        },
+        {"Concat '", "f32", "i32"});
     expect_invalid([] { op::concat({param("2,3")}, 2); }, {"Concat '", "axis 2"});
     expect_invalid([] { op::concat({param("")}, 0); }, {"Concat '", "scalar"});
 }

@@ -15,7 +15,8 @@ std::shared_ptr<Model> model_with_weights(size_t n, size_t changed = SIZE_MAX) {
     auto add = op::add(x, weights);
     add->set_friendly_name("add");
     add->output(0).set_names({"y"});
-    auto model = std::make_shared<Model>(OutputVector{add->output(0)}, ParameterVector{x}, "weights");
+    auto model =
+        std::make_shared<Model>(OutputVector{add->output(0)}, ParameterVector{x}, "weights");
     model->get_results().at(0)->set_friendly_name("y_result");
     return model;
 }
@@ -62,8 +63,10 @@ TEST_F(CacheKey, WeightsShorterThanAWordCount) {
 
 TEST_F(CacheKey, EqualWeightsHitTheSameEntry) {
     constexpr size_t n = 1000;
-    EXPECT_FALSE(core.compile_model(model_with_weights(n, 7), "TEST").get_property(loaded_from_cache));
-    EXPECT_TRUE(core.compile_model(model_with_weights(n, 7), "TEST").get_property(loaded_from_cache));
+    EXPECT_FALSE(
+        core.compile_model(model_with_weights(n, 7), "TEST").get_property(loaded_from_cache));
+    EXPECT_TRUE(
+        core.compile_model(model_with_weights(n, 7), "TEST").get_property(loaded_from_cache));
     EXPECT_EQ(compiles(), 1u);
     EXPECT_EQ(entries(), 1u);
 }

@@ -9,12 +9,13 @@ namespace {
 
 /// Refuses every task (as an executor that is shutting down might).
 class RefusingExecutor : public ITaskExecutor {
-public:
+  public:
     void run(Task) override { throw_error<Unavailable>("executor refuses tasks"); }
 };
 
 TEST(AsyncInferRequestEdges, ConstructionNeedsASyncRequest) {
-    expect_throw_with<InvalidArgument>([] { IAsyncInferRequest request(nullptr, nullptr, nullptr); }, {"sync request"});
+    expect_throw_with<InvalidArgument>(
+        [] { IAsyncInferRequest request(nullptr, nullptr, nullptr); }, {"sync request"});
 }
 
 TEST(AsyncInferRequestEdges, AStageWithoutExecutorRunsOnThePreviousStagesThread) {
@@ -29,7 +30,8 @@ TEST(AsyncInferRequestEdges, AStageWithoutExecutorRunsOnThePreviousStagesThread)
 TEST(AsyncInferRequestEdges, AllInlineStagesCompleteInsideStartAsync) {
     auto parts = make_async({nullptr, std::make_shared<ImmediateExecutor>()});
     std::thread::id callback_thread;
-    parts.request->set_callback([&](std::exception_ptr) { callback_thread = std::this_thread::get_id(); });
+    parts.request->set_callback(
+        [&](std::exception_ptr) { callback_thread = std::this_thread::get_id(); });
     parts.request->start_async();
     EXPECT_TRUE(parts.request->wait_for(std::chrono::milliseconds(0)));
     EXPECT_EQ(callback_thread, std::this_thread::get_id());
@@ -117,7 +119,8 @@ TEST(AsyncInferRequestEdges, ForwardsToTheSyncRequestWhileIdle) {
     request.set_tensor(request.get_inputs()[0], t);
     EXPECT_EQ(parts.sync->get_tensor(parts.sync->get_inputs()[0]), t);
     expect_throw_with<InvalidArgument>(
-        [&] { request.set_tensor(request.get_inputs()[0], Tensor(element::f32, Shape{9})); }, {"input 'x'"});
+        [&] { request.set_tensor(request.get_inputs()[0], Tensor(element::f32, Shape{9})); },
+        {"input 'x'"});
 }
 
 TEST(AsyncInferRequestEdges, ASetCallbackOfNullStopsCallbacks) {

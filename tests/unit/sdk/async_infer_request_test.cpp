@@ -103,7 +103,8 @@ TEST(AsyncInferRequest, WithoutCallbackExecutorTheCallbackRunsOnTheLastStagesThr
     auto b = make_streams("B");
     auto parts = make_async({a, b});
     std::thread::id callback_thread;
-    parts.request->set_callback([&](std::exception_ptr) { callback_thread = std::this_thread::get_id(); });
+    parts.request->set_callback(
+        [&](std::exception_ptr) { callback_thread = std::this_thread::get_id(); });
     parts.request->start_async();
     parts.request->wait();
     EXPECT_EQ(callback_thread, worker_thread_of(b));
@@ -120,7 +121,8 @@ TEST(AsyncInferRequest, BusyWhileRunningAndUsableAfterwards) {
     expect_throw_with<Busy>([&] { request.start_async(); }, {"busy", "start_async"});
     expect_throw_with<Busy>([&] { request.infer(); }, {"busy", "infer"});
     expect_throw_with<Busy>([&] { request.set_tensor(input, tensor); }, {"busy", "set_tensor"});
-    expect_throw_with<Busy>([&] { request.set_callback([](std::exception_ptr) {}); }, {"busy", "set_callback"});
+    expect_throw_with<Busy>([&] { request.set_callback([](std::exception_ptr) {}); },
+                            {"busy", "set_callback"});
     expect_throw_with<Busy>([&] { request.get_tensor(input); }, {"busy", "get_tensor"});
     expect_throw_with<Busy>([&] { request.set_tensors(input, {tensor}); }, {"busy", "set_tensors"});
     expect_throw_with<Busy>([&] { request.check_state(); }, {"busy"});
@@ -138,8 +140,8 @@ TEST(AsyncInferRequest, WaitWithNothingStartedReturnsAtOnce) {
     auto parts = make_async({make_streams("A")});
     EXPECT_NO_THROW(parts.request->wait());
     EXPECT_TRUE(parts.request->wait_for(std::chrono::milliseconds(0)));
-    expect_throw_with<InvalidArgument>([&] { parts.request->wait_for(std::chrono::milliseconds(-1)); },
-                                       {"wait_for", "-1"});
+    expect_throw_with<InvalidArgument>(
+        [&] { parts.request->wait_for(std::chrono::milliseconds(-1)); }, {"wait_for", "-1"});
 }
 
 TEST(AsyncInferRequest, WaitForTimesOutWhileAStageHolds) {
@@ -175,7 +177,8 @@ TEST(AsyncInferRequest, InferRunsTheSyncPipelineInTheCallersThreadAndThrowsItsEr
     auto& request = *parts.request;
     std::thread::id stage_thread;
     bool fail = false;
-    request.m_sync_pipeline = {{std::make_shared<ImmediateExecutor>(), [&] {
+    request.m_sync_pipeline = {{std::make_shared<ImmediateExecutor>(),
+                                [&] {
                                     stage_thread = std::this_thread::get_id();
                                     if (fail) throw_error<Unavailable>("sync stage failed");
                                 }},
@@ -221,7 +224,8 @@ TEST_P(StageFailure, SkipsLaterStagesAndReachesCallbackAndWait) {
     expect_throw_with<Unavailable>([&] { request.wait(); }, {expected});  // the same result again
     EXPECT_EQ(calls, 1);
     EXPECT_EQ(callback_message, expected);
-    for (int i = 0; i < 3; ++i) EXPECT_EQ(request.probe(i).runs, i <= failing ? 1 : 0) << "stage " << i;
+    for (int i = 0; i < 3; ++i)
+        EXPECT_EQ(request.probe(i).runs, i <= failing ? 1 : 0) << "stage " << i;
     EXPECT_EQ(parts.sync->infers, 0);
     // Usable again.
     request.probe(failing).fail = false;
@@ -383,14 +387,16 @@ TEST(AsyncInferRequest, StopAndWaitRefusesNewStarts) {
     parts.request->start_async();
     parts.request->stop_and_wait();
     EXPECT_EQ(parts.sync->infers, 1);
-    expect_throw_with<Exception>([&] { parts.request->start_async(); }, {"destroyed", "start_async"});
+    expect_throw_with<Exception>([&] { parts.request->start_async(); },
+                                 {"destroyed", "start_async"});
     expect_throw_with<Exception>([&] { parts.request->infer(); }, {"destroyed", "infer"});
     EXPECT_EQ(parts.sync->infers, 1);
 }
 
 TEST(AsyncInferRequest, DestroyingTheRequestFromItsOwnCallbackDoesNotDeadlock) {
     for (bool callback_executor : {false, true}) {
-        auto parts = make_async({make_streams("A")}, callback_executor ? make_streams("Callback") : nullptr);
+        auto parts =
+            make_async({make_streams("A")}, callback_executor ? make_streams("Callback") : nullptr);
         Gate done;
         auto holder = std::make_shared<std::shared_ptr<TestAsyncRequest>>(std::move(parts.request));
         (*holder)->set_callback([holder, &done](std::exception_ptr) {
@@ -444,13 +450,15 @@ TEST_P(CancelAtStage, SkipsLaterStagesAndWaitThrowsCancelled) {
     EXPECT_EQ(calls, 1);
     EXPECT_TRUE(callback_saw_cancelled);
     EXPECT_TRUE(request.probe(stage).saw_cancelled);  // visible to the running stage
-    for (int i = 0; i < 3; ++i) EXPECT_EQ(request.probe(i).runs, i <= stage ? 1 : 0) << "stage " << i;
+    for (int i = 0; i < 3; ++i)
+        EXPECT_EQ(request.probe(i).runs, i <= stage ? 1 : 0) << "stage " << i;
     // Reusable: the next run is not cancelled.
     request.probe(stage).hold = false;
     request.start_async();
     EXPECT_NO_THROW(request.wait());
     EXPECT_EQ(calls, 2);
-    for (int i = 0; i < 3; ++i) EXPECT_EQ(request.probe(i).runs, i <= stage ? 2 : 1) << "stage " << i;
+    for (int i = 0; i < 3; ++i)
+        EXPECT_EQ(request.probe(i).runs, i <= stage ? 2 : 1) << "stage " << i;
     EXPECT_FALSE(request.probe(stage).saw_cancelled);
 }
 
@@ -478,7 +486,8 @@ TEST(AsyncInferRequest, CancelDuringSyncInferFromAnotherThread) {
     auto parts = make_async({make_streams("A")});
     Gate entered, release;
     bool second_ran = false;
-    parts.request->m_sync_pipeline = {{nullptr, [&] {
+    parts.request->m_sync_pipeline = {{nullptr,
+                                       [&] {
                                            entered.open();
                                            release.wait();
                                        }},
@@ -559,7 +568,8 @@ TEST(AsyncInferRequest, StartAsyncValidatesTensorsFirst) {
     std::atomic<int> calls{0};
     request->set_callback([&](std::exception_ptr) { ++calls; });
     // The dynamic input still holds its {0} placeholder.
-    expect_throw_with<InvalidArgument>([&] { request->start_async(); }, {"input 'x'", "[?,3]", "[0]"});
+    expect_throw_with<InvalidArgument>([&] { request->start_async(); },
+                                       {"input 'x'", "[?,3]", "[0]"});
     expect_throw_with<InvalidArgument>([&] { request->infer(); }, {"input 'x'"});
     EXPECT_NO_THROW(request->wait());  // nothing was started
     EXPECT_EQ(calls, 0);

@@ -12,10 +12,10 @@
 namespace vireo::sdk::test {
 
 struct StageProbe {
-    Gate entered;          // opened when the stage starts (its first run)
-    Gate release;          // a holding stage waits for it
-    bool hold = false;     // set before start_async
-    bool fail = false;     // throw Unavailable("stage <i> failed")
+    Gate entered;       // opened when the stage starts (its first run)
+    Gate release;       // a holding stage waits for it
+    bool hold = false;  // set before start_async
+    bool fail = false;  // throw Unavailable("stage <i> failed")
     std::atomic<int> runs{0};
     // Written by the stage, read after wait() (which orders them).
     std::thread::id thread;
@@ -25,11 +25,12 @@ struct StageProbe {
 };
 
 class TestAsyncRequest : public IAsyncInferRequest {
-public:
+  public:
     TestAsyncRequest(const std::shared_ptr<TestSyncRequest>& sync,
                      const std::vector<std::shared_ptr<ITaskExecutor>>& executors,
                      const std::shared_ptr<ITaskExecutor>& callback_executor)
-        : IAsyncInferRequest(sync, executors.empty() ? nullptr : executors[0], callback_executor), m_sync(sync) {
+        : IAsyncInferRequest(sync, executors.empty() ? nullptr : executors[0], callback_executor),
+          m_sync(sync) {
         m_pipeline.clear();
         for (size_t i = 0; i < executors.size(); ++i) {
             probes.push_back(std::make_unique<StageProbe>());
@@ -52,7 +53,7 @@ public:
 
     std::vector<std::unique_ptr<StageProbe>> probes;
 
-private:
+  private:
     void stage(size_t i) {
         StageProbe& p = *probes[i];
         p.thread = std::this_thread::get_id();
@@ -84,8 +85,9 @@ struct AsyncFixtureParts {
     std::shared_ptr<TestAsyncRequest> request;
 };
 
-inline AsyncFixtureParts make_async(const std::vector<std::shared_ptr<ITaskExecutor>>& executors,
-                                    const std::shared_ptr<ITaskExecutor>& callback_executor = nullptr) {
+inline AsyncFixtureParts make_async(
+    const std::vector<std::shared_ptr<ITaskExecutor>>& executors,
+    const std::shared_ptr<ITaskExecutor>& callback_executor = nullptr) {
     AsyncFixtureParts parts;
     parts.compiled = make_compiled(make_relu_model(), std::make_shared<ImmediateExecutor>());
     parts.sync = parts.compiled->make_sync_request();

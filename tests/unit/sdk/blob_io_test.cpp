@@ -84,13 +84,15 @@ TEST(BlobIo, TruncatedDamagedAndForeignInputAreNamed) {
         std::istringstream in("VIREOXYZ...");
         BlobReader reader(in, "DEV");
         EXPECT_EQ(invalid_argument_of([&] { reader.expect_magic("VIREODEV"); }),
-                  "not a blob exported by the DEV plugin: expected the magic 'VIREODEV', found 'VIREOXYZ'");
+                  "not a blob exported by the DEV plugin: expected the magic 'VIREODEV', found "
+                  "'VIREOXYZ'");
     }
     {
         std::istringstream in("VIR");
         BlobReader reader(in, "DEV");
-        EXPECT_EQ(invalid_argument_of([&] { reader.expect_magic("VIREODEV"); }),
-                  "not a blob exported by the DEV plugin: expected the magic 'VIREODEV', found 'VIR'");
+        EXPECT_EQ(
+            invalid_argument_of([&] { reader.expect_magic("VIREODEV"); }),
+            "not a blob exported by the DEV plugin: expected the magic 'VIREODEV', found 'VIR'");
     }
 }
 

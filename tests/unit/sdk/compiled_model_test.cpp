@@ -51,7 +51,8 @@ TEST(CompiledModel, CopiesEveryInputAndOutputInOrder) {
     ra->output(0).set_names({"ra"});
     auto rb = make_node("Relu", {b->output(0)});
     rb->output(0).set_names({"rb"});
-    auto model = std::make_shared<Model>(OutputVector{rb->output(0), ra->output(0)}, ParameterVector{a, b});
+    auto model =
+        std::make_shared<Model>(OutputVector{rb->output(0), ra->output(0)}, ParameterVector{a, b});
     auto compiled = make_compiled(model);
     ASSERT_EQ(compiled->inputs().size(), 2u);
     ASSERT_EQ(compiled->outputs().size(), 2u);
@@ -94,7 +95,8 @@ TEST(CompiledModel, DefaultRequestRunsTheSyncRequestAndRequestsAreIndependent) {
 TEST(CompiledModel, ExportModelIsNotImplementedByDefault) {
     auto compiled = make_compiled(make_relu_model());
     std::ostringstream blob;
-    expect_throw_with<NotImplemented>([&] { compiled->export_model(blob); }, {"export_model", "TESTDEV"});
+    expect_throw_with<NotImplemented>([&] { compiled->export_model(blob); },
+                                      {"export_model", "TESTDEV"});
     EXPECT_EQ(compiled->get_plugin()->get_device_name(), "TESTDEV");
 }
 
@@ -103,7 +105,8 @@ TEST(Plugin, OptionalMethodsThrowNotImplementedNamingTheDevice) {
     plugin->set_device_name("MYDEV");
     expect_throw_with<NotImplemented>([&] { plugin->create_context({}); }, {"MYDEV"});
     expect_throw_with<NotImplemented>([&] { plugin->get_default_context({}); }, {"MYDEV"});
-    expect_throw_with<NotImplemented>([&] { plugin->compile_model(make_relu_model(), {}, nullptr); }, {"MYDEV"});
+    expect_throw_with<NotImplemented>(
+        [&] { plugin->compile_model(make_relu_model(), {}, nullptr); }, {"MYDEV"});
 }
 
 // ---- IVariableState ----
@@ -132,12 +135,20 @@ TEST(VariableState, ResetZeroFillsAndSetStateCopies) {
 
 TEST(VariableState, SetStateChecksTypeAndShape) {
     IVariableState state("var1", Tensor(element::f32, Shape{2, 2}));
-    expect_throw_with<InvalidArgument>([&] { state.set_state(Tensor(element::i32, Shape{2, 2})); },
-                                       {"variable 'var1'", "f32", "i32"});
-    expect_throw_with<InvalidArgument>([&] { state.set_state(Tensor(element::f32, Shape{3, 2})); },
-                                       {"variable 'var1'", "[2,2]", "[3,2]"});
-    expect_throw_with<InvalidArgument>([&] { state.set_state(Tensor()); }, {"variable 'var1'", "empty"});
-    expect_throw_with<InvalidArgument>([] { IVariableState bad("none", Tensor()); }, {"variable 'none'"});
+    expect_throw_with<InvalidArgument>(
+        [&] {
+            state.set_state(Tensor(element::i32, Shape{2, 2}));
+        },
+        {"variable 'var1'", "f32", "i32"});
+    expect_throw_with<InvalidArgument>(
+        [&] {
+            state.set_state(Tensor(element::f32, Shape{3, 2}));
+        },
+        {"variable 'var1'", "[2,2]", "[3,2]"});
+    expect_throw_with<InvalidArgument>([&] { state.set_state(Tensor()); },
+                                       {"variable 'var1'", "empty"});
+    expect_throw_with<InvalidArgument>([] { IVariableState bad("none", Tensor()); },
+                                       {"variable 'none'"});
 }
 
 TEST(VariableState, DynamicVariablesMayChangeShape) {
@@ -146,21 +157,26 @@ TEST(VariableState, DynamicVariablesMayChangeShape) {
     for (size_t i = 0; i < 6; ++i) bigger.data<float>()[i] = static_cast<float>(i);
     state.set_state(bigger);
     ASSERT_EQ(state.get_state().get_shape(), (Shape{3, 2}));
-    for (size_t i = 0; i < 6; ++i) EXPECT_EQ(state.get_state().data<float>()[i], static_cast<float>(i));
-    expect_throw_with<InvalidArgument>([&] { state.set_state(Tensor(element::f32, Shape{3, 3})); }, {"[?,2]", "[3,3]"});
+    for (size_t i = 0; i < 6; ++i)
+        EXPECT_EQ(state.get_state().data<float>()[i], static_cast<float>(i));
+    expect_throw_with<InvalidArgument>(
+        [&] {
+            state.set_state(Tensor(element::f32, Shape{3, 3}));
+        },
+        {"[?,2]", "[3,3]"});
 }
 
 // ---- IRemoteContext ----
 
 class HostOnlyContext : public IRemoteContext {
-public:
+  public:
     const std::string& get_device_name() const override { return m_name; }
     const AnyMap& get_property() const override { return m_properties; }
     Tensor create_tensor(element::Type, const Shape&, const AnyMap&) override {
         throw_error<NotImplemented>("no device memory");
     }
 
-private:
+  private:
     std::string m_name = "HOST.0";
     AnyMap m_properties;
 };

@@ -33,7 +33,8 @@ StreamsConfig config(const std::string& name, int streams = 1, int threads = 1, 
 }
 
 TEST(CPUStreamsExecutor, RejectsBadConfigs) {
-    expect_throw_with<InvalidArgument>([] { CPUStreamsExecutor e(config("Bad", 0)); }, {"Bad", "streams", "0"});
+    expect_throw_with<InvalidArgument>([] { CPUStreamsExecutor e(config("Bad", 0)); },
+                                       {"Bad", "streams", "0"});
     expect_throw_with<InvalidArgument>([] { CPUStreamsExecutor e(config("Bad", 1, 0)); },
                                        {"Bad", "threads_per_stream", "0"});
 }
@@ -193,7 +194,8 @@ TEST(CPUStreamsExecutor, PinnedStreamsRunOnTheirCore) {
     }
     executor.run_and_wait(tasks);
     ASSERT_EQ(seen.size(), 12u);
-    for (const auto& [stream, cpu] : seen) EXPECT_EQ(cpu, cpus[stream % cpus.size()]) << "stream " << stream;
+    for (const auto& [stream, cpu] : seen)
+        EXPECT_EQ(cpu, cpus[stream % cpus.size()]) << "stream " << stream;
 }
 
 TEST(CPUStreamsExecutor, UnpinnedThreadsKeepTheProcessAffinity) {
@@ -230,7 +232,8 @@ struct Coverage {
 };
 
 void expect_each_once(const Coverage& coverage) {
-    for (size_t i = 0; i < coverage.hits.size(); ++i) EXPECT_EQ(coverage.hits[i], 1) << "index " << i;
+    for (size_t i = 0; i < coverage.hits.size(); ++i)
+        EXPECT_EQ(coverage.hits[i], 1) << "index " << i;
 }
 
 TEST(ParallelFor, SplitsTheRangeOverTheStreamsThreadsAndCoversItOnce) {
@@ -263,7 +266,9 @@ TEST(ParallelFor, OutsideAStreamRunsSeriallyInTheCaller) {
 TEST(ParallelFor, OneThreadPerStreamRunsSerially) {
     Coverage coverage(50);
     CPUStreamsExecutor executor(config("PF1", 1, 1));
-    executor.run_and_wait({[&] { CPUStreamsExecutor::parallel_for(50, [&](size_t b, size_t e) { coverage.body(b, e); }); }});
+    executor.run_and_wait({[&] {
+        CPUStreamsExecutor::parallel_for(50, [&](size_t b, size_t e) { coverage.body(b, e); });
+    }});
     expect_each_once(coverage);
     EXPECT_EQ(coverage.calls, 1);
 }
@@ -366,7 +371,8 @@ TEST(ExecutorManager, SharesExecutorsById) {
     auto wait = manager.get_executor("DEV.1/wait", config("ignored", 2));
     EXPECT_EQ(wait->get_config().name, "DEV.1/wait");
     EXPECT_EQ(wait->get_streams_num(), 2);
-    EXPECT_EQ(manager.get_executor("DEV.1/wait", config("other", 5)), wait);  // config of later calls ignored
+    EXPECT_EQ(manager.get_executor("DEV.1/wait", config("other", 5)),
+              wait);  // config of later calls ignored
     auto other = manager.get_executor("DEV.2/wait");
     EXPECT_NE(other, wait);
     EXPECT_EQ(manager.get_executors_number(), 2u);

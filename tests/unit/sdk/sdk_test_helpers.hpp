@@ -25,7 +25,7 @@ namespace vireo::sdk::test {
 
 /// A one-shot gate: wait() blocks until open() (from any thread).
 class Gate {
-public:
+  public:
     void open() {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_open = true;
@@ -40,7 +40,7 @@ public:
         return m_open;
     }
 
-private:
+  private:
     mutable std::mutex m_mutex;
     std::condition_variable m_cv;
     bool m_open = false;
@@ -48,7 +48,7 @@ private:
 
 /// A counter another thread can wait on.
 class Counter {
-public:
+  public:
     void increment() {
         std::lock_guard<std::mutex> lock(m_mutex);
         ++m_value;
@@ -63,7 +63,7 @@ public:
         return m_value;
     }
 
-private:
+  private:
     mutable std::mutex m_mutex;
     std::condition_variable m_cv;
     int m_value = 0;
@@ -78,35 +78,39 @@ void expect_throw_with(Fn&& fn, std::initializer_list<std::string> fragments) {
     } catch (const E& e) {
         const std::string message = e.what();
         for (const auto& fragment : fragments)
-            EXPECT_NE(message.find(fragment), std::string::npos) << "'" << fragment << "' not in: " << message;
+            EXPECT_NE(message.find(fragment), std::string::npos)
+                << "'" << fragment << "' not in: " << message;
     } catch (const std::exception& e) {
         ADD_FAILURE() << "unexpected exception type: " << e.what();
     }
 }
 
 class TestPlugin : public IPlugin {
-public:
+  public:
     TestPlugin() { set_device_name("TESTDEV"); }
-    std::shared_ptr<ICompiledModel> compile_model(const std::shared_ptr<const Model>&, const AnyMap&) const override {
+    std::shared_ptr<ICompiledModel> compile_model(const std::shared_ptr<const Model>&,
+                                                  const AnyMap&) const override {
         throw_error<NotImplemented>("test plugin");
     }
     using IPlugin::compile_model;
     std::shared_ptr<ICompiledModel> import_model(std::istream&, const AnyMap&) const override {
         throw_error<NotImplemented>("test plugin");
     }
-    SupportedOpsMap query_model(const std::shared_ptr<const Model>&, const AnyMap&) const override { return {}; }
+    SupportedOpsMap query_model(const std::shared_ptr<const Model>&, const AnyMap&) const override {
+        return {};
+    }
     void set_property(const AnyMap&) override {}
     Any get_property(const std::string&, const AnyMap&) const override { return {}; }
 };
 
 /// The sync request: infer() computes output[i] = max(input[i], 0) over f32 and counts itself.
 class TestSyncRequest : public ISyncInferRequest {
-public:
-    using ISyncInferRequest::ISyncInferRequest;
+  public:
     using ISyncInferRequest::check_tensor;
     using ISyncInferRequest::convert_batched_tensors;
     using ISyncInferRequest::find_port;
     using ISyncInferRequest::FoundPort;
+    using ISyncInferRequest::ISyncInferRequest;
     using ISyncInferRequest::m_batched_tensors;
 
     void infer() override {
@@ -132,7 +136,7 @@ public:
 };
 
 class TestCompiledModel : public ICompiledModel {
-public:
+  public:
     using ICompiledModel::ICompiledModel;
     std::shared_ptr<const Model> get_runtime_model() const override { return nullptr; }
     void set_property(const AnyMap&) override {}
@@ -154,11 +158,11 @@ inline std::shared_ptr<Model> make_relu_model(const PartialShape& shape = Partia
     return std::make_shared<Model>(OutputVector{relu->output(0)}, ParameterVector{x}, "relu_model");
 }
 
-inline std::shared_ptr<TestCompiledModel> make_compiled(const std::shared_ptr<const Model>& model,
-                                                        std::shared_ptr<ITaskExecutor> task = nullptr,
-                                                        std::shared_ptr<ITaskExecutor> callback = nullptr) {
-    return std::make_shared<TestCompiledModel>(model, std::make_shared<TestPlugin>(), std::move(task),
-                                               std::move(callback));
+inline std::shared_ptr<TestCompiledModel> make_compiled(
+    const std::shared_ptr<const Model>& model, std::shared_ptr<ITaskExecutor> task = nullptr,
+    std::shared_ptr<ITaskExecutor> callback = nullptr) {
+    return std::make_shared<TestCompiledModel>(model, std::make_shared<TestPlugin>(),
+                                               std::move(task), std::move(callback));
 }
 
 }  // namespace vireo::sdk::test

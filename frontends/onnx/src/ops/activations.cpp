@@ -7,7 +7,9 @@
 namespace vireo::onnx_import {
 namespace {
 
-Output zero_like(const Output& x) { return scalar(x.get_element_type(), 0.0); }
+Output zero_like(const Output& x) {
+    return scalar(x.get_element_type(), 0.0);
+}
 
 OutputVector leaky_relu(const NodeContext& ctx) {
     const Output& x = ctx.input(0);
@@ -19,7 +21,9 @@ OutputVector prelu(const NodeContext& ctx) {
     return one(op::prelu(x, slope));
 }
 
-OutputVector elu(const NodeContext& ctx) { return one(op::elu(ctx.input(0), ctx.attr_float("alpha", 1.0))); }
+OutputVector elu(const NodeContext& ctx) {
+    return one(op::elu(ctx.input(0), ctx.attr_float("alpha", 1.0)));
+}
 
 OutputVector selu(const NodeContext& ctx) {
     const Output& x = ctx.input(0);
@@ -34,19 +38,22 @@ OutputVector celu(const NodeContext& ctx) {
     const auto t = x.get_element_type();
     const double alpha = ctx.attr_float("alpha", 1.0);
     Output e = op::subtract(op::exp(op::divide(x, scalar(t, alpha))), scalar(t, 1.0));
-    return one(op::add(op::maximum(x, zero_like(x)), op::minimum(op::multiply(e, scalar(t, alpha)), zero_like(x))));
+    return one(op::add(op::maximum(x, zero_like(x)),
+                       op::minimum(op::multiply(e, scalar(t, alpha)), zero_like(x))));
 }
 
 OutputVector thresholded_relu(const NodeContext& ctx) {
     const Output& x = ctx.input(0);
     const auto t = x.get_element_type();
-    return one(op::select(op::greater(x, scalar(t, ctx.attr_float("alpha", 1.0))), x, zero_like(x)));
+    return one(
+        op::select(op::greater(x, scalar(t, ctx.attr_float("alpha", 1.0))), x, zero_like(x)));
 }
 
 OutputVector hard_sigmoid(const NodeContext& ctx) {
     const Output& x = ctx.input(0);
     const auto t = x.get_element_type();
-    Output lin = op::add(op::multiply(x, scalar(t, ctx.attr_float("alpha", 0.2))), scalar(t, ctx.attr_float("beta", 0.5)));
+    Output lin = op::add(op::multiply(x, scalar(t, ctx.attr_float("alpha", 0.2))),
+                         scalar(t, ctx.attr_float("beta", 0.5)));
     return one(op::minimum(op::maximum(lin, zero_like(x)), scalar(t, 1.0)));
 }
 
@@ -60,7 +67,8 @@ OutputVector shrink(const NodeContext& ctx) {
     const Output& x = ctx.input(0);
     const auto t = x.get_element_type();
     const double lambd = ctx.attr_float("lambd", 0.5), bias = ctx.attr_float("bias", 0.0);
-    Output low = op::select(op::less(x, scalar(t, -lambd)), op::add(x, scalar(t, bias)), zero_like(x));
+    Output low =
+        op::select(op::less(x, scalar(t, -lambd)), op::add(x, scalar(t, bias)), zero_like(x));
     return one(op::select(op::greater(x, scalar(t, lambd)), op::subtract(x, scalar(t, bias)), low));
 }
 
@@ -92,16 +100,21 @@ Translator softmax_like(const std::string& kind) {
             Output index = k->output(1);
             const auto t = v.get_element_type();
             auto depth = op::gather(op::shape_of(v), ints({axis}), op::int64_scalar(0));
-            auto hot = make_node("OneHot", {op::squeeze(index, ints({axis})), op::squeeze(depth, ints({0})),
-                                            scalar(t, 1.0), scalar(t, 0.0)},
+            auto hot = make_node("OneHot",
+                                 {op::squeeze(index, ints({axis})), op::squeeze(depth, ints({0})),
+                                  scalar(t, 1.0), scalar(t, 0.0)},
                                  {{"axis", axis}});
             return hot;
         };
-        if (ctx.opset() >= 13) return one(apply(x, normalize_axis(ctx, ctx.attr_int("axis", -1), rank)));
+        if (ctx.opset() >= 13)
+            return one(apply(x, normalize_axis(ctx, ctx.attr_int("axis", -1), rank)));
         const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 1), rank);
         if (axis == rank - 1) return one(apply(x, axis));
-        auto flat = op::reshape(x, op::concat({op::reduce(("ReduceProd"), dims(x, 0, axis), ints({0}), true),
-                                               ints({-1})}, 0), false);
+        auto flat = op::reshape(
+            x,
+            op::concat({op::reduce(("ReduceProd"), dims(x, 0, axis), ints({0}), true), ints({-1})},
+                       0),
+            false);
         if (axis == 0) flat = op::reshape(x, ints({1, -1}), false);
         return one(op::reshape(apply(flat, 1), op::shape_of(x), false));
     };
@@ -113,9 +126,12 @@ void register_activations(TranslatorRegistry& r) {
     r.add("", "Relu", 1, [](const NodeContext& ctx) { return one(op::relu(ctx.input(0))); });
     r.add("", "Sigmoid", 1, [](const NodeContext& ctx) { return one(op::sigmoid(ctx.input(0))); });
     r.add("", "Tanh", 1, [](const NodeContext& ctx) { return one(op::tanh(ctx.input(0))); });
-    r.add("", "Softplus", 1, [](const NodeContext& ctx) { return one(make_node("SoftPlus", {ctx.input(0)})); });
-    r.add("", "HardSwish", 14, [](const NodeContext& ctx) { return one(make_node("HSwish", {ctx.input(0)})); });
-    r.add("", "Mish", 18, [](const NodeContext& ctx) { return one(make_node("Mish", {ctx.input(0)})); });
+    r.add("", "Softplus", 1,
+          [](const NodeContext& ctx) { return one(make_node("SoftPlus", {ctx.input(0)})); });
+    r.add("", "HardSwish", 14,
+          [](const NodeContext& ctx) { return one(make_node("HSwish", {ctx.input(0)})); });
+    r.add("", "Mish", 18,
+          [](const NodeContext& ctx) { return one(make_node("Mish", {ctx.input(0)})); });
     r.add("", "LeakyRelu", 1, leaky_relu);
     r.add("", "PRelu", 1, prelu);
     r.add("", "Elu", 1, elu);

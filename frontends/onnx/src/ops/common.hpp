@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "node_context.hpp"
-#include "translator_registry.hpp"
 #include "tensor_proto.hpp"
+#include "translator_registry.hpp"
 #include "vireo/ops.hpp"
 
 namespace vireo::onnx_import {
@@ -40,6 +40,8 @@ Output dims(const Output& x, int64_t begin, int64_t end);
 /// `ctx`) of `x` by `w`, without bias: Convolution, or GroupConvolution for group > 1.
 Output build_conv(const NodeContext& ctx, const Output& x, Output w);
 /// The translator result for a single-output node.
-inline OutputVector one(const Output& o) { return {o}; }
+inline OutputVector one(const Output& o) {
+    return {o};
+}
 
 }  // namespace vireo::onnx_import

@@ -28,7 +28,8 @@ OutputVector if_op(const NodeContext& ctx) {
     ImportedBody then_body = ctx.graph().import_body(then_branch, {});
     ImportedBody else_body = ctx.graph().import_body(else_branch, {});
     if (then_body.outputs.size() != else_body.outputs.size())
-        ctx.fail("the branches have ", then_body.outputs.size(), " and ", else_body.outputs.size(), " outputs");
+        ctx.fail("the branches have ", then_body.outputs.size(), " and ", else_body.outputs.size(),
+                 " outputs");
     OutputVector inputs{as_scalar(ctx.input(0))};
     op::IfPorts ports;
     for (const auto& v : then_body.captured) {
@@ -39,9 +40,12 @@ OutputVector if_op(const NodeContext& ctx) {
         ports.else_inputs.push_back(static_cast<int64_t>(inputs.size()));
         inputs.push_back(v);
     }
-    auto then_model = std::make_shared<Model>(then_body.outputs, then_body.captures, ctx.name() + "/then_body");
-    auto else_model = std::make_shared<Model>(else_body.outputs, else_body.captures, ctx.name() + "/else_body");
-    auto node = op::if_op(inputs[0], OutputVector(inputs.begin() + 1, inputs.end()), then_model, else_model, ports);
+    auto then_model =
+        std::make_shared<Model>(then_body.outputs, then_body.captures, ctx.name() + "/then_body");
+    auto else_model =
+        std::make_shared<Model>(else_body.outputs, else_body.captures, ctx.name() + "/else_body");
+    auto node = op::if_op(inputs[0], OutputVector(inputs.begin() + 1, inputs.end()), then_model,
+                          else_model, ports);
     return node->outputs();
 }
 
@@ -52,7 +56,7 @@ OutputVector loop(const NodeContext& ctx) {
     const auto& g = body(ctx, "body");
     const size_t carried = ctx.input_size() < 2 ? 0 : ctx.input_size() - 2;
     std::vector<std::pair<element::Type, PartialShape>> types{{element::i64, PartialShape{}},
-                                                             {element::boolean, PartialShape{}}};
+                                                              {element::boolean, PartialShape{}}};
     for (size_t i = 0; i < carried; ++i) {
         if (!ctx.has_input(2 + i)) ctx.fail("loop-carried input ", i, " is missing");
         types.emplace_back(ctx.input(2 + i).get_element_type(), PartialShape::dynamic());
@@ -63,7 +67,8 @@ OutputVector loop(const NodeContext& ctx) {
                  " (the condition and every loop-carried value)");
     const size_t scans = b.outputs.size() - 1 - carried;
     OutputVector results = b.outputs;
-    for (size_t k = 0; k < scans; ++k) results[1 + carried + k] = op::unsqueeze(results[1 + carried + k], ints({0}));
+    for (size_t k = 0; k < scans; ++k)
+        results[1 + carried + k] = op::unsqueeze(results[1 + carried + k], ints({0}));
     ParameterVector params = b.inputs;
     params.insert(params.end(), b.captures.begin(), b.captures.end());
     auto model = std::make_shared<Model>(results, params, ctx.name() + "/body");
@@ -84,12 +89,14 @@ OutputVector loop(const NodeContext& ctx) {
     for (size_t r = 1; r < results.size(); ++r) {
         ports.output_results.push_back(static_cast<int64_t>(r));
         const bool scan = r > carried;
-        for (int64_t f : scan ? std::vector<int64_t>{0, 0, 1, -1, 1} : std::vector<int64_t>{-1, 0, 1, -1, 1})
+        for (int64_t f :
+             scan ? std::vector<int64_t>{0, 0, 1, -1, 1} : std::vector<int64_t>{-1, 0, 1, -1, 1})
             ports.output_slicing.push_back(f);
     }
     const Output trip = ctx.has_input(0) ? as_scalar(ctx.input(0)) : Output(op::int64_scalar(-1));
-    const Output cond = ctx.has_input(1) ? as_scalar(ctx.input(1))
-                                         : Output(op::constant<int>(element::boolean, Shape{}, {1}));
+    const Output cond = ctx.has_input(1)
+                            ? as_scalar(ctx.input(1))
+                            : Output(op::constant<int>(element::boolean, Shape{}, {1}));
     OutputVector inputs;
     for (size_t i = 0; i < carried; ++i) inputs.push_back(ctx.input(2 + i));
     inputs.insert(inputs.end(), b.captured.begin(), b.captured.end());
@@ -100,13 +107,18 @@ OutputVector scan(const NodeContext& ctx) {
     const auto& g = body(ctx, "body");
     const int64_t m = ctx.attr_int("num_scan_inputs");
     const int64_t n = static_cast<int64_t>(ctx.input_size()) - m;  // state variables
-    if (m < 1 || n < 0) ctx.fail("num_scan_inputs ", m, " does not fit ", ctx.input_size(), " inputs");
+    if (m < 1 || n < 0)
+        ctx.fail("num_scan_inputs ", m, " does not fit ", ctx.input_size(), " inputs");
     const int64_t k = g.output_size() - n;  // scan outputs
     if (k < 0) ctx.fail("the body has fewer outputs than state variables");
-    auto in_axes = ctx.attr_ints("scan_input_axes", std::vector<int64_t>(static_cast<size_t>(m), 0));
-    auto in_dirs = ctx.attr_ints("scan_input_directions", std::vector<int64_t>(static_cast<size_t>(m), 0));
-    auto out_axes = ctx.attr_ints("scan_output_axes", std::vector<int64_t>(static_cast<size_t>(k), 0));
-    auto out_dirs = ctx.attr_ints("scan_output_directions", std::vector<int64_t>(static_cast<size_t>(k), 0));
+    auto in_axes =
+        ctx.attr_ints("scan_input_axes", std::vector<int64_t>(static_cast<size_t>(m), 0));
+    auto in_dirs =
+        ctx.attr_ints("scan_input_directions", std::vector<int64_t>(static_cast<size_t>(m), 0));
+    auto out_axes =
+        ctx.attr_ints("scan_output_axes", std::vector<int64_t>(static_cast<size_t>(k), 0));
+    auto out_dirs =
+        ctx.attr_ints("scan_output_directions", std::vector<int64_t>(static_cast<size_t>(k), 0));
     if (static_cast<int64_t>(in_axes.size()) != m || static_cast<int64_t>(in_dirs.size()) != m ||
         static_cast<int64_t>(out_axes.size()) != k || static_cast<int64_t>(out_dirs.size()) != k)
         ctx.fail("scan axes/directions attributes do not match the inputs and outputs");
@@ -116,20 +128,24 @@ OutputVector scan(const NodeContext& ctx) {
         const int64_t rank = static_rank(ctx, x);
         in_axes[j] = normalize_axis(ctx, in_axes[j], rank);
         const auto& d = x.get_partial_shape()[static_cast<size_t>(in_axes[j])];
-        if (d.is_dynamic()) ctx.unsupported("the scan length must be static (the loop is unrolled)");
-        if (steps >= 0 && d.get_length() != steps) ctx.fail("scan inputs disagree on the sequence length");
+        if (d.is_dynamic())
+            ctx.unsupported("the scan length must be static (the loop is unrolled)");
+        if (steps >= 0 && d.get_length() != steps)
+            ctx.fail("scan inputs disagree on the sequence length");
         steps = d.get_length();
     }
     OutputVector state;
     for (int64_t i = 0; i < n; ++i) state.push_back(ctx.input(static_cast<size_t>(i)));
-    std::vector<OutputVector> collected(static_cast<size_t>(k), OutputVector(static_cast<size_t>(steps)));
+    std::vector<OutputVector> collected(static_cast<size_t>(k),
+                                        OutputVector(static_cast<size_t>(steps)));
     for (int64_t t = 0; t < steps; ++t) {
         OutputVector args = state;
         for (int64_t j = 0; j < m; ++j) {
             const int64_t pos = in_dirs[j] ? steps - 1 - t : t;
             const Output& x = ctx.input(static_cast<size_t>(n + j));
-            args.push_back(op::squeeze(op::slice(x, ints({pos}), ints({pos + 1}), ints({1}), ints({in_axes[j]})),
-                                       ints({in_axes[j]})));
+            args.push_back(op::squeeze(
+                op::slice(x, ints({pos}), ints({pos + 1}), ints({1}), ints({in_axes[j]})),
+                ints({in_axes[j]})));
         }
         OutputVector results = ctx.graph().inline_subgraph(g, args);
         for (int64_t i = 0; i < n; ++i) state[i] = results[i];

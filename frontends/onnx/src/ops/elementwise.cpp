@@ -1,5 +1,5 @@
-// Translators for ONNX's elementwise ops: arithmetic, comparisons, logic, variadic Sum/Mean/Max/Min,
-// unary math, Cast and Where.
+// Translators for ONNX's elementwise ops: arithmetic, comparisons, logic, variadic
+// Sum/Mean/Max/Min, unary math, Cast and Where.
 #include "ops/common.hpp"
 
 namespace vireo::onnx_import {
@@ -13,16 +13,19 @@ Translator binary(const std::string& core_type) {
 }
 
 Translator unary(const std::string& core_type) {
-    return [core_type](const NodeContext& ctx) { return one(make_node(core_type, {ctx.input(0)})); };
+    return
+        [core_type](const NodeContext& ctx) { return one(make_node(core_type, {ctx.input(0)})); };
 }
 
 Translator variadic(const std::string& core_type, bool mean = false) {
     return [core_type, mean](const NodeContext& ctx) {
         Output acc = ctx.input(0);
-        for (size_t i = 1; i < ctx.input_size(); ++i) acc = make_node(core_type, {acc, ctx.input(i)});
+        for (size_t i = 1; i < ctx.input_size(); ++i)
+            acc = make_node(core_type, {acc, ctx.input(i)});
         if (ctx.input_size() == 1) acc = identity(acc);
         if (mean)
-            acc = op::divide(acc, scalar(acc.get_element_type(), static_cast<double>(ctx.input_size())));
+            acc = op::divide(acc,
+                             scalar(acc.get_element_type(), static_cast<double>(ctx.input_size())));
         return one(acc);
     };
 }
@@ -49,7 +52,8 @@ OutputVector mod(const NodeContext& ctx) {
 
 OutputVector cast(const NodeContext& ctx) {
     const int64_t to = ctx.attr_int("to");
-    return one(op::convert(ctx.input(0), to_element_type(static_cast<int32_t>(to), ctx.describe() + " 'to'")));
+    return one(op::convert(ctx.input(0),
+                           to_element_type(static_cast<int32_t>(to), ctx.describe() + " 'to'")));
 }
 
 OutputVector cast_like(const NodeContext& ctx) {
@@ -61,7 +65,9 @@ OutputVector reciprocal(const NodeContext& ctx) {
     return one(op::divide(scalar(x.get_element_type(), 1.0), x));
 }
 
-OutputVector where(const NodeContext& ctx) { return one(op::select(ctx.input(0), ctx.input(1), ctx.input(2))); }
+OutputVector where(const NodeContext& ctx) {
+    return one(op::select(ctx.input(0), ctx.input(1), ctx.input(2)));
+}
 
 OutputVector is_inf(const NodeContext& ctx) {
     return one(make_node("IsInf", {ctx.input(0)},
@@ -75,8 +81,10 @@ OutputVector round(const NodeContext& ctx) {
 
 OutputVector bit_shift(const NodeContext& ctx) {
     const std::string dir = ctx.attr_string("direction", "");
-    if (dir != "LEFT" && dir != "RIGHT") ctx.fail("direction must be LEFT or RIGHT, not '", dir, "'");
-    return one(make_node(dir == "LEFT" ? "BitwiseLeftShift" : "BitwiseRightShift", {ctx.input(0), ctx.input(1)}));
+    if (dir != "LEFT" && dir != "RIGHT")
+        ctx.fail("direction must be LEFT or RIGHT, not '", dir, "'");
+    return one(make_node(dir == "LEFT" ? "BitwiseLeftShift" : "BitwiseRightShift",
+                         {ctx.input(0), ctx.input(1)}));
 }
 
 }  // namespace
@@ -89,9 +97,15 @@ void register_elementwise(TranslatorRegistry& r) {
     r.add("", "Div", 1, div);
     r.add("", "Pow", 1, pow);
     r.add("", "Mod", 10, mod);
-    for (auto [onnx_name, core] : std::vector<std::pair<const char*, const char*>>{
-             {"Equal", "Equal"}, {"Less", "Less"}, {"Greater", "Greater"}, {"LessOrEqual", "LessEqual"},
-             {"GreaterOrEqual", "GreaterEqual"}, {"And", "LogicalAnd"}, {"Or", "LogicalOr"}, {"Xor", "LogicalXor"}}) {
+    for (auto [onnx_name, core] :
+         std::vector<std::pair<const char*, const char*>>{{"Equal", "Equal"},
+                                                          {"Less", "Less"},
+                                                          {"Greater", "Greater"},
+                                                          {"LessOrEqual", "LessEqual"},
+                                                          {"GreaterOrEqual", "GreaterEqual"},
+                                                          {"And", "LogicalAnd"},
+                                                          {"Or", "LogicalOr"},
+                                                          {"Xor", "LogicalXor"}}) {
         r.add("", onnx_name, 1, binary(core));
     }
     r.add("", "BitShift", 11, bit_shift);
@@ -101,10 +115,11 @@ void register_elementwise(TranslatorRegistry& r) {
     r.add("", "Max", 1, variadic("Maximum"));
     r.add("", "Min", 1, variadic("Minimum"));
     for (auto [onnx_name, core] : std::vector<std::pair<const char*, const char*>>{
-             {"Abs", "Abs"}, {"Neg", "Negative"}, {"Exp", "Exp"}, {"Log", "Log"}, {"Sqrt", "Sqrt"},
-             {"Floor", "Floor"}, {"Ceil", "Ceiling"}, {"Erf", "Erf"}, {"Sign", "Sign"}, {"Sin", "Sin"},
-             {"Cos", "Cos"}, {"Tan", "Tan"}, {"Asin", "Asin"}, {"Acos", "Acos"}, {"Atan", "Atan"},
-             {"Sinh", "Sinh"}, {"Cosh", "Cosh"}, {"Asinh", "Asinh"}, {"Acosh", "Acosh"}, {"Atanh", "Atanh"},
+             {"Abs", "Abs"},    {"Neg", "Negative"}, {"Exp", "Exp"},      {"Log", "Log"},
+             {"Sqrt", "Sqrt"},  {"Floor", "Floor"},  {"Ceil", "Ceiling"}, {"Erf", "Erf"},
+             {"Sign", "Sign"},  {"Sin", "Sin"},      {"Cos", "Cos"},      {"Tan", "Tan"},
+             {"Asin", "Asin"},  {"Acos", "Acos"},    {"Atan", "Atan"},    {"Sinh", "Sinh"},
+             {"Cosh", "Cosh"},  {"Asinh", "Asinh"},  {"Acosh", "Acosh"},  {"Atanh", "Atanh"},
              {"IsNaN", "IsNaN"}}) {
         r.add("", onnx_name, 1, unary(core));
     }

@@ -14,7 +14,8 @@ OutputVector gather_elements(const NodeContext& ctx) {
 }
 
 OutputVector gather_nd(const NodeContext& ctx) {
-    return one(make_node("GatherND", {ctx.input(0), ctx.input(1)}, {{"batch_dims", ctx.attr_int("batch_dims", 0)}}, 8));
+    return one(make_node("GatherND", {ctx.input(0), ctx.input(1)},
+                         {{"batch_dims", ctx.attr_int("batch_dims", 0)}}, 8));
 }
 
 std::string reduction(const NodeContext& ctx) {
@@ -31,9 +32,11 @@ OutputVector scatter_nd(const NodeContext& ctx) {
 
 OutputVector scatter_elements(const NodeContext& ctx) {
     const std::string r = reduction(ctx);
-    OutputVector in{ctx.input(0), ctx.input(1), ctx.input(2), op::int64_scalar(ctx.attr_int("axis", 0))};
+    OutputVector in{ctx.input(0), ctx.input(1), ctx.input(2),
+                    op::int64_scalar(ctx.attr_int("axis", 0))};
     if (r == "none") return one(make_node("ScatterElementsUpdate", in, {}, 3));
-    return one(make_node("ScatterElementsUpdate", in, {{"reduction", r}, {"use_init_val", true}}, 12));
+    return one(
+        make_node("ScatterElementsUpdate", in, {{"reduction", r}, {"use_init_val", true}}, 12));
 }
 
 OutputVector one_hot(const NodeContext& ctx) {
@@ -43,12 +46,15 @@ OutputVector one_hot(const NodeContext& ctx) {
     Output on = op::squeeze(off_on->output(1), ints({0}));
     Output depth = op::convert(as_scalar(ctx.input(1)), element::i64);
     Output indices = ctx.input(0);
-    if (!indices.get_element_type().is_integral_number()) indices = op::convert(indices, element::i64);
-    return one(make_node("OneHot", {indices, depth, on, off}, {{"axis", ctx.attr_int("axis", -1)}}));
+    if (!indices.get_element_type().is_integral_number())
+        indices = op::convert(indices, element::i64);
+    return one(
+        make_node("OneHot", {indices, depth, on, off}, {{"axis", ctx.attr_int("axis", -1)}}));
 }
 
 OutputVector non_zero(const NodeContext& ctx) {
-    return one(make_node("NonZero", {ctx.input(0)}, {{"output_type", element::Type(element::i64)}}));
+    return one(
+        make_node("NonZero", {ctx.input(0)}, {{"output_type", element::Type(element::i64)}}));
 }
 
 OutputVector compress(const NodeContext& ctx) {
@@ -59,7 +65,8 @@ OutputVector compress(const NodeContext& ctx) {
         x = op::reshape(x, ints({-1}), false);
     }
     const int64_t axis = ctx.attr_int("axis", 0);
-    Output nz = make_node("NonZero", {ctx.input(1)}, {{"output_type", element::Type(element::i64)}});
+    Output nz =
+        make_node("NonZero", {ctx.input(1)}, {{"output_type", element::Type(element::i64)}});
     Output positions = op::squeeze(nz, ints({0}));
     return one(op::gather(x, positions, op::int64_scalar(axis)));
 }
@@ -68,21 +75,25 @@ OutputVector topk(const NodeContext& ctx) {
     const Output& x = ctx.input(0);
     const int64_t rank = static_rank(ctx, x);
     const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), rank);
-    Output k = ctx.opset() < 10 ? Output(op::int64_scalar(ctx.attr_int("k"))) : as_scalar(ctx.input(1));
+    Output k =
+        ctx.opset() < 10 ? Output(op::int64_scalar(ctx.attr_int("k"))) : as_scalar(ctx.input(1));
     const bool largest = ctx.attr_int("largest", 1) != 0;
     const bool sorted = ctx.attr_int("sorted", 1) != 0;
-    auto node = op::topk(x, k, axis, largest ? "max" : "min", sorted ? "value" : "none", element::i64, true);
+    auto node = op::topk(x, k, axis, largest ? "max" : "min", sorted ? "value" : "none",
+                         element::i64, true);
     return {node->output(0), node->output(1)};
 }
 
 OutputVector cum_sum(const NodeContext& ctx) {
     return one(make_node("CumSum", {ctx.input(0), as_scalar(ctx.input(1))},
-                         {{"exclusive", ctx.attr_int("exclusive", 0) != 0}, {"reverse", ctx.attr_int("reverse", 0) != 0}}));
+                         {{"exclusive", ctx.attr_int("exclusive", 0) != 0},
+                          {"reverse", ctx.attr_int("reverse", 0) != 0}}));
 }
 
 OutputVector reverse_sequence(const NodeContext& ctx) {
     return one(make_node("ReverseSequence", {ctx.input(0), ctx.input(1)},
-                         {{"batch_axis", ctx.attr_int("batch_axis", 1)}, {"seq_axis", ctx.attr_int("time_axis", 0)}}));
+                         {{"batch_axis", ctx.attr_int("batch_axis", 1)},
+                          {"seq_axis", ctx.attr_int("time_axis", 0)}}));
 }
 
 OutputVector einsum(const NodeContext& ctx) {

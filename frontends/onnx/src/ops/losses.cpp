@@ -10,8 +10,10 @@ Output all_axes_sum(const NodeContext& ctx, const Output& v) {
     return rank == 0 ? v : Output(op::reduce("ReduceSum", v, axes_range(0, rank), false));
 }
 
-// loss[n, d...] = -input[n, target[n, d...], d...] * weight[target]; 0 where target == ignore_index.
-Output nll(const NodeContext& ctx, const Output& input, const Output& target, const Output& weight) {
+// loss[n, d...] = -input[n, target[n, d...], d...] * weight[target]; 0 where target ==
+// ignore_index.
+Output nll(const NodeContext& ctx, const Output& input, const Output& target,
+           const Output& weight) {
     const auto t = input.get_element_type();
     Output labels = op::convert(target, element::i64);
     Output mask;
@@ -19,7 +21,8 @@ Output nll(const NodeContext& ctx, const Output& input, const Output& target, co
         mask = op::compare("NotEqual", labels, op::int64_scalar(ctx.attr_int("ignore_index")));
         labels = op::select(mask, labels, op::int64_scalar(0));
     }
-    Output picked = op::squeeze(op::gather_elements(input, op::unsqueeze(labels, ints({1})), 1), ints({1}));
+    Output picked =
+        op::squeeze(op::gather_elements(input, op::unsqueeze(labels, ints({1})), 1), ints({1}));
     Output w;
     if (weight) w = op::gather(weight, labels, op::int64_scalar(0));
     if (mask) w = op::select(mask, w ? w : scalar(t, 1.0), scalar(t, 0.0));

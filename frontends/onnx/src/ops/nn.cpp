@@ -15,13 +15,15 @@ struct Window {
 
 // Kernel/strides/dilations/pads of a conv or pool node with `spatial` axes; `kernel` may come
 // from the weights' shape when the attribute is absent.
-Window window(const NodeContext& ctx, size_t spatial, const std::vector<int64_t>& kernel_fallback = {}) {
+Window window(const NodeContext& ctx, size_t spatial,
+              const std::vector<int64_t>& kernel_fallback = {}) {
     Window w;
     w.kernel = ctx.attr_ints("kernel_shape", kernel_fallback);
     w.strides = ctx.attr_ints("strides", std::vector<int64_t>(spatial, 1));
     w.dilations = ctx.attr_ints("dilations", std::vector<int64_t>(spatial, 1));
     const auto pads = ctx.attr_ints("pads", std::vector<int64_t>(2 * spatial, 0));
-    if (pads.size() != 2 * spatial) ctx.fail("pads has ", pads.size(), " values, expected ", 2 * spatial);
+    if (pads.size() != 2 * spatial)
+        ctx.fail("pads has ", pads.size(), " values, expected ", 2 * spatial);
     if (w.strides.size() != spatial || w.dilations.size() != spatial)
         ctx.fail("strides/dilations must have ", spatial, " values");
     for (size_t i = 0; i < spatial; ++i) {
@@ -36,7 +38,8 @@ Window window(const NodeContext& ctx, size_t spatial, const std::vector<int64_t>
 
 size_t spatial_rank(const NodeContext& ctx, const Output& x) {
     const int64_t rank = static_rank(ctx, x);
-    if (rank < 3) ctx.fail("input of rank ", rank, " has no spatial axes (expected N, C, spatial...)");
+    if (rank < 3)
+        ctx.fail("input of rank ", rank, " has no spatial axes (expected N, C, spatial...)");
     return static_cast<size_t>(rank - 2);
 }
 
@@ -59,13 +62,15 @@ Output build_conv(const NodeContext& ctx, const Output& x, Output w) {
     if (group < 1) ctx.fail("group must be >= 1, got ", group);
     Output y;
     if (group == 1) {
-        y = op::convolution(x, w, win.strides, win.pads_begin, win.pads_end, win.dilations, win.auto_pad);
+        y = op::convolution(x, w, win.strides, win.pads_begin, win.pads_end, win.dilations,
+                            win.auto_pad);
     } else {
         const int64_t wrank = static_rank(ctx, w, "weights");
         // [M, C/G, k...] -> [G, M/G, C/G, k...]
         Output target = op::concat({ints({group, -1}), dims(w, 1, wrank)}, 0);
         w = op::reshape(w, target, false);
-        y = op::group_convolution(x, w, win.strides, win.pads_begin, win.pads_end, win.dilations, win.auto_pad);
+        y = op::group_convolution(x, w, win.strides, win.pads_begin, win.pads_end, win.dilations,
+                                  win.auto_pad);
     }
     return y;
 }
@@ -91,14 +96,17 @@ OutputVector conv_transpose(const NodeContext& ctx) {
     // ONNX computes the pads itself for output_shape and for SAME_*: do it here when the shapes are
     // static, so the core op gets explicit pads.
     if (!output_shape.empty() || win.auto_pad == "same_upper" || win.auto_pad == "same_lower") {
-        if (win.kernel.size() != spatial || std::count(win.kernel.begin(), win.kernel.end(), -1) || !xs.is_static())
+        if (win.kernel.size() != spatial || std::count(win.kernel.begin(), win.kernel.end(), -1) ||
+            !xs.is_static())
             ctx.unsupported("output_shape / SAME auto_pad need static input and kernel shapes");
         const auto os = output_shape.size() > spatial
-                            ? std::vector<int64_t>(output_shape.end() - static_cast<long>(spatial), output_shape.end())
+                            ? std::vector<int64_t>(output_shape.end() - static_cast<long>(spatial),
+                                                   output_shape.end())
                             : output_shape;
         for (size_t i = 0; i < spatial; ++i) {
             const int64_t in = xs[i + 2].get_length();
-            const int64_t full = win.strides[i] * (in - 1) + output_padding[i] + (win.kernel[i] - 1) * win.dilations[i] + 1;
+            const int64_t full = win.strides[i] * (in - 1) + output_padding[i] +
+                                 (win.kernel[i] - 1) * win.dilations[i] + 1;
             const int64_t out = os.empty() ? in * win.strides[i] : os[i];
             const int64_t total = full - out;
             if (total < 0) {
@@ -109,15 +117,16 @@ OutputVector conv_transpose(const NodeContext& ctx) {
                 output_padding[i] += -total;
                 continue;
             }
-            const bool upper = os.empty() ? win.auto_pad == "same_upper" : win.auto_pad != "same_lower";
+            const bool upper =
+                os.empty() ? win.auto_pad == "same_upper" : win.auto_pad != "same_lower";
             win.pads_begin[i] = upper ? total / 2 : total - total / 2;
             win.pads_end[i] = total - win.pads_begin[i];
         }
         win.auto_pad = "explicit";
     }
     auto one_group = [&](const Output& xg, const Output& wg) -> Output {
-        return op::convolution_backprop_data(xg, wg, win.strides, win.pads_begin, win.pads_end, win.dilations,
-                                             output_padding, {}, win.auto_pad);
+        return op::convolution_backprop_data(xg, wg, win.strides, win.pads_begin, win.pads_end,
+                                             win.dilations, output_padding, {}, win.auto_pad);
     };
     Output y;
     if (group == 1) {
@@ -126,10 +135,12 @@ OutputVector conv_transpose(const NodeContext& ctx) {
         auto xs_split = op::split(x, op::int64_scalar(1), group);
         auto ws_split = op::split(w, op::int64_scalar(0), group);
         OutputVector parts;
-        for (int64_t g = 0; g < group; ++g) parts.push_back(one_group(xs_split->output(g), ws_split->output(g)));
+        for (int64_t g = 0; g < group; ++g)
+            parts.push_back(one_group(xs_split->output(g), ws_split->output(g)));
         y = op::concat(parts, 1);
     }
-    if (ctx.has_input(2)) y = op::add(y, per_channel(ctx.input(2), static_cast<int64_t>(spatial) + 2));
+    if (ctx.has_input(2))
+        y = op::add(y, per_channel(ctx.input(2), static_cast<int64_t>(spatial) + 2));
     return one(y);
 }
 
@@ -139,8 +150,9 @@ OutputVector max_pool(const NodeContext& ctx) {
     if (ctx.attr_int("storage_order", 0) != 0 && ctx.has_output(1))
         ctx.unsupported("column-major indices (storage_order=1) are not supported");
     const std::string rounding = ctx.attr_int("ceil_mode", 0) ? "ceil" : "floor";
-    auto pool = op::max_pool_with_indices(x, win.strides, win.dilations, win.pads_begin, win.pads_end, win.kernel,
-                                          rounding, win.auto_pad, element::i64, 0);
+    auto pool =
+        op::max_pool_with_indices(x, win.strides, win.dilations, win.pads_begin, win.pads_end,
+                                  win.kernel, rounding, win.auto_pad, element::i64, 0);
     return {pool->output(0), pool->output(1)};
 }
 
@@ -151,7 +163,8 @@ OutputVector average_pool(const NodeContext& ctx) {
     const std::string rounding = ctx.attr_int("ceil_mode", 0) ? "ceil" : "floor";
     for (int64_t d : win.dilations)
         if (d != 1) ctx.unsupported("dilated average pooling is not supported");
-    return one(op::avg_pool(x, win.strides, win.pads_begin, win.pads_end, win.kernel, exclude_pad, rounding, win.auto_pad));
+    return one(op::avg_pool(x, win.strides, win.pads_begin, win.pads_end, win.kernel, exclude_pad,
+                            rounding, win.auto_pad));
 }
 
 Translator global_pool(const std::string& reduce) {
@@ -176,20 +189,24 @@ OutputVector gemm(const NodeContext& ctx) {
 }
 
 OutputVector batch_norm(const NodeContext& ctx) {
-    if (ctx.attr_int("training_mode", 0) != 0) ctx.unsupported("training_mode=1 is not supported (inference only)");
+    if (ctx.attr_int("training_mode", 0) != 0)
+        ctx.unsupported("training_mode=1 is not supported (inference only)");
     for (size_t i = 1; i < ctx.output_size(); ++i)
-        if (ctx.has_output(i)) ctx.unsupported("training outputs (running mean/variance) are not supported");
+        if (ctx.has_output(i))
+            ctx.unsupported("training outputs (running mean/variance) are not supported");
     const Output& x = ctx.input(0);
     const double eps = ctx.attr_float("epsilon", 1e-5);
     if (ctx.opset() < 9 && ctx.attr_int("spatial", 1) == 0)
         ctx.unsupported("spatial=0 (per-element statistics) is not supported");
-    return one(op::batch_norm_inference(x, ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4), eps));
+    return one(
+        op::batch_norm_inference(x, ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4), eps));
 }
 
 OutputVector instance_norm(const NodeContext& ctx) {
     const Output& x = ctx.input(0);
     const int64_t rank = static_rank(ctx, x);
-    Output y = op::mvn(x, axes_range(2, rank), true, ctx.attr_float("epsilon", 1e-5), "inside_sqrt");
+    Output y =
+        op::mvn(x, axes_range(2, rank), true, ctx.attr_float("epsilon", 1e-5), "inside_sqrt");
     y = op::multiply(y, per_channel(ctx.input(1), rank));
     return one(op::add(y, per_channel(ctx.input(2), rank)));
 }
@@ -249,14 +266,16 @@ OutputVector dropout(const NodeContext& ctx) {
     }
     Output mask;
     if (ctx.has_output(1))
-        mask = op::broadcast(op::constant(element::boolean, Shape{}, std::vector<int64_t>{1}), op::shape_of(x));
+        mask = op::broadcast(op::constant(element::boolean, Shape{}, std::vector<int64_t>{1}),
+                             op::shape_of(x));
     return {identity(x), mask};
 }
 
 }  // namespace
 
 void register_nn(TranslatorRegistry& r) {
-    r.add("", "MatMul", 1, [](const NodeContext& ctx) { return one(op::matmul(ctx.input(0), ctx.input(1))); });
+    r.add("", "MatMul", 1,
+          [](const NodeContext& ctx) { return one(op::matmul(ctx.input(0), ctx.input(1))); });
     r.add("", "Gemm", 1, gemm);
     r.add("", "Conv", 1, conv);
     r.add("", "ConvTranspose", 1, conv_transpose);

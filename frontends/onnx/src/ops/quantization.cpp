@@ -17,36 +17,46 @@ Output along_axis(const NodeContext& ctx, const Output& v, const Output& x, int6
     return v;
 }
 
-Output to_f32(const Output& v) { return v.get_element_type() == element::f32 ? v : Output(op::convert(v, element::f32)); }
+Output to_f32(const Output& v) {
+    return v.get_element_type() == element::f32 ? v : Output(op::convert(v, element::f32));
+}
 
-Output dequantize(const NodeContext& ctx, const Output& x, const Output& scale, const Output& zero_point, int64_t axis) {
+Output dequantize(const NodeContext& ctx, const Output& x, const Output& scale,
+                  const Output& zero_point, int64_t axis) {
     Output v = to_f32(x);
     if (zero_point) v = op::subtract(v, to_f32(along_axis(ctx, zero_point, x, axis)));
     return op::multiply(v, along_axis(ctx, to_f32(scale), x, axis));
 }
 
 // saturate(round_half_even(x / scale) + zero_point) in the zero point's type (u8 without one).
-Output quantize(const NodeContext& ctx, const Output& x, const Output& scale, const Output& zero_point, int64_t axis) {
+Output quantize(const NodeContext& ctx, const Output& x, const Output& scale,
+                const Output& zero_point, int64_t axis) {
     const element::Type out = zero_point ? zero_point.get_element_type() : element::u8;
     Output v = make_node("Round", {op::divide(to_f32(x), along_axis(ctx, to_f32(scale), x, axis))},
                          {{"mode", std::string("half_to_even")}});
     if (zero_point) v = op::add(v, to_f32(along_axis(ctx, zero_point, x, axis)));
     double lo = 0, hi = 255;
-    if (out == element::i8) lo = -128, hi = 127;
-    else if (out == element::u8) lo = 0, hi = 255;
-    else if (out == element::i32) lo = -2147483648.0, hi = 2147483647.0;
-    else ctx.unsupported("quantizing to ", out, " is not supported");
+    if (out == element::i8)
+        lo = -128, hi = 127;
+    else if (out == element::u8)
+        lo = 0, hi = 255;
+    else if (out == element::i32)
+        lo = -2147483648.0, hi = 2147483647.0;
+    else
+        ctx.unsupported("quantizing to ", out, " is not supported");
     return op::convert(op::clamp(v, lo, hi), out);
 }
 
 OutputVector dequantize_linear(const NodeContext& ctx) {
     const int64_t axis = ctx.attr_int("axis", 1);
-    return one(dequantize(ctx, ctx.input(0), ctx.input(1), ctx.has_input(2) ? ctx.input(2) : Output(), axis));
+    return one(dequantize(ctx, ctx.input(0), ctx.input(1),
+                          ctx.has_input(2) ? ctx.input(2) : Output(), axis));
 }
 
 OutputVector quantize_linear(const NodeContext& ctx) {
     const int64_t axis = ctx.attr_int("axis", 1);
-    return one(quantize(ctx, ctx.input(0), ctx.input(1), ctx.has_input(2) ? ctx.input(2) : Output(), axis));
+    return one(quantize(ctx, ctx.input(0), ctx.input(1), ctx.has_input(2) ? ctx.input(2) : Output(),
+                        axis));
 }
 
 OutputVector dynamic_quantize_linear(const NodeContext& ctx) {
@@ -56,7 +66,8 @@ OutputVector dynamic_quantize_linear(const NodeContext& ctx) {
     Output lo = op::minimum(op::reduce("ReduceMin", x, all, false), zero);
     Output hi = op::maximum(op::reduce("ReduceMax", x, all, false), zero);
     Output scale = op::divide(op::subtract(hi, lo), scalar(element::f32, 255.0));
-    Output zp_real = make_node("Round", {op::subtract(zero, op::divide(lo, scale))}, {{"mode", std::string("half_to_even")}});
+    Output zp_real = make_node("Round", {op::subtract(zero, op::divide(lo, scale))},
+                               {{"mode", std::string("half_to_even")}});
     Output zp = op::convert(op::clamp(zp_real, 0, 255), element::u8);
     return {quantize(ctx, x, scale, zp, 1), scale, zp};
 }
@@ -67,7 +78,8 @@ Output integer_operand(const Output& v, const NodeContext& ctx, size_t zp_input,
     Output zp = to_f32(ctx.input(zp_input));
     const auto& shape = zp.get_partial_shape();
     // A 1-D zero point of A is per row (its M axis), of B per column (its N axis).
-    if (per_row && shape.rank().is_static() && shape.rank().get_length() == 1) zp = op::unsqueeze(zp, ints({1}));
+    if (per_row && shape.rank().is_static() && shape.rank().get_length() == 1)
+        zp = op::unsqueeze(zp, ints({1}));
     return op::subtract(f, zp);
 }
 
@@ -83,7 +95,8 @@ OutputVector conv_integer(const NodeContext& ctx) {
     if (ctx.has_input(3)) {
         Output zp = to_f32(ctx.input(3));
         const auto& s = zp.get_partial_shape();
-        if (s.rank().is_static() && s.rank().get_length() == 1) zp = per_channel(zp, static_rank(ctx, w), 0);
+        if (s.rank().is_static() && s.rank().get_length() == 1)
+            zp = per_channel(zp, static_rank(ctx, w), 0);
         w = op::subtract(w, zp);
     }
     return one(op::convert(build_conv(ctx, x, w), element::i32));

@@ -18,14 +18,18 @@ Output activate(const NodeContext& ctx, const Activation& a, const Output& x) {
     if (a.name == "Relu") return op::relu(x);
     if (a.name == "LeakyRelu") return op::prelu(x, scalar(t, a.alpha));
     if (a.name == "HardSigmoid")
-        return op::minimum(op::maximum(op::add(op::multiply(x, scalar(t, a.alpha)), scalar(t, a.beta)), scalar(t, 0.0)),
-                           scalar(t, 1.0));
+        return op::minimum(
+            op::maximum(op::add(op::multiply(x, scalar(t, a.alpha)), scalar(t, a.beta)),
+                        scalar(t, 0.0)),
+            scalar(t, 1.0));
     if (a.name == "Affine") return op::add(op::multiply(x, scalar(t, a.alpha)), scalar(t, a.beta));
-    if (a.name == "ScaledTanh") return op::multiply(op::tanh(op::multiply(x, scalar(t, a.beta))), scalar(t, a.alpha));
+    if (a.name == "ScaledTanh")
+        return op::multiply(op::tanh(op::multiply(x, scalar(t, a.beta))), scalar(t, a.alpha));
     if (a.name == "Softsign") return op::divide(x, op::add(op::unary("Abs", x), scalar(t, 1.0)));
     if (a.name == "Softplus") return make_node("SoftPlus", {x});
     if (a.name == "Elu") return op::elu(x, a.alpha);
-    if (a.name == "ThresholdedRelu") return op::select(op::greater(x, scalar(t, a.alpha)), x, scalar(t, 0.0));
+    if (a.name == "ThresholdedRelu")
+        return op::select(op::greater(x, scalar(t, a.alpha)), x, scalar(t, 0.0));
     ctx.unsupported("activation '", a.name, "' is not supported");
 }
 
@@ -33,9 +37,10 @@ enum class Kind { kRnn, kGru, kLstm };
 
 // The activations for each direction: f (and g, h), with the spec's defaults.
 std::vector<Activation> activations(const NodeContext& ctx, Kind kind, int64_t directions) {
-    std::vector<std::string> defaults = kind == Kind::kRnn   ? std::vector<std::string>{"Tanh"}
-                                        : kind == Kind::kGru ? std::vector<std::string>{"Sigmoid", "Tanh"}
-                                                             : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
+    std::vector<std::string> defaults = kind == Kind::kRnn ? std::vector<std::string>{"Tanh"}
+                                        : kind == Kind::kGru
+                                            ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                                            : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
     std::vector<std::string> names;
     if (ctx.has_attribute("activations")) {
         for (const auto& s : ctx.proto().attribute())
@@ -43,20 +48,31 @@ std::vector<Activation> activations(const NodeContext& ctx, Kind kind, int64_t d
                 for (const auto& n : s.strings()) names.push_back(n);
     }
     if (names.empty())
-        for (int64_t d = 0; d < directions; ++d) names.insert(names.end(), defaults.begin(), defaults.end());
+        for (int64_t d = 0; d < directions; ++d)
+            names.insert(names.end(), defaults.begin(), defaults.end());
     if (names.size() != defaults.size() * static_cast<size_t>(directions))
-        ctx.fail("activations has ", names.size(), " entries, expected ", defaults.size() * directions);
-    const auto alpha = ctx.attr_floats("activation_alpha"), beta = ctx.attr_floats("activation_beta");
+        ctx.fail("activations has ", names.size(), " entries, expected ",
+                 defaults.size() * directions);
+    const auto alpha = ctx.attr_floats("activation_alpha"),
+               beta = ctx.attr_floats("activation_beta");
     std::vector<Activation> out;
     size_t ai = 0, bi = 0;
     for (const auto& n : names) {
         Activation a{n};
         // Only the parameterised activations consume entries of activation_alpha/beta.
-        const bool takes_alpha = n == "LeakyRelu" || n == "HardSigmoid" || n == "Affine" || n == "ScaledTanh" ||
-                                 n == "Elu" || n == "ThresholdedRelu";
+        const bool takes_alpha = n == "LeakyRelu" || n == "HardSigmoid" || n == "Affine" ||
+                                 n == "ScaledTanh" || n == "Elu" || n == "ThresholdedRelu";
         const bool takes_beta = n == "HardSigmoid" || n == "Affine" || n == "ScaledTanh";
-        if (takes_alpha) a.alpha = ai < alpha.size() ? alpha[ai++] : (n == "LeakyRelu" ? 0.01 : n == "HardSigmoid" ? 0.2 : 1.0);
-        if (takes_beta) a.beta = bi < beta.size() ? beta[bi++] : (n == "HardSigmoid" ? 0.5 : n == "ScaledTanh" ? 1.0 : 0.0);
+        if (takes_alpha)
+            a.alpha = ai < alpha.size() ? alpha[ai++]
+                                        : (n == "LeakyRelu"     ? 0.01
+                                           : n == "HardSigmoid" ? 0.2
+                                                                : 1.0);
+        if (takes_beta)
+            a.beta = bi < beta.size() ? beta[bi++]
+                                      : (n == "HardSigmoid"  ? 0.5
+                                         : n == "ScaledTanh" ? 1.0
+                                                             : 0.0);
         out.push_back(a);
     }
     return out;
@@ -77,7 +93,8 @@ OutputVector recurrent(const NodeContext& ctx, Kind kind) {
         ctx.unsupported("the sequence length must be static (the layer is unrolled)");
     const int64_t steps = xs[0].get_length();
     const std::string dir = ctx.attr_string("direction", "forward");
-    if (dir != "forward" && dir != "reverse" && dir != "bidirectional") ctx.fail("direction '", dir, "' is unknown");
+    if (dir != "forward" && dir != "reverse" && dir != "bidirectional")
+        ctx.fail("direction '", dir, "' is unknown");
     const int64_t directions = dir == "bidirectional" ? 2 : 1;
     const int64_t hidden = ctx.attr_int("hidden_size");
     const double clip = ctx.attr_float("clip", 0.0);
@@ -90,11 +107,13 @@ OutputVector recurrent(const NodeContext& ctx, Kind kind) {
         if (!full) {
             // Forward steps past a batch entry's length keep its state and output zeros; a
             // reverse pass would have to start at each entry's own end, which is not supported.
-            if (dir != "forward") ctx.unsupported("sequence_lens with a reverse direction are not supported");
+            if (dir != "forward")
+                ctx.unsupported("sequence_lens with a reverse direction are not supported");
             lens = op::unsqueeze(op::convert(ctx.input(4), element::i64), ints({1}));  // [B, 1]
         }
     }
-    if (kind == Kind::kLstm && ctx.attr_int("input_forget", 0) != 0) ctx.unsupported("input_forget=1 is not supported");
+    if (kind == Kind::kLstm && ctx.attr_int("input_forget", 0) != 0)
+        ctx.unsupported("input_forget=1 is not supported");
     const auto acts = activations(ctx, kind, directions);
     const size_t per_dir = acts.size() / static_cast<size_t>(directions);
     const auto t = x.get_element_type();
@@ -105,7 +124,9 @@ OutputVector recurrent(const NodeContext& ctx, Kind kind) {
     auto zeros_state = [&]() -> Output {
         return op::broadcast(scalar(t, 0.0), op::concat({batch, ints({hidden})}, 0));
     };
-    auto maybe_clip = [&](const Output& v) -> Output { return clip > 0 ? Output(op::clamp(v, -clip, clip)) : v; };
+    auto maybe_clip = [&](const Output& v) -> Output {
+        return clip > 0 ? Output(op::clamp(v, -clip, clip)) : v;
+    };
 
     OutputVector y_dirs, h_dirs, c_dirs;
     for (int64_t d = 0; d < directions; ++d) {
@@ -122,7 +143,9 @@ OutputVector recurrent(const NodeContext& ctx, Kind kind) {
             xw = op::add(xw, wb);
         }
         Output h = ctx.has_input(5) ? direction(ctx.input(5), d) : zeros_state();
-        Output c = kind == Kind::kLstm ? (ctx.has_input(6) ? direction(ctx.input(6), d) : zeros_state()) : Output();
+        Output c = kind == Kind::kLstm
+                       ? (ctx.has_input(6) ? direction(ctx.input(6), d) : zeros_state())
+                       : Output();
         OutputVector pi_o_f;
         if (kind == Kind::kLstm && ctx.has_input(7)) {
             auto p = op::split(direction(ctx.input(7), d), op::int64_scalar(0), 3);
@@ -138,7 +161,8 @@ OutputVector recurrent(const NodeContext& ctx, Kind kind) {
         for (int64_t i = 0; i < steps; ++i) {
             const int64_t step = reverse ? steps - 1 - i : i;
             const Output h_prev = h, c_prev = c;
-            Output xt = op::squeeze(op::slice(xw, ints({step}), ints({step + 1}), ints({1}), ints({0})), ints({0}));
+            Output xt = op::squeeze(
+                op::slice(xw, ints({step}), ints({step + 1}), ints({1}), ints({0})), ints({0}));
             if (kind == Kind::kRnn) {
                 Output pre = op::add(xt, op::matmul(h, r, false, true));
                 if (rb) pre = op::add(pre, rb);
@@ -167,11 +191,13 @@ OutputVector recurrent(const NodeContext& ctx, Kind kind) {
                 };
                 Output zt = activate(ctx, act[0], maybe_clip(op::add(xg->output(0), recur(0, h))));
                 Output rt = activate(ctx, act[0], maybe_clip(op::add(xg->output(1), recur(1, h))));
-                Output hpre = linear_before_reset ? Output(op::add(xg->output(2), op::multiply(rt, recur(2, h))))
-                                                  : Output(op::add(xg->output(2), recur(2, op::multiply(rt, h))));
+                Output hpre = linear_before_reset
+                                  ? Output(op::add(xg->output(2), op::multiply(rt, recur(2, h))))
+                                  : Output(op::add(xg->output(2), recur(2, op::multiply(rt, h))));
                 Output ht = activate(ctx, act[1], maybe_clip(hpre));
                 // (1 - z) * h~ + z * h_prev
-                h = op::add(op::multiply(op::subtract(scalar(t, 1.0), zt), ht), op::multiply(zt, h));
+                h = op::add(op::multiply(op::subtract(scalar(t, 1.0), zt), ht),
+                            op::multiply(zt, h));
             }
             Output y_step = h;
             if (lens) {
@@ -188,7 +214,9 @@ OutputVector recurrent(const NodeContext& ctx, Kind kind) {
     }
     Output y = directions == 1 ? y_dirs[0] : Output(op::concat(y_dirs, 1));
     Output yh = directions == 1 ? h_dirs[0] : Output(op::concat(h_dirs, 0));
-    Output yc = c_dirs.empty() ? Output() : directions == 1 ? c_dirs[0] : Output(op::concat(c_dirs, 0));
+    Output yc = c_dirs.empty()    ? Output()
+                : directions == 1 ? c_dirs[0]
+                                  : Output(op::concat(c_dirs, 0));
     if (layout == 1) {
         y = op::transpose(y, ints({2, 0, 1, 3}));
         yh = op::transpose(yh, ints({1, 0, 2}));

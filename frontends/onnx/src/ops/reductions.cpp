@@ -46,7 +46,8 @@ Translator reduction(const std::string& kind, int axes_input_since) {
             Output mk = keep ? m : Output(op::reduce("ReduceMax", x, axes, false));
             return one(op::add(op::unary("Log", s), mk));
         }
-        if (kind == "SumSquare") return one(op::reduce("ReduceSum", op::multiply(x, x), axes, keep));
+        if (kind == "SumSquare")
+            return one(op::reduce("ReduceSum", op::multiply(x, x), axes, keep));
         (void)t;
         return one(op::reduce("Reduce" + kind, x, axes, keep));
     };
@@ -61,7 +62,9 @@ Translator arg(const std::string& mode) {
         const bool last = ctx.attr_int("select_last_index", 0) != 0;
         Output data = x;
         // The last of equal extremes: search the reversed axis, then map the index back.
-        if (last) data = op::slice(x, ints({-1}), ints({std::numeric_limits<int64_t>::min()}), ints({-1}), ints({axis}));
+        if (last)
+            data = op::slice(x, ints({-1}), ints({std::numeric_limits<int64_t>::min()}), ints({-1}),
+                             ints({axis}));
         auto k = op::topk(data, op::int64_scalar(1), axis, mode, "none", element::i64, true);
         Output index = k->output(1);
         if (last) {
@@ -77,10 +80,16 @@ Translator arg(const std::string& mode) {
 
 void register_reductions(TranslatorRegistry& r) {
     r.add("", "ReduceSum", 1, reduction("Sum", 13));
-    for (auto [name, kind] : std::vector<std::pair<const char*, const char*>>{
-             {"ReduceMean", "Mean"}, {"ReduceMax", "Max"}, {"ReduceMin", "Min"}, {"ReduceProd", "Prod"},
-             {"ReduceL1", "L1"}, {"ReduceL2", "L2"}, {"ReduceLogSum", "LogSum"},
-             {"ReduceLogSumExp", "LogSumExp"}, {"ReduceSumSquare", "SumSquare"}}) {
+    for (auto [name, kind] :
+         std::vector<std::pair<const char*, const char*>>{{"ReduceMean", "Mean"},
+                                                          {"ReduceMax", "Max"},
+                                                          {"ReduceMin", "Min"},
+                                                          {"ReduceProd", "Prod"},
+                                                          {"ReduceL1", "L1"},
+                                                          {"ReduceL2", "L2"},
+                                                          {"ReduceLogSum", "LogSum"},
+                                                          {"ReduceLogSumExp", "LogSumExp"},
+                                                          {"ReduceSumSquare", "SumSquare"}}) {
         r.add("", name, 1, reduction(kind, 18));
     }
     r.add("", "ArgMax", 1, arg("max"));

@@ -12,7 +12,8 @@ std::string interpolate_mode(const NodeContext& ctx) {
     ctx.fail("mode '", mode, "' is not nearest, linear or cubic");
 }
 
-OutputVector resize_with(const NodeContext& ctx, const Output& scales, const Output& sizes, bool legacy) {
+OutputVector resize_with(const NodeContext& ctx, const Output& scales, const Output& sizes,
+                         bool legacy) {
     const Output& x = ctx.input(0);
     op::InterpolateAttrs attrs;
     attrs.mode = interpolate_mode(ctx);
@@ -20,14 +21,16 @@ OutputVector resize_with(const NodeContext& ctx, const Output& scales, const Out
         attrs.coordinate_transformation_mode = "asymmetric";
         attrs.nearest_mode = "floor";
     } else {
-        attrs.coordinate_transformation_mode = ctx.attr_string("coordinate_transformation_mode", "half_pixel");
+        attrs.coordinate_transformation_mode =
+            ctx.attr_string("coordinate_transformation_mode", "half_pixel");
         if (attrs.coordinate_transformation_mode == "tf_crop_and_resize")
             ctx.unsupported("coordinate_transformation_mode tf_crop_and_resize is not supported");
         if (attrs.coordinate_transformation_mode == "tf_half_pixel_for_nn")
             ctx.unsupported("coordinate_transformation_mode tf_half_pixel_for_nn is not supported");
         attrs.nearest_mode = ctx.attr_string("nearest_mode", "round_prefer_floor");
         attrs.cube_coeff = ctx.attr_float("cubic_coeff_a", -0.75);
-        if (ctx.attr_int("exclude_outside", 0) != 0) ctx.unsupported("exclude_outside=1 is not supported");
+        if (ctx.attr_int("exclude_outside", 0) != 0)
+            ctx.unsupported("exclude_outside=1 is not supported");
     }
     const int64_t rank = static_rank(ctx, x);
     attrs.pads_begin.assign(static_cast<size_t>(rank), 0);
@@ -56,7 +59,8 @@ OutputVector resize(const NodeContext& ctx) {
 OutputVector upsample(const NodeContext& ctx) {
     if (ctx.opset() < 9) {
         const auto scales = ctx.attr_floats("scales");
-        return resize_with(ctx, op::constant<double>(element::f32, Shape{scales.size()}, scales), {}, true);
+        return resize_with(ctx, op::constant<double>(element::f32, Shape{scales.size()}, scales),
+                           {}, true);
     }
     return resize_with(ctx, ctx.input(1), {}, true);
 }

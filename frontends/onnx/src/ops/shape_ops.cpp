@@ -65,9 +65,12 @@ OutputVector split(const NodeContext& ctx) {
     const int64_t axis = ctx.attr_int("axis", 0);
     const auto n = static_cast<int64_t>(ctx.output_size());
     Output lengths;
-    if (ctx.opset() >= 13 && ctx.has_input(1)) lengths = ctx.input(1);
-    else if (ctx.opset() < 13 && ctx.has_attribute("split")) lengths = ints(ctx.attr_ints("split"));
-    else if (ctx.opset() < 2 && ctx.has_input(1)) lengths = ctx.input(1);
+    if (ctx.opset() >= 13 && ctx.has_input(1))
+        lengths = ctx.input(1);
+    else if (ctx.opset() < 13 && ctx.has_attribute("split"))
+        lengths = ints(ctx.attr_ints("split"));
+    else if (ctx.opset() < 2 && ctx.has_input(1))
+        lengths = ctx.input(1);
     NodePtr node = lengths ? op::variadic_split(x, op::int64_scalar(axis), lengths)
                            : op::split(x, op::int64_scalar(axis), n);
     return node->outputs();
@@ -80,12 +83,15 @@ OutputVector slice(const NodeContext& ctx) {
         auto axes = ctx.attr_ints("axes");
         if (axes.empty())
             for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
-        return one(op::slice(x, ints(starts), ints(ends), ints(std::vector<int64_t>(starts.size(), 1)), ints(axes)));
+        return one(op::slice(x, ints(starts), ints(ends),
+                             ints(std::vector<int64_t>(starts.size(), 1)), ints(axes)));
     }
     Output starts = ctx.input(1), ends = ctx.input(2);
     Output steps = ctx.has_input(4) ? ctx.input(4) : Output();
-    if (!steps) steps = op::broadcast(op::constant(starts.get_element_type(), Shape{}, std::vector<int64_t>{1}),
-                                      op::shape_of(starts));
+    if (!steps)
+        steps =
+            op::broadcast(op::constant(starts.get_element_type(), Shape{}, std::vector<int64_t>{1}),
+                          op::shape_of(starts));
     Output axes = ctx.has_input(3) ? ctx.input(3) : Output();
     return one(axes ? op::slice(x, starts, ends, steps, axes) : op::slice(x, starts, ends, steps));
 }
@@ -109,12 +115,15 @@ OutputVector expand(const NodeContext& ctx) {
     return one(op::broadcast(ctx.input(0), ctx.input(1), "bidirectional"));
 }
 
-OutputVector tile(const NodeContext& ctx) { return one(op::tile(ctx.input(0), ctx.input(1))); }
+OutputVector tile(const NodeContext& ctx) {
+    return one(op::tile(ctx.input(0), ctx.input(1)));
+}
 
 OutputVector pad(const NodeContext& ctx) {
     const Output& x = ctx.input(0);
     std::string mode = ctx.attr_string("mode", "constant");
-    if (mode != "constant" && mode != "reflect" && mode != "edge") ctx.fail("mode '", mode, "' is unknown");
+    if (mode != "constant" && mode != "reflect" && mode != "edge")
+        ctx.fail("mode '", mode, "' is unknown");
     Output begin, end, value;
     if (ctx.opset() < 11) {
         const auto pads = ctx.attr_ints(ctx.opset() < 2 ? "paddings" : "pads");
@@ -171,13 +180,15 @@ Translator space_depth(const std::string& core) {
     return [core](const NodeContext& ctx) {
         const int64_t block = ctx.attr_int("blocksize");
         std::string mode = "blocks_first";
-        if (core == "DepthToSpace") mode = ctx.attr_string("mode", "DCR") == "CRD" ? "depth_first" : "blocks_first";
+        if (core == "DepthToSpace")
+            mode = ctx.attr_string("mode", "DCR") == "CRD" ? "depth_first" : "blocks_first";
         return one(make_node(core, {ctx.input(0)}, {{"block_size", block}, {"mode", mode}}));
     };
 }
 
 OutputVector trilu(const NodeContext& ctx) {
-    // Keeps x where (col - row) >= k (upper) or <= k (lower), zero elsewhere, over the last two axes.
+    // Keeps x where (col - row) >= k (upper) or <= k (lower), zero elsewhere, over the last two
+    // axes.
     const Output& x = ctx.input(0);
     const int64_t rank = static_rank(ctx, x);
     if (rank < 2) ctx.fail("input must have rank >= 2, got ", rank);
@@ -185,10 +196,13 @@ OutputVector trilu(const NodeContext& ctx) {
     Output k = ctx.has_input(1) ? ctx.input(1) : Output(op::int64_scalar(0));
     Output rows = op::squeeze(dims(x, rank - 2, rank - 1), ints({0}));
     Output cols = op::squeeze(dims(x, rank - 1, rank), ints({0}));
-    Output r = op::unsqueeze(op::range(op::int64_scalar(0), rows, op::int64_scalar(1), element::i64), ints({1}));
-    Output c = op::unsqueeze(op::range(op::int64_scalar(0), cols, op::int64_scalar(1), element::i64), ints({0}));
+    Output r = op::unsqueeze(
+        op::range(op::int64_scalar(0), rows, op::int64_scalar(1), element::i64), ints({1}));
+    Output c = op::unsqueeze(
+        op::range(op::int64_scalar(0), cols, op::int64_scalar(1), element::i64), ints({0}));
     Output diff = op::subtract(c, r);
-    Output mask = upper ? Output(op::compare("GreaterEqual", diff, k)) : Output(op::compare("LessEqual", diff, k));
+    Output mask = upper ? Output(op::compare("GreaterEqual", diff, k))
+                        : Output(op::compare("LessEqual", diff, k));
     return one(op::select(mask, x, scalar(x.get_element_type(), 0.0)));
 }
 
@@ -196,12 +210,15 @@ OutputVector eye_like(const NodeContext& ctx) {
     const Output& x = ctx.input(0);
     if (static_rank(ctx, x) != 2) ctx.fail("input must be 2-D");
     element::Type t = x.get_element_type();
-    if (ctx.has_attribute("dtype")) t = to_element_type(static_cast<int32_t>(ctx.attr_int("dtype")), ctx.describe());
+    if (ctx.has_attribute("dtype"))
+        t = to_element_type(static_cast<int32_t>(ctx.attr_int("dtype")), ctx.describe());
     const int64_t k = ctx.attr_int("k", 0);
-    Output r = op::unsqueeze(op::range(op::int64_scalar(0), op::squeeze(dims(x, 0, 1), ints({0})), op::int64_scalar(1),
-                                       element::i64), ints({1}));
-    Output c = op::unsqueeze(op::range(op::int64_scalar(0), op::squeeze(dims(x, 1, 2), ints({0})), op::int64_scalar(1),
-                                       element::i64), ints({0}));
+    Output r = op::unsqueeze(op::range(op::int64_scalar(0), op::squeeze(dims(x, 0, 1), ints({0})),
+                                       op::int64_scalar(1), element::i64),
+                             ints({1}));
+    Output c = op::unsqueeze(op::range(op::int64_scalar(0), op::squeeze(dims(x, 1, 2), ints({0})),
+                                       op::int64_scalar(1), element::i64),
+                             ints({0}));
     Output on = op::equal(op::subtract(c, r), op::int64_scalar(k));
     return one(op::select(on, scalar(t, 1.0), scalar(t, 0.0)));
 }

@@ -16,11 +16,13 @@ OutputVector non_max_suppression(const NodeContext& ctx) {
     in.push_back(scalar_input(2, element::i64));
     in.push_back(scalar_input(3, t));
     // ONNX's default score_threshold keeps every box: the lowest value of the scores' type.
-    in.push_back(ctx.has_input(4) ? scalar_input(4, t) : scalar(t, -std::numeric_limits<double>::infinity()));
-    auto nms = make_node("NonMaxSuppression", in,
-                         {{"box_encoding", std::string(ctx.attr_int("center_point_box", 0) ? "center" : "corner")},
-                          {"sort_result_descending", false},
-                          {"output_type", element::Type(element::i64)}});
+    in.push_back(ctx.has_input(4) ? scalar_input(4, t)
+                                  : scalar(t, -std::numeric_limits<double>::infinity()));
+    auto nms = make_node(
+        "NonMaxSuppression", in,
+        {{"box_encoding", std::string(ctx.attr_int("center_point_box", 0) ? "center" : "corner")},
+         {"sort_result_descending", false},
+         {"output_type", element::Type(element::i64)}});
     // The core op sizes its output to the upper bound; ONNX's has exactly the selected rows.
     Output count = op::convert(nms->output(2), element::i64);
     return one(op::slice(nms->output(0), ints({0}), count, ints({1}), ints({0})));
@@ -30,11 +32,14 @@ OutputVector roi_align(const NodeContext& ctx) {
     std::string mode = "asymmetric";
     if (ctx.opset() >= 16) {
         const std::string m = ctx.attr_string("coordinate_transformation_mode", "half_pixel");
-        if (m == "half_pixel") mode = "half_pixel_for_nn";  // ONNX's half_pixel shifts by -0.5 only
-        else if (m != "output_half_pixel") ctx.fail("coordinate_transformation_mode '", m, "' is unknown");
+        if (m == "half_pixel")
+            mode = "half_pixel_for_nn";  // ONNX's half_pixel shifts by -0.5 only
+        else if (m != "output_half_pixel")
+            ctx.fail("coordinate_transformation_mode '", m, "' is unknown");
     }
     Output indices = ctx.input(2);
-    if (!indices.get_element_type().is_integral_number()) indices = op::convert(indices, element::i64);
+    if (!indices.get_element_type().is_integral_number())
+        indices = op::convert(indices, element::i64);
     return one(make_node("ROIAlign", {ctx.input(0), ctx.input(1), indices},
                          {{"pooled_h", ctx.attr_int("output_height", 1)},
                           {"pooled_w", ctx.attr_int("output_width", 1)},

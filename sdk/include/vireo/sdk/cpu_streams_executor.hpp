@@ -1,4 +1,5 @@
-// Declares CPUStreamsExecutor: N streams, each a worker thread plus helper threads for parallel_for.
+// Declares CPUStreamsExecutor: N streams, each a worker thread plus helper threads for
+// parallel_for.
 #pragma once
 
 #include <atomic>
@@ -22,15 +23,15 @@ struct StreamsConfig {
     /// Thread names are "<name>/<stream>" for a stream's worker and "<name>/<stream>.<t>" for its
     /// helpers, shortened to fit Linux's 15 characters by thread_name().
     std::string name = "StreamsExecutor";
-    int streams = 1;                        ///< tasks run on up to this many streams at once
-    int threads_per_stream = 1;             ///< threads a task may use through parallel_for
+    int streams = 1;             ///< tasks run on up to this many streams at once
+    int threads_per_stream = 1;  ///< threads a task may use through parallel_for
     /// Pin thread t of stream s (t = 0 is the worker) to the (s * threads_per_stream + t)-th CPU
     /// of the process's affinity mask, modulo its size; with one thread per stream, stream s
     /// runs on CPU s % cores. A failure to pin is logged, not thrown.
     bool pin_threads = false;
     bool operator==(const StreamsConfig& other) const {
-        return name == other.name && streams == other.streams && threads_per_stream == other.threads_per_stream &&
-               pin_threads == other.pin_threads;
+        return name == other.name && streams == other.streams &&
+               threads_per_stream == other.threads_per_stream && pin_threads == other.pin_threads;
     }
 };
 
@@ -65,7 +66,7 @@ std::string thread_name(const std::string& name, int stream, int thread);
 ///     auto exec = std::make_shared<CPUStreamsExecutor>(StreamsConfig{"Infer", 2, 1});
 ///     exec->run([] { ... });
 class CPUStreamsExecutor : public ITaskExecutor {
-public:
+  public:
     explicit CPUStreamsExecutor(StreamsConfig config = {});
     ~CPUStreamsExecutor() override;
     CPUStreamsExecutor(const CPUStreamsExecutor&) = delete;
@@ -92,12 +93,12 @@ public:
     ///     CPUStreamsExecutor::parallel_for(rows, [&](size_t b, size_t e) { for (...) ... });
     static void parallel_for(size_t n, const std::function<void(size_t begin, size_t end)>& body);
 
-private:
-  /// Stops every started thread after the queue drains and joins it (detaches the caller's own).
-  void stop_and_join();
+  private:
+    /// Stops every started thread after the queue drains and joins it (detaches the caller's own).
+    void stop_and_join();
 
-  struct Impl;
-  std::unique_ptr<Impl> m_impl;
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
 };
 
 }  // namespace vireo::sdk

@@ -17,7 +17,8 @@ std::vector<std::string> split_device_list(const std::string& owner, const std::
 
 /// The entries joined with `separator` (a list for MULTI_DEVICE_PRIORITIES with ",", a message
 /// with ", ").
-std::string join_device_list(const std::vector<std::string>& devices, const std::string& separator = ",");
+std::string join_device_list(const std::vector<std::string>& devices,
+                             const std::string& separator = ",");
 
 /// For a meta-plugin's get_property: the core passes the list of a name like "HETERO:A,B" as
 /// MULTI_DEVICE_PRIORITIES (and BATCH's size as AUTO_BATCH_SIZE) in `arguments`. Removes both

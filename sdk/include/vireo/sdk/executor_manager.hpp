@@ -18,12 +18,13 @@ namespace vireo::sdk {
 ///     auto manager = ExecutorManager::get();   // keep it, e.g. as a plugin member
 ///     auto wait = manager->get_executor("MYDEV.1/wait");
 class ExecutorManager {
-public:
+  public:
     static std::shared_ptr<ExecutorManager> get();
 
     /// The executor named `id`, created on first use with `config` (its name is set to `id`).
     /// Later calls return the same executor whatever config they pass.
-    std::shared_ptr<CPUStreamsExecutor> get_executor(const std::string& id, StreamsConfig config = {});
+    std::shared_ptr<CPUStreamsExecutor> get_executor(const std::string& id,
+                                                     StreamsConfig config = {});
     /// A cached streams executor with an equal config that nobody else holds, or a new one
     /// (cached too). Lets compiled models created one after another reuse threads.
     std::shared_ptr<CPUStreamsExecutor> get_idle_streams_executor(const StreamsConfig& config);
@@ -33,10 +34,11 @@ public:
     size_t get_executors_number() const;
     size_t get_idle_streams_executors_number() const;
 
-private:
+  private:
     struct Impl;
     std::shared_ptr<Impl> m_impl;
-public:
+
+  public:
     ExecutorManager();
 };
 

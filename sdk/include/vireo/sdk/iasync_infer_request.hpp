@@ -52,7 +52,7 @@ namespace vireo::sdk {
 ///
 /// Thread safety: all public methods may be called from any thread.
 class IAsyncInferRequest {
-public:
+  public:
     using Callback = std::function<void(std::exception_ptr)>;
     using Stage = std::pair<std::shared_ptr<ITaskExecutor>, std::function<void()>>;
     using Pipeline = std::vector<Stage>;
@@ -87,7 +87,7 @@ public:
     const OutputVector& get_outputs() const { return m_sync_request->get_outputs(); }
     const std::shared_ptr<ISyncInferRequest>& get_sync_request() const { return m_sync_request; }
 
-protected:
+  protected:
     /// Waits for the running pipeline (and a completion in progress), drops the callback and
     /// refuses new starts. Idempotent. Call first thing in the derived destructor.
     void stop_and_wait();
@@ -105,7 +105,7 @@ protected:
     Pipeline m_pipeline;       ///< for start_async
     Pipeline m_sync_pipeline;  ///< for infer(); run inline in order
 
-private:
+  private:
     enum class State { kIdle, kBusy, kCancelled, kStopped };
     struct Run;  // one start_async or infer(): its result, cancel flag and completion flag
 

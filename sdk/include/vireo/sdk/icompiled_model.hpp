@@ -22,14 +22,15 @@ class IAsyncInferRequest;
 /// Thread safety: create_infer_request, export_model, get_runtime_model and get_property may be
 /// called concurrently; set_property may not race with them.
 class ICompiledModel : public std::enable_shared_from_this<ICompiledModel> {
-public:
+  public:
     /// `task_executor` null: a CPUStreamsExecutor {"Default", 1 stream} is made.
     /// `callback_executor` null: callbacks run on the thread that finished the last stage.
     /// The private copies: each Parameter becomes a new Parameter with the same friendly name,
     /// type, shape, tensor names and rt_info (node's and port's); each Result becomes a new
     /// Result (same friendly name, names, rt_info) fed by a new Parameter of its type and shape.
     /// Throws InvalidArgument for a null model. `plugin` may be null only in tests.
-    ICompiledModel(const std::shared_ptr<const Model>& model, const std::shared_ptr<const IPlugin>& plugin,
+    ICompiledModel(const std::shared_ptr<const Model>& model,
+                   const std::shared_ptr<const IPlugin>& plugin,
                    std::shared_ptr<ITaskExecutor> task_executor = nullptr,
                    std::shared_ptr<ITaskExecutor> callback_executor = nullptr);
     virtual ~ICompiledModel();
@@ -52,15 +53,21 @@ public:
 
     std::shared_ptr<const IPlugin> get_plugin() const { return m_plugin; }
     const std::shared_ptr<ITaskExecutor>& get_task_executor() const { return m_task_executor; }
-    const std::shared_ptr<ITaskExecutor>& get_callback_executor() const { return m_callback_executor; }
+    const std::shared_ptr<ITaskExecutor>& get_callback_executor() const {
+        return m_callback_executor;
+    }
 
-protected:
+  protected:
     /// The plugin's synchronous request.
     virtual std::shared_ptr<ISyncInferRequest> create_sync_infer_request() const = 0;
-    void set_task_executor(std::shared_ptr<ITaskExecutor> executor) { m_task_executor = std::move(executor); }
-    void set_callback_executor(std::shared_ptr<ITaskExecutor> executor) { m_callback_executor = std::move(executor); }
+    void set_task_executor(std::shared_ptr<ITaskExecutor> executor) {
+        m_task_executor = std::move(executor);
+    }
+    void set_callback_executor(std::shared_ptr<ITaskExecutor> executor) {
+        m_callback_executor = std::move(executor);
+    }
 
-private:
+  private:
     std::shared_ptr<const IPlugin> m_plugin;
     OutputVector m_inputs;
     OutputVector m_outputs;

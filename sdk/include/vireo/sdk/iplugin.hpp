@@ -32,7 +32,7 @@ using SupportedOpsMap = std::map<std::string, std::string>;
 /// Errors: throw vireo exceptions (InvalidArgument for bad properties or models, NotFound for
 /// unknown keys, NotImplemented for optional features). The core adds the device name.
 class IPlugin : public std::enable_shared_from_this<IPlugin> {
-public:
+  public:
     virtual ~IPlugin() = default;
 
     /// Compiles `model` with `properties` (already merged by the core: call arguments over
@@ -41,12 +41,13 @@ public:
     virtual std::shared_ptr<ICompiledModel> compile_model(const std::shared_ptr<const Model>& model,
                                                           const AnyMap& properties) const = 0;
     /// Optional: compile for a specific remote context. Default throws NotImplemented.
-    virtual std::shared_ptr<ICompiledModel> compile_model(const std::shared_ptr<const Model>& model,
-                                                          const AnyMap& properties,
-                                                          const std::shared_ptr<IRemoteContext>& context) const;
+    virtual std::shared_ptr<ICompiledModel> compile_model(
+        const std::shared_ptr<const Model>& model, const AnyMap& properties,
+        const std::shared_ptr<IRemoteContext>& context) const;
     /// Rebuilds a compiled model from what ICompiledModel::export_model wrote. Throws
     /// InvalidArgument on a blob of another plugin, version or a damaged blob.
-    virtual std::shared_ptr<ICompiledModel> import_model(std::istream& blob, const AnyMap& properties) const = 0;
+    virtual std::shared_ptr<ICompiledModel> import_model(std::istream& blob,
+                                                         const AnyMap& properties) const = 0;
     /// Which ops of `model` this device runs.
     virtual SupportedOpsMap query_model(const std::shared_ptr<const Model>& model,
                                         const AnyMap& properties) const = 0;
@@ -73,7 +74,7 @@ public:
     /// Set by the core when it creates the plugin.
     void set_core(std::weak_ptr<ICore> core) { m_core = std::move(core); }
 
-private:
+  private:
     // Identity only, set once by the core before any other call (as OpenVINO's IPlugin).
     std::string m_device_name;
     Version m_version;

@@ -49,7 +49,7 @@ class IVariableState;
 /// cancel() if an inference can stop early. Not thread-safe: the async request serialises
 /// access (cancel() excepted: it may be called while infer() runs on another thread).
 class ISyncInferRequest {
-public:
+  public:
     explicit ISyncInferRequest(const std::shared_ptr<const ICompiledModel>& compiled_model);
     virtual ~ISyncInferRequest();
 
@@ -76,11 +76,13 @@ public:
 
     const OutputVector& get_inputs() const;
     const OutputVector& get_outputs() const;
-    const std::shared_ptr<const ICompiledModel>& get_compiled_model() const { return m_compiled_model; }
+    const std::shared_ptr<const ICompiledModel>& get_compiled_model() const {
+        return m_compiled_model;
+    }
     /// Validates every input and output tensor (used before an inference starts).
     virtual void check_tensors() const;
 
-protected:
+  protected:
     struct FoundPort {
         enum class Type { kNotFound, kInput, kOutput };
         size_t index = 0;
@@ -112,7 +114,7 @@ protected:
     std::vector<Tensor> m_output_tensors;
     std::map<size_t, std::vector<Tensor>> m_batched_tensors;  // input index -> tensors
 
-private:
+  private:
     std::shared_ptr<const ICompiledModel> m_compiled_model;
     std::map<std::pair<const Node*, size_t>, FoundPort> m_own_ports;  // by (node, output index)
 };

@@ -12,7 +12,7 @@ using Task = std::function<void()>;
 /// including from inside a task. run() does not wait; a task's exception is the task's own
 /// business (executors catch and log what escapes, so one failing task never kills a worker).
 class ITaskExecutor {
-public:
+  public:
     virtual ~ITaskExecutor() = default;
     /// Queues `task` for execution (or runs it at once, for an immediate executor).
     virtual void run(Task task) = 0;
@@ -24,7 +24,7 @@ public:
 
 /// Runs each task in the caller's thread, at once.
 class ImmediateExecutor : public ITaskExecutor {
-public:
+  public:
     void run(Task task) override { task(); }
 };
 

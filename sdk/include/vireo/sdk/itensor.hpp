@@ -14,7 +14,7 @@ namespace vireo::sdk {
 /// The implementation behind a vireo::Tensor. Host tensors are provided by the core; a plugin
 /// implements IRemoteTensor for device memory.
 class ITensor {
-public:
+  public:
     virtual ~ITensor() = default;
     virtual element::Type get_element_type() const = 0;
     virtual const Shape& get_shape() const = 0;
@@ -41,7 +41,7 @@ public:
 /// get_shape, get_strides, get_device_name, get_properties) report stored state and must not
 /// throw; the core calls them unguarded, also on its hot paths.
 class IRemoteTensor : public ITensor {
-public:
+  public:
     void* data() const final { return nullptr; }
     bool is_remote() const final { return true; }
     /// Full device name, "MOCK_REMOTE.1".

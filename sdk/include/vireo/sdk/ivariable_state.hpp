@@ -13,11 +13,12 @@ namespace vireo::sdk {
 /// tensor; a device plugin may override to keep it in device memory.
 /// Not thread-safe: used only while its request is idle.
 class IVariableState {
-public:
+  public:
     /// `initial` is the storage (kept, not copied). `shape` is the variable's declared shape,
     /// which set_state() checks against; default: the initial tensor's shape (static).
     /// Throws InvalidArgument if `initial` is empty.
-    IVariableState(std::string name, Tensor initial, std::optional<PartialShape> shape = std::nullopt);
+    IVariableState(std::string name, Tensor initial,
+                   std::optional<PartialShape> shape = std::nullopt);
     virtual ~IVariableState() = default;
     virtual const std::string& get_name() const { return m_name; }
     /// Back to the initial value. Default: zero-fills the current storage (keeping its shape);
@@ -32,7 +33,7 @@ public:
     bool is_reset() const { return m_reset; }
     void mark_written() { m_reset = false; }
 
-protected:
+  protected:
     std::string m_name;
     Tensor m_state;
     PartialShape m_shape;  ///< declared shape of the variable

@@ -39,20 +39,20 @@ using PluginEntryFunction = const PluginEntry* (*)();
 /// Defines the module's entry point for `PluginClass` (default-constructible, derived from
 /// vireo::sdk::IPlugin). Use once per module, at namespace scope:
 ///     VIREO_DEFINE_PLUGIN(my_device::Plugin, "1.2.0")
-#define VIREO_DEFINE_PLUGIN(PluginClass, version)                                                  \
-    extern "C" __attribute__((visibility("default"))) const ::vireo::sdk::PluginEntry*            \
-    vireo_plugin_entry() {                                                                         \
-        static const ::vireo::sdk::PluginEntry entry{                                              \
-            VIREO_PLUGIN_ABI_VERSION, VIREO_TOOLCHAIN_TAG, version,                                \
-            [](std::string* error) -> std::shared_ptr<::vireo::sdk::IPlugin> {                     \
-                try {                                                                              \
-                    return std::make_shared<PluginClass>();                                        \
-                } catch (const std::exception& e) {                                                \
-                    if (error) *error = e.what();                                                  \
-                } catch (...) {                                                                    \
-                    if (error) *error = "unknown exception";                                       \
-                }                                                                                  \
-                return nullptr;                                                                    \
-            }};                                                                                    \
-        return &entry;                                                                             \
+#define VIREO_DEFINE_PLUGIN(PluginClass, version)                                      \
+    extern "C" __attribute__((visibility("default"))) const ::vireo::sdk::PluginEntry* \
+    vireo_plugin_entry() {                                                             \
+        static const ::vireo::sdk::PluginEntry entry{                                  \
+            VIREO_PLUGIN_ABI_VERSION, VIREO_TOOLCHAIN_TAG, version,                    \
+            [](std::string* error) -> std::shared_ptr<::vireo::sdk::IPlugin> {         \
+                try {                                                                  \
+                    return std::make_shared<PluginClass>();                            \
+                } catch (const std::exception& e) {                                    \
+                    if (error) *error = e.what();                                      \
+                } catch (...) {                                                        \
+                    if (error) *error = "unknown exception";                           \
+                }                                                                      \
+                return nullptr;                                                        \
+            }};                                                                        \
+        return &entry;                                                                 \
     }

@@ -94,7 +94,7 @@ inline constexpr const char* kNotRunMarker = "[not run] ";
 /// The test cannot be built from the ops the device supports. Deliberately not a
 /// vireo::Exception, so tests that expect vireo errors do not catch it.
 class ModelUnavailable : public std::runtime_error {
-public:
+  public:
     explicit ModelUnavailable(const std::string& reason)
         : std::runtime_error(kNotRunMarker + reason) {}
 };
@@ -103,7 +103,6 @@ public:
 /// device's query_model leaves out; `what` names the model in the message. Nothing happens when
 /// query_model itself fails (compile_model then decides).
 void require_supported(const std::shared_ptr<const Model>& model, const std::string& what);
-
 
 /// Values of each output computed from the values of each input (row-major f32).
 using ReferenceFunction =

@@ -13,34 +13,79 @@
 namespace vireo::reference {
 
 /// The C++ type of a static element type (boolean is stored as uint8_t).
-template <element::TypeId Id> struct cpp_type;
-template <> struct cpp_type<element::TypeId::boolean> { using type = uint8_t; };
-template <> struct cpp_type<element::TypeId::u8> { using type = uint8_t; };
-template <> struct cpp_type<element::TypeId::i8> { using type = int8_t; };
-template <> struct cpp_type<element::TypeId::u16> { using type = uint16_t; };
-template <> struct cpp_type<element::TypeId::i16> { using type = int16_t; };
-template <> struct cpp_type<element::TypeId::u32> { using type = uint32_t; };
-template <> struct cpp_type<element::TypeId::i32> { using type = int32_t; };
-template <> struct cpp_type<element::TypeId::u64> { using type = uint64_t; };
-template <> struct cpp_type<element::TypeId::i64> { using type = int64_t; };
-template <> struct cpp_type<element::TypeId::f16> { using type = float16; };
-template <> struct cpp_type<element::TypeId::bf16> { using type = bfloat16; };
-template <> struct cpp_type<element::TypeId::f32> { using type = float; };
-template <> struct cpp_type<element::TypeId::f64> { using type = double; };
+template <element::TypeId Id>
+struct cpp_type;
+template <>
+struct cpp_type<element::TypeId::boolean> {
+    using type = uint8_t;
+};
+template <>
+struct cpp_type<element::TypeId::u8> {
+    using type = uint8_t;
+};
+template <>
+struct cpp_type<element::TypeId::i8> {
+    using type = int8_t;
+};
+template <>
+struct cpp_type<element::TypeId::u16> {
+    using type = uint16_t;
+};
+template <>
+struct cpp_type<element::TypeId::i16> {
+    using type = int16_t;
+};
+template <>
+struct cpp_type<element::TypeId::u32> {
+    using type = uint32_t;
+};
+template <>
+struct cpp_type<element::TypeId::i32> {
+    using type = int32_t;
+};
+template <>
+struct cpp_type<element::TypeId::u64> {
+    using type = uint64_t;
+};
+template <>
+struct cpp_type<element::TypeId::i64> {
+    using type = int64_t;
+};
+template <>
+struct cpp_type<element::TypeId::f16> {
+    using type = float16;
+};
+template <>
+struct cpp_type<element::TypeId::bf16> {
+    using type = bfloat16;
+};
+template <>
+struct cpp_type<element::TypeId::f32> {
+    using type = float;
+};
+template <>
+struct cpp_type<element::TypeId::f64> {
+    using type = double;
+};
 
 /// A compile-time list of element types a kernel instantiates for.
-template <element::TypeId... Ids> struct TypeList {};
+template <element::TypeId... Ids>
+struct TypeList {};
 
-using RealTypes = TypeList<element::TypeId::f16, element::TypeId::bf16, element::TypeId::f32, element::TypeId::f64>;
-using IntegerTypes = TypeList<element::TypeId::i8, element::TypeId::u8, element::TypeId::i16, element::TypeId::u16,
-                              element::TypeId::i32, element::TypeId::u32, element::TypeId::i64, element::TypeId::u64>;
-using NumericTypes = TypeList<element::TypeId::f16, element::TypeId::bf16, element::TypeId::f32, element::TypeId::f64,
-                              element::TypeId::i8, element::TypeId::u8, element::TypeId::i16, element::TypeId::u16,
-                              element::TypeId::i32, element::TypeId::u32, element::TypeId::i64, element::TypeId::u64>;
-using AllTypes = TypeList<element::TypeId::boolean, element::TypeId::f16, element::TypeId::bf16, element::TypeId::f32,
-                          element::TypeId::f64, element::TypeId::i8, element::TypeId::u8, element::TypeId::i16,
-                          element::TypeId::u16, element::TypeId::i32, element::TypeId::u32, element::TypeId::i64,
-                          element::TypeId::u64>;
+using RealTypes = TypeList<element::TypeId::f16, element::TypeId::bf16, element::TypeId::f32,
+                           element::TypeId::f64>;
+using IntegerTypes = TypeList<element::TypeId::i8, element::TypeId::u8, element::TypeId::i16,
+                              element::TypeId::u16, element::TypeId::i32, element::TypeId::u32,
+                              element::TypeId::i64, element::TypeId::u64>;
+using NumericTypes = TypeList<element::TypeId::f16, element::TypeId::bf16, element::TypeId::f32,
+                              element::TypeId::f64, element::TypeId::i8, element::TypeId::u8,
+                              element::TypeId::i16, element::TypeId::u16, element::TypeId::i32,
+                              element::TypeId::u32, element::TypeId::i64, element::TypeId::u64>;
+using AllTypes =
+    TypeList<element::TypeId::boolean, element::TypeId::f16, element::TypeId::bf16,
+             element::TypeId::f32, element::TypeId::f64, element::TypeId::i8, element::TypeId::u8,
+             element::TypeId::i16, element::TypeId::u16, element::TypeId::i32, element::TypeId::u32,
+             element::TypeId::i64, element::TypeId::u64>;
 
 /// Calls `f(T{})` with T the C++ type of `type`, for the types in `List`. Returns f's result.
 /// Throws NotImplemented naming `what` and the type when `type` is not in the list.
@@ -53,7 +98,9 @@ decltype(auto) dispatch(TypeList<Ids...>, element::Type type, const char* what, 
         if (!done) throw_error<NotImplemented>(what, ": element type ", type, " is not supported");
     } else {
         R result{};
-        bool done = ((type.id() == Ids ? (result = f(typename cpp_type<Ids>::type{}), true) : false) || ...);
+        bool done =
+            ((type.id() == Ids ? (result = f(typename cpp_type<Ids>::type{}), true) : false) ||
+             ...);
         if (!done) throw_error<NotImplemented>(what, ": element type ", type, " is not supported");
         return result;
     }
@@ -74,7 +121,7 @@ bool contains(TypeList<Ids...>, element::Type type) {
 ///         for (size_t k = 0; k < n; ++k) o[out + k] = fn(a[ia + k * sa], b[ib + k * sb]);
 ///     });
 class BroadcastIndex {
-public:
+  public:
     BroadcastIndex(const Shape& a, const Shape& b, const Shape& out);
     /// f(out_offset, a_offset, b_offset, run_length, a_step, b_step): steps are 0 or 1.
     template <typename F>
@@ -101,7 +148,7 @@ public:
         }
     }
 
-private:
+  private:
     Shape m_out;
     std::vector<size_t> m_stride_a;  // element strides into a, 0 on broadcast axes
     std::vector<size_t> m_stride_b;

@@ -24,12 +24,13 @@ namespace vireo::reference {
 /// request of a compiled model), so per-call scratch memory lives on the stack or in
 /// thread-local storage, never in the kernel.
 class Kernel {
-public:
+  public:
     virtual ~Kernel() = default;
     virtual void execute(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const = 0;
     /// Rough work estimate for modelled devices and profiling: floating-point operations of one
     /// execution with these shapes (default: one per output element).
-    virtual double flops(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) const;
+    virtual double flops(const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& outputs) const;
     /// Bytes of memory the kernel itself holds for its life (constant inputs repacked at
     /// creation, tables), not counting the node's tensors: what compiling it added. Default 0.
     virtual size_t owned_bytes() const { return 0; }
@@ -47,7 +48,7 @@ using SupportCheck = std::function<bool(const Node& node)>;
 
 /// Kernels by op type. Thread-safe; built-in kernels are registered on first use.
 class KernelRegistry {
-public:
+  public:
     static KernelRegistry& instance();
     /// Registers (or replaces) the factory for op `type` (canonical name, e.g. "Convolution").
     /// Without a support check, supports() builds a kernel and throws it away.
@@ -63,7 +64,7 @@ public:
     std::unique_ptr<Kernel> create(const Node& node) const;
     std::vector<std::string> types() const;
 
-private:
+  private:
     KernelRegistry();
     struct Entry {
         KernelFactory factory;
