@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the dependencies, builds and runs every test with ctest; fails on any failure.
 #
-#   ./test.sh              Release build in build/, the whole suite (what CI runs first)
+#   ./test.sh              source checks (scripts/check_tree.sh: clang-format, layering), then a
+#                          Release build in build/ and the whole suite (what CI runs first)
 #   ./test.sh --sanitize   AddressSanitizer+UndefinedBehaviorSanitizer build of the whole suite
 #                          (build-asan/), then ThreadSanitizer on the threading, async, executor
 #                          and plugin-loading tests (build-tsan/)
@@ -33,6 +34,7 @@ configure_and_build() {  # dir, extra cmake args... [-- targets...]
 case "$mode" in
   default)
     ./scripts/install_deps.sh
+    ./scripts/check_tree.sh  # formatting and layering, before spending time on a build
     configure_and_build build -DCMAKE_BUILD_TYPE=Release
     (cd build && ctest --output-on-failure -j "$jobs")
     if [[ -x scripts/out_of_tree_check.sh ]]; then

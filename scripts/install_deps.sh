@@ -9,6 +9,7 @@ packages=(
   libonnx-dev libprotobuf-dev libonnx-testdata
   libdnnl-dev
   pybind11-dev python3-dev python3-numpy python3-pytest
+  clang-format  # Debian 12's is version 14: scripts/check_tree.sh checks the formatting with it
 )
 if [[ "${1:-}" == "--fuzz" ]]; then
   packages+=(clang libclang-rt-dev)

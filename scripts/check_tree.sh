@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Checks the source tree's rules that no compiler enforces; ./test.sh runs it before building.
+#   1. Formatting: every tracked C++ file is as clang-format 14 (Debian 12's) writes it with the
+#      repository's .clang-format. Other versions format some constructs differently, so another
+#      version is refused rather than trusted. Fix with:  scripts/check_tree.sh --fix
+#   2. Layering: core/ (types, graph, ops, readers) never includes the SDK (vireo/sdk/...); the
+#      SDK builds on the core, the runtime (runtime/) on both (docs/architecture.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fix=0
+if [[ "${1:-}" == "--fix" ]]; then fix=1; fi
+
+formatter=""
+for candidate in clang-format-14 clang-format; do
+  if command -v "$candidate" >/dev/null &&
+     "$candidate" --version | grep -q "clang-format version 14\."; then
+    formatter=$candidate
+    break
+  fi
+done
+if [[ -z $formatter ]]; then
+  echo "check_tree: clang-format 14 not found (scripts/install_deps.sh installs Debian's)" >&2
+  exit 1
+fi
+
+mapfile -t files < <(git ls-files '*.cpp' '*.hpp' '*.h' '*.cc')
+failed=0
+if ((fix)); then
+  "$formatter" -i "${files[@]}"
+else
+  mapfile -t unformatted < <("$formatter" --dry-run "${files[@]}" 2>&1 |
+                             sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: warning:.*/\1/p' | sort -u)
+  if ((${#unformatted[@]})); then
+    echo "check_tree: ${#unformatted[@]} file(s) not formatted as .clang-format says:" >&2
+    printf '  %s\n' "${unformatted[@]}" >&2
+    echo "  fix with: scripts/check_tree.sh --fix" >&2
+    failed=1
+  fi
+fi
+
+upward=$(git grep -n -E '#include\s+["<]vireo/sdk/' -- core/ || true)
+if [[ -n $upward ]]; then
+  echo "check_tree: core/ includes the SDK (the layering runs core <- sdk <- runtime):" >&2
+  echo "$upward" >&2
+  failed=1
+fi
+
+if ((failed == 0)); then
+  echo "check_tree: ${#files[@]} C++ files formatted; core/ does not include the SDK"
+fi
+exit "$failed"
