@@ -56,6 +56,18 @@ uint64_t BlobReader::length(const char* what) {
     if (size > m_max_length || size > physical_memory_bytes())
         throw_error<InvalidArgument>(m_owner, " blob is damaged: ", what, " claims ", size,
                                      " bytes");
+    // A seekable stream (the core hands import_model one) tells what is left, so a damaged size
+    // below the bounds is refused here rather than allocated by the caller and then cut short.
+    const std::streampos here = m_in.tellg();
+    if (here != std::streampos(-1)) {
+        m_in.seekg(0, std::ios::end);
+        const std::streampos end = m_in.tellg();
+        m_in.clear();
+        m_in.seekg(here);
+        if (end != std::streampos(-1) && static_cast<uint64_t>(end - here) < size)
+            throw_error<InvalidArgument>(m_owner, " blob is truncated: reading ", what, " needed ",
+                                         size, " bytes, found ", static_cast<uint64_t>(end - here));
+    }
     return size;
 }
 

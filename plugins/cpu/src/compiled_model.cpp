@@ -11,6 +11,7 @@
 #include "sync_infer_request.hpp"
 #include "vireo/ir.hpp"
 #include "vireo/ops.hpp"
+#include "vireo/sdk/blob_io.hpp"
 #include "vireo/sdk/executor_manager.hpp"
 
 namespace vireo::cpu_plugin {
@@ -31,11 +32,6 @@ std::vector<PropertyName> compiled_properties() {
         keys.emplace_back(name, PropertyMutability::RO);
     keys.emplace_back(enable_profiling.name(), PropertyMutability::RW);
     return keys;
-}
-
-void write_section(std::ostream& out, const std::string& bytes) {
-    out << bytes.size() << '\n';
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 }  // namespace
@@ -102,23 +98,24 @@ void CompiledModel::export_model(std::ostream& out) const {
     saved.enable_profiling = profiling_enabled();
     std::string props;
     for (const auto& [key, value] : saved.to_map()) props += key + "=" + value.to_string() + "\n";
-    out << "VIREO_CPU_BLOB\n" << Plugin::version() << '\n';
-    write_section(out, props);
-    write_section(out, xml.str());
-    write_section(out, bin.str());
+    sdk::BlobWriter blob(out, kDeviceName);
+    blob.bytes(Plugin::kBlobMagic.data(), Plugin::kBlobMagic.size());
+    blob.string(Plugin::version());
+    blob.string(props);
+    blob.string(xml.view());
+    blob.string(bin.view());
     // The weights in the primitives' layouts, so that an import skips their reorders: a count,
     // then per entry its source port, the raw oneDNN descriptor and the bytes.
     const Graph& g = *m_graph;
-    out << g.packed.size() << '\n';
+    blob.u64(g.packed.size());
     for (const auto& [key, memory] : g.packed) {
         const dnnl::memory::desc desc = memory.get_desc();
-        write_section(out, key);
-        write_section(out,
-                      std::string(reinterpret_cast<const char*>(&desc.data), sizeof(desc.data)));
-        out << desc.get_size() << '\n';
-        out.write(static_cast<const char*>(memory.get_data_handle()),
-                  static_cast<std::streamsize>(desc.get_size()));
+        blob.string(key);
+        blob.string(std::string_view(reinterpret_cast<const char*>(&desc.data), sizeof(desc.data)));
+        blob.u64(desc.get_size());
+        blob.bytes(memory.get_data_handle(), desc.get_size());
     }
+    blob.check();
 }
 
 void CompiledModel::set_property(const AnyMap& properties) {

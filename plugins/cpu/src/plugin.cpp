@@ -11,6 +11,7 @@
 #include "subgraph_runner.hpp"
 #include "vireo/ir.hpp"
 #include "vireo/reference/kernel.hpp"
+#include "vireo/sdk/blob_io.hpp"
 #include "vireo/sdk/executor_manager.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
 
@@ -22,7 +23,6 @@ namespace vireo::cpu_plugin {
 namespace {
 
 constexpr const char* kFullName = "Vireo CPU (oneDNN)";
-constexpr const char* kBlobMagic = "VIREO_CPU_BLOB";
 
 std::vector<PropertyName> ro_properties() {
     return {supported_properties, available_devices, device::full_name, device::capabilities};
@@ -32,36 +32,6 @@ std::vector<PropertyName> all_properties() {
     auto keys = ro_properties();
     for (const auto& rw : Config::rw_properties()) keys.push_back(rw);
     return keys;
-}
-
-// Reads "<size>\n" and checks that the stream still holds `size` bytes (when it can tell: the
-// core hands a seekable stream), so a damaged size fails here instead of allocating it.
-size_t read_size(std::istream& in, const char* what) {
-    size_t size = 0;
-    if (!(in >> size) || in.get() != '\n')
-        throw_error<InvalidArgument>(kDeviceName, ": the blob is damaged (no size of its ", what,
-                                     ")");
-    const std::streampos here = in.tellg();
-    if (here != std::streampos(-1)) {
-        in.seekg(0, std::ios::end);
-        const std::streampos end = in.tellg();
-        in.seekg(here);
-        if (end != std::streampos(-1) && static_cast<uint64_t>(end - here) < size)
-            throw_error<InvalidArgument>(kDeviceName, ": the blob is damaged (its ", what,
-                                         " claims ", size, " bytes, ",
-                                         static_cast<uint64_t>(end - here), " are left)");
-    }
-    return size;
-}
-
-// Reads "<size>\n<bytes>" as written by CompiledModel::export_model.
-std::string read_section(std::istream& in, const char* what) {
-    const size_t size = read_size(in, what);
-    std::string bytes(size, '\0');
-    if (size != 0 && !in.read(&bytes[0], static_cast<std::streamsize>(size)))
-        throw_error<InvalidArgument>(kDeviceName, ": the blob is damaged (its ", what,
-                                     " is cut short)");
-    return bytes;
 }
 
 }  // namespace
@@ -113,16 +83,14 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
 
 std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& in,
                                                           const AnyMap& properties) const {
-    std::string magic, blob_version;
-    std::getline(in, magic);
-    std::getline(in, blob_version);
-    if (magic != kBlobMagic)
-        throw_error<InvalidArgument>(kDeviceName, ": the blob was not exported by the CPU plugin");
+    sdk::BlobReader blob(in, kDeviceName);
+    blob.expect_magic(kBlobMagic);
+    const std::string blob_version = blob.string("version");
     if (blob_version != version())
         throw_error<InvalidArgument>(kDeviceName, ": the blob was exported by CPU plugin version ",
                                      blob_version, ", this is version ", version());
     Config config = config_with({});
-    std::istringstream props(read_section(in, "properties"));
+    std::istringstream props(blob.string("properties"));
     AnyMap saved;
     for (std::string line; std::getline(props, line);) {
         const auto eq = line.find('=');
@@ -130,14 +98,13 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& in,
     }
     config.apply(saved, true);
     config.apply(properties, true);
-    const std::string xml = read_section(in, "model");
-    // The weights go straight from the stream into the tensor the model's Constants will share.
+    const std::string xml = blob.string("model");
+    // The weights go straight from the stream into the tensor the model's Constants will share
+    // (BlobReader::length has checked the size against what the stream holds).
     Tensor weights;
-    if (const size_t size = read_size(in, "weights"); size != 0) {
-        weights = Tensor(element::u8, Shape{size});
-        if (!in.read(static_cast<char*>(weights.data()), static_cast<std::streamsize>(size)))
-            throw_error<InvalidArgument>(kDeviceName,
-                                         ": the blob is damaged (its weights are cut short)");
+    if (const uint64_t size = blob.length("weights"); size != 0) {
+        weights = Tensor(element::u8, Shape{static_cast<size_t>(size)});
+        blob.bytes(weights.data(), static_cast<size_t>(size), "weights");
     }
     std::shared_ptr<Model> model;
     try {
@@ -145,29 +112,21 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& in,
     } catch (const Exception& e) {
         throw_error<InvalidArgument>(kDeviceName, ": the blob's model cannot be read: ", e.what());
     }
-    // Blobs of this version written before the packed weights existed end here.
     PackedWeightsMap packed;
-    if (in.peek() != std::char_traits<char>::eof()) {
-        const size_t count = read_size(in, "packed weights count");
-        for (size_t i = 0; i < count; ++i) {
-            std::string key = read_section(in, "packed weights name");
-            const std::string raw = read_section(in, "packed weights descriptor");
-            PackedWeights entry;
-            if (raw.size() != sizeof(entry.desc.data))
-                throw_error<InvalidArgument>(kDeviceName,
-                                             ": the blob is damaged (the descriptor of "
-                                             "packed weights '",
-                                             key, "' has ", raw.size(), " bytes, expected ",
-                                             sizeof(entry.desc.data), ")");
-            std::memcpy(&entry.desc.data, raw.data(), raw.size());
-            const size_t size = read_size(in, "packed weights");
-            entry.bytes = Tensor(element::u8, Shape{size});
-            if (size != 0 && !in.read(static_cast<char*>(entry.bytes.data()),
-                                      static_cast<std::streamsize>(size)))
-                throw_error<InvalidArgument>(kDeviceName, ": the blob is damaged (packed weights '",
-                                             key, "' are cut short)");
-            packed[std::move(key)] = std::move(entry);
-        }
+    const uint64_t count = blob.u64("packed weights count");
+    for (uint64_t i = 0; i < count; ++i) {
+        std::string key = blob.string("packed weights name");
+        const std::string raw = blob.string("packed weights descriptor");
+        PackedWeights entry;
+        if (raw.size() != sizeof(entry.desc.data))
+            throw_error<InvalidArgument>(
+                kDeviceName, ": the blob is damaged (the descriptor of packed weights '", key,
+                "' has ", raw.size(), " bytes, expected ", sizeof(entry.desc.data), ")");
+        std::memcpy(&entry.desc.data, raw.data(), raw.size());
+        const uint64_t size = blob.length("packed weights");
+        entry.bytes = Tensor(element::u8, Shape{static_cast<size_t>(size)});
+        if (size != 0) blob.bytes(entry.bytes.data(), static_cast<size_t>(size), "packed weights");
+        packed[std::move(key)] = std::move(entry);
     }
     const bool from_cache = get_or<bool>(properties, loaded_from_cache.name(), false);
     return compile(std::move(model), config, from_cache, &packed);

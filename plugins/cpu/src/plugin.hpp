@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <mutex>
+#include <string_view>
 
 #include "config.hpp"
 #include "graph.hpp"
@@ -40,6 +41,9 @@ class Plugin : public sdk::IPlugin {
     Any get_property(const std::string& name, const AnyMap& arguments) const override;
 
     static const char* version();
+    /// The first bytes of an exported blob (then the version, the properties, the model, its
+    /// weights and the reordered weights; written with sdk::BlobWriter, read with BlobReader).
+    static constexpr std::string_view kBlobMagic = "VIREO_CPU_BLOB v2\n";
 
   private:
     Config config_with(const AnyMap& properties) const;

@@ -6,6 +6,9 @@
 
 #include "test_utils.hpp"
 #include "vireo/ops.hpp"
+#include "vireo/sdk/blob_io.hpp"
+#include "vireo/sdk/icompiled_model.hpp"
+#include "vireo/sdk/iplugin.hpp"
 
 namespace vireo::cpu_test {
 namespace {
@@ -208,8 +211,65 @@ TEST(ExportImport, ImportedModelGivesTheSameResults) {
     a.infer();
     b.infer();
     EXPECT_TRUE(all_close(b.get_output_tensor(), a.get_output_tensor(), 0, 0));
-    std::stringstream damaged("VIREO_CPU_BLOB\nnot-a-version\n");
-    EXPECT_THROW(core.import_model(damaged, "CPU"), InvalidArgument);
+}
+
+// What the plugin's own import says of `bytes` (the Core's blob header and checksum would refuse
+// a changed blob before the plugin sees it, so these tests call the plugin directly).
+std::string invalid_argument_of_import(const sdk::IPlugin& plugin, const std::string& bytes) {
+    std::istringstream blob(bytes, std::ios::binary);
+    try {
+        plugin.import_model(blob, {});
+    } catch (const InvalidArgument& e) {
+        return e.what();
+    }
+    return "imported";
+}
+
+// Another version's blob, a foreign one and every truncation of a real one are InvalidArgument
+// naming what is wrong: never a crash, a partial model or an allocation of a damaged size.
+TEST(ExportImport, ForeignOldAndTruncatedBlobsAreRefusedByName) {
+    Core core = make_core();
+    CompiledModel compiled =
+        core.compile_model(mixed_layout_model(PartialShape{1, 3, 12, 12}), "CPU");
+    std::ostringstream exported(std::ios::binary);
+    compiled.impl()->export_model(exported);
+    const std::string blob = exported.str();
+    const auto plugin = compiled.impl()->get_plugin();
+    EXPECT_EQ(invalid_argument_of_import(*plugin, blob), "imported");
+
+    std::ostringstream other_version;
+    sdk::BlobWriter writer(other_version, "CPU");
+    writer.bytes("VIREO_CPU_BLOB v2\n", 18);
+    writer.string("not-a-version");
+    EXPECT_NE(invalid_argument_of_import(*plugin, other_version.str())
+                  .find("exported by CPU plugin version not-a-version"),
+              std::string::npos);
+    // The first format (text sizes) is another plugin's as far as this one can tell.
+    EXPECT_NE(invalid_argument_of_import(*plugin, "VIREO_CPU_BLOB\n0.1.0\n")
+                  .find("not a blob exported by the CPU plugin"),
+              std::string::npos);
+
+    // Cuts across every field: the header, the properties, the model, its weights and the
+    // reordered weights (the blob ends with the last of these).
+    const size_t step = std::max<size_t>(1, blob.size() / 400);
+    size_t refused = 0, cuts = 0;
+    for (size_t cut = 0; cut < blob.size(); cut += step, ++cuts) {
+        const std::string message = invalid_argument_of_import(*plugin, blob.substr(0, cut));
+        if (message.find("truncated") != std::string::npos ||
+            message.find("not a blob exported") != std::string::npos)
+            ++refused;
+        else
+            ADD_FAILURE() << "cut at " << cut << " of " << blob.size() << ": " << message;
+    }
+    EXPECT_EQ(refused, cuts);
+    EXPECT_GT(cuts, 100u);
+
+    // A size field damaged to claim more than the stream holds is refused before allocating.
+    std::string huge = blob;
+    const size_t version_length_at = 18;   // the u64 length of the version string
+    huge[version_length_at + 5] = '\x01';  // + 2^40
+    EXPECT_NE(invalid_argument_of_import(*plugin, huge).find("damaged: version claims"),
+              std::string::npos);
 }
 
 int64_t runtime_count(const CompiledModel& compiled, const char* key) {

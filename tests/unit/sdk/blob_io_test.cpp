@@ -96,6 +96,49 @@ TEST(BlobIo, TruncatedDamagedAndForeignInputAreNamed) {
     }
 }
 
+// A stream that can be read but not sought (a pipe, a socket): tellg() answers -1.
+class UnseekableBuf : public std::streambuf {
+  public:
+    explicit UnseekableBuf(std::string data) : m_data(std::move(data)) {
+        setg(m_data.data(), m_data.data(), m_data.data() + m_data.size());
+    }
+
+  private:
+    std::string m_data;
+};
+
+TEST(BlobIo, ALengthIsCheckedAgainstWhatASeekableStreamHoldsBeforeAnyAllocation) {
+    std::ostringstream out;
+    BlobWriter writer(out, "DEV");
+    writer.u64(4);
+    writer.bytes("abcd", 4);
+    writer.u64(uint64_t{1} << 30);  // 1 GiB claimed, 10 bytes follow
+    writer.bytes("0123456789", 10);
+    {
+        std::istringstream in(out.str());
+        BlobReader reader(in, "DEV");
+        // A length that fits leaves the position where it was: the bytes read next are its own.
+        EXPECT_EQ(reader.length("the name"), 4u);
+        char name[4];
+        reader.bytes(name, 4, "the name");
+        EXPECT_EQ(std::string(name, 4), "abcd");
+        EXPECT_EQ(invalid_argument_of([&] { reader.length("the weights"); }),
+                  "DEV blob is truncated: reading the weights needed 1073741824 bytes, found 10");
+    }
+    {
+        // Unseekable: the length cannot be checked up front, so it is returned; a caller's
+        // bytes() then reports the truncation.
+        UnseekableBuf buf(out.str());
+        std::istream in(&buf);
+        BlobReader reader(in, "DEV");
+        EXPECT_EQ(reader.string("the name"), "abcd");
+        EXPECT_EQ(reader.length("the weights"), uint64_t{1} << 30);
+        std::string head(16, '\0');
+        EXPECT_EQ(invalid_argument_of([&] { reader.bytes(head.data(), 16, "the weights"); }),
+                  "DEV blob is truncated: reading the weights needed 16 bytes, found 10");
+    }
+}
+
 TEST(BlobIo, AFailedStreamIsUnavailable) {
     std::ostringstream out;
     out.setstate(std::ios::badbit);

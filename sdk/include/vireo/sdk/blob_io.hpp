@@ -49,8 +49,10 @@ class BlobReader {
     uint64_t u64(const char* what) { return get(8, what); }
     /// Exactly `size` bytes into `to`, or "truncated".
     void bytes(void* to, size_t size, const char* what);
-    /// A u64 length prefix, checked against the bounds ("damaged: <what> claims N bytes"), for a
-    /// caller that reads the bytes into its own buffer with bytes().
+    /// A u64 length prefix, checked against the bounds ("damaged: <what> claims N bytes") and,
+    /// when the stream is seekable, against the bytes left in it ("truncated: reading <what>
+    /// needed N bytes, found M"), for a caller that allocates its own buffer and fills it with
+    /// bytes().
     uint64_t length(const char* what);
     /// `size` bytes as a string, read in blocks of 1 MiB so that a damaged size costs at most
     /// what the stream holds (plus one block), not the size claimed.
