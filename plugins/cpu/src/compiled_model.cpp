@@ -3,6 +3,7 @@
 #include "compiled_model.hpp"
 
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "async_infer_request.hpp"
@@ -177,6 +178,8 @@ std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
     std::map<const Node*, size_t> step_of;
     for (size_t s = 0; s < g.steps.size(); ++s)
         for (const auto& n : g.steps[s].fused) step_of[n.get()] = s;
+    std::set<const Node*> views;
+    for (const auto& n : g.views) views.insert(n.get());
     std::map<const Node*, NodePtr> copies;  // original node -> node standing for its outputs
     NodeVector results, sinks;
     const auto ordered = m_model->get_ordered_ops();
@@ -200,7 +203,9 @@ std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
         info["layerType"] = node->get_type_name();
         info["execOrder"] = static_cast<int64_t>(-1);  // not a step: input, output or constant
         info["execTimeMcs"] = std::string("not_executed");
-        if (it == step_of.end() && !node->get_rt_info().count("primitiveType"))
+        if (views.count(node.get()))
+            info["primitiveType"] = std::string("view");  // no step: its input's bytes
+        else if (it == step_of.end() && !node->get_rt_info().count("primitiveType"))
             info["primitiveType"] = std::string(node->get_type_name() == "Parameter" ||
                                                         node->get_type_name() == "Result"
                                                     ? "host"

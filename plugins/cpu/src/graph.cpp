@@ -27,6 +27,14 @@ void Graph::plan_memory() {
     for (size_t id : result_values) values[id].last_use = end;
     for (size_t s : assign_steps)
         for (size_t id : steps[s].inputs) values[id].last_use = end;
+    // A view is read through its source's memory: the source lives as long as its views are read.
+    // Views come after their sources and point at the root (never at another view).
+    for (size_t id = values.size(); id-- > 0;) {
+        Value& v = values[id];
+        if (v.alias == SIZE_MAX) continue;
+        Value& source = values[v.alias];
+        source.last_use = std::max({source.last_use, v.last_use, v.producer});
+    }
     scratchpad_bytes = 0;
     for (const auto& step : steps)
         if (step.dnnl) scratchpad_bytes = std::max(scratchpad_bytes, step.dnnl->scratchpad_bytes);
@@ -40,7 +48,7 @@ void Graph::plan_memory() {
     };
     std::vector<Placed> placed;
     for (auto& v : values) {
-        if (v.kind != ValueKind::kComputed) continue;
+        if (v.kind != ValueKind::kComputed || v.alias != SIZE_MAX) continue;
         v.bytes = align_up(std::max<size_t>(1, shape_size(v.shape.to_shape()) * v.type.size()));
         std::vector<std::pair<size_t, size_t>> busy;
         for (const auto& p : placed)
@@ -55,6 +63,8 @@ void Graph::plan_memory() {
         placed.push_back({v.producer, v.last_use, offset, v.bytes});
         arena_bytes = std::max(arena_bytes, offset + v.bytes);
     }
+    for (auto& v : values)
+        if (v.alias != SIZE_MAX) v.offset = values[v.alias].offset;
 }
 
 }  // namespace vireo::cpu_plugin

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -36,7 +37,11 @@ struct Value {
     size_t last_use = 0;   ///< last step reading it; steps().size() when read after the run
     size_t bytes = 0;      ///< static graphs: bytes of the value
     size_t offset = 0;     ///< static graphs: byte offset in the request's arena
-    std::string name;      ///< for messages: "output 0 of Convolution 'conv1'"
+    /// A view (static graphs): the same bytes as computed value `alias` under this value's shape
+    /// (a Reshape, Squeeze, Unsqueeze or a Transpose that moves only axes of size 1). No step
+    /// writes it; it keeps `alias` alive as long as it is read. SIZE_MAX: not a view.
+    size_t alias = SIZE_MAX;
+    std::string name;  ///< for messages: "output 0 of Convolution 'conv1'"
 };
 
 enum class StepKind {
@@ -86,6 +91,7 @@ struct Graph {
     std::vector<size_t> parameter_values;  ///< per model input
     std::vector<size_t> result_values;     ///< per model output; always kPlain
     std::vector<VariableInfo> variables;   ///< sorted by id
+    std::vector<NodePtr> views;            ///< ops that became views (no step, no copy)
     std::vector<size_t> assign_steps;
     bool dynamic = false;
     size_t arena_bytes = 0;
@@ -99,7 +105,8 @@ struct Graph {
     std::vector<Tensor> blob_buffers;  ///< the imported buffers those weights point into
 
     /// Fills last_use, bytes and offset (static graphs): first fit of each value into the arena
-    /// among the values whose lifetimes overlap it.
+    /// among the values whose lifetimes overlap it; a view takes its source's offset and extends
+    /// its source's lifetime to its own.
     void plan_memory();
 };
 

@@ -462,6 +462,9 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
                     done = try_softmax(node);
                 else if (type == "ReduceMean" || type == "MVN")
                     done = try_layer_norm(node);
+                else if (type == "Transpose" || type == "Reshape" || type == "Squeeze" ||
+                         type == "Unsqueeze" || type == "Slice")
+                    done = try_movement(node);
             } catch (const dnnl::error&) {
                 // oneDNN has no implementation for this case: the reference kernels run the anchor
                 // and the ops its chain had absorbed.

@@ -112,6 +112,8 @@ class GraphCompiler {
     bool try_pooling(const NodePtr& node);
     bool try_softmax(const NodePtr& node);
     bool try_layer_norm(const NodePtr& node);
+    /// Transpose, Reshape, Squeeze, Unsqueeze, unit-step Slice (f32, static) as one reorder.
+    bool try_movement(const NodePtr& node);
     FusedChain fuse_chain(const Output& start, const FusionTarget& target);
     bool fuse_link(Node& consumer, size_t input, const FusionTarget& target, FusedChain& chain);
     /// The weights produced by `port` (plain layout `plain`, data `data`) in the primitive's

@@ -108,7 +108,8 @@ std::vector<ProfilingInfo> InferRequest::get_profiling_info() const {
     stage(kStageOutputTransfer, m_ran, {}, true);
     stage(kStageOutputPostprocessing, m_finished, m_output_time, false);
     if (!m_profiled) return rows;
-    const auto& steps = (m_last ? m_last->graph() : m_model->graph())->steps;
+    const Graph& graph = *(m_last ? m_last->graph() : m_model->graph());
+    const auto& steps = graph.steps;
     for (size_t s = 0; s < steps.size() && s < m_step_timings.size(); ++s) {
         ProfilingInfo row;
         row.node_name = steps[s].name;
@@ -117,6 +118,15 @@ std::vector<ProfilingInfo> InferRequest::get_profiling_info() const {
         const StepTiming& t = m_step_timings[s];
         row.status = t.executed ? ProfilingInfo::Status::EXECUTED : ProfilingInfo::Status::NOT_RUN;
         row.real_time = row.cpu_time = t.real;
+        rows.push_back(row);
+    }
+    // Ops that became views of their input: nothing ran for them.
+    for (const auto& node : graph.views) {
+        ProfilingInfo row;
+        row.node_name = node->get_friendly_name();
+        row.node_type = node->get_type_name();
+        row.exec_type = "view";
+        row.status = m_ran ? ProfilingInfo::Status::OPTIMIZED_OUT : ProfilingInfo::Status::NOT_RUN;
         rows.push_back(row);
     }
     return rows;

@@ -1,0 +1,165 @@
+// Implements GraphCompiler::try_movement: the ops that only move data — Transpose, Reshape,
+// Squeeze, Unsqueeze and unit-step Slice — as oneDNN reorders. A reorder reads its source through
+// a memory descriptor (permuted strides for a transpose, the same bytes under other dims for a
+// reshape, a sub-memory for a slice), so each of these is one parallel copy instead of a
+// single-threaded reference kernel: with two threads the reference copies were the part of a
+// transformer encoder that did not scale (docs/performance.md).
+#include "graph_compiler_impl.hpp"
+
+namespace vireo::cpu_plugin::detail {
+namespace {
+
+// The integers of a constant value (i32 or i64), false for anything else.
+bool constant_ints(const Value& v, std::vector<int64_t>* out) {
+    if (v.kind != ValueKind::kConstant) return false;
+    const Tensor& t = v.constant;
+    out->clear();
+    if (t.get_element_type() == element::i64) {
+        const auto* p = t.data<int64_t>();
+        out->assign(p, p + t.get_size());
+    } else if (t.get_element_type() == element::i32) {
+        const auto* p = t.data<int32_t>();
+        out->assign(p, p + t.get_size());
+    } else {
+        return false;
+    }
+    return true;
+}
+
+// True when `order` moves only axes of size 1: the bytes do not change, only the dims.
+bool moves_only_unit_axes(const std::vector<int64_t>& order, const Shape& in_shape) {
+    int64_t previous = -1;
+    for (int64_t axis : order) {
+        if (in_shape[static_cast<size_t>(axis)] == 1) continue;
+        if (axis < previous) return false;
+        previous = axis;
+    }
+    return true;
+}
+
+// Row-major strides of `dims`, in elements.
+Dims plain_strides(const Dims& dims) {
+    Dims strides(dims.size(), 1);
+    for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+    return strides;
+}
+
+}  // namespace
+
+bool GraphCompiler::try_movement(const NodePtr& node) {
+    const std::string& type = node->get_type_name();
+    const Output& x = node->input_value(0);
+    if (!is_f32(x) || node->get_output_size() != 1) return false;
+    const Shape in_shape = x.get_shape();
+    const Shape out_shape = node->get_output_shape(0);
+    if (in_shape.empty() || shape_size(in_shape) == 0 || shape_size(out_shape) == 0) return false;
+    const Dims in_dims = dims_of(in_shape);
+    const Dims out_dims = dims_of(out_shape);
+
+    dnnl::memory::desc view;  // the source as the reorder reads it, with the output's dims
+    bool same_bytes = false;  // the output is the input's bytes under other dims
+    if (type == "Transpose") {
+        std::vector<int64_t> order;
+        if (!constant_ints(m_graph->values[value_of(node->input_value(1))], &order)) return false;
+        if (order.empty()) {  // an empty order reverses the axes
+            for (size_t i = in_shape.size(); i-- > 0;) order.push_back(static_cast<int64_t>(i));
+        }
+        if (order.size() != in_shape.size()) return false;
+        const Dims in_strides = plain_strides(in_dims);
+        Dims strides(order.size());
+        for (size_t k = 0; k < order.size(); ++k) {
+            const int64_t axis =
+                order[k] < 0 ? order[k] + static_cast<int64_t>(order.size()) : order[k];
+            if (axis < 0 || axis >= static_cast<int64_t>(order.size())) return false;
+            strides[k] = in_strides[static_cast<size_t>(axis)];
+            order[k] = axis;
+        }
+        view = dnnl::memory::desc(out_dims, dt::f32, strides);
+        same_bytes = moves_only_unit_axes(order, in_shape);
+    } else if (type == "Reshape" || type == "Squeeze" || type == "Unsqueeze") {
+        view = dnnl::memory::desc(out_dims, dt::f32, plain_tag(out_dims.size()));
+        same_bytes = true;
+    } else if (type == "Slice") {
+        // Slice-8: data, start, stop, step[, axes]; unit steps only (a sub-memory of the source).
+        if (node->get_input_size() < 4) return false;
+        std::vector<int64_t> start, step, axes;
+        if (!constant_ints(m_graph->values[value_of(node->input_value(1))], &start) ||
+            !constant_ints(m_graph->values[value_of(node->input_value(3))], &step))
+            return false;
+        if (node->get_input_size() > 4) {
+            if (!constant_ints(m_graph->values[value_of(node->input_value(4))], &axes))
+                return false;
+        } else {
+            for (size_t i = 0; i < start.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+        }
+        if (start.size() != axes.size() || step.size() != axes.size() ||
+            out_shape.size() != in_shape.size())
+            return false;
+        Dims offsets(in_dims.size(), 0);
+        const auto rank = static_cast<int64_t>(in_dims.size());
+        for (size_t i = 0; i < axes.size(); ++i) {
+            const int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
+            if (axis < 0 || axis >= rank || step[i] != 1) return false;
+            const int64_t dim = in_dims[static_cast<size_t>(axis)];
+            int64_t begin = start[i] < 0 ? start[i] + dim : start[i];
+            begin = std::max<int64_t>(0, std::min(begin, dim));
+            offsets[static_cast<size_t>(axis)] = begin;
+        }
+        for (size_t a = 0; a < in_dims.size(); ++a)
+            if (offsets[a] + out_dims[a] > in_dims[a]) return false;
+        view = dnnl::memory::desc(in_dims, dt::f32, plain_tag(in_dims.size()))
+                   .submemory_desc(out_dims, offsets);
+    } else {
+        return false;
+    }
+
+    const size_t xv = in_layout(value_of(x), Layout::kPlain);
+    if (same_bytes && m_graph->values[xv].kind == ValueKind::kComputed) {
+        // A view of a value this request computes: no step and no copy.
+        const Value& source = m_graph->values[xv];
+        const size_t root = source.alias == SIZE_MAX ? xv : source.alias;
+        const size_t id = add_value(node->output(0), ValueKind::kComputed, Layout::kPlain);
+        m_graph->values[id].alias = root;
+        m_graph->views.push_back(node);
+        return true;
+    }
+    const dnnl::memory::desc dst(out_dims, dt::f32, plain_tag(out_dims.size()));
+    auto op = std::make_shared<DnnlOp>();
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    // A multiplication or division by one scalar constant right after (attention's 1/sqrt(d) on
+    // its queries) is the reorder's output scale. A division becomes a multiplication by the
+    // reciprocal: exact for powers of two, within one rounding otherwise.
+    FusedChain chain;
+    chain.output = node->output(0);
+    const auto uses = consumers(node->output(0));
+    if (uses.size() == 1) {
+        Node& c = *uses[0].node;
+        const std::string& ct = c.get_type_name();
+        const bool mul = ct == "Multiply", div = ct == "Divide" && uses[0].input == 0;
+        float scalar = 0.f;
+        if ((mul || div) && c.get_output_size() == 1 && is_f32(c.output(0)) &&
+            c.get_output_partial_shape(0).is_static() && c.get_output_shape(0) == out_shape &&
+            has_value(c.input_value(1 - uses[0].input))) {
+            const Value& other = m_graph->values[value_of(c.input_value(1 - uses[0].input))];
+            if (other.kind == ValueKind::kConstant && constant_scalar(other.constant, &scalar) &&
+                (mul || scalar != 0.f)) {
+                attr.set_output_scales(0, {mul ? scalar : 1.f / scalar});
+                chain.nodes.push_back(c.shared_from_this());
+                chain.types.push_back(ct);
+                chain.output = c.output(0);
+                m_absorbed.insert(&c);
+            }
+        }
+    }
+    dnnl::reorder::primitive_desc pd(cpu_engine(), view, cpu_engine(), dst, attr);
+    op->primitive = dnnl::reorder(pd);
+    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+    op->impl = pd.impl_info_str();
+    op->args.push_back({DNNL_ARG_FROM, true, xv, view, {}});
+    op->args.push_back({DNNL_ARG_TO, true, SIZE_MAX, dst, {}});
+    add_dnnl_step(node, chain, std::move(op), Layout::kPlain);
+    return true;
+}
+
+}  // namespace vireo::cpu_plugin::detail
