@@ -138,4 +138,15 @@ std::ostream& operator<<(std::ostream& out, const Type& type) {
     return out << type.name();
 }
 
+std::istream& operator>>(std::istream& in, Type& type) {
+    std::string name;
+    if (!(in >> name)) return in;
+    try {
+        type = Type::from_name(name);
+    } catch (const Exception&) {
+        in.setstate(std::ios::failbit);
+    }
+    return in;
+}
+
 }  // namespace vireo::element

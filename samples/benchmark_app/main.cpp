@@ -46,6 +46,9 @@ DEFINE_int32(
     nstreams, 0,
     "Number of streams (needs -hint none to take effect over the hint; 0: device default).");
 DEFINE_int32(nthreads, 0, "Threads for inference (0: device default).");
+DEFINE_string(infer_precision, "",
+              "Inference precision hint (INFERENCE_PRECISION_HINT), e.g. f32 or bf16 (default: the "
+              "device's).");
 DEFINE_string(shape, "",
               "Input shapes to reshape the model to (any input, static or dynamic): [1,3,224,224] "
               "or name[1,3,224,224],other[1,10].");
@@ -218,6 +221,9 @@ int run(int argc, char** argv) {
         config.insert_or_assign(vireo::num_streams.name(), vireo::Any(FLAGS_nstreams));
     if (FLAGS_nthreads > 0)
         config.insert_or_assign(vireo::inference_num_threads.name(), vireo::Any(FLAGS_nthreads));
+    if (!FLAGS_infer_precision.empty())
+        config.insert_or_assign(vireo::hint::inference_precision.name(),
+                                vireo::Any(FLAGS_infer_precision));
     if (print_counters || counters_in_report)
         config.insert_or_assign(vireo::enable_profiling.name(), vireo::Any(true));
     if (!FLAGS_cache_dir.empty()) core.set_property({vireo::cache_dir(FLAGS_cache_dir)});

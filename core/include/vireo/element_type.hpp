@@ -89,6 +89,8 @@ class Type {
 };
 
 std::ostream& operator<<(std::ostream& out, const Type& type);
+/// Reads a type by name (Type::from_name); an unknown name sets failbit (so Any reports it).
+std::istream& operator>>(std::istream& in, Type& type);
 
 inline constexpr Type undefined{TypeId::undefined};
 inline constexpr Type dynamic{TypeId::dynamic};

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "vireo/any.hpp"
+#include "vireo/element_type.hpp"
 
 namespace vireo {
 
@@ -121,6 +122,10 @@ std::istream& operator>>(std::istream& in, PerformanceMode& mode);
 inline constexpr Property<PerformanceMode> performance_mode{"PERFORMANCE_HINT"};
 /// Upper bound on requests the application will run at once (0 = no limit).
 inline constexpr Property<uint32_t> num_requests{"PERFORMANCE_HINT_NUM_REQUESTS"};
+/// The precision a device may compute in (OpenVINO's INFERENCE_PRECISION_HINT): element::f32
+/// (exact as the model says) or a lower one such as element::bf16, traded for speed where the
+/// hardware has it. A device that lacks it computes in f32 and reports f32 on its compiled model.
+inline constexpr Property<element::Type> inference_precision{"INFERENCE_PRECISION_HINT"};
 /// Core key (never reaches a plugin): when a device cannot run every op of a model,
 /// compile_model on it runs the model through HETERO instead, with the CPU device (or TEMPLATE)
 /// as the fallback for the ops it lacks; EXECUTION_DEVICES then names both and an INFO log line

@@ -29,7 +29,7 @@ std::vector<PropertyName> compiled_properties() {
          {supported_properties.name(), optimal_number_of_infer_requests.name(), model_name.name(),
           execution_devices.name(), loaded_from_cache.name(), num_streams.name(),
           hint::performance_mode.name(), inference_num_threads.name(), hint::num_requests.name(),
-          device::id.name()})
+          device::id.name(), hint::inference_precision.name()})
         keys.emplace_back(name, PropertyMutability::RO);
     keys.emplace_back(enable_profiling.name(), PropertyMutability::RW);
     return keys;
@@ -69,7 +69,7 @@ std::shared_ptr<const Graph> CompiledModel::graph_for(
             shapes[copy->get_parameters().at(i)->output(0)] = PartialShape(input_shapes[i]);
         copy->reshape(shapes);
         const OmpTeamScope team(m_config.omp_threads_per_stream());
-        graph = compile_graph(std::move(copy));
+        graph = compile_graph(std::move(copy), nullptr, m_config.resolved_precision());
         if (graph->dynamic) graph = nullptr;
     } catch (const Exception&) {
         graph = nullptr;  // the reference graph runs these shapes and reports what is wrong
@@ -150,6 +150,7 @@ Any CompiledModel::get_property(const std::string& name) const {
     if (name == hint::performance_mode.name()) return m_config.performance_mode;
     if (name == hint::num_requests.name()) return m_config.num_requests;
     if (name == device::id.name()) return m_config.device_id;
+    if (name == hint::inference_precision.name()) return m_config.resolved_precision();
     throw_error<NotFound>(kDeviceName, ": unsupported compiled model property ", name,
                           " (supported: ", list_keys(compiled_properties()), ")");
 }

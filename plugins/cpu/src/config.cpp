@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "dnnl_ops.hpp"
 #include "vireo/sdk/cpu_streams_executor.hpp"
 
 namespace vireo::cpu_plugin {
@@ -46,8 +47,9 @@ int available_cores() {
 }
 
 std::vector<PropertyName> Config::rw_properties() {
-    return {hint::performance_mode, vireo::num_streams,      vireo::inference_num_threads,
-            hint::num_requests,     vireo::enable_profiling, device::id};
+    return {hint::performance_mode,   vireo::num_streams,      vireo::inference_num_threads,
+            hint::num_requests,       vireo::enable_profiling, device::id,
+            hint::inference_precision};
 }
 
 void Config::apply(const AnyMap& properties, bool skip_core_keys) {
@@ -69,6 +71,12 @@ void Config::apply(const AnyMap& properties, bool skip_core_keys) {
                 throw_error<InvalidArgument>(kDeviceName, ": property ", key, " has a bad value '",
                                              id, "' (one device: expected \"\" or \"0\")");
             device_id = id;
+        } else if (key == hint::inference_precision.name()) {
+            const auto type = read_value<element::Type>(key, value, "f32 or bf16");
+            if (type != element::f32 && type != element::bf16)
+                throw_error<InvalidArgument>(kDeviceName, ": property ", key, " has a bad value '",
+                                             value.to_string(), "' (expected f32 or bf16)");
+            inference_precision = type;
         } else if (skip_core_keys && (key == cache_dir.name() || key == loaded_from_cache.name())) {
             continue;
         } else {
@@ -85,6 +93,7 @@ Any Config::get(const std::string& name) const {
     if (name == hint::num_requests.name()) return num_requests;
     if (name == vireo::enable_profiling.name()) return enable_profiling;
     if (name == device::id.name()) return device_id;
+    if (name == hint::inference_precision.name()) return inference_precision;
     throw_error<NotFound>(kDeviceName, ": unsupported property ", name,
                           " (supported: ", list_keys(rw_properties()), ")");
 }
@@ -112,6 +121,10 @@ int Config::resolved_threads_per_stream() const {
 int Config::omp_threads_per_stream() const {
     const int share = std::max(1, available_cores() / resolved_streams());
     return std::min(resolved_threads_per_stream(), share);
+}
+
+element::Type Config::resolved_precision() const {
+    return inference_precision == element::bf16 && bf16_supported() ? element::bf16 : element::f32;
 }
 
 }  // namespace vireo::cpu_plugin

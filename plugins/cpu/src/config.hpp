@@ -22,6 +22,9 @@ struct Config {
     uint32_t num_requests = 0;          ///< hint::num_requests; 0: no limit
     bool enable_profiling = false;
     std::string device_id;  ///< "" or "0": the plugin has one instance
+    /// hint::inference_precision: f32, or bf16 (convolutions and MatMuls with constant weights
+    /// compute in bf16 where the CPU has AVX-512 BF16; see resolved_precision()).
+    element::Type inference_precision = element::f32;
 
     /// Applies `properties` in map order. Throws NotFound naming an unknown key (listing the
     /// supported ones), InvalidArgument naming key and value for a bad value. Keys the core owns
@@ -42,6 +45,9 @@ struct Config {
     /// never more than the cores divided among the streams, so streams x threads <= cores
     /// (oneDNN's OpenMP teams run several times slower when they oversubscribe the cores).
     int omp_threads_per_stream() const;
+    /// The precision compiled models use: inference_precision when this CPU runs it natively
+    /// (bf16 needs AVX-512 BF16), else f32.
+    element::Type resolved_precision() const;
 
     static std::vector<PropertyName> rw_properties();
 };

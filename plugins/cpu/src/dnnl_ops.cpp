@@ -20,6 +20,23 @@ const dnnl::engine& cpu_engine() {
     return engine;
 }
 
+bool bf16_supported() {
+    static const bool supported = [] {
+        using dt = dnnl::memory::data_type;
+        using tag = dnnl::memory::format_tag;
+        try {
+            const dnnl::memory::desc a({64, 64}, dt::bf16, tag::ab);
+            const dnnl::memory::desc c({64, 64}, dt::f32, tag::ab);
+            const dnnl::matmul::desc desc(a, a, c);
+            const dnnl::matmul::primitive_desc pd(desc, cpu_engine());
+            return std::string(pd.impl_info_str()).rfind("ref", 0) != 0;
+        } catch (const dnnl::error&) {
+            return false;
+        }
+    }();
+    return supported;
+}
+
 dnnl::primitive_attr make_attr(const std::vector<PostOp>& post_ops, DnnlOp* op) {
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);

@@ -28,6 +28,10 @@ class OmpTeamScope {
 /// The process's CPU engine (made on first use; thread-safe).
 const dnnl::engine& cpu_engine();
 
+/// True when oneDNN runs bf16 MatMuls natively on this CPU (AVX-512 BF16 or AMX): a bf16 MatMul
+/// primitive is created once and its implementation must not be a reference one.
+bool bf16_supported();
+
 /// One argument of a primitive: either a value of the graph, seen through `desc` (its layout and
 /// the dims the primitive expects, e.g. a MatMul's [M, K] view of a [B, S, K] tensor), or a
 /// constant memory the compiler made once (weights in the primitive's chosen layout, biases).

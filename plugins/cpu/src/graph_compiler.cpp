@@ -41,7 +41,44 @@ dnnl::memory::desc GraphCompiler::desc_of(size_t id) const {
     const Shape shape = v.shape.to_shape();
     const tag t =
         v.layout == Layout::kPlain ? plain_tag(shape.size()) : channels_last_tag(shape.size());
-    return dnnl::memory::desc(dims_of(shape), dt::f32, t);
+    return dnnl::memory::desc(dims_of(shape), v.type == element::bf16 ? dt::bf16 : dt::f32, t);
+}
+
+// The f32 value `id` converted to bf16 in the same layout (a reorder step, made once per value).
+size_t GraphCompiler::in_bf16(size_t id) {
+    if (auto it = m_to_bf16.find(id); it != m_to_bf16.end()) return it->second;
+    Value converted = m_graph->values[id];
+    converted.kind = ValueKind::kComputed;
+    converted.type = element::bf16;
+    converted.constant = Tensor();
+    converted.alias = SIZE_MAX;
+    converted.producer = m_graph->steps.size();
+    converted.name += " (bf16)";
+    m_graph->values.push_back(converted);
+    const size_t out = m_graph->values.size() - 1;
+
+    auto op = std::make_shared<DnnlOp>();
+    const auto src = desc_of(id);
+    const auto dst = desc_of(out);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::reorder::primitive_desc pd(cpu_engine(), src, cpu_engine(), dst, attr);
+    op->primitive = dnnl::reorder(pd);
+    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+    op->impl = pd.impl_info_str();
+    op->args.push_back({DNNL_ARG_FROM, true, id, src, {}});
+    op->args.push_back({DNNL_ARG_TO, true, out, dst, {}});
+    Step step;
+    step.kind = StepKind::kDnnl;
+    const size_t rank = converted.shape.size();
+    step.name = m_graph->values[id].name + " -> bf16";
+    step.type = "Reorder";
+    step.exec_type = op->impl + " " + layout_name(converted.layout, rank) + " f32->bf16";
+    step.dnnl = std::move(op);
+    step.outputs = {out};
+    m_graph->steps.push_back(std::move(step));
+    m_to_bf16[id] = out;
+    return out;
 }
 
 // The value `id` in `layout`: itself, or the output of a reorder step (made once per value).
@@ -178,7 +215,8 @@ void GraphCompiler::add_subgraph_step(const NodePtr& node) {
     step.exec_type = "ref";
     for (const auto& body : node->get_bodies()) {
         try {
-            step.bodies.push_back(compile_graph(body));
+            step.bodies.push_back(
+                compile_graph(body, nullptr, m_bf16 ? element::bf16 : element::f32));
         } catch (const Exception& e) {
             m_unsupported.push_back(node->describe() + ": its body cannot run: " + e.what());
             return;
@@ -490,8 +528,9 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
 }  // namespace detail
 
 std::shared_ptr<const Graph> compile_graph(std::shared_ptr<const Model> model,
-                                           const PackedWeightsMap* packed) {
-    return detail::GraphCompiler(std::move(model), packed).compile();
+                                           const PackedWeightsMap* packed,
+                                           element::Type precision) {
+    return detail::GraphCompiler(std::move(model), packed, precision == element::bf16).compile();
 }
 
 }  // namespace vireo::cpu_plugin

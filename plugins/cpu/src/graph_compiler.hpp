@@ -28,7 +28,12 @@ namespace vireo::cpu_plugin {
 /// `packed` (from an imported blob) offers weights already in a primitive's layout: a weight
 /// whose source port and chosen layout both match an entry is used as it is instead of being
 /// reordered (a mismatch, e.g. a blob from a CPU with other instructions, just reorders).
+///
+/// `precision` element::bf16 (what Config::resolved_precision() gave: the CPU has AVX-512 BF16)
+/// runs convolutions and MatMuls with constant weights in bf16: weights reordered to bf16 once,
+/// the source converted by a reorder step, f32 accumulation, bias, post-ops and output.
 std::shared_ptr<const Graph> compile_graph(std::shared_ptr<const Model> model,
-                                           const PackedWeightsMap* packed = nullptr);
+                                           const PackedWeightsMap* packed = nullptr,
+                                           element::Type precision = element::f32);
 
 }  // namespace vireo::cpu_plugin

@@ -89,8 +89,8 @@ struct FusedChain {
 
 class GraphCompiler {
   public:
-    GraphCompiler(std::shared_ptr<const Model> model, const PackedWeightsMap* packed)
-        : m_model(std::move(model)), m_packed(packed) {
+    GraphCompiler(std::shared_ptr<const Model> model, const PackedWeightsMap* packed, bool bf16)
+        : m_model(std::move(model)), m_packed(packed), m_bf16(bf16) {
         m_graph = std::make_shared<Graph>();
         m_graph->model = m_model;
     }
@@ -103,6 +103,7 @@ class GraphCompiler {
     bool has_value(const Output& port) const { return m_value_of.count(port) != 0; }
     dnnl::memory::desc desc_of(size_t value) const;
     size_t in_layout(size_t value, Layout layout);
+    size_t in_bf16(size_t value);
     bool fold_constant(const NodePtr& node);
     void add_reference_step(const NodePtr& node);
     void add_state_step(const NodePtr& node);
@@ -129,12 +130,14 @@ class GraphCompiler {
 
     std::shared_ptr<const Model> m_model;
     const PackedWeightsMap* m_packed = nullptr;
+    bool m_bf16 = false;                      // convolutions and weight MatMuls compute in bf16
     std::set<std::string> m_ambiguous_names;  // friendly names of more than one op
     std::shared_ptr<Graph> m_graph;
     std::map<Output, size_t> m_value_of;
     ConsumerMap m_consumers;
     std::set<const Node*> m_absorbed;
     std::map<std::pair<size_t, Layout>, size_t> m_converted;
+    std::map<size_t, size_t> m_to_bf16;
     std::map<std::string, size_t> m_variable_index;
     std::vector<std::string> m_unsupported;
 };

@@ -108,14 +108,30 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
     const dnnl::memory::desc bias_md =
         chain.bias ? dnnl::memory::desc({static_cast<dnnl::memory::dim>(out[1])}, dt::f32, tag::a)
                    : dnnl::memory::desc();
-    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                         algorithm::convolution_direct, src_md, w_any, bias_md,
-                                         dst_md, w.strides, w.dilations, w.pad_l, w.pad_r);
-    dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
+    auto make_pd = [&](dt compute) {
+        const dnnl::memory::desc src_c(src_md.dims(), compute, channels_last_tag(rank));
+        const dnnl::memory::desc w_c(w_any.dims(), compute, tag::any);
+        dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                             algorithm::convolution_direct, src_c, w_c, bias_md,
+                                             dst_md, w.strides, w.dilations, w.pad_l, w.pad_r);
+        return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
+    };
+    // bf16: source and weights in bf16, accumulation, bias, post-ops and output in f32. A case
+    // oneDNN has no bf16 kernel for stays f32.
+    dnnl::convolution_forward::primitive_desc pd;
+    bool bf16 = m_bf16;
+    if (bf16) {
+        try {
+            pd = make_pd(dt::bf16);
+        } catch (const dnnl::error&) {
+            bf16 = false;
+        }
+    }
+    if (!bf16) pd = make_pd(dt::f32);
     op->primitive = dnnl::convolution_forward(pd);
     op->scratchpad_bytes = pd.scratchpad_desc().get_size();
     op->impl = pd.impl_info_str();
-    op->args.push_back({DNNL_ARG_SRC, true, src, src_md, {}});
+    op->args.push_back({DNNL_ARG_SRC, true, bf16 ? in_bf16(src) : src, pd.src_desc(), {}});
     op->args.push_back({DNNL_ARG_WEIGHTS,
                         false,
                         0,
@@ -177,12 +193,26 @@ bool GraphCompiler::try_matmul(const NodePtr& node) {
     const dnnl::memory::desc bias_md =
         chain.bias ? dnnl::memory::desc({1, static_cast<long>(N)}, dt::f32, tag::ab)
                    : dnnl::memory::desc();
-    dnnl::matmul::desc desc(src_md, w_md, bias_md, dst_md);
-    dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
+    // bf16 (MatMuls with constant weights): as for convolutions.
+    dnnl::matmul::primitive_desc pd;
+    bool bf16 = m_bf16 && weights;
+    if (bf16) {
+        try {
+            const dnnl::memory::desc src_c(src_md.dims(), dt::bf16, tag::ab);
+            const dnnl::memory::desc w_c(w_md.dims(), dt::bf16, tag::any);
+            pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_c, w_c, bias_md, dst_md), attr,
+                                              cpu_engine());
+        } catch (const dnnl::error&) {
+            bf16 = false;
+        }
+    }
+    if (!bf16)
+        pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_md, w_md, bias_md, dst_md), attr,
+                                          cpu_engine());
     op->primitive = dnnl::matmul(pd);
     op->scratchpad_bytes = pd.scratchpad_desc().get_size();
     op->impl = pd.impl_info_str();
-    op->args.push_back({DNNL_ARG_SRC, true, av, src_md, {}});
+    op->args.push_back({DNNL_ARG_SRC, true, bf16 ? in_bf16(av) : av, pd.src_desc(), {}});
     if (weights) {
         const Tensor& wt = m_graph->values[bv].constant;
         op->args.push_back({DNNL_ARG_WEIGHTS,

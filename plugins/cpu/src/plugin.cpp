@@ -68,7 +68,7 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> mode
                                                      const Config& config, bool loaded_from_cache,
                                                      const PackedWeightsMap* packed) const {
     const OmpTeamScope team(config.omp_threads_per_stream());
-    auto graph = compile_graph(model, packed);
+    auto graph = compile_graph(model, packed, config.resolved_precision());
     auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
     return std::make_shared<CompiledModel>(std::move(model), std::move(graph), self, config,
                                            loaded_from_cache);

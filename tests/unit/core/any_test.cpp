@@ -44,6 +44,14 @@ TEST(Properties, TypedKeysMakePairs) {
     EXPECT_EQ(Any("LATENCY").as<hint::PerformanceMode>(), hint::PerformanceMode::LATENCY);
     EXPECT_THROW(Any("FAST").as<hint::PerformanceMode>(), InvalidArgument);
     EXPECT_EQ(Any("LOG_INFO").as<log::Level>(), log::Level::INFO);
+    // Element types by name (INFERENCE_PRECISION_HINT), in either case, and back as text.
+    EXPECT_EQ(Any("bf16").as<element::Type>(), element::bf16);
+    EXPECT_EQ(Any("F32").as<element::Type>(), element::f32);
+    EXPECT_EQ(Any(element::bf16).to_string(), "bf16");
+    EXPECT_THROW(Any("float33").as<element::Type>(), InvalidArgument);
+    auto [k3, v3] = hint::inference_precision(element::bf16);
+    EXPECT_EQ(k3, "INFERENCE_PRECISION_HINT");
+    EXPECT_EQ(v3.as<element::Type>(), element::bf16);
     PropertyName ro = loaded_from_cache;
     EXPECT_FALSE(ro.is_mutable());
     EXPECT_EQ(ro, "LOADED_FROM_CACHE");

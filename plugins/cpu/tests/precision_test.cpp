@@ -1,0 +1,112 @@
+// hint::inference_precision on CPU: f32 by default; bf16 (where the CPU has AVX-512 BF16) runs
+// convolutions and weight MatMuls in bf16 with f32 accumulation and output, within bf16's
+// rounding of TEMPLATE's f32 results; the choice is reported, survives export/import, and bad
+// values are refused by name.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "test_utils.hpp"
+#include "vireo/ops.hpp"
+
+namespace vireo::cpu_test {
+namespace {
+
+// conv -> relu -> conv (+ residual) -> flatten -> matmul + bias: every bf16 path of the compiler.
+std::shared_ptr<Model> conv_matmul_model() {
+    auto x = op::parameter(element::f32, {1, 8, 6, 6}, "x");
+    auto w1 = op::constant(random_tensor({8, 8, 3, 3}, 1, -0.3f, 0.3f));
+    auto w2 = op::constant(random_tensor({8, 8, 3, 3}, 2, -0.3f, 0.3f));
+    auto c1 = op::relu(op::convolution(x, w1, {1, 1}, {1, 1}, {1, 1}, {1, 1}));
+    auto c2 = op::add(op::convolution(c1, w2, {1, 1}, {1, 1}, {1, 1}, {1, 1}), c1);
+    auto flat = op::reshape(c2, op::constant<int64_t>(element::i64, {2}, {1, 288}), false);
+    auto m = op::matmul(flat, op::constant(random_tensor({288, 10}, 3, -0.1f, 0.1f)));
+    auto y = op::add(m, op::constant(random_tensor({10}, 4)));
+    return std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "precision");
+}
+
+std::vector<ProfilingInfo> profile(CompiledModel& compiled, const Tensor& x, Tensor* y) {
+    InferRequest request = compiled.create_infer_request();
+    request.set_input_tensor(x);
+    request.infer();
+    *y = request.get_output_tensor().clone();
+    return request.get_profiling_info();
+}
+
+TEST(Precision, F32ByDefaultAndBf16WhereTheCpuHasIt) {
+    Core core = make_core();
+    EXPECT_EQ(core.get_property("CPU", hint::inference_precision), element::f32);
+    const auto model = conv_matmul_model();
+    const Tensor x = random_tensor({1, 8, 6, 6}, 9);
+    const auto expected = run_model(core, model, "TEMPLATE", {x});
+
+    CompiledModel f32 = core.compile_model(model, "CPU", {{enable_profiling.name(), true}});
+    EXPECT_EQ(f32.get_property(hint::inference_precision), element::f32);
+    Tensor y32;
+    for (const auto& row : profile(f32, x, &y32))
+        EXPECT_EQ(row.exec_type.find("bf16"), std::string::npos) << row.node_name;
+    EXPECT_TRUE(all_close(y32, expected[0], 1e-4, 1e-5));
+
+    CompiledModel low = core.compile_model(
+        model, "CPU",
+        {{enable_profiling.name(), true}, {hint::inference_precision.name(), std::string("bf16")}});
+    Tensor y16;
+    const auto rows = profile(low, x, &y16);
+    size_t conversions = 0;
+    for (const auto& row : rows)
+        conversions += row.exec_type.find("f32->bf16") != std::string::npos;
+    if (low.get_property(hint::inference_precision) == element::bf16) {
+        // The input of each convolution and of the MatMul is converted once (c1 feeds the
+        // second convolution and, in f32, the residual add).
+        EXPECT_EQ(conversions, 3u);
+        // bf16 keeps 8 bits of mantissa: relative error ~2^-8 per product, summed over 72-288.
+        EXPECT_TRUE(all_close(y16, expected[0], 3e-2, 3e-2));
+        EXPECT_FALSE(all_close(y16, expected[0], 0, 1e-6)) << "bf16 gave f32's exact results";
+    } else {
+        // A CPU without AVX-512 BF16: the hint is accepted and f32 runs.
+        EXPECT_EQ(low.get_property(hint::inference_precision), element::f32);
+        EXPECT_EQ(conversions, 0u);
+        EXPECT_TRUE(all_close(y16, y32, 0, 0));
+    }
+}
+
+TEST(Precision, SurvivesExportAndImportWithItsWeights) {
+    Core core = make_core();
+    CompiledModel low = core.compile_model(conv_matmul_model(), "CPU",
+                                           {{hint::inference_precision.name(), element::bf16}});
+    std::stringstream blob;
+    low.export_model(blob);
+    CompiledModel imported = core.import_model(blob, "CPU");
+    EXPECT_EQ(imported.get_property(hint::inference_precision),
+              low.get_property(hint::inference_precision));
+    const auto info = imported.get_runtime_model()->get_rt_info();
+    EXPECT_EQ(info.at("weightsFromBlob").as<int64_t>(), 3);  // both convolutions and the MatMul
+    EXPECT_EQ(info.at("weightsReordered").as<int64_t>(), 0);
+    const Tensor x = random_tensor({1, 8, 6, 6}, 11);
+    const auto a = run_model(core, conv_matmul_model(), "CPU", {x},
+                             {{hint::inference_precision.name(), element::bf16}});
+    InferRequest request = imported.create_infer_request();
+    request.set_input_tensor(x);
+    request.infer();
+    EXPECT_TRUE(all_close(request.get_output_tensor(), a[0], 0, 0));
+}
+
+TEST(Precision, OtherValuesAreRefusedByName) {
+    Core core = make_core();
+    for (const std::string bad : {"f16", "i8", "float32x"}) {
+        try {
+            core.set_property("CPU", {{hint::inference_precision.name(), bad}});
+            ADD_FAILURE() << bad << " accepted";
+        } catch (const InvalidArgument& e) {
+            EXPECT_NE(std::string(e.what()).find("INFERENCE_PRECISION_HINT"), std::string::npos)
+                << e.what();
+            EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_EQ(core.get_property("CPU", hint::inference_precision), element::f32);
+    core.set_property("CPU", {{hint::inference_precision.name(), std::string("BF16")}});
+    EXPECT_EQ(core.get_property("CPU", hint::inference_precision), element::bf16);
+}
+
+}  // namespace
+}  // namespace vireo::cpu_test
