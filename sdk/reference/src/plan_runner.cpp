@@ -61,12 +61,13 @@ void gather(const std::vector<size_t>& ids, const std::vector<Tensor>& values,
 
 void run_steps(const GraphPlan& plan, std::vector<Tensor>& values, const StepCallbacks& callbacks,
                const std::function<bool()>& stop, std::vector<StepTiming>* timings,
-               size_t* executed) {
+               size_t* executed, StepScratch* scratch) {
     const auto& steps = plan.steps();
     if (executed) *executed = 0;
     if (timings) timings->assign(steps.size(), StepTiming{});
-    std::vector<Tensor> ins;
-    std::vector<Tensor> outs;
+    StepScratch local;
+    std::vector<Tensor>& ins = scratch ? scratch->inputs : local.inputs;
+    std::vector<Tensor>& outs = scratch ? scratch->outputs : local.outputs;
     for (size_t s = 0; s < steps.size(); ++s) {
         const PlanStep& step = steps[s];
         if (stop && stop())
@@ -210,7 +211,7 @@ void PlanRunner::run(const std::function<bool()>& stop, std::vector<StepTiming>*
     } else {
         std::fill(m_out_in_place.begin(), m_out_in_place.end(), false);
     }
-    run_steps(*m_plan, m_values, m_callbacks, stop, timings, &m_executed);
+    run_steps(*m_plan, m_values, m_callbacks, stop, timings, &m_executed, &m_scratch);
 }
 
 // Non-kernel steps. A sub-graph computes its outputs (their shapes known only now) into its

@@ -33,15 +33,23 @@ struct StepCallbacks {
         special;
 };
 
+/// Reusable per-step tensor lists of run_steps(): kept by a caller that runs a plan often, so
+/// that a run allocates nothing (one per nesting level: a body's run needs its own).
+struct StepScratch {
+    std::vector<Tensor> inputs;
+    std::vector<Tensor> outputs;
+};
+
 /// The loop every executor shares. For each step of `plan` in order: polls `stop` (when it
 /// returns true the run ends with Cancelled naming the step, before the step runs), gathers the
 /// step's input and output tensors from `values` (one per value id), runs its kernel (or
 /// `callbacks.special`), and when `timings` is given records one row per step (resized to
 /// steps(); steps not reached stay not executed). `executed` (may be null) counts the steps
-/// that completed, also when a step throws.
+/// that completed, also when a step throws. `scratch` (may be null: a local one) holds the
+/// step's tensor lists.
 void run_steps(const GraphPlan& plan, std::vector<Tensor>& values, const StepCallbacks& callbacks,
                const std::function<bool()>& stop, std::vector<StepTiming>* timings,
-               size_t* executed = nullptr);
+               size_t* executed = nullptr, StepScratch* scratch = nullptr);
 
 /// Runs a GraphPlan (built with plan_memory) for one request on host memory.
 ///
@@ -117,6 +125,7 @@ class PlanRunner {
     std::shared_ptr<const GraphPlan> m_plan;
     std::function<void()> m_on_allocation;
     StepCallbacks m_callbacks;
+    StepScratch m_scratch;
     std::shared_ptr<void> m_arena;               // static plans
     std::vector<std::shared_ptr<void>> m_slots;  // dynamic plans
     std::vector<size_t> m_slot_bytes;
