@@ -1,5 +1,6 @@
-// Declares ExecutionPlan: a compiled model as the simulated device runs it — values with static
-// shapes, one prepared reference kernel per op, and the modelled cost of each op.
+// Declares ExecutionPlan: a compiled model as the simulated device runs it — the SDK's GraphPlan
+// (values with static shapes, one prepared reference kernel per op) plus what is the device's own:
+// the ops it accepts, every value in its own device buffer, and the modelled cost of each op.
 #pragma once
 
 #include <chrono>
@@ -10,28 +11,13 @@
 #include "config.hpp"
 #include "device_memory.hpp"
 #include "vireo/model.hpp"
-#include "vireo/reference/kernel.hpp"
+#include "vireo/reference/graph_plan.hpp"
 
 namespace vireo::mock_remote {
 
-/// One tensor of the plan: a model input, a constant (weights, uploaded once per compiled
-/// model) or an op output (a per-request device buffer).
-struct PlanValue {
-    enum class Kind { kInput, kConstant, kIntermediate };
-    Kind kind = Kind::kIntermediate;
-    element::Type type;
-    Shape shape;
-    size_t bytes = 0;
-    size_t index = 0;  // input index for kInput, constant index for kConstant
-};
-
-/// One op: its kernel and the value ids it reads and writes.
-struct PlanStep {
-    NodePtr node;
-    std::unique_ptr<reference::Kernel> kernel;
-    std::vector<size_t> inputs;
-    std::vector<size_t> outputs;
-};
+using reference::PlanStep;
+using reference::PlanValue;  // kParameter (index: input), kConstant (index: constant), kComputed
+using reference::ValueKind;
 
 /// Per-op timings of one execution, for profiling: modelled device time and the host time the
 /// reference kernel really took.
@@ -53,30 +39,32 @@ class ExecutionPlan {
     /// Why each op of `model` cannot run here (friendly name -> reason); empty when all can.
     static std::vector<std::pair<std::string, std::string>> unsupported_ops(const Model& model);
 
-    const std::shared_ptr<const Model>& model() const { return m_model; }
-    const std::vector<PlanValue>& values() const { return m_values; }
-    const std::vector<PlanStep>& steps() const { return m_steps; }
+    const std::shared_ptr<const Model>& model() const { return m_graph.model(); }
+    /// The shared plan (built without a memory plan: the request gives each value a buffer).
+    const reference::GraphPlan& graph() const { return m_graph; }
+    const std::vector<PlanValue>& values() const { return m_graph.values(); }
+    const std::vector<PlanStep>& steps() const { return m_graph.steps(); }
     /// Value id of each model input, in parameter order.
-    const std::vector<size_t>& input_values() const { return m_input_values; }
+    const std::vector<size_t>& input_values() const { return m_graph.parameter_values(); }
     /// Value id feeding each model output, in result order.
-    const std::vector<size_t>& output_values() const { return m_output_values; }
+    const std::vector<size_t>& output_values() const { return m_graph.result_values(); }
     /// Host values of the constants, by constant index.
     const std::vector<Tensor>& constants() const { return m_constants; }
 
     /// Runs every op on device storage and copies the results into `outputs` (one per model
-    /// output). `values` holds the storage of every value id. Returns the modelled device time
-    /// of the ops and copies; fills `timings` (one per step) when given.
+    /// output). `values` holds the storage of every value id. The ops run in the SDK's loop
+    /// (reference::run_steps). Returns the modelled device time of the ops and copies; fills
+    /// `timings` (one per step) when given.
     std::chrono::nanoseconds execute(const std::vector<std::shared_ptr<DeviceStorage>>& values,
                                      const std::vector<std::shared_ptr<DeviceStorage>>& outputs,
                                      const TimingModel& timing,
                                      std::vector<OpTiming>* timings) const;
 
   private:
-    std::shared_ptr<const Model> m_model;
-    std::vector<PlanValue> m_values;
-    std::vector<PlanStep> m_steps;
-    std::vector<size_t> m_input_values;
-    std::vector<size_t> m_output_values;
+    /// Throws NotImplemented listing what unsupported_ops() finds; else returns `model`.
+    static std::shared_ptr<const Model> checked(std::shared_ptr<const Model> model);
+
+    reference::GraphPlan m_graph;
     std::vector<Tensor> m_constants;
 };
 

@@ -37,15 +37,14 @@ SyncInferRequest::SyncInferRequest(const std::shared_ptr<const CompiledModel>& c
     try {
         for (size_t i = 0; i < plan.values().size(); ++i) {
             const auto& v = plan.values()[i];
-            m_values[i] = v.kind == PlanValue::Kind::kConstant
-                              ? m_compiled_model->weights().at(v.index)
-                              : memory.allocate(v.bytes);
+            m_values[i] = v.kind == ValueKind::kConstant ? m_compiled_model->weights().at(v.index)
+                                                         : memory.allocate(v.bytes);
         }
         for (size_t id : plan.output_values())
             m_outputs.push_back(memory.allocate(plan.values()[id].bytes));
     } catch (...) {
         for (size_t i = 0; i < m_values.size(); ++i)
-            if (plan.values()[i].kind != PlanValue::Kind::kConstant) memory.free(m_values[i]);
+            if (plan.values()[i].kind != ValueKind::kConstant) memory.free(m_values[i]);
         for (auto handle : m_outputs) memory.free(handle);
         throw;
     }
@@ -68,7 +67,7 @@ SyncInferRequest::~SyncInferRequest() {
     const auto& plan = *m_compiled_model->plan();
     auto& memory = m_device->memory();
     for (size_t i = 0; i < m_values.size(); ++i)
-        if (plan.values()[i].kind != PlanValue::Kind::kConstant) memory.free(m_values[i]);
+        if (plan.values()[i].kind != ValueKind::kConstant) memory.free(m_values[i]);
     for (auto handle : m_outputs) memory.free(handle);
 }
 

@@ -39,7 +39,7 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_transformed(std::shared_ptr
                                                                  const Config& config,
                                                                  bool loaded_from_cache,
                                                                  Tensor weights) const {
-    auto plan = std::make_shared<const ExecutionPlan>(model);
+    auto plan = make_execution_plan(model);
     auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
     return std::make_shared<CompiledModel>(std::move(model), std::move(plan), self, config,
                                            loaded_from_cache, std::move(weights));

@@ -9,8 +9,6 @@
 
 namespace vireo::template_plugin {
 
-class ExecutionPlan;
-
 /// The TEMPLATE plugin: one device instance (available_devices {""}).
 ///
 /// Properties (an sdk::PropertyTable, see config.cpp): RW PERFORMANCE_HINT, NUM_STREAMS,

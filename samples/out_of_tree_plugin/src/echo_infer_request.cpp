@@ -1,11 +1,9 @@
-// ECHO's synchronous request: evaluates the compiled graph op by op with the reference kernels
-// and writes the outputs into the request's output tensors; the SDK's default async pipeline
-// runs it on the compiled model's task executor.
+// ECHO's synchronous request: runs the compiled model's graph plan with the SDK's PlanRunner and
+// writes the outputs into the request's output tensors; the SDK's default async pipeline runs it
+// on the compiled model's task executor.
 #include <chrono>
-#include <unordered_map>
 
 #include "echo_plugin.hpp"
-#include "vireo/reference/kernel.hpp"
 
 namespace echo {
 namespace {
@@ -32,56 +30,31 @@ ProfilingInfo row(const std::string& name, const std::string& type, std::chrono:
 }  // namespace
 
 InferRequest::InferRequest(const std::shared_ptr<const CompiledModel>& compiled_model)
-    : sdk::ISyncInferRequest(compiled_model), m_compiled(compiled_model) {}
+    : sdk::ISyncInferRequest(compiled_model),
+      m_compiled(compiled_model),
+      m_runner(compiled_model->plan(), nullptr) {}
 
 void InferRequest::infer() {
     m_cancel = false;
     const bool perf_count = m_compiled->perf_count();
-    std::vector<ProfilingInfo> op_rows;
-    const Model& graph = *m_compiled->graph();
-    std::unordered_map<const Node*, std::vector<Tensor>> values;
 
-    // Inputs: used in place when they are contiguous host tensors, copied otherwise.
+    // Inputs: used in place when they are contiguous host tensors, copied otherwise (the runner).
     const auto start = Clock::now();
     convert_batched_tensors();
-    const auto& parameters = graph.get_parameters();
-    for (size_t i = 0; i < parameters.size(); ++i) {
-        Tensor input = get_tensor(get_inputs()[i]);
-        if (input.is_remote() || !input.is_continuous()) input = input.clone();
-        values[parameters[i].get()] = {input};
-    }
+    for (size_t i = 0; i < get_inputs().size(); ++i)
+        m_runner.bind_input(i, get_tensor(get_inputs()[i]));
+    for (size_t i = 0; i < get_outputs().size(); ++i)
+        m_runner.bind_output(i, get_tensor(get_outputs()[i]));
     const auto preprocessing = since(start);
 
     const auto execution_start = Clock::now();
-    for (const auto& node : graph.get_ordered_ops()) {
-        const std::string& type = node->get_type_name();
-        if (type == "Parameter" || type == "Result") continue;
-        if (type == "Constant") {
-            values[node.get()] = {node->get_constant_value()};
-            continue;
-        }
-        if (m_cancel)
-            throw_error<Cancelled>(kDeviceName, ": inference cancelled before ", node->describe());
-        std::vector<Tensor> inputs;
-        for (const auto& source : node->input_values())
-            inputs.push_back(values.at(source.get_node()).at(source.get_index()));
-        const auto op_start = Clock::now();
-        values[node.get()] = reference::evaluate(*node, inputs);
-        if (perf_count) op_rows.push_back(row(node->get_friendly_name(), type, since(op_start)));
-    }
+    m_runner.run([this] { return m_cancel.load(); }, perf_count ? &m_timings : nullptr);
     const auto execution = since(execution_start);
 
     // Outputs: written into the request's output tensors (a user's buffer, or the request's own
-    // tensor, which is resized for a dynamic output).
+    // tensor, which is resized for a dynamic output) unless the run wrote them in place.
     const auto post_start = Clock::now();
-    const auto& results = graph.get_results();
-    for (size_t i = 0; i < results.size(); ++i) {
-        const Output& source = results[i]->input_value(0);
-        const Tensor& value = values.at(source.get_node()).at(source.get_index());
-        Tensor destination = get_tensor(get_outputs()[i]);
-        if (destination.impl() == value.impl()) continue;  // an input passed straight through
-        value.copy_to(destination);
-    }
+    m_runner.finish();
     const auto postprocessing = since(post_start);
 
     std::vector<ProfilingInfo> rows{row(kStageInputPreprocessing, "Stage", preprocessing),
@@ -91,7 +64,10 @@ void InferRequest::infer() {
                                     row(kStageOutputTransfer, "Stage", std::chrono::microseconds(0),
                                         ProfilingInfo::Status::OPTIMIZED_OUT),
                                     row(kStageOutputPostprocessing, "Stage", postprocessing)};
-    rows.insert(rows.end(), op_rows.begin(), op_rows.end());
+    const auto& steps = m_compiled->plan()->steps();
+    for (size_t s = 0; perf_count && s < steps.size(); ++s)
+        rows.push_back(row(steps[s].node->get_friendly_name(), steps[s].node->get_type_name(),
+                           m_timings[s].real));
     m_profiling = std::move(rows);
 }
 

@@ -71,6 +71,8 @@ CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model,
                              const std::shared_ptr<const Plugin>& plugin, bool perf_count)
     : sdk::ICompiledModel(model, plugin),
       m_graph(model->clone()),
+      m_plan(std::make_shared<const reference::GraphPlan>(
+          m_graph, reference::GraphPlanOptions{kDeviceName, /*plan_memory=*/true})),
       m_properties(
           kDeviceName,
           {sdk::ro(model_name.name(),

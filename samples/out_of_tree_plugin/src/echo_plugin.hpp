@@ -1,5 +1,6 @@
-// ECHO, the out-of-tree example plugin: a device with no latency of its own that evaluates each
-// op with Vireo's reference kernels. Declares its plugin, compiled model and sync request.
+// ECHO, the out-of-tree example plugin: a device with no latency of its own that runs the SDK's
+// graph plan (reference kernels prepared once per compiled model). Declares its plugin, compiled
+// model and sync request.
 #pragma once
 
 #include <atomic>
@@ -9,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "vireo/reference/graph_plan.hpp"
+#include "vireo/reference/plan_runner.hpp"
 #include "vireo/sdk/icompiled_model.hpp"
 #include "vireo/sdk/iplugin.hpp"
 #include "vireo/sdk/isync_infer_request.hpp"
@@ -41,9 +44,9 @@ class Plugin : public vireo::sdk::IPlugin {
     vireo::sdk::PropertyTable m_properties;
 };
 
-/// A model compiled for ECHO: a copy of the caller's graph (friendly names kept) that requests
-/// walk in order. Properties: NETWORK_NAME, EXECUTION_DEVICES, OPTIMAL_NUMBER_OF_INFER_REQUESTS
-/// (RO), PERF_COUNT (RW).
+/// A model compiled for ECHO: a copy of the caller's graph (friendly names kept) and its
+/// reference::GraphPlan (kernels created once, shared by every request). Properties: NETWORK_NAME,
+/// EXECUTION_DEVICES, OPTIMAL_NUMBER_OF_INFER_REQUESTS (RO), PERF_COUNT (RW).
 class CompiledModel : public vireo::sdk::ICompiledModel {
   public:
     CompiledModel(const std::shared_ptr<const vireo::Model>& model,
@@ -53,6 +56,7 @@ class CompiledModel : public vireo::sdk::ICompiledModel {
     vireo::Any get_property(const std::string& name) const override;
 
     const std::shared_ptr<vireo::Model>& graph() const { return m_graph; }
+    const std::shared_ptr<const vireo::reference::GraphPlan>& plan() const { return m_plan; }
     bool perf_count() const;
 
   protected:
@@ -60,12 +64,13 @@ class CompiledModel : public vireo::sdk::ICompiledModel {
 
   private:
     std::shared_ptr<vireo::Model> m_graph;
+    std::shared_ptr<const vireo::reference::GraphPlan> m_plan;  // of m_graph
     vireo::sdk::PropertyTable m_properties;
 };
 
-/// One request: infer() evaluates the graph's ops in order with reference::evaluate (so any
-/// shape the model allows works), checking for cancel between ops, and writes the outputs into
-/// the output tensors (user-provided ones included).
+/// One request: infer() runs the plan with a reference::PlanRunner (its own memory; shapes
+/// re-inferred at run time, so any shape the model allows works), checking for cancel between
+/// ops, and writes the outputs into the output tensors (user-provided ones included).
 class InferRequest : public vireo::sdk::ISyncInferRequest {
   public:
     explicit InferRequest(const std::shared_ptr<const CompiledModel>& compiled_model);
@@ -76,7 +81,9 @@ class InferRequest : public vireo::sdk::ISyncInferRequest {
 
   private:
     std::shared_ptr<const CompiledModel> m_compiled;
+    vireo::reference::PlanRunner m_runner;
     std::atomic<bool> m_cancel{false};
+    std::vector<vireo::reference::StepTiming> m_timings;
     std::vector<vireo::ProfilingInfo> m_profiling;
 };
 

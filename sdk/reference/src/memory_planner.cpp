@@ -1,5 +1,5 @@
-// Implements the arena and slot planners used by the execution plan.
-#include "memory_planner.hpp"
+// Implements the arena and slot planners used by the graph plan.
+#include "vireo/reference/memory_planner.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <queue>
 #include <utility>
 
-namespace vireo::template_plugin {
+namespace vireo::reference {
 namespace {
 
 size_t align_up(size_t value, size_t alignment) {
@@ -170,4 +170,4 @@ SlotAssignment plan_slots(const std::vector<BufferUse>& uses) {
     return out;
 }
 
-}  // namespace vireo::template_plugin
+}  // namespace vireo::reference

@@ -1,13 +1,12 @@
-// Implements ExecutionPlan: step list, kernel creation, value liveness and the memory plan.
-#include "execution_plan.hpp"
+// Implements GraphPlan: step list, kernel creation, value liveness and the memory plan.
+#include "vireo/reference/graph_plan.hpp"
 
 #include <algorithm>
 #include <set>
 
-#include "config.hpp"
-#include "memory_planner.hpp"
+#include "vireo/reference/memory_planner.hpp"
 
-namespace vireo::template_plugin {
+namespace vireo::reference {
 namespace {
 
 std::string port_name(const Node& node, size_t index) {
@@ -16,7 +15,8 @@ std::string port_name(const Node& node, size_t index) {
 
 }  // namespace
 
-ExecutionPlan::ExecutionPlan(std::shared_ptr<const Model> model) : m_model(std::move(model)) {
+GraphPlan::GraphPlan(std::shared_ptr<const Model> model, GraphPlanOptions options)
+    : m_model(std::move(model)), m_options(std::move(options)) {
     m_nodes = m_model->get_ordered_ops();
     m_variables = m_model->get_variables();
     build_steps();
@@ -24,12 +24,12 @@ ExecutionPlan::ExecutionPlan(std::shared_ptr<const Model> model) : m_model(std::
     plan_memory();
 }
 
-long ExecutionPlan::step_of(const Node* node) const {
+long GraphPlan::step_of(const Node* node) const {
     auto it = m_step_of.find(node);
     return it == m_step_of.end() ? -1 : it->second;
 }
 
-void ExecutionPlan::build_steps() {
+void GraphPlan::build_steps() {
     std::map<std::pair<const Node*, size_t>, size_t> value_of;
     auto add_value = [&](const Node& node, size_t index, ValueKind kind) {
         PlanValue v;
@@ -38,8 +38,8 @@ void ExecutionPlan::build_steps() {
         v.shape = node.get_output_partial_shape(index);
         v.name = port_name(node, index);
         if (!v.type.is_static())
-            throw_error<InvalidArgument>(kDeviceName, ": ", v.name, " has element type ", v.type,
-                                         " (expected a static element type)");
+            throw_error<InvalidArgument>(m_options.device_name, ": ", v.name, " has element type ",
+                                         v.type, " (expected a static element type)");
         value_of[{&node, index}] = m_values.size();
         m_values.push_back(std::move(v));
         return m_values.size() - 1;
@@ -48,7 +48,8 @@ void ExecutionPlan::build_steps() {
         const auto& id = node.get_attribute<std::string>("variable_id");
         for (size_t i = 0; i < m_variables.size(); ++i)
             if (m_variables[i].id == id) return i;
-        throw_error<InvalidArgument>(kDeviceName, ": ", node.describe(), " uses variable '", id,
+        throw_error<InvalidArgument>(m_options.device_name, ": ", node.describe(),
+                                     " uses variable '", id,
                                      "' which no ReadValue of the model reads");
     };
 
@@ -60,12 +61,14 @@ void ExecutionPlan::build_steps() {
         if (type == "Parameter") {
             const size_t id = add_value(*node, 0, ValueKind::kParameter);
             const auto it = std::find(parameters.begin(), parameters.end(), node);
-            m_values[id].parameter = static_cast<size_t>(it - parameters.begin());
+            m_values[id].index = static_cast<size_t>(it - parameters.begin());
             continue;
         }
         if (type == "Constant") {
             const size_t id = add_value(*node, 0, ValueKind::kConstant);
             m_values[id].constant = node->get_constant_value();
+            m_values[id].index = m_constant_values.size();
+            m_constant_values.push_back(id);
             continue;
         }
         if (type == "Result") continue;
@@ -84,13 +87,14 @@ void ExecutionPlan::build_steps() {
             step.kind = StepKind::kSubgraph;
             try {
                 for (const auto& body : node->get_bodies()) {
-                    auto plan = std::make_shared<const ExecutionPlan>(body);
+                    auto plan = std::make_shared<const GraphPlan>(body, m_options);
                     // A body runs without the request's variables.
                     if (!plan->variables().empty())
-                        throw_error<NotImplemented>(
-                            node->describe(),
-                            ": its body uses variables (ReadValue/Assign), "
-                            "which TEMPLATE does not support inside If or Loop");
+                        throw_error<NotImplemented>(node->describe(),
+                                                    ": its body uses variables (ReadValue/Assign), "
+                                                    "which ",
+                                                    m_options.device_name,
+                                                    " does not support inside If or Loop");
                     step.bodies.push_back(std::move(plan));
                 }
             } catch (const Exception& e) {
@@ -99,7 +103,7 @@ void ExecutionPlan::build_steps() {
             has_subgraph = true;
         } else {
             try {
-                step.kernel = reference::KernelRegistry::instance().create(*node);
+                step.kernel = KernelRegistry::instance().create(*node);
             } catch (const Exception& e) {
                 // Keep going (its outputs still become values) so that one error lists them all.
                 unsupported.push_back(std::string(e.what()));
@@ -117,8 +121,8 @@ void ExecutionPlan::build_steps() {
     if (!unsupported.empty()) {
         std::string list;
         for (const auto& u : unsupported) list += "\n  - " + u;
-        throw_error<NotImplemented>(kDeviceName, ": cannot compile model '", m_model->get_name(),
-                                    "': ", unsupported.size(),
+        throw_error<NotImplemented>(m_options.device_name, ": cannot compile model '",
+                                    m_model->get_name(), "': ", unsupported.size(),
                                     " op(s) have no reference kernel:", list);
     }
     for (const auto& p : parameters) m_parameter_values.push_back(value_of.at({p.get(), 0}));
@@ -134,7 +138,7 @@ void ExecutionPlan::build_steps() {
     for (const auto& v : m_values) m_dynamic = m_dynamic || !v.shape.is_static();
 }
 
-void ExecutionPlan::compute_liveness() {
+void GraphPlan::compute_liveness() {
     const size_t end = m_steps.size();
     for (auto& v : m_values) {
         v.first = v.kind == ValueKind::kComputed ? v.producer : 0;
@@ -149,28 +153,31 @@ void ExecutionPlan::compute_liveness() {
         for (const size_t id : m_steps[s].inputs) m_values[id].last = end;
 }
 
-void ExecutionPlan::plan_memory() {
+void GraphPlan::plan_memory() {
+    if (!m_dynamic) {
+        for (PlanValue& v : m_values) {
+            try {
+                v.bytes = v.type.bytes_for(shape_size(v.shape.to_shape()));
+            } catch (const Exception& e) {
+                throw_error<InvalidArgument>(m_options.device_name, ": ", v.name, " (", v.type, " ",
+                                             v.shape, "): ", e.what());
+            }
+            if (v.bytes > physical_memory_bytes())
+                throw_error<InvalidArgument>(m_options.device_name, ": ", v.name, " (", v.type, " ",
+                                             v.shape, ") needs ", v.bytes, " bytes, more than the ",
+                                             physical_memory_bytes(),
+                                             " bytes of memory this machine has");
+        }
+    }
+    if (!m_options.plan_memory) return;
     std::vector<BufferUse> uses;
     std::vector<size_t> ids;
     for (size_t id = 0; id < m_values.size(); ++id) {
-        PlanValue& v = m_values[id];
+        const PlanValue& v = m_values[id];
         // Parameters need arena room only as staging for inputs that cannot be used in place.
         const bool planned =
             v.kind == ValueKind::kComputed || (!m_dynamic && v.kind == ValueKind::kParameter);
         if (!planned) continue;
-        if (!m_dynamic) {
-            try {
-                v.bytes = v.type.bytes_for(shape_size(v.shape.to_shape()));
-            } catch (const Exception& e) {
-                throw_error<InvalidArgument>(kDeviceName, ": ", v.name, " (", v.type, " ", v.shape,
-                                             "): ", e.what());
-            }
-            if (v.bytes > physical_memory_bytes())
-                throw_error<InvalidArgument>(kDeviceName, ": ", v.name, " (", v.type, " ", v.shape,
-                                             ") needs ", v.bytes, " bytes, more than the ",
-                                             physical_memory_bytes(),
-                                             " bytes of memory this machine has");
-        }
         uses.push_back({v.bytes, v.first, v.last});
         ids.push_back(id);
     }
@@ -182,12 +189,12 @@ void ExecutionPlan::plan_memory() {
         const ArenaLayout layout = plan_arena(uses);  // each use <= memory: no overflow
         if (layout.total_bytes > physical_memory_bytes())
             throw_error<InvalidArgument>(
-                kDeviceName, ": the values of model '", m_model->get_name(), "' need an arena of ",
-                layout.total_bytes, " bytes, more than the ", physical_memory_bytes(),
-                " bytes of memory this machine has");
+                m_options.device_name, ": the values of model '", m_model->get_name(),
+                "' need an arena of ", layout.total_bytes, " bytes, more than the ",
+                physical_memory_bytes(), " bytes of memory this machine has");
         for (size_t i = 0; i < ids.size(); ++i) m_values[ids[i]].offset = layout.offsets[i];
         m_arena_bytes = layout.total_bytes;
     }
 }
 
-}  // namespace vireo::template_plugin
+}  // namespace vireo::reference
