@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "host_tensor.hpp"
-#include "runtime/guard.hpp"
+#include "guard.hpp"
 #include "vireo/sdk/itensor.hpp"
 
 namespace vireo {

@@ -1,5 +1,5 @@
 // Implements the compiled-model blob format (header checks, word-wise payload checksum).
-#include "runtime/blob_format.hpp"
+#include "blob_format.hpp"
 
 #include <algorithm>
 #include <bit>

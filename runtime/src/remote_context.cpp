@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "runtime/guard.hpp"
+#include "guard.hpp"
 #include "vireo/sdk/iremote_context.hpp"
 
 namespace vireo {

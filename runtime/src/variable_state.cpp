@@ -1,7 +1,7 @@
 // Implements VariableState: the public handle over a plugin's IVariableState.
 #include "vireo/variable_state.hpp"
 
-#include "runtime/guard.hpp"
+#include "guard.hpp"
 #include "vireo/sdk/ivariable_state.hpp"
 
 namespace vireo {

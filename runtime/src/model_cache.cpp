@@ -1,5 +1,5 @@
 // Implements the model cache: key computation, lookup with full validation, atomic writes.
-#include "runtime/model_cache.hpp"
+#include "model_cache.hpp"
 
 #include <fcntl.h>
 #include <glog/logging.h>
@@ -17,8 +17,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "runtime/guard.hpp"
-#include "runtime/memory_stream.hpp"
+#include "guard.hpp"
+#include "memory_stream.hpp"
 #include "vireo/ir.hpp"
 #include "vireo/properties.hpp"
 #include "vireo/sdk/icompiled_model.hpp"

@@ -2,8 +2,8 @@
 #include "vireo/core.hpp"
 
 #include "ir/read_options.hpp"
-#include "runtime/core_impl.hpp"
-#include "runtime/extension_loader.hpp"
+#include "core_impl.hpp"
+#include "extension_loader.hpp"
 #include "vireo/frontend.hpp"
 #include "vireo/ir.hpp"
 

@@ -1,8 +1,8 @@
 // Implements InferRequest: the public handle over a plugin's IAsyncInferRequest.
 #include "vireo/infer_request.hpp"
 
-#include "runtime/guard.hpp"
-#include "runtime/port_lookup.hpp"
+#include "guard.hpp"
+#include "port_lookup.hpp"
 #include "vireo/compiled_model.hpp"
 #include "vireo/sdk/iasync_infer_request.hpp"
 #include "vireo/sdk/icompiled_model.hpp"

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <sstream>
 
-#include "runtime/blob_format.hpp"
-#include "runtime/guard.hpp"
-#include "runtime/port_lookup.hpp"
+#include "blob_format.hpp"
+#include "guard.hpp"
+#include "port_lookup.hpp"
 #include "vireo/sdk/iasync_infer_request.hpp"
 #include "vireo/sdk/icompiled_model.hpp"
 #include "vireo/sdk/iplugin.hpp"

@@ -1,7 +1,7 @@
 // Implements Plugin: guarded calls into a loaded plugin.
-#include "runtime/plugin.hpp"
+#include "plugin.hpp"
 
-#include "runtime/guard.hpp"
+#include "guard.hpp"
 #include "vireo/sdk/icompiled_model.hpp"
 #include "vireo/sdk/iremote_context.hpp"
 
