@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "host_tensor.hpp"
 #include "guard.hpp"
-#include "vireo/sdk/itensor.hpp"
+#include "host_tensor.hpp"
+#include "vireo/dev/itensor.hpp"
 
 namespace vireo {
 namespace {

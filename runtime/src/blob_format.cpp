@@ -7,8 +7,8 @@
 #include <optional>
 #include <vector>
 
+#include "vireo/dev/memory_limits.hpp"
 #include "vireo/exception.hpp"
-#include "vireo/sdk/memory_limits.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
 
 namespace vireo::runtime {
