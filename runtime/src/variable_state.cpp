@@ -1,62 +1,47 @@
 // Implements VariableState: the public handle over a plugin's IVariableState.
 #include "vireo/variable_state.hpp"
 
-#include "guard.hpp"
 #include "vireo/sdk/ivariable_state.hpp"
 
 namespace vireo {
-using runtime::guarded;
-
 namespace {
-std::string variable_context() {
-    return "variable state";
+
+// "variable 'x'", which errors are prefixed with; "variable state" if the name cannot be read.
+std::string variable_of(const sdk::IVariableState& state) {
+    return "variable '" + state.get_name() + "'";
 }
+
 }  // namespace
 
 VariableState::VariableState(std::shared_ptr<sdk::IVariableState> impl, std::shared_ptr<void> so)
-    : m_so(std::move(so)), m_impl(std::move(impl)) {}
+    : m_object(std::move(impl), std::move(so), variable_of, "variable state") {}
 
 VariableState::~VariableState() = default;
+VariableState& VariableState::operator=(const VariableState& other) = default;
+VariableState& VariableState::operator=(VariableState&& other) noexcept = default;
 
-VariableState& VariableState::operator=(const VariableState& other) {
-    m_impl = other.m_impl;
-    m_so = other.m_so;
-    return *this;
-}
-
-VariableState& VariableState::operator=(VariableState&& other) noexcept {
-    m_impl = std::move(other.m_impl);
-    m_so = std::move(other.m_so);
-    return *this;
-}
-
-const std::shared_ptr<sdk::IVariableState>& VariableState::checked_impl() const {
-    if (!m_impl)
-        throw_error<InvalidArgument>("VariableState is empty (default-constructed or moved from)");
-    return m_impl;
+const PluginObject<sdk::IVariableState>& VariableState::checked() const {
+    return m_object.checked("VariableState");
 }
 
 std::string VariableState::get_name() const {
-    const auto& impl = checked_impl();
-    return guarded(variable_context, [&] { return impl->get_name(); });
+    return checked().call("get_name", [](sdk::IVariableState& state) { return state.get_name(); });
 }
 
 void VariableState::reset() {
-    const auto& impl = checked_impl();
-    guarded([&] { return "variable '" + impl->get_name() + "'"; }, [&] { impl->reset(); });
+    checked().call("reset", [](sdk::IVariableState& state) { state.reset(); });
 }
 
 void VariableState::set_state(const Tensor& state) {
-    const auto& impl = checked_impl();
-    guarded([&] { return "variable '" + impl->get_name() + "'"; }, [&] { impl->set_state(state); });
+    checked().call("set_state", [&](sdk::IVariableState& variable) { variable.set_state(state); });
 }
 
 Tensor VariableState::get_state() const {
-    const auto& impl = checked_impl();
-    Tensor state = guarded([&] { return "variable '" + impl->get_name() + "'"; },
-                           [&] { return impl->get_state(); });
+    const auto& object = checked();
+    Tensor state = object.call("get_state",
+                               [](sdk::IVariableState& variable) { return variable.get_state(); });
     if (!state || state.shared_object()) return state;
-    return Tensor(state.impl(), m_so);
+    return Tensor(state.impl(), object.module());
 }
 
 }  // namespace vireo
