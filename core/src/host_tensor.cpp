@@ -6,8 +6,8 @@
 #include <cstring>
 #include <new>
 
+#include "vireo/dev/memory_limits.hpp"
 #include "vireo/exception.hpp"
-#include "vireo/sdk/memory_limits.hpp"
 
 namespace vireo {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "vireo/sdk/itensor.hpp"
+#include "vireo/dev/itensor.hpp"
 
 namespace vireo {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "guard.hpp"
 #include "host_tensor.hpp"
-#include "runtime/guard.hpp"
-#include "vireo/sdk/itensor.hpp"
+#include "vireo/dev/itensor.hpp"
 
 namespace vireo {
 namespace {
@@ -63,7 +63,7 @@ std::string remote_name(const sdk::ITensor& tensor) {
 // `during` and `role` only word its error ("copy_to: ", "the destination, ").
 void set_shape_of(sdk::ITensor& tensor, const Shape& shape, const char* during, const char* role) {
     if (!tensor.is_remote()) return tensor.set_shape(shape);
-    runtime::guarded(
+    detail::guarded(
         [&] {
             return detail::concat(during, "set_shape to ", shape, " on ", role,
                                   remote_name(tensor));
@@ -73,13 +73,13 @@ void set_shape_of(sdk::ITensor& tensor, const Shape& shape, const char* during, 
 
 // Reads remote `src` (get_byte_size() bytes) into host memory at `to`, under the guard.
 void read_remote(const sdk::ITensor& src, void* to) {
-    runtime::guarded([&] { return "copy_to: copy_to_host on the source, " + remote_name(src); },
-                     [&] { static_cast<const sdk::IRemoteTensor&>(src).copy_to_host(to); });
+    detail::guarded([&] { return "copy_to: copy_to_host on the source, " + remote_name(src); },
+                    [&] { static_cast<const sdk::IRemoteTensor&>(src).copy_to_host(to); });
 }
 
 // Writes get_byte_size() bytes of host memory at `from` into remote `dst`, under the guard.
 void write_remote(sdk::ITensor& dst, const void* from) {
-    runtime::guarded(
+    detail::guarded(
         [&] { return "copy_to: copy_from_host on the destination, " + remote_name(dst); },
         [&] { static_cast<sdk::IRemoteTensor&>(dst).copy_from_host(from); });
 }

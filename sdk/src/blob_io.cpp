@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "vireo/dev/memory_limits.hpp"
 #include "vireo/exception.hpp"
-#include "vireo/sdk/memory_limits.hpp"
 
 namespace vireo::sdk {
 

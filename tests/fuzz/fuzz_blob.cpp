@@ -6,7 +6,7 @@
 #include <streambuf>
 #include <string>
 
-#include "runtime/blob_format.hpp"
+#include "blob_format.hpp"
 #include "vireo/exception.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
 

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "runtime/plugin_descriptor.hpp"
+#include "plugin_descriptor.hpp"
 #include "vireo/core.hpp"
 
 namespace {

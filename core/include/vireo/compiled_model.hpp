@@ -8,6 +8,7 @@
 #include "vireo/any.hpp"
 #include "vireo/infer_request.hpp"
 #include "vireo/model.hpp"
+#include "vireo/plugin_object.hpp"
 #include "vireo/properties.hpp"
 
 namespace vireo {
@@ -31,7 +32,8 @@ class ICompiledModel;
 /// Thread safety: create_infer_request, export_model, get_runtime_model and get_property may be
 /// called from several threads at once; set_property must not race with them.
 /// Errors: plugin errors are rethrown as vireo::Exception of the same kind, prefixed with the
-/// device name. A default-constructed handle throws InvalidArgument.
+/// device name (a foreign exception as the general kind, also naming the operation: "TEMPLATE:
+/// export_model: ..."; see PluginObject). A default-constructed handle throws InvalidArgument.
 class CompiledModel {
   public:
     CompiledModel() = default;
@@ -42,8 +44,8 @@ class CompiledModel {
     ~CompiledModel();
     CompiledModel(const CompiledModel&) = default;
     CompiledModel(CompiledModel&&) noexcept = default;
-    /// Assignments release the old implementation before the old library reference (a
-    /// defaulted one would drop the library first and could unload code still needed).
+    /// Assignments release the old implementation before the old library reference
+    /// (PluginObject's assignment order).
     CompiledModel& operator=(const CompiledModel& other);
     CompiledModel& operator=(CompiledModel&& other) noexcept;
 
@@ -76,18 +78,15 @@ class CompiledModel {
         return get_property(std::string(property.name())).template as<T>();
     }
 
-    explicit operator bool() const { return m_impl != nullptr; }
-    bool operator==(const CompiledModel& other) const { return m_impl == other.m_impl; }
-    const std::shared_ptr<sdk::ICompiledModel>& impl() const { return m_impl; }
-    const std::shared_ptr<void>& shared_object() const { return m_so; }
+    explicit operator bool() const { return static_cast<bool>(m_object); }
+    bool operator==(const CompiledModel& other) const { return impl() == other.impl(); }
+    const std::shared_ptr<sdk::ICompiledModel>& impl() const { return m_object.impl(); }
+    const std::shared_ptr<void>& shared_object() const { return m_object.module(); }
 
   private:
-    const std::shared_ptr<sdk::ICompiledModel>& checked_impl() const;
-    std::string device_name() const;
+    const PluginObject<sdk::ICompiledModel>& checked() const;
 
-    // m_so first: members die in reverse order, so the library outlives the implementation.
-    std::shared_ptr<void> m_so;
-    std::shared_ptr<sdk::ICompiledModel> m_impl;
+    PluginObject<sdk::ICompiledModel> m_object;  // named by its plugin's device name
     bool m_loaded_from_cache = false;
 };
 

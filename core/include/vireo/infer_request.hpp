@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "vireo/model.hpp"
+#include "vireo/plugin_object.hpp"
 #include "vireo/profiling_info.hpp"
 #include "vireo/tensor.hpp"
 #include "vireo/variable_state.hpp"
@@ -47,8 +48,9 @@ class CompiledModel;
 /// and may call start_async() on the same request.
 ///
 /// Errors: plugin errors are rethrown as vireo::Exception of the same kind (Busy, Cancelled,
-/// InvalidArgument for a tensor of the wrong type or shape, ...), prefixed with the device name.
-/// A default-constructed handle throws InvalidArgument.
+/// InvalidArgument for a tensor of the wrong type or shape, ...), prefixed with the device name
+/// (a foreign exception as the general kind, also naming the operation: "TEMPLATE: infer: ...";
+/// see PluginObject). A default-constructed handle throws InvalidArgument.
 class InferRequest {
   public:
     using Callback = std::function<void(std::exception_ptr)>;
@@ -60,8 +62,8 @@ class InferRequest {
     ~InferRequest();
     InferRequest(const InferRequest&) = default;
     InferRequest(InferRequest&&) noexcept = default;
-    /// Assignments release the old implementation before the old library reference (a
-    /// defaulted one would drop the library first and could unload code still needed).
+    /// Assignments release the old implementations before the old library reference
+    /// (PluginObject's assignment order).
     InferRequest& operator=(const InferRequest& other);
     InferRequest& operator=(InferRequest&& other) noexcept;
 
@@ -113,22 +115,20 @@ class InferRequest {
     /// The compiled model this request belongs to.
     CompiledModel get_compiled_model() const;
 
-    explicit operator bool() const { return m_impl != nullptr; }
-    bool operator==(const InferRequest& other) const { return m_impl == other.m_impl; }
-    const std::shared_ptr<sdk::IAsyncInferRequest>& impl() const { return m_impl; }
+    explicit operator bool() const { return static_cast<bool>(m_object); }
+    bool operator==(const InferRequest& other) const { return impl() == other.impl(); }
+    const std::shared_ptr<sdk::IAsyncInferRequest>& impl() const { return m_object.impl(); }
 
   private:
-    const std::shared_ptr<sdk::IAsyncInferRequest>& checked_impl() const;
+    const PluginObject<sdk::IAsyncInferRequest>& checked() const;
     Output find_port(const std::string& tensor_name) const;
     Output input_port(size_t index) const;
     Output output_port(size_t index) const;
     Tensor held(const Tensor& tensor) const;
-    std::string device_name() const;
 
-    // m_so first: members die in reverse order, so the library outlives the implementations.
-    std::shared_ptr<void> m_so;
-    std::shared_ptr<sdk::ICompiledModel> m_compiled_model;
-    std::shared_ptr<sdk::IAsyncInferRequest> m_impl;
+    // Both hold the plugin library; each releases its implementation before its reference.
+    PluginObject<sdk::ICompiledModel> m_compiled_model;
+    PluginObject<sdk::IAsyncInferRequest> m_object;  // named by the device name
     bool m_loaded_from_cache = false;
 };
 

@@ -7,6 +7,7 @@
 
 #include "vireo/any.hpp"
 #include "vireo/element_type.hpp"
+#include "vireo/plugin_object.hpp"
 #include "vireo/shape.hpp"
 #include "vireo/tensor.hpp"
 
@@ -25,7 +26,8 @@ class IRemoteContext;
 /// plugin library loaded, so they may outlive the Core.
 /// Thread safety: every method may be called from several threads at once.
 /// Errors: plugin errors are rethrown as vireo::Exception of the same kind, prefixed with the
-/// device name; a default-constructed handle throws InvalidArgument.
+/// device name (a foreign exception as the general kind, also naming the operation; see
+/// PluginObject); a default-constructed handle throws InvalidArgument.
 class RemoteContext {
   public:
     RemoteContext() = default;
@@ -34,8 +36,8 @@ class RemoteContext {
     ~RemoteContext();
     RemoteContext(const RemoteContext&) = default;
     RemoteContext(RemoteContext&&) noexcept = default;
-    /// Assignments release the old implementation before the old library reference (a
-    /// defaulted one would drop the library first and could unload code still needed).
+    /// Assignments release the old implementation before the old library reference
+    /// (PluginObject's assignment order).
     RemoteContext& operator=(const RemoteContext& other);
     RemoteContext& operator=(RemoteContext&& other) noexcept;
 
@@ -49,16 +51,14 @@ class RemoteContext {
     /// A host tensor suited to fast transfers to this device.
     Tensor create_host_tensor(element::Type type, const Shape& shape);
 
-    explicit operator bool() const { return m_impl != nullptr; }
-    const std::shared_ptr<sdk::IRemoteContext>& impl() const { return m_impl; }
-    const std::shared_ptr<void>& shared_object() const { return m_so; }
+    explicit operator bool() const { return static_cast<bool>(m_object); }
+    const std::shared_ptr<sdk::IRemoteContext>& impl() const { return m_object.impl(); }
+    const std::shared_ptr<void>& shared_object() const { return m_object.module(); }
 
   private:
-    const std::shared_ptr<sdk::IRemoteContext>& checked_impl() const;
+    const PluginObject<sdk::IRemoteContext>& checked() const;
 
-    // m_so first: members die in reverse order, so the library outlives the implementation.
-    std::shared_ptr<void> m_so;
-    std::shared_ptr<sdk::IRemoteContext> m_impl;
+    PluginObject<sdk::IRemoteContext> m_object;  // named by its device name
 };
 
 }  // namespace vireo

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "vireo/plugin_object.hpp"
 #include "vireo/tensor.hpp"
 
 namespace vireo {
@@ -20,8 +21,9 @@ class IVariableState;
 /// Ownership: a handle; copies share the same state. It keeps the request's plugin library
 /// loaded, so it may outlive the Core, the compiled model and the request.
 /// Thread safety: use it only while its request is idle (not between start_async and wait).
-/// Errors: plugin errors are rethrown as vireo::Exception of the same kind, prefixed with the
-/// device name; a default-constructed handle throws InvalidArgument.
+/// Errors: plugin errors are rethrown as vireo::Exception of the same kind, prefixed with
+/// "variable '<id>'" (a foreign exception as the general kind, also naming the operation; see
+/// PluginObject); a default-constructed handle throws InvalidArgument.
 class VariableState {
   public:
     VariableState() = default;
@@ -30,8 +32,8 @@ class VariableState {
     ~VariableState();
     VariableState(const VariableState&) = default;
     VariableState(VariableState&&) noexcept = default;
-    /// Assignments release the old implementation before the old library reference (a
-    /// defaulted one would drop the library first and could unload code still needed).
+    /// Assignments release the old implementation before the old library reference
+    /// (PluginObject's assignment order).
     VariableState& operator=(const VariableState& other);
     VariableState& operator=(VariableState&& other) noexcept;
 
@@ -44,14 +46,12 @@ class VariableState {
     /// The current value, a handle to the state's storage (keeps the plugin library loaded).
     Tensor get_state() const;
 
-    explicit operator bool() const { return m_impl != nullptr; }
+    explicit operator bool() const { return static_cast<bool>(m_object); }
 
   private:
-    const std::shared_ptr<sdk::IVariableState>& checked_impl() const;
+    const PluginObject<sdk::IVariableState>& checked() const;
 
-    // m_so first: members die in reverse order, so the library outlives the implementation.
-    std::shared_ptr<void> m_so;
-    std::shared_ptr<sdk::IVariableState> m_impl;
+    PluginObject<sdk::IVariableState> m_object;  // named "variable '<name>'"
 };
 
 }  // namespace vireo

@@ -11,7 +11,7 @@
 #include <mutex>
 
 #include "frontend/frontend_entry.hpp"
-#include "runtime/shared_library.hpp"
+#include "shared_library.hpp"
 #include "vireo/exception.hpp"
 #include "vireo/frontend.hpp"
 #include "vireo/version.hpp"

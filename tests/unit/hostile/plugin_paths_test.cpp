@@ -4,7 +4,7 @@
 // lib<name>.so), then the system's library search, deliberately, as OpenVINO does, so plugins
 // installed in the system library directories are found.
 #include "hostile_util.hpp"
-#include "runtime/plugin_descriptor.hpp"
+#include "plugin_descriptor.hpp"
 
 namespace vireo::hostile {
 namespace {

@@ -1,13 +1,3 @@
-// Declares physical_memory_bytes(): the ceiling the core and plugins check sizes against before
-// allocating, so a huge shape is a clear error rather than an allocator failure.
+// physical_memory_bytes() for plugin authors: defined in the core (vireo/dev/memory_limits.hpp).
 #pragma once
-
-#include <cstddef>
-
-namespace vireo::sdk {
-
-/// The machine's physical memory in bytes (sysconf, read once; SIZE_MAX / 2 if the system does
-/// not say). No single buffer can be larger. Thread-safe.
-size_t physical_memory_bytes();
-
-}  // namespace vireo::sdk
+#include "vireo/dev/memory_limits.hpp"

@@ -13,8 +13,10 @@
 /// method of an SDK interface added, removed or reordered, a change of signature, a layout
 /// change of a type passed across the boundary (Tensor, Any, Model, Node, OpDef, ProfilingInfo).
 ///
-/// History: 3 added IPlugin's core handle (a weak_ptr member: IPlugin's layout changed).
-#define VIREO_PLUGIN_ABI_VERSION 3
+/// History: 3 added IPlugin's core handle (a weak_ptr member: IPlugin's layout changed). 4: the
+/// public handles CompiledModel, InferRequest, RemoteContext and VariableState hold a
+/// PluginObject (their layout changed; ICore returns CompiledModel and RemoteContext by value).
+#define VIREO_PLUGIN_ABI_VERSION 4
 
 /// Name of the single exported symbol.
 #define VIREO_PLUGIN_ENTRY_SYMBOL "vireo_plugin_entry"

@@ -1,5 +1,5 @@
 // Implements the model cache: key computation, lookup with full validation, atomic writes.
-#include "runtime/model_cache.hpp"
+#include "model_cache.hpp"
 
 #include <fcntl.h>
 #include <glog/logging.h>
@@ -17,9 +17,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "runtime/guard.hpp"
-#include "runtime/memory_stream.hpp"
+#include "memory_stream.hpp"
 #include "vireo/ir.hpp"
+#include "vireo/plugin_object.hpp"
 #include "vireo/properties.hpp"
 #include "vireo/sdk/icompiled_model.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
@@ -255,19 +255,21 @@ CompiledModel ModelCache::compile(const std::shared_ptr<Plugin>& plugin,
     const std::string path = entry_path(key);
     if (auto hit = try_load(*plugin, path, key, config)) return std::move(*hit);
 
-    std::shared_ptr<sdk::ICompiledModel> compiled = plugin->compile_model(model, config);
+    const PluginObject<sdk::ICompiledModel> compiled(plugin->compile_model(model, config),
+                                                     plugin->library(), plugin->device_name());
     try {
         std::string buffer;
         buffer.reserve(export_size_hint(*model));
         std::ostringstream payload(std::move(buffer), std::ios::binary);
-        guarded([&] { return plugin->device_name(); }, [&] { compiled->export_model(payload); });
+        compiled.call("export_model",
+                      [&](sdk::ICompiledModel& impl) { impl.export_model(payload); });
         // Moving the string out of the stream (C++20) hands over its buffer instead of copying it.
         store(path, key, blob_identity_of(plugin->version()), std::move(payload).str());
     } catch (const std::exception& e) {
         LOG(WARNING) << "model cache: cannot store '" << path << "' for device '" << device
                      << "': " << e.what();
     }
-    return CompiledModel(std::move(compiled), plugin->library());
+    return CompiledModel(compiled.impl(), compiled.module());
 }
 
 std::optional<CompiledModel> ModelCache::try_load(const Plugin& plugin, const std::string& path,

@@ -1,9 +1,9 @@
 // Implements Core by forwarding to CoreImpl (and to the IR reader for read_model).
 #include "vireo/core.hpp"
 
+#include "core_impl.hpp"
+#include "extension_loader.hpp"
 #include "ir/read_options.hpp"
-#include "runtime/core_impl.hpp"
-#include "runtime/extension_loader.hpp"
 #include "vireo/frontend.hpp"
 #include "vireo/ir.hpp"
 

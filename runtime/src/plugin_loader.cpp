@@ -1,5 +1,5 @@
 // Implements load_plugin: the checks a library passes before the core trusts its C++ code.
-#include "runtime/plugin_loader.hpp"
+#include "plugin_loader.hpp"
 
 #include <filesystem>
 

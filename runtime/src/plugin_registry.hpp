@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "runtime/device_name.hpp"
-#include "runtime/plugin.hpp"
-#include "runtime/plugin_descriptor.hpp"
+#include "device_name.hpp"
+#include "plugin.hpp"
+#include "plugin_descriptor.hpp"
 
 namespace vireo::runtime {
 

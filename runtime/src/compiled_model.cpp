@@ -4,52 +4,42 @@
 #include <algorithm>
 #include <sstream>
 
-#include "runtime/blob_format.hpp"
-#include "runtime/guard.hpp"
-#include "runtime/port_lookup.hpp"
+#include "blob_format.hpp"
+#include "port_lookup.hpp"
 #include "vireo/sdk/iasync_infer_request.hpp"
 #include "vireo/sdk/icompiled_model.hpp"
 #include "vireo/sdk/iplugin.hpp"
 
 namespace vireo {
-using runtime::guarded;
+namespace {
 
-CompiledModel::CompiledModel(std::shared_ptr<sdk::ICompiledModel> impl, std::shared_ptr<void> so,
-                             bool loaded_from_cache)
-    : m_so(std::move(so)), m_impl(std::move(impl)), m_loaded_from_cache(loaded_from_cache) {}
-
-CompiledModel::~CompiledModel() = default;
-
-CompiledModel& CompiledModel::operator=(const CompiledModel& other) {
-    m_impl = other.m_impl;
-    m_so = other.m_so;
-    m_loaded_from_cache = other.m_loaded_from_cache;
-    return *this;
-}
-
-CompiledModel& CompiledModel::operator=(CompiledModel&& other) noexcept {
-    m_impl = std::move(other.m_impl);
-    m_so = std::move(other.m_so);
-    m_loaded_from_cache = other.m_loaded_from_cache;
-    return *this;
-}
-
-const std::shared_ptr<sdk::ICompiledModel>& CompiledModel::checked_impl() const {
-    if (!m_impl)
-        throw_error<InvalidArgument>("CompiledModel is empty (default-constructed or moved from)");
-    return m_impl;
-}
-
-std::string CompiledModel::device_name() const {
-    auto plugin = m_impl ? m_impl->get_plugin() : nullptr;
+// The device name of the plugin that compiled `compiled`, which errors are prefixed with.
+std::string device_of(const sdk::ICompiledModel& compiled) {
+    auto plugin = compiled.get_plugin();
     return plugin ? plugin->get_device_name() : std::string("compiled model");
 }
 
+}  // namespace
+
+CompiledModel::CompiledModel(std::shared_ptr<sdk::ICompiledModel> impl, std::shared_ptr<void> so,
+                             bool loaded_from_cache)
+    : m_object(std::move(impl), std::move(so), device_of, "compiled model"),
+      m_loaded_from_cache(loaded_from_cache) {}
+
+CompiledModel::~CompiledModel() = default;
+CompiledModel& CompiledModel::operator=(const CompiledModel& other) = default;
+CompiledModel& CompiledModel::operator=(CompiledModel&& other) noexcept = default;
+
+const PluginObject<sdk::ICompiledModel>& CompiledModel::checked() const {
+    return m_object.checked("CompiledModel");
+}
+
+// inputs() and outputs() are the SDK base class's stored ports, not plugin code: no guard.
 const OutputVector& CompiledModel::inputs() const {
-    return checked_impl()->inputs();
+    return checked().impl()->inputs();
 }
 const OutputVector& CompiledModel::outputs() const {
-    return checked_impl()->outputs();
+    return checked().impl()->outputs();
 }
 
 Output CompiledModel::input() const {
@@ -72,26 +62,29 @@ Output CompiledModel::output(const std::string& tensor_name) const {
 }
 
 InferRequest CompiledModel::create_infer_request() const {
-    const auto& impl = checked_impl();
-    auto request =
-        guarded([this] { return device_name(); }, [&] { return impl->create_infer_request(); });
-    if (!request) throw_error<Exception>(device_name(), ": create_infer_request returned null");
-    return InferRequest(std::move(request), m_so, impl, m_loaded_from_cache);
+    const auto& object = checked();
+    auto request = object.call("create_infer_request", [](sdk::ICompiledModel& compiled) {
+        return compiled.create_infer_request();
+    });
+    if (!request) throw_error<Exception>(object.name(), ": create_infer_request returned null");
+    return InferRequest(std::move(request), object.module(), object.impl(), m_loaded_from_cache);
 }
 
 void CompiledModel::export_model(std::ostream& blob) const {
-    const auto& impl = checked_impl();
+    const auto& object = checked();
     std::ostringstream payload(std::ios::binary);
-    guarded([this] { return device_name(); }, [&] { impl->export_model(payload); });
-    auto plugin = impl->get_plugin();
+    object.call("export_model",
+                [&](sdk::ICompiledModel& compiled) { compiled.export_model(payload); });
+    auto plugin = object.impl()->get_plugin();
     if (!plugin) throw_error<Exception>("export_model: the compiled model has no plugin");
     runtime::write_blob(blob, runtime::blob_identity_of(plugin->get_version()), payload.str());
 }
 
 std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
-    const auto& impl = checked_impl();
-    auto model =
-        guarded([this] { return device_name(); }, [&] { return impl->get_runtime_model(); });
+    const auto& object = checked();
+    auto model = object.call("get_runtime_model", [](sdk::ICompiledModel& compiled) {
+        return compiled.get_runtime_model();
+    });
     if (!model) return model;
     // The model may hold plugin types (rt_info values): pair it with the library, which an
     // aliasing shared_ptr keeps alive until after the model is released.
@@ -99,19 +92,20 @@ std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
         std::shared_ptr<void> so;
         std::shared_ptr<const Model> model;
     };
-    auto holder = std::make_shared<Holder>(Holder{m_so, model});
+    auto holder = std::make_shared<Holder>(Holder{object.module(), model});
     return std::shared_ptr<const Model>(holder, holder->model.get());
 }
 
 void CompiledModel::set_property(const AnyMap& properties) {
-    const auto& impl = checked_impl();
-    guarded([this] { return device_name(); }, [&] { impl->set_property(properties); });
+    checked().call("set_property",
+                   [&](sdk::ICompiledModel& compiled) { compiled.set_property(properties); });
 }
 
 Any CompiledModel::get_property(const std::string& name) const {
-    const auto& impl = checked_impl();
+    const auto& object = checked();
     if (name == loaded_from_cache.name()) return m_loaded_from_cache;
-    Any value = guarded([this] { return device_name(); }, [&] { return impl->get_property(name); });
+    Any value = object.call(
+        "get_property", [&](sdk::ICompiledModel& compiled) { return compiled.get_property(name); });
     if (name == supported_properties.name()) {
         // loaded_from_cache is answered here, so it is always supported.
         auto names = value.as<std::vector<PropertyName>>();
@@ -119,7 +113,7 @@ Any CompiledModel::get_property(const std::string& name) const {
             names.emplace_back(loaded_from_cache.name(), PropertyMutability::RO);
         value = Any(std::move(names));
     }
-    value.set_shared_object(m_so);
+    value.set_shared_object(object.module());
     return value;
 }
 

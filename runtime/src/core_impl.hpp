@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/blob_format.hpp"
-#include "runtime/device_name.hpp"
-#include "runtime/plugin_registry.hpp"
+#include "blob_format.hpp"
+#include "device_name.hpp"
+#include "plugin_registry.hpp"
 #include "vireo/compiled_model.hpp"
 #include "vireo/remote_context.hpp"
 #include "vireo/sdk/icore.hpp"

@@ -3,8 +3,8 @@
 
 #include <memory>
 
-#include "runtime/plugin.hpp"
-#include "runtime/plugin_descriptor.hpp"
+#include "plugin.hpp"
+#include "plugin_descriptor.hpp"
 
 namespace vireo::runtime {
 

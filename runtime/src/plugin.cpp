@@ -1,7 +1,7 @@
 // Implements Plugin: guarded calls into a loaded plugin.
-#include "runtime/plugin.hpp"
+#include "plugin.hpp"
 
-#include "runtime/guard.hpp"
+#include "guard.hpp"
 #include "vireo/sdk/icompiled_model.hpp"
 #include "vireo/sdk/iremote_context.hpp"
 
@@ -14,7 +14,7 @@ Plugin::Plugin(std::shared_ptr<sdk::IPlugin> impl, SharedLibrary library, std::s
 
 template <typename Call>
 decltype(auto) Plugin::call(Call&& fn) const {
-    return guarded([this] { return m_impl->get_device_name(); }, std::forward<Call>(fn));
+    return detail::guarded([this] { return m_impl->get_device_name(); }, std::forward<Call>(fn));
 }
 
 template <typename T>

@@ -1,5 +1,5 @@
 // Implements physical_memory_bytes() from sysconf's page count and page size.
-#include "vireo/sdk/memory_limits.hpp"
+#include "vireo/dev/memory_limits.hpp"
 
 #include <unistd.h>
 

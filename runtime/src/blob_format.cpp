@@ -1,5 +1,5 @@
 // Implements the compiled-model blob format (header checks, word-wise payload checksum).
-#include "runtime/blob_format.hpp"
+#include "blob_format.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -7,8 +7,8 @@
 #include <optional>
 #include <vector>
 
+#include "vireo/dev/memory_limits.hpp"
 #include "vireo/exception.hpp"
-#include "vireo/sdk/memory_limits.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
 
 namespace vireo::runtime {

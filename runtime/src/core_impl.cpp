@@ -1,5 +1,5 @@
 // Implements CoreImpl: discovery, device routing, property precedence, compile and import.
-#include "runtime/core_impl.hpp"
+#include "core_impl.hpp"
 
 #include <glog/logging.h>
 
@@ -9,9 +9,9 @@
 #include <optional>
 #include <sstream>
 
-#include "runtime/memory_stream.hpp"
-#include "runtime/model_cache.hpp"
-#include "runtime/shared_library.hpp"
+#include "memory_stream.hpp"
+#include "model_cache.hpp"
+#include "shared_library.hpp"
 #include "vireo/log.hpp"
 #include "vireo/sdk/icompiled_model.hpp"
 #include "vireo/sdk/iremote_context.hpp"

@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "runtime/blob_format.hpp"
-#include "runtime/plugin.hpp"
+#include "blob_format.hpp"
+#include "plugin.hpp"
 #include "vireo/compiled_model.hpp"
 
 namespace vireo::runtime {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/shared_library.hpp"
+#include "shared_library.hpp"
 #include "vireo/any.hpp"
 #include "vireo/model.hpp"
 #include "vireo/properties.hpp"

@@ -1,11 +1,11 @@
 // Implements plugins.xml parsing and plugin location resolution.
-#include "runtime/plugin_descriptor.hpp"
+#include "plugin_descriptor.hpp"
 
 #include <tinyxml2.h>
 
 #include <filesystem>
 
-#include "runtime/shared_library.hpp"
+#include "shared_library.hpp"
 #include "vireo/exception.hpp"
 
 namespace vireo::runtime {

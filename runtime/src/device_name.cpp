@@ -1,6 +1,6 @@
 // Implements device-name parsing (plain names and the meta-device grammar) and the rules for
 // registrable names.
-#include "runtime/device_name.hpp"
+#include "device_name.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,5 +1,6 @@
-// The one place calls into plugin code are guarded: an exception thrown by a plugin is rethrown
-// as a vireo::Exception of the same kind with the device name in front.
+// Guards a call into plugin code that has no PluginObject to go through (the core's remote tensor
+// paths, the runtime's Plugin wrapper): an exception thrown by the plugin is rethrown as a
+// vireo::Exception of the same kind with a context in front. Public handles use PluginObject.
 #pragma once
 
 #include <exception>
@@ -8,7 +9,7 @@
 
 #include "vireo/exception.hpp"
 
-namespace vireo::runtime {
+namespace vireo::detail {
 
 /// Runs `call` (which calls into a plugin) and returns its result. Whatever it throws is
 /// rethrown by rethrow_with_context: same ErrorKind (foreign exceptions become kGeneral), message
@@ -22,4 +23,4 @@ decltype(auto) guarded(const Context& context, Call&& call) {
     }
 }
 
-}  // namespace vireo::runtime
+}  // namespace vireo::detail

@@ -1,5 +1,5 @@
 // Implements extension loading (Core::add_extension) and the ONNX custom-op mapping table.
-#include "runtime/extension_loader.hpp"
+#include "extension_loader.hpp"
 
 #include <sys/stat.h>
 
@@ -10,7 +10,7 @@
 #include <mutex>
 #include <set>
 
-#include "runtime/shared_library.hpp"
+#include "shared_library.hpp"
 #include "vireo/exception.hpp"
 #include "vireo/extension.hpp"
 #include "vireo/op_registry.hpp"

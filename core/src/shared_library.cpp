@@ -1,5 +1,5 @@
 // Implements the dlopen/dlsym/dladdr layer of the plugin loader.
-#include "runtime/shared_library.hpp"
+#include "shared_library.hpp"
 
 #include <dlfcn.h>
 

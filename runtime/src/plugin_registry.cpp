@@ -1,9 +1,9 @@
 // Implements PluginRegistry: registration, lazy once-only loading and per-device properties.
-#include "runtime/plugin_registry.hpp"
+#include "plugin_registry.hpp"
 
 #include <set>
 
-#include "runtime/plugin_loader.hpp"
+#include "plugin_loader.hpp"
 #include "vireo/exception.hpp"
 #include "vireo/properties.hpp"
 

@@ -1,5 +1,5 @@
 // Implements the port lookups shared by CompiledModel and InferRequest.
-#include "runtime/port_lookup.hpp"
+#include "port_lookup.hpp"
 
 #include "vireo/exception.hpp"
 

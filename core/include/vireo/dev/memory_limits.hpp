@@ -1,0 +1,14 @@
+// Declares physical_memory_bytes(): the ceiling the core and plugins check sizes against before
+// allocating, so a huge shape is a clear error rather than an allocator failure. A core dev
+// header (host tensors use it); plugins include it through the SDK (sdk/memory_limits.hpp).
+#pragma once
+
+#include <cstddef>
+
+namespace vireo::sdk {
+
+/// The machine's physical memory in bytes (sysconf, read once; SIZE_MAX / 2 if the system does
+/// not say). No single buffer can be larger. Thread-safe.
+size_t physical_memory_bytes();
+
+}  // namespace vireo::sdk
