@@ -124,6 +124,41 @@ for name in mlp cnn resnet50 mobilenet_v2 encoder; do
   echo "| $name | $(ratio "${cpu_lat[$name.1]}" "${cpu_lat[$name.2]}")x | $(ratio "${ort_lat[$name.1]:-n/a}" "${ort_lat[$name.2]:-n/a}")x |"
 done
 echo ""
+echo "bf16 (\`-infer_precision bf16\`: convolutions and weight MatMuls in bf16, f32 elsewhere) against"
+echo "CPU f32 and ORT f32 from the table above; accuracy: largest absolute difference from PyTorch's"
+echo "expected output and whether the arg-max agrees (Python bindings of this build)."
+echo ""
+echo "| model | threads | CPU bf16 ms | CPU f32 ms | ORT f32 ms | bf16 / ORT | max abs error vs PyTorch | same arg-max |"
+echo "|---|---|---|---|---|---|---|---|"
+for m in resnet50 mobilenet_v2 encoder; do
+  wanted "$m" || continue
+  model=$real/$m/model.onnx
+  [ -f "$model" ] || { echo "| $m | 1, 2 | not run | | | | | |"; continue; }
+  acc="n/a | n/a"
+  if [ -d "$build/python/vireo" ] && [ -f "$real/$m/expected.npy" ]; then
+    acc=$(PYTHONPATH="$build/python" /usr/bin/python3 - "$real/$m" <<'PY' 2>/dev/null || echo "n/a | n/a"
+import sys, numpy as np, vireo
+d = sys.argv[1]
+x, e = np.load(f"{d}/input.npy"), np.load(f"{d}/expected.npy")
+c = vireo.Core().compile_model(f"{d}/model.onnx", "CPU", {"INFERENCE_PRECISION_HINT": "bf16"})
+y = np.array(list(c.create_infer_request().infer({0: x}).values())[0])
+same = bool((y.reshape(len(y), -1).argmax(-1) == e.reshape(len(e), -1).argmax(-1)).all())
+print(f"{np.abs(y - e).max():.2g} | {'yes' if same else 'no'}")
+PY
+)
+  fi
+  for t in 1 2; do
+    iters=20; [ $m != resnet50 ] && iters=60; [ $quick = 1 ] && iters=$(( iters / 4 ))
+    : > "$tmp/lat.txt"
+    for _ in $(seq "$reps"); do
+      bapp -m "$model" -d CPU -api sync -hint none -nstreams 1 -nthreads "$t" -niter "$iters" -infer_precision bf16 &&
+        json_num "$tmp/ba.json" median >> "$tmp/lat.txt"
+    done
+    b=$(median < "$tmp/lat.txt")
+    echo "| $m | $t | $b | ${cpu_lat[$m.$t]:-n/a} | ${ort_lat[$m.$t]:-n/a} | $(ratio "$b" "${ort_lat[$m.$t]:-n/a}") | $acc |"
+  done
+done
+echo ""
 echo "Throughput on CPU (\`benchmark_app -t S\`, FPS, median of $reps runs): one stream × one thread"
 echo "against the THROUGHPUT hint (one stream per core, one thread each); target ≥ 1.8x. Compile time"
 echo "and peak RSS of the whole benchmark_app process (LATENCY hint)."
