@@ -44,81 +44,66 @@ dnnl::memory::desc GraphCompiler::desc_of(size_t id) const {
     return dnnl::memory::desc(dims_of(shape), v.type == element::bf16 ? dt::bf16 : dt::f32, t);
 }
 
-// The f32 value `id` converted to bf16 in the same layout (a reorder step, made once per value).
-size_t GraphCompiler::in_bf16(size_t id) {
-    if (auto it = m_to_bf16.find(id); it != m_to_bf16.end()) return it->second;
-    Value converted = m_graph->values[id];
-    converted.kind = ValueKind::kComputed;
-    converted.type = element::bf16;
-    converted.constant = Tensor();
-    converted.alias = SIZE_MAX;
-    converted.producer = m_graph->steps.size();
-    converted.name += " (bf16)";
-    m_graph->values.push_back(converted);
-    const size_t out = m_graph->values.size() - 1;
-
-    auto op = std::make_shared<DnnlOp>();
-    const auto src = desc_of(id);
-    const auto dst = desc_of(out);
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    dnnl::reorder::primitive_desc pd(cpu_engine(), src, cpu_engine(), dst, attr);
-    op->primitive = dnnl::reorder(pd);
-    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
-    op->impl = pd.impl_info_str();
-    op->args.push_back({DNNL_ARG_FROM, true, id, src, {}});
-    op->args.push_back({DNNL_ARG_TO, true, out, dst, {}});
+// A reorder step from value `id` into a new computed value like it with `layout` and `type`:
+// its own memory (never a view, even when `id` is one), made once per (value, layout, type).
+size_t GraphCompiler::converted(size_t id, Layout layout, element::Type type) {
+    const Value& from = m_graph->values[id];
+    if (from.layout == layout && from.type == type) return id;
+    const auto key = std::make_tuple(id, layout, type);
+    if (auto it = m_converted.find(key); it != m_converted.end()) return it->second;
+    const size_t rank = from.shape.size();
+    const std::string what =
+        type != from.type
+            ? std::string(from.type.name()) + "->" + std::string(type.name())
+            : std::string(layout_name(from.layout, rank)) + "->" + layout_name(layout, rank);
+    Value value = from;
+    value.kind = ValueKind::kComputed;
+    value.layout = layout;
+    value.type = type;
+    value.constant = Tensor();
+    value.alias = SIZE_MAX;
+    value.producer = m_graph->steps.size();
+    value.name +=
+        " (" + (type != from.type ? std::string(type.name()) : layout_name(layout, rank)) + ")";
     Step step;
     step.kind = StepKind::kDnnl;
-    const size_t rank = converted.shape.size();
-    step.name = m_graph->values[id].name + " -> bf16";
+    step.name = from.name + " -> " +
+                (type != from.type ? std::string(type.name()) : layout_name(layout, rank));
     step.type = "Reorder";
-    step.exec_type = op->impl + " " + layout_name(converted.layout, rank) + " f32->bf16";
-    step.dnnl = std::move(op);
+    m_graph->values.push_back(std::move(value));
+    const size_t out = m_graph->values.size() - 1;
+
+    step.dnnl = make_reorder(desc_of(id), desc_of(out), id, out);
+    step.exec_type = step.dnnl->impl + " " + what;
     step.outputs = {out};
     m_graph->steps.push_back(std::move(step));
-    m_to_bf16[id] = out;
+    m_converted[key] = out;
     return out;
 }
 
 // The value `id` in `layout`: itself, or the output of a reorder step (made once per value).
 size_t GraphCompiler::in_layout(size_t id, Layout layout) {
-    if (m_graph->values[id].layout == layout) return id;
-    const auto key = std::make_pair(id, layout);
-    if (auto it = m_converted.find(key); it != m_converted.end()) return it->second;
-    Value converted = m_graph->values[id];
-    converted.kind = ValueKind::kComputed;
-    converted.layout = layout;
-    converted.constant = Tensor();
-    converted.producer = m_graph->steps.size();
-    converted.name += " (" + std::string(layout_name(layout, converted.shape.size())) + ")";
-    m_graph->values.push_back(converted);
-    const size_t out = m_graph->values.size() - 1;
+    return converted(id, layout, m_graph->values[id].type);
+}
 
+// The f32 value `id` converted to bf16 in the same layout (a reorder step, made once per value).
+size_t GraphCompiler::in_bf16(size_t id) {
+    return converted(id, m_graph->values[id].layout, element::bf16);
+}
+
+std::shared_ptr<DnnlOp> make_reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to,
+                                     size_t from_value, size_t to_value,
+                                     const dnnl::primitive_attr& extra) {
     auto op = std::make_shared<DnnlOp>();
-    const auto src = desc_of(id);
-    const auto dst = desc_of(out);
-    dnnl::primitive_attr attr;
+    dnnl::primitive_attr attr = extra;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    dnnl::reorder::primitive_desc pd(cpu_engine(), src, cpu_engine(), dst, attr);
+    dnnl::reorder::primitive_desc pd(cpu_engine(), from, cpu_engine(), to, attr);
     op->primitive = dnnl::reorder(pd);
     op->scratchpad_bytes = pd.scratchpad_desc().get_size();
     op->impl = pd.impl_info_str();
-    op->args.push_back({DNNL_ARG_FROM, true, id, src, {}});
-    op->args.push_back({DNNL_ARG_TO, true, out, dst, {}});
-
-    Step step;
-    step.kind = StepKind::kDnnl;
-    const size_t rank = converted.shape.size();
-    step.name = m_graph->values[id].name + " -> " + layout_name(layout, rank);
-    step.type = "Reorder";
-    step.exec_type = op->impl + " " + layout_name(m_graph->values[id].layout, rank) + "->" +
-                     layout_name(layout, rank);
-    step.dnnl = std::move(op);
-    step.outputs = {out};
-    m_graph->steps.push_back(std::move(step));
-    m_converted[key] = out;
-    return out;
+    op->args.push_back({DNNL_ARG_FROM, true, from_value, from, {}});
+    op->args.push_back({DNNL_ARG_TO, true, to_value, to, {}});
+    return op;
 }
 
 // A node whose inputs are all constants is computed now, once, when its outputs are small enough.

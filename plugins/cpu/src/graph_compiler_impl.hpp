@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "config.hpp"
@@ -87,6 +88,12 @@ struct FusedChain {
     Output output;  // the port whose value the fused step writes
 };
 
+/// A reorder primitive from `from` (the layout value `from_value` is read through) to `to` (value
+/// `to_value`, or SIZE_MAX for the step's output), user scratchpad, with `extra`'s settings.
+std::shared_ptr<DnnlOp> make_reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to,
+                                     size_t from_value, size_t to_value,
+                                     const dnnl::primitive_attr& extra = dnnl::primitive_attr());
+
 class GraphCompiler {
   public:
     GraphCompiler(std::shared_ptr<const Model> model, const PackedWeightsMap* packed, bool bf16)
@@ -102,6 +109,7 @@ class GraphCompiler {
     size_t value_of(const Output& port) const { return m_value_of.at(port); }
     bool has_value(const Output& port) const { return m_value_of.count(port) != 0; }
     dnnl::memory::desc desc_of(size_t value) const;
+    size_t converted(size_t value, Layout layout, element::Type type);
     size_t in_layout(size_t value, Layout layout);
     size_t in_bf16(size_t value);
     bool fold_constant(const NodePtr& node);
@@ -136,8 +144,7 @@ class GraphCompiler {
     std::map<Output, size_t> m_value_of;
     ConsumerMap m_consumers;
     std::set<const Node*> m_absorbed;
-    std::map<std::pair<size_t, Layout>, size_t> m_converted;
-    std::map<size_t, size_t> m_to_bf16;
+    std::map<std::tuple<size_t, Layout, element::Type>, size_t> m_converted;
     std::map<std::string, size_t> m_variable_index;
     std::vector<std::string> m_unsupported;
 };

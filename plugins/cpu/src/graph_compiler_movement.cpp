@@ -124,9 +124,7 @@ bool GraphCompiler::try_movement(const NodePtr& node) {
         return true;
     }
     const dnnl::memory::desc dst(out_dims, dt::f32, plain_tag(out_dims.size()));
-    auto op = std::make_shared<DnnlOp>();
     dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     // A multiplication or division by one scalar constant right after (attention's 1/sqrt(d) on
     // its queries) is the reorder's output scale. A division becomes a multiplication by the
     // reciprocal: exact for powers of two, within one rounding otherwise.
@@ -152,13 +150,7 @@ bool GraphCompiler::try_movement(const NodePtr& node) {
             }
         }
     }
-    dnnl::reorder::primitive_desc pd(cpu_engine(), view, cpu_engine(), dst, attr);
-    op->primitive = dnnl::reorder(pd);
-    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
-    op->impl = pd.impl_info_str();
-    op->args.push_back({DNNL_ARG_FROM, true, xv, view, {}});
-    op->args.push_back({DNNL_ARG_TO, true, SIZE_MAX, dst, {}});
-    add_dnnl_step(node, chain, std::move(op), Layout::kPlain);
+    add_dnnl_step(node, chain, make_reorder(view, dst, xv, SIZE_MAX, attr), Layout::kPlain);
     return true;
 }
 

@@ -127,6 +127,20 @@ TEST(Movement, ViewsAsOutputsAndReshapesOfParameters) {
     EXPECT_EQ(views, 1u);
 }
 
+// A view read in another layout (a convolution wants NHWC) is converted by a reorder into a value
+// of its own: the reorder must not write over the view's source while reading it.
+TEST(Movement, AViewConvertedToAnotherLayoutGetsItsOwnMemory) {
+    auto x = op::parameter(element::f32, {1, 8, 6, 6}, "x");
+    auto flat = op::reshape(op::relu(x), i64s({1, 8, 36}), false);
+    auto view = op::reshape(flat, i64s({1, 8, 6, 6}), false);
+    auto w = op::constant(random_tensor({4, 8, 3, 3}, 5, -0.3f, 0.3f));
+    auto conv = op::convolution(view, w, {1, 1}, {1, 1}, {1, 1}, {1, 1});
+    // The source is read again after the convolution.
+    auto y = op::add(op::reduce_sum(conv, i64s({1}), true), op::reduce_sum(view, i64s({1}), true));
+    auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "view_layout");
+    expect_matches_template(model, 1e-4, 1e-5);
+}
+
 TEST(Movement, UnitStepSlicesAreReordersOthersStayReference) {
     auto x = op::parameter(element::f32, {4, 6, 8}, "x");
     auto a = op::relu(x);
