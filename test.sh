@@ -16,6 +16,27 @@ cd "$(dirname "$0")"
 mode="${1:-default}"
 jobs=$(nproc)
 
+# The build targets of the executables the ctest entries with labels matching $2 run in build
+# dir $1 (executables in its bin/; interpreters such as python3 are not targets). ctest leaves the
+# command out for an executable not built yet, so it is read from the CTestTestfile.cmake files.
+tsan_targets() {
+  (cd "$1" && ctest -N -L "$2" --show-only=json-v1) | /usr/bin/python3 -c '
+import json, os, re, sys
+build = os.path.realpath(sys.argv[1])
+commands = {}
+for root, _, files in os.walk(build):
+    if "CTestTestfile.cmake" in files:
+        text = open(os.path.join(root, "CTestTestfile.cmake")).read()
+        for name, path in re.findall(r"add_test\(\[=\[(.+?)\]=\] \"([^\"]+)\"", text):
+            commands[name] = path
+names = set()
+for test in json.load(sys.stdin).get("tests", []):
+    command = (test.get("command") or [commands.get(test["name"], "")])[0]
+    if os.path.dirname(os.path.realpath(command)) == build + "/bin":
+        names.add(os.path.basename(command))
+print("\n".join(sorted(names)))' "$1"
+}
+
 configure_and_build() {  # dir, extra cmake args... [-- targets...]
   local dir=$1; shift
   local args=() targets=()
@@ -58,15 +79,21 @@ case "$mode" in
     echo "== asan tests: $((SECONDS - start)) s"
     # TSan over the threading-labelled tests (runtime: plugin loading and concurrency; stress;
     # the conformance runs), the SDK (executors, async pipeline) and MOCK_REMOTE (its device
-    # threads). Only their targets are built; a new threading-labelled test needs its target here.
+    # threads). Only the executables those ctest entries run are built: the list comes from ctest
+    # itself (tsan_targets), so a new test with one of these labels is built without being named
+    # here (a conformance run's plugins are dependencies of the vireo_conformance target).
     start=$SECONDS
-    configure_and_build build-tsan "${sanitize_flags[@]}" -DVIREO_SANITIZE=thread -DVIREO_BUILD_SAMPLES=OFF \
-      -- vireo_sdk_tests vireo_runtime_tests vireo_mock_remote_tests vireo_stress_tests vireo_conformance \
-      vireo_hetero_tests vireo_auto_tests vireo_batch_tests
+    tsan_labels="threading|sdk|mock_remote"
+    cmake -S . -B build-tsan -G Ninja "${sanitize_flags[@]}" -DVIREO_SANITIZE=thread \
+      -DVIREO_BUILD_SAMPLES=OFF >/dev/null
+    mapfile -t tsan_targets < <(tsan_targets build-tsan "$tsan_labels")
+    ((${#tsan_targets[@]})) || { echo "test.sh: no TSan targets found in build-tsan" >&2; exit 1; }
+    echo "== tsan targets: ${tsan_targets[*]}"
+    cmake --build build-tsan -j "$jobs" --target "${tsan_targets[@]}"
     echo "== tsan build: $((SECONDS - start)) s"
     start=$SECONDS
     (cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-      ctest --output-on-failure -j "$jobs" -L "threading|sdk|mock_remote")
+      ctest --output-on-failure -j "$jobs" -L "$tsan_labels")
     echo "== tsan tests: $((SECONDS - start)) s"
     ;;
   --stress)
