@@ -51,30 +51,29 @@ size_t GraphCompiler::converted(size_t id, Layout layout, element::Type type) {
     if (from.layout == layout && from.type == type) return id;
     const auto key = std::make_tuple(id, layout, type);
     if (auto it = m_converted.find(key); it != m_converted.end()) return it->second;
+    // Named by what changes: "nchw->nhwc" for a layout, "f32->bf16" for a precision.
     const size_t rank = from.shape.size();
-    const std::string what =
-        type != from.type
-            ? std::string(from.type.name()) + "->" + std::string(type.name())
-            : std::string(layout_name(from.layout, rank)) + "->" + layout_name(layout, rank);
-    Value value = from;
+    const bool retype = type != from.type;
+    const std::string source =
+        retype ? std::string(from.type.name()) : layout_name(from.layout, rank);
+    const std::string target = retype ? std::string(type.name()) : layout_name(layout, rank);
+    Step step;
+    step.kind = StepKind::kDnnl;
+    step.name = from.name + " -> " + target;
+    step.type = "Reorder";
+    Value value = from;  // `from` is not used below: push_back may move the values
     value.kind = ValueKind::kComputed;
     value.layout = layout;
     value.type = type;
     value.constant = Tensor();
     value.alias = SIZE_MAX;
     value.producer = m_graph->steps.size();
-    value.name +=
-        " (" + (type != from.type ? std::string(type.name()) : layout_name(layout, rank)) + ")";
-    Step step;
-    step.kind = StepKind::kDnnl;
-    step.name = from.name + " -> " +
-                (type != from.type ? std::string(type.name()) : layout_name(layout, rank));
-    step.type = "Reorder";
+    value.name += " (" + target + ")";
     m_graph->values.push_back(std::move(value));
     const size_t out = m_graph->values.size() - 1;
 
     step.dnnl = make_reorder(desc_of(id), desc_of(out), id, out);
-    step.exec_type = step.dnnl->impl + " " + what;
+    step.exec_type = step.dnnl->impl + " " + source + "->" + target;
     step.outputs = {out};
     m_graph->steps.push_back(std::move(step));
     m_converted[key] = out;
