@@ -11,8 +11,8 @@
 namespace vireo::sdk {
 
 struct IAsyncInferRequest::Run {
+    RunContext context;       // its cancel flag is set under m_mutex (cancel_locked)
     bool done = false;        // the completion has finished; guarded by m_mutex
-    bool cancelled = false;   // cancel() was called while this run was busy; guarded by m_mutex
     bool owner_gone = false;  // the request was destroyed from this run's own callback
     std::exception_ptr error;
 };
@@ -74,9 +74,9 @@ IAsyncInferRequest::IAsyncInferRequest(const std::shared_ptr<ISyncInferRequest>&
     : m_sync_request(request), m_callback_executor(callback_executor) {
     if (!m_sync_request)
         throw_error<InvalidArgument>("IAsyncInferRequest: the sync request is null");
-    m_pipeline = {{task_executor, [this] { m_sync_request->infer(); }}};
-    m_sync_pipeline = {
-        {std::make_shared<ImmediateExecutor>(), [this] { m_sync_request->infer(); }}};
+    m_pipeline = {{task_executor, [this](RunContext& run) { m_sync_request->infer(run); }}};
+    m_sync_pipeline = {{std::make_shared<ImmediateExecutor>(),
+                        [this](RunContext& run) { m_sync_request->infer(run); }}};
 }
 
 IAsyncInferRequest::~IAsyncInferRequest() {
@@ -101,13 +101,6 @@ void IAsyncInferRequest::check_state_locked(const char* what) const {
 void IAsyncInferRequest::check_state() const {
     std::lock_guard<std::mutex> lock(m_mutex);
     check_state_locked("use it");
-}
-
-bool IAsyncInferRequest::is_cancelled() const {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    // The run's own flag too: once cancel_and_stop() has moved on to stopping, the state says
-    // kStopped while the cancelled run is still running.
-    return m_state == State::kCancelled || (m_current_run && m_current_run->cancelled);
 }
 
 std::shared_ptr<IAsyncInferRequest::Run> IAsyncInferRequest::begin_run_locked(const char* what) {
@@ -149,12 +142,8 @@ void IAsyncInferRequest::start_async() {
 
 void IAsyncInferRequest::run_stage(const std::shared_ptr<Run>& run, size_t stage) {
     auto task = [this, run, stage] {
-        bool skip;
-        {
-            std::lock_guard<std::mutex> lock(m_mutex);
-            skip = run->cancelled;
-        }
-        if (skip) {  // this and every later stage; the completion reports Cancelled
+        if (run->context
+                .cancelled()) {  // this and every later stage; the completion reports Cancelled
             finish(run, nullptr);
             return;
         }
@@ -163,7 +152,7 @@ void IAsyncInferRequest::run_stage(const std::shared_ptr<Run>& run, size_t stage
         const auto begin =
             tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
         try {
-            m_pipeline[stage].second();
+            m_pipeline[stage].task(run->context);
         } catch (...) {
             error = std::current_exception();
         }
@@ -183,7 +172,7 @@ void IAsyncInferRequest::run_stage(const std::shared_ptr<Run>& run, size_t stage
     // after queueing (CPUStreamsExecutor notifies under its lock), and nothing here may touch
     // `this` afterwards. No local copy of the executor is kept on purpose: releasing the last
     // reference here, on another executor's thread, could make two executors join each other.
-    const auto& executor = m_pipeline[stage].first;
+    const auto& executor = m_pipeline[stage].executor;
     if (executor)
         executor->run(std::move(task));
     else
@@ -208,10 +197,12 @@ void IAsyncInferRequest::complete(const std::shared_ptr<Run>& run, std::exceptio
     std::shared_ptr<Callback> callback;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
-        if (run->cancelled && !is_cancelled_error(error)) error = cancelled_error();
-        // Idle before the callback, so the callback may start the request again.
+        if (run->context.cancelled() && !is_cancelled_error(error)) error = cancelled_error();
+        // Idle before the callback, so the callback may start the request again; the profile
+        // is the sync request's from now on.
         if (m_state != State::kStopped) m_state = State::kIdle;
         if (m_current_run == run) m_current_run.reset();
+        m_sync_request->set_last_run(std::shared_ptr<const RunContext>(run, &run->context));
         callback =
             m_callback;  // shares the callable; a set_callback() inside replaces only m_callback
     }
@@ -255,18 +246,16 @@ void IAsyncInferRequest::infer() {
     std::exception_ptr error;
     for (size_t stage = 0; stage < m_sync_pipeline.size(); ++stage) {
         const auto& [executor, task] = m_sync_pipeline[stage];
-        {
-            std::lock_guard<std::mutex> lock(m_mutex);
-            if (run->cancelled) break;
-        }
+        if (run->context.cancelled()) break;
         const bool tracing = trace::enabled();
         const auto begin =
             tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
         try {
+            RunContext& context = run->context;
             if (!executor || dynamic_cast<ImmediateExecutor*>(executor.get()))
-                task();
+                task(context);
             else
-                executor->run_and_wait({task});
+                executor->run_and_wait({[&task, &context] { task(context); }});
         } catch (...) {
             error = std::current_exception();
         }
@@ -275,9 +264,10 @@ void IAsyncInferRequest::infer() {
     }
     {
         std::lock_guard<std::mutex> lock(m_mutex);
-        if (run->cancelled && !is_cancelled_error(error)) error = cancelled_error();
+        if (run->context.cancelled() && !is_cancelled_error(error)) error = cancelled_error();
         if (m_state != State::kStopped) m_state = State::kIdle;
         if (m_current_run == run) m_current_run.reset();
+        m_sync_request->set_last_run(std::shared_ptr<const RunContext>(run, &run->context));
         run->error = error;
         run->done = true;
         --m_unfinished;
@@ -312,13 +302,29 @@ bool IAsyncInferRequest::wait_for(std::chrono::milliseconds timeout) {
     return true;
 }
 
-void IAsyncInferRequest::cancel() {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    if (m_state != State::kBusy || !m_current_run) return;
+std::shared_ptr<IAsyncInferRequest::Run> IAsyncInferRequest::cancel_locked() {
+    if (m_state != State::kBusy || !m_current_run) return nullptr;
     m_state = State::kCancelled;
-    m_current_run->cancelled = true;
-    // Under the lock, so the request cannot have moved on to another run in the meantime.
-    m_sync_request->cancel();
+    // The flag under the lock, so a completion that takes the lock after this reports
+    // Cancelled, and the request cannot have moved on to another run in the meantime.
+    m_current_run->context.mark_cancelled();
+    return m_current_run;
+}
+
+void IAsyncInferRequest::cancel_functions(const std::shared_ptr<Run>& run) {
+    // Outside the lock: the functions may wait for a device or another request. The run (held
+    // here) outlives the call even if it completes meanwhile; its registrations are removed by
+    // then or wait for the call in progress.
+    if (run) run->context.cancel();
+}
+
+void IAsyncInferRequest::cancel() {
+    std::shared_ptr<Run> run;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        run = cancel_locked();
+    }
+    cancel_functions(run);
 }
 
 void IAsyncInferRequest::set_callback(Callback callback) {
@@ -343,16 +349,15 @@ void IAsyncInferRequest::stop_and_wait() {
 }
 
 void IAsyncInferRequest::cancel_and_stop() {
+    std::shared_ptr<Run> run;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         if (m_state == State::kStopped) return;
         m_callback.reset();  // before the cancel, so the cancelled run's completion finds none
-        if (m_state == State::kBusy && m_current_run) {
-            m_state = State::kCancelled;
-            m_current_run->cancelled = true;
-            m_sync_request->cancel();
-        }
+        run = cancel_locked();
     }
+    cancel_functions(run);
+    run.reset();
     stop_and_wait();
 }
 

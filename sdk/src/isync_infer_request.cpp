@@ -110,16 +110,9 @@ ISyncInferRequest::ISyncInferRequest(const std::shared_ptr<const ICompiledModel>
     : m_compiled_model(compiled_model) {
     if (!m_compiled_model)
         throw_error<InvalidArgument>("ISyncInferRequest: the compiled model is null");
-    // Default host tensors: zero-filled for static ports, an empty {0} placeholder for dynamic
-    // ones (an input must then be set; an output is resized by the plugin).
-    auto make_default = [](const Output& port) {
-        const auto& type = port.get_element_type();
-        if (type.is_dynamic()) return Tensor();
-        const auto& shape = port.get_partial_shape();
-        return shape.is_static() ? Tensor(type, shape.to_shape()) : Tensor(type, Shape{0});
-    };
-    for (const auto& port : get_inputs()) m_input_tensors.push_back(make_default(port));
-    for (const auto& port : get_outputs()) m_output_tensors.push_back(make_default(port));
+    // Empty slots: filled on first need by create_port_tensor() (a virtual, so not here).
+    m_input_tensors.resize(get_inputs().size());
+    m_output_tensors.resize(get_outputs().size());
     // The compiled model's own ports, found by handle in O(log n): a plugin that looks up each
     // port once while creating a request (allocate_tensor) stays linear in the port count.
     for (size_t i = 0; i < get_inputs().size(); ++i)
@@ -132,6 +125,36 @@ ISyncInferRequest::ISyncInferRequest(const std::shared_ptr<const ICompiledModel>
 }
 
 ISyncInferRequest::~ISyncInferRequest() = default;
+
+Tensor ISyncInferRequest::create_port_tensor(const Output& port, bool /*is_input*/) const {
+    // Zero-filled for a static port, an empty {0} placeholder for a dynamic one (an input must
+    // then be set; an output is resized by the plugin).
+    const auto& type = port.get_element_type();
+    if (type.is_dynamic()) return Tensor();
+    const auto& shape = port.get_partial_shape();
+    return shape.is_static() ? Tensor(type, shape.to_shape()) : Tensor(type, Shape{0});
+}
+
+Tensor& ISyncInferRequest::input_tensor(size_t index) const {
+    Tensor& slot = m_input_tensors.at(index);
+    if (!slot) slot = create_port_tensor(get_inputs()[index], true);
+    return slot;
+}
+
+Tensor& ISyncInferRequest::output_tensor(size_t index) const {
+    Tensor& slot = m_output_tensors.at(index);
+    if (!slot) slot = create_port_tensor(get_outputs()[index], false);
+    return slot;
+}
+
+std::vector<ProfilingInfo> ISyncInferRequest::get_profiling_info() const {
+    if (m_last_run) return m_last_run->profiling_rows();
+    return RunContext().profiling_rows();
+}
+
+std::vector<std::shared_ptr<IVariableState>> ISyncInferRequest::query_state() const {
+    return {};
+}
 
 const OutputVector& ISyncInferRequest::get_inputs() const {
     return m_compiled_model->inputs();
@@ -181,13 +204,13 @@ namespace {
 Tensor& ISyncInferRequest::tensor_slot(const Output& port) {
     const FoundPort found = find_port(port);
     if (!found.found()) throw_not_found(port, get_inputs(), get_outputs());
-    return found.is_input() ? m_input_tensors[found.index] : m_output_tensors[found.index];
+    return found.is_input() ? input_tensor(found.index) : output_tensor(found.index);
 }
 
 Tensor ISyncInferRequest::get_tensor(const Output& port) const {
     const FoundPort found = find_port(port);
     if (!found.found()) throw_not_found(port, get_inputs(), get_outputs());
-    return found.is_input() ? m_input_tensors[found.index] : m_output_tensors[found.index];
+    return found.is_input() ? input_tensor(found.index) : output_tensor(found.index);
 }
 
 void ISyncInferRequest::check_tensor(const Output& port, const Tensor& tensor) const {
@@ -342,17 +365,19 @@ void ISyncInferRequest::copy_batched_tensors(size_t index, Tensor& destination) 
 }
 
 void ISyncInferRequest::allocate_tensor(const Output& port, const Tensor& tensor) {
-    tensor_slot(port) = tensor;
+    const FoundPort found = find_port(port);
+    if (!found.found()) throw_not_found(port, get_inputs(), get_outputs());
+    (found.is_input() ? m_input_tensors : m_output_tensors)[found.index] = tensor;
 }
 
 void ISyncInferRequest::check_tensors() const {
     const auto& inputs = get_inputs();
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (m_batched_tensors.count(i)) continue;  // validated by set_tensors
-        check_tensor(inputs[i], m_input_tensors[i]);
+        check_tensor(inputs[i], input_tensor(i));
     }
     const auto& outputs = get_outputs();
-    for (size_t i = 0; i < outputs.size(); ++i) check_tensor(outputs[i], m_output_tensors[i]);
+    for (size_t i = 0; i < outputs.size(); ++i) check_tensor(outputs[i], output_tensor(i));
 }
 
 }  // namespace vireo::sdk

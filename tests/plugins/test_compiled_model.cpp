@@ -143,14 +143,9 @@ SyncInferRequest::SyncInferRequest(const std::shared_ptr<const CompiledModel>& c
     : sdk::ISyncInferRequest(compiled_model),
       m_addend(compiled_model->addend_value()),
       m_counter(
-          std::make_shared<sdk::IVariableState>("test_counter", Tensor(element::f32, Shape{1}))) {
-    for (const auto& port : get_inputs())
-        allocate_tensor(port, Tensor(element::f32, port.get_shape()));
-    for (const auto& port : get_outputs())
-        allocate_tensor(port, Tensor(element::f32, port.get_shape()));
-}
+          std::make_shared<sdk::IVariableState>("test_counter", Tensor(element::f32, Shape{1}))) {}
 
-void SyncInferRequest::infer() {
+void SyncInferRequest::infer(sdk::RunContext& /*run*/) {
     for (size_t i = 0; i < get_inputs().size(); ++i) {
         const Tensor in = get_tensor(get_inputs()[i]);
         Tensor out = get_tensor(get_outputs()[i]);

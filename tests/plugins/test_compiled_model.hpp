@@ -47,7 +47,7 @@ class CompiledModel : public sdk::ICompiledModel {
 class SyncInferRequest : public sdk::ISyncInferRequest {
   public:
     explicit SyncInferRequest(const std::shared_ptr<const CompiledModel>& compiled_model);
-    void infer() override;
+    void infer(sdk::RunContext& run) override;
     std::vector<ProfilingInfo> get_profiling_info() const override;
     std::vector<std::shared_ptr<sdk::IVariableState>> query_state() const override {
         return {m_counter};

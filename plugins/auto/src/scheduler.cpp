@@ -232,11 +232,11 @@ Lease Scheduler::lend_locked(size_t i) {
     return lease;
 }
 
-Lease Scheduler::acquire(const std::vector<bool>& excluded, const std::atomic<bool>& cancelled) {
+Lease Scheduler::acquire(const std::vector<bool>& excluded, const sdk::RunContext& run) {
     auto is_excluded = [&](size_t i) { return i < excluded.size() && excluded[i]; };
     std::unique_lock<std::mutex> lock(m_mutex);
     while (true) {
-        if (cancelled.load())
+        if (run.cancelled())
             throw_error<Cancelled>(m_config.owner, ": the inference was cancelled");
         if (m_config.mode == Mode::kMulti) {
             bool any_left = false;

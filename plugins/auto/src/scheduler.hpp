@@ -17,6 +17,7 @@
 #include "vireo/infer_request.hpp"
 #include "vireo/model.hpp"
 #include "vireo/sdk/icore.hpp"
+#include "vireo/sdk/run_context.hpp"
 
 namespace auto_plugin {
 
@@ -75,7 +76,7 @@ class Scheduler {
     /// Blocks until one is free, until `cancelled` (checked whenever woken: call wake() after
     /// setting it) is true (then throws Cancelled), or returns an empty lease when no device is
     /// left (all excluded or failed).
-    Lease acquire(const std::vector<bool>& excluded, const std::atomic<bool>& cancelled);
+    Lease acquire(const std::vector<bool>& excluded, const vireo::sdk::RunContext& run);
     /// Gives a worker back (it is dropped if its device's copy was released meanwhile).
     void release(Lease lease);
     /// Records that an inference on `device` failed with a device error and will be re-run

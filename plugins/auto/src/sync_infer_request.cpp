@@ -15,13 +15,13 @@ SyncInferRequest::SyncInferRequest(const std::shared_ptr<const CompiledModel>& c
 
 SyncInferRequest::~SyncInferRequest() = default;
 
-void SyncInferRequest::run_on(InferRequest& worker) {
+void SyncInferRequest::run_on(InferRequest& worker, const sdk::RunContext& run) {
     const auto& inputs = get_inputs();
     const auto& outputs = get_outputs();
-    for (size_t i = 0; i < inputs.size(); ++i) worker.set_input_tensor(i, m_input_tensors[i]);
+    for (size_t i = 0; i < inputs.size(); ++i) worker.set_input_tensor(i, input_tensor(i));
     std::vector<bool> preset(outputs.size(), false);
     for (size_t i = 0; i < outputs.size(); ++i) {
-        const Tensor& mine = m_output_tensors[i];
+        const Tensor& mine = output_tensor(i);
         if (mine && (outputs[i].get_partial_shape().is_static() || mine.get_size() > 0)) {
             worker.set_output_tensor(i, mine);
             preset[i] = true;
@@ -29,8 +29,9 @@ void SyncInferRequest::run_on(InferRequest& worker) {
     }
     {
         std::lock_guard<std::mutex> lock(m_worker_mutex);
-        if (m_cancelled.load())
-            throw_error<Cancelled>(m_scheduler->config().owner, ": the inference was cancelled");
+        // Under the lock the cancel function takes: either it sees m_running, or this sees the
+        // flag it was set after.
+        run.throw_if_cancelled(m_scheduler->config().owner);
         m_running = worker;
         worker.start_async();
     }
@@ -44,11 +45,11 @@ void SyncInferRequest::run_on(InferRequest& worker) {
     worker.wait();
     for (size_t i = 0; i < outputs.size(); ++i) {
         Tensor produced = worker.get_output_tensor(i);
-        if (preset[i] && produced.data() == m_output_tensors[i].data()) continue;
+        if (preset[i] && produced.data() == output_tensor(i).data()) continue;
         // The worker's own tensor: copy it out, the worker serves other requests next.
         Tensor copy(produced.get_element_type(), produced.get_shape());
         produced.copy_to(copy);
-        m_output_tensors[i] = copy;
+        output_tensor(i) = copy;
     }
     try {
         m_profiling = worker.get_profiling_info();
@@ -57,31 +58,35 @@ void SyncInferRequest::run_on(InferRequest& worker) {
     }
 }
 
-void SyncInferRequest::infer() {
-    // A cancel for this run that came before this line is seen by the probe; one after it sets
-    // m_cancelled (the async base calls cancel() after marking the run).
-    m_cancelled.store(false);
+void SyncInferRequest::infer(sdk::RunContext& run) {
     const std::string& owner = m_scheduler->config().owner;
-    if (m_cancel_probe && m_cancel_probe())
-        throw_error<Cancelled>(owner, ": the inference was cancelled");
+    run.throw_if_cancelled(owner);
+    // A cancel stops the running worker and wakes a wait for a free one.
+    auto cancel_worker = run.on_cancel([this] {
+        {
+            std::lock_guard<std::mutex> lock(m_worker_mutex);
+            if (m_running) m_running.cancel();
+        }
+        m_scheduler->wake();
+    });
     convert_batched_tensors();
     std::vector<bool> failed(m_scheduler->config().devices.size(), false);
     std::exception_ptr last_error;
     while (true) {
-        Lease lease = m_scheduler->acquire(failed, m_cancelled);
+        Lease lease = m_scheduler->acquire(failed, run);
         if (!lease) {
             if (last_error) std::rethrow_exception(last_error);
             throw_error<Unavailable>(owner, ": no device is left to run the inference on");
         }
         const size_t device = lease.device;
         try {
-            run_on(lease.request);
+            run_on(lease.request, run);
             m_scheduler->release(std::move(lease));
             return;
         } catch (const Exception& e) {
             m_scheduler->release(std::move(lease));
             if (e.kind() != ErrorKind::kUnavailable || !m_scheduler->runtime_fallback() ||
-                m_cancelled.load())
+                run.cancelled())
                 throw;
             last_error = std::current_exception();
             failed[device] = true;
@@ -91,15 +96,6 @@ void SyncInferRequest::infer() {
             throw;
         }
     }
-}
-
-void SyncInferRequest::cancel() {
-    {
-        std::lock_guard<std::mutex> lock(m_worker_mutex);
-        m_cancelled.store(true);
-        if (m_running) m_running.cancel();
-    }
-    m_scheduler->wake();
 }
 
 std::vector<ProfilingInfo> SyncInferRequest::get_profiling_info() const {

@@ -24,31 +24,24 @@ class CompiledModel;
 /// scheduler and the inference re-runs on another device; any other error (and Unavailable
 /// with fallback off, or when no device is left) is thrown once.
 ///
-/// Cancel: cancel() marks the run, cancels the running worker and wakes a wait for a free
-/// worker; the run then throws Cancelled. The async request installs a probe of its own cancel
-/// flag, read once when a run starts, so a cancel that arrived before infer() began is not lost.
+/// Cancel: infer() registers with the run context a function that cancels the running worker
+/// and wakes a wait for a free worker; the run then throws Cancelled.
 class SyncInferRequest : public vireo::sdk::ISyncInferRequest {
   public:
     explicit SyncInferRequest(const std::shared_ptr<const CompiledModel>& compiled_model);
     ~SyncInferRequest() override;
 
-    void infer() override;
+    void infer(vireo::sdk::RunContext& run) override;
     std::vector<vireo::ProfilingInfo> get_profiling_info() const override;
     std::vector<std::shared_ptr<vireo::sdk::IVariableState>> query_state() const override;
-    void cancel() override;
-
-    /// Set once by the async request before any run.
-    void set_cancel_probe(std::function<bool()> probe) { m_cancel_probe = std::move(probe); }
 
   private:
     /// Runs on the lent worker; throws what the worker threw.
-    void run_on(vireo::InferRequest& worker);
+    void run_on(vireo::InferRequest& worker, const vireo::sdk::RunContext& run);
 
     std::shared_ptr<const CompiledModel> m_compiled;
     std::shared_ptr<Scheduler> m_scheduler;
-    std::function<bool()> m_cancel_probe;
-    std::atomic<bool> m_cancelled{false};
-    std::mutex m_worker_mutex;      // guards m_running against cancel()
+    std::mutex m_worker_mutex;      // guards m_running against the cancel function
     vireo::InferRequest m_running;  // the worker of the run in progress, if any
     std::vector<vireo::ProfilingInfo> m_profiling;
 };

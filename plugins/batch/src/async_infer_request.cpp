@@ -1,4 +1,4 @@
-// Implements AsyncInferRequest: the default pipeline plus the cancel probe.
+// Implements AsyncInferRequest: the default pipeline, cancelled when destroyed.
 #include "async_infer_request.hpp"
 
 namespace batch_plugin {
@@ -7,9 +7,7 @@ AsyncInferRequest::AsyncInferRequest(
     const std::shared_ptr<SyncInferRequest>& request,
     const std::shared_ptr<vireo::sdk::ITaskExecutor>& task_executor,
     const std::shared_ptr<vireo::sdk::ITaskExecutor>& callback_executor)
-    : IAsyncInferRequest(request, task_executor, callback_executor) {
-    request->set_cancel_probe([this] { return is_cancelled(); });
-}
+    : IAsyncInferRequest(request, task_executor, callback_executor) {}
 
 // The SDK's cancel_and_stop(): cancel the running request without its callback, then wait.
 AsyncInferRequest::~AsyncInferRequest() {

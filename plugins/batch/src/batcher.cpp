@@ -103,7 +103,7 @@ void Batcher::run_alone(BatchJob& job) {
     give_back(m_single_pool, std::move(worker));
 }
 
-void Batcher::run(BatchJob& job, const std::atomic<bool>& cancelled) {
+void Batcher::run(BatchJob& job, const sdk::RunContext& run) {
     if (!m_batched) {  // not batchable: every request runs alone at once
         run_alone(job);
         return;
@@ -122,10 +122,10 @@ void Batcher::run(BatchJob& job, const std::atomic<bool>& cancelled) {
         std::chrono::steady_clock::now() + std::chrono::milliseconds(m_timeout_ms.load());
     while (!job.done) {
         if (!job.taken) {
-            if (cancelled.load() || std::chrono::steady_clock::now() >= deadline) {
+            if (run.cancelled() || std::chrono::steady_clock::now() >= deadline) {
                 m_pending.erase(std::find(m_pending.begin(), m_pending.end(), &job));
                 lock.unlock();
-                if (cancelled.load())
+                if (run.cancelled())
                     throw_error<Cancelled>(m_owner, ": the inference was cancelled");
                 run_alone(job);
                 return;

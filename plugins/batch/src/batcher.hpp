@@ -14,6 +14,7 @@
 #include "vireo/compiled_model.hpp"
 #include "vireo/infer_request.hpp"
 #include "vireo/profiling_info.hpp"
+#include "vireo/sdk/run_context.hpp"
 #include "vireo/tensor.hpp"
 
 namespace batch_plugin {
@@ -42,7 +43,7 @@ class Batcher {
     /// within the timeout (counted from this call). Throws the batch's (or the lone run's) error,
     /// or Cancelled when `cancelled` becomes true (call wake() after setting it) while the job is
     /// still waiting; a job already in a running batch finishes with it.
-    void run(BatchJob& job, const std::atomic<bool>& cancelled);
+    void run(BatchJob& job, const vireo::sdk::RunContext& run);
     void wake();
 
     uint32_t batch_size() const { return m_batch_size; }

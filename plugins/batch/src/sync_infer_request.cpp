@@ -10,22 +10,20 @@ using namespace vireo;
 SyncInferRequest::SyncInferRequest(const std::shared_ptr<const CompiledModel>& compiled_model)
     : sdk::ISyncInferRequest(compiled_model), m_batcher(compiled_model->batcher()) {}
 
-void SyncInferRequest::infer() {
-    m_cancelled.store(false);  // see AUTO's SyncInferRequest: the probe covers earlier cancels
-    if (m_cancel_probe && m_cancel_probe())
-        throw_error<Cancelled>("BATCH: the inference was cancelled");
+void SyncInferRequest::infer(sdk::RunContext& run) {
+    run.throw_if_cancelled("BATCH");
     convert_batched_tensors();
     BatchJob job;
-    job.inputs = m_input_tensors;
-    job.outputs = m_output_tensors;
-    m_batcher->run(job, m_cancelled);
-    m_output_tensors = job.outputs;  // the same handles, or copies of a dynamic output
+    for (size_t i = 0; i < get_inputs().size(); ++i) job.inputs.push_back(input_tensor(i));
+    for (size_t i = 0; i < get_outputs().size(); ++i) job.outputs.push_back(output_tensor(i));
+    {
+        // A cancel wakes the batcher, which then sees run.cancelled().
+        auto wake = run.on_cancel([this] { m_batcher->wake(); });
+        m_batcher->run(job, run);
+    }
+    // The same handles, or copies of a dynamic output.
+    for (size_t i = 0; i < job.outputs.size(); ++i) output_tensor(i) = job.outputs[i];
     m_profiling = std::move(job.profiling);
-}
-
-void SyncInferRequest::cancel() {
-    m_cancelled.store(true);
-    m_batcher->wake();
 }
 
 }  // namespace batch_plugin

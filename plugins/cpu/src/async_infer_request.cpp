@@ -1,4 +1,4 @@
-// Implements AsyncInferRequest: the default one-stage pipeline and the cancel hook.
+// Implements AsyncInferRequest: the default one-stage pipeline.
 #include "async_infer_request.hpp"
 
 namespace vireo::cpu_plugin {
@@ -7,7 +7,6 @@ AsyncInferRequest::AsyncInferRequest(const std::shared_ptr<InferRequest>& reques
                                      const std::shared_ptr<sdk::ITaskExecutor>& task_executor,
                                      const std::shared_ptr<sdk::ITaskExecutor>& callback_executor)
     : IAsyncInferRequest(request, task_executor, callback_executor), m_request(request) {
-    m_request->set_cancel_check([this] { return is_cancelled(); });
     // A synchronous infer() runs inline on the caller's thread (the SDK default): oneDNN forks its
     // OpenMP team from that thread. Hopping to a stream thread instead cost a small model more than
     // it computes (the caller's wait spins while the stream thread and its OpenMP worker run).
@@ -15,7 +14,6 @@ AsyncInferRequest::AsyncInferRequest(const std::shared_ptr<InferRequest>& reques
 
 AsyncInferRequest::~AsyncInferRequest() {
     stop_and_wait();
-    m_request->set_cancel_check(nullptr);
 }
 
 }  // namespace vireo::cpu_plugin

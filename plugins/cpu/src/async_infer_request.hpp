@@ -1,5 +1,5 @@
 // Declares AsyncInferRequest: the CPU request's asynchronous side — the SDK's single-stage
-// pipeline on the compiled model's streams executor, plus forwarding of cancel().
+// pipeline on the compiled model's streams executor.
 #pragma once
 
 #include <memory>
@@ -11,7 +11,7 @@ namespace vireo::cpu_plugin {
 
 /// One stage {task executor, request->infer()}. A synchronous infer() runs on the caller's thread:
 /// oneDNN forks its OpenMP team from whichever thread calls it, sized per run by the request.
-/// The request also polls the base's cancelled state. Thread safety as IAsyncInferRequest.
+/// The request polls the run context's cancel token. Thread safety as IAsyncInferRequest.
 class AsyncInferRequest : public sdk::IAsyncInferRequest {
   public:
     AsyncInferRequest(const std::shared_ptr<InferRequest>& request,

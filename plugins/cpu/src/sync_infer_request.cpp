@@ -1,4 +1,4 @@
-// Implements InferRequest: one CPU inference, states and profiling rows.
+// Implements InferRequest: one CPU inference, its states and its profiling rows.
 #include "sync_infer_request.hpp"
 
 #include "compiled_model.hpp"
@@ -6,9 +6,24 @@
 namespace vireo::cpu_plugin {
 namespace {
 
-// A request's own tensor for a port: its shape, or for a dynamic port the smallest shape it allows.
-Tensor make_port_tensor(const Output& port) {
+using Status = ProfilingInfo::Status;
+using sdk::PipelineStage;
+
+}  // namespace
+
+InferRequest::InferRequest(const std::shared_ptr<const CompiledModel>& compiled_model)
+    : ISyncInferRequest(compiled_model),
+      m_model(compiled_model),
+      m_executor(compiled_model->graph(), compiled_model->config().omp_threads_per_stream()) {
+    for (const auto& variable : m_model->graph()->variables)
+        m_states.push_back(std::make_shared<VariableState>(variable));
+}
+
+InferRequest::~InferRequest() = default;
+
+Tensor InferRequest::create_port_tensor(const Output& port, bool /*is_input*/) const {
     const PartialShape& ps = port.get_partial_shape();
+    if (port.get_element_type().is_dynamic()) return Tensor();
     if (ps.is_static()) return Tensor(port.get_element_type(), ps.to_shape());
     Shape shape;
     if (ps.rank_is_static()) {
@@ -19,117 +34,77 @@ Tensor make_port_tensor(const Output& port) {
     return Tensor(port.get_element_type(), shape);
 }
 
-using Clock = std::chrono::steady_clock;
-
-std::chrono::microseconds since(Clock::time_point start) {
-    return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
-}
-
-}  // namespace
-
-InferRequest::InferRequest(const std::shared_ptr<const CompiledModel>& compiled_model)
-    : ISyncInferRequest(compiled_model),
-      m_model(compiled_model),
-      m_executor(compiled_model->graph(), compiled_model->config().omp_threads_per_stream()) {
-    for (const auto& port : get_inputs()) allocate_tensor(port, make_port_tensor(port));
-    for (const auto& port : get_outputs()) allocate_tensor(port, make_port_tensor(port));
-    for (const auto& variable : m_model->graph()->variables)
-        m_states.push_back(std::make_shared<VariableState>(variable));
-    m_stop = [this] {
-        return m_cancel_requested.load(std::memory_order_relaxed) ||
-               (m_cancel_check && m_cancel_check());
-    };
-}
-
-InferRequest::~InferRequest() = default;
-
-void InferRequest::infer() {
-    m_cancel_requested.store(false);
-    m_ran = m_finished = false;
-    convert_batched_tensors();  // set_tensors(): one input tensor of the whole batch
-    m_profiled = m_model->profiling_enabled();
-    const auto start = Clock::now();
+void InferRequest::infer(sdk::RunContext& run) {
+    const bool profiled = m_model->profiling_enabled();
     GraphExecutor* executor = &m_executor;
-    if (m_model->specializable()) {
-        std::vector<Shape> shapes;
-        for (const auto& t : m_input_tensors) shapes.push_back(t.get_shape());
-        auto it = m_specialized.find(shapes);
-        if (it == m_specialized.end()) {
-            if (m_specialized.size() >= CompiledModel::kSpecializations) m_specialized.clear();
-            std::unique_ptr<GraphExecutor> made;
-            if (auto graph = m_model->graph_for(shapes))
-                made = std::make_unique<GraphExecutor>(graph,
-                                                       m_model->config().omp_threads_per_stream());
-            it = m_specialized.emplace(shapes, std::move(made)).first;
+    {
+        auto timer = run.time_stage(PipelineStage::kInputPreprocessing);
+        convert_batched_tensors();  // set_tensors(): one input tensor of the whole batch
+        m_inputs.resize(get_inputs().size());
+        for (size_t i = 0; i < m_inputs.size(); ++i) m_inputs[i] = input_tensor(i);
+        m_outputs.resize(get_outputs().size());
+        for (size_t i = 0; i < m_outputs.size(); ++i) m_outputs[i] = output_tensor(i);
+        if (m_model->specializable()) {
+            std::vector<Shape> shapes;
+            for (const auto& t : m_inputs) shapes.push_back(t.get_shape());
+            auto it = m_specialized.find(shapes);
+            if (it == m_specialized.end()) {
+                if (m_specialized.size() >= CompiledModel::kSpecializations) m_specialized.clear();
+                std::unique_ptr<GraphExecutor> made;
+                if (auto graph = m_model->graph_for(shapes))
+                    made = std::make_unique<GraphExecutor>(
+                        graph, m_model->config().omp_threads_per_stream());
+                it = m_specialized.emplace(shapes, std::move(made)).first;
+            }
+            if (it->second) executor = it->second.get();
         }
-        if (it->second) executor = it->second.get();
     }
-    m_last = executor;
-    try {
-        executor->run(m_input_tensors, m_stop, m_profiled ? &m_step_timings : nullptr, m_states);
-    } catch (...) {
-        m_run_time = since(start);
-        m_ran = true;
-        throw;
-    }
-    m_run_time = since(start);
-    m_ran = true;
-    if (m_profiled && executor == &m_executor) m_model->record_step_times(m_step_timings);
-    const auto out_start = Clock::now();
-    executor->finish(m_output_tensors, m_states);
-    m_output_time = since(out_start);
-    m_finished = true;
-}
-
-void InferRequest::cancel() {
-    m_cancel_requested.store(true);
-}
-
-std::vector<ProfilingInfo> InferRequest::get_profiling_info() const {
-    std::vector<ProfilingInfo> rows;
-    auto stage = [&](const char* name, bool ran, std::chrono::microseconds time, bool host_only) {
-        ProfilingInfo row;
-        row.node_name = name;
-        row.node_type = "Stage";
-        row.exec_type = "host";
-        if (host_only) {
-            // Host memory is the device's memory: there is nothing to transfer.
-            row.status =
-                ran ? ProfilingInfo::Status::OPTIMIZED_OUT : ProfilingInfo::Status::NOT_RUN;
-        } else {
-            row.status = ran ? ProfilingInfo::Status::EXECUTED : ProfilingInfo::Status::NOT_RUN;
-            row.real_time = row.cpu_time = ran ? time : std::chrono::microseconds{0};
+    // Host memory is the device's memory: there is nothing to transfer.
+    run.stage(PipelineStage::kInputTransfer, {}, Status::OPTIMIZED_OUT);
+    // One row per step (the steps a cancel or an error kept from running: not run), then the ops
+    // that became views of their input (nothing ran for them).
+    auto record_rows = [&] {
+        const Graph& graph = *executor->graph();
+        for (size_t s = 0; s < graph.steps.size(); ++s) {
+            ProfilingInfo row;
+            row.node_name = graph.steps[s].name;
+            row.node_type = graph.steps[s].type;
+            row.exec_type = graph.steps[s].exec_type;
+            if (s < m_step_timings.size() && m_step_timings[s].executed) {
+                row.status = Status::EXECUTED;
+                row.real_time = row.cpu_time = m_step_timings[s].real;
+            }
+            run.op(std::move(row));
         }
-        rows.push_back(row);
+        for (const auto& node : graph.views) {
+            ProfilingInfo row;
+            row.node_name = node->get_friendly_name();
+            row.node_type = node->get_type_name();
+            row.exec_type = "view";
+            row.status = Status::OPTIMIZED_OUT;
+            run.op(std::move(row));
+        }
     };
-    stage(kStageInputPreprocessing, m_ran, std::chrono::microseconds{0}, false);
-    stage(kStageInputTransfer, m_ran, {}, true);
-    stage(kStageExecution, m_ran, m_run_time, false);
-    stage(kStageOutputTransfer, m_ran, {}, true);
-    stage(kStageOutputPostprocessing, m_finished, m_output_time, false);
-    if (!m_profiled) return rows;
-    const Graph& graph = *(m_last ? m_last->graph() : m_model->graph());
-    const auto& steps = graph.steps;
-    for (size_t s = 0; s < steps.size() && s < m_step_timings.size(); ++s) {
-        ProfilingInfo row;
-        row.node_name = steps[s].name;
-        row.node_type = steps[s].type;
-        row.exec_type = steps[s].exec_type;
-        const StepTiming& t = m_step_timings[s];
-        row.status = t.executed ? ProfilingInfo::Status::EXECUTED : ProfilingInfo::Status::NOT_RUN;
-        row.real_time = row.cpu_time = t.real;
-        rows.push_back(row);
+    {
+        auto timer = run.time_stage(PipelineStage::kExecution);
+        try {
+            executor->run(
+                m_inputs, [&run] { return run.cancelled(); }, profiled ? &m_step_timings : nullptr,
+                m_states);
+        } catch (...) {
+            if (profiled) record_rows();
+            throw;
+        }
     }
-    // Ops that became views of their input: nothing ran for them.
-    for (const auto& node : graph.views) {
-        ProfilingInfo row;
-        row.node_name = node->get_friendly_name();
-        row.node_type = node->get_type_name();
-        row.exec_type = "view";
-        row.status = m_ran ? ProfilingInfo::Status::OPTIMIZED_OUT : ProfilingInfo::Status::NOT_RUN;
-        rows.push_back(row);
+    run.stage(PipelineStage::kOutputTransfer, {}, Status::OPTIMIZED_OUT);
+    if (profiled) {
+        if (executor == &m_executor) m_model->record_step_times(m_step_timings);
+        record_rows();
     }
-    return rows;
+    auto timer = run.time_stage(PipelineStage::kOutputPostprocessing);
+    executor->finish(m_outputs, m_states);
+    // A dynamic output's tensor may have been replaced or resized: keep the request's slot.
+    for (size_t i = 0; i < m_outputs.size(); ++i) output_tensor(i) = m_outputs[i];
 }
 
 std::vector<std::shared_ptr<sdk::IVariableState>> InferRequest::query_state() const {

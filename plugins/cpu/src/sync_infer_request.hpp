@@ -2,9 +2,6 @@
 // graph, delivers outputs, keeps variable states and per-step timings.
 #pragma once
 
-#include <atomic>
-#include <chrono>
-#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -25,23 +22,23 @@ class CompiledModel;
 /// same shapes), so it re-plans only when a shape changes.
 ///
 /// Validation: the async request runs check_tensors() before a run starts. Memory: a static
-/// model's working memory is allocated once, at creation. Not thread-safe: the async request
-/// serialises use; cancel() may come from any thread.
+/// model's working memory is allocated once, at creation. Cancel: the run context's token,
+/// polled between steps. Not thread-safe: the async request serialises use.
 class InferRequest : public sdk::ISyncInferRequest {
   public:
     explicit InferRequest(const std::shared_ptr<const CompiledModel>& compiled_model);
     ~InferRequest() override;
 
-    void infer() override;
-    /// Stage rows, then (with profiling on) one row per step: node_name is the fused name
-    /// ("conv1+bias+relu"), node_type the op types, exec_type the oneDNN implementation and layout
-    /// ("brgconv:avx512_core nhwc") or "ref".
-    std::vector<ProfilingInfo> get_profiling_info() const override;
+    /// Records the stage rows in the run's profiling sink, then (with profiling on) one row per
+    /// step: node_name is the fused name ("conv1+bias+relu"), node_type the op types, exec_type
+    /// the oneDNN implementation and layout ("brgconv:avx512_core nhwc") or "ref"; then the ops
+    /// that became views (OPTIMIZED_OUT, exec_type "view").
+    void infer(sdk::RunContext& run) override;
     std::vector<std::shared_ptr<sdk::IVariableState>> query_state() const override;
-    void cancel() override;
 
-    /// A second cancellation source polled between steps (the async request's cancelled state).
-    void set_cancel_check(std::function<bool()> check) { m_cancel_check = std::move(check); }
+  protected:
+    /// The port's shape, or for a dynamic port the smallest shape it allows.
+    Tensor create_port_tensor(const Output& port, bool is_input) const override;
 
   private:
     std::shared_ptr<const CompiledModel> m_model;
@@ -49,14 +46,9 @@ class InferRequest : public sdk::ISyncInferRequest {
     // A dynamic model's executors per input shapes seen (CompiledModel::graph_for); null: no
     // static graph for those shapes, m_executor runs them.
     std::map<std::vector<Shape>, std::unique_ptr<GraphExecutor>> m_specialized;
-    GraphExecutor* m_last = nullptr;  // the executor of the last run
     std::vector<std::shared_ptr<VariableState>> m_states;
-    std::atomic<bool> m_cancel_requested{false};
-    std::function<bool()> m_cancel_check;
-    std::function<bool()> m_stop;
-    std::chrono::microseconds m_run_time{0}, m_output_time{0};
-    bool m_ran = false, m_finished = false;
-    bool m_profiled = false;
+    std::vector<Tensor> m_inputs;  // the input tensors of a run, reused
+    std::vector<Tensor> m_outputs;
     std::vector<StepTiming> m_step_timings;
 };
 

@@ -78,7 +78,10 @@ AsyncInferRequest::AsyncInferRequest(const std::shared_ptr<SyncInferRequest>& re
       m_request(request) {
     auto compiled = std::static_pointer_cast<const CompiledModel>(request->get_compiled_model());
     m_pipeline.clear();
-    m_pipeline.emplace_back(nullptr, [request] { request->prepare_inputs(); });
+    m_pipeline.emplace_back(nullptr, [request](sdk::RunContext& run) {
+        request->begin_run(run);
+        request->prepare_inputs();
+    });
     for (size_t i = 0; i < request->part_count(); ++i) {
         auto executor = std::make_shared<PartExecutor>(request, i);
         m_pipeline.emplace_back(executor, [executor] { executor->rethrow_error(); });
@@ -87,18 +90,6 @@ AsyncInferRequest::AsyncInferRequest(const std::shared_ptr<SyncInferRequest>& re
 
 AsyncInferRequest::~AsyncInferRequest() {
     stop_and_wait();
-}
-
-void AsyncInferRequest::start_async() {
-    check_state();
-    m_request->begin_run();
-    sdk::IAsyncInferRequest::start_async();
-}
-
-void AsyncInferRequest::infer() {
-    check_state();
-    m_request->begin_run();
-    sdk::IAsyncInferRequest::infer();
 }
 
 }  // namespace hetero

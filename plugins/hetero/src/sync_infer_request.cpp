@@ -42,9 +42,9 @@ SyncInferRequest::~SyncInferRequest() = default;
 Tensor& SyncInferRequest::slot_tensor(const Slot& slot) {
     switch (slot.kind) {
         case Slot::Kind::kInput:
-            return m_input_tensors[slot.index];
+            return input_tensor(slot.index);
         case Slot::Kind::kOutput:
-            return m_output_tensors[slot.index];
+            return output_tensor(slot.index);
         case Slot::Kind::kCut:
             break;
     }
@@ -58,8 +58,8 @@ void SyncInferRequest::prepare_inputs() {
 
 void SyncInferRequest::run_passthroughs() {
     for (const Passthrough& p : m_compiled->passthroughs()) {
-        const Tensor source = p.input ? m_input_tensors[*p.input] : p.constant;
-        Tensor& target = m_output_tensors[p.output];
+        const Tensor source = p.input ? input_tensor(*p.input) : p.constant;
+        Tensor& target = output_tensor(p.output);
         if (!target || target.get_size() == 0 || target.get_shape() != source.get_shape())
             target = Tensor(source.get_element_type(), source.get_shape());
         source.copy_to(target);
@@ -83,13 +83,22 @@ void SyncInferRequest::collect(size_t part) {
         const Slot& slot = p.outputs[o];
         if (slot.kind == Slot::Kind::kCut && !m_compiled->cuts()[slot.index].shape.is_static())
             m_cut_tensors[slot.index] = m_requests[part].get_output_tensor(o);
-        else if (slot.kind == Slot::Kind::kOutput && m_output_tensors[slot.index].get_size() == 0)
-            m_output_tensors[slot.index] = m_requests[part].get_output_tensor(o);
+        else if (slot.kind == Slot::Kind::kOutput && output_tensor(slot.index).get_size() == 0)
+            output_tensor(slot.index) = m_requests[part].get_output_tensor(o);
     }
 }
 
-void SyncInferRequest::infer() {
-    begin_run();
+void SyncInferRequest::begin_run(sdk::RunContext& run) {
+    m_cancelled = false;
+    // Replaces the last run's registration (harmless if that run is over).
+    m_cancel_parts = run.on_cancel([this] {
+        m_cancelled = true;
+        for (auto& request : m_requests) request.cancel();
+    });
+}
+
+void SyncInferRequest::infer(sdk::RunContext& run) {
+    begin_run(run);
     prepare_inputs();
     for (size_t i = 0; i < m_requests.size(); ++i) {
         if (m_cancelled) throw_error<Cancelled>("HETERO: infer request was cancelled");
@@ -103,11 +112,6 @@ void SyncInferRequest::infer() {
         }
         collect(i);
     }
-}
-
-void SyncInferRequest::cancel() {
-    m_cancelled = true;
-    for (auto& request : m_requests) request.cancel();
 }
 
 std::vector<ProfilingInfo> SyncInferRequest::get_profiling_info() const {

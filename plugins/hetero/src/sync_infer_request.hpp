@@ -17,21 +17,19 @@ namespace hetero {
 /// when set), a cut is one tensor shared by its producer (as output) and its consumers (as
 /// input), so nothing is copied between parts on the host. A cut of dynamic shape is the
 /// producer's own output tensor, taken after it ran (collect(i)).
-/// Not thread-safe, as ISyncInferRequest; cancel() may come from another thread.
+/// Cancel: begin_run() registers with the run context a function that cancels the running part
+/// and keeps later ones from starting. Not thread-safe, as ISyncInferRequest.
 class SyncInferRequest : public vireo::sdk::ISyncInferRequest {
   public:
     explicit SyncInferRequest(const std::shared_ptr<const CompiledModel>& compiled);
     ~SyncInferRequest() override;
 
-    void infer() override;
+    void infer(vireo::sdk::RunContext& run) override;
     /// Rows of every part: first the five stages summed over the parts, then each part's rows
     /// with exec_type "<device>:<its exec_type>" (stage rows named "<device> #i <stage>").
     std::vector<vireo::ProfilingInfo> get_profiling_info() const override;
     /// The variables of every part (each lives in the part that reads and writes it).
     std::vector<std::shared_ptr<vireo::sdk::IVariableState>> query_state() const override;
-    /// Cancels the running part and keeps later ones from starting.
-    void cancel() override;
-
     /// Before the parts run: gathers batched inputs (set_tensors) into their input tensors, then
     /// copies the model outputs that are a model input or a Constant.
     void prepare_inputs();
@@ -39,8 +37,8 @@ class SyncInferRequest : public vireo::sdk::ISyncInferRequest {
     void bind(size_t part);
     /// After part i ran: takes its dynamic cut outputs.
     void collect(size_t part);
-    /// Clears the cancel flag; called when a run starts.
-    void begin_run() { m_cancelled = false; }
+    /// Called when a run starts: clears the cancel flag and ties it to `run`'s cancel token.
+    void begin_run(vireo::sdk::RunContext& run);
     bool cancelled() const { return m_cancelled; }
     size_t part_count() const { return m_requests.size(); }
     vireo::InferRequest& part_request(size_t part) { return m_requests[part]; }
@@ -53,6 +51,7 @@ class SyncInferRequest : public vireo::sdk::ISyncInferRequest {
     std::vector<vireo::InferRequest> m_requests;  // one per part
     std::vector<vireo::Tensor> m_cut_tensors;     // one per cut
     std::atomic<bool> m_cancelled{false};
+    vireo::sdk::RunContext::CancelRegistration m_cancel_parts;
 };
 
 }  // namespace hetero

@@ -10,9 +10,9 @@ AsyncInferRequest::AsyncInferRequest(const std::shared_ptr<SyncInferRequest>& re
                                      const std::shared_ptr<sdk::ITaskExecutor>& callback_executor)
     : IAsyncInferRequest(request, task_executor, callback_executor), m_request(request) {
     // `this` outlives every stage: the destructor waits for the pipeline (stop_and_wait).
-    auto submit = [this] {
+    auto submit = [this](sdk::RunContext& run) {
         m_request->infer_preprocess();
-        m_request->start_pipeline([this] { return is_cancelled(); });
+        m_request->start_pipeline(run);
     };
     auto wait = [this] { m_request->wait_pipeline(); };
     auto finish = [this] { m_request->infer_postprocess(); };

@@ -48,10 +48,6 @@ SyncInferRequest::SyncInferRequest(const std::shared_ptr<const CompiledModel>& c
         for (auto handle : m_outputs) memory.free(handle);
         throw;
     }
-    for (const auto& port : get_inputs())
-        allocate_tensor(port, Tensor(port.get_element_type(), port.get_shape()));
-    for (const auto& port : get_outputs())
-        allocate_tensor(port, Tensor(port.get_element_type(), port.get_shape()));
     m_staging.resize(get_inputs().size());
     m_bound_inputs.assign(get_inputs().size(), 0);
     m_upload_sources.assign(get_inputs().size(), nullptr);
@@ -97,9 +93,9 @@ void SyncInferRequest::check_tensor(const Output& port, const Tensor& tensor) co
             remote->get_device_name());
 }
 
-void SyncInferRequest::infer() {
+void SyncInferRequest::infer(sdk::RunContext& run) {
     infer_preprocess();
-    start_pipeline(nullptr);
+    start_pipeline(run);
     wait_pipeline();
     infer_postprocess();
 }
@@ -108,11 +104,6 @@ void SyncInferRequest::infer_preprocess() {
     const auto start = Clock::now();
     m_times = Times{};
     m_times.host_thread = thread_name();
-    {
-        // A new inference: a cancel() of an earlier one no longer applies.
-        std::lock_guard<std::mutex> lock(m_job_mutex);
-        m_cancel_requested = false;
-    }
     check_tensors();
     const auto& plan = *m_compiled_model->plan();
     for (size_t i = 0; i < get_inputs().size(); ++i) {
@@ -127,7 +118,7 @@ void SyncInferRequest::infer_preprocess() {
             m_upload_sources[i] = m_staging[i].data();
             continue;
         }
-        const Tensor& tensor = m_input_tensors[i];
+        const Tensor& tensor = input_tensor(i);
         if (tensor.is_remote()) {
             m_bound_inputs[i] = static_cast<const RemoteTensor&>(*tensor.impl()).handle();
             m_upload_sources[i] = nullptr;
@@ -142,7 +133,7 @@ void SyncInferRequest::infer_preprocess() {
         }
     }
     for (size_t r = 0; r < get_outputs().size(); ++r) {
-        const Tensor& tensor = m_output_tensors[r];
+        const Tensor& tensor = output_tensor(r);
         m_bound_outputs[r] = tensor.is_remote()
                                  ? static_cast<const RemoteTensor&>(*tensor.impl()).handle()
                                  : m_outputs[r];
@@ -154,7 +145,7 @@ void SyncInferRequest::drain_previous_job() {
     if (auto job = current_job()) job->wait();
 }
 
-void SyncInferRequest::start_pipeline(const std::function<bool()>& cancelled) {
+void SyncInferRequest::start_pipeline(sdk::RunContext& run) {
     drain_previous_job();
     const auto start = Clock::now();
     const auto& plan_ptr = m_compiled_model->plan();
@@ -173,15 +164,8 @@ void SyncInferRequest::start_pipeline(const std::function<bool()>& cancelled) {
     for (size_t i = 0; i < m_bound_inputs.size(); ++i)
         values[plan.input_values()[i]] = m_bound_inputs[i];
 
-    // The async base calls cancel() with its own lock held, so its state is read before taking
-    // the job lock (never the other way round). A cancel() after this check sets
-    // m_cancel_requested under the job lock: either the check below sees it, or cancel() sees the
-    // job submitted below and cancels it on the device.
-    if (cancelled && cancelled())
-        throw_error<Cancelled>(m_device->name(),
-                               ": the inference was cancelled before it was submitted");
-    std::lock_guard<std::mutex> lock(m_job_mutex);
-    if (m_cancel_requested)
+    std::unique_lock<std::mutex> lock(m_job_mutex);
+    if (run.cancelled())
         throw_error<Cancelled>(m_device->name(),
                                ": the inference was cancelled before it was submitted");
     const auto execution = m_compiled_model->next_execution();
@@ -208,6 +192,13 @@ void SyncInferRequest::start_pipeline(const std::function<bool()>& cancelled) {
     const std::string label =
         "model '" + plan.model()->get_name() + "' execution #" + std::to_string(execution.number);
     m_job = m_device->submit(label, std::move(work), execution.fixed_time, execution.fault);
+    lock.unlock();
+    // A cancel from now on drops the job; one that came since the check above was flagged before
+    // this registration, which then calls the function at once.
+    m_cancel_job = run.on_cancel([this] {
+        std::lock_guard<std::mutex> guard(m_job_mutex);
+        if (m_job) m_device->cancel(m_job);
+    });
 }
 
 void SyncInferRequest::wait_pipeline() {
@@ -215,6 +206,7 @@ void SyncInferRequest::wait_pipeline() {
     auto job = current_job();
     if (!job) return;
     job->wait();
+    m_cancel_job.reset();  // the job has ended: nothing left to drop
     m_times.queue = job->queue_time();
     m_times.device = job->device_time();
     m_times.executed = job->outcome() == DeviceJob::Outcome::kCompleted;
@@ -227,8 +219,8 @@ void SyncInferRequest::infer_postprocess() {
     const Config settings = m_compiled_model->config();
     const BusModel bus{settings.timing.bus_gbps, settings.timing.bus_latency_us};
     std::vector<size_t> strided;
-    for (size_t r = 0; r < m_output_tensors.size(); ++r) {
-        Tensor& tensor = m_output_tensors[r];
+    for (size_t r = 0; r < get_outputs().size(); ++r) {
+        Tensor& tensor = output_tensor(r);
         if (tensor.is_remote()) continue;  // the device already wrote it
         if (tensor.is_continuous()) {
             m_device->download(m_outputs[r], tensor.data(), tensor.get_byte_size(), bus);
@@ -240,24 +232,18 @@ void SyncInferRequest::infer_postprocess() {
     // Strided outputs: download dense, then scatter on the host (postprocessing).
     std::vector<Tensor> dense;
     for (size_t r : strided) {
-        const Tensor& tensor = m_output_tensors[r];
+        const Tensor& tensor = output_tensor(r);
         dense.emplace_back(tensor.get_element_type(), tensor.get_shape());
         m_device->download(m_outputs[r], dense.back().data(), dense.back().get_byte_size(), bus);
     }
     m_times.download = Clock::now() - start;
     start = Clock::now();
-    for (size_t k = 0; k < strided.size(); ++k) dense[k].copy_to(m_output_tensors[strided[k]]);
+    for (size_t k = 0; k < strided.size(); ++k) dense[k].copy_to(output_tensor(strided[k]));
     {
         std::lock_guard<std::mutex> lock(m_job_mutex);
         m_job.reset();
     }
     m_times.postprocess = Clock::now() - start;
-}
-
-void SyncInferRequest::cancel() {
-    std::lock_guard<std::mutex> lock(m_job_mutex);
-    m_cancel_requested = true;
-    if (m_job) m_device->cancel(m_job);
 }
 
 std::vector<ProfilingInfo> SyncInferRequest::get_profiling_info() const {

@@ -22,7 +22,9 @@ namespace vireo::mock_remote {
 /// used in place (no upload); as an output, the device writes into it (no download).
 ///
 /// The steps run in order, each at most once per inference; they are not thread-safe among
-/// themselves (the async request serialises them). cancel() may be called from any thread.
+/// themselves (the async request serialises them). Cancel comes through the run context: before
+/// submission it stops the run, after it the job is dropped from the device queue (or aborted if
+/// it hangs).
 class SyncInferRequest : public sdk::ISyncInferRequest {
   public:
     explicit SyncInferRequest(const std::shared_ptr<const CompiledModel>& compiled_model);
@@ -30,22 +32,18 @@ class SyncInferRequest : public sdk::ISyncInferRequest {
     ~SyncInferRequest() override;
 
     /// All four steps inline.
-    void infer() override;
+    void infer(sdk::RunContext& run) override;
     /// Stage rows ("input preprocessing", "input transfer", "execution", "output transfer",
     /// "output postprocessing", "queue wait"), then per-op rows with enable_profiling.
     std::vector<ProfilingInfo> get_profiling_info() const override;
     /// Stateful models are not supported: always empty.
     std::vector<std::shared_ptr<sdk::IVariableState>> query_state() const override { return {}; }
-    /// Drops this request's job from the device queue, or aborts it if it hangs.
-    void cancel() override;
-
     /// Step 1: binds the inputs (assembling batched ones, densifying strided ones).
     void infer_preprocess();
-    /// Step 2: uploads host inputs and submits the job, unless the inference was cancelled
-    /// (cancel(), or `cancelled()` says so): then throws Cancelled and submits nothing.
-    /// `cancelled` is called with none of this request's locks held (it may take the async
-    /// request's lock, under which the base calls cancel()).
-    void start_pipeline(const std::function<bool()>& cancelled);
+    /// Step 2: uploads host inputs and submits the job, unless the run was cancelled: then
+    /// throws Cancelled and submits nothing. After submission, a cancel of `run` drops the job
+    /// (until wait_pipeline has seen it end).
+    void start_pipeline(sdk::RunContext& run);
     /// Step 3: blocks until the device completes the job; rethrows its error (Unavailable for a
     /// device error, Cancelled for a dropped or aborted job).
     void wait_pipeline();
@@ -85,9 +83,9 @@ class SyncInferRequest : public sdk::ISyncInferRequest {
     bool m_profiling = false;
     Times m_times;
 
-    mutable std::mutex m_job_mutex;  // taken after the async base's lock, never before it
+    mutable std::mutex m_job_mutex;  // guards m_job (the run's cancel function reads it)
     std::shared_ptr<DeviceJob> m_job;
-    bool m_cancel_requested = false;
+    sdk::RunContext::CancelRegistration m_cancel_job;  // from submission until the job ended
 };
 
 }  // namespace vireo::mock_remote

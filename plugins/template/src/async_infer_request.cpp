@@ -1,4 +1,4 @@
-// Implements AsyncInferRequest: the default one-stage pipeline and the cancel hook.
+// Implements AsyncInferRequest: the default one-stage pipeline, and infer() on a stream.
 #include "async_infer_request.hpp"
 
 #include "vireo/sdk/cpu_streams_executor.hpp"
@@ -9,20 +9,19 @@ AsyncInferRequest::AsyncInferRequest(const std::shared_ptr<InferRequest>& reques
                                      const std::shared_ptr<sdk::ITaskExecutor>& task_executor,
                                      const std::shared_ptr<sdk::ITaskExecutor>& callback_executor)
     : IAsyncInferRequest(request, task_executor, callback_executor), m_request(request) {
-    // The base's state knows about a cancel that came before the stage started running.
-    m_request->set_cancel_check([this] { return is_cancelled(); });
     // Synchronous infer(): with several threads per stream, run on a stream so the kernels'
     // parallel_for can use its threads; inline when already on a stream's thread (a callback
     // calling infer()), where waiting for the same executor could deadlock.
     auto* streams = dynamic_cast<sdk::CPUStreamsExecutor*>(task_executor.get());
     if (streams && streams->get_config().threads_per_stream > 1) {
         std::weak_ptr<sdk::ITaskExecutor> executor = task_executor;
-        m_sync_pipeline = {{nullptr, [request = m_request.get(), executor] {
+        m_sync_pipeline = {{nullptr, [request = m_request.get(), executor](sdk::RunContext& run) {
                                 auto target = executor.lock();
                                 if (!target || sdk::CPUStreamsExecutor::current_stream_id() >= 0) {
-                                    request->infer();
+                                    request->infer(run);
                                 } else {
-                                    target->run_and_wait({[request] { request->infer(); }});
+                                    target->run_and_wait(
+                                        {[request, &run] { request->infer(run); }});
                                 }
                             }}};
     }
@@ -30,7 +29,6 @@ AsyncInferRequest::AsyncInferRequest(const std::shared_ptr<InferRequest>& reques
 
 AsyncInferRequest::~AsyncInferRequest() {
     stop_and_wait();
-    m_request->set_cancel_check(nullptr);
 }
 
 }  // namespace vireo::template_plugin

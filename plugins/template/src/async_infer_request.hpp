@@ -1,5 +1,5 @@
 // Declares AsyncInferRequest: the TEMPLATE request's asynchronous side — the SDK's single-stage
-// pipeline on the compiled model's streams executor, plus forwarding of cancel().
+// pipeline on the compiled model's streams executor.
 #pragma once
 
 #include <memory>
@@ -9,11 +9,10 @@
 
 namespace vireo::template_plugin {
 
-/// The SDK default pipeline: one stage {task executor, request->infer()}; infer() runs the same
-/// task inline. Everything runs on the host, so there is no wait stage. The base's cancel()
-/// forwards to InferRequest::cancel(), which stops the plan before its next op; the request
-/// also polls the base's cancelled state, so a cancel that lands between the stage starting and
-/// infer() clearing its own flag is not lost. Thread safety as IAsyncInferRequest.
+/// The SDK default pipeline: one stage {task executor, request->infer(run)}; infer() runs the
+/// same task inline (on a stream when streams have several threads). Everything runs on the
+/// host, so there is no wait stage. Cancel is the run context's token, which the plan polls
+/// before each op. Thread safety as IAsyncInferRequest.
 class AsyncInferRequest : public sdk::IAsyncInferRequest {
   public:
     AsyncInferRequest(const std::shared_ptr<InferRequest>& request,

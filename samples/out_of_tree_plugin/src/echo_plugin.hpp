@@ -69,22 +69,18 @@ class CompiledModel : public vireo::sdk::ICompiledModel {
 };
 
 /// One request: infer() runs the plan with a reference::PlanRunner (its own memory; shapes
-/// re-inferred at run time, so any shape the model allows works), checking for cancel between
-/// ops, and writes the outputs into the output tensors (user-provided ones included).
+/// re-inferred at run time, so any shape the model allows works), checking the run's cancel
+/// token between ops, and writes the outputs into the output tensors (user-provided ones
+/// included). Profiling rows go to the run context (the SDK's get_profiling_info); no states.
 class InferRequest : public vireo::sdk::ISyncInferRequest {
   public:
     explicit InferRequest(const std::shared_ptr<const CompiledModel>& compiled_model);
-    void infer() override;
-    std::vector<vireo::ProfilingInfo> get_profiling_info() const override;
-    std::vector<std::shared_ptr<vireo::sdk::IVariableState>> query_state() const override;
-    void cancel() override { m_cancel = true; }
+    void infer(vireo::sdk::RunContext& run) override;
 
   private:
     std::shared_ptr<const CompiledModel> m_compiled;
     vireo::reference::PlanRunner m_runner;
-    std::atomic<bool> m_cancel{false};
     std::vector<vireo::reference::StepTiming> m_timings;
-    std::vector<vireo::ProfilingInfo> m_profiling;
 };
 
 }  // namespace echo

@@ -3,7 +3,6 @@
 // and one custom property. It proves that the op-aware conformance suite tests such a device.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <memory>
 #include <vector>
@@ -67,22 +66,18 @@ class CompiledModel : public vireo::sdk::ICompiledModel {
 
 /// The synchronous request: host_stage() computes the graph with the reference kernels and
 /// "submits" the job (its completion time); device_wait() waits for it, then writes outputs.
+/// Cancel and profiling rows go through the run context; no states.
 class SyncRequest : public vireo::sdk::ISyncInferRequest {
   public:
     explicit SyncRequest(const std::shared_ptr<const CompiledModel>& compiled);
-    void infer() override;
-    void host_stage();
-    void device_wait();
-    std::vector<vireo::ProfilingInfo> get_profiling_info() const override;
-    std::vector<std::shared_ptr<vireo::sdk::IVariableState>> query_state() const override;
-    void cancel() override { m_cancel = true; }
+    void infer(vireo::sdk::RunContext& run) override;
+    void host_stage(vireo::sdk::RunContext& run);
+    void device_wait(vireo::sdk::RunContext& run);
 
   private:
     std::shared_ptr<const CompiledModel> m_compiled;
-    std::atomic<bool> m_cancel{false};
     std::vector<vireo::Tensor> m_results;
     std::chrono::steady_clock::time_point m_done_at;
-    std::vector<vireo::ProfilingInfo> m_rows, m_profiling;
 };
 
 /// Two stages: {task executor: host_stage}, {wait executor: device_wait}.

@@ -182,7 +182,7 @@ TEST(AsyncInferRequest, InferRunsTheSyncPipelineInTheCallersThreadAndThrowsItsEr
                                     stage_thread = std::this_thread::get_id();
                                     if (fail) throw_error<Unavailable>("sync stage failed");
                                 }},
-                               {nullptr, [&] { parts.sync->infer(); }}};
+                               {nullptr, [&](RunContext& run) { parts.sync->infer(run); }}};
     request.infer();
     EXPECT_EQ(stage_thread, std::this_thread::get_id());
     EXPECT_EQ(parts.sync->infers, 1);
@@ -487,7 +487,9 @@ TEST(AsyncInferRequest, CancelDuringSyncInferFromAnotherThread) {
     Gate entered, release;
     bool second_ran = false;
     parts.request->m_sync_pipeline = {{nullptr,
-                                       [&] {
+                                       [&](RunContext& run) {
+                                           auto told =
+                                               run.on_cancel([&] { ++parts.sync->cancels; });
                                            entered.open();
                                            release.wait();
                                        }},

@@ -34,18 +34,19 @@ class TestAsyncRequest : public IAsyncInferRequest {
         m_pipeline.clear();
         for (size_t i = 0; i < executors.size(); ++i) {
             probes.push_back(std::make_unique<StageProbe>());
-            m_pipeline.push_back({executors[i], [this, i] { stage(i); }});
+            m_pipeline.push_back({executors[i], [this, i](RunContext& run) { stage(i, run); }});
         }
     }
     ~TestAsyncRequest() override { stop_and_wait(); }
 
     using IAsyncInferRequest::cancel_and_stop;
     using IAsyncInferRequest::check_state;
-    using IAsyncInferRequest::is_cancelled;
     using IAsyncInferRequest::m_sync_pipeline;
     using IAsyncInferRequest::stop_and_wait;
 
     StageProbe& probe(size_t i) { return *probes[i]; }
+    /// The start_async pipeline, for tests that replace the probing stages.
+    Pipeline& pipeline() { return m_pipeline; }
     std::vector<int> order() const {
         std::lock_guard<std::mutex> lock(m_order_mutex);
         return m_order;
@@ -54,8 +55,10 @@ class TestAsyncRequest : public IAsyncInferRequest {
     std::vector<std::unique_ptr<StageProbe>> probes;
 
   private:
-    void stage(size_t i) {
+    void stage(size_t i, RunContext& run) {
         StageProbe& p = *probes[i];
+        // The running stage is told of a cancel (counted on the sync request).
+        auto told = run.on_cancel([this] { ++m_sync->cancels; });
         p.thread = std::this_thread::get_id();
         p.stream_id = CPUStreamsExecutor::current_stream_id();
         char name[32] = {};
@@ -68,9 +71,9 @@ class TestAsyncRequest : public IAsyncInferRequest {
         ++p.runs;
         p.entered.open();
         if (p.hold) p.release.wait();
-        p.saw_cancelled = is_cancelled();
+        p.saw_cancelled = run.cancelled();
         if (p.fail) throw_error<Unavailable>("stage ", i, " failed");
-        if (i + 1 == probes.size()) m_sync->infer();
+        if (i + 1 == probes.size()) m_sync->infer(run);
     }
 
     std::shared_ptr<TestSyncRequest> m_sync;

@@ -103,17 +103,20 @@ class TestPlugin : public IPlugin {
     Any get_property(const std::string&, const AnyMap&) const override { return {}; }
 };
 
-/// The sync request: infer() computes output[i] = max(input[i], 0) over f32 and counts itself.
+/// The sync request: infer() computes output[i] = max(input[i], 0) over f32 and counts itself;
+/// it counts the port tensors it creates. Profiling and states are the SDK's defaults.
 class TestSyncRequest : public ISyncInferRequest {
   public:
     using ISyncInferRequest::check_tensor;
     using ISyncInferRequest::convert_batched_tensors;
     using ISyncInferRequest::find_port;
     using ISyncInferRequest::FoundPort;
+    using ISyncInferRequest::input_tensor;
     using ISyncInferRequest::ISyncInferRequest;
     using ISyncInferRequest::m_batched_tensors;
+    using ISyncInferRequest::output_tensor;
 
-    void infer() override {
+    void infer(RunContext& /*run*/) override {
         infer_thread = std::this_thread::get_id();
         ++infers;
         const auto& inputs = get_inputs();
@@ -126,13 +129,22 @@ class TestSyncRequest : public ISyncInferRequest {
             for (size_t k = 0; k < in.get_size(); ++k) dst[k] = std::max(src[k], 0.0f);
         }
     }
-    std::vector<ProfilingInfo> get_profiling_info() const override { return {}; }
-    std::vector<std::shared_ptr<IVariableState>> query_state() const override { return {}; }
-    void cancel() override { ++cancels; }
+    /// Runs infer() on a context of its own (for tests of the sync request alone).
+    void infer_once() {
+        RunContext run;
+        infer(run);
+    }
 
     std::atomic<int> infers{0};
-    std::atomic<int> cancels{0};
-    std::thread::id infer_thread;  // written by infer(), read after wait()
+    std::atomic<int> cancels{0};          // calls of the running stage's on_cancel function
+    mutable std::atomic<int> created{0};  // create_port_tensor calls
+    std::thread::id infer_thread;         // written by infer(), read after wait()
+
+  protected:
+    Tensor create_port_tensor(const Output& port, bool is_input) const override {
+        ++created;
+        return ISyncInferRequest::create_port_tensor(port, is_input);
+    }
 };
 
 class TestCompiledModel : public ICompiledModel {

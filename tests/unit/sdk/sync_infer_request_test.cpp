@@ -123,7 +123,7 @@ TEST(SyncInferRequest, SetTensorKeepsTheHandleZeroCopy) {
     EXPECT_EQ(f.request->get_tensor(f.in()).data(), mine.data());
     Tensor out(element::f32, Shape{1, 3});
     f.request->set_tensor(f.out(), out);
-    f.request->infer();
+    f.request->infer_once();
     EXPECT_EQ(out.data<float>()[0], 1.f);
     EXPECT_EQ(out.data<float>()[1], 0.f);
     EXPECT_EQ(out.data<float>()[2], 3.f);

@@ -8,20 +8,22 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "vireo/sdk/isync_infer_request.hpp"
 #include "vireo/sdk/itask_executor.hpp"
+#include "vireo/sdk/run_context.hpp"
 
 namespace vireo::sdk {
 
 /// An asynchronous request. The derived class sets m_pipeline in its constructor: stages run in
-/// order, each on its executor (a null executor runs the stage inline on the thread that ended
-/// the previous one); after the last stage (or the first failing one, or a cancel noticed
-/// between stages) the completion runs on the callback executor (inline if there is none): the
-/// state returns to idle, the user callback gets the error (or null), then wait() returns or
-/// rethrows.
+/// order, each on its executor, each given the run's RunContext (run_context.hpp) (a null executor
+/// runs the stage inline on the thread that ended the previous one); after the last stage (or the
+/// first failing one, or a cancel noticed between stages) the completion runs on the callback
+/// executor (inline if there is none): the state returns to idle, the user callback gets the error
+/// (or null), then wait() returns or rethrows.
 ///
 /// States: idle -> busy (start_async/infer) -> idle. While busy (or cancelled and still
 /// winding down), set_tensor(s)/get_tensor(s)/set_callback/start_async/infer/
@@ -29,10 +31,14 @@ namespace vireo::sdk {
 /// (ISyncInferRequest::check_tensors) before anything starts, so a bad tensor fails the call
 /// itself: no callback, and wait() is unaffected.
 ///
-/// Cancel: cancel() while busy marks the run cancelled and calls the sync request's cancel();
-/// stages not started yet are skipped, a running stage may poll is_cancelled(), and the run
-/// ends with Cancelled (even if its last stage completed: its outputs may be partial). The
-/// request is then idle and usable again. cancel() while idle does nothing.
+/// Cancel: cancel() while busy cancels the run's RunContext — the one cancel token: stages not
+/// started yet are skipped, a running stage sees RunContext::cancelled() and its on_cancel
+/// functions are called (on the cancelling thread, after this request's lock is released) — and
+/// the run ends with Cancelled (even if its last stage completed: its outputs may be partial).
+/// The request is then idle and usable again. cancel() while idle does nothing.
+///
+/// Profiling: when a run ends, the sync request keeps its RunContext, so ISyncInferRequest's
+/// default get_profiling_info() returns the rows the stages recorded in it.
 ///
 /// The callback: called exactly once per start_async, never for infer(); it may call
 /// start_async() on its own request (chaining: the state is idle inside it), set_callback()
@@ -54,11 +60,26 @@ namespace vireo::sdk {
 class IAsyncInferRequest {
   public:
     using Callback = std::function<void(std::exception_ptr)>;
-    using Stage = std::pair<std::shared_ptr<ITaskExecutor>, std::function<void()>>;
+    using Task = std::function<void(RunContext&)>;
+    /// One stage: {executor, task}. The task takes the run's context; a task that needs no
+    /// context may be a callable without arguments.
+    struct Stage {
+        std::shared_ptr<ITaskExecutor> executor;
+        Task task;
+
+        Stage(std::shared_ptr<ITaskExecutor> stage_executor, Task stage_task)
+            : executor(std::move(stage_executor)), task(std::move(stage_task)) {}
+        template <typename F,
+                  std::enable_if_t<std::is_invocable_v<F&> && !std::is_invocable_v<F&, RunContext&>,
+                                   int> = 0>
+        Stage(std::shared_ptr<ITaskExecutor> stage_executor, F stage_task)
+            : executor(std::move(stage_executor)),
+              task([f = std::move(stage_task)](RunContext&) mutable { f(); }) {}
+    };
     using Pipeline = std::vector<Stage>;
 
-    /// Default pipelines: one stage {task_executor, request->infer()} for start_async, and the
-    /// same task inline for infer().
+    /// Default pipelines: one stage {task_executor, request->infer(run)} for start_async, and
+    /// the same task inline for infer().
     IAsyncInferRequest(const std::shared_ptr<ISyncInferRequest>& request,
                        const std::shared_ptr<ITaskExecutor>& task_executor,
                        const std::shared_ptr<ITaskExecutor>& callback_executor);
@@ -92,26 +113,28 @@ class IAsyncInferRequest {
     /// refuses new starts. Idempotent. Call first thing in the derived destructor.
     void stop_and_wait();
     /// stop_and_wait() for a request whose stages may block for long (a device that hangs, a
-    /// worker of another device): drops the callback, cancels the running pipeline (its later
-    /// stages are skipped; a running stage sees is_cancelled() and the sync request's cancel()),
-    /// then waits for it. The callback is not called for that run. Idempotent; call first thing in
-    /// the derived destructor instead of stop_and_wait().
+    /// worker of another device): drops the callback, cancels the running pipeline's RunContext
+    /// (its later stages are skipped; a running stage sees it), then waits for it. The callback is
+    /// not called for that run. Idempotent; call first thing in the derived destructor instead of
+    /// stop_and_wait().
     void cancel_and_stop();
     /// Throws Busy if a pipeline is running (or being cancelled), Exception once stopped.
     void check_state() const;
-    /// True once cancel() was called on the running pipeline; stages of long work may poll it.
-    bool is_cancelled() const;
 
     Pipeline m_pipeline;       ///< for start_async
     Pipeline m_sync_pipeline;  ///< for infer(); run inline in order
 
   private:
     enum class State { kIdle, kBusy, kCancelled, kStopped };
-    struct Run;  // one start_async or infer(): its result, cancel flag and completion flag
+    struct Run;  // one start_async or infer(): its context, result and completion flag
 
     void run_stage(const std::shared_ptr<Run>& run, size_t stage);
     void finish(const std::shared_ptr<Run>& run, std::exception_ptr error);
     void complete(const std::shared_ptr<Run>& run, std::exception_ptr error);
+    /// Marks the current run cancelled (m_mutex held); returns it for cancel_functions().
+    std::shared_ptr<Run> cancel_locked();
+    /// Calls the run's on_cancel functions; m_mutex must not be held.
+    static void cancel_functions(const std::shared_ptr<Run>& run);
     /// Throws Busy (busy or cancelling) or Exception (stopped); m_mutex must be held.
     void check_state_locked(const char* what) const;
     std::shared_ptr<Run> begin_run_locked(const char* what);

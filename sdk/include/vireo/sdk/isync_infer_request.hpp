@@ -9,10 +9,12 @@
 
 #include "vireo/model.hpp"
 #include "vireo/profiling_info.hpp"
+#include "vireo/sdk/run_context.hpp"
 #include "vireo/tensor.hpp"
 
 namespace vireo::sdk {
 
+class IAsyncInferRequest;
 class ICompiledModel;
 class IVariableState;
 
@@ -40,28 +42,33 @@ class IVariableState;
 /// Messages name the port by tensor name ("input 'x'") or index ("input #0 (Parameter 'p')").
 /// A tensor that passes is stored as given (zero copy); the plugin reads it in infer().
 ///
-/// Default tensors: the constructor gives every port a host tensor: zero-filled of the port's
-/// shape when it is static, an empty one of shape {0} when it is dynamic (a dynamic input must
-/// be set before inference). A plugin may replace them with allocate_tensor() (e.g. device
-/// tensors); ports of dynamic element type start with an empty handle.
+/// Port tensors are created lazily: a port's slot stays empty until something needs it
+/// (get_tensor, check_tensors before a run, input_tensor/output_tensor), and is then filled by
+/// create_port_tensor() — unless the user set a tensor first, in which case nothing is
+/// allocated for that port at all. The default create_port_tensor() gives a host tensor:
+/// zero-filled of the port's shape when it is static, an empty one of shape {0} when it is
+/// dynamic (a dynamic input must be set before inference), an empty handle for a dynamic element
+/// type. A plugin whose ports live elsewhere (device memory) overrides create_port_tensor();
+/// allocate_tensor() stores a tensor for a port at any time.
 ///
-/// A plugin derives and implements infer(), get_profiling_info() and query_state(), and
-/// cancel() if an inference can stop early. Not thread-safe: the async request serialises
-/// access (cancel() excepted: it may be called while infer() runs on another thread).
+/// A plugin derives and implements infer(RunContext&); get_profiling_info() defaults to the rows
+/// the last run recorded in its RunContext, query_state() to no states. Cancel and profiling
+/// reach infer() through the RunContext (see run_context.hpp). Not thread-safe: the async
+/// request serialises access.
 class ISyncInferRequest {
   public:
     explicit ISyncInferRequest(const std::shared_ptr<const ICompiledModel>& compiled_model);
     virtual ~ISyncInferRequest();
 
-    /// Runs one inference on the current tensors.
-    virtual void infer() = 0;
-    virtual std::vector<ProfilingInfo> get_profiling_info() const = 0;
-    virtual std::vector<std::shared_ptr<IVariableState>> query_state() const = 0;
-    /// Asks a running infer() to stop soon (between ops). Default: nothing to stop. Called from
-    /// another thread while infer() may run, with the async request's lock held: it must be
-    /// quick, must not block on the running inference, and must not call the async request
-    /// (is_cancelled() included). It may also arrive just after infer() returned.
-    virtual void cancel() {}
+    /// Runs one inference on the current tensors. `run` carries the cancel token (poll
+    /// run.cancelled() between ops; register run.on_cancel() around blocking waits) and the
+    /// profiling sink.
+    virtual void infer(RunContext& run) = 0;
+    /// Default: the rows recorded in the last finished run's RunContext (five stage rows, then
+    /// op rows); before any run, the five stage rows NOT_RUN.
+    virtual std::vector<ProfilingInfo> get_profiling_info() const;
+    /// Default: no states.
+    virtual std::vector<std::shared_ptr<IVariableState>> query_state() const;
 
     Tensor get_tensor(const Output& port) const;
     void set_tensor(const Output& port, const Tensor& tensor);
@@ -108,15 +115,29 @@ class ISyncInferRequest {
     void copy_batched_tensors(size_t index, Tensor& destination) const;
     /// Stores a tensor for `port` without validation (the plugin's own allocation).
     void allocate_tensor(const Output& port, const Tensor& tensor);
+    /// The slot of `port` (created by create_port_tensor() if still empty); NotFound for a port
+    /// of neither list.
     Tensor& tensor_slot(const Output& port);
+    /// Input / output `index`'s slot, created by create_port_tensor() if still empty.
+    Tensor& input_tensor(size_t index) const;
+    Tensor& output_tensor(size_t index) const;
+    /// The tensor a port gets when nothing was set for it (see the class comment). Called at
+    /// most once per port unless it returns an empty handle; must not call the slot accessors.
+    virtual Tensor create_port_tensor(const Output& port, bool is_input) const;
 
-    std::vector<Tensor> m_input_tensors;
-    std::vector<Tensor> m_output_tensors;
     std::map<size_t, std::vector<Tensor>> m_batched_tensors;  // input index -> tensors
 
   private:
+    friend class IAsyncInferRequest;
+    /// The run that ended last (its profiling rows); set by the async request.
+    void set_last_run(std::shared_ptr<const RunContext> run) { m_last_run = std::move(run); }
+
     std::shared_ptr<const ICompiledModel> m_compiled_model;
     std::map<std::pair<const Node*, size_t>, FoundPort> m_own_ports;  // by (node, output index)
+    // Slots, filled lazily (mutable: a const get_tensor may create one).
+    mutable std::vector<Tensor> m_input_tensors;
+    mutable std::vector<Tensor> m_output_tensors;
+    std::shared_ptr<const RunContext> m_last_run;
 };
 
 }  // namespace vireo::sdk

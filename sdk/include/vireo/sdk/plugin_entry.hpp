@@ -16,7 +16,9 @@
 /// History: 3 added IPlugin's core handle (a weak_ptr member: IPlugin's layout changed). 4: the
 /// public handles CompiledModel, InferRequest, RemoteContext and VariableState hold a
 /// PluginObject (their layout changed; ICore returns CompiledModel and RemoteContext by value).
-#define VIREO_PLUGIN_ABI_VERSION 4
+/// 5: the run context — ISyncInferRequest::infer(RunContext&) replaces infer() and cancel(),
+/// create_port_tensor() added, pipeline stages take a RunContext.
+#define VIREO_PLUGIN_ABI_VERSION 5
 
 /// Name of the single exported symbol.
 #define VIREO_PLUGIN_ENTRY_SYMBOL "vireo_plugin_entry"

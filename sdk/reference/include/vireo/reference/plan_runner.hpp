@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "vireo/reference/graph_plan.hpp"
+#include "vireo/sdk/run_context.hpp"
 
 namespace vireo::reference {
 
@@ -50,6 +52,12 @@ struct StepScratch {
 void run_steps(const GraphPlan& plan, std::vector<Tensor>& values, const StepCallbacks& callbacks,
                const std::function<bool()>& stop, std::vector<StepTiming>* timings,
                size_t* executed = nullptr, StepScratch* scratch = nullptr);
+
+/// Records one op row per step of `plan` in the run's profiling sink: the node's friendly name
+/// and type, `exec_type`, the step's wall and CPU time, NOT_RUN for a step the run did not reach.
+/// `timings` as run_steps() fills it.
+void record_step_rows(sdk::RunContext& run, const GraphPlan& plan,
+                      const std::vector<StepTiming>& timings, const std::string& exec_type);
 
 /// Runs a GraphPlan (built with plan_memory) for one request on host memory.
 ///
