@@ -142,8 +142,8 @@ void IAsyncInferRequest::start_async() {
 
 void IAsyncInferRequest::run_stage(const std::shared_ptr<Run>& run, size_t stage) {
     auto task = [this, run, stage] {
-        if (run->context
-                .cancelled()) {  // this and every later stage; the completion reports Cancelled
+        // Cancelled: this and every later stage are skipped; the completion reports Cancelled.
+        if (run->context.cancelled()) {
             finish(run, nullptr);
             return;
         }
