@@ -23,18 +23,6 @@ std::shared_ptr<sdk::ITaskExecutor> make_task_executor(const Config& config) {
         "CpuStreams", config.resolved_streams(), config.omp_threads_per_stream()});
 }
 
-std::vector<PropertyName> compiled_properties() {
-    std::vector<PropertyName> keys;
-    for (const char* name :
-         {supported_properties.name(), optimal_number_of_infer_requests.name(), model_name.name(),
-          execution_devices.name(), loaded_from_cache.name(), num_streams.name(),
-          hint::performance_mode.name(), inference_num_threads.name(), hint::num_requests.name(),
-          device::id.name(), hint::inference_precision.name()})
-        keys.emplace_back(name, PropertyMutability::RO);
-    keys.emplace_back(enable_profiling.name(), PropertyMutability::RW);
-    return keys;
-}
-
 }  // namespace
 
 CompiledModel::CompiledModel(std::shared_ptr<Model> model, std::shared_ptr<const Graph> graph,
@@ -47,6 +35,26 @@ CompiledModel::CompiledModel(std::shared_ptr<Model> model, std::shared_ptr<const
       m_loaded_from_cache(loaded_from_cache),
       m_profiling(config.enable_profiling),
       m_step_stats(new StepStats[m_graph->steps.size()]) {
+    auto fixed = [](Any value) { return [value](const std::string&) { return value; }; };
+    const Config& c = m_config;
+    m_properties = std::make_unique<sdk::PropertyTable>(
+        kDeviceName,
+        std::vector<sdk::PropertySpec>{
+            sdk::common::optimal_number_of_infer_requests(
+                [this] { return static_cast<uint32_t>(m_config.resolved_streams()); }),
+            sdk::ro(model_name.name(), fixed(m_model->get_name())),
+            sdk::ro(execution_devices.name(), fixed(std::vector<std::string>{kDeviceName})),
+            sdk::ro(vireo::loaded_from_cache.name(), fixed(m_loaded_from_cache)),
+            sdk::ro(num_streams.name(), fixed(static_cast<int32_t>(c.resolved_streams()))),
+            sdk::ro(hint::performance_mode.name(), fixed(c.performance_mode)),
+            sdk::ro(inference_num_threads.name(),
+                    fixed(static_cast<int32_t>(c.resolved_threads_per_stream()))),
+            sdk::ro(hint::num_requests.name(), fixed(c.num_requests)),
+            sdk::ro(device::id.name(), fixed(c.device_id)),
+            // The precision compiled models really use (f32 where bf16 is not native).
+            sdk::ro(hint::inference_precision.name(), fixed(c.resolved_precision())),
+            sdk::common::profiling(c.enable_profiling, sdk::PropertyScope::kCompiledModel)},
+        /*plugin_table=*/false);
     if (m_graph->dynamic && m_graph->variables.empty()) {
         m_specializable = true;
         for (const auto& step : m_graph->steps)
@@ -95,10 +103,10 @@ void CompiledModel::export_model(std::ostream& out) const {
     std::ostringstream xml;
     std::ostringstream bin(std::ios::binary);
     serialize(*m_model, xml, bin);
-    Config saved = m_config;
-    saved.enable_profiling = profiling_enabled();
+    AnyMap saved = m_config.values;
+    saved[enable_profiling.name()] = profiling_enabled();
     std::string props;
-    for (const auto& [key, value] : saved.to_map()) props += key + "=" + value.to_string() + "\n";
+    for (const auto& [key, value] : saved) props += key + "=" + value.to_string() + "\n";
     sdk::BlobWriter blob(out, kDeviceName);
     blob.bytes(Plugin::kBlobMagic.data(), Plugin::kBlobMagic.size());
     blob.string(Plugin::version());
@@ -120,39 +128,14 @@ void CompiledModel::export_model(std::ostream& out) const {
 }
 
 void CompiledModel::set_property(const AnyMap& properties) {
-    for (const auto& [key, value] : properties) {
-        if (key == enable_profiling.name()) {
-            Config check;
-            check.apply({{key, value}}, false);
-            m_profiling.store(check.enable_profiling);
-            continue;
-        }
-        for (const auto& k : compiled_properties())
-            if (key == k)
-                throw_error<InvalidArgument>(kDeviceName, ": compiled model property ", key,
-                                             " is read-only (set it when compiling)");
-        throw_error<NotFound>(kDeviceName, ": unsupported compiled model property ", key,
-                              " (supported: ", list_keys(compiled_properties()), ")");
-    }
+    m_properties->set(properties);
+    // Read once per inference: kept in an atomic rather than asked of the table each time.
+    m_profiling.store(m_properties->get(enable_profiling.name()).as<bool>(),
+                      std::memory_order_relaxed);
 }
 
 Any CompiledModel::get_property(const std::string& name) const {
-    if (name == supported_properties.name()) return compiled_properties();
-    if (name == optimal_number_of_infer_requests.name())
-        return static_cast<uint32_t>(m_config.resolved_streams());
-    if (name == model_name.name()) return m_model->get_name();
-    if (name == execution_devices.name()) return std::vector<std::string>{kDeviceName};
-    if (name == loaded_from_cache.name()) return m_loaded_from_cache;
-    if (name == enable_profiling.name()) return profiling_enabled();
-    if (name == num_streams.name()) return static_cast<int32_t>(m_config.resolved_streams());
-    if (name == inference_num_threads.name())
-        return static_cast<int32_t>(m_config.resolved_threads_per_stream());
-    if (name == hint::performance_mode.name()) return m_config.performance_mode;
-    if (name == hint::num_requests.name()) return m_config.num_requests;
-    if (name == device::id.name()) return m_config.device_id;
-    if (name == hint::inference_precision.name()) return m_config.resolved_precision();
-    throw_error<NotFound>(kDeviceName, ": unsupported compiled model property ", name,
-                          " (supported: ", list_keys(compiled_properties()), ")");
+    return m_properties->get(name);
 }
 
 void CompiledModel::record_step_times(const std::vector<StepTiming>& timings) const {

@@ -21,9 +21,10 @@ class Plugin;
 /// A compiled model: the graph (oneDNN primitives and reordered weights made once, shared by every
 /// request) and a streams executor named "CpuStreams" with resolved_streams() streams.
 ///
-/// Properties (get_property): OPTIMAL_NUMBER_OF_INFER_REQUESTS (= streams), NETWORK_NAME,
-/// EXECUTION_DEVICES {"CPU"}, LOADED_FROM_CACHE, PERF_COUNT (also settable), NUM_STREAMS,
-/// PERFORMANCE_HINT, INFERENCE_NUM_THREADS, PERFORMANCE_HINT_NUM_REQUESTS, DEVICE_ID,
+/// Properties (a compiled model's sdk::PropertyTable): OPTIMAL_NUMBER_OF_INFER_REQUESTS
+/// (= streams), NETWORK_NAME, EXECUTION_DEVICES {"CPU"}, LOADED_FROM_CACHE, PERF_COUNT (also
+/// settable), NUM_STREAMS, PERFORMANCE_HINT, INFERENCE_NUM_THREADS,
+/// PERFORMANCE_HINT_NUM_REQUESTS, DEVICE_ID, INFERENCE_PRECISION_HINT (the one used),
 /// SUPPORTED_PROPERTIES.
 ///
 /// Thread safety: as ICompiledModel; the per-step statistics are atomics.
@@ -78,6 +79,7 @@ class CompiledModel : public sdk::ICompiledModel {
     bool m_loaded_from_cache;
     std::atomic<bool> m_profiling;
     std::unique_ptr<StepStats[]> m_step_stats;
+    std::unique_ptr<sdk::PropertyTable> m_properties;
     bool m_specializable = false;
     mutable std::mutex m_specializations_mutex;
     mutable std::map<std::vector<Shape>, std::shared_ptr<const Graph>> m_specializations;

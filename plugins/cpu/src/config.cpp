@@ -1,4 +1,4 @@
-// Implements Config: parsing and validating the CPU plugin's properties.
+// Implements the CPU plugin's property table and Config.
 #include "config.hpp"
 
 #include <sched.h>
@@ -10,34 +10,6 @@
 #include "vireo/sdk/cpu_streams_executor.hpp"
 
 namespace vireo::cpu_plugin {
-namespace {
-
-template <typename T>
-T read_value(const std::string& key, const Any& value, const char* expected) {
-    try {
-        return value.as<T>();
-    } catch (const Exception&) {
-        throw_error<InvalidArgument>(kDeviceName, ": property ", key, " has a bad value '",
-                                     value.to_string(), "' (expected ", expected, ")");
-    }
-}
-
-int32_t read_count(const std::string& key, const Any& value, int32_t max, const char* zero) {
-    const auto n = read_value<int32_t>(key, value, "an integer");
-    if (n < 0 || n > max)
-        throw_error<InvalidArgument>(kDeviceName, ": property ", key, " has a bad value '",
-                                     value.to_string(), "' (expected 0 (", zero, ") to ", max, ")");
-    return n;
-}
-
-}  // namespace
-
-std::string list_keys(const std::vector<PropertyName>& keys) {
-    std::string out;
-    for (const auto& k : keys)
-        out += (out.empty() ? "" : ", ") + static_cast<const std::string&>(k);
-    return out;
-}
 
 int available_cores() {
     cpu_set_t set;
@@ -46,62 +18,34 @@ int available_cores() {
     return std::max(1u, std::thread::hardware_concurrency());
 }
 
-std::vector<PropertyName> Config::rw_properties() {
-    return {hint::performance_mode,   vireo::num_streams,      vireo::inference_num_threads,
-            hint::num_requests,       vireo::enable_profiling, device::id,
-            hint::inference_precision};
+std::unique_ptr<sdk::PropertyTable> make_property_table() {
+    namespace cap = device::capability;
+    return std::make_unique<sdk::PropertyTable>(
+        kDeviceName,
+        std::vector<sdk::PropertySpec>{
+            sdk::common::full_name([](const std::string&) { return "Vireo CPU (oneDNN)"; }),
+            sdk::common::capabilities({cap::kFP32, cap::kExportImport, cap::kDynamicShapes,
+                                       cap::kStates, cap::kProfiling}),
+            sdk::common::performance_hint(), sdk::common::num_streams(),
+            sdk::common::inference_num_threads(), sdk::common::hint_num_requests(),
+            sdk::common::profiling(),
+            sdk::rw<element::Type>(hint::inference_precision, element::f32, "f32 or bf16",
+                                   [](const element::Type& type) {
+                                       return type == element::f32 || type == element::bf16;
+                                   })});
 }
 
-void Config::apply(const AnyMap& properties, bool skip_core_keys) {
-    for (const auto& [key, value] : properties) {
-        if (key == hint::performance_mode.name()) {
-            performance_mode = read_value<hint::PerformanceMode>(
-                key, value, "LATENCY, THROUGHPUT or CUMULATIVE_THROUGHPUT");
-        } else if (key == vireo::num_streams.name()) {
-            num_streams = read_count(key, value, sdk::kMaxStreams, "from the hint");
-        } else if (key == vireo::inference_num_threads.name()) {
-            inference_num_threads = read_count(key, value, sdk::kMaxThreads, "all cores");
-        } else if (key == hint::num_requests.name()) {
-            num_requests = read_value<uint32_t>(key, value, "an integer >= 0");
-        } else if (key == vireo::enable_profiling.name()) {
-            enable_profiling = read_value<bool>(key, value, "YES/NO, true/false or 1/0");
-        } else if (key == device::id.name()) {
-            const auto id = read_value<std::string>(key, value, "a string");
-            if (!id.empty() && id != "0")
-                throw_error<InvalidArgument>(kDeviceName, ": property ", key, " has a bad value '",
-                                             id, "' (one device: expected \"\" or \"0\")");
-            device_id = id;
-        } else if (key == hint::inference_precision.name()) {
-            const auto type = read_value<element::Type>(key, value, "f32 or bf16");
-            if (type != element::f32 && type != element::bf16)
-                throw_error<InvalidArgument>(kDeviceName, ": property ", key, " has a bad value '",
-                                             value.to_string(), "' (expected f32 or bf16)");
-            inference_precision = type;
-        } else if (skip_core_keys && (key == cache_dir.name() || key == loaded_from_cache.name())) {
-            continue;
-        } else {
-            throw_error<NotFound>(kDeviceName, ": unsupported property ", key,
-                                  " (supported: ", list_keys(rw_properties()), ")");
-        }
-    }
-}
-
-Any Config::get(const std::string& name) const {
-    if (name == hint::performance_mode.name()) return performance_mode;
-    if (name == vireo::num_streams.name()) return num_streams;
-    if (name == vireo::inference_num_threads.name()) return inference_num_threads;
-    if (name == hint::num_requests.name()) return num_requests;
-    if (name == vireo::enable_profiling.name()) return enable_profiling;
-    if (name == device::id.name()) return device_id;
-    if (name == hint::inference_precision.name()) return inference_precision;
-    throw_error<NotFound>(kDeviceName, ": unsupported property ", name,
-                          " (supported: ", list_keys(rw_properties()), ")");
-}
-
-AnyMap Config::to_map() const {
-    AnyMap out;
-    for (const auto& key : rw_properties()) out[key] = get(key).to_string();
-    return out;
+Config Config::from(const sdk::PropertyValues& v) {
+    Config c;
+    c.performance_mode = v.get(hint::performance_mode);
+    c.num_streams = v.get(vireo::num_streams);
+    c.inference_num_threads = v.get(vireo::inference_num_threads);
+    c.num_requests = v.get(hint::num_requests);
+    c.enable_profiling = v.get(vireo::enable_profiling);
+    c.inference_precision = v.get(hint::inference_precision);
+    c.device_id = v.instance();
+    c.values = v.map();
+    return c;
 }
 
 int Config::resolved_streams() const {

@@ -1,39 +1,40 @@
-// Declares Config: the CPU plugin's settings, read and validated from property maps, and the
-// streams and OpenMP threads per stream they resolve to.
+// Declares the CPU plugin's property table and Config: the settings one compile runs with, and
+// the streams and OpenMP threads per stream they resolve to.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
-#include <vector>
 
 #include "vireo/any.hpp"
 #include "vireo/properties.hpp"
+#include "vireo/sdk/property_table.hpp"
 
 namespace vireo::cpu_plugin {
 
 /// The device name, as the core registers it by default.
 inline constexpr const char* kDeviceName = "CPU";
 
-/// Plugin-wide and per-compile settings. A value type: copy it, change the copy with apply().
+/// The plugin's properties, declared once: the SDK's common keys (PERFORMANCE_HINT,
+/// PERFORMANCE_HINT_NUM_REQUESTS, NUM_STREAMS, INFERENCE_NUM_THREADS, PERF_COUNT), the RO device
+/// keys, and INFERENCE_PRECISION_HINT (f32 or bf16). The table gives the errors, DEVICE_ID ("" or
+/// "0": one instance), SUPPORTED_PROPERTIES and AVAILABLE_DEVICES.
+std::unique_ptr<sdk::PropertyTable> make_property_table();
+
+/// The settings of one compile (the table's values resolved for a call). A value type.
 struct Config {
     hint::PerformanceMode performance_mode = hint::PerformanceMode::LATENCY;
     int32_t num_streams = 0;            ///< 0: from the performance hint
     int32_t inference_num_threads = 0;  ///< threads per stream; 0: the cores divided among streams
     uint32_t num_requests = 0;          ///< hint::num_requests; 0: no limit
     bool enable_profiling = false;
-    std::string device_id;  ///< "" or "0": the plugin has one instance
+    std::string device_id;  ///< the instance: "" (the plugin has one)
     /// hint::inference_precision: f32, or bf16 (convolutions and MatMuls with constant weights
     /// compute in bf16 where the CPU has AVX-512 BF16; see resolved_precision()).
     element::Type inference_precision = element::f32;
+    AnyMap values;  ///< every read-write value, by key (what an exported blob stores)
 
-    /// Applies `properties` in map order. Throws NotFound naming an unknown key (listing the
-    /// supported ones), InvalidArgument naming key and value for a bad value. Keys the core owns
-    /// (CACHE_DIR, LOADED_FROM_CACHE) are skipped when `skip_core_keys` is true.
-    void apply(const AnyMap& properties, bool skip_core_keys);
-    /// The value of a read-write key; throws NotFound for any other key.
-    Any get(const std::string& name) const;
-    /// The read-write keys as text, for an exported blob.
-    AnyMap to_map() const;
+    static Config from(const sdk::PropertyValues& values);
 
     /// Streams: num_streams, else 1 for LATENCY and one per core for THROUGHPUT (capped by
     /// num_requests when set).
@@ -48,14 +49,9 @@ struct Config {
     /// The precision compiled models use: inference_precision when this CPU runs it natively
     /// (bf16 needs AVX-512 BF16), else f32.
     element::Type resolved_precision() const;
-
-    static std::vector<PropertyName> rw_properties();
 };
 
 /// Cores this process may run on (>= 1).
 int available_cores();
-
-/// "A, B, C": property names for messages.
-std::string list_keys(const std::vector<PropertyName>& keys);
 
 }  // namespace vireo::cpu_plugin

@@ -20,23 +20,8 @@
 #endif
 
 namespace vireo::cpu_plugin {
-namespace {
 
-constexpr const char* kFullName = "Vireo CPU (oneDNN)";
-
-std::vector<PropertyName> ro_properties() {
-    return {supported_properties, available_devices, device::full_name, device::capabilities};
-}
-
-std::vector<PropertyName> all_properties() {
-    auto keys = ro_properties();
-    for (const auto& rw : Config::rw_properties()) keys.push_back(rw);
-    return keys;
-}
-
-}  // namespace
-
-Plugin::Plugin() {
+Plugin::Plugin() : m_properties(make_property_table()) {
     set_device_name(kDeviceName);
     // oneDNN's OpenMP worker threads outlive every call into it: if unload_plugin took libgomp
     // and libdnnl down with this module, those idle threads would wake into unmapped code. The
@@ -55,13 +40,7 @@ const char* Plugin::version() {
 }
 
 Config Plugin::config_with(const AnyMap& properties) const {
-    Config config;
-    {
-        std::lock_guard<std::mutex> lock(m_mutex);
-        config = m_config;
-    }
-    config.apply(properties, /*skip_core_keys=*/true);
-    return config;
+    return Config::from(m_properties->resolve(properties));
 }
 
 std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> model,
@@ -89,15 +68,15 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& in,
     if (blob_version != version())
         throw_error<InvalidArgument>(kDeviceName, ": the blob was exported by CPU plugin version ",
                                      blob_version, ", this is version ", version());
-    Config config = config_with({});
+    // The exported values, then the call's own arguments over them.
     std::istringstream props(blob.string("properties"));
-    AnyMap saved;
+    AnyMap arguments;
     for (std::string line; std::getline(props, line);) {
         const auto eq = line.find('=');
-        if (eq != std::string::npos) saved[line.substr(0, eq)] = line.substr(eq + 1);
+        if (eq != std::string::npos) arguments[line.substr(0, eq)] = line.substr(eq + 1);
     }
-    config.apply(saved, true);
-    config.apply(properties, true);
+    for (const auto& [key, value] : properties) arguments[key] = value;
+    const Config config = config_with(arguments);
     const std::string xml = blob.string("model");
     // The weights go straight from the stream into the tensor the model's Constants will share
     // (BlobReader::length has checked the size against what the stream holds).
@@ -159,32 +138,11 @@ sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& mod
 }
 
 void Plugin::set_property(const AnyMap& properties) {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    for (const auto& [key, value] : properties)
-        for (const auto& ro : ro_properties())
-            if (key == ro)
-                throw_error<InvalidArgument>(kDeviceName, ": property ", key, " is read-only");
-    Config updated = m_config;
-    updated.apply(properties, /*skip_core_keys=*/false);
-    m_config = updated;
+    m_properties->set(properties);
 }
 
-Any Plugin::get_property(const std::string& name, const AnyMap& /*arguments*/) const {
-    if (name == supported_properties.name()) return all_properties();
-    if (name == available_devices.name()) return std::vector<std::string>{""};
-    if (name == device::full_name.name()) return std::string(kFullName);
-    if (name == device::capabilities.name()) {
-        namespace cap = device::capability;
-        return std::vector<std::string>{cap::kFP32, cap::kExportImport, cap::kDynamicShapes,
-                                        cap::kStates, cap::kProfiling};
-    }
-    std::lock_guard<std::mutex> lock(m_mutex);
-    try {
-        return m_config.get(name);
-    } catch (const NotFound&) {
-        throw_error<NotFound>(kDeviceName, ": unsupported property ", name,
-                              " (supported: ", list_keys(all_properties()), ")");
-    }
+Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const {
+    return m_properties->get(name, arguments);
 }
 
 }  // namespace vireo::cpu_plugin

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string_view>
 
 #include "config.hpp"
@@ -14,12 +13,9 @@ namespace vireo::cpu_plugin {
 
 /// The CPU plugin: one device instance (available_devices {""}).
 ///
-/// Properties: RW PERFORMANCE_HINT, NUM_STREAMS, INFERENCE_NUM_THREADS,
-/// PERFORMANCE_HINT_NUM_REQUESTS, PERF_COUNT, DEVICE_ID ("" or "0"); RO FULL_DEVICE_NAME,
-/// OPTIMIZATION_CAPABILITIES, SUPPORTED_PROPERTIES, AVAILABLE_DEVICES. Unknown key -> NotFound
-/// listing the supported ones; bad value -> InvalidArgument naming key and value.
+/// Properties: the table of make_property_table() (config.hpp), with its standard errors.
 ///
-/// Thread safety: every method may be called concurrently (the settings are under a mutex).
+/// Thread safety: every method may be called concurrently.
 class Plugin : public sdk::IPlugin {
   public:
     Plugin();
@@ -51,8 +47,7 @@ class Plugin : public sdk::IPlugin {
                                                  bool loaded_from_cache,
                                                  const PackedWeightsMap* packed = nullptr) const;
 
-    mutable std::mutex m_mutex;
-    Config m_config;
+    std::unique_ptr<sdk::PropertyTable> m_properties;
 };
 
 }  // namespace vireo::cpu_plugin

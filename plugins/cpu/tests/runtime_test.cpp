@@ -196,6 +196,52 @@ TEST(Properties, HintsResolveToStreamsAndThreads) {
     EXPECT_THROW(core.compile_model(model, "CPU", {{"CPU_NO_SUCH_KEY", 1}}), NotFound);
 }
 
+// The plugin's properties come from the SDK's table: the common keys' one wording and range,
+// atomic multi-key sets, DEVICE_ID checked, SUPPORTED_PROPERTIES from the declarations.
+TEST(Properties, DeclaredOnceWithTheSdkTablesErrorsAndAtomicSets) {
+    Core core = make_core();
+    auto message_of = [&](const AnyMap& properties) {
+        try {
+            core.set_property("CPU", properties);
+        } catch (const Exception& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    const std::string streams = message_of({{num_streams.name(), -2}});
+    EXPECT_NE(streams.find("NUM_STREAMS has a bad value '-2' (expected an integer from 0 to 256)"),
+              std::string::npos)
+        << streams;
+    // One bad value in a map: nothing of the map is applied.
+    EXPECT_NE(message_of({{num_streams.name(), 3}, {enable_profiling.name(), std::string("maybe")}})
+                  .find("PERF_COUNT"),
+              std::string::npos);
+    EXPECT_EQ(core.get_property("CPU", num_streams), 0);
+    EXPECT_EQ(core.get_property("CPU", enable_profiling), false);
+    EXPECT_NE(message_of({{device::full_name.name(), std::string("x")}}).find("read-only"),
+              std::string::npos);
+    EXPECT_NE(message_of({{device::id.name(), std::string("1")}, {num_streams.name(), 1}})
+                  .find("DEVICE_ID has a bad value '1'"),
+              std::string::npos);
+    core.set_property("CPU", {{num_streams.name(), 3}, {hint::num_requests.name(), 2u}});
+    EXPECT_EQ(core.get_property("CPU", num_streams), 3);
+    EXPECT_EQ(core.get_property("CPU", hint::num_requests), 2u);
+    const std::vector<PropertyName> keys = core.get_property("CPU", supported_properties);
+    size_t rw = 0;
+    for (const auto& key : keys) rw += key.is_mutable();
+    // PERFORMANCE_HINT, NUM_STREAMS, INFERENCE_NUM_THREADS, PERFORMANCE_HINT_NUM_REQUESTS,
+    // PERF_COUNT, INFERENCE_PRECISION_HINT and DEVICE_ID, then the core's CACHE_DIR and
+    // ALLOW_FALLBACK.
+    EXPECT_EQ(rw, 9u);
+    // A compiled model's read-only keys refuse a set; PERF_COUNT may change.
+    CompiledModel compiled =
+        core.compile_model(mixed_layout_model(PartialShape{1, 3, 8, 8}), "CPU");
+    EXPECT_EQ(compiled.get_property(num_streams), 3);
+    EXPECT_THROW(compiled.set_property({{num_streams.name(), 1}}), InvalidArgument);
+    compiled.set_property({{enable_profiling.name(), true}});
+    EXPECT_TRUE(compiled.get_property(enable_profiling));
+}
+
 TEST(ExportImport, ImportedModelGivesTheSameResults) {
     auto model = mixed_layout_model(PartialShape{1, 3, 12, 12});
     Core core = make_core();
