@@ -88,19 +88,16 @@ void RunContext::CancelRegistration::reset() {
     m_id = 0;
 }
 
-RunContext::StageTimer::StageTimer(RunContext& context, PipelineStage stage, std::string exec_type)
-    : m_context(context),
-      m_stage(stage),
-      m_exec_type(std::move(exec_type)),
-      m_start(Clock::now()) {}
+RunContext::StageTimer::StageTimer(RunContext& context, PipelineStage stage, const char* exec_type)
+    : m_context(context), m_stage(stage), m_exec_type(exec_type), m_start(Clock::now()) {}
 
 RunContext::StageTimer::~StageTimer() {
     m_context.stage(m_stage,
                     std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - m_start),
-                    ProfilingInfo::Status::EXECUTED, std::move(m_exec_type));
+                    ProfilingInfo::Status::EXECUTED, m_exec_type);
 }
 
-RunContext::RunContext() : m_cancel_state(std::make_shared<detail::RunCancelState>()) {}
+RunContext::RunContext() = default;
 
 RunContext::~RunContext() = default;
 
@@ -111,13 +108,19 @@ void RunContext::throw_if_cancelled(const std::string& what) const {
 RunContext::CancelRegistration RunContext::on_cancel(std::function<void()> fn) {
     CancelRegistration registration;
     if (!fn) return registration;
+    std::shared_ptr<detail::RunCancelState> shared;
     {
-        detail::RunCancelState& state = *m_cancel_state;
+        std::lock_guard<std::mutex> lock(m_state_mutex);
+        if (!m_cancel_state) m_cancel_state = std::make_shared<detail::RunCancelState>();
+        shared = m_cancel_state;
+    }
+    {
+        detail::RunCancelState& state = *shared;
         std::lock_guard<std::mutex> lock(state.mutex);
         // Checked under the lock: cancel() sets the flag before it takes the lock to take the
         // list, so a function added here while the flag is clear is called by that cancel().
         if (!cancelled()) {
-            registration.m_state = m_cancel_state;
+            registration.m_state = shared;
             registration.m_id = state.next_id++;
             state.callbacks.push_back({registration.m_id, std::move(fn)});
             return registration;
@@ -129,7 +132,15 @@ RunContext::CancelRegistration RunContext::on_cancel(std::function<void()> fn) {
 
 void RunContext::cancel() {
     mark_cancelled();
-    detail::RunCancelState& state = *m_cancel_state;
+    std::shared_ptr<detail::RunCancelState> shared;
+    {
+        // An on_cancel that makes the state after this sees the flag and calls its function
+        // itself.
+        std::lock_guard<std::mutex> lock(m_state_mutex);
+        shared = m_cancel_state;
+    }
+    if (!shared) return;
+    detail::RunCancelState& state = *shared;
     std::unique_lock<std::mutex> lock(state.mutex);
     if (state.called) return;
     state.called = true;
@@ -155,11 +166,11 @@ void RunContext::cancel() {
 }
 
 void RunContext::stage(PipelineStage stage, std::chrono::microseconds time,
-                       ProfilingInfo::Status status, std::string exec_type) {
+                       ProfilingInfo::Status status, const char* exec_type) {
     StageRecord& record = m_stages[static_cast<size_t>(stage)];
     record.time += time;
     if (status > record.status) record.status = status;
-    record.exec_type = std::move(exec_type);
+    record.exec_type = exec_type ? exec_type : "";
 }
 
 void RunContext::op(ProfilingInfo row) {

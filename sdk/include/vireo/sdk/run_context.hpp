@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -88,7 +89,8 @@ class RunContext {
     /// Records the stage's time when destroyed (also when the stage throws).
     class StageTimer {
       public:
-        StageTimer(RunContext& context, PipelineStage stage, std::string exec_type);
+        /// `exec_type` must outlive the run (a string literal).
+        StageTimer(RunContext& context, PipelineStage stage, const char* exec_type);
         StageTimer(const StageTimer&) = delete;
         StageTimer& operator=(const StageTimer&) = delete;
         ~StageTimer();
@@ -96,7 +98,7 @@ class RunContext {
       private:
         RunContext& m_context;
         PipelineStage m_stage;
-        std::string m_exec_type;
+        const char* m_exec_type;
         Clock::time_point m_start;
     };
 
@@ -112,9 +114,11 @@ class RunContext {
 
     void stage(PipelineStage stage, std::chrono::microseconds time,
                ProfilingInfo::Status status = ProfilingInfo::Status::EXECUTED,
-               std::string exec_type = "host");
-    [[nodiscard]] StageTimer time_stage(PipelineStage stage, std::string exec_type = "host") {
-        return StageTimer(*this, stage, std::move(exec_type));
+               const char* exec_type = "host");
+    /// `exec_type` (here and in stage()): a string that outlives the run, such as a literal; the
+    /// sink keeps the pointer and copies it only when rows are asked for.
+    [[nodiscard]] StageTimer time_stage(PipelineStage stage, const char* exec_type = "host") {
+        return StageTimer(*this, stage, exec_type);
     }
     void op(ProfilingInfo row);
     /// The rows recorded so far: five stage rows, then the op rows.
@@ -133,14 +137,15 @@ class RunContext {
 
     std::atomic<bool> m_cancelled{false};
     // The on_cancel functions, shared with the registrations so that one outliving the run is
-    // harmless.
+    // harmless; made by the first on_cancel (most runs register none), under m_state_mutex.
+    std::mutex m_state_mutex;
     std::shared_ptr<detail::RunCancelState> m_cancel_state;
     // Stage rows are kept compact and named only in profiling_rows(): a run that never reports
     // its profile costs no string.
     struct StageRecord {
         ProfilingInfo::Status status = ProfilingInfo::Status::NOT_RUN;
         std::chrono::microseconds time{0};
-        std::string exec_type;
+        const char* exec_type = "";
     };
     StageRecord m_stages[kPipelineStageCount];
     std::vector<ProfilingInfo> m_ops;
