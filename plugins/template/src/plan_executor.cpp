@@ -18,6 +18,11 @@ PlanExecutor::~PlanExecutor() = default;
 
 void PlanExecutor::run(const std::function<bool()>& stop, std::vector<StepTiming>* timings,
                        const std::vector<std::shared_ptr<VariableState>>& states) {
+    // Held only while the run lasts: a body's run passes a temporary list.
+    struct Clear {
+        const std::vector<std::shared_ptr<VariableState>>*& states;
+        ~Clear() { states = nullptr; }
+    } clear{m_states};
     m_states = &states;
     PlanRunner::run(stop, timings);
 }

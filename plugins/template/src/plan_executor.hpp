@@ -42,7 +42,8 @@ class PlanExecutor : public reference::PlanRunner {
   private:
     Tensor read_value_source(const PlanStep& step, const std::vector<Tensor>& ins) const;
 
-    const std::vector<std::shared_ptr<VariableState>>* m_states = nullptr;  // the current run's
+    // The current run's states (null outside run(): the list may be a temporary).
+    const std::vector<std::shared_ptr<VariableState>>* m_states = nullptr;
     std::vector<std::unique_ptr<SubgraphRunner>> m_subgraphs;
 };
 
