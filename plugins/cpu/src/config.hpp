@@ -8,6 +8,7 @@
 
 #include "vireo/any.hpp"
 #include "vireo/properties.hpp"
+#include "vireo/sdk/execution_config.hpp"
 #include "vireo/sdk/property_table.hpp"
 
 namespace vireo::cpu_plugin {
@@ -21,27 +22,15 @@ inline constexpr const char* kDeviceName = "CPU";
 /// "0": one instance), SUPPORTED_PROPERTIES and AVAILABLE_DEVICES.
 std::unique_ptr<sdk::PropertyTable> make_property_table();
 
-/// The settings of one compile (the table's values resolved for a call). A value type.
-struct Config {
-    hint::PerformanceMode performance_mode = hint::PerformanceMode::LATENCY;
-    int32_t num_streams = 0;            ///< 0: from the performance hint
-    int32_t inference_num_threads = 0;  ///< threads per stream; 0: the cores divided among streams
-    uint32_t num_requests = 0;          ///< hint::num_requests; 0: no limit
-    bool enable_profiling = false;
-    std::string device_id;  ///< the instance: "" (the plugin has one)
+/// The settings of one compile (the table's values resolved for a call): the SDK's common
+/// execution settings and the precision. A value type.
+struct Config : sdk::ExecutionConfig {
     /// hint::inference_precision: f32, or bf16 (convolutions and MatMuls with constant weights
     /// compute in bf16 where the CPU has AVX-512 BF16; see resolved_precision()).
     element::Type inference_precision = element::f32;
-    AnyMap values;  ///< every read-write value, by key (what an exported blob stores)
 
     static Config from(const sdk::PropertyValues& values);
 
-    /// Streams: num_streams, else 1 for LATENCY and one per core for THROUGHPUT (capped by
-    /// num_requests when set).
-    int resolved_streams() const;
-    /// Threads per stream as reported: inference_num_threads, else the cores divided among the
-    /// streams.
-    int resolved_threads_per_stream() const;
     /// The OpenMP team each stream's inference really uses: resolved_threads_per_stream(), but
     /// never more than the cores divided among the streams, so streams x threads <= cores
     /// (oneDNN's OpenMP teams run several times slower when they oversubscribe the cores).
@@ -50,8 +39,5 @@ struct Config {
     /// (bf16 needs AVX-512 BF16), else f32.
     element::Type resolved_precision() const;
 };
-
-/// Cores this process may run on (>= 1).
-int available_cores();
 
 }  // namespace vireo::cpu_plugin

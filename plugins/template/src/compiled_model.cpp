@@ -32,27 +32,17 @@ CompiledModel::CompiledModel(std::shared_ptr<Model> model,
       m_weights(std::move(weights)),
       m_profiling(config.enable_profiling),
       m_step_stats(new StepStats[m_plan->steps().size()]) {
-    auto fixed = [](Any value) { return [value](const std::string&) { return value; }; };
-    const Config& c = m_config;
-    m_properties = std::make_unique<sdk::PropertyTable>(
-        kDeviceName,
-        std::vector<sdk::PropertySpec>{
-            sdk::common::optimal_number_of_infer_requests(
-                [this] { return static_cast<uint32_t>(m_config.resolved_streams()); }),
-            sdk::ro(model_name.name(), fixed(m_model->get_name())),
-            sdk::ro(execution_devices.name(), fixed(std::vector<std::string>{kDeviceName})),
-            sdk::ro(vireo::loaded_from_cache.name(), fixed(m_loaded_from_cache)),
-            sdk::ro(num_streams.name(), fixed(static_cast<int32_t>(c.resolved_streams()))),
-            sdk::ro(hint::performance_mode.name(), fixed(c.performance_mode)),
-            sdk::ro(inference_num_threads.name(),
-                    fixed(static_cast<int32_t>(c.resolved_threads_per_stream()))),
-            sdk::ro(hint::num_requests.name(), fixed(c.num_requests)),
-            sdk::ro(device::id.name(), fixed(std::string("0"))),
-            sdk::ro(arena_allocations.name(),
-                    [this](const std::string&) { return Any(m_allocations.load()); }),
-            sdk::ro(arena_bytes.name(), fixed(static_cast<uint64_t>(m_plan->arena_bytes()))),
-            sdk::common::profiling(c.enable_profiling, sdk::PropertyScope::kCompiledModel)},
-        /*plugin_table=*/false);
+    auto specs = sdk::common::compiled_model_keys(m_config, m_model->get_name(), kDeviceName,
+                                                  m_loaded_from_cache);
+    specs.push_back(sdk::ro(arena_allocations.name(),
+                            [this](const std::string&) { return Any(m_allocations.load()); }));
+    const auto bytes = static_cast<uint64_t>(m_plan->arena_bytes());
+    specs.push_back(
+        sdk::ro(arena_bytes.name(), [bytes](const std::string&) { return Any(bytes); }));
+    specs.push_back(
+        sdk::common::profiling(m_config.enable_profiling, sdk::PropertyScope::kCompiledModel));
+    m_properties = std::make_unique<sdk::PropertyTable>(kDeviceName, std::move(specs),
+                                                        /*plugin_table=*/false);
 }
 
 CompiledModel::~CompiledModel() = default;

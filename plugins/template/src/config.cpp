@@ -1,24 +1,7 @@
-// Implements the TEMPLATE plugin's property table and Config.
+// Implements the TEMPLATE plugin's property table.
 #include "config.hpp"
 
-#include <sched.h>
-
-#include <algorithm>
-#include <thread>
-
-#include "vireo/sdk/cpu_streams_executor.hpp"
-
 namespace vireo::template_plugin {
-
-int available_cores() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-        const int n = CPU_COUNT(&set);
-        if (n > 0) return n;
-    }
-    return std::max(1u, std::thread::hardware_concurrency());
-}
 
 std::unique_ptr<sdk::PropertyTable> make_property_table() {
     namespace cap = device::capability;
@@ -32,31 +15,6 @@ std::unique_ptr<sdk::PropertyTable> make_property_table() {
             sdk::common::performance_hint(), sdk::common::num_streams(),
             sdk::common::inference_num_threads(), sdk::common::hint_num_requests(),
             sdk::common::profiling()});
-}
-
-Config Config::from(const sdk::PropertyValues& v) {
-    Config c;
-    c.performance_mode = v.get(hint::performance_mode);
-    c.num_streams = v.get(vireo::num_streams);
-    c.inference_num_threads = v.get(vireo::inference_num_threads);
-    c.num_requests = v.get(hint::num_requests);
-    c.enable_profiling = v.get(vireo::enable_profiling);
-    c.values = v.map();
-    return c;
-}
-
-int Config::resolved_streams() const {
-    if (num_streams > 0) return num_streams;
-    int streams = performance_mode == hint::PerformanceMode::LATENCY
-                      ? 1
-                      : std::min(available_cores(), sdk::kMaxStreams);
-    if (num_requests > 0) streams = std::min<int>(streams, static_cast<int>(num_requests));
-    return std::max(1, streams);
-}
-
-int Config::resolved_threads_per_stream() const {
-    if (inference_num_threads > 0) return inference_num_threads;
-    return std::max(1, available_cores() / resolved_streams());
 }
 
 }  // namespace vireo::template_plugin

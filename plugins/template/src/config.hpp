@@ -1,5 +1,4 @@
-// Declares Config: the TEMPLATE plugin's property table and the typed settings one compile
-// resolves to (the stream/thread counts they give).
+// Declares the TEMPLATE plugin's property table and its Config (the SDK's ExecutionConfig).
 #pragma once
 
 #include <cstdint>
@@ -7,6 +6,7 @@
 #include <string>
 
 #include "vireo/properties.hpp"
+#include "vireo/sdk/execution_config.hpp"
 #include "vireo/sdk/property_table.hpp"
 
 namespace vireo::template_plugin {
@@ -24,25 +24,8 @@ inline constexpr Property<uint64_t, PropertyMutability::RO> arena_bytes{"TEMPLAT
 /// the read-only device keys; one instance.
 std::unique_ptr<sdk::PropertyTable> make_property_table();
 
-/// The settings a compiled model runs with, read from resolved table values. A value type.
-struct Config {
-    hint::PerformanceMode performance_mode = hint::PerformanceMode::LATENCY;
-    int32_t num_streams = 0;            ///< 0: from the performance hint
-    int32_t inference_num_threads = 0;  ///< threads per stream; 0: the cores divided among streams
-    uint32_t num_requests = 0;          ///< hint::num_requests; 0: no limit
-    bool enable_profiling = false;
-    AnyMap values;  ///< every read-write value, for an exported blob
-
-    static Config from(const sdk::PropertyValues& values);
-
-    /// Streams the compiled model runs: num_streams, else 1 for LATENCY or one per core for
-    /// THROUGHPUT (capped by num_requests when set).
-    int resolved_streams() const;
-    /// Threads per stream: inference_num_threads, else the cores divided among the streams (>= 1).
-    int resolved_threads_per_stream() const;
-};
-
-/// Cores available to the process (>= 1).
-int available_cores();
+/// The settings a compiled model runs with: the SDK's common execution settings (TEMPLATE has
+/// no others).
+using Config = sdk::ExecutionConfig;
 
 }  // namespace vireo::template_plugin

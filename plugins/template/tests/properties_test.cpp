@@ -109,7 +109,7 @@ TEST(TemplateCompiledModelProperties, StreamsFollowTheHint) {
     EXPECT_EQ(latency.get_property(num_streams), 1);
     CompiledModel throughput = core.compile_model(
         golden("tiny"), "TEMPLATE", {hint::performance_mode(hint::PerformanceMode::THROUGHPUT)});
-    const auto cores = static_cast<uint32_t>(template_plugin::available_cores());
+    const auto cores = static_cast<uint32_t>(sdk::available_cores());
     EXPECT_EQ(throughput.get_property(optimal_number_of_infer_requests), cores);
     CompiledModel explicit_streams =
         core.compile_model(golden("tiny"), "TEMPLATE", {num_streams(3)});
