@@ -144,15 +144,26 @@ TEST(Multi, CancelWhileWaitingForAFreeWorker) {
         core.compile_model(small_model(), "MULTI:MOCK_REMOTE.0,MOCK_REMOTE.1", props);
     ASSERT_EQ(compiled.get_property(optimal_number_of_infer_requests), 2u);
     std::vector<InferRequest> requests;
-    for (int r = 0; r < 3; ++r) {
+    auto start = [&](int r) {
         requests.push_back(compiled.create_infer_request());
         requests.back().set_input_tensor(make_input(static_cast<float>(r)));
         requests.back().start_async();
-    }
-    for (auto& r : requests) EXPECT_FALSE(r.wait_for(std::chrono::milliseconds(50)));
-    for (auto& r : requests) r.cancel();
-    for (auto& r : requests) error_of([&] { r.wait(); }, ErrorKind::kCancelled);
-    EXPECT_EQ(jobs_cancelled(core, "MOCK_REMOTE.0") + jobs_cancelled(core, "MOCK_REMOTE.1"), 2u);
+        EXPECT_FALSE(requests.back().wait_for(std::chrono::milliseconds(50)));
+    };
+    start(0);
+    start(1);  // both workers now hold a hung job
+    start(2);  // waits for a worker
+    // The waiting request first: cancelling a hung one first frees its worker, which the waiting
+    // request could take before its own cancel arrives (the order the test used to cancel in).
+    requests[2].cancel();
+    error_of([&] { requests[2].wait(); }, ErrorKind::kCancelled);
+    const auto cancelled = [&] {
+        return jobs_cancelled(core, "MOCK_REMOTE.0") + jobs_cancelled(core, "MOCK_REMOTE.1");
+    };
+    EXPECT_EQ(cancelled(), 0u);  // it never reached a device
+    for (int r : {0, 1}) requests[r].cancel();
+    for (int r : {0, 1}) error_of([&] { requests[r].wait(); }, ErrorKind::kCancelled);
+    EXPECT_EQ(cancelled(), 2u);
 }
 
 }  // namespace
