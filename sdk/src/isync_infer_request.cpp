@@ -135,6 +135,20 @@ Tensor ISyncInferRequest::create_port_tensor(const Output& port, bool /*is_input
     return shape.is_static() ? Tensor(type, shape.to_shape()) : Tensor(type, Shape{0});
 }
 
+Tensor ISyncInferRequest::smallest_port_tensor(const Output& port) {
+    const auto& type = port.get_element_type();
+    if (type.is_dynamic()) return Tensor();
+    const PartialShape& ps = port.get_partial_shape();
+    if (ps.is_static()) return Tensor(type, ps.to_shape());
+    Shape shape;
+    if (ps.rank_is_static()) {
+        for (const auto& d : ps) shape.push_back(static_cast<size_t>(d.get_min_length()));
+    } else {
+        shape = Shape{0};
+    }
+    return Tensor(type, shape);
+}
+
 Tensor& ISyncInferRequest::input_tensor(size_t index) const {
     Tensor& slot = m_input_tensors.at(index);
     if (!slot) slot = create_port_tensor(get_inputs()[index], true);

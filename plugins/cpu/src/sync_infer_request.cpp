@@ -22,16 +22,7 @@ InferRequest::InferRequest(const std::shared_ptr<const CompiledModel>& compiled_
 InferRequest::~InferRequest() = default;
 
 Tensor InferRequest::create_port_tensor(const Output& port, bool /*is_input*/) const {
-    const PartialShape& ps = port.get_partial_shape();
-    if (port.get_element_type().is_dynamic()) return Tensor();
-    if (ps.is_static()) return Tensor(port.get_element_type(), ps.to_shape());
-    Shape shape;
-    if (ps.rank_is_static()) {
-        for (const auto& d : ps) shape.push_back(static_cast<size_t>(d.get_min_length()));
-    } else {
-        shape = Shape{0};
-    }
-    return Tensor(port.get_element_type(), shape);
+    return smallest_port_tensor(port);
 }
 
 void InferRequest::infer(sdk::RunContext& run) {

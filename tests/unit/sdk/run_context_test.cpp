@@ -245,5 +245,21 @@ TEST(LazyPortTensors, CreatedOnFirstUseOncePerPortAndNeverForPortsSetFirst) {
     EXPECT_EQ(other->get_tensor(compiled->outputs()[0]), mine_out);
 }
 
+TEST(LazyPortTensors, SmallestPortTensorFitsEachKindOfPort) {
+    auto port = [](const PartialShape& shape, element::Type type = element::f32) {
+        return op::parameter(type, shape, "p")->output(0);
+    };
+    Tensor bounded = TestSyncRequest::smallest_port_tensor(
+        port(PartialShape{Dimension(2, 5), Dimension(), Dimension(3)}));
+    EXPECT_EQ(bounded.get_shape(), (Shape{2, 0, 3}));
+    EXPECT_EQ(bounded.get_element_type(), element::f32);
+    EXPECT_EQ(TestSyncRequest::smallest_port_tensor(port(PartialShape::dynamic())).get_shape(),
+              (Shape{0}));
+    EXPECT_EQ(
+        TestSyncRequest::smallest_port_tensor(port(PartialShape{4, 2}, element::i8)).get_shape(),
+        (Shape{4, 2}));
+    EXPECT_FALSE(TestSyncRequest::smallest_port_tensor(port(PartialShape{1}, element::dynamic)));
+}
+
 }  // namespace
 }  // namespace vireo::sdk::test

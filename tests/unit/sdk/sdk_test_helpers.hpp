@@ -115,6 +115,7 @@ class TestSyncRequest : public ISyncInferRequest {
     using ISyncInferRequest::ISyncInferRequest;
     using ISyncInferRequest::m_batched_tensors;
     using ISyncInferRequest::output_tensor;
+    using ISyncInferRequest::smallest_port_tensor;
 
     void infer(RunContext& /*run*/) override {
         infer_thread = std::this_thread::get_id();

@@ -124,6 +124,10 @@ class ISyncInferRequest {
     /// The tensor a port gets when nothing was set for it (see the class comment). Called at
     /// most once per port unless it returns an empty handle; must not call the slot accessors.
     virtual Tensor create_port_tensor(const Output& port, bool is_input) const;
+    /// A host tensor of the port's type in the smallest shape it allows (each dimension's lower
+    /// bound; {0} for a dynamic rank), so that it already fits the port; an empty handle for a
+    /// dynamic element type. What TEMPLATE and CPU give a dynamic port.
+    static Tensor smallest_port_tensor(const Output& port);
 
     std::map<size_t, std::vector<Tensor>> m_batched_tensors;  // input index -> tensors
 
