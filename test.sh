@@ -56,7 +56,9 @@ case "$mode" in
   default)
     ./scripts/install_deps.sh
     ./scripts/check_tree.sh  # formatting and layering, before spending time on a build
-    configure_and_build build -DCMAKE_BUILD_TYPE=Release
+    # Unity builds of the test executables (cmake/VireoUnityBuild.cmake): the same tests, fewer
+    # compiler runs; also the early check that no two files of one test target clash.
+    configure_and_build build -DCMAKE_BUILD_TYPE=Release -DVIREO_UNITY_BUILD=ON
     (cd build && ctest --output-on-failure -j "$jobs")
     if [[ -x scripts/out_of_tree_check.sh ]]; then
       ./scripts/out_of_tree_check.sh build
@@ -64,10 +66,12 @@ case "$mode" in
     ;;
   --sanitize)
     ./scripts/install_deps.sh
-    # One build per sanitizer, at -O1 (quicker to build than -O2; the usual level for sanitizers).
+    # One build per sanitizer, at -O1 (quicker to build than -O2; the usual level for sanitizers),
+    # line tables only (-g1, cmake/VireoCompilerFlags.cmake) and unity builds of the test
+    # executables (cmake/VireoUnityBuild.cmake): every test is still built and run.
     # Each phase prints its time; docs/reliability.md records the figures and the CI budget.
     sanitize_flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1"
-                    -DVIREO_BUILD_BENCHMARKS=OFF)
+                    -DVIREO_BUILD_BENCHMARKS=OFF -DVIREO_UNITY_BUILD=ON)
     # ASan + UBSan (LeakSanitizer included) over the whole suite; no benchmarks.
     start=$SECONDS
     configure_and_build build-asan "${sanitize_flags[@]}" -DVIREO_SANITIZE=address,undefined

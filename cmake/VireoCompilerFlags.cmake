@@ -15,7 +15,10 @@ if(VIREO_SANITIZE)
       message(FATAL_ERROR "VIREO_SANITIZE: unknown sanitizer '${_s}' (use address, undefined, thread or leak)")
     endif()
   endforeach()
-  add_compile_options(-fsanitize=${VIREO_SANITIZE} -fno-omit-frame-pointer -g)
+  # -g1 (line tables, no variable or type info) is all a sanitizer report needs: its stack
+  # frames, inlined ones included, still name function, file and line. Full -g cost ~25% more
+  # compile time per object under ASan+UBSan (GCC 12) and larger objects to link.
+  add_compile_options(-fsanitize=${VIREO_SANITIZE} -fno-omit-frame-pointer -g1)
   add_link_options(-fsanitize=${VIREO_SANITIZE})
   if(VIREO_SANITIZE MATCHES "undefined")
     add_compile_options(-fno-sanitize-recover=undefined)
