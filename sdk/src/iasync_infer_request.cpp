@@ -245,7 +245,9 @@ void IAsyncInferRequest::infer() {
     }
     std::exception_ptr error;
     for (size_t stage = 0; stage < m_sync_pipeline.size(); ++stage) {
-        const auto& [executor, task] = m_sync_pipeline[stage];
+        // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+        const Stage& current = m_sync_pipeline[stage];
+        const auto& executor = current.executor;
         if (run->context.cancelled()) break;
         const bool tracing = trace::enabled();
         const auto begin =
@@ -253,9 +255,9 @@ void IAsyncInferRequest::infer() {
         try {
             RunContext& context = run->context;
             if (!executor || dynamic_cast<ImmediateExecutor*>(executor.get()))
-                task(context);
+                current.task(context);
             else
-                executor->run_and_wait({[&task, &context] { task(context); }});
+                executor->run_and_wait({[&current, &context] { current.task(context); }});
         } catch (...) {
             error = std::current_exception();
         }
