@@ -161,6 +161,16 @@ Tensor& ISyncInferRequest::output_tensor(size_t index) const {
     return slot;
 }
 
+const std::vector<Tensor>& ISyncInferRequest::input_tensors() const {
+    for (size_t i = 0; i < m_input_tensors.size(); ++i) input_tensor(i);
+    return m_input_tensors;
+}
+
+std::vector<Tensor>& ISyncInferRequest::output_tensors() const {
+    for (size_t i = 0; i < m_output_tensors.size(); ++i) output_tensor(i);
+    return m_output_tensors;
+}
+
 std::vector<ProfilingInfo> ISyncInferRequest::get_profiling_info() const {
     if (m_last_run) return m_last_run->profiling_rows();
     return RunContext().profiling_rows();

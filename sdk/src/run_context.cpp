@@ -177,6 +177,10 @@ void RunContext::op(ProfilingInfo row) {
     m_ops.push_back(std::move(row));
 }
 
+void RunContext::op_rows(RowSource source) {
+    if (source) m_row_sources.push_back(std::move(source));
+}
+
 std::vector<ProfilingInfo> RunContext::profiling_rows() const {
     std::vector<ProfilingInfo> rows;
     rows.reserve(kPipelineStageCount + m_ops.size());
@@ -190,6 +194,7 @@ std::vector<ProfilingInfo> RunContext::profiling_rows() const {
         rows.push_back(std::move(row));
     }
     rows.insert(rows.end(), m_ops.begin(), m_ops.end());
+    for (const auto& source : m_row_sources) source(rows);
     return rows;
 }
 

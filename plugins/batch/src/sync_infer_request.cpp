@@ -14,15 +14,14 @@ void SyncInferRequest::infer(sdk::RunContext& run) {
     run.throw_if_cancelled("BATCH");
     convert_batched_tensors();
     BatchJob job;
-    for (size_t i = 0; i < get_inputs().size(); ++i) job.inputs.push_back(input_tensor(i));
-    for (size_t i = 0; i < get_outputs().size(); ++i) job.outputs.push_back(output_tensor(i));
+    job.inputs = input_tensors();
+    job.outputs = output_tensors();
     {
         // A cancel wakes the batcher, which then sees run.cancelled().
         auto wake = run.on_cancel([this] { m_batcher->wake(); });
         m_batcher->run(job, run);
     }
-    // The same handles, or copies of a dynamic output.
-    for (size_t i = 0; i < job.outputs.size(); ++i) output_tensor(i) = job.outputs[i];
+    output_tensors() = job.outputs;  // the same handles, or copies of a dynamic output
     m_profiling = std::move(job.profiling);
 }
 

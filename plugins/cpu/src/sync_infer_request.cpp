@@ -31,13 +31,9 @@ void InferRequest::infer(sdk::RunContext& run) {
     {
         auto timer = run.time_stage(PipelineStage::kInputPreprocessing);
         convert_batched_tensors();  // set_tensors(): one input tensor of the whole batch
-        m_inputs.resize(get_inputs().size());
-        for (size_t i = 0; i < m_inputs.size(); ++i) m_inputs[i] = input_tensor(i);
-        m_outputs.resize(get_outputs().size());
-        for (size_t i = 0; i < m_outputs.size(); ++i) m_outputs[i] = output_tensor(i);
         if (m_model->specializable()) {
             std::vector<Shape> shapes;
-            for (const auto& t : m_inputs) shapes.push_back(t.get_shape());
+            for (const auto& t : input_tensors()) shapes.push_back(t.get_shape());
             auto it = m_specialized.find(shapes);
             if (it == m_specialized.end()) {
                 if (m_specialized.size() >= CompiledModel::kSpecializations) m_specialized.clear();
@@ -53,49 +49,41 @@ void InferRequest::infer(sdk::RunContext& run) {
     // Host memory is the device's memory: there is nothing to transfer.
     run.stage(PipelineStage::kInputTransfer, {}, Status::OPTIMIZED_OUT);
     // One row per step (the steps a cancel or an error kept from running: not run), then the ops
-    // that became views of their input (nothing ran for them).
-    auto record_rows = [&] {
-        const Graph& graph = *executor->graph();
-        for (size_t s = 0; s < graph.steps.size(); ++s) {
-            ProfilingInfo row;
-            row.node_name = graph.steps[s].name;
-            row.node_type = graph.steps[s].type;
-            row.exec_type = graph.steps[s].exec_type;
-            if (s < m_step_timings.size() && m_step_timings[s].executed) {
-                row.status = Status::EXECUTED;
-                row.real_time = row.cpu_time = m_step_timings[s].real;
+    // that became views of their input (nothing ran for them); built when asked for. The
+    // timings are the request's, which stay those of its last run.
+    if (profiled)
+        run.op_rows([graph = executor->graph(),
+                     timings = &m_step_timings](std::vector<ProfilingInfo>& rows) {
+            for (size_t s = 0; s < graph->steps.size(); ++s) {
+                ProfilingInfo row;
+                row.node_name = graph->steps[s].name;
+                row.node_type = graph->steps[s].type;
+                row.exec_type = graph->steps[s].exec_type;
+                if (s < timings->size() && (*timings)[s].executed) {
+                    row.status = Status::EXECUTED;
+                    row.real_time = row.cpu_time = (*timings)[s].real;
+                }
+                rows.push_back(std::move(row));
             }
-            run.op(std::move(row));
-        }
-        for (const auto& node : graph.views) {
-            ProfilingInfo row;
-            row.node_name = node->get_friendly_name();
-            row.node_type = node->get_type_name();
-            row.exec_type = "view";
-            row.status = Status::OPTIMIZED_OUT;
-            run.op(std::move(row));
-        }
-    };
+            for (const auto& node : graph->views) {
+                ProfilingInfo row;
+                row.node_name = node->get_friendly_name();
+                row.node_type = node->get_type_name();
+                row.exec_type = "view";
+                row.status = Status::OPTIMIZED_OUT;
+                rows.push_back(std::move(row));
+            }
+        });
     {
         auto timer = run.time_stage(PipelineStage::kExecution);
-        try {
-            executor->run(
-                m_inputs, [&run] { return run.cancelled(); }, profiled ? &m_step_timings : nullptr,
-                m_states);
-        } catch (...) {
-            if (profiled) record_rows();
-            throw;
-        }
+        executor->run(
+            input_tensors(), [&run] { return run.cancelled(); },
+            profiled ? &m_step_timings : nullptr, m_states);
     }
     run.stage(PipelineStage::kOutputTransfer, {}, Status::OPTIMIZED_OUT);
-    if (profiled) {
-        if (executor == &m_executor) m_model->record_step_times(m_step_timings);
-        record_rows();
-    }
+    if (profiled && executor == &m_executor) m_model->record_step_times(m_step_timings);
     auto timer = run.time_stage(PipelineStage::kOutputPostprocessing);
-    executor->finish(m_outputs, m_states);
-    // A dynamic output's tensor may have been replaced or resized: keep the request's slot.
-    for (size_t i = 0; i < m_outputs.size(); ++i) output_tensor(i) = m_outputs[i];
+    executor->finish(output_tensors(), m_states);  // may replace a dynamic output's tensor
 }
 
 std::vector<std::shared_ptr<sdk::IVariableState>> InferRequest::query_state() const {

@@ -47,8 +47,6 @@ class InferRequest : public sdk::ISyncInferRequest {
     // static graph for those shapes, m_executor runs them.
     std::map<std::vector<Shape>, std::unique_ptr<GraphExecutor>> m_specialized;
     std::vector<std::shared_ptr<VariableState>> m_states;
-    std::vector<Tensor> m_inputs;  // the input tensors of a run, reused
-    std::vector<Tensor> m_outputs;
     std::vector<StepTiming> m_step_timings;
 };
 

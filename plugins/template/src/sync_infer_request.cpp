@@ -47,18 +47,12 @@ void InferRequest::infer_preprocess(sdk::RunContext& run) {
 
 void InferRequest::start_pipeline(sdk::RunContext& run) {
     const bool profiled = m_model->profiling_enabled();
+    // Rows built when asked for, also for a run a cancel or an error ends.
+    if (profiled) reference::record_step_rows(run, m_model->plan(), &m_step_timings, "ref");
     auto timer = run.time_stage(PipelineStage::kExecution);
-    try {
-        m_executor.run([&run] { return run.cancelled(); }, profiled ? &m_step_timings : nullptr,
-                       m_states);
-    } catch (...) {
-        // The steps that ran before a cancel or an error are reported too.
-        if (profiled) reference::record_step_rows(run, *m_model->plan(), m_step_timings, "ref");
-        throw;
-    }
-    if (!profiled) return;
-    m_model->record_step_times(m_step_timings);
-    reference::record_step_rows(run, *m_model->plan(), m_step_timings, "ref");
+    m_executor.run([&run] { return run.cancelled(); }, profiled ? &m_step_timings : nullptr,
+                   m_states);
+    if (profiled) m_model->record_step_times(m_step_timings);
 }
 
 void InferRequest::wait_pipeline(sdk::RunContext& run) {

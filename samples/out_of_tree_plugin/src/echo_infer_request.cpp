@@ -25,18 +25,13 @@ void InferRequest::infer(sdk::RunContext& run) {
         for (size_t i = 0; i < get_outputs().size(); ++i) m_runner.bind_output(i, output_tensor(i));
     }
     run.stage(PipelineStage::kInputTransfer, {}, ProfilingInfo::Status::OPTIMIZED_OUT);
+    // One row per op, built when asked for (also for a run a cancel or an error ends).
+    if (perf_count) reference::record_step_rows(run, m_compiled->plan(), &m_timings, "ref");
     {
         auto timer = run.time_stage(PipelineStage::kExecution, "ref");
-        try {
-            m_runner.run([&run] { return run.cancelled(); }, perf_count ? &m_timings : nullptr);
-        } catch (...) {
-            // The steps that ran before a cancel or an error are reported too.
-            if (perf_count) reference::record_step_rows(run, *m_compiled->plan(), m_timings, "ref");
-            throw;
-        }
+        m_runner.run([&run] { return run.cancelled(); }, perf_count ? &m_timings : nullptr);
     }
     run.stage(PipelineStage::kOutputTransfer, {}, ProfilingInfo::Status::OPTIMIZED_OUT);
-    if (perf_count) reference::record_step_rows(run, *m_compiled->plan(), m_timings, "ref");
     // Outputs: written into the request's output tensors (a user's buffer, or the request's own
     // tensor, which is resized for a dynamic output) unless the run wrote them in place.
     auto timer = run.time_stage(PipelineStage::kOutputPostprocessing);

@@ -189,21 +189,23 @@ void PlanRunner::bind_output(size_t index, const Tensor& tensor) {
     m_outputs.at(index) = tensor;
 }
 
-void record_step_rows(sdk::RunContext& run, const GraphPlan& plan,
-                      const std::vector<StepTiming>& timings, const std::string& exec_type) {
-    const auto& steps = plan.steps();
-    for (size_t s = 0; s < steps.size(); ++s) {
-        ProfilingInfo row;
-        row.node_name = steps[s].node->get_friendly_name();
-        row.node_type = steps[s].node->get_type_name();
-        row.exec_type = exec_type;
-        if (s < timings.size() && timings[s].executed) {
-            row.status = ProfilingInfo::Status::EXECUTED;
-            row.real_time = timings[s].real;
-            row.cpu_time = timings[s].cpu;
+void record_step_rows(sdk::RunContext& run, std::shared_ptr<const GraphPlan> plan,
+                      const std::vector<StepTiming>* timings, const char* exec_type) {
+    run.op_rows([plan = std::move(plan), timings, exec_type](std::vector<ProfilingInfo>& rows) {
+        const auto& steps = plan->steps();
+        for (size_t s = 0; s < steps.size(); ++s) {
+            ProfilingInfo row;
+            row.node_name = steps[s].node->get_friendly_name();
+            row.node_type = steps[s].node->get_type_name();
+            row.exec_type = exec_type;
+            if (s < timings->size() && (*timings)[s].executed) {
+                row.status = ProfilingInfo::Status::EXECUTED;
+                row.real_time = (*timings)[s].real;
+                row.cpu_time = (*timings)[s].cpu;
+            }
+            rows.push_back(std::move(row));
         }
-        run.op(std::move(row));
-    }
+    });
 }
 
 void PlanRunner::run(const std::function<bool()>& stop, std::vector<StepTiming>* timings) {

@@ -147,6 +147,26 @@ TEST(RunContext, ProfilingSinkGivesFiveStageRowsInOrderThenOpRows) {
     EXPECT_EQ(rows[5].real_time, 3us);
 }
 
+TEST(RunContext, RowSourcesRunOnlyWhenRowsAreAskedForAfterTheOpRows) {
+    RunContext run;
+    int built = 0;
+    run.op_rows([&](std::vector<ProfilingInfo>& rows) {
+        ++built;
+        ProfilingInfo row;
+        row.node_name = "late";
+        rows.push_back(row);
+    });
+    ProfilingInfo early;
+    early.node_name = "early";
+    run.op(early);
+    EXPECT_EQ(built, 0);  // nothing built on the inference path
+    const auto rows = run.profiling_rows();
+    EXPECT_EQ(built, 1);
+    ASSERT_EQ(rows.size(), 7u);
+    EXPECT_EQ(rows[5].node_name, "early");
+    EXPECT_EQ(rows[6].node_name, "late");
+}
+
 TEST(RunContext, AStageTimerRecordsItsStageAlsoWhenTheStageThrows) {
     RunContext run;
     try {

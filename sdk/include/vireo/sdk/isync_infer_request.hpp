@@ -121,6 +121,10 @@ class ISyncInferRequest {
     /// Input / output `index`'s slot, created by create_port_tensor() if still empty.
     Tensor& input_tensor(size_t index) const;
     Tensor& output_tensor(size_t index) const;
+    /// Every input's / output's slot in port order, empty ones created first (for a plugin whose
+    /// executor takes the whole list).
+    const std::vector<Tensor>& input_tensors() const;
+    std::vector<Tensor>& output_tensors() const;
     /// The tensor a port gets when nothing was set for it (see the class comment). Called at
     /// most once per port unless it returns an empty handle; must not call the slot accessors.
     virtual Tensor create_port_tensor(const Output& port, bool is_input) const;

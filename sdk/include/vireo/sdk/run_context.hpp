@@ -57,7 +57,8 @@ const char* pipeline_stage_name(PipelineStage stage);
 ///   stage adds its time); time_stage(s) returns a timer that records on destruction (an error
 ///   included). Stages never recorded are reported NOT_RUN;
 /// - op(row): a per-op row, in the order recorded (a plugin records them when its
-///   `ENABLE_PROFILING` is on).
+///   `ENABLE_PROFILING` is on); op_rows(source): rows built only when asked for, after the op()
+///   rows — nothing per op is formatted on the inference path (reference::record_step_rows).
 /// When the run ends, ISyncInferRequest's default get_profiling_info() returns the five stage
 /// rows (in the order above) followed by the op rows of that run. A plugin that overrides
 /// get_profiling_info() may ignore the sink.
@@ -121,6 +122,11 @@ class RunContext {
         return StageTimer(*this, stage, exec_type);
     }
     void op(ProfilingInfo row);
+    /// Appends its rows when profiling_rows() is called (after the run, when the user asks).
+    /// What it reads must outlive the context: capture shared pointers, or members of the sync
+    /// request (the request keeps its last run's context, so they stay those of that run).
+    using RowSource = std::function<void(std::vector<ProfilingInfo>& rows)>;
+    void op_rows(RowSource source);
     /// The rows recorded so far: five stage rows, then the op rows.
     std::vector<ProfilingInfo> profiling_rows() const;
 
@@ -149,6 +155,7 @@ class RunContext {
     };
     StageRecord m_stages[kPipelineStageCount];
     std::vector<ProfilingInfo> m_ops;
+    std::vector<RowSource> m_row_sources;
 };
 
 }  // namespace vireo::sdk

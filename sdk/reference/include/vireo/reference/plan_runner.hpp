@@ -53,11 +53,13 @@ void run_steps(const GraphPlan& plan, std::vector<Tensor>& values, const StepCal
                const std::function<bool()>& stop, std::vector<StepTiming>* timings,
                size_t* executed = nullptr, StepScratch* scratch = nullptr);
 
-/// Records one op row per step of `plan` in the run's profiling sink: the node's friendly name
-/// and type, `exec_type`, the step's wall and CPU time, NOT_RUN for a step the run did not reach.
-/// `timings` as run_steps() fills it.
-void record_step_rows(sdk::RunContext& run, const GraphPlan& plan,
-                      const std::vector<StepTiming>& timings, const std::string& exec_type);
+/// Registers with the run's profiling sink one op row per step of `plan` (RunContext::op_rows:
+/// built only when the rows are asked for): the node's friendly name and type, `exec_type` (a
+/// literal), the step's wall and CPU time, NOT_RUN for a step the run did not reach. `timings`
+/// is read then: pass the request's own vector that run_steps() fills (it outlives the run's
+/// context). Register before the run, so a cancelled or failed run reports its steps too.
+void record_step_rows(sdk::RunContext& run, std::shared_ptr<const GraphPlan> plan,
+                      const std::vector<StepTiming>* timings, const char* exec_type);
 
 /// Runs a GraphPlan (built with plan_memory) for one request on host memory.
 ///
