@@ -8,7 +8,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libonnx-dev libprotobuf-dev libonnx-testdata
   libdnnl-dev
+  ocl-icd-opencl-dev  # oneDNN's CMake config needs OpenCL; libdnnl-dev only recommends it
   pybind11-dev python3-dev python3-numpy python3-pytest
+  file dpkg-dev  # CPack's DEB generator (file) and dpkg-shlibdeps (out_of_tree_check.sh)
   clang-format  # Debian 12's is version 14: scripts/check_tree.sh checks the formatting with it
 )
 if [[ "${1:-}" == "--fuzz" ]]; then
