@@ -7,8 +7,8 @@
 #include "blob_format.hpp"
 #include "compiled_model.hpp"
 #include "execution_plan.hpp"
-#include "transformations.hpp"
 #include "vireo/ir.hpp"
+#include "vireo/reference/constant_folding.hpp"
 #include "vireo/reference/kernel.hpp"
 #include "vireo/sdk/executor_manager.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
@@ -50,7 +50,7 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
     if (!model) throw_error<InvalidArgument>(kDeviceName, ": compile_model got no model");
     const Config config = config_with(properties);
     auto copy = model->clone();
-    transform_model(*copy);
+    reference::fold_model_constants(*copy);
     return compile_transformed(std::move(copy), config, false, {});
 }
 
@@ -79,7 +79,7 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream,
     }
     // The exported model is already transformed; running the passes again is a cheap no-op
     // that keeps import and compile on one path.
-    transform_model(*model);
+    reference::fold_model_constants(*model);
     return compile_transformed(std::move(model), config, from_cache, std::move(weights));
 }
 
@@ -102,14 +102,14 @@ sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& mod
     if (!model) throw_error<InvalidArgument>(kDeviceName, ": query_model got no model");
     config_with(properties);  // validates the properties
     auto copy = model->clone();
-    transform_model(*copy);
+    reference::fold_model_constants(*copy);
     // Names of the layers that run: supported nodes of the transformed graph, and every layer
     // folded into one of its Constants.
     std::set<std::string> runs;
     for (const auto& node : copy->get_ordered_ops()) {
         if (!runs_here(*node)) continue;
         runs.insert(node->get_friendly_name());
-        auto it = node->get_rt_info().find(kOriginalLayersNames);
+        auto it = node->get_rt_info().find(reference::kOriginalLayersNames);
         if (it == node->get_rt_info().end()) continue;
         std::stringstream names(it->second.as<std::string>());
         for (std::string name; std::getline(names, name, ',');) runs.insert(name);

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "compiled_model.hpp"
-#include "transformations.hpp"
+#include "vireo/reference/constant_folding.hpp"
 
 namespace vireo::template_plugin {
 
@@ -22,8 +22,8 @@ std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
         info["layerType"] = node->get_type_name();
         info["execOrder"] = static_cast<int64_t>(order);
         info["primitiveType"] = std::string("ref");
-        if (!info.count(kOriginalLayersNames))
-            info[kOriginalLayersNames] = node->get_friendly_name();
+        if (!info.count(reference::kOriginalLayersNames))
+            info[reference::kOriginalLayersNames] = node->get_friendly_name();
         const long step = m_plan->step_of(node.get());
         const double average = step < 0 ? -1 : average_step_time(static_cast<size_t>(step));
         if (average < 0) {

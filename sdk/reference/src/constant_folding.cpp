@@ -1,9 +1,9 @@
-// Implements constant folding and dead-code removal for the TEMPLATE plugin.
-#include "transformations.hpp"
+// Implements fold_constants (readers) and fold_model_constants (plugins) with the reference
+// kernels' evaluate().
+#include "vireo/reference/constant_folding.hpp"
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -11,15 +11,55 @@
 #include "vireo/reference/kernel.hpp"
 #include "vireo/sdk/memory_limits.hpp"
 
-namespace vireo::template_plugin {
+namespace vireo::reference {
 namespace {
 
-using Consumers = std::map<std::pair<const Node*, size_t>, std::vector<std::pair<Node*, size_t>>>;
-
-bool is_boundary_or_stateful(const std::string& type) {
-    return type == "Parameter" || type == "Constant" || type == "Result" || type == "ReadValue" ||
-           type == "Assign";
+bool is_constant(const Output& v) {
+    return v.get_node()->get_type_name() == "Constant";
 }
+
+// Ops never folded: graph boundaries, state and random numbers (each run draws anew).
+bool never_folded(const std::string& type) {
+    return type == "Parameter" || type == "Constant" || type == "Result" || type == "ReadValue" ||
+           type == "Assign" || type == "If" || type == "Loop" || type.rfind("Random", 0) == 0;
+}
+
+bool small_static_outputs(const Node& node) {
+    for (size_t i = 0; i < node.get_output_size(); ++i) {
+        const auto& shape = node.get_output_partial_shape(i);
+        if (!shape.is_static() || !node.get_output_element_type(i).is_static()) return false;
+        if (shape_size(shape.to_shape()) > kMaxFoldedElements) return false;
+    }
+    return true;
+}
+
+// The folded values of `node`, or an empty vector when it is not foldable.
+std::vector<Tensor> try_fold(Node& node) {
+    const std::string& type = node.get_type_name();
+    if (never_folded(type)) return {};
+    if (type == "ShapeOf") {
+        const auto& shape = node.input_value(0).get_partial_shape();
+        if (!shape.is_static()) return {};
+        const auto dims = shape.to_shape();
+        const element::Type t = node.get_output_element_type(0);
+        std::vector<int64_t> values(dims.begin(), dims.end());
+        return {op::constant<int64_t>(t, Shape{values.size()}, values)->get_constant_value()};
+    }
+    if (node.get_input_size() == 0) return {};
+    std::vector<Tensor> inputs;
+    for (const auto& in : node.input_values()) {
+        if (!is_constant(in)) return {};
+        inputs.push_back(in.get_node()->get_constant_value());
+    }
+    if (!small_static_outputs(node)) return {};
+    try {
+        return evaluate(node, inputs);
+    } catch (const Exception&) {
+        return {};  // no kernel for this configuration: leave it to the device
+    }
+}
+
+using Consumers = std::map<std::pair<const Node*, size_t>, std::vector<std::pair<Node*, size_t>>>;
 
 // The original layer names a node stands for: its own rt_info entry if it was folded before,
 // else its friendly name.
@@ -65,13 +105,70 @@ void replace_with_constant(Node& node, size_t index, const Tensor& value, const 
 
 }  // namespace
 
-size_t folding_budget_bytes() {
+OutputVector fold_constants(const OutputVector& outputs, const std::set<const Node*>& stop) {
+    // Post-order walk from the outputs: producers before consumers.
+    std::vector<Node*> order;
+    std::set<const Node*> seen(stop.begin(), stop.end());
+    std::vector<std::pair<Node*, size_t>> stack;
+    for (const auto& out : outputs) {
+        if (!out || seen.count(out.get_node())) continue;
+        stack.emplace_back(out.get_node(), 0);
+        seen.insert(out.get_node());
+        while (!stack.empty()) {
+            auto& [node, next] = stack.back();
+            if (next < node->get_input_size()) {
+                Node* producer = node->input_value(next++).get_node();
+                if (!seen.count(producer)) {
+                    seen.insert(producer);
+                    stack.emplace_back(producer, 0);
+                }
+                continue;
+            }
+            order.push_back(node);
+            stack.pop_back();
+        }
+    }
+    std::map<Output, Output> replaced;
+    std::set<const Node*> reinferred;  // nodes whose output types or shapes may have changed
+    for (Node* node : order) {
+        bool changed = false;
+        for (size_t i = 0; i < node->get_input_size(); ++i) {
+            auto it = replaced.find(node->input_value(i));
+            if (it != replaced.end()) {
+                node->set_argument(i, it->second);
+                changed = true;
+            } else if (reinferred.count(node->input_value(i).get_node())) {
+                changed = true;
+            }
+        }
+        if (changed && node->get_type_name() != "Result") {
+            node->validate_and_infer_types();
+            reinferred.insert(node);
+        }
+        std::vector<Tensor> values = try_fold(*node);
+        if (values.size() != node->get_output_size()) continue;
+        for (size_t i = 0; i < values.size(); ++i) {
+            auto c = op::constant(values[i]);
+            c->set_friendly_name(node->get_friendly_name() +
+                                 (values.size() > 1 ? "/" + std::to_string(i) : ""));
+            replaced[node->output(i)] = c->output(0);
+        }
+    }
+    OutputVector result;
+    for (const auto& out : outputs) {
+        auto it = out ? replaced.find(out) : replaced.end();
+        result.push_back(it == replaced.end() ? out : it->second);
+    }
+    return result;
+}
+
+size_t default_fold_budget_bytes() {
     return std::min<size_t>(size_t{256} << 20, sdk::physical_memory_bytes() / 8);
 }
 
-TransformStats transform_model(Model& model) {
-    TransformStats stats;
-    size_t budget_left = folding_budget_bytes();
+FoldStats fold_model_constants(Model& model, size_t budget_bytes) {
+    FoldStats stats;
+    size_t budget_left = budget_bytes;
     const NodeVector before = model.get_ordered_ops();
     Consumers consumers;
     for (const auto& node : before)
@@ -82,7 +179,9 @@ TransformStats transform_model(Model& model) {
 
     for (const auto& node : before) {
         const std::string& type = node->get_type_name();
-        if (is_boundary_or_stateful(type)) continue;
+        if (never_folded(type)) continue;
+        // Its inputs may have been folded or re-shaped by the folds before it.
+        node->validate_and_infer_types();
         if (type == "ShapeOf") {
             const PartialShape& shape = node->input_value(0).get_partial_shape();
             if (!shape.is_static() || !node->get_output_element_type(0).is_integral_number())
@@ -130,7 +229,7 @@ TransformStats transform_model(Model& model) {
         }
         std::vector<Tensor> outputs;
         try {
-            outputs = reference::evaluate(*node, inputs);
+            outputs = evaluate(*node, inputs);
         } catch (const Exception&) {
             continue;  // no kernel for this configuration: left for the plan to report
         }
@@ -146,4 +245,4 @@ TransformStats transform_model(Model& model) {
     return stats;
 }
 
-}  // namespace vireo::template_plugin
+}  // namespace vireo::reference
