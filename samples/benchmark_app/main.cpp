@@ -60,6 +60,9 @@ DEFINE_int64(b, 0,
              "dimension). 0: the model's.");
 DEFINE_string(layout, "", "Input layouts, for -b: [NCHW] or name[NCHW],other[NC].");
 DEFINE_bool(pc, false, "Report per-op performance counters of one request (enables profiling).");
+DEFINE_bool(pc_summary, false,
+            "Report one request's time per op type and per implementation (oneDNN kernel, "
+            "reference kernel, view) and the share spent in reorders (enables profiling).");
 DEFINE_string(pcsort, "",
               "Report counters with each op's share of the total: sort (by time), no_sort (model "
               "order) or simple_sort (executed ops only). Implies -pc.");
@@ -144,7 +147,8 @@ int run(int argc, char** argv) {
     gflags::SetUsageMessage(
         "benchmark_app -m model.xml|model.onnx [-d DEVICE] [-i inputs] [-api sync|async] [-nireq "
         "N] "
-        "[-niter N] [-t S] [-hint H] [-b N] [-shape S] [-data_shape S] [-pc] [-report_type T] ...");
+        "[-niter N] [-t S] [-hint H] [-b N] [-shape S] [-data_shape S] [-pc] [-pc_summary] "
+        "[-report_type T] ...");
     if (vireo::samples::show_help_if_asked(argc, argv, "samples/benchmark_app/")) return 0;
     gflags::ParseCommandLineFlags(&argc, &argv, true);
     google::InitGoogleLogging(argv[0]);
@@ -173,6 +177,7 @@ int run(int argc, char** argv) {
             "-report_type must be no_counters, average_counters or detailed_counters, got '",
             FLAGS_report_type, "'");
     const bool print_counters = FLAGS_pc || counter_sort != vireo::benchmark::CounterSort::kNone;
+    const bool print_summary = FLAGS_pc_summary;
     const bool counters_in_report =
         FLAGS_report_type == "average_counters" || FLAGS_report_type == "detailed_counters";
     const auto shapes = FLAGS_shape.empty() ? std::map<std::string, vireo::PartialShape>{}
@@ -224,7 +229,7 @@ int run(int argc, char** argv) {
     if (!FLAGS_infer_precision.empty())
         config.insert_or_assign(vireo::hint::inference_precision.name(),
                                 vireo::Any(FLAGS_infer_precision));
-    if (print_counters || counters_in_report)
+    if (print_counters || print_summary || counters_in_report)
         config.insert_or_assign(vireo::enable_profiling.name(), vireo::Any(true));
     if (!FLAGS_cache_dir.empty()) core.set_property({vireo::cache_dir(FLAGS_cache_dir)});
     vireo::benchmark::RunSummary summary;
@@ -393,12 +398,16 @@ int run(int argc, char** argv) {
 
     step(11, "Dumping statistics report");
     std::vector<std::vector<vireo::ProfilingInfo>> counters;
-    if (print_counters || counters_in_report) {
+    if (print_counters || print_summary || counters_in_report) {
         for (auto& request : requests) counters.push_back(request.get_profiling_info());
     }
     if (print_counters) {
         std::printf("Performance counters of request 0:\n");
         vireo::benchmark::print_counters(counters[0], counter_sort);
+    }
+    if (print_summary) {
+        std::printf("Where the time of request 0 went:\n");
+        vireo::benchmark::print_counter_summary(counters[0]);
     }
     const auto& stats = summary.latency =
         LatencyStatistics::from(latencies, static_cast<int>(FLAGS_latency_percentile));

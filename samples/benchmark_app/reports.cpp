@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "json.hpp"
@@ -150,6 +151,40 @@ void print_counters(const std::vector<ProfilingInfo>& rows, CounterSort sort) {
     }
     std::printf("  Total time: %.3f ms (%zu of %zu rows shown)\n", total, shown.size(),
                 rows.size());
+}
+
+void print_counter_summary(const std::vector<ProfilingInfo>& rows) {
+    struct Group {
+        double ms = 0;
+        size_t rows = 0;
+    };
+    std::map<std::string, Group> by_type, by_impl;
+    double total = 0, reorders = 0;
+    for (const auto& row : rows) {
+        // Stage rows (the pipeline's five stages) contain the op rows: left out of the groups.
+        if (row.status != ProfilingInfo::Status::EXECUTED || row.node_type == "Stage") continue;
+        const double t = ms(row.real_time);
+        total += t;
+        const std::string impl = row.exec_type.substr(0, row.exec_type.find(' '));
+        by_type[row.node_type].ms += t;
+        ++by_type[row.node_type].rows;
+        by_impl[impl.empty() ? "(none)" : impl].ms += t;
+        ++by_impl[impl.empty() ? "(none)" : impl].rows;
+        if (row.node_type == "Reorder") reorders += t;
+    }
+    auto print = [total](const char* title, const std::map<std::string, Group>& groups) {
+        std::vector<std::pair<std::string, Group>> sorted(groups.begin(), groups.end());
+        std::stable_sort(sorted.begin(), sorted.end(),
+                         [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
+        std::printf("  %s:\n", title);
+        for (const auto& [name, g] : sorted)
+            std::printf("    %-40s %5zu rows %10.3f ms %6.2f%%\n", name.c_str(), g.rows, g.ms,
+                        total > 0 ? 100.0 * g.ms / total : 0.0);
+    };
+    print("time per op type", by_type);
+    print("time per implementation (ref = reference kernel)", by_impl);
+    std::printf("  reorders: %.3f ms (%.2f%% of %.3f ms)\n", reorders,
+                total > 0 ? 100.0 * reorders / total : 0.0, total);
 }
 
 std::vector<ProfilingInfo> average_counters(

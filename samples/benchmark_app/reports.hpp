@@ -33,6 +33,14 @@ CounterSort parse_counter_sort(const std::string& text);
 /// Prints the counters of one request as a table with a total line.
 void print_counters(const std::vector<ProfilingInfo>& rows, CounterSort sort);
 
+/// Prints where the time of one request went (-pc_summary): the executed op rows' (not the
+/// pipeline's Stage rows') time per op type
+/// and per implementation (the first word of exec_type: a oneDNN implementation such as
+/// `brgconv:avx512_core`, `ref` for a reference kernel, `view`), each with its row count and
+/// share of the total, largest first, then the share spent in reorders (layout or precision
+/// conversions).
+void print_counter_summary(const std::vector<ProfilingInfo>& rows);
+
 /// The counters of several requests averaged per op (rows matched by position; every request of
 /// one compiled model reports the same rows).
 std::vector<ProfilingInfo> average_counters(

@@ -12,6 +12,7 @@
 #include "sync_infer_request.hpp"
 #include "vireo/ir.hpp"
 #include "vireo/ops.hpp"
+#include "vireo/reference/constant_folding.hpp"
 #include "vireo/sdk/blob_io.hpp"
 #include "vireo/sdk/executor_manager.hpp"
 
@@ -23,7 +24,21 @@ std::shared_ptr<sdk::ITaskExecutor> make_task_executor(const Config& config) {
         "CpuStreams", config.resolved_streams(), config.omp_threads_per_stream()});
 }
 
+// The op types run on reference kernels, the bodies of If/Loop included, each once, sorted.
+void collect_reference_types(const Graph& graph, std::set<std::string>& types) {
+    for (const auto& step : graph.steps) {
+        if (step.kind == StepKind::kReference) types.insert(step.type);
+        for (const auto& body : step.bodies) collect_reference_types(*body, types);
+    }
+}
+
 }  // namespace
+
+std::vector<std::string> reference_op_types(const Graph& graph) {
+    std::set<std::string> types;
+    collect_reference_types(graph, types);
+    return {types.begin(), types.end()};
+}
 
 CompiledModel::CompiledModel(std::shared_ptr<Model> model, std::shared_ptr<const Graph> graph,
                              const std::shared_ptr<const Plugin>& plugin, const Config& config,
@@ -43,6 +58,12 @@ CompiledModel::CompiledModel(std::shared_ptr<Model> model, std::shared_ptr<const
                             [precision](const std::string&) { return Any(precision); }));
     specs.push_back(
         sdk::common::profiling(m_config.enable_profiling, sdk::PropertyScope::kCompiledModel));
+    specs.push_back(
+        sdk::ro(shape_cache_size.name(),
+                [size = m_config.shape_cache_size](const std::string&) { return Any(size); }));
+    std::vector<std::string> reference = reference_op_types(*m_graph);
+    specs.push_back(
+        sdk::ro(reference_ops.name(), [reference](const std::string&) { return Any(reference); }));
     m_properties = std::make_unique<sdk::PropertyTable>(kDeviceName, std::move(specs),
                                                         /*plugin_table=*/false);
     if (m_graph->dynamic && m_graph->variables.empty()) {
@@ -54,11 +75,13 @@ CompiledModel::CompiledModel(std::shared_ptr<Model> model, std::shared_ptr<const
 
 std::shared_ptr<const Graph> CompiledModel::graph_for(
     const std::vector<Shape>& input_shapes) const {
-    if (!m_specializable) return nullptr;
+    if (!m_specializable || m_config.shape_cache_size == 0) return nullptr;
     std::lock_guard<std::mutex> lock(m_specializations_mutex);
     auto it = m_specializations.find(input_shapes);
-    if (it != m_specializations.end()) return it->second;
-    if (m_specializations.size() >= kSpecializations) return nullptr;
+    if (it != m_specializations.end()) {
+        m_recent.splice(m_recent.begin(), m_recent, it->second.use);
+        return it->second.graph;
+    }
     std::shared_ptr<const Graph> graph;
     try {
         auto copy = m_model->clone();
@@ -66,13 +89,19 @@ std::shared_ptr<const Graph> CompiledModel::graph_for(
         for (size_t i = 0; i < input_shapes.size(); ++i)
             shapes[copy->get_parameters().at(i)->output(0)] = PartialShape(input_shapes[i]);
         copy->reshape(shapes);
+        reference::fold_model_constants(*copy);  // shapes computed from shapes become static
         const OmpTeamScope team(m_config.omp_threads_per_stream());
         graph = compile_graph(std::move(copy), nullptr, m_config.resolved_precision());
         if (graph->dynamic) graph = nullptr;
     } catch (const Exception&) {
         graph = nullptr;  // the reference graph runs these shapes and reports what is wrong
     }
-    m_specializations[input_shapes] = graph;
+    if (m_specializations.size() >= m_config.shape_cache_size) {
+        m_specializations.erase(m_recent.back());
+        m_recent.pop_back();
+    }
+    m_recent.push_front(input_shapes);
+    m_specializations[input_shapes] = Specialization{graph, m_recent.begin()};
     return graph;
 }
 

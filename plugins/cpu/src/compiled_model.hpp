@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,6 +18,9 @@
 namespace vireo::cpu_plugin {
 
 class Plugin;
+
+/// The op types `graph` runs on reference kernels (If/Loop bodies included), each once, sorted.
+std::vector<std::string> reference_op_types(const Graph& graph);
 
 /// A compiled model: the graph (oneDNN primitives and reordered weights made once, shared by every
 /// request) and a streams executor named "CpuStreams" with resolved_streams() streams.
@@ -52,12 +56,12 @@ class CompiledModel : public sdk::ICompiledModel {
     const std::shared_ptr<const Graph>& graph() const { return m_graph; }
     /// For a dynamic model whose shapes all follow from its input shapes (no If/Loop, no
     /// variables): the model compiled for these input shapes, static and on oneDNN, made on first
-    /// use and cached (up to kSpecializations shapes; thread-safe). Null when the model is not
-    /// specializable, the cache is full, or the specialized graph is still dynamic (shapes that
-    /// depend on values): the caller then runs graph(), the reference-kernel graph.
+    /// use and kept in a least-recently-used cache of CPU_SHAPE_CACHE_SIZE shape sets (a graph
+    /// evicted stays alive while a request still runs it; thread-safe). Null when the model is
+    /// not specializable, the cache size is 0, or the specialized graph is still dynamic (shapes
+    /// that depend on values): the caller then runs graph(), the reference-kernel graph.
     std::shared_ptr<const Graph> graph_for(const std::vector<Shape>& input_shapes) const;
     bool specializable() const { return m_specializable; }
-    static constexpr size_t kSpecializations = 8;
     const Config& config() const { return m_config; }
     bool profiling_enabled() const { return m_profiling.load(std::memory_order_relaxed); }
     void record_step_times(const std::vector<StepTiming>& timings) const;
@@ -82,7 +86,12 @@ class CompiledModel : public sdk::ICompiledModel {
     std::unique_ptr<sdk::PropertyTable> m_properties;
     bool m_specializable = false;
     mutable std::mutex m_specializations_mutex;
-    mutable std::map<std::vector<Shape>, std::shared_ptr<const Graph>> m_specializations;
+    struct Specialization {
+        std::shared_ptr<const Graph> graph;  ///< null: these shapes run on the reference graph
+        std::list<std::vector<Shape>>::iterator use;  ///< its place in m_recent
+    };
+    mutable std::map<std::vector<Shape>, Specialization> m_specializations;
+    mutable std::list<std::vector<Shape>> m_recent;  ///< most recently used first
 };
 
 }  // namespace vireo::cpu_plugin

@@ -22,13 +22,15 @@ std::unique_ptr<sdk::PropertyTable> make_property_table() {
             sdk::rw<element::Type>(hint::inference_precision, element::f32, "f32 or bf16",
                                    [](const element::Type& type) {
                                        return type == element::f32 || type == element::bf16;
-                                   })});
+                                   }),
+            sdk::in_range<uint32_t>(cpu_plugin::shape_cache_size, 16, 0, 4096)});
 }
 
 Config Config::from(const sdk::PropertyValues& v) {
     Config c;
     static_cast<sdk::ExecutionConfig&>(c) = sdk::ExecutionConfig::from(v);
     c.inference_precision = v.get(hint::inference_precision);
+    c.shape_cache_size = v.get(cpu_plugin::shape_cache_size);
     return c;
 }
 

@@ -16,6 +16,15 @@ namespace vireo::cpu_plugin {
 /// The device name, as the core registers it by default.
 inline constexpr const char* kDeviceName = "CPU";
 
+/// CPU_SHAPE_CACHE_SIZE: how many input-shape sets a compiled model of a dynamic model keeps
+/// compiled for oneDNN at once (least recently used first out; 0: every shape runs on the
+/// reference kernels). Default 16.
+inline constexpr Property<uint32_t> shape_cache_size{"CPU_SHAPE_CACHE_SIZE"};
+/// CPU_REFERENCE_OPS (compiled model, read-only): the op types that run on reference kernels,
+/// each once, sorted ("" entries never); empty when every op runs on oneDNN or as a view.
+inline constexpr Property<std::vector<std::string>, PropertyMutability::RO> reference_ops{
+    "CPU_REFERENCE_OPS"};
+
 /// The plugin's properties, declared once: the SDK's common keys (PERFORMANCE_HINT,
 /// PERFORMANCE_HINT_NUM_REQUESTS, NUM_STREAMS, INFERENCE_NUM_THREADS, PERF_COUNT), the RO device
 /// keys, and INFERENCE_PRECISION_HINT (f32 or bf16). The table gives the errors, DEVICE_ID ("" or
@@ -28,6 +37,7 @@ struct Config : sdk::ExecutionConfig {
     /// hint::inference_precision: f32, or bf16 (convolutions and MatMuls with constant weights
     /// compute in bf16 where the CPU has AVX-512 BF16; see resolved_precision()).
     element::Type inference_precision = element::f32;
+    uint32_t shape_cache_size = 16;  ///< see the key above
 
     static Config from(const sdk::PropertyValues& values);
 

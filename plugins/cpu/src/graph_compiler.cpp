@@ -12,15 +12,7 @@
 
 namespace vireo::cpu_plugin {
 namespace detail {
-namespace {
-
-// A double attribute as a post-op's float, saturating (Clamp bounds may be +-DBL_MAX).
-float to_float(double v) {
-    const double limit = std::numeric_limits<float>::max();
-    return static_cast<float>(std::isnan(v) ? v : std::min(limit, std::max(-limit, v)));
-}
-
-}  // namespace
+namespace {}  // namespace
 
 size_t GraphCompiler::add_value(const Output& port, ValueKind kind, Layout layout) {
     Value v;
@@ -219,88 +211,34 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
     const std::string& type = c.get_type_name();
     if (c.get_output_size() != 1 || !is_f32(c.output(0))) return false;
     if (chain.post_ops.size() >= kMaxPostOps) return false;
-    auto eltwise = [&](algorithm alg, float alpha, float beta) {
-        // Two linear steps in a row are one: c * (a * x + b) + d. (oneDNN 2.6's brgemm MatMul also
-        // gave wrong results for two consecutive eltwise_linear post-ops.)
-        if (alg == algorithm::eltwise_linear && !chain.post_ops.empty() &&
-            chain.post_ops.back().kind == PostOp::Kind::kEltwise &&
-            chain.post_ops.back().algorithm == algorithm::eltwise_linear) {
-            PostOp& last = chain.post_ops.back();
-            last.beta = alpha * last.beta + beta;
-            last.alpha *= alpha;
-            return true;
-        }
-        PostOp p;
-        p.algorithm = alg;
-        p.alpha = alpha;
-        p.beta = beta;
-        chain.post_ops.push_back(p);
+    if (c.get_input_size() != 1 && c.get_input_size() != 2) return false;
+    const Value* other = nullptr;
+    if (c.get_input_size() == 2) {
+        const Output& other_port = c.input_value(1 - input);
+        if (!has_value(other_port) || !is_f32(other_port)) return false;
+        other = &m_graph->values[value_of(other_port)];
+    }
+    // Activations, math ops and scalar operands: eltwise post-ops.
+    std::vector<PostOp> steps;
+    if (eltwise_form(c, input, other, &steps)) {
+        std::vector<PostOp> joined = chain.post_ops;
+        if (!append_eltwise(joined, steps) || joined.size() > kMaxPostOps) return false;
+        chain.post_ops = std::move(joined);
         return true;
-    };
-    if (c.get_input_size() == 1) {
-        if (type == "Relu") return eltwise(algorithm::eltwise_relu, 0.f, 0.f);
-        if (type == "Sigmoid") return eltwise(algorithm::eltwise_logistic, 0.f, 0.f);
-        if (type == "Tanh") return eltwise(algorithm::eltwise_tanh, 0.f, 0.f);
-        if (type == "HSwish") return eltwise(algorithm::eltwise_hardswish, 0.f, 0.f);
-        if (type == "Swish") return eltwise(algorithm::eltwise_swish, 1.f, 0.f);
-        if (type == "Elu")
-            return eltwise(algorithm::eltwise_elu, to_float(c.get_attribute<double>("alpha")), 0.f);
-        if (type == "Clamp")
-            return eltwise(algorithm::eltwise_clip, to_float(c.get_attribute<double>("min")),
-                           to_float(c.get_attribute<double>("max")));
-        if (type == "Gelu") {
-            const bool tanh = c.get_version() >= 7 && c.has_attribute("approximation_mode") &&
-                              c.get_attribute<std::string>("approximation_mode") == "tanh";
-            return eltwise(tanh ? algorithm::eltwise_gelu_tanh : algorithm::eltwise_gelu_erf, 0.f,
-                           0.f);
-        }
-        return false;
     }
     if (c.get_input_size() != 2) return false;
-    const Output& other_port = c.input_value(1 - input);
-    if (!has_value(other_port) || !is_f32(other_port)) return false;
     // The op must keep the chain's shape (no broadcast that enlarges it).
     if (c.get_output_partial_shape(0) != c.input_value(input).get_partial_shape()) return false;
     if (c.has_attribute("auto_broadcast")) {
         const auto& ab = c.get_attribute<std::string>("auto_broadcast");
         if (ab != "numpy" && ab != "none") return false;
     }
-    const size_t other = value_of(other_port);
-    const Value& ov = m_graph->values[other];
-    if (type == "Swish" && input == 0 && ov.kind == ValueKind::kConstant) {
-        float beta = 0.f;
-        return constant_scalar(ov.constant, &beta) && eltwise(algorithm::eltwise_swish, beta, 0.f);
-    }
-    if ((type == "Maximum" || type == "Minimum") && ov.kind == ValueKind::kConstant) {
-        float c = 0.f;
-        if (!constant_scalar(ov.constant, &c)) return false;
-        float lo = type == "Maximum" ? c : -std::numeric_limits<float>::max();
-        float hi = type == "Minimum" ? c : std::numeric_limits<float>::max();
-        // Clip after clip is one clip (ONNX's Clip arrives as Maximum then Minimum).
-        if (!chain.post_ops.empty() && chain.post_ops.back().kind == PostOp::Kind::kEltwise &&
-            chain.post_ops.back().algorithm == algorithm::eltwise_clip) {
-            PostOp& last = chain.post_ops.back();
-            lo = std::max(lo, last.alpha);
-            hi = std::min(hi, last.beta);
-            if (lo > hi) return false;
-            last.alpha = lo;
-            last.beta = hi;
-            return true;
-        }
-        return eltwise(algorithm::eltwise_clip, lo, hi);
-    }
+    const size_t other_id = value_of(c.input_value(1 - input));
+    const Value& ov = m_graph->values[other_id];
     const bool add = type == "Add", mul = type == "Multiply";
     const bool sub = type == "Subtract" && input == 0, div = type == "Divide" && input == 0;
     if (!add && !mul && !sub && !div) return false;
     if (ov.kind == ValueKind::kConstant) {
-        float s = 0.f;
-        if (constant_scalar(ov.constant, &s)) {
-            if (add) return eltwise(algorithm::eltwise_linear, 1.f, s);
-            if (sub) return eltwise(algorithm::eltwise_linear, 1.f, -s);
-            if (mul) return eltwise(algorithm::eltwise_linear, s, 0.f);
-            if (s == 0.f) return false;
-            return eltwise(algorithm::eltwise_linear, 1.f / s, 0.f);
-        }
         if (!(add || mul) || !is_per_channel(ov.constant.get_shape(), target.rank,
                                              target.channel_axis, target.channels))
             return false;
@@ -329,7 +267,7 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
     PostOp p;
     p.kind = PostOp::Kind::kBinary;
     p.algorithm = add ? algorithm::binary_add : algorithm::binary_mul;
-    p.value = static_cast<long>(in_layout(other, target.layout));
+    p.value = static_cast<long>(in_layout(other_id, target.layout));
     p.desc = target.dst;
     chain.post_ops.push_back(p);
     return true;
@@ -342,10 +280,10 @@ FusedChain GraphCompiler::fuse_chain(const Output& start, const FusionTarget& ta
         const auto uses = consumers(chain.output);
         if (uses.size() == 2 && chain.post_ops.size() < kMaxPostOps && is_f32(chain.output)) {
             // Gelu as exporters spell it (x * 0.5 * (1 + erf(x / sqrt 2))): one post-op.
-            if (auto gelu = match_gelu_erf(chain.output, m_consumers)) {
-                PostOp p;
-                p.algorithm = algorithm::eltwise_gelu_erf;
-                chain.post_ops.push_back(p);
+            auto gelu = match_gelu_erf(chain.output, m_consumers);
+            PostOp p;
+            p.algorithm = algorithm::eltwise_gelu_erf;
+            if (gelu && append_eltwise(chain.post_ops, p)) {
                 for (const auto& n : gelu->nodes) {
                     chain.nodes.push_back(n);
                     m_absorbed.insert(n.get());
@@ -483,10 +421,16 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
                 else if (type == "Softmax")
                     done = try_softmax(node);
                 else if (type == "ReduceMean" || type == "MVN")
-                    done = try_layer_norm(node);
+                    done = try_layer_norm(node) || (type == "ReduceMean" && try_reduce(node));
+                else if (type.rfind("Reduce", 0) == 0)
+                    done = try_reduce(node);
+                else if (type == "Concat")
+                    done = try_concat(node);
                 else if (type == "Transpose" || type == "Reshape" || type == "Squeeze" ||
                          type == "Unsqueeze" || type == "Slice")
                     done = try_movement(node);
+                else if (node->get_input_size() <= 2)
+                    done = try_eltwise(node) || try_binary(node);
             } catch (const dnnl::error&) {
                 // oneDNN has no implementation for this case: the reference kernels run the anchor
                 // and the ops its chain had absorbed.

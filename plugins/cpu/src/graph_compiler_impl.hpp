@@ -88,6 +88,18 @@ struct FusedChain {
     Output output;  // the port whose value the fused step writes
 };
 
+/// Appends an eltwise post-op, merging it into the last one when both are linear or both clips.
+/// False (nothing appended) when `ops` already has one of its algorithm that it cannot merge
+/// with: oneDNN 2.6 computes a second one with the first one's constants.
+bool append_eltwise(std::vector<PostOp>& ops, const PostOp& p);
+/// Appends every post-op of `more` (eltwise ones as above), or none when one cannot be.
+bool append_eltwise(std::vector<PostOp>& ops, const std::vector<PostOp>& more);
+
+/// The eltwise post-ops computing consumer `c` of a value that arrives at its input `input`: a
+/// unary activation or math op, or a binary op whose other operand (`other`, may be null) is a
+/// scalar constant. False when `c` is not such an op.
+bool eltwise_form(const Node& c, size_t input, const Value* other, std::vector<PostOp>* out);
+
 /// A reorder primitive from `from` (the layout value `from_value` is read through) to `to` (value
 /// `to_value`, or SIZE_MAX for the step's output), user scratchpad, with `extra`'s settings.
 std::shared_ptr<DnnlOp> make_reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to,
@@ -123,6 +135,18 @@ class GraphCompiler {
     bool try_layer_norm(const NodePtr& node);
     /// Transpose, Reshape, Squeeze, Unsqueeze, unit-step Slice (f32, static) as one reorder.
     bool try_movement(const NodePtr& node);
+    /// Unary ops and ops with a scalar constant operand (graph_compiler_elementwise.cpp).
+    bool try_eltwise(const NodePtr& node);
+    /// Add, Subtract, Multiply, Divide, Maximum, Minimum with numpy broadcasting.
+    bool try_binary(const NodePtr& node);
+    bool try_concat(const NodePtr& node);
+    bool try_reduce(const NodePtr& node);
+    /// The fusion target of an element-wise step writing `dst` (layout `layout`, shape `shape`).
+    FusionTarget elementwise_target(const dnnl::memory::desc& dst, Layout layout,
+                                    const Shape& shape) const;
+    template <typename Make>
+    bool add_with_chain(const NodePtr& node, const FusionTarget& target,
+                        std::vector<PostOp> leading, Make make, Layout layout);
     FusedChain fuse_chain(const Output& start, const FusionTarget& target);
     bool fuse_link(Node& consumer, size_t input, const FusionTarget& target, FusedChain& chain);
     /// The weights produced by `port` (plain layout `plain`, data `data`) in the primitive's

@@ -239,8 +239,8 @@ bool GraphCompiler::try_pooling(const NodePtr& node) {
     const Output& x = node->input_value(0);
     if (!is_f32(x)) return false;
     const size_t xv = value_of(x);
-    // Pooling pays only inside a channels-last region (after a convolution).
-    if (m_graph->values[xv].layout != Layout::kChannelsLast) return false;
+    // The input's layout: channels-last inside a CNN region, else plain (NCHW).
+    const Layout layout = m_graph->values[xv].layout;
     std::vector<int64_t> dilations;
     if (type == "MaxPool" && node->get_version() >= 8) {
         if (!consumers(node->output(1)).empty()) return false;
@@ -258,7 +258,9 @@ bool GraphCompiler::try_pooling(const NodePtr& node) {
         alg = node->get_attribute<bool>("exclude-pad") ? algorithm::pooling_avg_exclude_padding
                                                        : algorithm::pooling_avg_include_padding;
     const auto src_md = desc_of(xv);
-    const dnnl::memory::desc dst_md(dims_of(out), dt::f32, channels_last_tag(out.size()));
+    const dnnl::memory::desc dst_md(
+        dims_of(out), dt::f32,
+        layout == Layout::kPlain ? plain_tag(out.size()) : channels_last_tag(out.size()));
     auto op = std::make_shared<DnnlOp>();
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -272,7 +274,7 @@ bool GraphCompiler::try_pooling(const NodePtr& node) {
     op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
     FusedChain chain;
     chain.output = node->output(0);
-    add_dnnl_step(node, chain, std::move(op), Layout::kChannelsLast);
+    add_dnnl_step(node, chain, std::move(op), layout);
     return true;
 }
 

@@ -2,6 +2,7 @@
 #include "plugin.hpp"
 
 #include <dlfcn.h>
+#include <glog/logging.h>
 
 #include <cstring>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "graph_compiler.hpp"
 #include "subgraph_runner.hpp"
 #include "vireo/ir.hpp"
+#include "vireo/reference/constant_folding.hpp"
 #include "vireo/reference/kernel.hpp"
 #include "vireo/sdk/blob_io.hpp"
 #include "vireo/sdk/executor_manager.hpp"
@@ -47,7 +49,19 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> mode
                                                      const Config& config, bool loaded_from_cache,
                                                      const PackedWeightsMap* packed) const {
     const OmpTeamScope team(config.omp_threads_per_stream());
+    // ShapeOf of static shapes and every constant subgraph fold first, so a model reshaped to
+    // static input shapes is static everywhere and nothing waits for run-time shapes.
+    reference::fold_model_constants(*model);
     auto graph = compile_graph(model, packed, config.resolved_precision());
+    if (graph->dynamic) {
+        LOG(INFO) << kDeviceName << ": model '" << model->get_name()
+                  << "' has dynamic shapes: each input-shape set is compiled on first use";
+    } else if (const auto reference = reference_op_types(*graph); !reference.empty()) {
+        std::string list;
+        for (const auto& type : reference) list += (list.empty() ? "" : ", ") + type;
+        LOG(INFO) << kDeviceName << ": model '" << model->get_name()
+                  << "': ops on reference kernels (CPU_REFERENCE_OPS): " << list;
+    }
     auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
     return std::make_shared<CompiledModel>(std::move(model), std::move(graph), self, config,
                                            loaded_from_cache);

@@ -1,6 +1,8 @@
 // Implements InferRequest: one CPU inference, its states and its profiling rows.
 #include "sync_infer_request.hpp"
 
+#include <algorithm>
+
 #include "compiled_model.hpp"
 
 namespace vireo::cpu_plugin {
@@ -36,7 +38,9 @@ void InferRequest::infer(sdk::RunContext& run) {
             for (const auto& t : input_tensors()) shapes.push_back(t.get_shape());
             auto it = m_specialized.find(shapes);
             if (it == m_specialized.end()) {
-                if (m_specialized.size() >= CompiledModel::kSpecializations) m_specialized.clear();
+                // At most as many executors as the compiled model keeps graphs.
+                if (m_specialized.size() >= std::max<size_t>(1, m_model->config().shape_cache_size))
+                    m_specialized.clear();
                 std::unique_ptr<GraphExecutor> made;
                 if (auto graph = m_model->graph_for(shapes))
                     made = std::make_unique<GraphExecutor>(

@@ -1,0 +1,480 @@
+// Implements the graph compiler's element-wise, concatenation and reduction steps on oneDNN:
+// unary ops and ops with a scalar constant operand as `eltwise_forward`, binary ops with numpy
+// broadcasting as `binary`, Concat as `concat`, the Reduce ops as `reduction`. Each keeps its
+// input's layout, so a channels-last region stays channels-last through them.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "graph_compiler_impl.hpp"
+
+namespace vireo::cpu_plugin::detail {
+namespace {
+
+PostOp eltwise_op(algorithm alg, float alpha = 0.f, float beta = 0.f) {
+    PostOp p;
+    p.algorithm = alg;
+    p.alpha = alpha;
+    p.beta = beta;
+    return p;
+}
+
+// A double attribute as a post-op's float, saturating (Clamp bounds may be +-DBL_MAX).
+float saturated(double v) {
+    const double limit = std::numeric_limits<float>::max();
+    return static_cast<float>(std::isnan(v) ? v : std::min(limit, std::max(-limit, v)));
+}
+
+bool is_channel_layout_rank(size_t rank) {
+    return rank >= 3 && rank <= 5;
+}
+
+// `shape` right-aligned to `rank` with leading ones.
+Dims padded_dims(const Shape& shape, size_t rank) {
+    Dims dims(rank, 1);
+    for (size_t i = 0; i < shape.size(); ++i) dims[rank - shape.size() + i] = shape[i];
+    return dims;
+}
+
+}  // namespace
+
+bool append_eltwise(std::vector<PostOp>& ops, const PostOp& p) {
+    if (!ops.empty() && ops.back().kind == PostOp::Kind::kEltwise) {
+        PostOp& last = ops.back();
+        // Two linear steps in a row are one: c * (a * x + b) + d.
+        if (p.algorithm == algorithm::eltwise_linear && last.algorithm == algorithm::eltwise_linear) {
+            last.beta = p.alpha * last.beta + p.beta;
+            last.alpha *= p.alpha;
+            return true;
+        }
+        // Clip after clip is one clip (ONNX's Clip arrives as Maximum then Minimum).
+        if (p.algorithm == algorithm::eltwise_clip && last.algorithm == algorithm::eltwise_clip &&
+            std::max(p.alpha, last.alpha) <= std::min(p.beta, last.beta)) {
+            last.alpha = std::max(p.alpha, last.alpha);
+            last.beta = std::min(p.beta, last.beta);
+            return true;
+        }
+    }
+    // oneDNN 2.6's jit post-op kernels give every eltwise post-op of one algorithm the constants
+    // of the first (linear(0.5), abs, linear(1, 0.6) computed 0.5 * |0.5 x|): one per algorithm.
+    for (const auto& q : ops)
+        if (q.kind == PostOp::Kind::kEltwise && q.algorithm == p.algorithm) return false;
+    ops.push_back(p);
+    return true;
+}
+
+bool append_eltwise(std::vector<PostOp>& ops, const std::vector<PostOp>& more) {
+    std::vector<PostOp> joined = ops;
+    for (const auto& p : more) {
+        if (p.kind != PostOp::Kind::kEltwise)
+            joined.push_back(p);
+        else if (!append_eltwise(joined, p))
+            return false;
+    }
+    ops = std::move(joined);
+    return true;
+}
+
+bool eltwise_form(const Node& c, size_t input, const Value* other, std::vector<PostOp>* out) {
+    const std::string& type = c.get_type_name();
+    if (c.get_output_size() != 1 || c.get_output_element_type(0) != element::f32) return false;
+    auto one = [&](algorithm alg, float alpha = 0.f, float beta = 0.f) {
+        out->push_back(eltwise_op(alg, alpha, beta));
+        return true;
+    };
+    if (c.get_input_size() == 1) {
+        if (type == "Relu") return one(algorithm::eltwise_relu);
+        if (type == "Sigmoid") return one(algorithm::eltwise_logistic);
+        if (type == "Tanh") return one(algorithm::eltwise_tanh);
+        if (type == "HSwish") return one(algorithm::eltwise_hardswish);
+        if (type == "Swish") return one(algorithm::eltwise_swish, 1.f);
+        if (type == "Mish") return one(algorithm::eltwise_mish);
+        if (type == "SoftPlus") return one(algorithm::eltwise_soft_relu);
+        if (type == "Exp") return one(algorithm::eltwise_exp);
+        // Not Log: oneDNN's is off by ~1e-6 absolute near 1 (log(1) = -1.4e-6), where ONNX's
+        // tests and ORT give 0; it stays on its reference kernel.
+        if (type == "Sqrt") return one(algorithm::eltwise_sqrt);
+        if (type == "Abs") return one(algorithm::eltwise_abs);
+        if (type == "Negative") return one(algorithm::eltwise_linear, -1.f, 0.f);
+        if (type == "Round" && c.get_attribute<std::string>("mode") == "half_to_even")
+            return one(algorithm::eltwise_round);
+        if (type == "Elu")
+            return one(algorithm::eltwise_elu, saturated(c.get_attribute<double>("alpha")));
+        if (type == "Clamp")
+            return one(algorithm::eltwise_clip, saturated(c.get_attribute<double>("min")),
+                       saturated(c.get_attribute<double>("max")));
+        if (type == "HSigmoid") {  // min(max(x + 3, 0), 6) / 6
+            out->push_back(eltwise_op(algorithm::eltwise_linear, 1.f / 6.f, 0.5f));
+            return one(algorithm::eltwise_clip, 0.f, 1.f);
+        }
+        if (type == "Gelu") {
+            const bool tanh = c.get_version() >= 7 && c.has_attribute("approximation_mode") &&
+                              c.get_attribute<std::string>("approximation_mode") == "tanh";
+            return one(tanh ? algorithm::eltwise_gelu_tanh : algorithm::eltwise_gelu_erf);
+        }
+        return false;
+    }
+    // Two inputs, the other a scalar constant.
+    if (c.get_input_size() != 2 || !other || other->kind != ValueKind::kConstant) return false;
+    if (c.get_output_partial_shape(0) != c.input_value(input).get_partial_shape()) return false;
+    float s = 0.f;
+    if (!constant_scalar(other->constant, &s)) return false;
+    const bool first = input == 0;
+    if (type == "Swish" && first) return one(algorithm::eltwise_swish, s);
+    if (type == "Add") return one(algorithm::eltwise_linear, 1.f, s);
+    if (type == "Subtract")
+        return first ? one(algorithm::eltwise_linear, 1.f, -s)
+                     : one(algorithm::eltwise_linear, -1.f, s);
+    if (type == "Multiply") return one(algorithm::eltwise_linear, s, 0.f);
+    if (type == "Divide") {
+        if (first) return s != 0.f && one(algorithm::eltwise_linear, 1.f / s, 0.f);
+        return one(algorithm::eltwise_pow, s, -1.f);  // s / x = s * x^-1
+    }
+    if (type == "Power" && first) return one(algorithm::eltwise_pow, 1.f, s);
+    const float lowest = -std::numeric_limits<float>::max();
+    const float highest = std::numeric_limits<float>::max();
+    if (type == "Maximum") return one(algorithm::eltwise_clip, s, highest);
+    if (type == "Minimum") return one(algorithm::eltwise_clip, lowest, s);
+    return false;
+}
+
+FusionTarget GraphCompiler::elementwise_target(const dnnl::memory::desc& dst, Layout layout,
+                                               const Shape& shape) const {
+    FusionTarget target;
+    target.rank = shape.size();
+    // Per-channel operands: axis 1 of an image-like tensor, else the last axis.
+    target.channel_axis =
+        layout == Layout::kChannelsLast || shape.size() >= 4 ? 1 : shape.size() - 1;
+    target.channels = shape.empty() ? 1 : shape[target.channel_axis];
+    target.layout = layout;
+    target.dst = dst;
+    target.channel_dims = Dims(std::max<size_t>(shape.size(), 1), 1);
+    if (!shape.empty())
+        target.channel_dims[target.channel_axis] = static_cast<dnnl::memory::dim>(target.channels);
+    target.allow_bias = false;
+    return target;
+}
+
+// Adds a primitive made by `make(post_ops)` with the chain fused after `node`'s output. When
+// oneDNN refuses the post-ops, or has only its reference implementation for them (slow, and in
+// oneDNN 2.6 its eltwise one writes nothing for 1-D tensors), the chain is given back and the
+// primitive is made with `leading` alone.
+template <typename Make>
+bool GraphCompiler::add_with_chain(const NodePtr& node, const FusionTarget& target,
+                                   std::vector<PostOp> leading, Make make, Layout layout) {
+    const auto absorbed = m_absorbed;
+    const std::vector<PostOp> own = leading;
+    FusedChain chain = fuse_chain(node->output(0), target);
+    std::shared_ptr<DnnlOp> op;
+    if (append_eltwise(leading, chain.post_ops) && leading.size() <= kMaxPostOps) {
+        try {
+            op = make(leading);
+            if (!chain.nodes.empty() && op->impl.rfind("ref", 0) == 0) op = nullptr;
+        } catch (const dnnl::error&) {
+            op = nullptr;
+        }
+    }
+    if (!op) {
+        m_absorbed = absorbed;
+        chain = FusedChain();
+        chain.output = node->output(0);
+        op = make(own);  // throws again when oneDNN refuses the op itself: the caller falls back
+    }
+    add_dnnl_step(node, chain, std::move(op), layout);
+    return true;
+}
+
+bool GraphCompiler::try_eltwise(const NodePtr& node) {
+    // The data input: the one that is not a scalar constant.
+    size_t input = 0;
+    const Value* other = nullptr;
+    if (node->get_input_size() == 2) {
+        for (size_t i = 0; i < 2; ++i) {
+            const Value& v = m_graph->values[value_of(node->input_value(i))];
+            float s = 0.f;
+            if (v.kind == ValueKind::kConstant && constant_scalar(v.constant, &s)) {
+                input = 1 - i;
+                other = &v;
+            }
+        }
+        if (!other) return false;
+    }
+    const Output& x = node->input_value(input);
+    if (!is_f32(x) || shape_size(x.get_shape()) == 0) return false;  // empty: nothing to run
+    std::vector<PostOp> steps;
+    if (!eltwise_form(*node, input, other, &steps)) return false;
+    const size_t xv = value_of(x);
+    const Value& xval = m_graph->values[xv];
+    if (xval.kind == ValueKind::kConstant) return false;
+    const Layout layout = xval.layout;
+    const auto md = desc_of(xv);
+    const FusionTarget target = elementwise_target(md, layout, x.get_shape());
+    return add_with_chain(
+        node, target, steps,
+        [&](const std::vector<PostOp>& post_ops) {
+            auto op = std::make_shared<DnnlOp>();
+            if (post_ops.size() == 1) {  // one op: oneDNN's eltwise kernel
+                const PostOp& main = post_ops.front();
+                dnnl::primitive_attr attr;
+                attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+                dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                                 main.algorithm, md, main.alpha, main.beta);
+                dnnl::eltwise_forward::primitive_desc pd(desc, attr, cpu_engine());
+                op->primitive = dnnl::eltwise_forward(pd);
+                op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+                op->impl = pd.impl_info_str();
+                op->args.push_back({DNNL_ARG_SRC, true, xv, md, {}});
+                op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, md, {}});
+                return op;
+            }
+            // A chain: x + 0 with every op as a post-op, one pass of oneDNN's jit binary kernel
+            // (its eltwise kernel takes post-ops only in a reference implementation).
+            const auto attr = make_attr(post_ops, op.get());
+            const dnnl::memory::desc zero_md(Dims(md.dims().size(), 1), dt::f32,
+                                             plain_tag(md.dims().size()));
+            const float zero = 0.f;
+            dnnl::binary::desc desc(algorithm::binary_add, md, zero_md, md);
+            dnnl::binary::primitive_desc pd(desc, attr, cpu_engine());
+            op->primitive = dnnl::binary(pd);
+            op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+            op->impl = pd.impl_info_str();
+            op->args.push_back({DNNL_ARG_SRC_0, true, xv, md, {}});
+            DnnlArg src1;
+            src1.arg = DNNL_ARG_SRC_1;
+            src1.is_value = false;
+            src1.constant = make_constant(zero_md, &zero, zero_md);
+            op->args.push_back(src1);
+            op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, md, {}});
+            return op;
+        },
+        layout);
+}
+
+bool GraphCompiler::try_binary(const NodePtr& node) {
+    const std::string& type = node->get_type_name();
+    algorithm alg;
+    if (type == "Add")
+        alg = algorithm::binary_add;
+    else if (type == "Subtract")
+        alg = algorithm::binary_sub;
+    else if (type == "Multiply")
+        alg = algorithm::binary_mul;
+    else if (type == "Divide")
+        alg = algorithm::binary_div;
+    else if (type == "Maximum")
+        alg = algorithm::binary_max;
+    else if (type == "Minimum")
+        alg = algorithm::binary_min;
+    else
+        return false;
+    if (node->has_attribute("auto_broadcast")) {
+        const auto& ab = node->get_attribute<std::string>("auto_broadcast");
+        if (ab != "numpy" && ab != "none") return false;
+    }
+    if (!is_f32(node->input_value(0)) || !is_f32(node->input_value(1)) ||
+        !is_f32(node->output(0)))
+        return false;
+    const Shape out = node->get_output_shape(0);
+    if (shape_size(out) == 0) return false;
+    size_t a = value_of(node->input_value(0)), b = value_of(node->input_value(1));
+    std::vector<PostOp> leading;
+    // oneDNN broadcasts only its second source: the full-shaped input goes first. A - B and A / B
+    // with A broadcast become -(B - A) and (B / A)^-1.
+    if (node->input_value(0).get_shape() != out) {
+        if (node->input_value(1).get_shape() != out) return false;
+        std::swap(a, b);
+        if (type == "Subtract") leading.push_back(eltwise_op(algorithm::eltwise_linear, -1.f));
+        if (type == "Divide") leading.push_back(eltwise_op(algorithm::eltwise_pow, 1.f, -1.f));
+    }
+    if (m_graph->values[a].kind == ValueKind::kConstant) return false;  // both constant: folded
+    const size_t rank = std::max<size_t>(out.size(), 1);
+    const Layout layout = m_graph->values[a].layout;
+    const auto src0_md = desc_of(a);
+    // The second source: the same layout when full-shaped, else its dims right-aligned with ones
+    // (a broadcast operand's strides along its size-1 axes do not matter).
+    const Shape bshape = m_graph->values[b].shape.to_shape();
+    const bool b_constant = m_graph->values[b].kind == ValueKind::kConstant;
+    dnnl::memory::desc src1_md;
+    DnnlArg src1;
+    src1.arg = DNNL_ARG_SRC_1;
+    if (bshape == out) {
+        if (!b_constant) b = in_layout(b, layout);
+        src1_md = b_constant ? dnnl::memory::desc(src0_md.dims(), dt::f32,
+                                                  layout == Layout::kPlain ? plain_tag(rank)
+                                                                           : channels_last_tag(rank))
+                             : desc_of(b);
+    } else {
+        if (m_graph->values[b].layout == Layout::kChannelsLast && bshape.size() != out.size())
+            b = in_layout(b, Layout::kPlain);
+        const Value& bv = m_graph->values[b];
+        const tag t = bv.layout == Layout::kChannelsLast ? channels_last_tag(rank) : plain_tag(rank);
+        src1_md = dnnl::memory::desc(padded_dims(bshape, rank), dt::f32, t);
+    }
+    if (b_constant) {
+        const Tensor& c = m_graph->values[b].constant;
+        src1.is_value = false;
+        const dnnl::memory::desc plain(src1_md.dims(), dt::f32, plain_tag(rank));
+        src1.constant = make_constant(plain, c.data(), src1_md);
+    } else {
+        src1.value = b;
+        src1.desc = src1_md;
+    }
+    const FusionTarget target = elementwise_target(src0_md, layout, out);
+    return add_with_chain(
+        node, target, leading,
+        [&](const std::vector<PostOp>& post_ops) {
+            auto op = std::make_shared<DnnlOp>();
+            const auto attr = make_attr(post_ops, op.get());
+            dnnl::binary::desc desc(alg, src0_md, src1_md, src0_md);
+            dnnl::binary::primitive_desc pd(desc, attr, cpu_engine());
+            op->primitive = dnnl::binary(pd);
+            op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+            op->impl = pd.impl_info_str();
+            op->args.insert(op->args.begin(), src1);
+            op->args.insert(op->args.begin(), {DNNL_ARG_SRC_0, true, a, src0_md, {}});
+            op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, src0_md, {}});
+            return op;
+        },
+        layout);
+}
+
+bool GraphCompiler::try_concat(const NodePtr& node) {
+    const Shape out = node->get_output_shape(0);
+    if (!is_f32(node->output(0)) || out.empty() || shape_size(out) == 0) return false;
+    int64_t axis = node->get_attribute<int64_t>("axis");
+    if (axis < 0) axis += static_cast<int64_t>(out.size());
+    // Channels-last when an input already is (a CNN's branches), else plain.
+    Layout layout = Layout::kPlain;
+    for (const auto& in : node->input_values())
+        if (m_graph->values[value_of(in)].layout == Layout::kChannelsLast)
+            layout = Layout::kChannelsLast;
+    if (!is_channel_layout_rank(out.size())) layout = Layout::kPlain;
+    auto op = std::make_shared<DnnlOp>();
+    std::vector<dnnl::memory::desc> srcs;
+    for (size_t i = 0; i < node->get_input_size(); ++i) {
+        const Output& in = node->input_value(i);
+        if (!is_f32(in)) return false;
+        if (shape_size(in.get_shape()) == 0) continue;  // oneDNN refuses empty sources
+        size_t v = value_of(in);
+        const Value& val = m_graph->values[v];
+        if (val.kind == ValueKind::kConstant) {
+            const auto md = dnnl::memory::desc(dims_of(in.get_shape()), dt::f32,
+                                               layout == Layout::kPlain
+                                                   ? plain_tag(out.size())
+                                                   : channels_last_tag(out.size()));
+            const dnnl::memory::desc plain(md.dims(), dt::f32, plain_tag(out.size()));
+            DnnlArg arg;
+            arg.arg = DNNL_ARG_MULTIPLE_SRC + static_cast<int>(srcs.size());
+            arg.is_value = false;
+            arg.constant = make_constant(plain, val.constant.data(), md);
+            op->args.push_back(arg);
+            srcs.push_back(md);
+            continue;
+        }
+        v = in_layout(v, layout);
+        srcs.push_back(desc_of(v));
+        op->args.push_back(
+            {DNNL_ARG_MULTIPLE_SRC + static_cast<int>(srcs.size() - 1), true, v, srcs.back(), {}});
+    }
+    if (srcs.empty()) return false;
+    const dnnl::memory::desc dst_md(dims_of(out), dt::f32,
+                                    layout == Layout::kPlain ? plain_tag(out.size())
+                                                             : channels_last_tag(out.size()));
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::concat::primitive_desc pd(dst_md, static_cast<int>(axis), srcs, cpu_engine(), attr);
+    op->primitive = dnnl::concat(pd);
+    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+    op->impl = pd.impl_info_str();
+    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
+    FusedChain chain;
+    chain.output = node->output(0);
+    add_dnnl_step(node, chain, std::move(op), layout);
+    return true;
+}
+
+bool GraphCompiler::try_reduce(const NodePtr& node) {
+    const std::string& type = node->get_type_name();
+    algorithm alg;
+    if (type == "ReduceMean")
+        alg = algorithm::reduction_mean;
+    else if (type == "ReduceSum")
+        alg = algorithm::reduction_sum;
+    else if (type == "ReduceMax")
+        alg = algorithm::reduction_max;
+    else if (type == "ReduceMin")
+        alg = algorithm::reduction_min;
+    else if (type == "ReduceProd")
+        alg = algorithm::reduction_mul;
+    else if (type == "ReduceL1")
+        alg = algorithm::reduction_norm_lp_power_p_sum;
+    else if (type == "ReduceL2")
+        alg = algorithm::reduction_norm_lp_sum;
+    else
+        return false;
+    const Output& x = node->input_value(0);
+    if (!is_f32(x) || !is_f32(node->output(0)) || node->get_input_size() != 2) return false;
+    const Value& axes_value = m_graph->values[value_of(node->input_value(1))];
+    if (axes_value.kind != ValueKind::kConstant) return false;
+    const Shape in = x.get_shape();
+    if (in.empty() || in.size() > 5 || shape_size(in) == 0) return false;
+    const size_t xv = value_of(x);
+    Shape kept = in;
+    const Tensor& axes = axes_value.constant;
+    for (size_t i = 0; i < axes.get_size(); ++i) {
+        int64_t a = axes.get_element_type() == element::i32
+                        ? static_cast<const int32_t*>(axes.data())[i]
+                        : static_cast<const int64_t*>(axes.data())[i];
+        if (a < 0) a += static_cast<int64_t>(in.size());
+        if (a < 0 || a >= static_cast<int64_t>(in.size())) return false;
+        kept[static_cast<size_t>(a)] = 1;
+    }
+    if (axes.get_size() == 0 || (axes.get_element_type() != element::i32 &&
+                                 axes.get_element_type() != element::i64))
+        return false;
+    // The output keeps the input's layout when it keeps its rank; dropping axes of size one
+    // does not move a plain tensor's bytes, so a plain destination serves keep_dims false.
+    const bool keep = node->get_output_shape(0).size() == in.size();
+    const Layout layout = keep ? m_graph->values[xv].layout : Layout::kPlain;
+    const auto src_md = desc_of(xv);
+    const dnnl::memory::desc dst_md(dims_of(kept), dt::f32,
+                                    layout == Layout::kPlain ? plain_tag(in.size())
+                                                             : channels_last_tag(in.size()));
+    auto op = std::make_shared<DnnlOp>();
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    // Mean or max over every spatial axis (global pooling, squeeze-excitation): oneDNN's pooling
+    // kernels, which are jit; its reduction kernels are, in 2.6, a reference implementation for
+    // most layouts, slower than the reference kernel here, which then runs instead.
+    bool spatial = in.size() >= 3 && in.size() <= 5 && kept[0] == in[0] && kept[1] == in[1];
+    for (size_t i = 2; i < in.size() && spatial; ++i) spatial = kept[i] == 1;
+    if (spatial && (alg == algorithm::reduction_mean || alg == algorithm::reduction_max)) {
+        const Dims kernel(in.begin() + 2, in.end());
+        const Dims ones(kernel.size(), 1), zeros(kernel.size(), 0);
+        dnnl::pooling_forward::desc desc(
+            dnnl::prop_kind::forward_inference,
+            alg == algorithm::reduction_max ? algorithm::pooling_max
+                                            : algorithm::pooling_avg_exclude_padding,
+            src_md, dst_md, ones, kernel, zeros, zeros);
+        dnnl::pooling_forward::primitive_desc pd(desc, attr, cpu_engine());
+        op->primitive = dnnl::pooling_forward(pd);
+        op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+        op->impl = pd.impl_info_str();
+    } else {
+        const float p = type == "ReduceL1" ? 1.f : 2.f;
+        dnnl::reduction::desc desc(alg, src_md, dst_md, p, 0.f);
+        dnnl::reduction::primitive_desc pd(desc, attr, cpu_engine());
+        op->impl = pd.impl_info_str();
+        if (op->impl.rfind("ref", 0) == 0) return false;
+        op->primitive = dnnl::reduction(pd);
+        op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+    }
+    op->args.push_back({DNNL_ARG_SRC, true, xv, src_md, {}});
+    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
+    FusedChain chain;
+    chain.output = node->output(0);
+    add_dnnl_step(node, chain, std::move(op), layout);
+    return true;
+}
+
+}  // namespace vireo::cpu_plugin::detail

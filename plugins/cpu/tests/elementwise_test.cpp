@@ -1,0 +1,324 @@
+// Element-wise, concatenation and reduction steps on oneDNN (graph_compiler_elementwise.cpp), the
+// folding of shape arithmetic before compiling, the per-shape cache and CPU_REFERENCE_OPS: each
+// gives TEMPLATE's results, and the profile shows oneDNN steps where reference kernels ran before.
+#include <gtest/gtest.h>
+
+#include <iostream>
+
+#include "test_utils.hpp"
+#include "vireo/ops.hpp"
+
+namespace vireo::cpu_test {
+namespace {
+
+using ModelPtr = std::shared_ptr<Model>;
+
+ModelPtr model_of(const OutputVector& outputs, const ParameterVector& params) {
+    return std::make_shared<Model>(outputs, params, "elementwise");
+}
+
+NodePtr random_constant(const Shape& shape, unsigned seed, float scale = 0.3f) {
+    return op::constant(random_tensor(shape, seed, -scale, scale));
+}
+
+NodePtr f32_scalar(double value) {
+    return op::constant<float>(element::f32, Shape{}, {static_cast<float>(value)});
+}
+
+NodePtr i64_vector(const std::vector<int64_t>& values) {
+    return op::constant<int64_t>(element::i64, Shape{values.size()}, values);
+}
+
+NodePtr conv1x1(const Output& x, size_t out_channels, size_t in_channels, unsigned seed) {
+    return op::convolution(x, random_constant({out_channels, in_channels, 1, 1}, seed), {1, 1}, {0, 0},
+                           {0, 0}, {1, 1});
+}
+
+// The rows of a profile that ran on a reference kernel (exec_type "ref"), printed on failure.
+size_t reference_rows(const std::vector<ProfilingInfo>& rows) {
+    size_t n = 0;
+    for (const auto& r : rows)
+        if (r.exec_type == "ref") {
+            ++n;
+            std::cout << "  reference row: " << r.node_name << " [" << r.node_type << "]\n";
+        }
+    return n;
+}
+
+size_t type_rows(const std::vector<ProfilingInfo>& rows, const std::string& type) {
+    size_t n = 0;
+    for (const auto& r : rows) n += r.node_type == type;
+    return n;
+}
+
+TEST(Elementwise, EveryUnaryOpRunsOnOneDnnWithTemplatesValues) {
+    // 3 x 37: a tail that is not a multiple of any vector width.
+    for (const char* type : {"Relu", "Sigmoid", "Tanh", "Exp", "Abs", "Negative", "HSwish",
+                             "HSigmoid", "Mish", "SoftPlus", "Round"}) {
+        SCOPED_TRACE(type);
+        auto x = op::parameter(element::f32, {3, 37}, "x");
+        auto y = op::unary(type, x);
+        auto model = model_of({y}, {x});
+        expect_matches_template(model, 1e-5, 1e-5);
+        const auto rows = cpu_profile(model);
+        EXPECT_EQ(reference_rows(rows), 0u);
+        EXPECT_EQ(type_rows(rows, type), 1u);
+    }
+}
+
+TEST(Elementwise, ActivationsWithAttributesAndPositiveDomains) {
+    auto x = op::parameter(element::f32, {2, 5, 7}, "x");
+    // Sqrt and Log of |x| + 0.5 (positive); Elu, Clamp, Gelu (both forms), Swish with a beta.
+    auto positive = op::add(op::unary("Abs", x), f32_scalar(0.5));
+    OutputVector outs{op::sqrt(positive),
+                      op::unary("Log", positive),
+                      op::elu(x, 0.7),
+                      op::clamp(x, -0.3, 0.4),
+                      op::gelu(x, "erf"),
+                      op::gelu(x, "tanh"),
+                      op::swish(x, f32_scalar(1.5))};
+    auto model = model_of(outs, {x});
+    expect_matches_template(model, 1e-5, 1e-5);
+    // Log alone stays on its reference kernel (oneDNN's log(1) is -1.4e-6, not 0).
+    const auto rows = cpu_profile(model);
+    EXPECT_EQ(reference_rows(rows), 1u);
+    for (const auto& r : rows)
+        if (r.exec_type == "ref") EXPECT_EQ(r.node_type, "Log");
+}
+
+TEST(Elementwise, RepeatedActivationsInOneChainKeepTheirOwnConstants) {
+    // oneDNN 2.6 computed a second eltwise post-op of one algorithm with the first one's
+    // constants: 0.5 * x, |.|, + 0.6 gave 0.5 * |0.5 x|; two clips kept the first's bounds.
+    auto x = op::parameter(element::f32, {4, 33}, "x");
+    auto a = op::add(op::unary("Abs", op::multiply(x, f32_scalar(0.5))), f32_scalar(0.6));
+    auto b = op::clamp(op::unary("Tanh", op::clamp(x, -0.5, 2.0)), -2.0, 0.25);
+    auto model = model_of({a, b}, {x});
+    expect_matches_template(model, 1e-5, 1e-5);
+    EXPECT_EQ(reference_rows(cpu_profile(model)), 0u);
+}
+
+TEST(Elementwise, ScalarOperandsOnEitherSide) {
+    auto x = op::parameter(element::f32, {4, 9}, "x");
+    auto two = f32_scalar(2.0);
+    auto shifted = op::add(op::unary("Abs", x), f32_scalar(1.0));
+    OutputVector outs{op::subtract(two, x), op::subtract(x, two), op::divide(two, shifted),
+                      op::divide(x, two),   op::multiply(two, x), op::power(shifted, two),
+                      op::maximum(x, two),  op::minimum(two, x)};
+    auto model = model_of(outs, {x});
+    expect_matches_template(model, 1e-5, 1e-5);
+    EXPECT_EQ(reference_rows(cpu_profile(model)), 0u);
+}
+
+TEST(Elementwise, BinaryBroadcastingOfEveryRank) {
+    const std::vector<std::pair<Shape, Shape>> cases{
+        {{2, 3, 4, 5}, {5}},          {{2, 3, 4, 5}, {1, 3, 1, 1}}, {{2, 3, 4, 5}, {2, 3, 4, 5}},
+        {{3, 17}, {17}},              {{3, 17}, {3, 1}},            {{5}, {1}},
+        {{2, 1, 3, 2, 4}, {3, 1, 1}}, {{1, 3, 1, 1}, {2, 3, 4, 5}},  // the first one broadcasts
+        {{7, 1}, {7, 6}}};
+    for (const char* type : {"Add", "Subtract", "Multiply", "Divide", "Maximum", "Minimum"}) {
+        for (const auto& [a_shape, b_shape] : cases) {
+            SCOPED_TRACE(std::string(type) + " " + PartialShape(a_shape).to_string() + " " +
+                         PartialShape(b_shape).to_string());
+            auto a = op::parameter(element::f32, a_shape, "a");
+            auto b = op::parameter(element::f32, b_shape, "b");
+            // Divide by values away from zero: b is shifted by 2.
+            Output rhs = b;
+            if (std::string(type) == "Divide")
+                rhs = op::add(op::unary("Abs", b), f32_scalar(2));
+            NodePtr y = std::string(type) == "Add"        ? op::add(a, rhs)
+                        : std::string(type) == "Subtract" ? op::subtract(a, rhs)
+                        : std::string(type) == "Multiply" ? op::multiply(a, rhs)
+                        : std::string(type) == "Divide"   ? op::divide(a, rhs)
+                        : std::string(type) == "Maximum"  ? op::maximum(a, rhs)
+                                                          : op::minimum(a, rhs);
+            auto model = model_of({y}, {a, b});
+            expect_matches_template(model, 1e-5, 1e-5);
+            EXPECT_EQ(reference_rows(cpu_profile(model)), 0u);
+        }
+    }
+}
+
+TEST(Elementwise, BinaryWithAConstantOperandAndAFusedChain) {
+    auto x = op::parameter(element::f32, {2, 6, 5}, "x");
+    auto y = op::relu(op::multiply(op::add(x, random_constant({6, 1}, 3)), random_constant({5}, 4)));
+    auto model = model_of({y}, {x});
+    expect_matches_template(model, 1e-5, 1e-5);
+    const auto rows = cpu_profile(model);
+    EXPECT_EQ(reference_rows(rows), 0u);
+    // The Relu rides on the step before it (oneDNN 2.6 takes no per-last-axis binary post-op
+    // after a binary broadcasting along another axis, so the Multiply is a step of its own).
+    EXPECT_EQ(type_rows(rows, "Add") + type_rows(rows, "Add+Multiply+Relu") +
+                  type_rows(rows, "Multiply+Relu"),
+              rows.size());
+    EXPECT_LE(rows.size(), 2u);
+}
+
+TEST(Elementwise, SqueezeExcitationStaysChannelsLast) {
+    // EfficientNet's block: conv, global average pool, 1x1 conv, Swish, 1x1 conv, Sigmoid, and
+    // the input scaled per channel (a broadcast Multiply).
+    auto x = op::parameter(element::f32, {1, 16, 12, 12}, "x");
+    auto features = op::relu(conv1x1(x, 32, 16, 1));
+    auto pooled = op::reduce_mean(features, i64_vector({2, 3}), true);
+    auto squeezed = op::swish(conv1x1(pooled, 8, 32, 2));
+    auto gate = op::sigmoid(conv1x1(squeezed, 32, 8, 3));
+    auto y = op::multiply(features, gate);
+    auto model = model_of({y}, {x});
+    expect_matches_template(model, 1e-5, 1e-5);
+    const auto rows = cpu_profile(model);
+    EXPECT_EQ(reference_rows(rows), 0u);
+    EXPECT_EQ(type_rows(rows, "ReduceMean"), 1u);
+    EXPECT_EQ(type_rows(rows, "Multiply"), 1u);
+    // Into NHWC at the input and back at the output: nothing in between.
+    EXPECT_EQ(type_rows(rows, "Reorder"), 2u);
+}
+
+TEST(Elementwise, ConcatOfBranchesAndOfOneInputTwice) {
+    auto x = op::parameter(element::f32, {1, 8, 6, 6}, "x");
+    auto a = op::relu(conv1x1(x, 4, 8, 1));
+    auto b = op::relu(conv1x1(x, 12, 8, 2));
+    auto pooled = op::max_pool(x, {1, 1}, {1, 1}, {1, 1}, {3, 3});
+    auto c = op::concat({a, b, pooled, a}, 1);  // `a` twice
+    auto d = op::concat({x, random_constant({1, 8, 6, 6}, 5)}, 0);  // a constant input, batch axis
+    auto model = model_of({c, d}, {x});
+    expect_matches_template(model, 1e-5, 1e-5);
+    const auto rows = cpu_profile(model);
+    EXPECT_EQ(reference_rows(rows), 0u);
+    EXPECT_EQ(type_rows(rows, "Concat"), 2u);
+}
+
+TEST(Elementwise, ReductionsOverAnyAxesWithAndWithoutKeptDims) {
+    // Values for every case; oneDNN runs those it has a fast kernel for (the reference kernel
+    // runs the rest, see GlobalPoolingRunsOnOneDnn).
+    const std::vector<std::vector<int64_t>> axis_sets{{1}, {-1}, {0, 2}, {1, 2, 3}, {2, 3}};
+    for (const char* type :
+         {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2"})
+        for (bool keep : {true, false})
+            for (const auto& set : axis_sets) {
+                SCOPED_TRACE(std::string(type) + (keep ? " keep" : "") + " axes " +
+                             std::to_string(set.size()) + " first " + std::to_string(set[0]));
+                auto x = op::parameter(element::f32, {2, 3, 4, 5}, "x");
+                // Prod of 60 values near 1 stays finite: inputs in [0.5, 1.5).
+                Output in = x;
+                if (std::string(type) == "ReduceProd") in = op::add(x, f32_scalar(1.0));
+                auto y = op::reduce(type, in, i64_vector(set), keep);
+                expect_matches_template(model_of({y}, {x}), 1e-5, 1e-5);
+            }
+}
+
+TEST(Elementwise, GlobalPoolingRunsOnOneDnn) {
+    // Mean and max over every spatial axis of 3-, 4- and 5-D tensors, in a channels-last region
+    // (after a convolution) and on a plain input.
+    for (const Shape& shape : {Shape{2, 8, 9}, Shape{1, 8, 5, 7}, Shape{1, 8, 3, 4, 5}})
+        for (const char* type : {"ReduceMean", "ReduceMax"})
+            for (bool after_conv : {false, true}) {
+                SCOPED_TRACE(std::string(type) + " rank " + std::to_string(shape.size()) +
+                             (after_conv ? " after a convolution" : ""));
+                auto x = op::parameter(element::f32, shape, "x");
+                Output in = x;
+                if (after_conv) {
+                    Shape w{8, 8};
+                    w.resize(shape.size(), 1);
+                    const std::vector<int64_t> ones(shape.size() - 2, 1), zeros(shape.size() - 2, 0);
+                    in = op::convolution(x, random_constant(w, 3), ones, zeros, zeros, ones);
+                }
+                std::vector<int64_t> spatial;
+                for (size_t i = 2; i < shape.size(); ++i) spatial.push_back(static_cast<int64_t>(i));
+                auto y = op::reduce(type, in, i64_vector(spatial), true);
+                auto model = model_of({y}, {x});
+                expect_matches_template(model, 1e-5, 1e-5);
+                const auto rows = cpu_profile(model);
+                EXPECT_EQ(reference_rows(rows), 0u);
+                EXPECT_EQ(type_rows(rows, type), 1u);
+            }
+}
+
+TEST(Elementwise, EmptyTensorsGiveEmptyOutputs) {
+    auto x = op::parameter(element::f32, {0, 4}, "x");
+    auto y = op::relu(op::add(x, random_constant({4}, 1)));
+    auto model = model_of({y}, {x});
+    Core core = make_core();
+    const auto out = run_model(core, model, "CPU", {Tensor(element::f32, Shape{0, 4})});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].get_shape(), (Shape{0, 4}));
+}
+
+// x [?, 3, 4, 4] -> conv -> Reshape to [batch, -1] with the batch read by ShapeOf -> Gather ->
+// Concat (as exporters write Flatten) -> MatMul.
+ModelPtr flatten_by_shape_of(const PartialShape& input) {
+    auto x = op::parameter(element::f32, input, "x");
+    auto c = op::relu(conv1x1(x, 6, 3, 1));
+    auto batch = op::gather(op::shape_of(c), i64_vector({0}), op::constant<int64_t>(element::i64, Shape{}, {0}));
+    auto target = op::concat({batch, i64_vector({-1})}, 0);
+    auto flat = op::reshape(c, target, false);
+    auto y = op::matmul(flat, random_constant({96, 2}, 2));
+    y->set_friendly_name("logits");
+    return model_of({y}, {x});
+}
+
+TEST(ShapeFolding, AStaticModelWithShapeArithmeticRunsWhollyOnOneDnn) {
+    auto model = flatten_by_shape_of({-1, 3, 4, 4});
+    model->reshape(PartialShape{4, 3, 4, 4});
+    Core core = make_core();
+    auto compiled = core.compile_model(model, "CPU");
+    // Before: ShapeOf of a static tensor was not folded, the Reshape stayed dynamic and every op
+    // of the model ran on its reference kernel.
+    EXPECT_EQ(compiled.output(0).get_partial_shape(), PartialShape({4, 2}));
+    EXPECT_TRUE(compiled.get_property("CPU_REFERENCE_OPS").as<std::vector<std::string>>().empty());
+    expect_matches_template(model);
+    EXPECT_EQ(reference_rows(cpu_profile(model)), 0u);
+}
+
+TEST(ShapeFolding, ReferenceOpsAreListedOnce) {
+    auto x = op::parameter(element::f32, {2, 8}, "x");
+    auto idx = op::constant<int64_t>(element::i64, Shape{3}, {5, 0, 7});
+    auto axis = op::constant<int64_t>(element::i64, Shape{}, {1});
+    // Two Gathers of a computed value: a reference op type, listed once.
+    auto y = op::add(op::gather(op::relu(x), idx, axis), op::gather(op::sigmoid(x), idx, axis));
+    Core core = make_core();
+    auto compiled = core.compile_model(model_of({y}, {x}), "CPU");
+    EXPECT_EQ(compiled.get_property("CPU_REFERENCE_OPS").as<std::vector<std::string>>(),
+              std::vector<std::string>{"Gather"});
+}
+
+TEST(ShapeCache, ShapesBeyondTheCacheStillRunOnOneDnn) {
+    // A dynamic model, a cache of two shape sets, five shapes in turn (twice): every run is
+    // compiled for its shapes (least recently used out), never a permanent fall-back.
+    auto model = flatten_by_shape_of({-1, 3, 4, 4});
+    Core core = make_core();
+    auto compiled = core.compile_model(model, "CPU", {{"CPU_SHAPE_CACHE_SIZE", 2}, {"PERF_COUNT", true}});
+    EXPECT_EQ(compiled.get_property("CPU_SHAPE_CACHE_SIZE").as<uint32_t>(), 2u);
+    auto request = compiled.create_infer_request();
+    Core oracle_core = make_core();
+    auto oracle = oracle_core.compile_model(model, "TEMPLATE").create_infer_request();
+    for (int round = 0; round < 2; ++round)
+        for (size_t batch = 1; batch <= 5; ++batch) {
+            SCOPED_TRACE("batch " + std::to_string(batch));
+            const Tensor x = random_tensor({batch, 3, 4, 4}, static_cast<unsigned>(batch));
+            request.set_input_tensor(x);
+            request.infer();
+            oracle.set_input_tensor(x);
+            oracle.infer();
+            EXPECT_TRUE(all_close(request.get_output_tensor(), oracle.get_output_tensor(), 1e-4,
+                                  1e-5));
+            EXPECT_EQ(request.get_output_tensor().get_shape(), (Shape{batch, 2}));
+            size_t onednn = 0;
+            for (const auto& r : request.get_profiling_info())
+                onednn += r.node_type.rfind("Convolution", 0) == 0 && r.exec_type != "ref";
+            EXPECT_EQ(onednn, 1u);
+        }
+}
+
+TEST(ShapeCache, SizeZeroRunsTheReferenceGraphAndBadSizesAreRefused) {
+    auto model = flatten_by_shape_of({-1, 3, 4, 4});
+    Core core = make_core();
+    auto compiled = core.compile_model(model, "CPU", {{"CPU_SHAPE_CACHE_SIZE", 0}});
+    auto request = compiled.create_infer_request();
+    request.set_input_tensor(random_tensor({2, 3, 4, 4}, 1));
+    request.infer();
+    EXPECT_EQ(request.get_output_tensor().get_shape(), (Shape{2, 2}));
+    EXPECT_THROW(core.compile_model(model, "CPU", {{"CPU_SHAPE_CACHE_SIZE", -1}}), Exception);
+    EXPECT_THROW(core.compile_model(model, "CPU", {{"CPU_SHAPE_CACHE_SIZE", 100000}}), Exception);
+}
+
+}  // namespace
+}  // namespace vireo::cpu_test
