@@ -426,6 +426,14 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
                     done = try_reduce(node);
                 else if (type == "Concat")
                     done = try_concat(node);
+                else if (type == "BatchNormInference")
+                    done = try_batch_norm(node);
+                else if (type == "Split" || type == "VariadicSplit")
+                    done = try_split(node);
+                else if (type == "ConvolutionBackpropData")
+                    done = try_deconvolution(node);
+                else if (type == "Interpolate")
+                    done = try_interpolate(node);
                 else if (type == "Transpose" || type == "Reshape" || type == "Squeeze" ||
                          type == "Unsqueeze" || type == "Slice")
                     done = try_movement(node);

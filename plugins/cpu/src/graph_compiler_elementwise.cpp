@@ -42,7 +42,8 @@ bool append_eltwise(std::vector<PostOp>& ops, const PostOp& p) {
     if (!ops.empty() && ops.back().kind == PostOp::Kind::kEltwise) {
         PostOp& last = ops.back();
         // Two linear steps in a row are one: c * (a * x + b) + d.
-        if (p.algorithm == algorithm::eltwise_linear && last.algorithm == algorithm::eltwise_linear) {
+        if (p.algorithm == algorithm::eltwise_linear &&
+            last.algorithm == algorithm::eltwise_linear) {
             last.beta = p.alpha * last.beta + p.beta;
             last.alpha *= p.alpha;
             return true;
@@ -217,8 +218,8 @@ bool GraphCompiler::try_eltwise(const NodePtr& node) {
                 const PostOp& main = post_ops.front();
                 dnnl::primitive_attr attr;
                 attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-                dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                                 main.algorithm, md, main.alpha, main.beta);
+                dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, main.algorithm,
+                                                 md, main.alpha, main.beta);
                 dnnl::eltwise_forward::primitive_desc pd(desc, attr, cpu_engine());
                 op->primitive = dnnl::eltwise_forward(pd);
                 op->scratchpad_bytes = pd.scratchpad_desc().get_size();
@@ -271,8 +272,7 @@ bool GraphCompiler::try_binary(const NodePtr& node) {
         const auto& ab = node->get_attribute<std::string>("auto_broadcast");
         if (ab != "numpy" && ab != "none") return false;
     }
-    if (!is_f32(node->input_value(0)) || !is_f32(node->input_value(1)) ||
-        !is_f32(node->output(0)))
+    if (!is_f32(node->input_value(0)) || !is_f32(node->input_value(1)) || !is_f32(node->output(0)))
         return false;
     const Shape out = node->get_output_shape(0);
     if (shape_size(out) == 0) return false;
@@ -299,15 +299,17 @@ bool GraphCompiler::try_binary(const NodePtr& node) {
     src1.arg = DNNL_ARG_SRC_1;
     if (bshape == out) {
         if (!b_constant) b = in_layout(b, layout);
-        src1_md = b_constant ? dnnl::memory::desc(src0_md.dims(), dt::f32,
-                                                  layout == Layout::kPlain ? plain_tag(rank)
-                                                                           : channels_last_tag(rank))
-                             : desc_of(b);
+        src1_md = b_constant
+                      ? dnnl::memory::desc(
+                            src0_md.dims(), dt::f32,
+                            layout == Layout::kPlain ? plain_tag(rank) : channels_last_tag(rank))
+                      : desc_of(b);
     } else {
         if (m_graph->values[b].layout == Layout::kChannelsLast && bshape.size() != out.size())
             b = in_layout(b, Layout::kPlain);
         const Value& bv = m_graph->values[b];
-        const tag t = bv.layout == Layout::kChannelsLast ? channels_last_tag(rank) : plain_tag(rank);
+        const tag t =
+            bv.layout == Layout::kChannelsLast ? channels_last_tag(rank) : plain_tag(rank);
         src1_md = dnnl::memory::desc(padded_dims(bshape, rank), dt::f32, t);
     }
     if (b_constant) {
@@ -338,6 +340,71 @@ bool GraphCompiler::try_binary(const NodePtr& node) {
         layout);
 }
 
+bool GraphCompiler::try_batch_norm(const NodePtr& node) {
+    // BatchNormInference with constant statistics not folded into a convolution (DenseNet's
+    // pre-activation blocks): x * scale + shift per channel, scale = gamma / sqrt(var + eps),
+    // shift = beta - mean * scale, as a binary multiply with a per-channel add post-op and the
+    // chain after it.
+    const size_t data = node->get_version() >= 5 ? 0 : 2;
+    const size_t gamma = data == 0 ? 1 : 0, beta = gamma + 1;
+    const size_t mean = 3, variance = 4;
+    const Output& x = node->input_value(data);
+    if (!is_f32(x) || !is_f32(node->output(0))) return false;
+    const Shape shape = x.get_shape();
+    if (shape.size() < 2 || shape_size(shape) == 0) return false;
+    const size_t channels = shape[1];
+    std::vector<const float*> params;
+    for (size_t i : {gamma, beta, mean, variance}) {
+        const Value& v = m_graph->values[value_of(node->input_value(i))];
+        if (v.kind != ValueKind::kConstant || v.constant.get_element_type() != element::f32 ||
+            v.constant.get_size() != channels)
+            return false;
+        params.push_back(static_cast<const float*>(v.constant.data()));
+    }
+    const double eps = node->get_attribute<double>("epsilon");
+    std::vector<float> scale(channels), shift(channels);
+    for (size_t c = 0; c < channels; ++c) {
+        scale[c] = static_cast<float>(params[0][c] / std::sqrt(double(params[3][c]) + eps));
+        shift[c] = params[1][c] - params[2][c] * scale[c];
+    }
+    const size_t xv = value_of(x);
+    const Layout layout = m_graph->values[xv].layout;
+    const auto md = desc_of(xv);
+    Dims per_channel(shape.size(), 1);
+    per_channel[1] = static_cast<dnnl::memory::dim>(channels);
+    const dnnl::memory::desc channel_md(per_channel, dt::f32, plain_tag(shape.size()));
+    PostOp add;
+    add.kind = PostOp::Kind::kBinary;
+    add.algorithm = algorithm::binary_add;
+    add.desc = channel_md;
+    add.constant = make_constant(channel_md, shift.data(), channel_md);
+    FusionTarget target = elementwise_target(md, layout, shape);
+    target.channel_axis = 1;
+    target.channels = channels;
+    target.channel_dims = per_channel;
+    const dnnl::memory scale_memory = make_constant(channel_md, scale.data(), channel_md);
+    return add_with_chain(
+        node, target, {add},
+        [&](const std::vector<PostOp>& post_ops) {
+            auto op = std::make_shared<DnnlOp>();
+            const auto attr = make_attr(post_ops, op.get());
+            dnnl::binary::desc desc(algorithm::binary_mul, md, channel_md, md);
+            dnnl::binary::primitive_desc pd(desc, attr, cpu_engine());
+            op->primitive = dnnl::binary(pd);
+            op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+            op->impl = pd.impl_info_str();
+            op->args.push_back({DNNL_ARG_SRC_0, true, xv, md, {}});
+            DnnlArg src1;
+            src1.arg = DNNL_ARG_SRC_1;
+            src1.is_value = false;
+            src1.constant = scale_memory;
+            op->args.push_back(src1);
+            op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, md, {}});
+            return op;
+        },
+        layout);
+}
+
 bool GraphCompiler::try_concat(const NodePtr& node) {
     const Shape out = node->get_output_shape(0);
     if (!is_f32(node->output(0)) || out.empty() || shape_size(out) == 0) return false;
@@ -358,10 +425,9 @@ bool GraphCompiler::try_concat(const NodePtr& node) {
         size_t v = value_of(in);
         const Value& val = m_graph->values[v];
         if (val.kind == ValueKind::kConstant) {
-            const auto md = dnnl::memory::desc(dims_of(in.get_shape()), dt::f32,
-                                               layout == Layout::kPlain
-                                                   ? plain_tag(out.size())
-                                                   : channels_last_tag(out.size()));
+            const auto md = dnnl::memory::desc(
+                dims_of(in.get_shape()), dt::f32,
+                layout == Layout::kPlain ? plain_tag(out.size()) : channels_last_tag(out.size()));
             const dnnl::memory::desc plain(md.dims(), dt::f32, plain_tag(out.size()));
             DnnlArg arg;
             arg.arg = DNNL_ARG_MULTIPLE_SRC + static_cast<int>(srcs.size());
@@ -377,9 +443,9 @@ bool GraphCompiler::try_concat(const NodePtr& node) {
             {DNNL_ARG_MULTIPLE_SRC + static_cast<int>(srcs.size() - 1), true, v, srcs.back(), {}});
     }
     if (srcs.empty()) return false;
-    const dnnl::memory::desc dst_md(dims_of(out), dt::f32,
-                                    layout == Layout::kPlain ? plain_tag(out.size())
-                                                             : channels_last_tag(out.size()));
+    const dnnl::memory::desc dst_md(
+        dims_of(out), dt::f32,
+        layout == Layout::kPlain ? plain_tag(out.size()) : channels_last_tag(out.size()));
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     dnnl::concat::primitive_desc pd(dst_md, static_cast<int>(axis), srcs, cpu_engine(), attr);
@@ -429,17 +495,17 @@ bool GraphCompiler::try_reduce(const NodePtr& node) {
         if (a < 0 || a >= static_cast<int64_t>(in.size())) return false;
         kept[static_cast<size_t>(a)] = 1;
     }
-    if (axes.get_size() == 0 || (axes.get_element_type() != element::i32 &&
-                                 axes.get_element_type() != element::i64))
+    if (axes.get_size() == 0 ||
+        (axes.get_element_type() != element::i32 && axes.get_element_type() != element::i64))
         return false;
     // The output keeps the input's layout when it keeps its rank; dropping axes of size one
     // does not move a plain tensor's bytes, so a plain destination serves keep_dims false.
     const bool keep = node->get_output_shape(0).size() == in.size();
     const Layout layout = keep ? m_graph->values[xv].layout : Layout::kPlain;
     const auto src_md = desc_of(xv);
-    const dnnl::memory::desc dst_md(dims_of(kept), dt::f32,
-                                    layout == Layout::kPlain ? plain_tag(in.size())
-                                                             : channels_last_tag(in.size()));
+    const dnnl::memory::desc dst_md(
+        dims_of(kept), dt::f32,
+        layout == Layout::kPlain ? plain_tag(in.size()) : channels_last_tag(in.size()));
     auto op = std::make_shared<DnnlOp>();
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -451,11 +517,11 @@ bool GraphCompiler::try_reduce(const NodePtr& node) {
     if (spatial && (alg == algorithm::reduction_mean || alg == algorithm::reduction_max)) {
         const Dims kernel(in.begin() + 2, in.end());
         const Dims ones(kernel.size(), 1), zeros(kernel.size(), 0);
-        dnnl::pooling_forward::desc desc(
-            dnnl::prop_kind::forward_inference,
-            alg == algorithm::reduction_max ? algorithm::pooling_max
-                                            : algorithm::pooling_avg_exclude_padding,
-            src_md, dst_md, ones, kernel, zeros, zeros);
+        dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                         alg == algorithm::reduction_max
+                                             ? algorithm::pooling_max
+                                             : algorithm::pooling_avg_exclude_padding,
+                                         src_md, dst_md, ones, kernel, zeros, zeros);
         dnnl::pooling_forward::primitive_desc pd(desc, attr, cpu_engine());
         op->primitive = dnnl::pooling_forward(pd);
         op->scratchpad_bytes = pd.scratchpad_desc().get_size();

@@ -140,6 +140,14 @@ class GraphCompiler {
     /// Add, Subtract, Multiply, Divide, Maximum, Minimum with numpy broadcasting.
     bool try_binary(const NodePtr& node);
     bool try_concat(const NodePtr& node);
+    /// BatchNormInference with constant statistics: a per-channel multiply-add.
+    bool try_batch_norm(const NodePtr& node);
+    /// Split and VariadicSplit: one reorder per output from its sub-memory.
+    bool try_split(const NodePtr& node);
+    /// ConvolutionBackpropData (ConvTranspose) as oneDNN's deconvolution.
+    bool try_deconvolution(const NodePtr& node);
+    /// Interpolate where oneDNN's resampling computes the same values.
+    bool try_interpolate(const NodePtr& node);
     bool try_reduce(const NodePtr& node);
     /// The fusion target of an element-wise step writing `dst` (layout `layout`, shape `shape`).
     FusionTarget elementwise_target(const dnnl::memory::desc& dst, Layout layout,

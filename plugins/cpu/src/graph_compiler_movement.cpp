@@ -154,4 +154,39 @@ bool GraphCompiler::try_movement(const NodePtr& node) {
     return true;
 }
 
+bool GraphCompiler::try_split(const NodePtr& node) {
+    // Split-1 and VariadicSplit-1 with a constant axis: each output one reorder reading its
+    // sub-memory of the input (in the input's layout, which the outputs keep).
+    const Output& x = node->input_value(0);
+    if (!is_f32(x)) return false;
+    const Shape in = x.get_shape();
+    std::vector<int64_t> axis_value;
+    if (in.empty() ||
+        !constant_ints(m_graph->values[value_of(node->input_value(1))], &axis_value) ||
+        axis_value.size() != 1)
+        return false;
+    const auto rank = static_cast<int64_t>(in.size());
+    const int64_t axis = axis_value[0] < 0 ? axis_value[0] + rank : axis_value[0];
+    if (axis < 0 || axis >= rank) return false;
+    for (size_t i = 0; i < node->get_output_size(); ++i)
+        if (shape_size(node->get_output_shape(i)) == 0) return false;
+    const size_t xv = value_of(x);
+    const Layout layout = m_graph->values[xv].layout;
+    const auto src = desc_of(xv);
+    Dims offsets(in.size(), 0);
+    for (size_t i = 0; i < node->get_output_size(); ++i) {
+        const Dims out_dims = dims_of(node->get_output_shape(i));
+        const dnnl::memory::desc view = src.submemory_desc(out_dims, offsets);
+        const dnnl::memory::desc dst(out_dims, dt::f32,
+                                     layout == Layout::kPlain ? plain_tag(out_dims.size())
+                                                              : channels_last_tag(out_dims.size()));
+        FusedChain chain;
+        chain.output = node->output(i);
+        add_dnnl_step(node, chain, make_reorder(view, dst, xv, SIZE_MAX), layout);
+        m_graph->steps.back().name += ":" + std::to_string(i);
+        offsets[static_cast<size_t>(axis)] += out_dims[static_cast<size_t>(axis)];
+    }
+    return true;
+}
+
 }  // namespace vireo::cpu_plugin::detail

@@ -350,4 +350,154 @@ bool GraphCompiler::try_layer_norm(const NodePtr& node) {
     return true;
 }
 
+bool GraphCompiler::try_deconvolution(const NodePtr& node) {
+    // ConvolutionBackpropData (ONNX's ConvTranspose) without an output_shape input: oneDNN's
+    // deconvolution, channels-last, weights [C_in, C_out, k...] read transposed and reordered once.
+    if (node->get_input_size() != 2) return false;
+    const Output& x = node->input_value(0);
+    const Output& wport = node->input_value(1);
+    if (!is_f32(x) || !is_f32(wport) || !is_f32(node->output(0))) return false;
+    if (m_graph->values[value_of(wport)].kind != ValueKind::kConstant) return false;
+    const auto auto_pad = node->get_attribute<std::string>("auto_pad");
+    if (auto_pad != "explicit" && auto_pad != "notset" && auto_pad != "valid") return false;
+    const Tensor weights = m_graph->values[value_of(wport)].constant;
+    const Shape in = x.get_shape(), out = node->get_output_shape(0), wshape = wport.get_shape();
+    const size_t rank = in.size();
+    if (rank < 3 || rank > 5 || wshape.size() != rank) return false;
+    const auto strides = node->get_attribute<std::vector<int64_t>>("strides");
+    const auto dilations = node->get_attribute<std::vector<int64_t>>("dilations");
+    auto pads_begin = node->get_attribute<std::vector<int64_t>>("pads_begin");
+    pads_begin.resize(rank - 2, 0);
+    if (auto_pad == "valid") std::fill(pads_begin.begin(), pads_begin.end(), 0);
+    Dims pl, pr, st, dil;
+    for (size_t i = 0; i + 2 < rank; ++i) {
+        const int64_t k = static_cast<int64_t>(wshape[2 + i]);
+        const int64_t extent = (k - 1) * dilations.at(i) + 1;
+        // out = (in - 1) * stride - pl - pr + extent: the right pad that gives the model's size
+        // (output_padding makes it smaller).
+        const int64_t right = (static_cast<int64_t>(in[2 + i]) - 1) * strides.at(i) + extent -
+                              static_cast<int64_t>(out[2 + i]) - pads_begin[i];
+        if (right < 0 || pads_begin[i] < 0) return false;
+        pl.push_back(pads_begin[i]);
+        pr.push_back(right);
+        st.push_back(strides[i]);
+        dil.push_back(dilations[i] - 1);
+    }
+    // The weights as oneDNN's [C_out, C_in, k...]: the stored [C_in, C_out, k...] with the first
+    // two strides swapped.
+    Dims wdims = dims_of(wshape);
+    Dims wstrides(rank, 1);
+    for (size_t i = rank - 1; i-- > 0;) wstrides[i] = wstrides[i + 1] * wdims[i + 1];
+    std::swap(wdims[0], wdims[1]);
+    std::swap(wstrides[0], wstrides[1]);
+    const dnnl::memory::desc w_plain(wdims, dt::f32, wstrides);
+    const dnnl::memory::desc w_any(wdims, dt::f32, tag::any);
+    const size_t src = in_layout(value_of(x), Layout::kChannelsLast);
+    const auto src_md = desc_of(src);
+    const dnnl::memory::desc dst_md(dims_of(out), dt::f32, channels_last_tag(rank));
+
+    FusionTarget target;
+    target.rank = rank;
+    target.channel_axis = 1;
+    target.channels = out[1];
+    target.layout = Layout::kChannelsLast;
+    target.dst = dst_md;
+    target.channel_dims = Dims(rank, 1);
+    target.channel_dims[1] = static_cast<dnnl::memory::dim>(out[1]);
+    FusedChain chain = fuse_chain(node->output(0), target);
+
+    auto op = std::make_shared<DnnlOp>();
+    const auto attr = make_attr(chain.post_ops, op.get());
+    const dnnl::memory::desc bias_md =
+        chain.bias ? dnnl::memory::desc({static_cast<dnnl::memory::dim>(out[1])}, dt::f32, tag::a)
+                   : dnnl::memory::desc();
+    dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                           algorithm::deconvolution_direct, src_md, w_any, bias_md,
+                                           dst_md, st, dil, pl, pr);
+    dnnl::deconvolution_forward::primitive_desc pd(desc, attr, cpu_engine());
+    op->primitive = dnnl::deconvolution_forward(pd);
+    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+    op->impl = pd.impl_info_str();
+    op->args.push_back({DNNL_ARG_SRC, true, src, src_md, {}});
+    op->args.push_back({DNNL_ARG_WEIGHTS,
+                        false,
+                        0,
+                        {},
+                        weights_constant(wport, w_plain, weights.data(), pd.weights_desc())});
+    if (chain.bias)
+        op->args.push_back({DNNL_ARG_BIAS,
+                            false,
+                            0,
+                            {},
+                            make_constant(bias_md, chain.bias.data(), pd.bias_desc())});
+    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
+    add_dnnl_step(node, chain, std::move(op), Layout::kChannelsLast);
+    return true;
+}
+
+bool GraphCompiler::try_interpolate(const NodePtr& node) {
+    // Interpolate-4/11 resizing only the spatial axes (N and C kept), no pads or antialiasing:
+    // linear_onnx with half-pixel centres, and nearest for integer upscaling factors with the
+    // modes that then pick floor(dst / factor) — exactly what oneDNN's resampling computes.
+    const Output& x = node->input_value(0);
+    if (!is_f32(x) || !is_f32(node->output(0))) return false;
+    const Shape in = x.get_shape(), out = node->get_output_shape(0);
+    const size_t rank = in.size();
+    if (rank < 3 || rank > 5 || in[0] != out[0] || in[1] != out[1]) return false;
+    if (node->get_attribute<bool>("antialias")) return false;
+    for (const char* pads : {"pads_begin", "pads_end"})
+        for (int64_t p : node->get_attribute<std::vector<int64_t>>(pads))
+            if (p != 0) return false;
+    const auto mode = node->get_attribute<std::string>("mode");
+    const auto transform = node->get_attribute<std::string>("coordinate_transformation_mode");
+    const auto nearest = node->get_attribute<std::string>("nearest_mode");
+    const bool scales_mode = node->get_attribute<std::string>("shape_calculation_mode") == "scales";
+    algorithm alg;
+    if (mode == "linear_onnx") {
+        if (transform != "half_pixel" && transform != "pytorch_half_pixel") return false;
+        for (size_t i = 2; i < rank; ++i)
+            if (out[i] <= 1) return false;  // pytorch_half_pixel differs at size 1
+        // With scales, ONNX maps coordinates by the given scale, oneDNN by out / in: only when
+        // they agree.
+        if (scales_mode) {
+            for (size_t i = 2; i < rank; ++i)
+                if (out[i] % in[i] != 0 && in[i] % out[i] != 0) return false;
+        }
+        alg = algorithm::resampling_linear;
+    } else if (mode == "nearest") {
+        for (size_t i = 2; i < rank; ++i)
+            if (out[i] < in[i] || out[i] % in[i] != 0) return false;
+        const bool floor_like =
+            (transform == "asymmetric" && (nearest == "floor" || nearest == "simple")) ||
+            ((transform == "half_pixel" || transform == "pytorch_half_pixel") &&
+             nearest == "round_prefer_floor") ||
+            (transform == "tf_half_pixel_for_nn" &&
+             (nearest == "floor" || nearest == "round_prefer_floor"));
+        if (!floor_like) return false;
+        alg = algorithm::resampling_nearest;
+    } else {
+        return false;
+    }
+    const size_t xv = value_of(x);
+    Layout layout = m_graph->values[xv].layout;
+    const auto src_md = desc_of(xv);
+    const dnnl::memory::desc dst_md(
+        dims_of(out), dt::f32,
+        layout == Layout::kPlain ? plain_tag(rank) : channels_last_tag(rank));
+    auto op = std::make_shared<DnnlOp>();
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::resampling_forward::desc desc(dnnl::prop_kind::forward_inference, alg, src_md, dst_md);
+    dnnl::resampling_forward::primitive_desc pd(desc, attr, cpu_engine());
+    op->primitive = dnnl::resampling_forward(pd);
+    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+    op->impl = pd.impl_info_str();
+    op->args.push_back({DNNL_ARG_SRC, true, xv, src_md, {}});
+    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
+    FusedChain chain;
+    chain.output = node->output(0);
+    add_dnnl_step(node, chain, std::move(op), layout);
+    return true;
+}
+
 }  // namespace vireo::cpu_plugin::detail

@@ -30,8 +30,8 @@ NodePtr i64_vector(const std::vector<int64_t>& values) {
 }
 
 NodePtr conv1x1(const Output& x, size_t out_channels, size_t in_channels, unsigned seed) {
-    return op::convolution(x, random_constant({out_channels, in_channels, 1, 1}, seed), {1, 1}, {0, 0},
-                           {0, 0}, {1, 1});
+    return op::convolution(x, random_constant({out_channels, in_channels, 1, 1}, seed), {1, 1},
+                           {0, 0}, {0, 0}, {1, 1});
 }
 
 // The rows of a profile that ran on a reference kernel (exec_type "ref"), printed on failure.
@@ -70,12 +70,8 @@ TEST(Elementwise, ActivationsWithAttributesAndPositiveDomains) {
     auto x = op::parameter(element::f32, {2, 5, 7}, "x");
     // Sqrt and Log of |x| + 0.5 (positive); Elu, Clamp, Gelu (both forms), Swish with a beta.
     auto positive = op::add(op::unary("Abs", x), f32_scalar(0.5));
-    OutputVector outs{op::sqrt(positive),
-                      op::unary("Log", positive),
-                      op::elu(x, 0.7),
-                      op::clamp(x, -0.3, 0.4),
-                      op::gelu(x, "erf"),
-                      op::gelu(x, "tanh"),
+    OutputVector outs{op::sqrt(positive),           op::unary("Log", positive), op::elu(x, 0.7),
+                      op::clamp(x, -0.3, 0.4),      op::gelu(x, "erf"),         op::gelu(x, "tanh"),
                       op::swish(x, f32_scalar(1.5))};
     auto model = model_of(outs, {x});
     expect_matches_template(model, 1e-5, 1e-5);
@@ -111,9 +107,14 @@ TEST(Elementwise, ScalarOperandsOnEitherSide) {
 
 TEST(Elementwise, BinaryBroadcastingOfEveryRank) {
     const std::vector<std::pair<Shape, Shape>> cases{
-        {{2, 3, 4, 5}, {5}},          {{2, 3, 4, 5}, {1, 3, 1, 1}}, {{2, 3, 4, 5}, {2, 3, 4, 5}},
-        {{3, 17}, {17}},              {{3, 17}, {3, 1}},            {{5}, {1}},
-        {{2, 1, 3, 2, 4}, {3, 1, 1}}, {{1, 3, 1, 1}, {2, 3, 4, 5}},  // the first one broadcasts
+        {{2, 3, 4, 5}, {5}},
+        {{2, 3, 4, 5}, {1, 3, 1, 1}},
+        {{2, 3, 4, 5}, {2, 3, 4, 5}},
+        {{3, 17}, {17}},
+        {{3, 17}, {3, 1}},
+        {{5}, {1}},
+        {{2, 1, 3, 2, 4}, {3, 1, 1}},
+        {{1, 3, 1, 1}, {2, 3, 4, 5}},  // the first one broadcasts
         {{7, 1}, {7, 6}}};
     for (const char* type : {"Add", "Subtract", "Multiply", "Divide", "Maximum", "Minimum"}) {
         for (const auto& [a_shape, b_shape] : cases) {
@@ -123,8 +124,7 @@ TEST(Elementwise, BinaryBroadcastingOfEveryRank) {
             auto b = op::parameter(element::f32, b_shape, "b");
             // Divide by values away from zero: b is shifted by 2.
             Output rhs = b;
-            if (std::string(type) == "Divide")
-                rhs = op::add(op::unary("Abs", b), f32_scalar(2));
+            if (std::string(type) == "Divide") rhs = op::add(op::unary("Abs", b), f32_scalar(2));
             NodePtr y = std::string(type) == "Add"        ? op::add(a, rhs)
                         : std::string(type) == "Subtract" ? op::subtract(a, rhs)
                         : std::string(type) == "Multiply" ? op::multiply(a, rhs)
@@ -140,7 +140,8 @@ TEST(Elementwise, BinaryBroadcastingOfEveryRank) {
 
 TEST(Elementwise, BinaryWithAConstantOperandAndAFusedChain) {
     auto x = op::parameter(element::f32, {2, 6, 5}, "x");
-    auto y = op::relu(op::multiply(op::add(x, random_constant({6, 1}, 3)), random_constant({5}, 4)));
+    auto y =
+        op::relu(op::multiply(op::add(x, random_constant({6, 1}, 3)), random_constant({5}, 4)));
     auto model = model_of({y}, {x});
     expect_matches_template(model, 1e-5, 1e-5);
     const auto rows = cpu_profile(model);
@@ -177,7 +178,7 @@ TEST(Elementwise, ConcatOfBranchesAndOfOneInputTwice) {
     auto a = op::relu(conv1x1(x, 4, 8, 1));
     auto b = op::relu(conv1x1(x, 12, 8, 2));
     auto pooled = op::max_pool(x, {1, 1}, {1, 1}, {1, 1}, {3, 3});
-    auto c = op::concat({a, b, pooled, a}, 1);  // `a` twice
+    auto c = op::concat({a, b, pooled, a}, 1);                      // `a` twice
     auto d = op::concat({x, random_constant({1, 8, 6, 6}, 5)}, 0);  // a constant input, batch axis
     auto model = model_of({c, d}, {x});
     expect_matches_template(model, 1e-5, 1e-5);
@@ -190,8 +191,8 @@ TEST(Elementwise, ReductionsOverAnyAxesWithAndWithoutKeptDims) {
     // Values for every case; oneDNN runs those it has a fast kernel for (the reference kernel
     // runs the rest, see GlobalPoolingRunsOnOneDnn).
     const std::vector<std::vector<int64_t>> axis_sets{{1}, {-1}, {0, 2}, {1, 2, 3}, {2, 3}};
-    for (const char* type :
-         {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2"})
+    for (const char* type : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+                             "ReduceL1", "ReduceL2"})
         for (bool keep : {true, false})
             for (const auto& set : axis_sets) {
                 SCOPED_TRACE(std::string(type) + (keep ? " keep" : "") + " axes " +
@@ -218,11 +219,13 @@ TEST(Elementwise, GlobalPoolingRunsOnOneDnn) {
                 if (after_conv) {
                     Shape w{8, 8};
                     w.resize(shape.size(), 1);
-                    const std::vector<int64_t> ones(shape.size() - 2, 1), zeros(shape.size() - 2, 0);
+                    const std::vector<int64_t> ones(shape.size() - 2, 1),
+                        zeros(shape.size() - 2, 0);
                     in = op::convolution(x, random_constant(w, 3), ones, zeros, zeros, ones);
                 }
                 std::vector<int64_t> spatial;
-                for (size_t i = 2; i < shape.size(); ++i) spatial.push_back(static_cast<int64_t>(i));
+                for (size_t i = 2; i < shape.size(); ++i)
+                    spatial.push_back(static_cast<int64_t>(i));
                 auto y = op::reduce(type, in, i64_vector(spatial), true);
                 auto model = model_of({y}, {x});
                 expect_matches_template(model, 1e-5, 1e-5);
@@ -247,7 +250,8 @@ TEST(Elementwise, EmptyTensorsGiveEmptyOutputs) {
 ModelPtr flatten_by_shape_of(const PartialShape& input) {
     auto x = op::parameter(element::f32, input, "x");
     auto c = op::relu(conv1x1(x, 6, 3, 1));
-    auto batch = op::gather(op::shape_of(c), i64_vector({0}), op::constant<int64_t>(element::i64, Shape{}, {0}));
+    auto batch = op::gather(op::shape_of(c), i64_vector({0}),
+                            op::constant<int64_t>(element::i64, Shape{}, {0}));
     auto target = op::concat({batch, i64_vector({-1})}, 0);
     auto flat = op::reshape(c, target, false);
     auto y = op::matmul(flat, random_constant({96, 2}, 2));
@@ -285,7 +289,8 @@ TEST(ShapeCache, ShapesBeyondTheCacheStillRunOnOneDnn) {
     // compiled for its shapes (least recently used out), never a permanent fall-back.
     auto model = flatten_by_shape_of({-1, 3, 4, 4});
     Core core = make_core();
-    auto compiled = core.compile_model(model, "CPU", {{"CPU_SHAPE_CACHE_SIZE", 2}, {"PERF_COUNT", true}});
+    auto compiled =
+        core.compile_model(model, "CPU", {{"CPU_SHAPE_CACHE_SIZE", 2}, {"PERF_COUNT", true}});
     EXPECT_EQ(compiled.get_property("CPU_SHAPE_CACHE_SIZE").as<uint32_t>(), 2u);
     auto request = compiled.create_infer_request();
     Core oracle_core = make_core();
@@ -298,8 +303,8 @@ TEST(ShapeCache, ShapesBeyondTheCacheStillRunOnOneDnn) {
             request.infer();
             oracle.set_input_tensor(x);
             oracle.infer();
-            EXPECT_TRUE(all_close(request.get_output_tensor(), oracle.get_output_tensor(), 1e-4,
-                                  1e-5));
+            EXPECT_TRUE(
+                all_close(request.get_output_tensor(), oracle.get_output_tensor(), 1e-4, 1e-5));
             EXPECT_EQ(request.get_output_tensor().get_shape(), (Shape{batch, 2}));
             size_t onednn = 0;
             for (const auto& r : request.get_profiling_info())

@@ -1,0 +1,135 @@
+// BatchNormInference, Split/VariadicSplit, ConvolutionBackpropData and Interpolate on oneDNN
+// (batch normalization as a per-channel multiply-add, splits as sub-memory reorders,
+// deconvolution, resampling): TEMPLATE's values, and no reference step where oneDNN computes the
+// same; the configurations oneDNN computes differently stay on the reference kernel.
+#include <gtest/gtest.h>
+
+#include "test_utils.hpp"
+#include "vireo/ops.hpp"
+
+namespace vireo::cpu_test {
+namespace {
+
+NodePtr nn_constant(const Shape& shape, unsigned seed, float lo = -0.5f, float hi = 0.5f) {
+    return op::constant(random_tensor(shape, seed, lo, hi));
+}
+
+// Rows of a CPU run of `model` whose op type is `type`, and whether any of them ran on a
+// reference kernel.
+std::pair<size_t, size_t> rows_and_reference(const std::shared_ptr<Model>& model,
+                                             const std::string& type) {
+    size_t rows = 0, reference = 0;
+    for (const auto& r : cpu_profile(model)) {
+        if (r.node_type.rfind(type, 0) != 0) continue;
+        ++rows;
+        reference += r.exec_type == "ref";
+    }
+    return {rows, reference};
+}
+
+std::shared_ptr<Model> nn_model(const OutputVector& outs, const ParameterVector& params) {
+    return std::make_shared<Model>(outs, params, "nn_ops");
+}
+
+TEST(NnOps, BatchNormAloneAndAfterAConcatWithItsRelu) {
+    for (bool after_conv : {false, true}) {
+        SCOPED_TRACE(after_conv ? "channels-last input" : "plain input");
+        auto x = op::parameter(element::f32, {2, 6, 5, 7}, "x");
+        Output in = x;
+        if (after_conv)
+            in = op::concat({op::convolution(x, nn_constant({4, 6, 1, 1}, 1), {1, 1}, {0, 0},
+                                             {0, 0}, {1, 1}),
+                             x},
+                            1);
+        const size_t c = after_conv ? 10 : 6;
+        auto bn = op::batch_norm_inference(in, nn_constant({c}, 2, 0.5f, 1.5f),
+                                           nn_constant({c}, 3), nn_constant({c}, 4),
+                                           nn_constant({c}, 5, 0.1f, 2.f), 1e-5);
+        auto model = nn_model({op::relu(bn)}, {x});
+        expect_matches_template(model, 1e-5, 1e-5);
+        const auto [rows, reference] = rows_and_reference(model, "BatchNormInference");
+        EXPECT_EQ(rows, 1u);
+        EXPECT_EQ(reference, 0u);
+    }
+}
+
+TEST(NnOps, SplitsAlongAnyAxisIncludingChannelsLast) {
+    auto x = op::parameter(element::f32, {2, 12, 4, 5}, "x");
+    auto conv = op::convolution(x, nn_constant({12, 12, 1, 1}, 1), {1, 1}, {0, 0}, {0, 0}, {1, 1});
+    auto s1 = op::split(conv, op::constant<int64_t>(element::i64, Shape{}, {1}), 3);
+    auto s2 = op::variadic_split(x, op::constant<int64_t>(element::i64, Shape{}, {-1}),
+                                 op::constant<int64_t>(element::i64, Shape{3}, {1, -1, 2}));
+    OutputVector outs{s1->output(0), s1->output(1), s1->output(2),
+                      s2->output(0), s2->output(1), s2->output(2)};
+    auto model = nn_model(outs, {x});
+    expect_matches_template(model, 1e-5, 1e-5);
+    const auto [split_rows, split_ref] = rows_and_reference(model, "Split");
+    const auto [variadic_rows, variadic_ref] = rows_and_reference(model, "VariadicSplit");
+    EXPECT_EQ(split_rows, 3u);  // one reorder per output
+    EXPECT_EQ(variadic_rows, 3u);
+    EXPECT_EQ(split_ref + variadic_ref, 0u);
+}
+
+TEST(NnOps, ConvTransposeWithStridesPadsOutputPaddingAndBias) {
+    struct Case {
+        std::vector<int64_t> strides, pads_begin, pads_end, dilations, output_padding;
+    };
+    const std::vector<Case> cases{{{2, 2}, {0, 0}, {0, 0}, {1, 1}, {}},
+                                  {{2, 2}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+                                  {{1, 1}, {1, 0}, {0, 1}, {1, 1}, {}},
+                                  {{3, 2}, {0, 1}, {2, 1}, {2, 1}, {}}};
+    for (size_t i = 0; i < cases.size(); ++i) {
+        SCOPED_TRACE("case " + std::to_string(i));
+        const Case& c = cases[i];
+        auto x = op::parameter(element::f32, {1, 4, 5, 6}, "x");
+        auto y = op::convolution_backprop_data(x, nn_constant({4, 3, 3, 3}, 7), c.strides,
+                                               c.pads_begin, c.pads_end, c.dilations,
+                                               c.output_padding);
+        auto biased = op::relu(op::add(y, nn_constant({1, 3, 1, 1}, 8)));
+        auto model = nn_model({biased}, {x});
+        expect_matches_template(model, 1e-5, 1e-5);
+        const auto [rows, reference] = rows_and_reference(model, "ConvolutionBackpropData");
+        EXPECT_EQ(rows, 1u);
+        EXPECT_EQ(reference, 0u);
+    }
+}
+
+TEST(NnOps, InterpolateOnOneDnnWhereItComputesTheSameValues) {
+    struct Case {
+        std::string mode, transform, nearest;
+        Shape out;
+        bool on_onednn;
+    };
+    const std::vector<Case> cases{
+        {"linear_onnx", "half_pixel", "round_prefer_floor", {1, 3, 12, 16}, true},
+        {"linear_onnx", "pytorch_half_pixel", "round_prefer_floor", {1, 3, 3, 4}, true},
+        {"nearest", "asymmetric", "floor", {1, 3, 18, 16}, true},
+        {"nearest", "half_pixel", "round_prefer_floor", {1, 3, 12, 24}, true},
+        // Not what oneDNN computes: align_corners, cubic, nearest downscaling, round_prefer_ceil.
+        {"linear_onnx", "align_corners", "round_prefer_floor", {1, 3, 12, 16}, false},
+        {"cubic", "half_pixel", "round_prefer_floor", {1, 3, 12, 16}, false},
+        {"nearest", "asymmetric", "floor", {1, 3, 3, 4}, false},
+        {"nearest", "half_pixel", "round_prefer_ceil", {1, 3, 12, 16}, false}};
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.mode + " " + c.transform + " " + c.nearest + " to " +
+                     PartialShape(c.out).to_string());
+        auto x = op::parameter(element::f32, {1, 3, 6, 8}, "x");
+        op::InterpolateAttrs attrs;
+        attrs.mode = c.mode;
+        attrs.coordinate_transformation_mode = c.transform;
+        attrs.nearest_mode = c.nearest;
+        auto sizes = op::constant<int64_t>(element::i64, Shape{2},
+                                           {static_cast<int64_t>(c.out[2]),
+                                            static_cast<int64_t>(c.out[3])});
+        auto axes = op::constant<int64_t>(element::i64, Shape{2}, {2, 3});
+        auto y = op::interpolate(x, sizes, attrs, axes);
+        auto model = nn_model({y}, {x});
+        expect_matches_template(model, 1e-5, 1e-5);
+        const auto [rows, reference] = rows_and_reference(model, "Interpolate");
+        EXPECT_EQ(rows, 1u);
+        EXPECT_EQ(reference, c.on_onednn ? 0u : 1u);
+    }
+}
+
+}  // namespace
+}  // namespace vireo::cpu_test
