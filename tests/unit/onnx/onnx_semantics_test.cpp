@@ -1,6 +1,6 @@
-// Tests ONNX semantics that the translators once got wrong (issue 30): reductions whose axes input
-// is empty at run time. Expected values come from plain loops over the inputs, not from the code
-// under test.
+// Tests ONNX semantics that the translators once got wrong or that real models need (issue 30):
+// reductions whose axes input is empty at run time, constants that come from Constant nodes.
+// Expected values come from plain loops over the inputs, not from the code under test.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -68,6 +68,61 @@ TEST(OnnxSemantics, ReductionWithAnEmptyRunTimeAxesInputReducesEveryAxis) {
         ASSERT_EQ(y.get_shape(), c.shape) << what;
         for (size_t i = 0; i < c.expected.size(); ++i)
             EXPECT_EQ(y.data<float>()[i], c.expected[i]) << what << " i=" << i;
+    }
+}
+
+onnx::NodeProto& bool_constant(OnnxBuilder& b, const std::string& output, bool value) {
+    auto& node = b.node("Constant", {}, {output}, output + "_node");
+    auto* a = node.add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    a->mutable_t()->set_data_type(onnx::TensorProto::BOOL);
+    a->mutable_t()->add_int32_data(value ? 1 : 0);
+    return node;
+}
+
+// training_mode from a Constant node, through Identity, and computed by a folded subgraph
+// (Not(true)): all are constants, as an initializer would be.
+TEST(OnnxSemantics, DropoutTrainingModeFromConstantNodesAndFoldedSubgraphs) {
+    Core core;
+    for (const std::string route : {"constant", "identity", "folded", "cast", "squeeze"}) {
+        OnnxBuilder b(13);
+        b.input("x", kF32, {2}).output("y", kF32, {2});
+        if (route == "constant") {
+            bool_constant(b, "training", false);
+        } else if (route == "identity") {
+            bool_constant(b, "t0", false);
+            b.node("Identity", {"t0"}, {"training"}, "id");
+        } else if (route == "folded") {
+            bool_constant(b, "t0", true);
+            b.node("Not", {"t0"}, {"training"}, "not");
+        } else if (route == "cast") {
+            b.initializer("zero", {}, {0.f});
+            int_attribute(b.node("Cast", {"zero"}, {"training"}, "cast"), "to", 9);
+        } else {
+            b.initializer("zero1", {1}, {0.f});
+            int_attribute(b.node("Cast", {"zero1"}, {"t1"}, "cast"), "to", 9);
+            b.node("Squeeze", {"t1"}, {"training"}, "sq");
+        }
+        b.initializer("ratio", {}, {0.5f});
+        b.node("Dropout", {"x", "ratio", "training"}, {"y"}, "drop");
+        auto request = core.compile_model(core.read_model(b.bytes(), Tensor()), "TEMPLATE")
+                           .create_infer_request();
+        request.set_tensor("x", f32({2}, {1.5f, -2.f}));
+        request.infer();
+        EXPECT_EQ(request.get_tensor("y").data<float>()[0], 1.5f) << route;
+        EXPECT_EQ(request.get_tensor("y").data<float>()[1], -2.f) << route;
+    }
+    // A constant true is still refused, naming the node.
+    OnnxBuilder b(13);
+    b.input("x", kF32, {2}).output("y", kF32, {2});
+    bool_constant(b, "training", true);
+    b.node("Dropout", {"x", "", "training"}, {"y"}, "drop");
+    try {
+        core.read_model(b.bytes(), Tensor());
+        ADD_FAILURE() << "training_mode true was accepted";
+    } catch (const NotImplemented& e) {
+        EXPECT_NE(std::string(e.what()).find("Dropout-13 'drop'"), std::string::npos) << e.what();
     }
 }
 
