@@ -227,16 +227,18 @@ void GraphImporter::convert_node(const onnx::NodeProto& node) {
     }
     NodeContext context(node, std::move(inputs), version, *this);
     OutputVector outputs;
+    std::set<const Node*> input_nodes;
+    for (const auto& in : context.inputs())
+        if (in) input_nodes.insert(in.get_node());
     try {
         outputs = (*translator)(context);
+        // Folding inside the try: a constant that cannot be evaluated (an index out of range) is
+        // reported with the ONNX node it belongs to.
+        outputs = fold_constants(outputs, input_nodes);
     } catch (const Exception& e) {
         if (std::string(e.what()).find(context.describe()) != std::string::npos) throw;
         rethrow_with_context(std::current_exception(), "ONNX node " + context.describe());
     }
-    std::set<const Node*> input_nodes;
-    for (const auto& in : context.inputs())
-        if (in) input_nodes.insert(in.get_node());
-    outputs = fold_constants(outputs, input_nodes);
     for (int i = 0; i < node.output_size(); ++i) {
         const std::string& name = node.output(i);
         if (name.empty()) continue;
