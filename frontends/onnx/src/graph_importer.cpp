@@ -162,6 +162,10 @@ void GraphImporter::add_initializers() {
     for (const auto& init : m_graph.initializer()) {
         if (init.name().empty())
             throw_error<InvalidArgument>("ONNX graph: an initializer has no name");
+        // docs/onnx.md: a value defined twice is an error (last-wins would hide a bad file).
+        if (m_values.count(init.name()))
+            throw_error<InvalidArgument>("ONNX graph: initializer '", init.name(),
+                                         "' is defined twice");
         auto c = op::constant(tensor(init, "initializer '" + init.name() + "'"));
         c->set_friendly_name(init.name());
         c->output(0).set_names({init.name()});

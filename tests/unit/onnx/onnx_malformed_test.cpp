@@ -196,6 +196,14 @@ TEST(OnnxMalformed, DanglingNamesCyclesAndDuplicates) {
     }
 }
 
+TEST(OnnxMalformed, AnInitializerDefinedTwiceIsAnError) {
+    test::TempDir dir;
+    OnnxBuilder b = add_one();
+    b.initializer("one", {1}, {2.0f});
+    const std::string m = error_of<InvalidArgument>(b, dir);
+    EXPECT_NE(m.find("initializer 'one' is defined twice"), std::string::npos) << m;
+}
+
 TEST(OnnxMalformed, UnsortedNodesAreOrderedByTheirInputs) {
     test::TempDir dir;
     OnnxBuilder b;
