@@ -1,7 +1,9 @@
 // Tests that values ONNX calls errors are errors naming the node, at import (constants folded
 // while importing) and at run time on TEMPLATE (issue 35): Gather indices out of range, Compress
-// conditions longer than the axis.
+// conditions longer than the axis, Range and Resize sizes that overflow.
 #include <gtest/gtest.h>
+
+#include <limits>
 
 #include "onnx_test_util.hpp"
 #include "vireo/core.hpp"
@@ -119,6 +121,49 @@ TEST(OnnxBadValues, CompressConditionLongerThanTheAxisIsAnError) {
     request.set_tensor("c", bools({true, false, false, true}));
     const std::string m = error_of<InvalidArgument>([&] { request.infer(); });
     expect_contains(m, {"'squeeze_out'", "index 3", "size 3"});
+}
+
+// Sizes computed from values fed at run time: the re-inferred shape's error names the node.
+TEST(OnnxBadValues, RangeAndResizeSizesFromRunTimeValuesNameTheNode) {
+    Core core;
+    {
+        OnnxBuilder b(11);
+        b.input("start", kI64, {}).input("limit", kI64, {}).input("delta", kI64, {});
+        b.output("y", kI64, {-1});
+        b.node("Range", {"start", "limit", "delta"}, {"y"}, "big_range");
+        auto request = core.compile_model(core.read_model(b.bytes(), Tensor()), "TEMPLATE")
+                           .create_infer_request();
+        auto scalar = [](int64_t v) {
+            Tensor t(element::i64, Shape{});
+            *t.data<int64_t>() = v;
+            return t;
+        };
+        request.set_tensor("start", scalar(2));
+        request.set_tensor("limit", scalar(8));
+        request.set_tensor("delta", scalar(3));
+        request.infer();
+        ASSERT_EQ(request.get_tensor("y").get_shape(), Shape{2});
+        EXPECT_EQ(request.get_tensor("y").data<int64_t>()[1], 5);
+        request.set_tensor("start", scalar(-9000000000000000000));
+        request.set_tensor("limit", scalar(9000000000000000000));
+        request.set_tensor("delta", scalar(1));
+        const std::string m = error_of<InvalidArgument>([&] { request.infer(); });
+        expect_contains(m, {"'big_range'", "more than a dimension can hold"});
+    }
+    OnnxBuilder b(13);
+    b.input("x", kF32, {1, 1, 2, 2}).input("scales", kF32, {4});
+    b.output("y", kF32, {-1, -1, -1, -1});
+    b.node("Resize", {"x", "", "scales"}, {"y"}, "bad_resize");
+    auto request =
+        core.compile_model(core.read_model(b.bytes(), Tensor()), "TEMPLATE").create_infer_request();
+    request.set_tensor("x", f32({1, 1, 2, 2}, {1.f, 2.f, 3.f, 4.f}));
+    request.set_tensor("scales", f32({4}, {1.f, 1.f, 1.f, 2.f}));
+    request.infer();
+    EXPECT_EQ(request.get_tensor("y").get_shape(), (Shape{1, 1, 2, 4}));
+    request.set_tensor("scales",
+                       f32({4}, {1.f, 1.f, std::numeric_limits<float>::quiet_NaN(), 1.f}));
+    const std::string m = error_of<InvalidArgument>([&] { request.infer(); });
+    expect_contains(m, {"'bad_resize'", "scale nan for axis 2"});
 }
 
 }  // namespace
