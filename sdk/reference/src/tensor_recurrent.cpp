@@ -12,31 +12,78 @@ namespace {
 
 enum class Cell { kRnn, kGru, kLstm };
 
+// The activation is resolved to an enum once per kernel: it runs for every gate of every step.
+enum class Fn {
+    kSigmoid,
+    kTanh,
+    kRelu,
+    kAffine,
+    kLeakyRelu,
+    kThresholdedRelu,
+    kScaledTanh,
+    kHardSigmoid,
+    kElu,
+    kSoftsign,
+    kSoftplus
+};
+
 struct Activation {
-    std::string name;
+    Fn fn = Fn::kSigmoid;
     double alpha = 0, beta = 0;
 
     double operator()(double x) const {
-        if (name == "sigmoid") return 1.0 / (1.0 + std::exp(-x));
-        if (name == "tanh") return std::tanh(x);
-        if (name == "relu") return std::max(x, 0.0);
-        if (name == "affine") return alpha * x + beta;
-        if (name == "leakyrelu") return x >= 0 ? x : alpha * x;
-        if (name == "thresholdedrelu") return x > alpha ? x : 0.0;
-        if (name == "scaledtanh") return alpha * std::tanh(beta * x);
-        if (name == "hardsigmoid") return std::clamp(alpha * x + beta, 0.0, 1.0);
-        if (name == "elu") return x >= 0 ? x : alpha * (std::exp(x) - 1.0);
-        if (name == "softsign") return x / (1.0 + std::fabs(x));
-        return std::log1p(std::exp(-std::fabs(x))) + std::max(x, 0.0);  // softplus, stable
+        switch (fn) {
+            case Fn::kSigmoid:
+                return 1.0 / (1.0 + std::exp(-x));
+            case Fn::kTanh:
+                return std::tanh(x);
+            case Fn::kRelu:
+                return std::max(x, 0.0);
+            case Fn::kAffine:
+                return alpha * x + beta;
+            case Fn::kLeakyRelu:
+                return x >= 0 ? x : alpha * x;
+            case Fn::kThresholdedRelu:
+                return x > alpha ? x : 0.0;
+            case Fn::kScaledTanh:
+                return alpha * std::tanh(beta * x);
+            case Fn::kHardSigmoid:
+                return std::clamp(alpha * x + beta, 0.0, 1.0);
+            case Fn::kElu:
+                return x >= 0 ? x : alpha * (std::exp(x) - 1.0);
+            case Fn::kSoftsign:
+                return x / (1.0 + std::fabs(x));
+            case Fn::kSoftplus:
+                return std::log1p(std::exp(-std::fabs(x))) + std::max(x, 0.0);  // stable
+        }
+        return x;
     }
 };
 
-// The spec's defaults for an activation's alpha and beta when the lists are empty.
+// An activation by name (checked by shape inference), with the spec's default alpha and beta when
+// the lists leave them out.
 Activation make_activation(const std::string& name, std::optional<double> alpha,
-                           std::optional<double> beta) {
-    Activation a{name};
-    a.alpha = alpha.value_or(name == "leakyrelu" ? 0.01 : name == "hardsigmoid" ? 0.2 : 1.0);
-    a.beta = beta.value_or(name == "hardsigmoid" ? 0.5 : name == "scaledtanh" ? 1.0 : 0.0);
+                           std::optional<double> beta, const std::string& who) {
+    static const std::vector<std::pair<const char*, Fn>> table{
+        {"sigmoid", Fn::kSigmoid},
+        {"tanh", Fn::kTanh},
+        {"relu", Fn::kRelu},
+        {"affine", Fn::kAffine},
+        {"leakyrelu", Fn::kLeakyRelu},
+        {"thresholdedrelu", Fn::kThresholdedRelu},
+        {"scaledtanh", Fn::kScaledTanh},
+        {"hardsigmoid", Fn::kHardSigmoid},
+        {"elu", Fn::kElu},
+        {"softsign", Fn::kSoftsign},
+        {"softplus", Fn::kSoftplus}};
+    Activation a;
+    auto it = std::find_if(table.begin(), table.end(),
+                           [&](const auto& entry) { return name == entry.first; });
+    if (it == table.end())
+        throw_error<InvalidArgument>(who, ": activation '", name, "' is not supported");
+    a.fn = it->second;
+    a.alpha = alpha.value_or(a.fn == Fn::kLeakyRelu ? 0.01 : a.fn == Fn::kHardSigmoid ? 0.2 : 1.0);
+    a.beta = beta.value_or(a.fn == Fn::kHardSigmoid ? 0.5 : a.fn == Fn::kScaledTanh ? 1.0 : 0.0);
     return a;
 }
 
@@ -72,7 +119,7 @@ class SequenceKernel final : public Kernel {
         for (size_t i = 0; i < names.size(); ++i)
             m_activations.push_back(make_activation(
                 names[i], i < alpha.size() ? std::optional<double>(alpha[i]) : std::nullopt,
-                i < beta.size() ? std::optional<double>(beta[i]) : std::nullopt));
+                i < beta.size() ? std::optional<double>(beta[i]) : std::nullopt, m_who));
         m_per_direction = cell == Cell::kRnn ? 1 : cell == Cell::kGru ? 2 : 3;
         if (cell == Cell::kGru)
             m_linear_before_reset = node.get_attribute<bool>("linear_before_reset");

@@ -198,6 +198,28 @@ TEST(RecurrentSequence, LstmMatchesThePlainLoop) {
     }
 }
 
+TEST(RecurrentSequence, PerDirectionActivationsAndInputForgetByHand) {
+    // Bidirectional one-unit RNN, W 1, R 0, B 0, X = [-1]: forward uses relu (0), backward
+    // leakyrelu with alpha 0.5 (-0.5).
+    Layer l{1, 1, 1, 1, 2, {-1}, {0, 0}, {}, {1, 1}, {0, 0}, {0, 0}, {}, {1}};
+    Attrs attrs{{"direction", std::string("bidirectional")},
+                {"activations", std::vector<std::string>{"relu", "leakyrelu"}},
+                {"activations_alpha", std::vector<double>{1.0, 0.5}},
+                {"activations_beta", std::vector<double>{0.0, 0.0}}};
+    expect_near(flat(run_layer("RNNSequence", 5, l, 1, 1, attrs, false, false)), {0, -0.5, 0, -0.5},
+                1e-6, "per direction");
+    // LSTM-1 with input_forget: f = 1 - i. One unit, W all 0 except the input gate's 1 and the
+    // cell gate's 1 (iofc rows 0 and 3), R 0, B 0, c0 = 0.5, x = 2: i = sigmoid(2), f = 1 - i,
+    // c = f * 0.5 + i * tanh(2), o = sigmoid(0) = 0.5, h = 0.5 * tanh(c).
+    Layer lstm{1, 1, 1, 1, 1, {2}, {0}, {0.5}, {1, 0, 0, 1}, {0, 0, 0, 0}, {0, 0, 0, 0}, {}, {1}};
+    const double i = sigmoid(2), c = (1 - i) * 0.5 + i * std::tanh(2.0), h = 0.5 * std::tanh(c);
+    Attrs lstm_attrs{{"direction", std::string("forward")},
+                     {"weights_format", std::string("iofc")},
+                     {"input_forget", true}};
+    expect_near(flat(run_layer("LSTMSequence", 1, lstm, 4, 4, lstm_attrs, true, false)), {h, h, c},
+                1e-6, "input_forget");
+}
+
 TEST(RecurrentSequence, GruMatchesThePlainLoop) {
     for (bool lbr : {false, true})
         for (const std::string direction : {"forward", "reverse", "bidirectional"}) {
