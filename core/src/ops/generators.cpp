@@ -1,6 +1,7 @@
 // Defines the ops whose output shape comes from input values or input shapes: ShapeOf-1/3,
 // Range-1/4, Broadcast-1/3, Tile-1 and Pad-1/12.
 #include <cmath>
+#include <limits>
 
 #include "ops/op_helpers.hpp"
 
@@ -36,7 +37,13 @@ Dimension range_length(const Node& node, const Inputs& in, bool integral) {
     if (!std::isfinite(b) || !std::isfinite(e) || !std::isfinite(s))
         throw_error<InvalidArgument>(node.describe(), ": start, stop and step must be finite, got ",
                                      b, ", ", e, ", ", s);
+    // (e - b) may overflow to infinity and a huge count does not fit int64: check before the
+    // conversion, which would otherwise be undefined (it gave INT64_MIN, a nameless error).
     const double count = std::ceil((e - b) / s);
+    if (!(count < static_cast<double>(std::numeric_limits<int64_t>::max())))
+        throw_error<InvalidArgument>(node.describe(), ": the range from ", b, " to ", e,
+                                     " by step ", s, " has ", count,
+                                     " elements, more than a dimension can hold");
     return Dimension(count > 0 ? static_cast<int64_t>(count) : 0);
 }
 

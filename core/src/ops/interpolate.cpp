@@ -1,6 +1,7 @@
 // Defines Interpolate-4 (data, sizes, scales[, axes]) and Interpolate-11 (data, scales_or_sizes
 // [, axes]), with pads, shape_calculation_mode and the resampling attributes, and GridSample-9.
 #include <cmath>
+#include <limits>
 
 #include "ops/op_helpers.hpp"
 
@@ -10,14 +11,24 @@ namespace {
 // Scales are applied with a small epsilon so that e.g. 3 * (2/3.f) still gives 2.
 constexpr double kScaleEpsilon = 1e-5;
 
-int64_t scaled(int64_t size, double scale) {
-    return static_cast<int64_t>(std::floor(static_cast<double>(size) * scale + kScaleEpsilon));
+// A NaN, infinite or negative scale, or a product past int64, has no dimension: checked here,
+// before the conversion (which is undefined for them and used to give INT64_MIN).
+int64_t scaled(const Node& node, int64_t size, double scale, size_t axis) {
+    if (!std::isfinite(scale) || scale < 0)
+        throw_error<InvalidArgument>(node.describe(), ": scale ", scale, " for axis ", axis,
+                                     " is not a finite number >= 0");
+    const double product = std::floor(static_cast<double>(size) * scale + kScaleEpsilon);
+    if (!(product < static_cast<double>(std::numeric_limits<int64_t>::max())))
+        throw_error<InvalidArgument>(node.describe(), ": axis ", axis, " of length ", size,
+                                     " scaled by ", scale, " is larger than a dimension can hold");
+    return static_cast<int64_t>(product);
 }
 
-Dimension scale_dim(const Dimension& d, double scale) {
-    if (d.is_static()) return Dimension(scaled(d.get_length(), scale));
-    const int64_t lo = scaled(d.get_min_length(), scale);
-    const int64_t hi = d.is_bounded() ? scaled(d.get_max_length(), scale) : Dimension::kInfinity;
+Dimension scale_dim(const Node& node, const Dimension& d, double scale, size_t axis) {
+    if (d.is_static()) return Dimension(scaled(node, d.get_length(), scale, axis));
+    const int64_t lo = scaled(node, d.get_min_length(), scale, axis);
+    const int64_t hi =
+        d.is_bounded() ? scaled(node, d.get_max_length(), scale, axis) : Dimension::kInfinity;
     return Dimension(lo, std::max(lo, hi));
 }
 
@@ -70,11 +81,16 @@ Outputs infer_interpolate(const Node& node, const Inputs& in, size_t target, siz
     if (scales_mode) {
         auto scales = real_values(in, target);
         for (size_t j = 0; j < axes->size(); ++j)
-            out[(*axes)[j]] = scales ? scale_dim(out[(*axes)[j]], (*scales)[j]) : Dimension();
+            out[(*axes)[j]] =
+                scales ? scale_dim(node, out[(*axes)[j]], (*scales)[j], (*axes)[j]) : Dimension();
     } else {
         auto sizes = values_of(in, target);
-        for (size_t j = 0; j < axes->size(); ++j)
+        for (size_t j = 0; j < axes->size(); ++j) {
+            if (sizes && (*sizes)[j] < 0)
+                throw_error<InvalidArgument>(node.describe(), ": size ", (*sizes)[j], " for axis ",
+                                             (*axes)[j], " is negative");
             out[(*axes)[j]] = sizes ? Dimension((*sizes)[j]) : Dimension();
+        }
     }
     return {{in[0].type, out}};
 }

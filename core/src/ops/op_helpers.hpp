@@ -35,6 +35,8 @@ void register_index_ops(OpRegistry& registry);  // index_ops.cpp (OneHot, Eye, N
 void register_detection_ops(
     OpRegistry& registry);  // detection_ops.cpp (NonMaxSuppression, ROIAlign)
 void register_subgraph_ops(OpRegistry& registry);  // subgraph_ops.cpp (If, Loop)
+void register_recurrent_ops(
+    OpRegistry& registry);  // recurrent.cpp (RNNSequence, GRUSequence, LSTMSequence)
 
 using Inputs = std::vector<InferInput>;
 using Outputs = std::vector<InferOutput>;

@@ -12,6 +12,7 @@
 #include <climits>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <sstream>
 
 #include "external_data.hpp"
@@ -51,9 +52,11 @@ std::shared_ptr<Model> import(const std::shared_ptr<onnx::ModelProto>& proto,
     Opsets opsets;
     for (const auto& op : proto->opset_import()) {
         const std::string domain = canonical_domain(op.domain());
-        if (op.version() < 1)
+        // Versions are small counters; one past int32 is a corrupt file, not a future opset.
+        if (op.version() < 1 || op.version() > std::numeric_limits<int32_t>::max())
             throw_error<InvalidArgument>(what, ": opset import of '", op.domain(), "' has version ",
-                                         op.version());
+                                         op.version(), ", expected 1 to ",
+                                         std::numeric_limits<int32_t>::max());
         opsets[domain] = std::max(opsets[domain], op.version());
     }
     if (proto->opset_import_size() == 0) opsets[""] = 1;  // IR version 3 without imports: opset 1

@@ -162,6 +162,10 @@ void GraphImporter::add_initializers() {
     for (const auto& init : m_graph.initializer()) {
         if (init.name().empty())
             throw_error<InvalidArgument>("ONNX graph: an initializer has no name");
+        // docs/onnx.md: a value defined twice is an error (last-wins would hide a bad file).
+        if (m_values.count(init.name()))
+            throw_error<InvalidArgument>("ONNX graph: initializer '", init.name(),
+                                         "' is defined twice");
         auto c = op::constant(tensor(init, "initializer '" + init.name() + "'"));
         c->set_friendly_name(init.name());
         c->output(0).set_names({init.name()});
@@ -227,16 +231,18 @@ void GraphImporter::convert_node(const onnx::NodeProto& node) {
     }
     NodeContext context(node, std::move(inputs), version, *this);
     OutputVector outputs;
+    std::set<const Node*> input_nodes;
+    for (const auto& in : context.inputs())
+        if (in) input_nodes.insert(in.get_node());
     try {
         outputs = (*translator)(context);
+        // Folding inside the try: a constant that cannot be evaluated (an index out of range) is
+        // reported with the ONNX node it belongs to.
+        outputs = fold_constants(outputs, input_nodes);
     } catch (const Exception& e) {
         if (std::string(e.what()).find(context.describe()) != std::string::npos) throw;
         rethrow_with_context(std::current_exception(), "ONNX node " + context.describe());
     }
-    std::set<const Node*> input_nodes;
-    for (const auto& in : context.inputs())
-        if (in) input_nodes.insert(in.get_node());
-    outputs = fold_constants(outputs, input_nodes);
     for (int i = 0; i < node.output_size(); ++i) {
         const std::string& name = node.output(i);
         if (name.empty()) continue;

@@ -1,6 +1,9 @@
 // Implements the translator registry and fills the built-in one.
 #include "translator_registry.hpp"
 
+#include <algorithm>
+#include <limits>
+
 namespace vireo::onnx_import {
 
 std::string canonical_domain(const std::string& domain) {
@@ -16,7 +19,10 @@ const Translator* TranslatorRegistry::find(const std::string& domain, const std:
                                            int64_t version) const {
     auto it = m_table.find({canonical_domain(domain), op});
     if (it == m_table.end()) return nullptr;
-    auto v = it->second.upper_bound(static_cast<int>(version));
+    // Clamped rather than cast: a version past int's range must not wrap to a small one.
+    const auto since =
+        static_cast<int>(std::clamp<int64_t>(version, -1, std::numeric_limits<int>::max()));
+    auto v = it->second.upper_bound(since);
     if (v == it->second.begin()) return nullptr;
     return &std::prev(v)->second;
 }

@@ -1,5 +1,5 @@
-// Implements the indexed reads and writes: Gather-1/7/8 (batch_dims, negative indices,
-// out-of-range indices give zeros), GatherElements-6 and ScatterUpdate-3, by element size.
+// Implements the indexed reads and writes: Gather-1/7/8 (batch_dims, negative indices; out of
+// range: zeros in v8, an error in v1/v7), GatherElements-6 and ScatterUpdate-3, by element size.
 #include "tensor_common.hpp"
 
 namespace vireo::reference::tensor {
@@ -24,7 +24,8 @@ class GatherKernel final : public Kernel {
     explicit GatherKernel(const Node& node)
         : m_who(node.describe()),
           m_batch_dims(node.has_attribute("batch_dims") ? node.get_attribute<int64_t>("batch_dims")
-                                                        : 0) {}
+                                                        : 0),
+          m_zero_out_of_range(node.get_version() >= 8) {}
 
     void execute(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override {
         check_arity(inputs, 3, outputs, 1, m_who);
@@ -63,10 +64,15 @@ class GatherKernel final : public Kernel {
                 const uint8_t* slab =
                     src + ((bi * outer + o) * static_cast<size_t>(axis_dim)) * block;
                 for (size_t i = 0; i < per_batch; ++i, dst += block) {
-                    int64_t idx = indices[bi * per_batch + i];
-                    if (idx < 0) idx += axis_dim;
-                    // Out-of-range indices give zeros (Gather-8's rule, kept for every version).
+                    const int64_t given = indices[bi * per_batch + i];
+                    const int64_t idx = given < 0 ? given + axis_dim : given;
+                    // Gather-8 defines zeros for an index out of range; v1/v7 leave it undefined,
+                    // and the frontends that use them (ONNX) call it an error: say so.
                     if (idx < 0 || idx >= axis_dim) {
+                        if (!m_zero_out_of_range)
+                            throw_error<InvalidArgument>(
+                                m_who, ": index ", given, " is out of range for axis ", axis,
+                                " of size ", axis_dim, " (data ", data, ")");
                         std::memset(dst, 0, block);
                     } else {
                         std::memcpy(dst, slab + static_cast<size_t>(idx) * block, block);
@@ -79,6 +85,7 @@ class GatherKernel final : public Kernel {
   private:
     std::string m_who;
     int64_t m_batch_dims;
+    bool m_zero_out_of_range;
 };
 
 std::unique_ptr<Kernel> make_gather_elements_kernel(const Node& node) {

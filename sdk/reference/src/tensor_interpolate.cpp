@@ -50,7 +50,10 @@ E pick(const std::string& value, const std::vector<std::pair<const char*, E>>& t
     throw_error<NotImplemented>(who, ": ", attr, " '", value, "' is not supported");
 }
 
-double original_coordinate(Transform t, double x, double scale, size_t out_len, size_t in_len) {
+// `resized_len` is the resized length as ONNX defines it: scale * input length, a fraction when
+// a scale gives it (the output holds its floor); out_len == resized_len in sizes mode.
+double original_coordinate(Transform t, double x, double scale, size_t out_len, size_t in_len,
+                           double resized_len) {
     switch (t) {
         case Transform::kHalfPixel:
             return (x + 0.5) / scale - 0.5;
@@ -61,9 +64,10 @@ double original_coordinate(Transform t, double x, double scale, size_t out_len, 
         case Transform::kTfHalfPixelForNn:
             return (x + 0.5) / scale;
         case Transform::kAlignCorners:
-            return out_len == 1
-                       ? 0.0
-                       : x * static_cast<double>(in_len - 1) / static_cast<double>(out_len - 1);
+            // The fractional length, not the output's: downsampling 4 by 0.6 maps x to
+            // x * 3 / 1.4, not x * 3 / 1 (ONNX's reference and backend tests).
+            return resized_len == 1.0 ? 0.0
+                                      : x * static_cast<double>(in_len - 1) / (resized_len - 1);
     }
     return x;
 }
@@ -96,10 +100,12 @@ AxisPlan plan_axis(const Attrs& a, size_t in_len, int64_t pad, size_t data_len, 
     };
     const auto last = static_cast<int64_t>(in_len) - 1;
     auto clamp = [&](int64_t p) { return std::clamp<int64_t>(p, 0, last); };
+    const double resized_len =
+        a.scales_mode ? scale * static_cast<double>(in_len) : static_cast<double>(out_len);
     for (size_t j = 0; j < out_len; ++j) {
         plan.first.push_back(plan.taps.size());
-        const double x =
-            original_coordinate(a.transform, static_cast<double>(j), scale, out_len, in_len);
+        const double x = original_coordinate(a.transform, static_cast<double>(j), scale, out_len,
+                                             in_len, resized_len);
         switch (a.mode) {
             case Mode::kNearest:
                 plan.taps.push_back({source(clamp(nearest_pixel(a.nearest, x, scale < 1.0))), 1.0});

@@ -150,3 +150,47 @@ TEST(IrNewOps, IndexingSequenceAndNormalizationOpsRoundTrip) {
 }
 
 }  // namespace
+
+TEST(IrNewOps, RecurrentSequenceOpsRoundTrip) {
+    const auto f = element::f32;
+    const auto x = std::make_pair(f, std::string("?,?,2"));
+    const auto lens = std::make_pair(element::i64, std::string("?"));
+    auto state = [f](int dirs) { return std::make_pair(f, "?," + std::to_string(dirs) + ",3"); };
+    auto weights = [f](int dirs, int rows, int cols) {
+        return std::make_pair(f, std::to_string(dirs) + "," + std::to_string(rows) +
+                                     (cols ? "," + std::to_string(cols) : std::string()));
+    };
+    expect_round_trip({"RNNSequence",
+                       5,
+                       {x, state(1), lens, weights(1, 3, 2), weights(1, 3, 3), weights(1, 3, 0)},
+                       {{"hidden_size", int64_t{3}},
+                        {"direction", std::string("reverse")},
+                        {"activations", std::vector<std::string>{"leakyrelu"}},
+                        {"activations_alpha", std::vector<double>{0.25}},
+                        {"activations_beta", std::vector<double>{0.0}},
+                        {"clip", 2.5}},
+                       {}});
+    expect_round_trip({"GRUSequence",
+                       5,
+                       {x, state(2), lens, weights(2, 9, 2), weights(2, 9, 3), weights(2, 12, 0)},
+                       {{"hidden_size", int64_t{3}},
+                        {"direction", std::string("bidirectional")},
+                        {"activations", std::vector<std::string>{"hardsigmoid", "softsign"}},
+                        {"linear_before_reset", true}},
+                       {}});
+    expect_round_trip({"LSTMSequence",
+                       1,
+                       {x, state(1), state(1), lens, weights(1, 12, 2), weights(1, 12, 3),
+                        weights(1, 12, 0), weights(1, 9, 0)},
+                       {{"hidden_size", int64_t{3}},
+                        {"direction", std::string("forward")},
+                        {"weights_format", std::string("iofc")},
+                        {"input_forget", true}},
+                       {}});
+    expect_round_trip(
+        {"LSTMSequence",
+         5,
+         {x, state(1), state(1), lens, weights(1, 12, 2), weights(1, 12, 3), weights(1, 12, 0)},
+         {{"hidden_size", int64_t{3}}, {"direction", std::string("forward")}},
+         {}});
+}

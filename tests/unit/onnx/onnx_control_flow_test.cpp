@@ -1,7 +1,8 @@
 // Tests ONNX Loop and run-time If through the core's sub-graph ops on TEMPLATE: a Loop with a
 // trip count, a data-dependent early exit, a scan output and bodies capturing outer values; an If
 // whose branches have different shapes and capture outer values; an If nested in a Loop body whose
-// branches capture an outer value through the body. Expected values from plain loops.
+// branches capture an outer value through the body; Scan's bounded unrolling. Expected values from
+// plain loops.
 #include <gtest/gtest.h>
 
 #include "onnx_test_util.hpp"
@@ -195,6 +196,55 @@ TEST(OnnxControlFlow, IfNestedInLoopCapturesAnOuterValueThroughTheBody) {
         EXPECT_EQ(y.data<float>()[0], acc[0]) << "M=" << m << " k=" << k;
         EXPECT_EQ(y.data<float>()[1], acc[1]) << "M=" << m << " k=" << k;
     }
+}
+
+// Scan is unrolled at import: a small file declaring a huge length is refused with a message
+// (issue 35: 1e5 steps took 27 s and 2.1 GB; 1e9 allocated its step table first), while a short
+// one still runs: a running sum over 3 steps.
+TEST(OnnxControlFlow, ScanUnrollingIsBounded) {
+    auto scan_model = [](int64_t steps) {
+        OnnxBuilder b(11);
+        b.input("s0", kF32, {1}).input("xs", kF32, {steps, 1});
+        onnx::GraphProto body;
+        body.set_name("body");
+        value_info(body.add_input(), "s", kF32, {1});
+        value_info(body.add_input(), "x", kF32, {1});
+        add_node(body, "Add", {"s", "x"}, {"s_next"});
+        add_node(body, "Identity", {"s_next"}, {"out"});
+        value_info(body.add_output(), "s_next", kF32, {1});
+        value_info(body.add_output(), "out", kF32, {1});
+        auto& scan = b.node("Scan", {"s0", "xs"}, {"s_final", "sums"}, "scan");
+        graph_attribute(scan, "body", body);
+        auto* m = scan.add_attribute();
+        m->set_name("num_scan_inputs");
+        m->set_type(onnx::AttributeProto::INT);
+        m->set_i(1);
+        b.output("s_final", kF32, {1}).output("sums", kF32, {steps, 1});
+        return b.bytes();
+    };
+    Core core;
+    for (int64_t steps : {int64_t{100000}, int64_t{1000000000}}) {
+        try {
+            core.read_model(scan_model(steps), Tensor());
+            ADD_FAILURE() << steps << " steps were unrolled";
+        } catch (const NotImplemented& e) {
+            const std::string m = e.what();
+            EXPECT_NE(m.find("Scan-11 'scan'"), std::string::npos) << m;
+            EXPECT_NE(m.find(std::to_string(steps) + " steps"), std::string::npos) << m;
+            EXPECT_NE(m.find("at most 65536 nodes"), std::string::npos) << m;
+        }
+    }
+    auto request = core.compile_model(core.read_model(scan_model(3), Tensor()), "TEMPLATE")
+                       .create_infer_request();
+    request.set_tensor("s0", f32({1}, {1.f}));
+    request.set_tensor("xs", f32({3, 1}, {2.f, 3.f, 4.f}));
+    request.infer();
+    EXPECT_EQ(request.get_tensor("s_final").data<float>()[0], 10.f);
+    const Tensor sums = request.get_tensor("sums");
+    ASSERT_EQ(sums.get_shape(), (Shape{3, 1}));
+    EXPECT_EQ(sums.data<float>()[0], 3.f);
+    EXPECT_EQ(sums.data<float>()[1], 6.f);
+    EXPECT_EQ(sums.data<float>()[2], 10.f);
 }
 
 }  // namespace

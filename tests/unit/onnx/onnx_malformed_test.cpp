@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 
 #include "onnx_test_util.hpp"
 #include "vireo/core.hpp"
@@ -193,6 +194,59 @@ TEST(OnnxMalformed, DanglingNamesCyclesAndDuplicates) {
         b.node("Relu", {"x"}, {"y"});
         b.proto().mutable_graph()->mutable_input(0)->mutable_type()->mutable_sequence_type();
         EXPECT_NE(error_of<NotImplemented>(b, dir).find("sequence"), std::string::npos);
+    }
+}
+
+TEST(OnnxMalformed, AnInitializerDefinedTwiceIsAnError) {
+    test::TempDir dir;
+    OnnxBuilder b = add_one();
+    b.initializer("one", {1}, {2.0f});
+    const std::string m = error_of<InvalidArgument>(b, dir);
+    EXPECT_NE(m.find("initializer 'one' is defined twice"), std::string::npos) << m;
+}
+
+// Numbers past what their conversion can hold are named, not truncated or turned into
+// "dimension -9223372036854775808 is invalid".
+TEST(OnnxMalformed, OpsetVersionsBeyondInt32AreRefusedAsSuch) {
+    test::TempDir dir;
+    for (int64_t version : {int64_t{2147483648} + 5, int64_t{4294967296} + 13}) {
+        OnnxBuilder b = add_one();
+        b.proto().mutable_opset_import(0)->set_version(version);
+        const std::string m = error_of<InvalidArgument>(b, dir);
+        EXPECT_NE(m.find("has version " + std::to_string(version) + ", expected 1 to 2147483647"),
+                  std::string::npos)
+            << m;
+    }
+}
+
+TEST(OnnxMalformed, RangeAndResizeWhoseSizesOverflowNameTheNode) {
+    test::TempDir dir;
+    {
+        OnnxBuilder b(11);
+        b.input("x", TP::INT64, {1}).output("y", TP::INT64, {-1});
+        for (auto [name, value] : std::vector<std::pair<const char*, int64_t>>{
+                 {"start", -9000000000000000000}, {"limit", 9000000000000000000}, {"delta", 1}}) {
+            auto* t = b.proto().mutable_graph()->add_initializer();
+            t->set_name(name);
+            t->set_data_type(TP::INT64);
+            t->add_int64_data(value);
+        }
+        b.node("Range", {"start", "limit", "delta"}, {"r"}, "big_range");
+        b.node("Add", {"x", "r"}, {"y"}, "add");
+        const std::string m = error_of<InvalidArgument>(b, dir);
+        EXPECT_NE(m.find("'big_range'"), std::string::npos) << m;
+        EXPECT_NE(m.find("more than a dimension can hold"), std::string::npos) << m;
+    }
+    for (float scale : {std::numeric_limits<float>::quiet_NaN(),
+                        std::numeric_limits<float>::infinity(), -2.f, 1e30f}) {
+        OnnxBuilder b(13);
+        b.input("x", TP::FLOAT, {1, 1, 2, 2}).output("y", TP::FLOAT, {-1, -1, -1, -1});
+        b.initializer("scales", {4}, {1.f, 1.f, scale, 1.f});
+        b.node("Resize", {"x", "", "scales"}, {"y"}, "bad_resize");
+        const std::string m = error_of<InvalidArgument>(b, dir);
+        EXPECT_NE(m.find("'bad_resize'"), std::string::npos) << m;
+        EXPECT_NE(m.find("axis 2"), std::string::npos) << m;
+        EXPECT_EQ(m.find("-9223372036854775808"), std::string::npos) << m;
     }
 }
 

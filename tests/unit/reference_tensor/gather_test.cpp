@@ -1,5 +1,5 @@
-// Tests Gather (axis, batch_dims, negative and out-of-range indices), GatherElements and
-// ScatterUpdate with hand-computed values.
+// Tests Gather (axis, batch_dims, negative and out-of-range indices: zeros in v8, an error in v7),
+// GatherElements and ScatterUpdate with hand-computed values.
 #include "tensor_test_utils.hpp"
 
 namespace vireo::test {
@@ -25,6 +25,34 @@ TEST(GatherKernel, InnerAxisAndOutOfRangeGivesZeros) {
         make_node("Gather", {param(element::i64, {2, 3}), constant(idx), constant(axis)}, {});
     EXPECT_EQ(values_of(run(node, {data, idx, axis})[0]),
               (std::vector<double>{12, 0, 10, 22, 0, 20}));
+}
+
+TEST(GatherKernel, OutOfRangeIsAnErrorBeforeVersion8) {
+    // v1/v7 leave it undefined in OpenVINO; the reference kernel names the node, index and axis.
+    const auto data = make_tensor(element::f32, {2, 3}, std::vector<float>{1, 2, 3, 4, 5, 6});
+    const auto axis = make_tensor(element::i64, {}, std::vector<int64_t>{1});
+    for (int64_t bad : {3, -4}) {
+        const auto idx = make_tensor(element::i64, {2}, std::vector<int64_t>{0, bad});
+        auto node = make_node(
+            "Gather", {param(element::f32, {2, 3}), param(element::i64, {2}), constant(axis)},
+            {{"batch_dims", int64_t{0}}}, 7);
+        node->set_friendly_name("g7");
+        try {
+            run(node, {data, idx, axis});
+            ADD_FAILURE() << "index " << bad << " was accepted";
+        } catch (const InvalidArgument& e) {
+            const std::string m = e.what();
+            EXPECT_NE(m.find("Gather 'g7': index " + std::to_string(bad) +
+                             " is out of range for axis 1 of size 3"),
+                      std::string::npos)
+                << m;
+        }
+    }
+    // In range, negative included, v7 gathers as v8 does.
+    const auto idx = make_tensor(element::i64, {2}, std::vector<int64_t>{2, -3});
+    auto node = make_node(
+        "Gather", {param(element::f32, {2, 3}), param(element::i64, {2}), constant(axis)}, {}, 7);
+    EXPECT_EQ(values_of(run(node, {data, idx, axis})[0]), (std::vector<double>{3, 1, 6, 4}));
 }
 
 TEST(GatherKernel, BatchDims) {

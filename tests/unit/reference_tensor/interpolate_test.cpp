@@ -149,6 +149,43 @@ TEST(InterpolateKernel, ScalesModeV4WithAxesAndPads) {
     EXPECT_EQ(values_of(out), (std::vector<double>{0, 0, 5, 5, 7, 7}));
 }
 
+// Interpolate-11 in scales mode over axes 2 and 3.
+Tensor rescale(const Tensor& x, const InterpCase& c, const std::vector<float>& scales) {
+    const auto s = make_tensor(element::f32, {scales.size()}, scales);
+    const auto a = make_tensor(element::i64, {2}, std::vector<int64_t>{2, 3});
+    auto node = make_node("Interpolate",
+                          {param(x.get_element_type(), x.get_shape()), constant(s), constant(a)},
+                          interp_attrs(c, "scales"), 11);
+    return run(node, {x, s, a})[0];
+}
+
+TEST(InterpolateKernel, AlignCornersWithScalesUsesTheFractionalResizedLength) {
+    // ONNX: with a scale, length_resized = scale * length (a fraction), and align_corners maps
+    // x to x * (length - 1) / (length_resized - 1). [2, 4] by 0.6: output [1, 2]; along the width
+    // x = 1 maps to 1 * 3 / (2.4 - 1) = 2.142857, so row [1, 2, 3, 4] gives 3.142857 (the integer
+    // output length would map it to 3 and give 4).
+    std::vector<float> v{1, 2, 3, 4, 5, 6, 7, 8};
+    const auto x = make_tensor(element::f32, {1, 1, 2, 4}, v);
+    const auto linear = rescale(x, {"linear_onnx", "align_corners"}, {0.6f, 0.6f});
+    ASSERT_EQ(linear.get_shape(), (Shape{1, 1, 1, 2}));
+    expect_near(values_of(linear), {1.0, 1.0 + 3.0 / 1.4}, 1e-5, "linear");
+    // Cubic, [4, 4] of 1..16 by 0.8 (x -> x * 3 / 2.2): ONNX's own expected output for
+    // test_resize_downsample_scales_cubic_align_corners.
+    std::vector<float> w(16);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i + 1);
+    const auto cubic = rescale(make_tensor(element::f32, {1, 1, 4, 4}, w),
+                               {"cubic", "align_corners"}, {0.8f, 0.8f});
+    ASSERT_EQ(cubic.get_shape(), (Shape{1, 1, 3, 3}));
+    expect_near(
+        values_of(cubic),
+        {1.0, 2.3951917, 3.790383, 6.580766, 7.975958, 9.371149, 12.161532, 13.556724, 14.951916},
+        1e-4, "cubic");
+    // In sizes mode the resized length is the output's: 4 -> 2 maps x = 1 to 3.
+    expect_near(values_of(resize(make_tensor(element::f32, {1, 4}, std::vector<float>{1, 2, 3, 4}),
+                                 {"linear_onnx", "align_corners"}, {2}, {1})),
+                {1.0, 4.0}, 1e-6, "sizes");
+}
+
 TEST(InterpolateKernel, IntegerLinearRoundsAndBatchAxesAreUntouched) {
     const auto x = make_tensor(element::u8, {2, 1, 2}, std::vector<int>{0, 3, 10, 20});
     // align_corners 2 -> 3: middle is the mean, 1.5 -> 2 and 15.

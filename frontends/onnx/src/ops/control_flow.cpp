@@ -1,6 +1,9 @@
 // Translators for ONNX's control flow: If (the taken branch inlined when the condition is a
 // constant, else a core If over both branches imported as bodies), Loop (a core Loop whose body
-// captures outer values as extra inputs) and Scan (unrolled over its static sequence length).
+// captures outer values as extra inputs) and Scan (unrolled over its static sequence length, at
+// most kMaxScanUnrolledNodes nodes).
+#include <algorithm>
+
 #include "graph_importer.hpp"
 #include "ops/common.hpp"
 
@@ -103,6 +106,9 @@ OutputVector loop(const NodeContext& ctx) {
     return op::loop(trip, cond, inputs, model, ports)->outputs();
 }
 
+// The most nodes one Scan may unroll into (steps x body nodes).
+constexpr int64_t kMaxScanUnrolledNodes = 1 << 16;
+
 OutputVector scan(const NodeContext& ctx) {
     const auto& g = body(ctx, "body");
     const int64_t m = ctx.attr_int("num_scan_inputs");
@@ -134,6 +140,15 @@ OutputVector scan(const NodeContext& ctx) {
             ctx.fail("scan inputs disagree on the sequence length");
         steps = d.get_length();
     }
+    // Unrolling costs steps x body: a few hundred bytes could otherwise ask for billions of nodes
+    // (issue 35: 1e5 steps took 27 s and 2.1 GB, 1e9 allocated its step table up front).
+    const int64_t per_step = g.node_size() + 2 * m;
+    if (steps > kMaxScanUnrolledNodes / std::max<int64_t>(per_step, 1))
+        ctx.unsupported("the scan has ", steps, " steps of about ", per_step,
+                        " nodes each; Scan is unrolled at import and at most ",
+                        kMaxScanUnrolledNodes, " nodes are unrolled");
+    if (steps == 0 && k > 0)
+        ctx.unsupported("a scan of length 0 with scan outputs is not supported");
     OutputVector state;
     for (int64_t i = 0; i < n; ++i) state.push_back(ctx.input(static_cast<size_t>(i)));
     std::vector<OutputVector> collected(static_cast<size_t>(k),

@@ -5,8 +5,15 @@
 namespace vireo::onnx_import {
 namespace {
 
+// Gather-7, not -8: ONNX calls an index out of range an error, which the reference kernel
+// raises for v7, where v8 defines zeros.
+Output gather_v7(const Output& data, const Output& indices, int64_t axis) {
+    return make_node("Gather", {data, indices, op::int64_scalar(axis)}, {{"batch_dims", 0}}, 7)
+        ->output(0);
+}
+
 OutputVector gather(const NodeContext& ctx) {
-    return one(op::gather(ctx.input(0), ctx.input(1), op::int64_scalar(ctx.attr_int("axis", 0))));
+    return one(gather_v7(ctx.input(0), ctx.input(1), ctx.attr_int("axis", 0)));
 }
 
 OutputVector gather_elements(const NodeContext& ctx) {
@@ -59,16 +66,25 @@ OutputVector non_zero(const NodeContext& ctx) {
 
 OutputVector compress(const NodeContext& ctx) {
     // Gather the positions where the condition holds (a condition shorter than the axis selects
-    // only among its first entries).
+    // only among its first entries; a longer one is an error: here when both lengths are known,
+    // else at run time when a true entry lies past the axis, from Gather-7's range check).
     Output x = ctx.input(0);
     if (!ctx.has_attribute("axis")) {
         x = op::reshape(x, ints({-1}), false);
     }
-    const int64_t axis = ctx.attr_int("axis", 0);
+    const auto& shape = x.get_partial_shape();
+    const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 0), static_rank(ctx, x, "data"));
+    const auto& condition = ctx.input(1).get_partial_shape();
+    if (condition.rank().is_static() && condition.rank().get_length() == 1 &&
+        condition[0].is_static() && shape[static_cast<size_t>(axis)].is_static() &&
+        condition[0].get_length() > shape[static_cast<size_t>(axis)].get_length())
+        ctx.fail("condition has ", condition[0].get_length(), " entries, more than the ",
+                 shape[static_cast<size_t>(axis)].get_length(), " of axis ", axis,
+                 ctx.has_attribute("axis") ? "" : " of the flattened input");
     Output nz =
         make_node("NonZero", {ctx.input(1)}, {{"output_type", element::Type(element::i64)}});
     Output positions = op::squeeze(nz, ints({0}));
-    return one(op::gather(x, positions, op::int64_scalar(axis)));
+    return one(gather_v7(x, positions, axis));
 }
 
 OutputVector topk(const NodeContext& ctx) {

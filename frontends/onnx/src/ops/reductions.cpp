@@ -7,6 +7,21 @@
 namespace vireo::onnx_import {
 namespace {
 
+// A run-time `axes` input that may turn out empty: ONNX then reduces every axis, while the core
+// reductions reduce none. Concat(axes, Range(0, rank if axes is empty else 0)) gives either the
+// axes as given or all of them, with no control flow.
+Output all_axes_if_empty(const NodeContext& ctx, const Output& axes) {
+    const Output& x = ctx.input(0);
+    Output rank = x.get_partial_shape().rank().is_static()
+                      ? op::int64_scalar(x.get_partial_shape().rank().get_length())
+                      : Output(op::squeeze(op::shape_of(op::shape_of(x)), ints({0})));
+    Output count = op::squeeze(op::shape_of(op::reshape(axes, ints({-1}), false)), ints({0}));
+    Output empty = op::convert(op::equal(count, op::int64_scalar(0)), element::i64);
+    Output all = op::range(op::int64_scalar(0), op::multiply(rank, empty), op::int64_scalar(1),
+                           element::i64);
+    return op::concat({op::convert(op::reshape(axes, ints({-1}), false), element::i64), all}, 0);
+}
+
 // The axes to reduce; an empty Output means "all axes".
 Output reduce_axes(const NodeContext& ctx, bool axes_as_input, bool& noop) {
     noop = false;
@@ -16,12 +31,14 @@ Output reduce_axes(const NodeContext& ctx, bool axes_as_input, bool& noop) {
     } else if (ctx.has_attribute("axes")) {
         axes = ints(ctx.attr_ints("axes"));
     }
+    const bool noop_if_empty = axes_as_input && ctx.attr_int("noop_with_empty_axes", 0) != 0;
     if (axes) {
         auto values = constant_ints(axes);
         if (values && values->empty()) axes = Output();
+        if (!values && !noop_if_empty) return all_axes_if_empty(ctx, axes);
     }
     if (!axes) {
-        if (axes_as_input && ctx.attr_int("noop_with_empty_axes", 0) != 0) {
+        if (noop_if_empty) {
             noop = true;
             return {};
         }
