@@ -27,6 +27,9 @@ set(VIREO_UNITY_BUILD_SKIP
     tests/unit/reference_math/unary_math_test.cpp       # struct UnaryCase (as in unary_extra)
     tests/unit/reference_tensor/scatter_nd_test.cpp     # eval() (as in one_hot_nonzero)
     tests/unit/reference_tensor/sequence_space_test.cpp # eval()
+    tests/unit/onnx/onnx_bad_values_test.cpp    # kF32, kI64 (as in onnx_control_flow_test)
+    tests/unit/onnx/onnx_recurrent_test.cpp     # kF32, int_attribute()
+    tests/unit/onnx/onnx_semantics_test.cpp     # kF32, kI64, int_attribute()
 )
 
 # Appends to the list <out> the targets defined in <dir> and every directory below it.

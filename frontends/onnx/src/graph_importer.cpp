@@ -5,12 +5,12 @@
 #include <queue>
 #include <set>
 
-#include "constant_folding.hpp"
 #include "custom_ops.hpp"
 #include "node_context.hpp"
 #include "tensor_proto.hpp"
 #include "vireo/exception.hpp"
 #include "vireo/ops.hpp"
+#include "vireo/reference/constant_folding.hpp"
 
 namespace vireo::onnx_import {
 namespace {
@@ -238,7 +238,7 @@ void GraphImporter::convert_node(const onnx::NodeProto& node) {
         outputs = (*translator)(context);
         // Folding inside the try: a constant that cannot be evaluated (an index out of range) is
         // reported with the ONNX node it belongs to.
-        outputs = fold_constants(outputs, input_nodes);
+        outputs = reference::fold_constants(outputs, input_nodes);
     } catch (const Exception& e) {
         if (std::string(e.what()).find(context.describe()) != std::string::npos) throw;
         rethrow_with_context(std::current_exception(), "ONNX node " + context.describe());

@@ -37,14 +37,14 @@ TEST(NnOps, BatchNormAloneAndAfterAConcatWithItsRelu) {
         auto x = op::parameter(element::f32, {2, 6, 5, 7}, "x");
         Output in = x;
         if (after_conv)
-            in = op::concat({op::convolution(x, nn_constant({4, 6, 1, 1}, 1), {1, 1}, {0, 0},
-                                             {0, 0}, {1, 1}),
-                             x},
-                            1);
+            in = op::concat(
+                {op::convolution(x, nn_constant({4, 6, 1, 1}, 1), {1, 1}, {0, 0}, {0, 0}, {1, 1}),
+                 x},
+                1);
         const size_t c = after_conv ? 10 : 6;
-        auto bn = op::batch_norm_inference(in, nn_constant({c}, 2, 0.5f, 1.5f),
-                                           nn_constant({c}, 3), nn_constant({c}, 4),
-                                           nn_constant({c}, 5, 0.1f, 2.f), 1e-5);
+        auto bn =
+            op::batch_norm_inference(in, nn_constant({c}, 2, 0.5f, 1.5f), nn_constant({c}, 3),
+                                     nn_constant({c}, 4), nn_constant({c}, 5, 0.1f, 2.f), 1e-5);
         auto model = nn_model({op::relu(bn)}, {x});
         expect_matches_template(model, 1e-5, 1e-5);
         const auto [rows, reference] = rows_and_reference(model, "BatchNormInference");
@@ -82,9 +82,9 @@ TEST(NnOps, ConvTransposeWithStridesPadsOutputPaddingAndBias) {
         SCOPED_TRACE("case " + std::to_string(i));
         const Case& c = cases[i];
         auto x = op::parameter(element::f32, {1, 4, 5, 6}, "x");
-        auto y = op::convolution_backprop_data(x, nn_constant({4, 3, 3, 3}, 7), c.strides,
-                                               c.pads_begin, c.pads_end, c.dilations,
-                                               c.output_padding);
+        auto y =
+            op::convolution_backprop_data(x, nn_constant({4, 3, 3, 3}, 7), c.strides, c.pads_begin,
+                                          c.pads_end, c.dilations, c.output_padding);
         auto biased = op::relu(op::add(y, nn_constant({1, 3, 1, 1}, 8)));
         auto model = nn_model({biased}, {x});
         expect_matches_template(model, 1e-5, 1e-5);
@@ -118,9 +118,9 @@ TEST(NnOps, InterpolateOnOneDnnWhereItComputesTheSameValues) {
         attrs.mode = c.mode;
         attrs.coordinate_transformation_mode = c.transform;
         attrs.nearest_mode = c.nearest;
-        auto sizes = op::constant<int64_t>(element::i64, Shape{2},
-                                           {static_cast<int64_t>(c.out[2]),
-                                            static_cast<int64_t>(c.out[3])});
+        auto sizes =
+            op::constant<int64_t>(element::i64, Shape{2},
+                                  {static_cast<int64_t>(c.out[2]), static_cast<int64_t>(c.out[3])});
         auto axes = op::constant<int64_t>(element::i64, Shape{2}, {2, 3});
         auto y = op::interpolate(x, sizes, attrs, axes);
         auto model = nn_model({y}, {x});

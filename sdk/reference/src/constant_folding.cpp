@@ -54,6 +54,8 @@ std::vector<Tensor> try_fold(Node& node) {
     if (!small_static_outputs(node)) return {};
     try {
         return evaluate(node, inputs);
+    } catch (const InvalidArgument&) {
+        throw;  // the constants themselves are wrong (an index out of range): the device would fail
     } catch (const Exception&) {
         return {};  // no kernel for this configuration: leave it to the device
     }

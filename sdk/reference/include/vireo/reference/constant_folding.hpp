@@ -20,8 +20,9 @@ constexpr size_t kMaxFoldedElements = 1 << 16;
 /// ShapeOf of a static shape, and any other op whose inputs are all Constants and whose outputs
 /// are static and small, become Constants (computed by the reference kernels). Nodes whose
 /// inputs were replaced are re-inferred. Returns `outputs` with folded values replaced. A node
-/// that cannot be evaluated (no kernel, or its kernel refuses the values) is left as it is, so
-/// its error is reported where it runs. Not thread-safe on shared nodes: the graph is edited.
+/// that has no kernel for its configuration is left as it is; one whose kernel finds its
+/// constant inputs invalid (an index out of range) throws that InvalidArgument, since every
+/// device would fail on it. Not thread-safe on shared nodes: the graph is edited.
 ///
 ///     auto outs = reference::fold_constants({reshape->output(0)}, {});
 OutputVector fold_constants(const OutputVector& outputs, const std::set<const Node*>& stop);
