@@ -434,6 +434,8 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
                     done = try_deconvolution(node);
                 else if (type == "Interpolate")
                     done = try_interpolate(node);
+                else if (type == "LSTMSequence" || type == "GRUSequence" || type == "RNNSequence")
+                    done = try_rnn(node);
                 else if (type == "Transpose" || type == "Reshape" || type == "Squeeze" ||
                          type == "Unsqueeze" || type == "Slice")
                     done = try_movement(node);

@@ -148,6 +148,14 @@ class GraphCompiler {
     bool try_deconvolution(const NodePtr& node);
     /// Interpolate where oneDNN's resampling computes the same values.
     bool try_interpolate(const NodePtr& node);
+    /// LSTMSequence, GRUSequence, RNNSequence on oneDNN's RNN primitives (graph_compiler_rnn.cpp).
+    bool try_rnn(const NodePtr& node);
+    /// A computed value no model port names (an intermediate layout of a step), dims `dims`.
+    size_t add_internal_value(const Dims& dims, const std::string& name);
+    /// A reorder step writing internal or port value `to_value` (plain) from `from_value` read
+    /// through `from`.
+    void add_internal_reorder(const dnnl::memory::desc& from, size_t from_value, size_t to_value,
+                              const NodePtr& node, const std::string& what);
     bool try_reduce(const NodePtr& node);
     /// The fusion target of an element-wise step writing `dst` (layout `layout`, shape `shape`).
     FusionTarget elementwise_target(const dnnl::memory::desc& dst, Layout layout,

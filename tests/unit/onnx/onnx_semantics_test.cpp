@@ -113,7 +113,30 @@ TEST(OnnxSemantics, DropoutTrainingModeFromConstantNodesAndFoldedSubgraphs) {
         EXPECT_EQ(request.get_tensor("y").data<float>()[0], 1.5f) << route;
         EXPECT_EQ(request.get_tensor("y").data<float>()[1], -2.f) << route;
     }
-    // A constant true is still refused, naming the node.
+    // Training mode with a ratio of constant 0 drops nothing: the identity (torchvision's Swin
+    // exports its attention dropout so).
+    for (const bool constant_training : {true, false}) {
+        OnnxBuilder b(13);
+        b.input("x", kF32, {2}).output("y", kF32, {2});
+        if (constant_training)
+            bool_constant(b, "training", true);
+        else
+            b.input("training", onnx::TensorProto::BOOL, {});
+        b.initializer("ratio0", {}, {0.f});
+        b.node("Dropout", {"x", "ratio0", "training"}, {"y"}, "drop0");
+        auto request = core.compile_model(core.read_model(b.bytes(), Tensor()), "TEMPLATE")
+                           .create_infer_request();
+        request.set_tensor("x", f32({2}, {1.5f, -2.f}));
+        if (!constant_training) {
+            Tensor t(element::boolean, Shape{});
+            *static_cast<bool*>(t.data()) = true;
+            request.set_tensor("training", t);
+        }
+        request.infer();
+        EXPECT_EQ(request.get_tensor("y").data<float>()[0], 1.5f);
+        EXPECT_EQ(request.get_tensor("y").data<float>()[1], -2.f);
+    }
+    // A constant true with a ratio that drops is still refused, naming the node.
     OnnxBuilder b(13);
     b.input("x", kF32, {2}).output("y", kF32, {2});
     bool_constant(b, "training", true);

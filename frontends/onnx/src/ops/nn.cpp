@@ -257,12 +257,18 @@ OutputVector lp_norm(const NodeContext& ctx) {
 }
 
 OutputVector dropout(const NodeContext& ctx) {
-    // Inference: the output is the input; the optional mask is all true.
+    // Inference: the output is the input; the optional mask is all true. In training mode that
+    // holds too when the ratio is a constant 0 (nothing is dropped, the scale is 1): exporters
+    // write training_mode true with ratio 0 for layers whose dropout is off (torchvision's Swin).
     const Output& x = ctx.input(0);
     if (ctx.opset() >= 12 && ctx.has_input(2)) {
         auto training = ctx.const_ints(2);
-        if (!training || (!training->empty() && (*training)[0] != 0))
-            ctx.unsupported("training_mode must be a constant false (inference only)");
+        const auto ratio = ctx.has_input(1) ? ctx.const_floats(1) : std::nullopt;
+        const bool drops_nothing = ratio && !ratio->empty() && (*ratio)[0] == 0.0;
+        if (!drops_nothing && (!training || (!training->empty() && (*training)[0] != 0)))
+            ctx.unsupported(
+                "training_mode must be a constant false (inference only), or the ratio a "
+                "constant 0");
     }
     Output mask;
     if (ctx.has_output(1))

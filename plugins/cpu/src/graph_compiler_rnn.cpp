@@ -1,0 +1,271 @@
+// Implements GraphCompiler::try_rnn: LSTMSequence, GRUSequence and RNNSequence on oneDNN's RNN
+// primitives (lstm_forward, gru_forward / lbr_gru_forward, vanilla_rnn_forward). The layer's
+// states arrive as [batch, directions, hidden] and oneDNN wants [layers, directions, batch,
+// hidden]; its output [seq, batch, directions * hidden] becomes the op's [batch, directions, seq,
+// hidden]: small reorders around one primitive. Configurations oneDNN does not compute (other
+// activations, clip, peepholes, input_forget, per-entry sequence lengths) stay on the reference
+// kernel.
+#include <cstring>
+
+#include "graph_compiler_impl.hpp"
+
+namespace vireo::cpu_plugin::detail {
+namespace {
+
+// The f32 data of a constant value, or null.
+const float* constant_f32(const Value& v) {
+    if (v.kind != ValueKind::kConstant || v.constant.get_element_type() != element::f32)
+        return nullptr;
+    return static_cast<const float*>(v.constant.data());
+}
+
+// Row-major strides of `dims` permuted: the stored tensor has dims `stored`; `order[k]` is the
+// stored axis that view axis k reads.
+dnnl::memory::desc permuted_view(const Dims& stored, const std::vector<size_t>& order) {
+    Dims strides(stored.size(), 1);
+    for (size_t i = stored.size() - 1; i-- > 0;) strides[i] = strides[i + 1] * stored[i + 1];
+    Dims dims, view_strides;
+    for (size_t axis : order) {
+        dims.push_back(stored[axis]);
+        view_strides.push_back(strides[axis]);
+    }
+    return dnnl::memory::desc(dims, dt::f32, view_strides);
+}
+
+}  // namespace
+
+size_t GraphCompiler::add_internal_value(const Dims& dims, const std::string& name) {
+    Value v;
+    v.kind = ValueKind::kComputed;
+    v.type = element::f32;
+    v.shape = PartialShape(Shape(dims.begin(), dims.end()));
+    v.layout = Layout::kPlain;
+    v.producer = m_graph->steps.size();
+    v.name = name;
+    m_graph->values.push_back(std::move(v));
+    return m_graph->values.size() - 1;
+}
+
+void GraphCompiler::add_internal_reorder(const dnnl::memory::desc& from, size_t from_value,
+                                         size_t to_value, const NodePtr& node,
+                                         const std::string& what) {
+    const Value& to = m_graph->values[to_value];
+    const dnnl::memory::desc dst(dims_of(to.shape.to_shape()), dt::f32,
+                                 plain_tag(to.shape.size()));
+    Step step;
+    step.kind = StepKind::kDnnl;
+    step.node = node;
+    step.fused = {node};
+    step.name = node->get_friendly_name() + ":" + what;
+    step.type = "Reorder";
+    step.dnnl = make_reorder(from, dst, from_value, to_value);
+    step.exec_type = step.dnnl->impl + " " + what;
+    step.outputs = {to_value};
+    m_graph->values[to_value].producer = m_graph->steps.size();
+    m_graph->steps.push_back(std::move(step));
+}
+
+bool GraphCompiler::try_rnn(const NodePtr& node) {
+    const std::string& type = node->get_type_name();
+    const bool lstm = type == "LSTMSequence", gru = type == "GRUSequence";
+    if (!lstm && !gru && type != "RNNSequence") return false;
+    const size_t states = lstm ? 2 : 1;  // H0 (and C0) after X
+    const size_t lens_in = 1 + states, w_in = lens_in + 1, r_in = w_in + 1, b_in = r_in + 1;
+    if (lstm && node->get_input_size() > 7) return false;  // peepholes
+    for (size_t i = 0; i < node->get_input_size(); ++i)
+        if (node->input_value(i).get_element_type() != element::f32 && i != lens_in) return false;
+    if (node->get_attribute<double>("clip") != 0.0) return false;
+    if (lstm && node->get_version() == 1 && node->get_attribute<bool>("input_forget")) return false;
+    // oneDNN's cells use the default activations only.
+    const auto acts = node->get_attribute<std::vector<std::string>>("activations");
+    const std::vector<std::string> expected =
+        lstm ? std::vector<std::string>{"sigmoid", "tanh", "tanh"}
+        : gru ? std::vector<std::string>{"sigmoid", "tanh"}
+              : std::vector<std::string>{"tanh"};
+    for (size_t i = 0; i < acts.size(); ++i)
+        if (acts[i] != expected[i % expected.size()]) return false;
+    if (!node->get_attribute<std::vector<double>>("activations_alpha").empty() ||
+        !node->get_attribute<std::vector<double>>("activations_beta").empty())
+        return false;
+    const Shape xs = node->input_value(0).get_shape();
+    const size_t N = xs[0], T = xs[1], I = xs[2];
+    const auto H = static_cast<size_t>(node->get_attribute<int64_t>("hidden_size"));
+    const auto direction = node->get_attribute<std::string>("direction");
+    const size_t D = direction == "bidirectional" ? 2 : 1;
+    if (N == 0 || T == 0) return false;
+    // Every entry must run the whole sequence: per-entry lengths stay on the reference kernel.
+    {
+        const Value& lens = m_graph->values[value_of(node->input_value(lens_in))];
+        if (lens.kind != ValueKind::kConstant) return false;
+        const Tensor& t = lens.constant;
+        for (size_t i = 0; i < t.get_size(); ++i) {
+            const int64_t len = t.get_element_type() == element::i32
+                                    ? static_cast<const int32_t*>(t.data())[i]
+                                    : t.get_element_type() == element::i64
+                                          ? static_cast<const int64_t*>(t.data())[i]
+                                          : -1;
+            if (len != static_cast<int64_t>(T)) return false;
+        }
+    }
+    const float* W = constant_f32(m_graph->values[value_of(node->input_value(w_in))]);
+    const float* R = constant_f32(m_graph->values[value_of(node->input_value(r_in))]);
+    const float* B = constant_f32(m_graph->values[value_of(node->input_value(b_in))]);
+    if (!W || !R || !B) return false;
+    const bool lbr = gru && node->get_attribute<bool>("linear_before_reset");
+    const size_t G = lstm ? 4 : gru ? 3 : 1;
+    // Where oneDNN's gate g (LSTM: i, f, c, o; GRU: u, r, o) sits in the op's weights.
+    std::vector<size_t> gate(G);
+    for (size_t g = 0; g < G; ++g) gate[g] = g;
+    if (lstm) {
+        const std::string format =
+            node->get_version() == 1 ? node->get_attribute<std::string>("weights_format") : "fico";
+        const char* onednn = "ifco";
+        for (size_t g = 0; g < 4; ++g) gate[g] = format.find(onednn[g]);
+    }
+    // Weights [1, D, in, G, H] (ldigo) and bias [1, D, G (+1), H] (ldgo) from W [D, G*H, in],
+    // R [D, G*H, H] and B [D, G*H] (lbr GRU: [D, 4*H], the last H the candidate's recurrent bias).
+    auto pack_weights = [&](const float* src, size_t in) {
+        std::vector<float> out(D * in * G * H);
+        for (size_t d = 0; d < D; ++d)
+            for (size_t i = 0; i < in; ++i)
+                for (size_t g = 0; g < G; ++g)
+                    for (size_t h = 0; h < H; ++h)
+                        out[((d * in + i) * G + g) * H + h] =
+                            src[(d * G * H + gate[g] * H + h) * in + i];
+        return out;
+    };
+    const std::vector<float> w_layer = pack_weights(W, I), w_iter = pack_weights(R, H);
+    const size_t bias_gates = lbr ? 4 : G;
+    std::vector<float> bias(D * bias_gates * H);
+    for (size_t d = 0; d < D; ++d)
+        for (size_t g = 0; g < bias_gates; ++g)
+            for (size_t h = 0; h < H; ++h)
+                bias[(d * bias_gates + g) * H + h] =
+                    B[d * bias_gates * H + (g < G ? gate[g] : g) * H + h];
+
+    const auto dim = [](size_t v) { return static_cast<dnnl::memory::dim>(v); };
+    const dnnl::memory::desc src_layer({dim(T), dim(N), dim(I)}, dt::f32, tag::tnc);
+    const dnnl::memory::desc iter({1, dim(D), dim(N), dim(H)}, dt::f32, tag::ldnc);
+    const dnnl::memory::desc w_layer_plain({1, dim(D), dim(I), dim(G), dim(H)}, dt::f32,
+                                           tag::ldigo);
+    const dnnl::memory::desc w_iter_plain({1, dim(D), dim(H), dim(G), dim(H)}, dt::f32,
+                                          tag::ldigo);
+    const dnnl::memory::desc w_layer_any(w_layer_plain.dims(), dt::f32, tag::any);
+    const dnnl::memory::desc w_iter_any(w_iter_plain.dims(), dt::f32, tag::any);
+    const dnnl::memory::desc bias_md({1, dim(D), dim(bias_gates), dim(H)}, dt::f32, tag::ldgo);
+    const dnnl::memory::desc dst_layer({dim(T), dim(N), dim(D * H)}, dt::f32, tag::tnc);
+    const auto dir = direction == "forward"   ? dnnl::rnn_direction::unidirectional_left2right
+                     : direction == "reverse" ? dnnl::rnn_direction::unidirectional_right2left
+                                              : dnnl::rnn_direction::bidirectional_concat;
+    const auto prop = dnnl::prop_kind::forward_inference;
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    auto op = std::make_shared<DnnlOp>();
+    dnnl::memory::desc w_layer_md, w_iter_md;
+    if (lstm) {
+        dnnl::lstm_forward::desc desc(prop, dir, src_layer, iter, iter, w_layer_any, w_iter_any,
+                                      bias_md, dst_layer, iter, iter);
+        dnnl::lstm_forward::primitive_desc pd(desc, attr, cpu_engine());
+        op->primitive = dnnl::lstm_forward(pd);
+        op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+        op->impl = pd.impl_info_str();
+        w_layer_md = pd.weights_layer_desc();
+        w_iter_md = pd.weights_iter_desc();
+    } else if (lbr) {
+        dnnl::lbr_gru_forward::desc desc(prop, dir, src_layer, iter, w_layer_any, w_iter_any,
+                                         bias_md, dst_layer, iter);
+        dnnl::lbr_gru_forward::primitive_desc pd(desc, attr, cpu_engine());
+        op->primitive = dnnl::lbr_gru_forward(pd);
+        op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+        op->impl = pd.impl_info_str();
+        w_layer_md = pd.weights_layer_desc();
+        w_iter_md = pd.weights_iter_desc();
+    } else if (gru) {
+        dnnl::gru_forward::desc desc(prop, dir, src_layer, iter, w_layer_any, w_iter_any, bias_md,
+                                     dst_layer, iter);
+        dnnl::gru_forward::primitive_desc pd(desc, attr, cpu_engine());
+        op->primitive = dnnl::gru_forward(pd);
+        op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+        op->impl = pd.impl_info_str();
+        w_layer_md = pd.weights_layer_desc();
+        w_iter_md = pd.weights_iter_desc();
+    } else {
+        dnnl::vanilla_rnn_forward::desc desc(prop, algorithm::eltwise_tanh, dir, src_layer, iter,
+                                             w_layer_any, w_iter_any, bias_md, dst_layer, iter);
+        dnnl::vanilla_rnn_forward::primitive_desc pd(desc, attr, cpu_engine());
+        op->primitive = dnnl::vanilla_rnn_forward(pd);
+        op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+        op->impl = pd.impl_info_str();
+        w_layer_md = pd.weights_layer_desc();
+        w_iter_md = pd.weights_iter_desc();
+    }
+    // The primitive is made: from here on nothing throws a dnnl::error the caller would catch
+    // with steps half added.
+    const std::string base = node->get_friendly_name();
+    // X [N, T, I] read as [T, N, I]; states [N, D, H] read as [1, D, N, H].
+    const size_t x = in_layout(value_of(node->input_value(0)), Layout::kPlain);
+    const dnnl::memory::desc x_view =
+        permuted_view(dims_of(xs), {1, 0, 2});  // dims [T, N, I]
+    const size_t x_tnc = add_internal_value({dim(T), dim(N), dim(I)}, base + " input (tnc)");
+    add_internal_reorder(x_view, x, x_tnc, node, "x->tnc");
+    std::vector<size_t> iter_in;
+    for (size_t s = 0; s < states; ++s) {
+        const size_t v = in_layout(value_of(node->input_value(1 + s)), Layout::kPlain);
+        const dnnl::memory::desc view =
+            permuted_view({1, dim(N), dim(D), dim(H)}, {0, 2, 1, 3});  // [1, D, N, H]
+        const size_t to = add_internal_value({1, dim(D), dim(N), dim(H)},
+                                             base + " state " + std::to_string(s) + " (ldnc)");
+        add_internal_reorder(view, v, to, node, "state->ldnc");
+        iter_in.push_back(to);
+    }
+    const size_t y_tnc = add_internal_value({dim(T), dim(N), dim(D * H)}, base + " output (tnc)");
+    std::vector<size_t> iter_out;
+    for (size_t s = 0; s < states; ++s)
+        iter_out.push_back(add_internal_value({1, dim(D), dim(N), dim(H)},
+                                              base + " final state " + std::to_string(s)));
+    op->args.push_back({DNNL_ARG_SRC_LAYER, true, x_tnc, src_layer, {}});
+    op->args.push_back({DNNL_ARG_SRC_ITER, true, iter_in[0], iter, {}});
+    if (lstm) op->args.push_back({DNNL_ARG_SRC_ITER_C, true, iter_in[1], iter, {}});
+    DnnlArg arg;
+    arg.is_value = false;
+    arg.arg = DNNL_ARG_WEIGHTS_LAYER;
+    arg.constant = make_constant(w_layer_plain, w_layer.data(), w_layer_md);
+    op->args.push_back(arg);
+    arg.arg = DNNL_ARG_WEIGHTS_ITER;
+    arg.constant = make_constant(w_iter_plain, w_iter.data(), w_iter_md);
+    op->args.push_back(arg);
+    arg.arg = DNNL_ARG_BIAS;
+    arg.constant = make_constant(bias_md, bias.data(), bias_md);
+    op->args.push_back(arg);
+    op->args.push_back({DNNL_ARG_DST_LAYER, true, y_tnc, dst_layer, {}});
+    op->args.push_back({DNNL_ARG_DST_ITER, true, iter_out[0], iter, {}});
+    if (lstm) op->args.push_back({DNNL_ARG_DST_ITER_C, true, iter_out[1], iter, {}});
+    for (const auto& a : op->args)
+        if (!a.is_value) m_graph->weights_bytes += a.constant.get_desc().get_size();
+    Step step;
+    step.kind = StepKind::kDnnl;
+    step.node = node;
+    step.fused = {node};
+    step.name = base;
+    step.type = type;
+    // oneDNN names its RNN driver "ref" even where the cells run on its jit GEMMs: keep it
+    // apart from the reference kernels ("ref").
+    step.exec_type = "dnnl_rnn:" + op->impl + " tnc";
+    step.outputs = {y_tnc};
+    step.outputs.insert(step.outputs.end(), iter_out.begin(), iter_out.end());
+    for (size_t v : step.outputs) m_graph->values[v].producer = m_graph->steps.size();
+    step.dnnl = std::move(op);
+    m_graph->steps.push_back(std::move(step));
+    // Y [N, D, T, H] from [T, N, D * H] = [T, N, D, H]; final states [N, D, H] from [1, D, N, H].
+    const size_t y = add_value(node->output(0), ValueKind::kComputed);
+    add_internal_reorder(permuted_view({dim(T), dim(N), dim(D), dim(H)}, {1, 2, 0, 3}), y_tnc, y,
+                         node, "tnc->y");
+    for (size_t s = 0; s < states; ++s) {
+        const size_t out = add_value(node->output(1 + s), ValueKind::kComputed);
+        add_internal_reorder(permuted_view({1, dim(D), dim(N), dim(H)}, {2, 1, 3}), iter_out[s],
+                             out, node, "ldnc->state");
+    }
+    return true;
+}
+
+}  // namespace vireo::cpu_plugin::detail
