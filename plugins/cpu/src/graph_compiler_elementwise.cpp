@@ -487,6 +487,9 @@ bool GraphCompiler::try_reduce(const NodePtr& node) {
     const size_t xv = value_of(x);
     Shape kept = in;
     const Tensor& axes = axes_value.constant;
+    if (axes.get_size() == 0 ||
+        (axes.get_element_type() != element::i32 && axes.get_element_type() != element::i64))
+        return false;
     for (size_t i = 0; i < axes.get_size(); ++i) {
         int64_t a = axes.get_element_type() == element::i32
                         ? static_cast<const int32_t*>(axes.data())[i]
@@ -495,9 +498,6 @@ bool GraphCompiler::try_reduce(const NodePtr& node) {
         if (a < 0 || a >= static_cast<int64_t>(in.size())) return false;
         kept[static_cast<size_t>(a)] = 1;
     }
-    if (axes.get_size() == 0 ||
-        (axes.get_element_type() != element::i32 && axes.get_element_type() != element::i64))
-        return false;
     // The output keeps the input's layout when it keeps its rank; dropping axes of size one
     // does not move a plain tensor's bytes, so a plain destination serves keep_dims false.
     const bool keep = node->get_output_shape(0).size() == in.size();

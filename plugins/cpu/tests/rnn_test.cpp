@@ -31,8 +31,8 @@ std::shared_ptr<Model> layer_model(const Layer& l, const std::string& direction)
     in.push_back(op::constant<int64_t>(element::i64, Shape{N}, {5, 5}));
     in.push_back(op::constant(random_tensor({D, l.gates * H, I}, 11, -0.6f, 0.6f)));
     in.push_back(op::constant(random_tensor({D, l.gates * H, H}, 12, -0.6f, 0.6f)));
-    const bool lbr = l.attrs.count("linear_before_reset") &&
-                     std::get<bool>(l.attrs.at("linear_before_reset"));
+    const bool lbr =
+        l.attrs.count("linear_before_reset") && std::get<bool>(l.attrs.at("linear_before_reset"));
     in.push_back(op::constant(random_tensor({D, (lbr ? 4 : l.gates) * H}, 13, -0.3f, 0.3f)));
     auto attrs = l.attrs;
     attrs["hidden_size"] = int64_t{4};
