@@ -17,8 +17,9 @@ never aborts the run.
 
     check_real_models.py [--cache DIR] [--device CPU,TEMPLATE] [--only ID,...] [--iters N] [--list]
 
-Exit codes: 0 every model matched on every device; 1 some did not; 77 no model file in the cache
-(for ctest's SKIP_RETURN_CODE: a test that finds no file says so and does not count as passed).
+Exit codes: 0 every model matched on every device; 1 some did not; 77 no model file in the cache,
+or no ONNX Runtime (for ctest's SKIP_RETURN_CODE: a test that finds no file says so and does not
+count as passed).
 """
 import argparse
 import datetime
@@ -341,6 +342,10 @@ def main():
         print(f"no real models in {args.cache}: skipped (run scripts/real_models.sh --fetch)")
         return 77
 
+    ort_dir = os.environ.get("VIREO_ORT_DIR", os.path.expanduser("~/.cache/vireo-ort"))
+    if not os.path.isdir(os.path.join(ort_dir, "node_modules", "onnxruntime-node")):
+        print(f"no ONNX Runtime (onnxruntime-node) in {ort_dir}: skipped (run scripts/real_models.sh)")
+        return 77
     devices = [d for d in args.device.split(",") if d]
     rows, all_ok = [], True
     print(f"{len(present)} of {len(models)} models in {model_dir}; devices {devices}; "

@@ -181,6 +181,13 @@ bool GraphCompiler::add_with_chain(const NodePtr& node, const FusionTarget& targ
         chain.output = node->output(0);
         op = make(own);  // throws again when oneDNN refuses the op itself: the caller falls back
     }
+    // oneDNN's reference implementations (a binary broadcasting along a middle axis: Swin's
+    // shifted-window mask, 63 ms where the reference kernel takes a fraction) are slower than
+    // the reference kernel: the caller runs that instead.
+    if (op->impl.rfind("ref", 0) == 0) {
+        m_absorbed = absorbed;
+        throw dnnl::error(dnnl_unimplemented, "only a reference implementation");
+    }
     add_dnnl_step(node, chain, std::move(op), layout);
     return true;
 }
@@ -503,7 +510,7 @@ bool GraphCompiler::try_reduce(const NodePtr& node) {
     const bool keep = node->get_output_shape(0).size() == in.size();
     const Layout layout = keep ? m_graph->values[xv].layout : Layout::kPlain;
     const auto src_md = desc_of(xv);
-    const dnnl::memory::desc dst_md(
+    dnnl::memory::desc dst_md(
         dims_of(kept), dt::f32,
         layout == Layout::kPlain ? plain_tag(in.size()) : channels_last_tag(in.size()));
     auto op = std::make_shared<DnnlOp>();
@@ -515,6 +522,12 @@ bool GraphCompiler::try_reduce(const NodePtr& node) {
     bool spatial = in.size() >= 3 && in.size() <= 5 && kept[0] == in[0] && kept[1] == in[1];
     for (size_t i = 2; i < in.size() && spatial; ++i) spatial = kept[i] == 1;
     if (spatial && (alg == algorithm::reduction_mean || alg == algorithm::reduction_max)) {
+        // With every spatial axis 1, [N, C, 1, 1] has the same bytes in either layout: the
+        // destination takes the source's, as oneDNN's jit pooling wants, whatever `layout` says.
+        dst_md = dnnl::memory::desc(dims_of(kept), dt::f32,
+                                    m_graph->values[xv].layout == Layout::kPlain
+                                        ? plain_tag(in.size())
+                                        : channels_last_tag(in.size()));
         const Dims kernel(in.begin() + 2, in.end());
         const Dims ones(kernel.size(), 1), zeros(kernel.size(), 0);
         dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference,
