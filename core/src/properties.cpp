@@ -45,7 +45,24 @@ constexpr std::array<std::pair<log::Level, const char*>, 6> kLevels{{
     {log::Level::TRACE, "LOG_TRACE"},
 }};
 
+constexpr std::array<std::pair<device::Type, const char*>, 5> kDeviceTypes{{
+    {device::Type::DISCRETE, "DISCRETE"},
+    {device::Type::INTEGRATED, "INTEGRATED"},
+    {device::Type::HOST, "HOST"},
+    {device::Type::REFERENCE, "REFERENCE"},
+    {device::Type::SIMULATED, "SIMULATED"},
+}};
+
 }  // namespace
+
+namespace device {
+std::ostream& operator<<(std::ostream& out, Type type) {
+    return write_enum(out, type, kDeviceTypes);
+}
+std::istream& operator>>(std::istream& in, Type& type) {
+    return read_enum(in, type, kDeviceTypes, "device type");
+}
+}  // namespace device
 
 namespace hint {
 std::ostream& operator<<(std::ostream& out, PerformanceMode mode) {
