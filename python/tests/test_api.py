@@ -121,6 +121,19 @@ def test_compile_model_defaults_to_auto(core, tiny_xml):
     np.testing.assert_array_equal(core.compile_model(tiny_xml)(x)[0], x + 1)  # a path too
 
 
+def test_log_level_takes_openvino_numbers_and_errors_name_no_cpp_type(core):
+    before = core.get_property("LOG_LEVEL")
+    try:
+        core.set_property({"LOG_LEVEL": 2})  # ov::log::Level.INFO
+        assert core.get_property("LOG_LEVEL") == "LOG_INFO"
+        with pytest.raises(Exception) as error:
+            core.set_property({"LOG_LEVEL": 9})
+        assert "LOG_LEVEL" in str(error.value) and "N5vireo" not in str(error.value)
+    finally:
+        core.set_property({"LOG_LEVEL": before})
+    assert core.get_property("LOG_LEVEL") == before
+
+
 def test_inputs_by_name_port_index_list_and_single(core, tiny_xml):
     compiled = core.compile_model(tiny_xml)
     x = np.arange(10, dtype=np.float32).reshape(1, 10)

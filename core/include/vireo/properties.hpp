@@ -153,8 +153,24 @@ namespace log {
 enum class Level { NO, ERR, WARNING, INFO, DEBUG, TRACE };
 std::ostream& operator<<(std::ostream& out, Level level);
 std::istream& operator>>(std::istream& in, Level& level);
+/// LOG_LEVEL: LOG_NONE, LOG_ERROR, LOG_WARNING (default), LOG_INFO, LOG_DEBUG, LOG_TRACE, or
+/// the number OpenVINO's ov::log::Level gives each: -1 (none), 0 (error), 1 (warning), 2 (info),
+/// 3 (debug), 4 (trace).
 inline constexpr Property<Level> level{"LOG_LEVEL"};
 }  // namespace log
+
+template <>
+inline const char* type_name<log::Level>() {
+    return "log level";
+}
+template <>
+inline const char* type_name<hint::PerformanceMode>() {
+    return "performance mode";
+}
+template <>
+inline const char* type_name<device::Type>() {
+    return "device type";
+}
 
 /// Finds `key` in `properties` and returns it as T, or `fallback` if absent. Throws
 /// InvalidArgument naming the key when the value does not convert.
