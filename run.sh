@@ -58,7 +58,7 @@ echo "== ONNX's own operator tests (libonnx-testdata pytorch-operator) on TEMPLA
 build/bin/vireo_onnx_backend --folders pytorch-operator | tail -1
 echo "== A custom op from an extension (samples/extension): an ONNX node of domain com.example.vireo on TEMPLATE"
 echo "   (proves: third parties add ops, kernels and ONNX mappings without rebuilding Vireo)"
-build/bin/hello_infer -m tests/data/extension/squash.onnx -d TEMPLATE -extensions build/lib/libvireo_example_extension.so
+build/bin/hello_infer -m tests/data/extension/squash.onnx -d TEMPLATE -random_inputs -extensions build/lib/libvireo_example_extension.so
 
 summator=samples/models/summator/summator.xml
 echo "== HETERO: a stateful model (acc += x; y = acc / 2) that MOCK_REMOTE cannot run alone"

@@ -1,10 +1,22 @@
 // Implements Any's comparisons and printing, and the text codecs of bool and AnyMap.
 #include "vireo/any.hpp"
 
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <memory>
 
 namespace vireo {
+
+std::string detail::readable_type_name(const std::type_info& type) {
+    int status = 0;
+    std::unique_ptr<char, void (*)(void*)> name(
+        abi::__cxa_demangle(type.name(), nullptr, nullptr, &status), std::free);
+    // Failing that (it does not for a type_info), the kind of value rather than ABI text.
+    return status == 0 && name ? std::string(name.get()) : std::string("a value of another type");
+}
 
 bool TextCodec<bool>::from_text(const std::string& t) {
     std::string v(t);

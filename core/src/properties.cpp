@@ -2,6 +2,7 @@
 #include "vireo/properties.hpp"
 
 #include <array>
+#include <sstream>
 
 namespace vireo {
 namespace {
@@ -45,7 +46,24 @@ constexpr std::array<std::pair<log::Level, const char*>, 6> kLevels{{
     {log::Level::TRACE, "LOG_TRACE"},
 }};
 
+constexpr std::array<std::pair<device::Type, const char*>, 5> kDeviceTypes{{
+    {device::Type::DISCRETE, "DISCRETE"},
+    {device::Type::INTEGRATED, "INTEGRATED"},
+    {device::Type::HOST, "HOST"},
+    {device::Type::REFERENCE, "REFERENCE"},
+    {device::Type::SIMULATED, "SIMULATED"},
+}};
+
 }  // namespace
+
+namespace device {
+std::ostream& operator<<(std::ostream& out, Type type) {
+    return write_enum(out, type, kDeviceTypes);
+}
+std::istream& operator>>(std::istream& in, Type& type) {
+    return read_enum(in, type, kDeviceTypes, "device type");
+}
+}  // namespace device
 
 namespace hint {
 std::ostream& operator<<(std::ostream& out, PerformanceMode mode) {
@@ -61,7 +79,22 @@ std::ostream& operator<<(std::ostream& out, Level level) {
     return write_enum(out, level, kLevels);
 }
 std::istream& operator>>(std::istream& in, Level& level) {
-    return read_enum(in, level, kLevels, "log level");
+    // OpenVINO's numbers (ov::log::Level: NO = -1 ... TRACE = 4) as well as the names.
+    std::string text;
+    in >> text;
+    static const std::array<const char*, 6> kNumbers{"-1", "0", "1", "2", "3", "4"};
+    for (size_t i = 0; i < kNumbers.size(); ++i)
+        if (text == kNumbers[i]) {
+            level = kLevels[i].first;
+            return in;
+        }
+    std::istringstream named(text);
+    try {
+        read_enum(named, level, kLevels, "log level");
+    } catch (const Exception& e) {
+        throw_error<InvalidArgument>(e.what(), " or -1 (none) to 4 (trace)");
+    }
+    return in;
 }
 }  // namespace log
 

@@ -198,7 +198,7 @@ void register_core(py::module_& m) {
                 }
                 return wrap(std::move(compiled));
             },
-            py::arg("model"), py::arg("device_name") = "TEMPLATE", py::arg("config") = py::none())
+            py::arg("model"), py::arg("device_name") = "AUTO", py::arg("config") = py::none())
         .def(
             "query_model",
             [](const vireo::Core& core, const std::shared_ptr<vireo::Model>& model,

@@ -214,21 +214,27 @@ void register_infer_request(py::module_& m) {
             return d;
         });
 
-    py::class_<vireo::ProfilingInfo>(m, "ProfilingInfo", "One row of InferRequest.profiling_info.")
-        .def_readonly("node_name", &vireo::ProfilingInfo::node_name)
+    using Status = vireo::ProfilingInfo::Status;
+    py::class_<vireo::ProfilingInfo> profiling(m, "ProfilingInfo",
+                                               "One row of InferRequest.profiling_info.");
+    py::enum_<Status>(profiling, "Status", "Whether the op ran (OpenVINO's ProfilingInfo.Status).")
+        .value("NOT_RUN", Status::NOT_RUN)
+        .value("OPTIMIZED_OUT", Status::OPTIMIZED_OUT)
+        .value("EXECUTED", Status::EXECUTED);
+    profiling.def_readonly("node_name", &vireo::ProfilingInfo::node_name)
         .def_readonly("node_type", &vireo::ProfilingInfo::node_type)
         .def_readonly("exec_type", &vireo::ProfilingInfo::exec_type)
         .def_readonly("real_time", &vireo::ProfilingInfo::real_time)
         .def_readonly("cpu_time", &vireo::ProfilingInfo::cpu_time)
-        .def_property_readonly("status", [](const vireo::ProfilingInfo& p) {
-            switch (p.status) {
-                case vireo::ProfilingInfo::Status::EXECUTED:
-                    return "EXECUTED";
-                case vireo::ProfilingInfo::Status::OPTIMIZED_OUT:
-                    return "OPTIMIZED_OUT";
-                default:
-                    return "NOT_RUN";
-            }
+        .def_readonly("status", &vireo::ProfilingInfo::status)
+        .def("__repr__", [](const vireo::ProfilingInfo& p) {
+            const char* status = p.status == Status::EXECUTED        ? "EXECUTED"
+                                 : p.status == Status::OPTIMIZED_OUT ? "OPTIMIZED_OUT"
+                                                                     : "NOT_RUN";
+            return vireo::detail::concat("<ProfilingInfo node_name='", p.node_name, "' node_type='",
+                                         p.node_type, "' exec_type='", p.exec_type,
+                                         "' status=", status, " real_time=", p.real_time.count(),
+                                         "us cpu_time=", p.cpu_time.count(), "us>");
         });
 
     using Req = PyInferRequest;
@@ -370,6 +376,43 @@ void register_infer_request(py::module_& m) {
                 r.request.set_input_tensor(i, t);
             },
             py::arg("index"), py::arg("tensor"))
+        .def(
+            "set_input_tensor",
+            [](Req& r, const vireo::Tensor& t) {
+                py::gil_scoped_release release;
+                r.request.set_input_tensor(t);  // InvalidArgument unless the model has one input
+            },
+            py::arg("tensor"))
+        .def(
+            "set_output_tensor",
+            [](Req& r, size_t i, const vireo::Tensor& t) {
+                py::gil_scoped_release release;
+                r.request.set_output_tensor(i, t);
+            },
+            py::arg("index"), py::arg("tensor"))
+        .def(
+            "set_output_tensor",
+            [](Req& r, const vireo::Tensor& t) {
+                py::gil_scoped_release release;
+                r.request.set_output_tensor(t);
+            },
+            py::arg("tensor"))
+        .def(
+            "set_tensors",
+            [](Req& r, py::handle key, const std::vector<vireo::Tensor>& tensors) {
+                auto port = input_port(r, key);
+                py::gil_scoped_release release;
+                r.request.set_tensors(port, tensors);
+            },
+            py::arg("key"), py::arg("tensors"),
+            "A batch from several tensors: one per item of the input's batch axis.")
+        .def(
+            "set_input_tensors",
+            [](Req& r, size_t i, const std::vector<vireo::Tensor>& tensors) {
+                py::gil_scoped_release release;
+                r.request.set_input_tensors(i, tensors);
+            },
+            py::arg("index"), py::arg("tensors"))
         .def_property_readonly(
             "results", [](Req& r) { return make_results(r, true); },
             "Views of the output tensors of the last run (overwritten by the next).")

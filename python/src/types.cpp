@@ -95,6 +95,12 @@ py::object to_python(const vireo::Any& value) {
     if (value.is<float>()) return py::float_(value.as<float>());
     if (value.is<double>()) return py::float_(value.as<double>());
     if (value.is<std::vector<std::string>>()) return py::cast(value.as<std::vector<std::string>>());
+    if (value.is<std::vector<vireo::PropertyName>>()) {  // SUPPORTED_PROPERTIES: a list of keys
+        py::list keys;
+        for (const auto& key : value.as<std::vector<vireo::PropertyName>>())
+            keys.append(py::str(static_cast<const std::string&>(key)));
+        return keys;
+    }
     return py::str(value.to_string());
 }
 

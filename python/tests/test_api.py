@@ -106,6 +106,34 @@ def test_query_model_and_properties(core, tiny_xml):
     assert int(compiled.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS")) >= 1
 
 
+def test_compile_model_defaults_to_auto(core, tiny_xml):
+    """No device named: AUTO (OpenVINO's default), which picks a real device, never the
+    simulated MOCK_REMOTE: CPU when it is built, else the TEMPLATE reference interpreter."""
+    model = core.read_model(tiny_xml)
+    compiled = core.compile_model(model)
+    expected = "CPU" if "CPU" in core.available_devices else "TEMPLATE"
+    # Only an AUTO compiled model has a device list; a TEMPLATE one would refuse the key.
+    priorities = compiled.get_property("MULTI_DEVICE_PRIORITIES")
+    assert priorities.split(",")[0] == expected and "MOCK_REMOTE" not in priorities
+    assert compiled.get_property("AUTO_COMPILES") in ([expected], expected)
+    x = np.arange(10, dtype=np.float32).reshape(1, 10)
+    np.testing.assert_array_equal(compiled(x)[0], x + 1)
+    np.testing.assert_array_equal(core.compile_model(tiny_xml)(x)[0], x + 1)  # a path too
+
+
+def test_log_level_takes_openvino_numbers_and_errors_name_no_cpp_type(core):
+    before = core.get_property("LOG_LEVEL")
+    try:
+        core.set_property({"LOG_LEVEL": 2})  # ov::log::Level.INFO
+        assert core.get_property("LOG_LEVEL") == "LOG_INFO"
+        with pytest.raises(Exception) as error:
+            core.set_property({"LOG_LEVEL": 9})
+        assert "LOG_LEVEL" in str(error.value) and "N5vireo" not in str(error.value)
+    finally:
+        core.set_property({"LOG_LEVEL": before})
+    assert core.get_property("LOG_LEVEL") == before
+
+
 def test_inputs_by_name_port_index_list_and_single(core, tiny_xml):
     compiled = core.compile_model(tiny_xml)
     x = np.arange(10, dtype=np.float32).reshape(1, 10)

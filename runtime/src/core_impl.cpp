@@ -1,8 +1,6 @@
 // Implements CoreImpl: discovery, device routing, property precedence, compile and import.
 #include "core_impl.hpp"
 
-#include <glog/logging.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -82,8 +80,8 @@ CoreImpl::CoreImpl(const std::string& plugins_xml_path) {
             return;
         }
     }
-    VLOG(1) << "no default plugins.xml in '" << dir << "' or '" << dir
-            << "/vireo'; no plugins registered";
+    VIREO_LOG(DEBUG) << "no default plugins.xml in '" << dir << "' or '" << dir
+                     << "/vireo'; no plugins registered";
 }
 
 void CoreImpl::bind_core_handle(const std::shared_ptr<CoreImpl>& self) {
@@ -171,7 +169,7 @@ std::optional<std::pair<std::string, AnyMap>> CoreImpl::fallback_route(
         try {
             m_registry.get(candidate);
         } catch (const Exception& e) {
-            VLOG(1) << "automatic fallback: skipping '" << candidate << "': " << e.what();
+            VIREO_LOG(DEBUG) << "automatic fallback: skipping '" << candidate << "': " << e.what();
             continue;
         }
         fallback = candidate;
@@ -192,9 +190,9 @@ std::optional<std::pair<std::string, AnyMap>> CoreImpl::fallback_route(
             moved += (moved.empty() ? "" : ", ") + node->describe();
     }
     if (moved.empty()) return std::nullopt;
-    LOG(INFO) << "compile_model on '" << device.full() << "': " << hint::allow_fallback.name()
-              << " is on and the device does not run " << moved << "; those run on " << fallback
-              << " through " << kFallbackMetaDevice;
+    VIREO_LOG(INFO) << "compile_model on '" << device.full() << "': " << hint::allow_fallback.name()
+                    << " is on and the device does not run " << moved << "; those run on "
+                    << fallback << " through " << kFallbackMetaDevice;
     AnyMap routed;
     routed[device::properties.name()] = AnyMap{{device.full(), device_call}};
     if (auto it = call.find(cache_dir.name()); it != call.end())
@@ -227,7 +225,8 @@ std::vector<std::string> CoreImpl::list_available_devices() const {
                       ->get_property(available_devices.name())
                       .as<std::vector<std::string>>();
         } catch (const std::exception& e) {
-            LOG(WARNING) << "get_available_devices: skipping device '" << name << "': " << e.what();
+            VIREO_LOG(WARNING) << "get_available_devices: skipping device '" << name
+                               << "': " << e.what();
             continue;
         }
         if (ids.size() > 1) {
@@ -276,8 +275,8 @@ AnyMap CoreImpl::device_settings(const Plugin& plugin, const DeviceName& device)
         try {
             settings[key] = plugin.get_property(key, args).to_string();
         } catch (const std::exception& e) {
-            VLOG(1) << "device '" << device.full() << "': property " << key << " does not answer ("
-                    << e.what() << "); left out of the cache key";
+            VIREO_LOG(DEBUG) << "device '" << device.full() << "': property " << key
+                             << " does not answer (" << e.what() << "); left out of the cache key";
         }
     }
     return settings;

@@ -2,7 +2,6 @@
 #include "model_cache.hpp"
 
 #include <fcntl.h>
-#include <glog/logging.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +18,7 @@
 
 #include "memory_stream.hpp"
 #include "vireo/ir.hpp"
+#include "vireo/log.hpp"
 #include "vireo/plugin_object.hpp"
 #include "vireo/properties.hpp"
 #include "vireo/sdk/icompiled_model.hpp"
@@ -196,12 +196,11 @@ void remove_stale_temporaries(const std::string& directory) {
         if (writer_dead || too_old) {
             std::error_code remove_ec;
             if (fs::remove(it->path(), remove_ec))
-                LOG(WARNING) << "model cache: removed the stale temporary '" << it->path().string()
-                             << "' ("
-                             << (writer_dead
-                                     ? "its writer, pid " + std::to_string(pid) + ", is gone"
-                                     : "older than an hour")
-                             << ")";
+                VIREO_LOG(WARNING)
+                    << "model cache: removed the stale temporary '" << it->path().string() << "' ("
+                    << (writer_dead ? "its writer, pid " + std::to_string(pid) + ", is gone"
+                                    : "older than an hour")
+                    << ")";
         }
     }
 }
@@ -237,15 +236,15 @@ CompiledModel ModelCache::compile(const std::shared_ptr<Plugin>& plugin,
                                   const std::string& device, const AnyMap& config,
                                   const AnyMap& device_settings) const {
     if (!can_export(*plugin, config)) {
-        VLOG(1) << "model cache: device '" << device
-                << "' cannot export compiled models; compiling without cache";
+        VIREO_LOG(DEBUG) << "model cache: device '" << device
+                         << "' cannot export compiled models; compiling without cache";
         return CompiledModel(plugin->compile_model(model, config), plugin->library());
     }
     std::error_code ec;
     fs::create_directories(m_directory, ec);  // a failure shows in the check below
     if (const std::string reason = unsafe_directory_reason(m_directory); !reason.empty()) {
-        LOG(WARNING) << "model cache: not using the directory '" << m_directory << "': " << reason
-                     << "; compiling without cache";
+        VIREO_LOG(WARNING) << "model cache: not using the directory '" << m_directory
+                           << "': " << reason << "; compiling without cache";
         return CompiledModel(plugin->compile_model(model, config), plugin->library());
     }
     // The device's own settings count in the key; the call's values win over them.
@@ -266,8 +265,8 @@ CompiledModel ModelCache::compile(const std::shared_ptr<Plugin>& plugin,
         // Moving the string out of the stream (C++20) hands over its buffer instead of copying it.
         store(path, key, blob_identity_of(plugin->version()), std::move(payload).str());
     } catch (const std::exception& e) {
-        LOG(WARNING) << "model cache: cannot store '" << path << "' for device '" << device
-                     << "': " << e.what();
+        VIREO_LOG(WARNING) << "model cache: cannot store '" << path << "' for device '" << device
+                           << "': " << e.what();
     }
     return CompiledModel(compiled.impl(), compiled.module());
 }
@@ -281,9 +280,9 @@ std::optional<CompiledModel> ModelCache::try_load(const Plugin& plugin, const st
     Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)};
     if (file.fd < 0) {
         if (errno != ENOENT)
-            LOG(WARNING) << "model cache: entry '" << path << "' cannot be opened ("
-                         << std::strerror(errno)
-                         << "; a symlink is refused); compiling again and replacing it";
+            VIREO_LOG(WARNING) << "model cache: entry '" << path << "' cannot be opened ("
+                               << std::strerror(errno)
+                               << "; a symlink is refused); compiling again and replacing it";
         return std::nullopt;
     }
     try {
@@ -304,8 +303,8 @@ std::optional<CompiledModel> ModelCache::try_load(const Plugin& plugin, const st
         return CompiledModel(plugin.import_model(payload, config), plugin.library(),
                              /*loaded_from_cache=*/true);
     } catch (const std::exception& e) {
-        LOG(WARNING) << "model cache: entry '" << path << "' is unusable (" << e.what()
-                     << "); compiling again and replacing it";
+        VIREO_LOG(WARNING) << "model cache: entry '" << path << "' is unusable (" << e.what()
+                           << "); compiling again and replacing it";
         return std::nullopt;
     }
 }

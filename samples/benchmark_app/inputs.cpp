@@ -62,7 +62,7 @@ void check_against_input(const Tensor& tensor, const Output& input, const std::s
 
 }  // namespace
 
-InputData load_input_data(const std::string& text, const Model& model) {
+InputData load_input_data(const std::string& text, const Model& model, bool random_for_missing) {
     const auto inputs = model.inputs();
     std::vector<std::vector<std::string>> files(inputs.size());
     for (const auto& item : split(text, ',')) {
@@ -113,9 +113,10 @@ InputData load_input_data(const std::string& text, const Model& model) {
     }
     InputData data(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
-        if (files[i].empty())
+        if (files[i].empty() && !random_for_missing)
             throw_error<InvalidArgument>("-i: no data for input '", inputs[i].get_any_name(),
-                                         "' (give every input a file, or omit -i for random data)");
+                                         "' (give every input a file, or pass -random_inputs to "
+                                         "fill the inputs without one with random data)");
         for (const auto& file : files[i]) {
             Tensor tensor = npy::read_npy(file);
             check_against_input(tensor, inputs[i], file);

@@ -21,10 +21,12 @@ using InputData = std::vector<std::vector<Tensor>>;
 /// or one of these prefixed with an input name and ':' or '=' (`data:img.npy`, `x=dir`). Items
 /// without a name go to the only input; a folder given for a model with several inputs assigns
 /// each `<input name>.npy` (names with '/' or ':' replaced by '_') to its input. Every input
-/// needs data. Throws InvalidArgument naming the item or input at fault (unknown input name, no
-/// .npy file in a folder, an input left without data, element type or shape not matching the
-/// input), NotFound for a missing path.
-InputData load_input_data(const std::string& text, const Model& model);
+/// needs data unless `random_for_missing` (-random_inputs): then an input without a file keeps an
+/// empty list and gets random data. Throws InvalidArgument naming the item or input at fault
+/// (unknown input name, no .npy file in a folder, an input left without data, element type or
+/// shape not matching the input), NotFound for a missing path.
+InputData load_input_data(const std::string& text, const Model& model,
+                          bool random_for_missing = false);
 
 /// Sets dimension `N` (from -layout, else the first) of every input to `batch` (-b).
 /// Throws InvalidArgument naming an input of rank 0 or whose layout has no N.

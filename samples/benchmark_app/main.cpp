@@ -34,7 +34,11 @@ DEFINE_string(d, "TEMPLATE",
 DEFINE_string(
     i, "",
     "Input data from .npy files: file.npy, a folder of .npy files, or name:file.npy,other:dir "
-    "(comma-separated; requests take the files in turn). Default: random data.");
+    "(comma-separated, or repeated: -i a:x.npy -i b:y.npy; requests take the files in turn). "
+    "Without -i: random data. With -i every input needs data unless -random_inputs is given.");
+DEFINE_bool(random_inputs, false,
+            "With -i: fill the inputs -i gives no file for with random data (without it, an "
+            "input left without data is an error).");
 DEFINE_string(api, "async",
               "API to measure: sync (one request, infer()) or async (start_async with callbacks).");
 DEFINE_uint32(nireq, 0,
@@ -150,7 +154,9 @@ int run(int argc, char** argv) {
         "[-niter N] [-t S] [-hint H] [-b N] [-shape S] [-data_shape S] [-pc] [-pc_summary] "
         "[-report_type T] ...");
     if (vireo::samples::show_help_if_asked(argc, argv, "samples/benchmark_app/")) return 0;
+    const std::string inputs_text = vireo::samples::repeated_flag_values(argc, argv, "i");
     gflags::ParseCommandLineFlags(&argc, &argv, true);
+    FLAGS_i = inputs_text;  // every -i, not only the last
     google::InitGoogleLogging(argv[0]);
     FLAGS_logtostderr = true;
     using vireo::InvalidArgument;
@@ -257,10 +263,15 @@ int run(int argc, char** argv) {
     step(6, "Reading the input data");
     vireo::benchmark::InputData input_data;
     if (!FLAGS_i.empty()) {
-        input_data = vireo::benchmark::load_input_data(FLAGS_i, *model);
-        for (size_t k = 0; k < input_data.size(); ++k)
-            std::printf("       input '%s': %zu file(s)\n", model->input(k).get_any_name().c_str(),
-                        input_data[k].size());
+        input_data = vireo::benchmark::load_input_data(FLAGS_i, *model, FLAGS_random_inputs);
+        for (size_t k = 0; k < input_data.size(); ++k) {
+            if (input_data[k].empty())
+                std::printf("       input '%s': random data (-random_inputs)\n",
+                            model->input(k).get_any_name().c_str());
+            else
+                std::printf("       input '%s': %zu file(s)\n",
+                            model->input(k).get_any_name().c_str(), input_data[k].size());
+        }
     } else {
         std::printf("       random data\n");
     }

@@ -182,4 +182,21 @@ bool show_help_if_asked(int argc, char** argv, const char* flags_file) {
     return false;
 }
 
+std::string repeated_flag_values(int argc, char** argv, const std::string& name) {
+    std::string joined;
+    auto add = [&](const std::string& value) { joined += (joined.empty() ? "" : ",") + value; };
+    for (int k = 1; k < argc; ++k) {
+        const std::string arg = argv[k];
+        if (arg == "--") break;
+        const size_t dashes = arg.rfind("--", 0) == 0 ? 2 : arg.rfind('-', 0) == 0 ? 1 : 0;
+        if (dashes == 0) continue;
+        const std::string flag = arg.substr(dashes);
+        if (flag == name && k + 1 < argc)
+            add(argv[++k]);
+        else if (flag.rfind(name + "=", 0) == 0)
+            add(flag.substr(name.size() + 1));
+    }
+    return joined;
+}
+
 }  // namespace vireo::samples

@@ -27,6 +27,12 @@ std::string format_values(const Tensor& tensor, size_t count);
 /// gflags::ParseCommandLineFlags, which would print every linked library's flags.
 bool show_help_if_asked(int argc, char** argv, const char* flags_file);
 
+/// Every value given to flag `name` in argv (`-i a`, `-i=a`, `--i a`, `--i=a`, up to a lone
+/// "--"), joined with ','. gflags keeps only the last of a repeated flag; call this before
+/// gflags::ParseCommandLineFlags and assign the result to the flag after it, so `-i a=x -i b=y`
+/// means `-i a=x,b=y`.
+std::string repeated_flag_values(int argc, char** argv, const std::string& name);
+
 /// Runs `body` and turns any exception into "[ ERROR ] message" on stderr and exit code 1.
 int run_main(int (*body)(int, char**), int argc, char** argv);
 

@@ -17,7 +17,11 @@
 DEFINE_string(m, "", "Required. Path to the model (.xml IR or .onnx).");
 DEFINE_string(d, "TEMPLATE", "Device to run on (see hello_query_device).");
 DEFINE_string(i, "",
-              "Inputs from .npy files: name=file.npy[,name2=file2.npy]. Others get random data.");
+              "Inputs from .npy files: name=file.npy[,name2=file2.npy]; may be repeated "
+              "(-i a=x.npy -i b=y.npy). Every input needs one unless -random_inputs is given.");
+DEFINE_bool(random_inputs, false,
+            "Fill the inputs not given with -i with deterministic random data (without it, a "
+            "missing input is an error).");
 DEFINE_string(o, "", "Directory to write every output as <tensor name>.npy.");
 DEFINE_string(shape, "",
               "Input shapes for dynamic inputs: [1,3,224,224] or name[1,3,224,224],other[1,10].");
@@ -40,7 +44,9 @@ std::map<std::string, std::string> parse_inputs(const std::string& text) {
         if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
             vireo::throw_error<vireo::InvalidArgument>("bad -i entry '", item,
                                                        "' (expected name=file.npy)");
-        out[item.substr(0, eq)] = item.substr(eq + 1);
+        if (!out.emplace(item.substr(0, eq), item.substr(eq + 1)).second)
+            vireo::throw_error<vireo::InvalidArgument>("-i gives input '", item.substr(0, eq),
+                                                       "' twice");
         pos = comma + 1;
     }
     return out;
@@ -54,11 +60,12 @@ std::string file_name_for(std::string name) {
 
 int run(int argc, char** argv) {
     gflags::SetUsageMessage(
-        "hello_infer -m model.xml|model.onnx [-d DEVICE] [-i name=file.npy] [-o outdir] [-shape "
-        "...] "
-        "[-plugins_xml file]");
+        "hello_infer -m model.xml|model.onnx [-d DEVICE] [-i name=file.npy ...] [-random_inputs] "
+        "[-o outdir] [-shape ...] [-plugins_xml file]");
     if (vireo::samples::show_help_if_asked(argc, argv, "samples/hello_infer/")) return 0;
+    const std::string inputs_text = vireo::samples::repeated_flag_values(argc, argv, "i");
     gflags::ParseCommandLineFlags(&argc, &argv, true);
+    FLAGS_i = inputs_text;  // every -i, not only the last
     google::InitGoogleLogging(argv[0]);
     FLAGS_logtostderr = true;
     if (FLAGS_m.empty())
@@ -89,6 +96,20 @@ int run(int argc, char** argv) {
     if (needs_reshape) model->reshape(shapes);
 
     auto compiled = core.compile_model(model, FLAGS_d);
+    // A model run on data nobody gave it answers nothing: refuse unless asked for random data
+    // (after compiling, so a device that cannot run the model says so first).
+    std::string missing;
+    for (size_t k = 0; k < model->inputs().size(); ++k) {
+        const auto names = model->input(k).get_names();
+        if (std::none_of(names.begin(), names.end(),
+                         [&](const std::string& n) { return given.count(n) != 0; }))
+            missing += std::string(missing.empty() ? "" : ", ") + "'" +
+                       (names.empty() ? std::to_string(k) : model->input(k).get_any_name()) + "'";
+    }
+    if (!missing.empty() && !FLAGS_random_inputs)
+        vireo::throw_error<vireo::InvalidArgument>("no data for input(s) ", missing,
+                                                   ": give each with -i name=file.npy, or pass "
+                                                   "-random_inputs to run on random data");
     auto request = compiled.create_infer_request();
     for (size_t k = 0; k < compiled.inputs().size(); ++k) {
         const auto& port = compiled.inputs()[k];

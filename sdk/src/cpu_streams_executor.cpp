@@ -2,7 +2,6 @@
 // threads for parallel_for, thread naming and optional pinning.
 #include "vireo/sdk/cpu_streams_executor.hpp"
 
-#include <glog/logging.h>
 #include <pthread.h>
 #include <sched.h>
 
@@ -19,6 +18,7 @@
 #include <vector>
 
 #include "vireo/exception.hpp"
+#include "vireo/log.hpp"
 
 namespace vireo::sdk {
 namespace {
@@ -72,9 +72,9 @@ void log_task_error(const std::string& executor, std::exception_ptr error) {
     try {
         std::rethrow_exception(error);
     } catch (const std::exception& e) {
-        LOG(ERROR) << "executor '" << executor << "': a task threw: " << e.what();
+        VIREO_LOG(ERR) << "executor '" << executor << "': a task threw: " << e.what();
     } catch (...) {
-        LOG(ERROR) << "executor '" << executor << "': a task threw a non-std exception";
+        VIREO_LOG(ERR) << "executor '" << executor << "': a task threw a non-std exception";
     }
 }
 
@@ -144,8 +144,8 @@ void name_and_pin(const StreamsConfig& config, const std::vector<int>& cpus, int
         CPU_ZERO(&set);
         CPU_SET(cpus[index], &set);
         if (const int rc = pthread_setaffinity_np(pthread_self(), sizeof(set), &set); rc != 0)
-            LOG(WARNING) << "executor '" << config.name << "': cannot pin thread " << name
-                         << " to cpu " << cpus[index] << " (error " << rc << ")";
+            VIREO_LOG(WARNING) << "executor '" << config.name << "': cannot pin thread " << name
+                               << " to cpu " << cpus[index] << " (error " << rc << ")";
     }
 }
 

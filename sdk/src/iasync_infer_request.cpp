@@ -2,9 +2,8 @@
 // over executors, the completion (callback, then waiters), cancel and stop_and_wait.
 #include "vireo/sdk/iasync_infer_request.hpp"
 
-#include <glog/logging.h>
-
 #include "vireo/exception.hpp"
+#include "vireo/log.hpp"
 #include "vireo/sdk/ivariable_state.hpp"
 #include "vireo/trace.hpp"
 
@@ -60,9 +59,9 @@ void log_callback_error(const std::exception_ptr& error) {
     try {
         std::rethrow_exception(error);
     } catch (const std::exception& e) {
-        LOG(ERROR) << "infer request callback threw: " << e.what();
+        VIREO_LOG(ERR) << "infer request callback threw: " << e.what();
     } catch (...) {
-        LOG(ERROR) << "infer request callback threw a non-std exception";
+        VIREO_LOG(ERR) << "infer request callback threw a non-std exception";
     }
 }
 
@@ -186,7 +185,7 @@ void IAsyncInferRequest::finish(const std::shared_ptr<Run>& run, std::exception_
                 [this, run, error]() mutable { complete(run, std::move(error)); });
             return;
         } catch (...) {
-            LOG(ERROR)
+            VIREO_LOG(ERR)
                 << "infer request: the callback executor refused the completion; completing inline";
         }
     }

@@ -76,6 +76,10 @@ PropertySpec capabilities(std::vector<std::string> capabilities) {
               [capabilities](const std::string&) { return Any(capabilities); });
 }
 
+PropertySpec device_type(device::Type type) {
+    return ro(device::type.name(), [type](const std::string&) { return Any(type); });
+}
+
 }  // namespace common
 
 const Any& PropertyValues::at(const std::string& name) const {

@@ -1,8 +1,6 @@
 // Implements RunContext: the run's cancel flag and cancel functions, and its profiling rows.
 #include "vireo/sdk/run_context.hpp"
 
-#include <glog/logging.h>
-
 #include <condition_variable>
 #include <list>
 #include <mutex>
@@ -10,6 +8,7 @@
 #include <utility>
 
 #include "vireo/exception.hpp"
+#include "vireo/log.hpp"
 
 namespace vireo::sdk {
 
@@ -153,9 +152,9 @@ void RunContext::cancel() {
         try {
             callback.fn();
         } catch (const std::exception& e) {
-            LOG(ERROR) << "infer request: a cancel function threw: " << e.what();
+            VIREO_LOG(ERR) << "infer request: a cancel function threw: " << e.what();
         } catch (...) {
-            LOG(ERROR) << "infer request: a cancel function threw a non-std exception";
+            VIREO_LOG(ERR) << "infer request: a cancel function threw a non-std exception";
         }
         callback.fn = nullptr;  // its captures die before a waiting remove() returns
         lock.lock();

@@ -15,7 +15,15 @@
 
 namespace vireo {
 
-/// A readable name for common value types ("int32", "string", "bool", ...), for error messages.
+namespace detail {
+/// A type_info's name as C++ spells it ("vireo::log::Level"), never the ABI's mangled form
+/// ("N5vireo3log5LevelE"): the last resort of type_name() for a type nobody named.
+std::string readable_type_name(const std::type_info& type);
+}  // namespace detail
+
+/// A readable name for value types ("int32", "string", "bool", "log level", ...), for error
+/// messages. Specialise it next to your own type (properties.hpp does for its enums); any other
+/// type gets its demangled C++ name.
 template <typename T>
 const char* type_name() {
     if constexpr (std::is_same_v<T, bool>)
@@ -36,8 +44,12 @@ const char* type_name() {
         return "string";
     else if constexpr (std::is_same_v<T, std::vector<std::string>>)
         return "list of strings";
-    else
-        return typeid(T).name();
+    else if constexpr (std::is_same_v<T, std::vector<int64_t>>)
+        return "list of integers";
+    else {
+        static const std::string name = detail::readable_type_name(typeid(T));
+        return name.c_str();
+    }
 }
 
 /// How a value of type T is written as text and read back. Specialise for your own types (or
@@ -153,6 +165,12 @@ class Any {
             if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
                 long double number = 0;
                 if (m_impl->as_number(number)) return checked_number<T>(number);
+            }
+            if constexpr (std::is_enum_v<T>) {
+                // A number for an enum is read as its text: the enum's reader decides whether it
+                // has a numeric form (log::Level has OpenVINO's) and names the values if not.
+                long double number = 0;
+                if (m_impl->as_number(number)) return TextCodec<T>::from_text(m_impl->to_text());
             }
             if (m_impl->type() == typeid(std::string))
                 return TextCodec<T>::from_text(

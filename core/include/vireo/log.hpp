@@ -1,13 +1,55 @@
-// Declares the runtime's logging controls (messages go through glog).
+// Declares the runtime's logging: the level (the LOG_LEVEL property) and VIREO_LOG, through which
+// every Vireo component writes a line.
 #pragma once
+
+#include <sstream>
 
 #include "vireo/properties.hpp"
 
 namespace vireo {
 
-/// Sets how much the runtime logs (glog severities: ERR -> ERROR, WARNING, INFO; DEBUG and TRACE
-/// enable verbose levels 1 and 2). Thread-safe. Also settable as the global property log::level.
+/// Sets how much Vireo logs: lines above `level` are dropped before they are formatted (default
+/// WARNING, whether or not set_log_level was ever called). Vireo's level filters Vireo's lines
+/// only: the application's glog flags stay the application's. Thread-safe. Also settable as the
+/// global property log::level ("LOG_LEVEL").
 void set_log_level(log::Level level);
 log::Level get_log_level();
+/// True when a line of `level` is written at the current level (never for Level::NO).
+bool log_enabled(log::Level level);
+
+namespace detail {
+/// One log line, written when it is destroyed: through glog once the application initialised it
+/// (google::InitGoogleLogging; its sinks and files then see the line, ERR as ERROR, DEBUG and
+/// TRACE as INFO), else straight to stderr as "[vireo WARNING] text", so a process that never
+/// initialised glog (Python, most applications) gets no "Logging before InitGoogleLogging()".
+class LogLine {
+  public:
+    LogLine(log::Level level, const char* file, int line)
+        : m_level(level), m_file(file), m_line(line) {}
+    LogLine(const LogLine&) = delete;
+    LogLine& operator=(const LogLine&) = delete;
+    ~LogLine();
+    std::ostream& stream() { return m_text; }
+
+  private:
+    log::Level m_level;
+    const char* m_file;
+    int m_line;
+    std::ostringstream m_text;
+};
+struct LogVoidify {
+    void operator&(std::ostream&) {}
+};
+}  // namespace detail
 
 }  // namespace vireo
+
+/// Writes one line at `level` (NO, ERR, WARNING, INFO, DEBUG or TRACE) when the level allows it;
+/// the streamed values are not evaluated otherwise.
+///
+///     VIREO_LOG(WARNING) << "model cache: cannot store '" << path << "'";
+#define VIREO_LOG(level)                              \
+    !::vireo::log_enabled(::vireo::log::Level::level) \
+        ? (void)0                                     \
+        : ::vireo::detail::LogVoidify() &             \
+              ::vireo::detail::LogLine(::vireo::log::Level::level, __FILE__, __LINE__).stream()

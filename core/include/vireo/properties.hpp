@@ -102,6 +102,21 @@ inline constexpr Property<std::string> priorities{"MULTI_DEVICE_PRIORITIES"};
 /// passes each device its own map when it compiles on it. As text: "{TEMPLATE:{PERF_COUNT:YES},
 /// MOCK_REMOTE.1:{...}}".
 inline constexpr Property<AnyMap> properties{"DEVICE_PROPERTIES"};
+/// What kind of device this is (read-only, plugin-wide). DISCRETE and INTEGRATED are OpenVINO's
+/// (an accelerator with its own memory, one sharing the host's); the rest are Vireo's. Plain
+/// "AUTO" / "MULTI" with no device list choose only among DISCRETE, INTEGRATED and HOST devices,
+/// then REFERENCE ones as a last resort; a SIMULATED device, or one that does not declare this
+/// key, runs only where it is named (docs/virtual_devices.md, "Which devices plain AUTO uses").
+enum class Type {
+    DISCRETE,    ///< a hardware accelerator with memory of its own
+    INTEGRATED,  ///< a hardware accelerator sharing the host's memory
+    HOST,        ///< the host's own processors (CPU)
+    REFERENCE,   ///< a software reference interpreter: exact but slow (TEMPLATE)
+    SIMULATED,   ///< a simulation or a test device (MOCK_REMOTE, test plugins): no real hardware
+};
+std::ostream& operator<<(std::ostream& out, Type type);
+std::istream& operator>>(std::istream& in, Type& type);
+inline constexpr Property<Type, PropertyMutability::RO> type{"DEVICE_TYPE"};
 /// BATCH: the batch size "BATCH:A(4)" names (0 or absent: the device's own choice).
 inline constexpr Property<uint32_t> batch_size{"AUTO_BATCH_SIZE"};
 namespace capability {
@@ -138,8 +153,24 @@ namespace log {
 enum class Level { NO, ERR, WARNING, INFO, DEBUG, TRACE };
 std::ostream& operator<<(std::ostream& out, Level level);
 std::istream& operator>>(std::istream& in, Level& level);
+/// LOG_LEVEL: LOG_NONE, LOG_ERROR, LOG_WARNING (default), LOG_INFO, LOG_DEBUG, LOG_TRACE, or
+/// the number OpenVINO's ov::log::Level gives each: -1 (none), 0 (error), 1 (warning), 2 (info),
+/// 3 (debug), 4 (trace).
 inline constexpr Property<Level> level{"LOG_LEVEL"};
 }  // namespace log
+
+template <>
+inline const char* type_name<log::Level>() {
+    return "log level";
+}
+template <>
+inline const char* type_name<hint::PerformanceMode>() {
+    return "performance mode";
+}
+template <>
+inline const char* type_name<device::Type>() {
+    return "device type";
+}
 
 /// Finds `key` in `properties` and returns it as T, or `fallback` if absent. Throws
 /// InvalidArgument naming the key when the value does not convert.

@@ -2,13 +2,13 @@
 // Constants over the weights), checks against the IR's ports, and the Model around them.
 #include "ir/ir_reader.hpp"
 
-#include <glog/logging.h>
 #include <tinyxml2.h>
 
 #include <cstring>
 #include <map>
 
 #include "ir/ir_text.hpp"
+#include "vireo/log.hpp"
 
 namespace vireo::ir {
 namespace {
@@ -217,9 +217,9 @@ std::map<std::string, AttrValue> IrReader::read_attributes(const LayerInfo& laye
     for (auto* attr = data ? data->FirstAttribute() : nullptr; attr; attr = attr->Next()) {
         const AttrSpec* spec = def.find_attribute(attr->Name());
         if (!spec) {
-            LOG(WARNING) << "IR " << m_source << ": " << layer.describe() << ": attribute '"
-                         << attr->Name() << "' is not defined by " << def.type << "-" << def.version
-                         << "; ignored";
+            VIREO_LOG(WARNING) << "IR " << m_source << ": " << layer.describe() << ": attribute '"
+                               << attr->Name() << "' is not defined by " << def.type << "-"
+                               << def.version << "; ignored";
             continue;
         }
         try {
@@ -248,8 +248,8 @@ NodePtr IrReader::build_constant(const LayerInfo& layer, const OpDef& def) const
     for (auto* attr = data->FirstAttribute(); attr; attr = attr->Next()) {
         const std::string name = attr->Name();
         if (name != "element_type" && name != "shape" && name != "offset" && name != "size")
-            LOG(WARNING) << "IR " << m_source << ": " << layer.describe() << ": attribute '" << name
-                         << "' is not defined by Const; ignored";
+            VIREO_LOG(WARNING) << "IR " << m_source << ": " << layer.describe() << ": attribute '"
+                               << name << "' is not defined by Const; ignored";
     }
 
     element::Type type;

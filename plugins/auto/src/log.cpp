@@ -1,9 +1,9 @@
 // Implements the AUTO/MULTI plugin's serialised log calls.
 #include "log.hpp"
 
-#include <glog/logging.h>
-
 #include <mutex>
+
+#include "vireo/log.hpp"
 
 namespace auto_plugin {
 namespace {
@@ -15,18 +15,18 @@ std::mutex& log_mutex() {
 
 void log_warning(const std::string& line) {
     std::lock_guard<std::mutex> lock(log_mutex());
-    LOG(WARNING) << line;
+    VIREO_LOG(WARNING) << line;
 }
 
 void log_info(const std::string& line) {
     std::lock_guard<std::mutex> lock(log_mutex());
-    LOG(INFO) << line;
+    VIREO_LOG(INFO) << line;
 }
 
 void log_debug(const std::string& line) {
-    if (!VLOG_IS_ON(1)) return;
+    if (!vireo::log_enabled(vireo::log::Level::DEBUG)) return;
     std::lock_guard<std::mutex> lock(log_mutex());
-    VLOG(1) << line;
+    VIREO_LOG(DEBUG) << line;
 }
 
 }  // namespace auto_plugin

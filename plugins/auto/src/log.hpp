@@ -5,7 +5,7 @@
 
 namespace auto_plugin {
 
-/// Writes one glog line at WARNING / INFO / VLOG(1). Calls are serialised by a mutex of this
+/// Writes one VIREO_LOG line at WARNING / INFO / DEBUG. Calls are serialised by a mutex of this
 /// module: glog formats the time with localtime_r, whose tzset keeps global state under a libc
 /// lock ThreadSanitizer cannot see, so two of our threads logging at once (two background
 /// compiles) were reported as a race. Thread-safe.

@@ -64,18 +64,38 @@ sdk::PropertyTable& Plugin::table() const {
 }
 
 std::vector<std::string> Plugin::default_devices() const {
-    std::vector<std::string> accelerators, cpu, reference;
-    for (const std::string& device : get_core()->get_available_devices()) {
+    // By DEVICE_TYPE: accelerators, then the host, then reference interpreters as a last resort.
+    // A simulated or test device, and one that does not say what it is, is never chosen here: a
+    // user who asks for "AUTO" must not end up on a simulation (issue 35).
+    std::vector<std::string> accelerators, host, reference;
+    auto core = get_core();
+    for (const std::string& device : core->get_available_devices()) {
         if (is_meta(device)) continue;
-        const std::string base = base_name(device);
-        if (base == "CPU")
-            cpu.push_back(device);
-        else if (base == "TEMPLATE")
-            reference.push_back(device);
-        else
-            accelerators.push_back(device);
+        device::Type type = device::Type::SIMULATED;
+        try {
+            type = core->get_property(device, device::type.name(), {}).as<device::Type>();
+        } catch (const Exception& e) {
+            log_debug(vireo::detail::concat(get_device_name(), ": ", device,
+                                            " is not a candidate (no ", device::type.name(),
+                                            "): ", e.what()));
+            continue;
+        }
+        switch (type) {
+            case device::Type::DISCRETE:
+            case device::Type::INTEGRATED:
+                accelerators.push_back(device);
+                break;
+            case device::Type::HOST:
+                host.push_back(device);
+                break;
+            case device::Type::REFERENCE:
+                reference.push_back(device);
+                break;
+            case device::Type::SIMULATED:
+                break;
+        }
     }
-    accelerators.insert(accelerators.end(), cpu.begin(), cpu.end());
+    accelerators.insert(accelerators.end(), host.begin(), host.end());
     accelerators.insert(accelerators.end(), reference.begin(), reference.end());
     return accelerators;
 }
@@ -101,7 +121,11 @@ std::vector<std::string> Plugin::listed_devices(const AnyMap& arguments) const {
                 device::priorities.name());
         devices = default_devices();
         if (devices.empty())
-            throw_error<Unavailable>(get_device_name(), ": no device is available");
+            throw_error<Unavailable>(get_device_name(), ": no device is available (plain ",
+                                     get_device_name(), " chooses only devices whose ",
+                                     device::type.name(),
+                                     " is DISCRETE, INTEGRATED, HOST or REFERENCE; name a "
+                                     "simulated device to use it)");
     }
     return devices;
 }

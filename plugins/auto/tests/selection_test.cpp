@@ -1,5 +1,6 @@
 // AUTO selection: the most preferred device able to run the model (query_model covers every
-// op), compiles counted per device, the default order of plain "AUTO", and errors.
+// op), compiles counted per device, the default order of plain "AUTO" (real devices
+// only, by DEVICE_TYPE), and errors.
 #include "test_utils.hpp"
 
 namespace {
@@ -65,18 +66,56 @@ TEST(AutoSelection, DynamicShapesGoToTheDeviceThatRunsThem) {
         EXPECT_NEAR(y.data<float>()[i], std::max(0.f, x.data<float>()[i] * 3.f - 1.f), 1e-5f);
 }
 
-TEST(AutoSelection, PlainAutoPrefersAnAcceleratorAndLeavesMetaDevicesOut) {
+bool available(Core& core, const std::string& device) {
+    const auto devices = core.get_available_devices();
+    return std::find(devices.begin(), devices.end(), device) != devices.end();
+}
+
+TEST(AutoSelection, DevicesDeclareTheirType) {
+    Core core;
+    EXPECT_EQ(core.get_property("TEMPLATE", device::type), device::Type::REFERENCE);
+    EXPECT_EQ(core.get_property("MOCK_REMOTE.1", device::type), device::Type::SIMULATED);
+    EXPECT_EQ(core.get_property("MOCK_REMOTE", device::type.name()).as<std::string>(), "SIMULATED");
+    if (available(core, "CPU"))
+        EXPECT_EQ(core.get_property("CPU", device::type), device::Type::HOST);
+}
+
+TEST(AutoSelection, PlainAutoChoosesRealDevicesOnlyAndTheReferenceLast) {
+    // MOCK_REMOTE is a simulation: plain AUTO never runs on it (it used to come first). The
+    // host device comes before TEMPLATE, the slow reference interpreter; no meta-device.
     Core core;
     CompiledModel compiled = core.compile_model(small_model(), "AUTO", no_startup());
-    const auto priorities = compiled.get_property(device::priorities);
-    // MOCK_REMOTE's instances come before TEMPLATE; no meta-device is a candidate.
-    EXPECT_EQ(priorities.rfind("MOCK_REMOTE.0,MOCK_REMOTE.1", 0), 0u) << priorities;
-    EXPECT_NE(priorities.find("TEMPLATE"), std::string::npos) << priorities;
-    EXPECT_GT(priorities.find("TEMPLATE"), priorities.find("MOCK_REMOTE.1"));
+    const bool cpu = available(core, "CPU");
+    EXPECT_EQ(compiled.get_property(device::priorities), cpu ? "CPU,TEMPLATE" : "TEMPLATE");
+    EXPECT_EQ(compiled.get_property(auto_device::compiles),
+              (std::vector<std::string>{cpu ? "CPU" : "TEMPLATE"}));
+    InferRequest request = compiled.create_infer_request();
+    const Tensor x = make_input(-1.f);
+    request.set_input_tensor(x);
+    request.infer();
+    expect_near(values_of(request.get_output_tensor()), small_expected(x));
+    EXPECT_EQ(jobs_completed(core, "MOCK_REMOTE.0"), 0u);
+    EXPECT_EQ(jobs_completed(core, "MOCK_REMOTE.1"), 0u);
+}
+
+TEST(AutoSelection, DevicesWithoutARealTypeRunOnlyWhereNamed) {
+    // PARTIAL declares SIMULATED; the test plugin declares no DEVICE_TYPE at all: plain AUTO
+    // leaves both out, and a listed MOCK_REMOTE is still used.
+    Core core;
+    core.register_plugin(std::string(VIREO_BUILD_LIB_DIR) + "/libvireo_partial_plugin.so",
+                         "PARTIAL");
+    core.register_plugin(std::string(VIREO_BUILD_LIB_DIR) + "/libvireo_test_plugin.so", "UNTYPED");
+    ASSERT_TRUE(available(core, "PARTIAL"));
+    ASSERT_TRUE(available(core, "UNTYPED"));
+    const std::string priorities =
+        core.compile_model(small_model(), "AUTO", no_startup()).get_property(device::priorities);
+    for (const char* device : {"PARTIAL", "UNTYPED", "MOCK_REMOTE"})
+        EXPECT_EQ(priorities.find(device), std::string::npos) << priorities;
     for (const char* meta : {"AUTO", "MULTI", "HETERO", "BATCH"})
         EXPECT_EQ(priorities.find(meta), std::string::npos) << priorities;
-    EXPECT_EQ(compiled.get_property(auto_device::compiles),
-              (std::vector<std::string>{"MOCK_REMOTE.0"}));
+    CompiledModel listed = core.compile_model(small_model(), "AUTO:MOCK_REMOTE.1", no_startup());
+    EXPECT_EQ(listed.get_property(auto_device::compiles),
+              (std::vector<std::string>{"MOCK_REMOTE.1"}));
 }
 
 TEST(AutoSelection, ADeviceRefusingItsSettingsIsNotAble) {

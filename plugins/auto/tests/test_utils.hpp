@@ -90,7 +90,14 @@ inline uint64_t jobs_cancelled(vireo::Core& core, const std::string& device) {
 /// Keeps the glog lines at WARNING and above sent while it lives.
 class WarningSink : public google::LogSink {
   public:
-    WarningSink() { google::AddLogSink(this); }
+    WarningSink() {
+        // Vireo writes through glog (and so to sinks) once the application initialised it.
+        if (!google::IsGoogleLoggingInitialized()) {
+            FLAGS_logtostderr = true;  // no log files in /tmp
+            google::InitGoogleLogging("vireo_auto_tests");
+        }
+        google::AddLogSink(this);
+    }
     ~WarningSink() override { google::RemoveLogSink(this); }
     void send(google::LogSeverity severity, const char*, const char*, int, const struct ::tm*,
               const char* message, size_t length) override {

@@ -2,14 +2,13 @@
 // model, and both compiles through the core.
 #include "plugin.hpp"
 
-#include <glog/logging.h>
-
 #include <algorithm>
 #include <mutex>
 
 #include "batcher.hpp"
 #include "compiled_model.hpp"
 #include "vireo/batch/properties.hpp"
+#include "vireo/log.hpp"
 #include "vireo/sdk/icore.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
 
@@ -29,7 +28,7 @@ constexpr uint32_t kDefaultBatch = 4;
 void log_warning(const std::string& line) {
     static std::mutex mutex;
     std::lock_guard<std::mutex> lock(mutex);
-    LOG(WARNING) << line;
+    VIREO_LOG(WARNING) << line;
 }
 
 // Every input and output must be static with batch 1 on dim 0 (the batch axis BATCH fills);

@@ -14,6 +14,7 @@ std::unique_ptr<sdk::PropertyTable> make_property_table() {
         kDeviceName,
         std::vector<sdk::PropertySpec>{
             sdk::common::full_name([](const std::string&) { return "Vireo CPU (oneDNN)"; }),
+            sdk::common::device_type(device::Type::HOST),
             sdk::common::capabilities({cap::kFP32, cap::kExportImport, cap::kDynamicShapes,
                                        cap::kStates, cap::kProfiling}),
             sdk::common::performance_hint(), sdk::common::num_streams(),

@@ -45,6 +45,7 @@ Plugin::Plugin()
     specs.push_back(sdk::common::full_name([this](const std::string& id) {
         return "Vireo simulated remote device " + instance_name(std::stoul(id));
     }));
+    specs.push_back(sdk::common::device_type(device::Type::SIMULATED));  // never implicit in AUTO
     specs.push_back(sdk::common::capabilities(
         {cap::kFP32, cap::kExportImport, cap::kRemoteTensors, cap::kProfiling}));
     // Counters: an instance nobody used yet has all counters at zero; do not create it.

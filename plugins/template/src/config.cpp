@@ -10,6 +10,7 @@ std::unique_ptr<sdk::PropertyTable> make_property_table() {
         std::vector<sdk::PropertySpec>{
             sdk::common::full_name(
                 [](const std::string&) { return "Vireo TEMPLATE reference interpreter"; }),
+            sdk::common::device_type(device::Type::REFERENCE),
             sdk::common::capabilities({cap::kFP32, cap::kFP16, cap::kExportImport,
                                        cap::kDynamicShapes, cap::kStates, cap::kProfiling}),
             sdk::common::performance_hint(), sdk::common::num_streams(),

@@ -32,6 +32,7 @@ Plugin::Plugin()
     : m_properties(
           kDeviceName,
           {sdk::common::full_name([](const std::string&) { return kFullName; }),
+           sdk::common::device_type(device::Type::SIMULATED),
            sdk::common::capabilities({device::capability::kFP32, device::capability::kDynamicShapes,
                                       device::capability::kProfiling}),
            sdk::common::performance_hint(), sdk::common::profiling()}) {

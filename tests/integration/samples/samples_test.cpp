@@ -387,6 +387,81 @@ TEST(BenchmarkAppFlags, InputsFromFilesFoldersAndNames) {
     }
 }
 
+// Issue 35: gflags kept only the last of repeated -i flags, and hello_infer filled every input
+// it was not given with random data, silently (exit 0 on garbage).
+TEST(InputsFlag, RepeatedOrCommaSeparatedInputsAllReachHelloInfer) {
+    const fs::path dir = scratch_dir("hello_two_inputs");
+    write_f32_npy(dir / "a.npy", Shape{1, 10}, 1.5f);
+    write_f32_npy(dir / "b.npy", Shape{1, 10}, 2.0f);
+    const std::string a = "input1=" + (dir / "a.npy").string();
+    const std::string b = "input2=" + (dir / "b.npy").string();
+    for (const auto& flags : std::vector<std::vector<std::string>>{
+             {"-i", a, "-i", b}, {"-i", a + "," + b}, {"--i=" + a, "-i", b}}) {
+        fs::remove_all(dir / "out");
+        std::vector<std::string> args{"-m", two_inputs_model(), "-o", (dir / "out").string()};
+        args.insert(args.end(), flags.begin(), flags.end());
+        const RunResult run = run_sample("hello_infer", args);
+        ASSERT_EQ(run.exit_code, 0) << run.output;
+        EXPECT_NE(run.output.find("Input input1: [1,10] from .npy"), std::string::npos)
+            << run.output;
+        EXPECT_NE(run.output.find("Input input2: [1,10] from .npy"), std::string::npos)
+            << run.output;
+        EXPECT_EQ(run.output.find("random"), std::string::npos) << run.output;
+        // The one output, whatever name the v10 IR gives it.
+        std::vector<fs::path> written;
+        for (const auto& entry : fs::directory_iterator(dir / "out"))
+            written.push_back(entry.path());
+        ASSERT_EQ(written.size(), 1u);
+        const Tensor sum = npy::read_npy(written[0].string());
+        ASSERT_EQ(sum.get_size(), 10u);
+        for (size_t i = 0; i < sum.get_size(); ++i) EXPECT_EQ(sum.data<float>()[i], 3.5f) << i;
+    }
+}
+
+TEST(InputsFlag, HelloInferRefusesAMissingInputUnlessRandomInputsIsGiven) {
+    const fs::path dir = scratch_dir("hello_missing_input");
+    write_f32_npy(dir / "a.npy", Shape{1, 10}, 1.0f);
+    const std::string a = "input1=" + (dir / "a.npy").string();
+    RunResult run = run_sample("hello_infer", {"-m", two_inputs_model(), "-i", a});
+    EXPECT_EQ(run.exit_code, 1) << run.output;
+    EXPECT_NE(run.output.find("no data for input(s) 'input2'"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("-random_inputs"), std::string::npos) << run.output;
+    EXPECT_EQ(run.output.find("Output"), std::string::npos) << run.output;  // nothing ran
+
+    run = run_sample("hello_infer", {"-m", two_inputs_model(), "-i", a, "-random_inputs"});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_NE(run.output.find("Input input1: [1,10] from .npy"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("Input input2: [1,10] random"), std::string::npos) << run.output;
+
+    run = run_sample("hello_infer", {"-m", two_inputs_model(), "-i", a, "-i", a});
+    EXPECT_EQ(run.exit_code, 1) << run.output;
+    EXPECT_NE(run.output.find("-i gives input 'input1' twice"), std::string::npos) << run.output;
+}
+
+TEST(InputsFlag, BenchmarkAppTakesRepeatedInputsAndRandomInputsForTheRest) {
+    const fs::path dir = scratch_dir("bench_two_inputs");
+    write_f32_npy(dir / "a.npy", Shape{1, 10}, 1.0f);
+    write_f32_npy(dir / "b.npy", Shape{1, 10}, 2.0f);
+    const std::string a = "input1:" + (dir / "a.npy").string();
+    RunResult r = run_sample("benchmark_app", {"-m", two_inputs_model(), "-niter", "2", "-i", a,
+                                               "-i", "input2:" + (dir / "b.npy").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("input 'input1': 1 file(s)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("input 'input2': 1 file(s)"), std::string::npos) << r.output;
+
+    r = run_sample("benchmark_app", {"-m", two_inputs_model(), "-niter", "2", "-i", a});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("no data for input 'input2'"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("-random_inputs"), std::string::npos) << r.output;
+
+    r = run_sample("benchmark_app",
+                   {"-m", two_inputs_model(), "-niter", "2", "-i", a, "-random_inputs"});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("input 'input1': 1 file(s)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("input 'input2': random data (-random_inputs)"), std::string::npos)
+        << r.output;
+}
+
 TEST(BenchmarkAppFlags, BatchLayoutAndDataShape) {
     RunResult r =
         run_sample("benchmark_app", {"-m", golden("tiny", "model.xml"), "-niter", "2", "-b", "4"});

@@ -27,6 +27,7 @@ Plugin::Plugin()
     : m_properties(
           kDeviceName,
           {sdk::common::full_name([](const std::string&) { return "Vireo partial test device"; }),
+           sdk::common::device_type(device::Type::SIMULATED),
            sdk::common::capabilities({device::capability::kFP32, device::capability::kDynamicShapes,
                                       device::capability::kProfiling}),
            sdk::common::performance_hint(), sdk::common::profiling(),

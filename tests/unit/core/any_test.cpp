@@ -67,3 +67,37 @@ TEST(Properties, GetOrNamesTheKey) {
     }
     EXPECT_EQ(get_or<int32_t>(m, "OTHER", 3), 3);
 }
+
+namespace {
+struct Gadget {
+    int value = 0;
+};
+std::ostream& operator<<(std::ostream& out, const Gadget& g) {
+    return out << g.value;
+}
+std::istream& operator>>(std::istream& in, Gadget& g) {
+    return in >> g.value;
+}
+}  // namespace
+
+TEST(Any, ErrorsNameTypesAsPeopleWriteThem) {
+    // Used to print typeid names: "cannot convert value '2.5' to N5vireo4hint15PerformanceModeE".
+    auto message_of = [](auto call) {
+        try {
+            call();
+        } catch (const InvalidArgument& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    const std::string mode =
+        message_of([] { Any(std::vector<std::string>{"x"}).as<hint::PerformanceMode>(); });
+    EXPECT_EQ(mode, "cannot convert value 'x' to performance mode");
+    const std::string gadget = message_of([] { Any(std::vector<std::string>{"x"}).as<Gadget>(); });
+    EXPECT_EQ(gadget, "cannot convert value 'x' to (anonymous namespace)::Gadget");
+    EXPECT_EQ(message_of([] { Any(2.5).as<hint::PerformanceMode>(); }),
+              "unknown performance mode '2.5' (expected one of: LATENCY, THROUGHPUT, "
+              "CUMULATIVE_THROUGHPUT)");
+    EXPECT_EQ(std::string(type_name<device::Type>()), "device type");
+    EXPECT_EQ(detail::readable_type_name(typeid(log::Level)), "vireo::log::Level");
+}

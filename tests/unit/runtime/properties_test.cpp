@@ -149,6 +149,17 @@ TEST_F(Properties, GlobalKeys) {
     EXPECT_EQ(core.get_property(log::level), log::Level::ERR);
     EXPECT_THROW(core.set_property({{"LOG_LEVEL", "LOUD"}}), InvalidArgument);
     EXPECT_EQ(core.get_property(log::level), log::Level::ERR);
+    // The numeric form OpenVINO users write (ov::log::Level: 2 is INFO); a bad number names the
+    // key and the accepted values, never a C++ type ("N5vireo3log5LevelE" before).
+    core.set_property({{"LOG_LEVEL", 2}});
+    EXPECT_EQ(core.get_property(log::level), log::Level::INFO);
+    const std::string bad = error_of<InvalidArgument>([&] {
+        core.set_property({{"LOG_LEVEL", 9}});
+    });
+    EXPECT_NE(bad.find("LOG_LEVEL"), std::string::npos) << bad;
+    EXPECT_NE(bad.find("-1 (none) to 4 (trace)"), std::string::npos) << bad;
+    EXPECT_EQ(bad.find("N5vireo"), std::string::npos) << bad;
+    EXPECT_EQ(core.get_property(log::level), log::Level::INFO);
     core.set_property({log::level(before)});
     const auto keys = core.get_property(supported_properties);
     EXPECT_EQ(keys.size(),

@@ -91,6 +91,9 @@ PropertySpec optimal_number_of_infer_requests(std::function<uint32_t()> read);
 /// FULL_DEVICE_NAME and OPTIMIZATION_CAPABILITIES (read-only, plugin-wide).
 PropertySpec full_name(std::function<std::string(const std::string& instance)> read);
 PropertySpec capabilities(std::vector<std::string> capabilities);
+/// DEVICE_TYPE (read-only, plugin-wide). Declare it: a device without it is never chosen by plain
+/// "AUTO" / "MULTI" (only where it is named), as SIMULATED devices are.
+PropertySpec device_type(device::Type type);
 }  // namespace common
 
 /// Keys the core owns and may pass in compile/import arguments (CACHE_DIR, LOADED_FROM_CACHE):
