@@ -76,8 +76,9 @@ TEST(AutoSelection, DevicesDeclareTheirType) {
     EXPECT_EQ(core.get_property("TEMPLATE", device::type), device::Type::REFERENCE);
     EXPECT_EQ(core.get_property("MOCK_REMOTE.1", device::type), device::Type::SIMULATED);
     EXPECT_EQ(core.get_property("MOCK_REMOTE", device::type.name()).as<std::string>(), "SIMULATED");
-    if (available(core, "CPU"))
+    if (available(core, "CPU")) {
         EXPECT_EQ(core.get_property("CPU", device::type), device::Type::HOST);
+    }
 }
 
 TEST(AutoSelection, PlainAutoChoosesRealDevicesOnlyAndTheReferenceLast) {

@@ -160,13 +160,20 @@ bool GraphCompiler::try_split(const NodePtr& node) {
     const Output& x = node->input_value(0);
     if (!is_f32(x)) return false;
     const Shape in = x.get_shape();
-    std::vector<int64_t> axis_value;
-    if (in.empty() ||
-        !constant_ints(m_graph->values[value_of(node->input_value(1))], &axis_value) ||
-        axis_value.size() != 1)
+    const Value& axis_value = m_graph->values[value_of(node->input_value(1))];
+    if (in.empty() || axis_value.kind != ValueKind::kConstant ||
+        axis_value.constant.get_size() != 1)
+        return false;
+    const Tensor& a = axis_value.constant;
+    int64_t axis = 0;
+    if (a.get_element_type() == element::i64)
+        axis = *a.data<int64_t>();
+    else if (a.get_element_type() == element::i32)
+        axis = *a.data<int32_t>();
+    else
         return false;
     const auto rank = static_cast<int64_t>(in.size());
-    const int64_t axis = axis_value[0] < 0 ? axis_value[0] + rank : axis_value[0];
+    if (axis < 0) axis += rank;
     if (axis < 0 || axis >= rank) return false;
     for (size_t i = 0; i < node->get_output_size(); ++i)
         if (shape_size(node->get_output_shape(i)) == 0) return false;

@@ -2,7 +2,6 @@
 #include "plugin.hpp"
 
 #include <dlfcn.h>
-#include <glog/logging.h>
 
 #include <cstring>
 #include <sstream>
@@ -11,6 +10,7 @@
 #include "graph_compiler.hpp"
 #include "subgraph_runner.hpp"
 #include "vireo/ir.hpp"
+#include "vireo/log.hpp"
 #include "vireo/reference/constant_folding.hpp"
 #include "vireo/reference/kernel.hpp"
 #include "vireo/sdk/blob_io.hpp"
@@ -54,13 +54,13 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> mode
     reference::fold_model_constants(*model);
     auto graph = compile_graph(model, packed, config.resolved_precision());
     if (graph->dynamic) {
-        LOG(INFO) << kDeviceName << ": model '" << model->get_name()
-                  << "' has dynamic shapes: each input-shape set is compiled on first use";
+        VIREO_LOG(INFO) << kDeviceName << ": model '" << model->get_name()
+                        << "' has dynamic shapes: each input-shape set is compiled on first use";
     } else if (const auto reference = reference_op_types(*graph); !reference.empty()) {
         std::string list;
         for (const auto& type : reference) list += (list.empty() ? "" : ", ") + type;
-        LOG(INFO) << kDeviceName << ": model '" << model->get_name()
-                  << "': ops on reference kernels (CPU_REFERENCE_OPS): " << list;
+        VIREO_LOG(INFO) << kDeviceName << ": model '" << model->get_name()
+                        << "': ops on reference kernels (CPU_REFERENCE_OPS): " << list;
     }
     auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
     return std::make_shared<CompiledModel>(std::move(model), std::move(graph), self, config,

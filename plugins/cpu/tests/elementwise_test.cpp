@@ -79,7 +79,9 @@ TEST(Elementwise, ActivationsWithAttributesAndPositiveDomains) {
     const auto rows = cpu_profile(model);
     EXPECT_EQ(reference_rows(rows), 1u);
     for (const auto& r : rows)
-        if (r.exec_type == "ref") EXPECT_EQ(r.node_type, "Log");
+        if (r.exec_type == "ref") {
+            EXPECT_EQ(r.node_type, "Log");
+        }
 }
 
 TEST(Elementwise, RepeatedActivationsInOneChainKeepTheirOwnConstants) {

@@ -18,7 +18,7 @@ struct Layer {
 
 // A layer over X [2, 5, 3] with hidden size 4, random weights, states as inputs.
 std::shared_ptr<Model> layer_model(const Layer& l, const std::string& direction) {
-    const size_t D = direction == "bidirectional" ? 2 : 1, H = 4, N = 2, T = 5, I = 3;
+    const int64_t D = direction == "bidirectional" ? 2 : 1, H = 4, N = 2, T = 5, I = 3;
     auto x = op::parameter(element::f32, {N, T, I}, "x");
     auto h0 = op::parameter(element::f32, {N, D, H}, "h0");
     ParameterVector params{x, h0};
@@ -28,12 +28,14 @@ std::shared_ptr<Model> layer_model(const Layer& l, const std::string& direction)
         params.push_back(c0);
         in.push_back(c0);
     }
-    in.push_back(op::constant<int64_t>(element::i64, Shape{N}, {5, 5}));
-    in.push_back(op::constant(random_tensor({D, l.gates * H, I}, 11, -0.6f, 0.6f)));
-    in.push_back(op::constant(random_tensor({D, l.gates * H, H}, 12, -0.6f, 0.6f)));
+    const auto d = static_cast<size_t>(D), h = static_cast<size_t>(H);
+    in.push_back(op::constant<int64_t>(element::i64, Shape{static_cast<size_t>(N)}, {5, 5}));
+    in.push_back(
+        op::constant(random_tensor({d, l.gates * h, static_cast<size_t>(I)}, 11, -0.6f, 0.6f)));
+    in.push_back(op::constant(random_tensor({d, l.gates * h, h}, 12, -0.6f, 0.6f)));
     const bool lbr =
         l.attrs.count("linear_before_reset") && std::get<bool>(l.attrs.at("linear_before_reset"));
-    in.push_back(op::constant(random_tensor({D, (lbr ? 4 : l.gates) * H}, 13, -0.3f, 0.3f)));
+    in.push_back(op::constant(random_tensor({d, (lbr ? 4 : l.gates) * h}, 13, -0.3f, 0.3f)));
     auto attrs = l.attrs;
     attrs["hidden_size"] = int64_t{4};
     attrs["direction"] = direction;

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
+#include "vireo/op_registry.hpp"
 #include "vireo/ops.hpp"
 #include "vireo/reference/kernel.hpp"
 #include "vireo/sdk/memory_limits.hpp"
@@ -33,6 +35,41 @@ bool small_static_outputs(const Node& node) {
     return true;
 }
 
+// The values of Gather(ShapeOf(x), indices, axis 0) when indices and axis are constants and every
+// dimension of x they pick is static, whatever the other dimensions are.
+std::optional<Tensor> static_dims_gathered(const Node& gather) {
+    if (gather.get_input_size() != 3 || !is_constant(gather.input_value(1)) ||
+        !is_constant(gather.input_value(2)))
+        return std::nullopt;
+    if (gather.has_attribute("batch_dims") && gather.get_attribute<int64_t>("batch_dims") != 0)
+        return std::nullopt;
+    const Node* shape_of = gather.input_value(0).get_node();
+    if (shape_of->get_type_name() != "ShapeOf") return std::nullopt;
+    const PartialShape& shape = shape_of->input_value(0).get_partial_shape();
+    if (!shape.rank_is_static()) return std::nullopt;
+    const auto rank = static_cast<int64_t>(shape.size());
+    InferInput axis_in{gather.input_value(2).get_element_type(),
+                       {},
+                       gather.input_value(2).get_node()->get_constant_value()};
+    InferInput index_in{gather.input_value(1).get_element_type(),
+                        {},
+                        gather.input_value(1).get_node()->get_constant_value()};
+    const auto axis = axis_in.int_values();
+    const auto indices = index_in.int_values();
+    if (!axis || axis->size() != 1 || ((*axis)[0] != 0 && (*axis)[0] != -1) || !indices)
+        return std::nullopt;
+    std::vector<int64_t> values;
+    for (int64_t i : *indices) {
+        if (i < 0) i += rank;
+        if (i < 0 || i >= rank || shape[static_cast<size_t>(i)].is_dynamic()) return std::nullopt;
+        values.push_back(shape[static_cast<size_t>(i)].get_length());
+    }
+    const element::Type t = gather.get_output_element_type(0);
+    const PartialShape& out = gather.get_output_partial_shape(0);
+    if (!out.is_static() || shape_size(out.to_shape()) != values.size()) return std::nullopt;
+    return op::constant<int64_t>(t, out.to_shape(), values)->get_constant_value();
+}
+
 // The folded values of `node`, or an empty vector when it is not foldable.
 std::vector<Tensor> try_fold(Node& node) {
     const std::string& type = node.get_type_name();
@@ -44,6 +81,11 @@ std::vector<Tensor> try_fold(Node& node) {
         const element::Type t = node.get_output_element_type(0);
         std::vector<int64_t> values(dims.begin(), dims.end());
         return {op::constant<int64_t>(t, Shape{values.size()}, values)->get_constant_value()};
+    }
+    if (type == "Gather") {
+        // Static dimensions of a partly dynamic shape: Gather(ShapeOf(x), constant indices,
+        // axis 0) where every gathered dimension is static (torch's `x.shape[1] == 1` checks).
+        if (auto dims = static_dims_gathered(node)) return {*dims};
     }
     if (node.get_input_size() == 0) return {};
     std::vector<Tensor> inputs;

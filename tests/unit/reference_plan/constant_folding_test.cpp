@@ -1,0 +1,69 @@
+// Tests of the SDK's constant folding (reference::fold_constants, fold_model_constants): ShapeOf
+// of static shapes, the static dimensions of a partly dynamic shape, chains of shape arithmetic
+// re-inferred until static, names kept on the model's outputs, and a dynamic shape left alone.
+#include "vireo/reference/constant_folding.hpp"
+
+#include <gtest/gtest.h>
+
+#include "vireo/ops.hpp"
+
+namespace vireo {
+namespace {
+
+NodePtr i64(const std::vector<int64_t>& values, const Shape& shape) {
+    return op::constant<int64_t>(element::i64, shape, values);
+}
+
+bool is_constant_with(const Output& out, const std::vector<int64_t>& expected) {
+    if (out.get_node()->get_type_name() != "Constant") return false;
+    const Tensor& t = out.get_node()->get_constant_value();
+    if (t.get_size() != expected.size()) return false;
+    for (size_t i = 0; i < expected.size(); ++i)
+        if (t.data<int64_t>()[i] != expected[i]) return false;
+    return true;
+}
+
+TEST(ConstantFolding, StaticDimensionsOfAPartlyDynamicShapeFold) {
+    // x [?, 1, ?, 5]: dims 1 and 3 are known, 0 and 2 are not.
+    auto x = op::parameter(element::f32, PartialShape{Dimension(), 1, Dimension(), 5}, "x");
+    auto shape = op::shape_of(x);
+    auto known = op::gather(shape, i64({1, -1}, Shape{2}), i64({0}, Shape{}));
+    auto scalar = op::gather(shape, i64({1}, Shape{}), i64({0}, Shape{}));
+    auto unknown = op::gather(shape, i64({0, 1}, Shape{2}), i64({0}, Shape{}));
+    const auto out = reference::fold_constants({known, scalar, unknown}, {x.get()});
+    EXPECT_TRUE(is_constant_with(out[0], {1, 5}));
+    EXPECT_TRUE(is_constant_with(out[1], {1}));
+    EXPECT_EQ(out[1].get_partial_shape(), PartialShape(Shape{}));
+    EXPECT_EQ(out[2].get_node()->get_type_name(), "Gather");  // dim 0 is dynamic
+}
+
+TEST(ConstantFolding, AReshapedModelIsStaticAllTheWayAndKeepsItsOutputNames) {
+    // Flatten as exporters write it: Reshape(y, Concat(Gather(ShapeOf(y), 0), [-1])), then the
+    // same again on its result, so the second ShapeOf is static only after the first folds.
+    auto x = op::parameter(element::f32, PartialShape{Dimension(), 2, 3}, "x");
+    auto flat = [](const Output& y) {
+        auto batch = op::gather(op::shape_of(y), i64({0}, Shape{1}), i64({0}, Shape{}));
+        return op::reshape(y, op::concat({batch, i64({-1}, Shape{1})}, 0), false);
+    };
+    auto once = flat(op::relu(x));
+    auto twice = op::shape_of(flat(op::relu(once)));
+    twice->output(0).set_names({"shape"});
+    auto model = std::make_shared<Model>(OutputVector{twice}, ParameterVector{x}, "m");
+    model->reshape(PartialShape{4, 2, 3});
+    const auto stats = reference::fold_model_constants(*model);
+    EXPECT_GE(stats.folded, 2u);
+    // The model's output is now a Constant [4, 6] that kept the name "shape".
+    const Output result_input = model->get_results()[0]->input_value(0);
+    EXPECT_TRUE(is_constant_with(result_input, {4, 6}));
+    EXPECT_EQ(model->output(0).get_names().count("shape"), 1u);
+}
+
+TEST(ConstantFolding, ADynamicShapeIsLeftAlone) {
+    auto x = op::parameter(element::f32, PartialShape{Dimension(), 3}, "x");
+    auto shape = op::shape_of(x);  // dynamic: not folded
+    auto out = reference::fold_constants({shape}, {x.get()});
+    EXPECT_EQ(out[0].get_node()->get_type_name(), "ShapeOf");
+}
+
+}  // namespace
+}  // namespace vireo
