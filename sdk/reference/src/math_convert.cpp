@@ -80,7 +80,7 @@ void convert_loop(const void* src, void* dst, size_t n) {
     using To = typename cpp_type<ToId>::type;
     using From = typename cpp_type<FromId>::type;
     if constexpr (ToId == FromId) {
-        std::memcpy(dst, src, n * sizeof(To));
+        if (n != 0) std::memcpy(dst, src, n * sizeof(To));  // an empty tensor's data may be null
     } else {
         const From* __restrict s = static_cast<const From*>(src);
         To* __restrict d = static_cast<To*>(dst);

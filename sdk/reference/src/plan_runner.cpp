@@ -300,7 +300,9 @@ bool PlanRunner::needs_shape_inference(size_t s, const std::vector<Tensor>& ins)
         if (t.get_size() <= kShapeDrivingElements && !t.is_remote() && t.data()) {
             const auto* bytes = static_cast<const uint8_t*>(t.data());
             const size_t n = t.get_byte_size();
-            if (seen_values[k].size() != n || std::memcmp(seen_values[k].data(), bytes, n) != 0) {
+            // n == 0: no memcmp (an empty vector's data() may be null, which memcmp may not get).
+            if (seen_values[k].size() != n ||
+                (n != 0 && std::memcmp(seen_values[k].data(), bytes, n) != 0)) {
                 seen_values[k].assign(bytes, bytes + n);
                 changed = true;
             }
