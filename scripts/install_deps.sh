@@ -12,6 +12,7 @@ packages=(
   pybind11-dev python3-dev python3-numpy python3-pytest
   file dpkg-dev  # CPack's DEB generator (file) and dpkg-shlibdeps (out_of_tree_check.sh)
   clang-format  # Debian 12's is version 14: scripts/check_tree.sh checks the formatting with it
+  ccache  # compiler cache: the build trees (Release, sanitizers, fuzz) and fresh clones share objects
 )
 if [[ "${1:-}" == "--fuzz" ]]; then
   packages+=(clang libclang-rt-dev)
