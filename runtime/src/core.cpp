@@ -30,7 +30,7 @@ std::shared_ptr<Model> Core::read_model(const std::string& model_path,
             throw_error<InvalidArgument>(
                 "model '", model_path, "' is ONNX: a weights path ('", bin_path,
                 "') applies to IR only (ONNX external data is named inside the model)");
-        return read_onnx_model(model_path);
+        return read_onnx_model(model_path, m_impl->mmap_enabled());
     }
     return ir::read_model_file(model_path, bin_path, ir::ReadOptions{m_impl->mmap_enabled()});
 }

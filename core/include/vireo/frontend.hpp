@@ -43,7 +43,7 @@ ModelFormat detect_model_format(const void* data, size_t size);
 /// it was looked for and why it failed). Thread safety: reentrant.
 ///
 ///     auto model = vireo::read_onnx_model("resnet50.onnx");
-std::shared_ptr<Model> read_onnx_model(const std::string& path);
+std::shared_ptr<Model> read_onnx_model(const std::string& path, bool enable_mmap = true);
 /// The same from bytes in memory (copied as needed; the caller may free them afterwards). External
 /// data is refused: a model in memory has no folder.
 std::shared_ptr<Model> read_onnx_model(const void* data, size_t size);

@@ -11,7 +11,7 @@
 
 /// Bump on any change a built frontend would not survive (this struct, or the layout of a type
 /// it passes: Model, Node, Tensor, OpDef). Checked with the toolchain tag before anything else.
-#define VIREO_FRONTEND_ABI_VERSION 2
+#define VIREO_FRONTEND_ABI_VERSION 3
 #define VIREO_FRONTEND_ENTRY_SYMBOL "vireo_frontend_entry"
 
 namespace vireo::frontend {
@@ -23,8 +23,10 @@ struct FrontendEntry {
     uint32_t abi_version;
     const char* toolchain_tag;
     const char* format_name;  // "onnx"
-    /// Reads a model from a file; external data resolves against the file's folder.
-    std::shared_ptr<Model> (*read_file)(const std::string& path);
+    /// Reads a model from a file; external data resolves against the file's folder and is
+    /// mapped (`enable_mmap`, Core's ENABLE_MMAP) or read into memory. The model's rt_info
+    /// "__source_files" lists the files it was read from (model and external data, absolute).
+    std::shared_ptr<Model> (*read_file)(const std::string& path, bool enable_mmap);
     /// Reads a model held in memory (copied as needed; `data` may be freed afterwards). External
     /// data is refused: there is no folder to resolve it against.
     std::shared_ptr<Model> (*read_buffer)(const void* data, size_t size);

@@ -161,9 +161,9 @@ ModelFormat detect_model_format(const std::string& path) {
         "model '", path, "': neither IR XML (which starts with '<') nor an ONNX ModelProto");
 }
 
-std::shared_ptr<Model> read_onnx_model(const std::string& path) {
+std::shared_ptr<Model> read_onnx_model(const std::string& path, bool enable_mmap) {
     const auto& entry = onnx_frontend();
-    return entry.read_file(path);
+    return entry.read_file(path, enable_mmap);
 }
 
 std::shared_ptr<Model> read_onnx_model(const void* data, size_t size) {

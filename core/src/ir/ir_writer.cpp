@@ -230,13 +230,15 @@ uint64_t IrWriter::place_constant(const Tensor& value) {
 }
 
 // Model rt_info as nested elements ("a/b" -> <a><b value=".."/></a>), values as text. "version"
-// is the IR version, written on <net> and set again by the reader. Keys that are not XML names
+// is the IR version, written on <net> and set again by the reader; keys starting with "__" are the
+// process's own bookkeeping (such as "__source_files", the files the model was read from) and
+// are not written. Keys that are not XML names
 // (or nest too deep) use OpenVINO's <attribute name="key" value=".."/> form.
 void IrWriter::write_rt_info(XMLPrinter& out) const {
     const auto& rt_info = m_model.get_rt_info();
     std::map<std::string, std::string> values;
     for (const auto& [key, value] : rt_info)
-        if (key != "version" && key != "__weights_path") values.emplace(key, value.to_string());
+        if (key != "version" && key.rfind("__", 0) != 0) values.emplace(key, value.to_string());
     if (values.empty()) return;
     RtNode root;
     std::vector<std::pair<const std::string*, const std::string*>> flat;

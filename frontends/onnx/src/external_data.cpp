@@ -18,11 +18,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// One external data file in memory: mapped (`mapped` true) or read into `copy`.
 struct Mapped {
     void* data = nullptr;
     size_t size = 0;
+    bool mapped = false;
+    std::vector<char> copy;
     ~Mapped() {
-        if (data) ::munmap(data, size);
+        if (data && mapped) ::munmap(data, size);
     }
 };
 
@@ -40,7 +43,8 @@ uint64_t parse_u64(const std::string& text, const std::string& what, const std::
 
 }  // namespace
 
-ExternalData::ExternalData(std::string model_dir) : m_model_dir(std::move(model_dir)) {}
+ExternalData::ExternalData(std::string model_dir, bool enable_mmap)
+    : m_model_dir(std::move(model_dir)), m_enable_mmap(enable_mmap) {}
 
 std::shared_ptr<void> ExternalData::map_file(const std::string& location, const std::string& what,
                                              size_t& size) {
@@ -81,7 +85,29 @@ std::shared_ptr<void> ExternalData::map_file(const std::string& location, const 
     }
     auto mapped = std::make_shared<Mapped>();
     mapped->size = static_cast<size_t>(st.st_size);
-    if (mapped->size > 0) {
+    if (mapped->size > 0 && !m_enable_mmap) {
+        try {
+            mapped->copy.resize(mapped->size);
+        } catch (const std::bad_alloc&) {
+            ::close(fd);
+            throw_error<InvalidArgument>(what, ": external data '", location, "' (", mapped->size,
+                                         " bytes) does not fit in memory");
+        }
+        size_t done = 0;
+        while (done < mapped->size) {
+            const ssize_t got = ::read(fd, mapped->copy.data() + done, mapped->size - done);
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) {
+                const int error = got < 0 ? errno : 0;
+                ::close(fd);
+                throw_error<InvalidArgument>(
+                    what, ": external data '", location, "' cannot be read: ",
+                    error ? std::strerror(error) : "the file shrank while it was read");
+            }
+            done += static_cast<size_t>(got);
+        }
+        mapped->data = mapped->copy.data();
+    } else if (mapped->size > 0) {
         void* p = ::mmap(nullptr, mapped->size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p == MAP_FAILED) {
             const int error = errno;
@@ -90,10 +116,12 @@ std::shared_ptr<void> ExternalData::map_file(const std::string& location, const 
                                          "' cannot be mapped: ", std::strerror(error));
         }
         mapped->data = p;
+        mapped->mapped = true;
     }
     ::close(fd);
     size = mapped->size;
     m_files[location] = Mapping{mapped, mapped->size};
+    m_file_list.push_back(full_text);
     return mapped;
 }
 

@@ -6,17 +6,20 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace vireo::onnx_import {
 
 /// Resolves TensorProto external data (`location`, `offset`, `length`) against the model's folder
 /// and memory-maps each file once. A location must be a relative path that stays inside the folder
 /// after symlinks are resolved (no absolute paths, no `..` escapes) and name a regular file;
-/// offset + length must lie inside the file. Not thread-safe: one per model being read.
+/// offset + length must lie inside the file. With `enable_mmap` false (Core's ENABLE_MMAP) each
+/// file is read into memory instead: the model then no longer depends on the file, which may be
+/// truncated or rewritten afterwards. Not thread-safe: one per model being read.
 class ExternalData {
   public:
     /// `model_dir` empty: the model came from memory, and any external tensor is refused.
-    explicit ExternalData(std::string model_dir);
+    explicit ExternalData(std::string model_dir, bool enable_mmap = true);
 
     struct Bytes {
         const char* data = nullptr;
@@ -28,11 +31,16 @@ class ExternalData {
     /// `what` and the location on any problem.
     Bytes read(const onnx::TensorProto& proto, size_t expected, const std::string& what);
 
+    /// The absolute paths of the files read so far, in first-use order.
+    const std::vector<std::string>& files() const { return m_file_list; }
+
   private:
     std::shared_ptr<void> map_file(const std::string& location, const std::string& what,
                                    size_t& size);
 
     std::string m_model_dir;
+    bool m_enable_mmap = true;
+    std::vector<std::string> m_file_list;
     struct Mapping {
         std::shared_ptr<void> owner;
         size_t size = 0;

@@ -64,6 +64,40 @@ TEST(IrRoundTrip, ThroughFilesWithDerivedBinPath) {
     EXPECT_EQ(read_file(dir + "/cnn.bin"), read_file(data_path("models/golden/cnn/model.bin")));
 }
 
+// Writers never destroy their input (issue 35): serialize() refuses the files the model was read
+// from and an .xml that would also be the .bin, leaves both files as they were, and writes
+// through temporaries renamed at the end (none left behind).
+TEST(IrRoundTrip, SerializeRefusesItsOwnSourceAndOneFileForBoth) {
+    const std::string dir = temp_dir();
+    serialize(*read_model(data_path("models/golden/cnn/model.xml")), dir + "/m.xml");
+    const std::string xml_before = read_file(dir + "/m.xml"),
+                      bin_before = read_file(dir + "/m.bin");
+    auto model = read_model(dir + "/m.xml");
+    const auto& sources = model->get_rt_info().at("__source_files").as<std::vector<std::string>>();
+    ASSERT_EQ(sources.size(), 2u);
+    auto expect_refused = [&](const std::string& xml, const std::string& bin, const char* words) {
+        try {
+            serialize(*model, xml, bin);
+            ADD_FAILURE() << "serialize(" << xml << ", " << bin << ") should have been refused";
+        } catch (const InvalidArgument& e) {
+            EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+        }
+    };
+    expect_refused(dir + "/m.xml", "", "read from");
+    expect_refused(dir + "/other.xml", dir + "/m.bin", "read from");
+    expect_refused(dir + "/./sub/../m.xml", "", "read from");
+    expect_refused(dir + "/out.bin", "", "both be written");
+    expect_refused(dir + "/a.xml", dir + "/a.xml", "both be written");
+    EXPECT_EQ(read_file(dir + "/m.xml"), xml_before);
+    EXPECT_EQ(read_file(dir + "/m.bin"), bin_before);
+    // Over existing files that are not its source: replaced whole.
+    { std::ofstream(dir + "/again.xml") << "stale"; }
+    serialize(*model, dir + "/again.xml");
+    expect_same_graph(*model, *read_model(dir + "/again.xml"));
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+        EXPECT_EQ(entry.path().string().find(".tmp"), std::string::npos) << entry.path();
+}
+
 TEST(IrRoundTrip, GoldenResultsAreIdenticalAfterRoundTrip) {
     for (const std::string name : {"tiny", "cnn"}) {
         SCOPED_TRACE(name);

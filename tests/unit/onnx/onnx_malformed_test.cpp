@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 
 #include "onnx_test_util.hpp"
 #include "vireo/core.hpp"
 #include "vireo/frontend.hpp"
+#include "vireo/ir.hpp"
 
 namespace vireo {
 namespace {
@@ -311,6 +313,59 @@ TEST(OnnxExternalData, IsReadFromTheModelsFolder) {
     EXPECT_FLOAT_EQ(y[0], 11.0f);
     EXPECT_FLOAT_EQ(y[1], 22.0f);
     EXPECT_FLOAT_EQ(y[2], 33.0f);
+}
+
+// ENABLE_MMAP false reads external data into memory (issue 35): truncating or rewriting the file
+// after read_model then changes nothing, where a mapping would be SIGBUS or silent new values.
+TEST(OnnxExternalData, EnableMmapFalseCopiesSoTheFileMayChangeAfterwards) {
+    test::TempDir dir;
+    write_weights(dir.path() / "w.bin");
+    external_model("w.bin", "4", "12").write(dir.path() / "m.onnx");
+    Core core;
+    core.set_property({{"ENABLE_MMAP", false}});
+    auto model = core.read_model((dir.path() / "m.onnx").string());
+    const auto& sources = model->get_rt_info().at("__source_files").as<std::vector<std::string>>();
+    ASSERT_EQ(sources.size(), 2u);  // the model, then its external data
+    EXPECT_EQ(std::filesystem::path(sources[0]).filename(), "m.onnx");
+    EXPECT_EQ(std::filesystem::path(sources[1]).filename(), "w.bin");
+    std::filesystem::resize_file(dir.path() / "w.bin", 0);  // truncated
+    auto request = core.compile_model(model, "TEMPLATE").create_infer_request();
+    std::vector<float> x{1.0f, 2.0f, 3.0f};
+    request.set_input_tensor(0, Tensor(element::f32, Shape{3}, x.data()));
+    request.infer();
+    const float* y = request.get_output_tensor(0).data<float>();
+    EXPECT_FLOAT_EQ(y[0], 11.0f);
+    EXPECT_FLOAT_EQ(y[1], 22.0f);
+    EXPECT_FLOAT_EQ(y[2], 33.0f);
+}
+
+// Converting must not destroy the source: an output path that is the ONNX file or its external
+// data is refused, and both stay byte for byte as they were.
+TEST(OnnxExternalData, SerializeRefusesTheModelsOwnFiles) {
+    test::TempDir dir;
+    write_weights(dir.path() / "m.bin");  // the external data has the name IR would give its .bin
+    external_model("m.bin", "4", "12").write(dir.path() / "m.onnx");
+    const auto size_of = [&](const char* name) {
+        return std::filesystem::file_size(dir.path() / name);
+    };
+    const auto onnx_size = size_of("m.onnx"), bin_size = size_of("m.bin");
+    Core core;
+    auto model = core.read_model((dir.path() / "m.onnx").string());
+    for (const char* target : {"m.xml", "m.onnx"}) {
+        try {
+            serialize(*model, (dir.path() / target).string());
+            ADD_FAILURE() << "serialize to " << target << " should have been refused";
+        } catch (const InvalidArgument& e) {
+            EXPECT_NE(std::string(e.what()).find("read from"), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_EQ(size_of("m.onnx"), onnx_size);
+    EXPECT_EQ(size_of("m.bin"), bin_size);
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "m.xml"));
+    serialize(*model, (dir.path() / "ir.xml").string());
+    EXPECT_TRUE(std::filesystem::exists(dir.path() / "ir.bin"));
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path()))  // no temporaries
+        EXPECT_EQ(entry.path().string().find(".tmp"), std::string::npos) << entry.path();
 }
 
 TEST(OnnxExternalData, BadLocationsOffsetsAndLengthsAreRefused) {
