@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cstring>
 #include <optional>
 #include <vector>
@@ -169,9 +170,15 @@ void write_blob(std::ostream& out, const BlobIdentity& writer, const std::string
     put_string(out, origin);
     put<uint64_t>(out, payload.size());
     put<uint64_t>(out, payload_checksum(payload.data(), payload.size()));
+    errno = 0;
     out.write(payload.data(), static_cast<std::streamsize>(payload.size()));
-    if (!out)
-        throw_error<Exception>("cannot write the compiled-model blob: the output stream failed");
+    if (!out) {
+        // errno is the failed write's (ENOSPC for a full disk, EDQUOT, EIO) when a file is behind
+        // the stream; a stream with no system call behind it leaves it 0.
+        const int error = errno;
+        throw_error<Exception>("cannot write the compiled-model blob: ",
+                               error ? std::strerror(error) : "the output stream failed");
+    }
 }
 
 std::string read_blob(std::istream& in, const BlobIdentity& reader, const std::string& source,

@@ -56,7 +56,16 @@ void load_extension(const std::string& path) {
         throw_error<InvalidArgument>(
             who, ": no entry symbol '", VIREO_EXTENSION_ENTRY_SYMBOL,
             "' (not a Vireo extension, or built without VIREO_DEFINE_EXTENSION)");
-    const auto* entry = reinterpret_cast<extension::ExtensionEntryFunction>(symbol)();
+    const extension::ExtensionEntry* entry = nullptr;
+    try {
+        entry = reinterpret_cast<extension::ExtensionEntryFunction>(symbol)();
+    } catch (const std::exception& e) {
+        throw_error<InvalidArgument>(who, ": the entry point '", VIREO_EXTENSION_ENTRY_SYMBOL,
+                                     "' threw: ", e.what());
+    } catch (...) {
+        throw_error<InvalidArgument>(who, ": the entry point '", VIREO_EXTENSION_ENTRY_SYMBOL,
+                                     "' threw a non-standard exception");
+    }
     if (!entry) throw_error<InvalidArgument>(who, ": the entry point returned nothing");
     if (entry->abi_version != VIREO_EXTENSION_ABI_VERSION)
         throw_error<InvalidArgument>(who, ": built for extension ABI version ", entry->abi_version,

@@ -82,10 +82,21 @@ vireo::PartialShape parse_shape(const std::string& text) {
         const size_t comma = body.find(',', start);
         const std::string d =
             body.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (d == "?" || d == "-1")
+        if (d == "?" || d == "-1") {
             dims.emplace_back(vireo::Dimension::dynamic());
-        else
-            dims.emplace_back(std::stoll(d));
+        } else {
+            size_t used = 0;
+            long long value = -1;
+            try {
+                value = std::stoll(d, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (d.empty() || used != d.size() || value < 0)
+                throw std::invalid_argument("--input_shape: dimension '" + d + "' of '" + text +
+                                            "' is not a non-negative integer, ? or -1");
+            dims.emplace_back(value);
+        }
         if (comma == std::string::npos) break;
         start = comma + 1;
     }

@@ -27,6 +27,14 @@ namespace {
 // a newer one is read with the newest translators and a warning in the model's rt_info.
 constexpr int64_t kNewestOpset = 17;
 
+// Protobuf's default message nesting limit (100) stops a valid model at about 33 levels of nested
+// subgraphs (model > graph > node > attribute > graph ...: three levels each). 400 allows about
+// 130, still far from what the importer's recursion and the stack can take.
+constexpr int kRecursionLimit = 400;
+constexpr const char* kNotAModel =
+    ": not a valid ONNX ModelProto (truncated or corrupt protobuf, or messages nested deeper than "
+    "400 levels: about 130 levels of subgraphs)";
+
 std::shared_ptr<onnx::ModelProto> parse(const void* data, size_t size, const std::string& what) {
     if (size == 0) throw_error<InvalidArgument>(what, ": the file is empty");
     if (size > static_cast<size_t>(INT_MAX))
@@ -37,14 +45,15 @@ std::shared_ptr<onnx::ModelProto> parse(const void* data, size_t size, const std
     google::protobuf::io::CodedInputStream stream(static_cast<const uint8_t*>(data),
                                                   static_cast<int>(size));
     stream.SetTotalBytesLimit(INT_MAX);
+    stream.SetRecursionLimit(kRecursionLimit);
     if (!model->ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
-        throw_error<InvalidArgument>(
-            what, ": not a valid ONNX ModelProto (truncated or corrupt protobuf)");
+        throw_error<InvalidArgument>(what, kNotAModel);
     return model;
 }
 
 std::shared_ptr<Model> import(const std::shared_ptr<onnx::ModelProto>& proto,
-                              const std::string& what, const std::string& model_dir) {
+                              const std::string& what, const std::string& model_dir,
+                              bool enable_mmap = true) {
     if (!proto->has_graph()) throw_error<InvalidArgument>(what, ": the model has no graph");
     if (proto->ir_version() < 3)
         throw_error<NotImplemented>(what, ": ONNX IR version ", proto->ir_version(),
@@ -77,7 +86,7 @@ std::shared_ptr<Model> import(const std::shared_ptr<onnx::ModelProto>& proto,
         throw NotImplemented(text.str());
     }
 
-    ExternalData external(model_dir);
+    ExternalData external(model_dir, enable_mmap);
     GraphImporter importer(proto->graph(), opsets, registry, proto, &external);
     std::shared_ptr<Model> model;
     try {
@@ -87,6 +96,7 @@ std::shared_ptr<Model> import(const std::shared_ptr<onnx::ModelProto>& proto,
     }
     auto& rt = model->get_rt_info();
     rt["source_format"] = std::string("onnx");
+    if (!external.files().empty()) rt["__source_files"] = external.files();
     rt["onnx/ir_version"] = std::to_string(proto->ir_version());
     rt["onnx/opset"] = std::to_string(opsets[""]);
     if (!proto->producer_name().empty())
@@ -99,7 +109,7 @@ std::shared_ptr<Model> import(const std::shared_ptr<onnx::ModelProto>& proto,
     return model;
 }
 
-std::shared_ptr<Model> read_file(const std::string& path) {
+std::shared_ptr<Model> read_file(const std::string& path, bool enable_mmap) {
     const std::string what = "ONNX model '" + path + "'";
     const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
@@ -124,10 +134,10 @@ std::shared_ptr<Model> read_file(const std::string& path) {
         google::protobuf::io::FileInputStream file(fd, 1 << 20);
         google::protobuf::io::CodedInputStream stream(&file);
         stream.SetTotalBytesLimit(INT_MAX);
+        stream.SetRecursionLimit(kRecursionLimit);
         proto = std::make_shared<onnx::ModelProto>();
         if (!proto->ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
-            throw_error<InvalidArgument>(
-                what, ": not a valid ONNX ModelProto (truncated or corrupt protobuf)");
+            throw_error<InvalidArgument>(what, kNotAModel);
     } catch (...) {
         ::close(fd);
         throw;
@@ -135,7 +145,18 @@ std::shared_ptr<Model> read_file(const std::string& path) {
     ::close(fd);
     std::string dir = std::filesystem::path(path).parent_path().string();
     if (dir.empty()) dir = ".";
-    return import(proto, what, dir);
+    auto model = import(proto, what, dir, enable_mmap);
+    // The files the model was read from (this one first, then its external data): writers refuse
+    // to overwrite them (vireo::serialize), so converting a model cannot destroy its source.
+    std::error_code ec;
+    const auto self = std::filesystem::weakly_canonical(path, ec);
+    auto& rt = model->get_rt_info();
+    std::vector<std::string> sources;
+    if (!ec) sources.push_back(self.string());
+    if (auto it = rt.find("__source_files"); it != rt.end())
+        for (const auto& file : it->second.as<std::vector<std::string>>()) sources.push_back(file);
+    rt["__source_files"] = std::move(sources);
+    return model;
 }
 
 std::shared_ptr<Model> read_buffer(const void* data, size_t size) {
