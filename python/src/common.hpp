@@ -40,8 +40,19 @@ py::dtype dtype_of(vireo::element::Type type);
 /// C-contiguous array of a supported dtype is wrapped (zero copy, the tensor keeps the array
 /// alive); anything else is copied. When `expected` is static and differs from the array's
 /// type, the values are converted (a copy).
+/// A numpy array (not a list or scalar) whose dtype differs from a static `expected` raises
+/// vireo.TypeConversionWarning naming `what` (an error when the user's warning filter says so).
+/// Non-native byte order ('>f4' on x86) is always converted to native first, never reinterpreted.
 vireo::Tensor to_tensor(py::handle value, bool share,
-                        vireo::element::Type expected = vireo::element::dynamic);
+                        vireo::element::Type expected = vireo::element::dynamic,
+                        const std::string& what = "");
+
+/// The warning category vireo.TypeConversionWarning (module.cpp).
+PyObject* conversion_warning_class();
+
+/// A filesystem path from str, bytes or os.PathLike; ValueError when it holds a NUL character
+/// (the native side would silently stop at it: "model.xml\0.onnx" would read model.xml).
+std::string path_text(py::handle path);
 
 /// The tensor's memory as numpy: a view whose base keeps the tensor alive, or a copy.
 py::array to_array(const vireo::Tensor& tensor, bool copy);
@@ -81,6 +92,9 @@ std::shared_ptr<PyInferRequest> make_request(vireo::InferRequest request);
 /// Binds `inputs` (None, a dict keyed by name, port or index, a list/tuple, or one value for
 /// a single-input model) to the request's input tensors.
 void set_inputs(PyInferRequest& request, const py::object& inputs, bool share);
+/// Waits for the request's run, GIL released, raising KeyboardInterrupt on Ctrl-C; with
+/// `cancel_on_interrupt` the run is cancelled and ended first (infer_request.cpp).
+void wait_interruptibly(vireo::InferRequest& request, bool cancel_on_interrupt);
 
 /// The results of the last run as a vireo.InferResults (views or copies of the outputs).
 py::object make_results(PyInferRequest& request, bool share);

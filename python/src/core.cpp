@@ -22,10 +22,6 @@ std::shared_ptr<PyCompiledModel> wrap(vireo::CompiledModel compiled) {
         p, [](PyCompiledModel* c) { without_gil([c] { delete c; }); });
 }
 
-std::string path_text(py::handle path) {
-    return py::str(py::module_::import("os").attr("fspath")(path));
-}
-
 std::shared_ptr<vireo::Model> read(const vireo::Core& core, py::handle model, py::handle weights) {
     if (py::isinstance<py::bytes>(model)) {
         std::string text = model.cast<std::string>();
@@ -82,8 +78,9 @@ void register_core(py::module_& m) {
                 set_inputs(*c.internal, inputs, share_inputs);
                 {
                     py::gil_scoped_release release;
-                    c.internal->request.infer();
+                    c.internal->request.start_async();  // the internal request has no callback
                 }
+                wait_interruptibly(c.internal->request, true);  // Ctrl-C cancels the run
                 return make_results(*c.internal, share_outputs);
             },
             py::arg("inputs") = py::none(), py::arg("share_inputs") = true,

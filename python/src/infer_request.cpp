@@ -22,6 +22,33 @@ CallbackState::~CallbackState() {
     error = py::object();
 }
 
+// Waits for the request's current run with the GIL released, waking every 100 ms to let Python
+// handle signals: Ctrl-C raises KeyboardInterrupt here (Python runs signal handlers only on the
+// main thread; elsewhere PyErr_CheckSignals does nothing). With `cancel_on_interrupt` the run is
+// cancelled and waited for before the exception propagates (infer(): nothing keeps running);
+// otherwise it keeps running (wait(): the caller may wait() again or cancel()).
+void wait_interruptibly(vireo::InferRequest& request, bool cancel_on_interrupt) {
+    for (;;) {
+        {
+            py::gil_scoped_release release;
+            if (request.wait_for(std::chrono::milliseconds(100))) break;
+        }
+        if (PyErr_CheckSignals() != 0) {
+            if (cancel_on_interrupt) {
+                py::gil_scoped_release release;
+                request.cancel();
+                try {
+                    request.wait();
+                } catch (const std::exception&) {
+                    // Cancelled (or failed meanwhile): the interrupt is what the caller sees.
+                }
+            }
+            throw py::error_already_set();
+        }
+    }
+    request.wait();  // the run ended: raises its error, if any
+}
+
 namespace {
 
 // Prints a callback's exception the way Python prints an unhandled one, and keeps it for the
@@ -83,7 +110,9 @@ vireo::Output input_port(const PyInferRequest& request, py::handle key) {
 }
 
 void set_one(PyInferRequest& request, const vireo::Output& port, py::handle value, bool share) {
-    auto tensor = to_tensor(value, share, port.get_element_type());
+    const auto& names = port.get_names();
+    auto tensor = to_tensor(value, share, port.get_element_type(),
+                            "input '" + (names.empty() ? std::string("?") : *names.begin()) + "'");
     py::gil_scoped_release release;  // replacing a tensor may free a numpy owner: it takes the GIL
     request.request.set_tensor(port, tensor);
 }
@@ -262,16 +291,25 @@ void register_infer_request(py::module_& m) {
             "infer",
             [](Req& r, py::object inputs, bool share_inputs, bool share_outputs) {
                 set_inputs(r, inputs, share_inputs);
-                {
+                if (r.state->has_callback.load()) {
+                    // start_async would call the callback, which infer() must not: a blocking
+                    // run (Ctrl-C is handled when it returns).
                     py::gil_scoped_release release;
                     r.request.infer();
+                } else {
+                    {
+                        py::gil_scoped_release release;
+                        r.request.start_async();
+                    }
+                    wait_interruptibly(r.request, true);
                 }
                 return make_results(r, share_outputs);
             },
             py::arg("inputs") = py::none(), py::arg("share_inputs") = true,
             py::arg("share_outputs") = false,
-            "Runs one inference on this thread (GIL released) and returns InferResults: copies, or "
-            "with share_outputs=True views of the request's output tensors.")
+            "Runs one inference (GIL released) and returns InferResults: copies, or with "
+            "share_outputs=True views of the request's output tensors. Ctrl-C cancels the run "
+            "and raises KeyboardInterrupt (when no callback is set; with one, after the run).")
         .def(
             "start_async",
             [](Req& r, py::object inputs, py::object userdata, bool share_inputs) {
@@ -288,13 +326,11 @@ void register_infer_request(py::module_& m) {
         .def(
             "wait",
             [](Req& r) {
-                {
-                    py::gil_scoped_release release;
-                    r.request.wait();
-                }
+                wait_interruptibly(r.request, false);
                 raise_callback_error(*r.state);
             },
-            "Waits for the run; raises its error, or the exception its callback raised.")
+            "Waits for the run; raises its error, or the exception its callback raised. Ctrl-C "
+            "raises KeyboardInterrupt and leaves the run going (wait() again, or cancel()).")
         .def(
             "wait_for",
             [](Req& r, int64_t ms) {

@@ -115,11 +115,13 @@ void register_model(py::module_& m) {
 
     m.def(
         "serialize",
-        [](const vireo::Model& model, const std::string& xml_path, const std::string& bin_path) {
+        [](const vireo::Model& model, py::handle xml, py::handle bin) {
+            const std::string xml_path = path_text(xml);
+            const std::string bin_path = bin.is_none() ? std::string() : path_text(bin);
             py::gil_scoped_release release;
             vireo::serialize(model, xml_path, bin_path);
         },
-        py::arg("model"), py::arg("xml_path"), py::arg("bin_path") = "",
+        py::arg("model"), py::arg("xml_path"), py::arg("bin_path") = py::none(),
         "Writes the model as IR v11; bin_path defaults to xml_path with .bin.");
 }
 

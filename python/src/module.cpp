@@ -7,12 +7,17 @@ namespace {
 
 // Created once at import and never freed: the classes live as long as the interpreter.
 PyObject* g_errors[7] = {};
+PyObject* g_conversion_warning = nullptr;
 
 size_t kind_index(vireo::ErrorKind kind) {
     return static_cast<size_t>(kind);
 }
 
 }  // namespace
+
+PyObject* conversion_warning_class() {
+    return g_conversion_warning ? g_conversion_warning : PyExc_UserWarning;
+}
 
 PyObject* error_class(vireo::ErrorKind kind) {
     PyObject* cls = g_errors[kind_index(kind)];
@@ -41,6 +46,14 @@ void register_errors(py::module_& m) {
         g_errors[kind_index(kind)] = cls;
         m.attr(name) = py::handle(cls);
     }
+    g_conversion_warning = PyErr_NewExceptionWithDoc(
+        "vireo.TypeConversionWarning",
+        "An array given for an input had another dtype (or byte order) than the input and was "
+        "converted (a copy). warnings.simplefilter('error', vireo.TypeConversionWarning) turns "
+        "it into an error, as ONNX Runtime refuses such arrays.",
+        PyExc_UserWarning, nullptr);
+    if (!g_conversion_warning) throw py::error_already_set();
+    m.attr("TypeConversionWarning") = py::handle(g_conversion_warning);
     py::register_exception_translator([](std::exception_ptr error) {
         try {
             if (error) std::rethrow_exception(error);

@@ -40,16 +40,32 @@ vireo::Tensor copy_to_tensor(const py::array& array, vireo::element::Type type) 
 
 }  // namespace
 
-vireo::Tensor to_tensor(py::handle value, bool share, vireo::element::Type expected) {
+vireo::Tensor to_tensor(py::handle value, bool share, vireo::element::Type expected,
+                        const std::string& what) {
     if (py::isinstance<vireo::Tensor>(value)) return value.cast<vireo::Tensor>();
+    const bool given_array = py::isinstance<py::array>(value);
     auto array = py::array::ensure(value);
     if (!array) throw py::error_already_set();
+    // Tensors hold native-endian values: a byte-swapped array ('>f4' here) is converted, never
+    // wrapped or copied byte for byte (which would read every value wrong).
+    if (!array.dtype().attr("isnative").cast<bool>())
+        array = py::array(array.attr("astype")(array.dtype().attr("newbyteorder")("=")));
     if (expected.is_static()) {
         const auto wanted = dtype_of(expected);
         const bool same =
             array.dtype().kind() == wanted.kind() && array.dtype().itemsize() == wanted.itemsize();
-        if (!same)
+        if (!same) {
+            if (given_array) {
+                const std::string message =
+                    (what.empty() ? std::string("an input") : what) + ": numpy array of dtype " +
+                    py::str(static_cast<py::handle>(array.dtype())).cast<std::string>() +
+                    " converted to " + std::string(expected.name()) +
+                    " (a copy); pass that dtype to avoid it";
+                if (PyErr_WarnEx(conversion_warning_class(), message.c_str(), 1) != 0)
+                    throw py::error_already_set();
+            }
             array = py::array(array.attr("astype")(wanted));  // converted values: a new array
+        }
     }
     const auto type = element_type_of(array.dtype());
     const bool c_contiguous = (array.flags() & py::array::c_style) != 0;

@@ -67,6 +67,20 @@ py::dtype dtype_of(vireo::element::Type type) {
                                               "' has no numpy dtype");
 }
 
+std::string path_text(py::handle path) {
+    py::object fspath = py::module_::import("os").attr("fspath")(path);
+    std::string text = py::isinstance<py::bytes>(fspath) ? fspath.cast<std::string>()
+                                                         : py::str(fspath).cast<std::string>();
+    if (text.find('\0') != std::string::npos) {
+        // The native side would stop at the NUL ("model.xml\0.onnx" would read model.xml).
+        PyErr_SetString(
+            PyExc_ValueError,
+            ("path " + py::repr(path).cast<std::string>() + " contains a NUL character").c_str());
+        throw py::error_already_set();
+    }
+    return text;
+}
+
 vireo::AnyMap to_any_map(const py::object& config) {
     vireo::AnyMap map;
     if (config.is_none()) return map;
@@ -75,7 +89,14 @@ vireo::AnyMap to_any_map(const py::object& config) {
         if (py::isinstance<py::bool_>(value)) {
             map[name] = value.cast<bool>();
         } else if (py::isinstance<py::int_>(value)) {
-            map[name] = value.cast<int64_t>();
+            int overflow = 0;
+            const long long number = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+            if (overflow != 0)
+                vireo::throw_error<vireo::InvalidArgument>("property ", name, ": ",
+                                                           py::str(value).cast<std::string>(),
+                                                           " does not fit a signed 64-bit integer");
+            if (number == -1 && PyErr_Occurred()) throw py::error_already_set();
+            map[name] = static_cast<int64_t>(number);
         } else if (py::isinstance<py::float_>(value)) {
             map[name] = value.cast<double>();
         } else {

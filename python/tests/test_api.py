@@ -139,8 +139,9 @@ def test_inputs_by_name_port_index_list_and_single(core, tiny_xml):
     x = np.arange(10, dtype=np.float32).reshape(1, 10)
     for inputs in ({"x": x}, {compiled.input(0): x}, {0: x}, [x], (x,), x):
         np.testing.assert_array_equal(compiled(inputs)[0], x + 1)
-    # Another dtype is converted to the port's type.
-    np.testing.assert_array_equal(compiled(x.astype(np.float64))[0], x + 1)
+    # Another dtype is converted to the port's type, with a warning.
+    with pytest.warns(vireo.TypeConversionWarning):
+        np.testing.assert_array_equal(compiled(x.astype(np.float64))[0], x + 1)
     results = compiled(x)
     assert "y" in results and "nope" not in results
     assert [p.any_name for p in results] == ["y"] and len(results.to_tuple()) == 1

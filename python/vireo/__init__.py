@@ -28,6 +28,7 @@ from ._vireo import (  # noqa: F401
     ProfilingInfo,
     Tensor,
     Type,
+    TypeConversionWarning,
     Unavailable,
     VariableState,
     __version__,

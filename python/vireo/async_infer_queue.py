@@ -1,4 +1,5 @@
 """AsyncInferQueue: a pool of infer requests fed by start_async, with one callback for all."""
+import collections
 import threading
 import weakref
 
@@ -10,6 +11,12 @@ class AsyncInferQueue:
     callback set with set_callback(fn) is called as fn(request, userdata) on a plugin thread
     once per start_async. An exception raised by the callback is printed and raised again by
     wait_all(). Thread safety: the methods may be called from several threads.
+
+    start_async called from inside the queue's own callback never waits: when no request is idle
+    the job is kept and started on the first request that finishes (start_async then returns
+    None instead of an index), so a callback that feeds the queue cannot deadlock it. Requests
+    the queue hands out through queue[i] belong to it: starting one directly raises vireo.Busy
+    from the queue's next start_async on it rather than corrupting the queue's bookkeeping.
     """
 
     def __init__(self, compiled_model, jobs=0):
@@ -18,8 +25,12 @@ class AsyncInferQueue:
         if jobs == 0:
             jobs = int(compiled_model.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS"))
         self._requests = [compiled_model.create_infer_request() for _ in range(max(1, jobs))]
-        self._idle = list(range(len(self._requests)))
+        self._idle = collections.deque(range(len(self._requests)))
+        self._busy = set()  # indices the queue started whose callback has not finished
+        self._pending = collections.deque()  # jobs started from a callback with none idle
+        self._errors = []  # a deferred job that failed to start: raised by wait_all()
         self._cond = threading.Condition()
+        self._in_callback = threading.local()
         self._callback = None
         for index, request in enumerate(self._requests):
             request.set_callback(self._make_done(index))
@@ -34,14 +45,36 @@ class AsyncInferQueue:
             queue = queue_ref()
             if queue is None:
                 return
+            queue._in_callback.active = True
             try:
                 if queue._callback is not None:
                     queue._callback(queue._requests[index], userdata)
             finally:
-                with queue._cond:
-                    queue._idle.append(index)
-                    queue._cond.notify()
+                queue._in_callback.active = False
+                queue._finish(index)
         return done
+
+    def _finish(self, index):
+        """Gives request `index` back, or starts the oldest deferred job on it."""
+        with self._cond:
+            if index not in self._busy:
+                return  # started directly, not by the queue: not the queue's to give back
+            job = self._pending.popleft() if self._pending else None
+            if job is None:
+                self._busy.discard(index)
+                self._idle.append(index)
+                self._cond.notify_all()
+                return
+        try:
+            # Inside the request's own callback: the request is already idle (the SDK marks it
+            # so before calling back), so it may be started again from here.
+            self._requests[index].start_async(*job)
+        except BaseException as error:  # noqa: B902 - kept for wait_all(), never lost
+            with self._cond:
+                self._errors.append(error)
+                self._busy.discard(index)
+                self._idle.append(index)
+                self._cond.notify_all()
 
     def set_callback(self, callback):
         """callback(request, userdata), or None; not while requests are running."""
@@ -50,22 +83,36 @@ class AsyncInferQueue:
         self._callback = callback
 
     def start_async(self, inputs=None, userdata=None, share_inputs=True):
-        """Starts inputs on the next idle request (waiting for one); returns its index."""
+        """Starts inputs on the next idle request (waiting for one); returns its index.
+
+        From inside the queue's callback with no request idle, the job is deferred (see the
+        class documentation) and None is returned. share_inputs is then ignored: the inputs
+        are copied, since the caller's arrays may change before the job starts.
+        """
         with self._cond:
+            if not self._idle and getattr(self._in_callback, "active", False):
+                self._pending.append((inputs, userdata, False))
+                return None
             while not self._idle:
                 self._cond.wait()
-            index = self._idle.pop(0)
+            index = self._idle.popleft()
+            self._busy.add(index)
         try:
             self._requests[index].start_async(inputs, userdata, share_inputs)
         except BaseException:
             with self._cond:
+                self._busy.discard(index)
                 self._idle.append(index)
-                self._cond.notify()
+                self._cond.notify_all()
             raise
         return index
 
     def wait_all(self):
-        """Waits for every request; raises the first error (a run's or a callback's)."""
+        """Waits for every request and deferred job; raises the first error (a run's, a
+        callback's, or a deferred job's that could not start)."""
+        with self._cond:
+            while self._busy or self._pending:
+                self._cond.wait(0.1)  # a timeout, so Ctrl-C is seen while waiting
         first = None
         for request in self._requests:
             try:
@@ -73,6 +120,10 @@ class AsyncInferQueue:
             except BaseException as error:  # keep waiting for the others first
                 if first is None:
                     first = error
+        with self._cond:
+            errors, self._errors = self._errors, []
+        if first is None and errors:
+            first = errors[0]
         if first is not None:
             raise first
 
