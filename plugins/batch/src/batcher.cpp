@@ -22,6 +22,33 @@ Tensor item_of(const Tensor& batched, size_t k) {
 
 }  // namespace
 
+void RunningBatch::cancel() {
+    InferRequest worker;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_cancelled = true;
+        worker = m_worker;
+    }
+    if (worker) worker.cancel();  // outside the lock: the device's cancel may take a while
+}
+
+bool RunningBatch::start(const InferRequest& worker) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_cancelled) return false;
+    m_worker = worker;
+    return true;
+}
+
+void RunningBatch::finish() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_worker = InferRequest();
+}
+
+bool RunningBatch::cancelled() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_cancelled;
+}
+
 Batcher::Batcher(std::string owner, CompiledModel batched, CompiledModel single,
                  uint32_t batch_size, uint32_t timeout_ms)
     : m_owner(std::move(owner)),
@@ -47,10 +74,11 @@ void Batcher::give_back(std::vector<InferRequest>& pool, InferRequest request) {
     pool.push_back(std::move(request));
 }
 
-void Batcher::run_batch(std::vector<BatchJob*> jobs) {
+void Batcher::run_batch(std::vector<BatchJob*> jobs, const std::shared_ptr<RunningBatch>& batch) {
     std::exception_ptr error;
     try {
         InferRequest worker = take(m_batched_pool, m_batched);
+        if (!batch->start(worker)) throw_error<Cancelled>(m_owner, ": the inference was cancelled");
         const size_t inputs = jobs.front()->inputs.size(), outputs = jobs.front()->outputs.size();
         for (size_t i = 0; i < inputs; ++i) {
             Tensor all = worker.get_input_tensor(i);
@@ -59,7 +87,13 @@ void Batcher::run_batch(std::vector<BatchJob*> jobs) {
                 jobs[k]->inputs[i].copy_to(slot);
             }
         }
-        worker.infer();
+        try {
+            worker.infer();
+        } catch (...) {
+            batch->finish();
+            throw;
+        }
+        batch->finish();
         const std::vector<ProfilingInfo> rows = worker.get_profiling_info();
         for (BatchJob* job : jobs) job->profiling = rows;
         for (size_t o = 0; o < outputs; ++o) {
@@ -79,7 +113,7 @@ void Batcher::run_batch(std::vector<BatchJob*> jobs) {
     m_changed.notify_all();
 }
 
-void Batcher::run_alone(BatchJob& job) {
+void Batcher::run_alone(BatchJob& job, sdk::RunContext& run) {
     InferRequest worker = take(m_single_pool, m_single);
     for (size_t i = 0; i < job.inputs.size(); ++i) worker.set_input_tensor(i, job.inputs[i]);
     std::vector<bool> preset(job.outputs.size(), false);
@@ -91,7 +125,12 @@ void Batcher::run_alone(BatchJob& job) {
         }
     }
     ++m_alone;
-    worker.infer();  // its error is the job's
+    {
+        // A cancel of the job reaches the device request (a device that hangs is woken).
+        auto cancel = run.on_cancel([worker]() mutable { worker.cancel(); });
+        run.throw_if_cancelled(m_owner);
+        worker.infer();  // its error is the job's
+    }
     job.profiling = worker.get_profiling_info();
     for (size_t o = 0; o < job.outputs.size(); ++o) {
         const Tensor produced = worker.get_output_tensor(o);
@@ -103,9 +142,9 @@ void Batcher::run_alone(BatchJob& job) {
     give_back(m_single_pool, std::move(worker));
 }
 
-void Batcher::run(BatchJob& job, const sdk::RunContext& run) {
+void Batcher::run(BatchJob& job, sdk::RunContext& run) {
     if (!m_batched) {  // not batchable: every request runs alone at once
-        run_alone(job);
+        run_alone(job, run);
         return;
     }
     std::unique_lock<std::mutex> lock(m_mutex);
@@ -113,13 +152,22 @@ void Batcher::run(BatchJob& job, const sdk::RunContext& run) {
     if (m_pending.size() >= m_batch_size) {
         std::vector<BatchJob*> jobs(m_pending.begin(), m_pending.begin() + m_batch_size);
         m_pending.erase(m_pending.begin(), m_pending.begin() + m_batch_size);
-        for (BatchJob* j : jobs) j->taken = true;
+        auto batch = std::make_shared<RunningBatch>();
+        for (BatchJob* j : jobs) {
+            j->taken = true;
+            j->batch = batch;
+        }
         lock.unlock();
-        run_batch(std::move(jobs));
+        {
+            // This thread runs the batch: its own cancel reaches the device request directly.
+            auto cancel = run.on_cancel([batch] { batch->cancel(); });
+            run_batch(std::move(jobs), batch);
+        }
         lock.lock();
     }
     const auto deadline =
         std::chrono::steady_clock::now() + std::chrono::milliseconds(m_timeout_ms.load());
+    bool cancel_sent = false;
     while (!job.done) {
         if (!job.taken) {
             if (run.cancelled() || std::chrono::steady_clock::now() >= deadline) {
@@ -127,13 +175,31 @@ void Batcher::run(BatchJob& job, const sdk::RunContext& run) {
                 lock.unlock();
                 if (run.cancelled())
                     throw_error<Cancelled>(m_owner, ": the inference was cancelled");
-                run_alone(job);
+                run_alone(job, run);
                 return;
             }
             m_changed.wait_until(lock, deadline);
+        } else if (run.cancelled() && !cancel_sent) {
+            // In a running batch: cancel its device request; the batch then ends at once, and
+            // its other jobs run again alone (below, on their own threads).
+            cancel_sent = true;
+            auto batch = job.batch;
+            lock.unlock();
+            batch->cancel();
+            lock.lock();
         } else {
-            m_changed.wait(lock);  // in a running batch: it always ends
+            m_changed.wait(lock);  // the batch ends (woken by wake() on a cancel too)
         }
+    }
+    if (job.error && run.cancelled())
+        throw_error<Cancelled>(m_owner, ": the inference was cancelled");
+    if (job.error && job.batch && job.batch->cancelled()) {
+        // Another job of the batch was cancelled, not this one: run again, alone.
+        lock.unlock();
+        job.error = nullptr;
+        job.done = false;
+        run_alone(job, run);
+        return;
     }
     if (job.error) std::rethrow_exception(job.error);
 }

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -19,12 +20,29 @@
 
 namespace batch_plugin {
 
+/// A batch being run: its device request, so that a cancel of any of its jobs reaches the device
+/// (the batch then ends Cancelled; jobs that were not cancelled run again alone).
+struct RunningBatch {
+    /// Cancels the device request if it runs, and marks the batch so it does not start.
+    void cancel();
+    /// Before the device run: false when the batch was cancelled already.
+    bool start(const vireo::InferRequest& worker);
+    void finish();
+    bool cancelled();
+
+  private:
+    std::mutex m_mutex;
+    vireo::InferRequest m_worker;  // set while the device request runs
+    bool m_cancelled = false;
+};
+
 /// One inference waiting to be batched: the caller's tensors (inputs read, outputs written in
 /// place, all of batch 1) and its outcome.
 struct BatchJob {
     std::vector<vireo::Tensor> inputs;
     std::vector<vireo::Tensor> outputs;
-    bool taken = false;  ///< in a batch being run
+    bool taken = false;                   ///< in a batch being run
+    std::shared_ptr<RunningBatch> batch;  ///< set with `taken`
     bool done = false;
     std::exception_ptr error;
     std::vector<vireo::ProfilingInfo> profiling;  ///< the device request's rows of the run
@@ -41,9 +59,10 @@ class Batcher {
 
     /// Runs `job` in a batch of N, or alone on the unbatched model when N jobs have not gathered
     /// within the timeout (counted from this call). Throws the batch's (or the lone run's) error,
-    /// or Cancelled when `cancelled` becomes true (call wake() after setting it) while the job is
-    /// still waiting; a job already in a running batch finishes with it.
-    void run(BatchJob& job, const vireo::sdk::RunContext& run);
+    /// or Cancelled when `run` is cancelled (call wake() then): a waiting job leaves the queue; a
+    /// job in a running batch cancels the batch's device request (the other jobs of that batch
+    /// then run again alone); a job running alone cancels its device request.
+    void run(BatchJob& job, vireo::sdk::RunContext& run);
     void wake();
 
     uint32_t batch_size() const { return m_batch_size; }
@@ -56,8 +75,8 @@ class Batcher {
     const vireo::CompiledModel& batched() const { return m_batched ? m_batched : m_single; }
 
   private:
-    void run_batch(std::vector<BatchJob*> jobs);
-    void run_alone(BatchJob& job);
+    void run_batch(std::vector<BatchJob*> jobs, const std::shared_ptr<RunningBatch>& batch);
+    void run_alone(BatchJob& job, vireo::sdk::RunContext& run);
     vireo::InferRequest take(std::vector<vireo::InferRequest>& pool,
                              const vireo::CompiledModel& model);
     void give_back(std::vector<vireo::InferRequest>& pool, vireo::InferRequest request);

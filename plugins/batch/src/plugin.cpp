@@ -9,6 +9,7 @@
 #include "compiled_model.hpp"
 #include "vireo/batch/properties.hpp"
 #include "vireo/log.hpp"
+#include "vireo/sdk/cpu_streams_executor.hpp"
 #include "vireo/sdk/icore.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
 
@@ -59,7 +60,7 @@ Plugin::Plugin()
           {sdk::common::full_name([](const std::string&) { return "Vireo automatic batching"; }),
            sdk::common::capabilities({device::capability::kFP32}),
            sdk::rw<std::string>(device::priorities, "", "one device name"),
-           sdk::rw<uint32_t>(device::batch_size, 0, "0 (the default, 4) or more"),
+           sdk::rw<uint32_t>(device::batch_size, 0, "0 (the default, 4) to 256"),
            sdk::rw<uint32_t>(batch::timeout, 1000, "milliseconds, 0 or more"),
            sdk::rw<AnyMap>(device::properties, AnyMap{}, "{DEVICE:{KEY:VALUE,...},...}"),
            sdk::common::performance_hint()}) {}
@@ -77,6 +78,13 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
                                      device::priorities.name(), "), got '", device, "'");
     uint32_t n = values.get(device::batch_size);
     if (n == 0) n = kDefaultBatch;
+    // Each request waiting for its batch holds one of the compiled model's threads, of which
+    // there are at most sdk::kMaxStreams: a larger batch could never gather.
+    if (n > static_cast<uint32_t>(sdk::kMaxStreams))
+        throw_error<InvalidArgument>("BATCH: batch size ", n, " is over the largest, ",
+                                     sdk::kMaxStreams,
+                                     " (each waiting request holds one of at most that many "
+                                     "threads, so a larger batch would never form)");
 
     auto core = get_core();
     AnyMap device_props;

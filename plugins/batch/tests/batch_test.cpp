@@ -174,3 +174,90 @@ TEST(BatchGrammar, BatchSizeInNameAndPropertyMustAgree) {
         core.compile_model(small_model(), "BATCH:TEMPLATE(4)", {{device::batch_size.name(), 4}});
     EXPECT_EQ(same.get_property(device::batch_size), 4u);
 }
+
+namespace {
+using namespace vireo;
+
+// MOCK_REMOTE's first device run hangs until cancelled (issue 35: BATCH requests whose device
+// hung ignored cancel() and their destruction blocked forever).
+const AnyMap kFirstRunHangs{
+    {device::properties.name(),
+     AnyMap{{"MOCK_REMOTE",
+             AnyMap{{mock_remote::hang_nth.name(), "1"}, {mock_remote::compile_ms.name(), "0"}}}}}};
+
+TEST(BatchHangingDevice, CancelReachesARequestRunningAlone) {
+    Core core;
+    AnyMap config = kFirstRunHangs;
+    config[batch::timeout.name()] = 0;  // runs alone at once
+    CompiledModel compiled = core.compile_model(small_model(), "BATCH:MOCK_REMOTE(2)", config);
+    InferRequest request = compiled.create_infer_request();
+    request.set_input_tensor(make_input(0.f));
+    request.start_async();
+    EXPECT_FALSE(request.wait_for(std::chrono::milliseconds(50)));  // the device hangs
+    request.cancel();
+    EXPECT_THROW(request.wait(), Cancelled);
+    const Tensor x = make_input(1.f);
+    request.set_input_tensor(x);
+    request.infer();  // the second device run does not hang
+    expect_small(x, request.get_output_tensor());
+}
+
+TEST(BatchHangingDevice, CancelOfOneJobEndsTheBatchAndTheOtherRunsAlone) {
+    Core core;
+    AnyMap config = kFirstRunHangs;
+    config[batch::timeout.name()] = 0;
+    CompiledModel compiled = core.compile_model(small_model(), "BATCH:MOCK_REMOTE(2)", config);
+    {
+        // The unbatched model's first run (each MOCK_REMOTE model counts its own) hangs: spend it.
+        InferRequest alone = compiled.create_infer_request();
+        alone.set_input_tensor(make_input(0.f));
+        alone.start_async();
+        EXPECT_FALSE(alone.wait_for(std::chrono::milliseconds(20)));
+        alone.cancel();
+        EXPECT_THROW(alone.wait(), Cancelled);
+    }
+    compiled.set_property({batch::timeout(600000)});
+    InferRequest a = compiled.create_infer_request(), b = compiled.create_infer_request();
+    const Tensor xa = make_input(0.f), xb = make_input(2.f);
+    a.set_input_tensor(xa);
+    b.set_input_tensor(xb);
+    a.start_async();
+    b.start_async();  // the batch of two forms and its device run hangs
+    EXPECT_FALSE(b.wait_for(std::chrono::milliseconds(50)));
+    a.cancel();
+    EXPECT_THROW(a.wait(), Cancelled);
+    b.wait();  // not cancelled: ran again alone, with the right values
+    expect_small(xb, b.get_output_tensor());
+    EXPECT_EQ(compiled.get_property(batch::ran_alone), 2u);  // the spent run and b's rerun
+}
+
+TEST(BatchHangingDevice, DestroyingARequestWhoseDeviceHangsReturns) {
+    Core core;
+    AnyMap config = kFirstRunHangs;
+    config[batch::timeout.name()] = 0;
+    CompiledModel compiled = core.compile_model(small_model(), "BATCH:MOCK_REMOTE(2)", config);
+    {
+        InferRequest request = compiled.create_infer_request();
+        request.set_input_tensor(make_input(0.f));
+        request.start_async();
+        EXPECT_FALSE(request.wait_for(std::chrono::milliseconds(20)));
+    }  // blocked forever before (ctest's timeout would catch it)
+    InferRequest again = compiled.create_infer_request();
+    const Tensor x = make_input(3.f);
+    again.set_input_tensor(x);
+    again.infer();
+    expect_small(x, again.get_output_tensor());
+}
+
+TEST(BatchHangingDevice, ABatchLargerThanTheThreadLimitIsRefused) {
+    Core core;
+    try {
+        core.compile_model(small_model(), "BATCH:TEMPLATE(300)");
+        FAIL() << "a batch of 300 can never gather: it must be refused";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("batch size 300"), std::string::npos) << e.what();
+    }
+    EXPECT_NO_THROW(core.compile_model(small_model(), "BATCH:TEMPLATE(256)"));
+}
+
+}  // namespace

@@ -88,8 +88,10 @@ AsyncInferRequest::AsyncInferRequest(const std::shared_ptr<SyncInferRequest>& re
     }
 }
 
+// Cancelled, not only waited for: a part whose device hangs would otherwise block the
+// destructor forever. The run in flight ends Cancelled without its callback.
 AsyncInferRequest::~AsyncInferRequest() {
-    stop_and_wait();
+    cancel_and_stop();
 }
 
 }  // namespace hetero

@@ -196,3 +196,32 @@ TEST(HeteroRequests, DestroyedFromItsOwnCallback) {
 }
 
 }  // namespace
+
+namespace {
+using namespace vireo;
+using namespace hetero_test;
+
+// Issue 35: destroying a HETERO request whose part hangs blocked forever (the destructor waited
+// without cancelling). It cancels now; ctest's timeout would catch the old behaviour.
+TEST(HeteroRequests, DestroyingARequestWhosePartHangsReturns) {
+    Core core = make_core();
+    AnyMap per_device{{"MOCK_REMOTE.0", AnyMap{{mock_remote::hang_nth.name(), "1"}}}};
+    CompiledModel compiled = core.compile_model(three_parts(), "HETERO:MOCK_REMOTE.0,TEMPLATE",
+                                                {{device::properties.name(), per_device}});
+    std::atomic<int> callbacks{0};
+    {
+        InferRequest request = compiled.create_infer_request();
+        request.set_callback([&](std::exception_ptr) { ++callbacks; });
+        request.set_input_tensor(make_input({1, 16}, 0.f, 1.f));
+        request.start_async();
+        EXPECT_FALSE(request.wait_for(std::chrono::milliseconds(50)));  // its part hangs
+    }
+    EXPECT_EQ(callbacks.load(), 0);
+    InferRequest again = compiled.create_infer_request();  // the next run does not hang
+    const Tensor x = make_input({1, 16}, 0.5f, 0.1f);
+    again.set_input_tensor(x);
+    again.infer();
+    expect_near(values_of(again.get_output_tensor()), three_expected(x));
+}
+
+}  // namespace
