@@ -103,7 +103,19 @@ void CompiledModel::set_property(const AnyMap& properties) {
 
 Any CompiledModel::get_property(const std::string& name) const {
     const auto& object = checked();
-    if (name == loaded_from_cache.name()) return m_loaded_from_cache;
+    if (name == loaded_from_cache.name()) {
+        // True when the core imported this model from its cache. Otherwise the plugin may know
+        // better: a meta-device (AUTO, MULTI) whose device loaded its part from the cache.
+        if (m_loaded_from_cache) return true;
+        try {
+            return object
+                .call("get_property",
+                      [&](sdk::ICompiledModel& compiled) { return compiled.get_property(name); })
+                .as<bool>();
+        } catch (const std::exception&) {
+            return false;  // the plugin does not answer it
+        }
+    }
     Any value = object.call(
         "get_property", [&](sdk::ICompiledModel& compiled) { return compiled.get_property(name); });
     if (name == supported_properties.name()) {

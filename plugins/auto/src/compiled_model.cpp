@@ -58,7 +58,9 @@ CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model,
             sdk::ro(auto_device::compiles.name(),
                     [s](const std::string&) { return Any(s->compiles()); }),
             sdk::ro(auto_device::failovers.name(),
-                    [s](const std::string&) { return Any(s->failovers()); })},
+                    [s](const std::string&) { return Any(s->failovers()); }),
+            sdk::ro(loaded_from_cache.name(),
+                    [s](const std::string&) { return Any(s->loaded_from_cache()); })},
         /*plugin_table=*/false);
 }
 

@@ -300,12 +300,18 @@ void Scheduler::release(Lease lease) {
     }
 }
 
+std::string Scheduler::last_failure() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_last_failure;
+}
+
 void Scheduler::report_failure(size_t device, const std::string& error) {
     ++m_failovers;
     std::vector<vireo::InferRequest> dropped;
     vireo::CompiledModel released;
     std::lock_guard<std::mutex> lock(m_mutex);
     Slot& slot = m_slots[device];
+    m_last_failure = slot.config.name + ": " + error;
     if (m_config.mode == Mode::kMulti) {
         log_warning(vireo::detail::concat(m_config.owner, ": inference of model '",
                                           m_model->get_name(), "' failed on ", slot.config.name,
@@ -343,6 +349,28 @@ std::vector<std::string> Scheduler::execution_devices() const {
     if (m_chosen >= 0 && m_chosen != m_serving && m_slots[m_chosen].state == State::kCompiling)
         out.push_back(m_slots[m_chosen].config.name);
     return out;
+}
+
+bool Scheduler::loaded_from_cache() const {
+    std::vector<vireo::CompiledModel> serving;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_config.mode == Mode::kMulti) {
+            for (const auto& slot : m_slots)
+                if (slot.state == State::kReady) serving.push_back(slot.compiled);
+        } else if (m_serving >= 0 && m_slots[m_serving].state == State::kReady) {
+            serving.push_back(m_slots[m_serving].compiled);
+        }
+    }
+    if (serving.empty()) return false;
+    for (const auto& compiled : serving) {  // outside the lock: a device call
+        try {
+            if (!compiled || !compiled.get_property(vireo::loaded_from_cache)) return false;
+        } catch (const std::exception&) {
+            return false;
+        }
+    }
+    return true;
 }
 
 uint32_t Scheduler::optimal_number_of_infer_requests() const {

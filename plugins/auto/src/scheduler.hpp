@@ -83,6 +83,9 @@ class Scheduler {
     /// elsewhere. AUTO: the device is not used again by this compiled model, and the serving
     /// device moves to the next one; logs a WARNING.
     void report_failure(size_t device, const std::string& error);
+    /// "DEVICE: error" of the last failure reported, empty if none: what later requests quote
+    /// once no device is left.
+    std::string last_failure() const;
     /// Wakes every acquire() waiting, so it re-checks its `cancelled` flag.
     void wake();
 
@@ -93,6 +96,9 @@ class Scheduler {
     /// AUTO: {serving device} (with the host device too while the chosen one compiles);
     /// MULTI: the devices that compiled.
     std::vector<std::string> execution_devices() const;
+    /// True when the compiled model serving requests (MULTI: every ready one) was loaded from the
+    /// model cache, as that device reports it.
+    bool loaded_from_cache() const;
     /// AUTO: the chosen device's optimal number; MULTI: the sum over compiled devices.
     uint32_t optimal_number_of_infer_requests() const;
     /// See auto_device::compiles.
@@ -131,6 +137,7 @@ class Scheduler {
     std::atomic<uint64_t> m_failovers{0};
 
     mutable std::mutex m_mutex;
+    std::string m_last_failure;         // guarded by m_mutex
     std::condition_variable m_changed;  // a worker returned, a compile ended, a device failed
     std::vector<Slot> m_slots;
     int m_serving = -1;  // AUTO: the device requests go to

@@ -76,7 +76,9 @@ void SyncInferRequest::infer(sdk::RunContext& run) {
         Lease lease = m_scheduler->acquire(failed, run);
         if (!lease) {
             if (last_error) std::rethrow_exception(last_error);
-            throw_error<Unavailable>(owner, ": no device is left to run the inference on");
+            const std::string last = m_scheduler->last_failure();
+            throw_error<Unavailable>(owner, ": no device is left to run the inference on",
+                                     last.empty() ? "" : " (the last to fail was " + last + ")");
         }
         const size_t device = lease.device;
         try {

@@ -131,6 +131,12 @@ TEST(AutoFallback, NoDeviceLeftGivesTheLastDeviceError) {
     EXPECT_EQ(compiled.get_property(auto_device::compiles),
               (std::vector<std::string>{"MOCK_REMOTE.0", "MOCK_REMOTE.1"}));
     EXPECT_EQ(compiled.get_property(auto_device::failovers), 2u);
+    // A later request finds no device at all: it still says which failed last, and why.
+    InferRequest later = compiled.create_infer_request();
+    later.set_input_tensor(make_input(1.f));
+    const std::string again = error_of([&] { later.infer(); }, ErrorKind::kUnavailable);
+    EXPECT_NE(again.find("no device is left"), std::string::npos) << again;
+    EXPECT_NE(again.find("the last to fail was MOCK_REMOTE.1"), std::string::npos) << again;
 }
 
 }  // namespace

@@ -1,6 +1,10 @@
 // AUTO selection: the most preferred device able to run the model (query_model covers every
 // op), compiles counted per device, the default order of plain "AUTO" (real devices
 // only, by DEVICE_TYPE), and errors.
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "test_utils.hpp"
 
 namespace {
@@ -163,6 +167,34 @@ TEST(AutoSelection, QueryAndCapabilities) {
     // MOCK_REMOTE runs static shapes only: AUTO over it does not claim dynamic ones.
     EXPECT_EQ(std::find(caps.begin(), caps.end(), device::capability::kDynamicShapes), caps.end());
     EXPECT_EQ(std::find(caps.begin(), caps.end(), device::capability::kExportImport), caps.end());
+}
+
+}  // namespace
+
+namespace {
+using namespace vireo;
+using namespace auto_test;
+
+// Issue 35: with CACHE_DIR set, compiling the same model twice in one process said
+// LOADED_FROM_CACHE false both times on AUTO (the core asked only whether it imported AUTO's
+// own blob). AUTO reports what its serving device says.
+TEST(AutoSelection, ReportsLoadedFromCacheOfTheServingDevice) {
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("vireo_auto_cache_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    Core core;
+    core.set_property({cache_dir(dir.string())});
+    const auto model = small_model();  // one model: generated node names are part of the key
+    CompiledModel first = core.compile_model(model, "AUTO:TEMPLATE", no_startup());
+    EXPECT_FALSE(first.get_property(loaded_from_cache));
+    CompiledModel second = core.compile_model(model, "AUTO:TEMPLATE", no_startup());
+    EXPECT_TRUE(second.get_property(loaded_from_cache));
+    InferRequest request = second.create_infer_request();
+    const Tensor x = make_input(0.5f);
+    request.set_input_tensor(x);
+    request.infer();
+    expect_near(values_of(request.get_output_tensor()), small_expected(x));
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace
