@@ -6,6 +6,7 @@
 
 #include "config.hpp"
 #include "graph_executor.hpp"
+#include "vireo/sdk/memory_limits.hpp"
 
 namespace vireo::cpu_plugin {
 namespace {
@@ -129,6 +130,7 @@ std::vector<Tensor> SubgraphRunner::run_loop(const std::vector<Tensor>& inputs,
     std::vector<Tensor> last(out_results.size());
     std::vector<std::vector<Tensor>> parts(out_results.size());
     std::vector<Tensor> results;
+    size_t scanned_bytes = 0;  // what the scan outputs hold so far, checked every iteration
     int64_t i = 0;
     for (; (trip < 0 || i < trip) && go_on; ++i) {
         if (current >= 0) {
@@ -145,11 +147,21 @@ std::vector<Tensor> SubgraphRunner::run_loop(const std::vector<Tensor>& inputs,
         results = run_body(0, values, stop);
         for (size_t o = 0; o < out_results.size(); ++o) {
             const Tensor& r = results.at(static_cast<size_t>(out_results[o]));
-            if (axis_of(o) >= 0)
+            if (axis_of(o) >= 0) {
                 parts[o].push_back(r);
-            else
+                scanned_bytes += r.get_byte_size();
+            } else {
                 last[o] = r;
+            }
         }
+        // The concatenation needs as much again, and the rest of the model its share: refuse at a
+        // quarter of the memory the process may use, before the machine runs out.
+        if (scanned_bytes > sdk::physical_memory_bytes() / 4)
+            throw_error<InvalidArgument>("CPU: ", node.describe(), ": its scan outputs hold ",
+                                         scanned_bytes, " bytes after ", i + 1,
+                                         " iterations (trip count ", trip,
+                                         "), more than a quarter of the memory available (",
+                                         sdk::physical_memory_bytes(), ")");
         for (size_t p = 0; p < params && p < back_edges.size(); ++p)
             if (back_edges[p] >= 0) values[p] = results.at(static_cast<size_t>(back_edges[p]));
         if (condition >= 0)

@@ -5,6 +5,7 @@
 #include "config.hpp"
 #include "plan_executor.hpp"
 #include "vireo/op_registry.hpp"
+#include "vireo/sdk/memory_limits.hpp"
 
 namespace vireo::template_plugin {
 namespace {
@@ -173,6 +174,7 @@ std::vector<Tensor> SubgraphRunner::run_loop(const std::vector<Tensor>& inputs,
     std::vector<Tensor> carried(params);  // values of back-edged Parameters after an iteration
     std::vector<std::vector<Tensor>> parts(out_results.size());
     std::vector<Tensor> results;
+    size_t scanned_bytes = 0;  // what the scan outputs hold so far, checked every iteration
     int64_t k = 0;
     for (; go_on && (trip < 0 || k < trip); ++k) {
         if (stop && stop())
@@ -196,8 +198,18 @@ std::vector<Tensor> SubgraphRunner::run_loop(const std::vector<Tensor>& inputs,
         for (size_t p = 0; p < params && !back.empty(); ++p)
             if (back[p] >= 0) carried[p] = results.at(static_cast<size_t>(back[p])).clone();
         for (size_t o = 0; o < out_results.size(); ++o)
-            if (Slicing::at(out_slicing, o).axis >= 0)
+            if (Slicing::at(out_slicing, o).axis >= 0) {
                 parts[o].push_back(results.at(static_cast<size_t>(out_results[o])).clone());
+                scanned_bytes += parts[o].back().get_byte_size();
+            }
+        // The concatenation needs as much again, and the rest of the model its share: refuse at a
+        // quarter of the memory the process may use, before the machine runs out.
+        if (scanned_bytes > sdk::physical_memory_bytes() / 4)
+            throw_error<InvalidArgument>(kDeviceName, ": ", node.describe(),
+                                         ": its scan outputs hold ", scanned_bytes, " bytes after ",
+                                         k + 1, " iterations (trip count ", trip,
+                                         "), more than a quarter of the memory available (",
+                                         sdk::physical_memory_bytes(), ")");
         if (cond_idx >= 0)
             go_on = scalar_of(node, results.at(static_cast<size_t>(cond_idx)),
                               "the body condition") != 0;

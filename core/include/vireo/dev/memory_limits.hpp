@@ -7,8 +7,10 @@
 
 namespace vireo::sdk {
 
-/// The machine's physical memory in bytes (sysconf, read once; SIZE_MAX / 2 if the system does
-/// not say). No single buffer can be larger. Thread-safe.
+/// The memory this process may use, in bytes, read once: the machine's physical memory (sysconf;
+/// SIZE_MAX / 2 if the system does not say), or less when the address-space or data limit
+/// (`ulimit -v`, `ulimit -d`) or the process's cgroup memory limit (a container's) is lower. No
+/// single buffer can be larger. Thread-safe.
 size_t physical_memory_bytes();
 
 }  // namespace vireo::sdk
