@@ -125,6 +125,9 @@ class GraphCompiler {
     size_t in_layout(size_t value, Layout layout);
     size_t in_bf16(size_t value);
     bool fold_constant(const NodePtr& node);
+    /// True when an input or output of `node` has a static dimension of 0 (oneDNN 2.6 cannot
+    /// create some primitives for empty tensors; the reference kernels handle them).
+    static bool touches_empty_tensor(const Node& node);
     void add_reference_step(const NodePtr& node);
     void add_state_step(const NodePtr& node);
     void add_subgraph_step(const NodePtr& node);
