@@ -49,8 +49,10 @@ void register_squash() {
     def.infer = infer_squash;
     vireo::OpRegistry::instance().add(def);
 
+    // Under the op's own domain: a kernel never meets (or replaces) a standard op's.
     vireo::reference::KernelRegistry::instance().add(
-        "Squash", [](const vireo::Node& node) { return std::make_unique<SquashKernel>(node); },
+        kDomain, "Squash",
+        [](const vireo::Node& node) { return std::make_unique<SquashKernel>(node); },
         [](const vireo::Node& node) {
             return node.input_value(0).get_element_type() == vireo::element::f32;
         });

@@ -27,7 +27,9 @@ KernelRegistry& KernelRegistry::instance() {
 }
 
 KernelRegistry::KernelRegistry() {
+    m_registering_builtins = true;
     register_builtin_kernels(*this);
+    m_registering_builtins = false;
 }
 
 void KernelRegistry::add(const std::string& type, KernelFactory factory) {
@@ -35,8 +37,32 @@ void KernelRegistry::add(const std::string& type, KernelFactory factory) {
 }
 
 void KernelRegistry::add(const std::string& type, KernelFactory factory, SupportCheck check) {
+    add("", type, std::move(factory), std::move(check));
+}
+
+void KernelRegistry::add(const std::string& domain, const std::string& type, KernelFactory factory,
+                         SupportCheck check) {
+    if (type.empty()) throw_error<InvalidArgument>("a reference kernel needs an op type");
+    if (!factory)
+        throw_error<InvalidArgument>("the reference kernel for ", type, " has no factory");
     std::lock_guard<std::mutex> lock(m_mutex);
-    m_factories[type] = Entry{std::move(factory), std::move(check)};
+    auto& entry = m_factories[{domain, type}];
+    if (entry.builtin && !m_registering_builtins)
+        throw_error<InvalidArgument>(
+            "the reference kernel of the standard op ", type,
+            " is built in and cannot be replaced; register a custom op's kernel under its domain "
+            "(KernelRegistry::add(domain, type, ...))");
+    entry = Entry{std::move(factory), std::move(check), m_registering_builtins};
+}
+
+const KernelRegistry::Entry* KernelRegistry::find_locked(const Node& node) const {
+    const std::string& type = node.get_type_name();
+    const std::string& domain = node.get_op_def().domain;
+    if (auto it = m_factories.find({domain, type}); it != m_factories.end()) return &it->second;
+    if (domain.empty()) return nullptr;
+    // A custom op may use a kernel registered without a domain, never a built-in one.
+    auto it = m_factories.find({std::string(), type});
+    return it != m_factories.end() && !it->second.builtin ? &it->second : nullptr;
 }
 
 bool KernelRegistry::supports(const Node& node) const {
@@ -44,9 +70,9 @@ bool KernelRegistry::supports(const Node& node) const {
     SupportCheck check;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
-        auto it = m_factories.find(node.get_type_name());
-        if (it == m_factories.end()) return false;
-        check = it->second.check;
+        const Entry* entry = find_locked(node);
+        if (!entry) return false;
+        check = entry->check;
     }
     try {
         return check ? check(node) : create(node) != nullptr;
@@ -59,11 +85,14 @@ std::unique_ptr<Kernel> KernelRegistry::create(const Node& node) const {
     KernelFactory factory;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
-        auto it = m_factories.find(node.get_type_name());
-        if (it == m_factories.end())
+        const Entry* entry = find_locked(node);
+        if (!entry)
             throw_error<NotImplemented>("no reference kernel for op type ", node.get_type_name(),
+                                        node.get_op_def().domain.empty()
+                                            ? std::string()
+                                            : " of domain " + node.get_op_def().domain,
                                         " (", node.describe(), ")");
-        factory = it->second.factory;
+        factory = entry->factory;
     }
     auto kernel = factory(node);
     if (!kernel) throw_error<NotImplemented>("no reference kernel for ", node.describe());
@@ -73,7 +102,8 @@ std::unique_ptr<Kernel> KernelRegistry::create(const Node& node) const {
 std::vector<std::string> KernelRegistry::types() const {
     std::lock_guard<std::mutex> lock(m_mutex);
     std::vector<std::string> out;
-    for (const auto& [type, f] : m_factories) out.push_back(type);
+    for (const auto& [key, f] : m_factories)
+        if (key.first.empty()) out.push_back(key.second);
     return out;
 }
 

@@ -46,15 +46,24 @@ using KernelFactory = std::function<std::unique_ptr<Kernel>(const Node& node)>;
 /// constant weights).
 using SupportCheck = std::function<bool(const Node& node)>;
 
-/// Kernels by op type. Thread-safe; built-in kernels are registered on first use.
+/// Kernels by op domain and type. Thread-safe; built-in kernels are registered on first use.
+/// A node finds the kernel of its op's domain and type; a node of a custom domain with none
+/// there uses a kernel registered without a domain for its type, if that kernel is not a
+/// built-in one (so an extension's "Relu" never runs, or replaces, the standard Relu kernel).
 class KernelRegistry {
   public:
     static KernelRegistry& instance();
-    /// Registers (or replaces) the factory for op `type` (canonical name, e.g. "Convolution").
-    /// Without a support check, supports() builds a kernel and throws it away.
+    /// Registers (or replaces) the factory for op `type` (canonical name, e.g. "Convolution")
+    /// of the standard domain. Without a support check, supports() builds a kernel and throws it
+    /// away. Replacing a built-in kernel is refused (InvalidArgument): register a custom op's
+    /// kernel under its domain (below).
     void add(const std::string& type, KernelFactory factory);
     /// Registers (or replaces) the factory for op `type` with a cheap support check.
     void add(const std::string& type, KernelFactory factory, SupportCheck check);
+    /// Registers (or replaces) the factory for op `type` of `domain` (the OpDef's domain, e.g. an
+    /// extension's); `domain` "" is the standard one, as above.
+    void add(const std::string& domain, const std::string& type, KernelFactory factory,
+             SupportCheck check = SupportCheck());
     /// True if a factory exists for the node's type and it accepts the node (element types,
     /// attributes): asks the op's support check when it has one, else builds the kernel.
     /// Parameter, Result, Constant, ReadValue and Assign are handled by executors and are
@@ -69,9 +78,13 @@ class KernelRegistry {
     struct Entry {
         KernelFactory factory;
         SupportCheck check;  // empty: supports() builds the kernel
+        bool builtin = false;
     };
+    /// The entry for `node`'s domain and type, or null. Called with m_mutex held.
+    const Entry* find_locked(const Node& node) const;
     mutable std::mutex m_mutex;
-    std::map<std::string, Entry> m_factories;
+    bool m_registering_builtins = false;
+    std::map<std::pair<std::string, std::string>, Entry> m_factories;  // (domain, type)
 };
 
 /// Runs `node` once on `inputs`: infers output shapes from the inputs' shapes and values,
