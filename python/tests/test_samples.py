@@ -22,8 +22,15 @@ def test_hello_infer_writes_the_golden_output(tmp_path):
                "-o", tmp_path)
     assert done.returncode == 0, done.stderr
     np.testing.assert_allclose(np.load(tmp_path / "y.npy"), np.load(model / "output_y.npy"), rtol=1e-4, atol=1e-5)
-    bad = run(SAMPLES / "hello_infer.py", model / "model.xml", "-d", "NO_SUCH_DEVICE")
+    bad = run(SAMPLES / "hello_infer.py", model / "model.xml", "-d", "NO_SUCH_DEVICE", "--zero_inputs")
     assert bad.returncode == 1 and "NotFound" in bad.stderr
+    # An input not given is refused (exit 2, naming it), unless --zero_inputs asks for zeros.
+    refused = run(SAMPLES / "hello_infer.py", model / "model.xml", "-d", "TEMPLATE", "-o", tmp_path)
+    assert refused.returncode == 2 and "no values for input(s) x" in refused.stderr
+    zeros = run(SAMPLES / "hello_infer.py", model / "model.xml", "-d", "TEMPLATE", "--zero_inputs",
+                "-o", tmp_path / "zeros")
+    assert zeros.returncode == 0, zeros.stderr
+    assert np.load(tmp_path / "zeros" / "y.npy").shape == np.load(model / "output_y.npy").shape
 
 
 def test_async_queue_reports_no_mismatch():

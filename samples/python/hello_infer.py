@@ -2,9 +2,10 @@
 """hello_infer.py: runs one inference of any model Vireo reads, inputs and outputs as .npy files.
 
     PYTHONPATH=build/python python3 samples/python/hello_infer.py MODEL.xml|.onnx \
-        [-d TEMPLATE] [-i x=input_x.npy ...] [-o OUTPUT_DIR]
+        [-d AUTO] [-i x=input_x.npy ...] [--zero_inputs] [-o OUTPUT_DIR]
 
-Inputs not given are filled with zeros (static shapes only). Each output is written to
+Every input must be given with -i, unless --zero_inputs fills the missing ones with zeros (static
+shapes only): a model never runs on made-up data by accident. Each output is written to
 OUTPUT_DIR/<name>.npy and summarised on stdout.
 """
 import argparse
@@ -19,9 +20,11 @@ import vireo
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model", help="IR .xml or .onnx file")
-    parser.add_argument("-d", "--device", default="TEMPLATE", help="device name (default TEMPLATE)")
+    parser.add_argument("-d", "--device", default="AUTO", help="device name (default AUTO)")
     parser.add_argument("-i", "--input", action="append", default=[], metavar="NAME=FILE.npy",
                         help="an input's values; repeat for several inputs")
+    parser.add_argument("--zero_inputs", action="store_true",
+                        help="fill inputs not given with -i with zeros instead of refusing to run")
     parser.add_argument("-o", "--output-dir", default=".", help="where <output name>.npy files go")
     args = parser.parse_args()
 
@@ -34,15 +37,22 @@ def main():
             parser.error(f"--input wants NAME=FILE.npy, got '{item}'")
         given[name] = np.load(path)
     inputs = {}
+    missing = []
     for port in compiled.inputs:
         name = port.any_name
         if name in given:
             inputs[name] = given.pop(name)
-        else:
+        elif args.zero_inputs:
             inputs[name] = np.zeros(port.shape.to_shape(), port.element_type.to_dtype())
+        else:
+            missing.append(name)
+            continue
         print(f"input  {name}: {inputs[name].dtype} {list(inputs[name].shape)}")
     if given:
         parser.error(f"the model has no input named {', '.join(given)}")
+    if missing:
+        parser.error(f"no values for input(s) {', '.join(missing)}: give each with -i NAME=FILE.npy, "
+                     "or --zero_inputs to fill them with zeros")
 
     results = compiled(inputs)
     out_dir = pathlib.Path(args.output_dir)
