@@ -2,6 +2,7 @@
 paths, oversized property values, silent dtype conversion, Ctrl-C during a blocking wait,
 AsyncInferQueue fed from its own callback, and writers that would destroy their own input."""
 import os
+import pathlib
 import shutil
 import signal
 import threading
@@ -131,3 +132,27 @@ def test_serialize_refuses_to_overwrite_the_model_it_came_from(core, tiny_xml, t
     np.testing.assert_array_equal(y, np.ones((1, 10), np.float32))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["copy.bin", "copy.xml", "model.bin",
                                                           "model.xml"]
+
+
+def test_plugins_xml_is_found_beside_libvireo_even_after_chdir(tmp_path):
+    """libvireo found through a relative LD_LIBRARY_PATH, then the application changes directory:
+    plugins.xml (and the plugins it names) must still come from libvireo's own directory, not
+    from the same relative path under the new working directory, where one is planted here."""
+    import subprocess
+    import sys
+    lib_dir = pathlib.Path(vireo.__file__).resolve().parents[2] / "lib"  # <build>/lib
+    assert (lib_dir / "plugins.xml").is_file(), lib_dir
+    planted = tmp_path / "elsewhere" / lib_dir.name
+    planted.mkdir(parents=True)
+    (planted / "plugins.xml").write_text(
+        '<ie><plugins><plugin name="PLANTED" location="libplanted.so"/></plugins></ie>')
+    script = ("import os, sys, vireo\n"
+              "os.chdir(sys.argv[1])\n"
+              "print(','.join(vireo.Core().available_devices))\n")
+    env = dict(os.environ, LD_LIBRARY_PATH=lib_dir.name,  # relative: resolved against cwd
+               PYTHONPATH=str(pathlib.Path(vireo.__file__).resolve().parents[1]))
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "elsewhere")],
+                          cwd=lib_dir.parent, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    devices = done.stdout.strip().split(",")
+    assert "PLANTED" not in devices and "TEMPLATE" in devices, done.stdout + done.stderr
