@@ -152,6 +152,46 @@ TEST(OnnxControlFlow, RunTimeIfWithBranchesOfDifferentShapes) {
     }
 }
 
+// torch's squeeze-if-size-1 idiom, as in the Silero VAD models (issue 30): an If whose branches
+// differ in rank (then: x [1,2,3]; else: Squeeze(x) [2,3]) feeds a 1-D Conv, whose weights fix
+// its input's rank at 3. It imports; the rank-3 branch runs, the rank-2 one fails at run time
+// naming the shape (a model that really gave Conv a rank-2 input would be invalid).
+TEST(OnnxControlFlow, IfOfBranchesOfDifferentRankFeedsAnOpWithAFixedRank) {
+    OnnxBuilder b(13);
+    b.input("c", kBool, {}).input("x", kF32, {1, 2, 3});
+    b.initializer("w", {1, 2, 1}, {2.f, -1.f});
+    onnx::GraphProto then_g, else_g;
+    then_g.set_name("then");
+    add_node(then_g, "Identity", {"x"}, {"t"});
+    value_info(then_g.add_output(), "t", kF32, {1, 2, 3});
+    else_g.set_name("else");
+    add_node(else_g, "Squeeze", {"x"}, {"e"});
+    value_info(else_g.add_output(), "e", kF32, {2, 3});
+    auto& node = b.node("If", {"c"}, {"r"}, "squeeze_if_size_1");
+    graph_attribute(node, "then_branch", then_g);
+    graph_attribute(node, "else_branch", else_g);
+    b.node("Conv", {"r", "w"}, {"y"}, "conv1d");
+    b.output("y", kF32, {1, 1, 3});
+
+    Core core;
+    auto model = core.read_model(b.bytes(), Tensor());
+    auto request = core.compile_model(model, "TEMPLATE").create_infer_request();
+    const std::vector<float> x{1.f, 2.f, 3.f, 10.f, 20.f, 30.f};
+    request.set_tensor("x", f32({1, 2, 3}, x));
+    request.set_tensor("c", boolean(true));
+    request.infer();
+    const Tensor y = request.get_tensor("y");
+    ASSERT_EQ(y.get_shape(), (Shape{1, 1, 3}));
+    for (size_t i = 0; i < 3; ++i) EXPECT_EQ(y.data<float>()[i], 2.f * x[i] - x[3 + i]) << i;
+    request.set_tensor("c", boolean(false));
+    try {
+        request.infer();
+        ADD_FAILURE() << "a rank-2 input reached a 1-D Conv";
+    } catch (const Exception& e) {
+        EXPECT_NE(std::string(e.what()).find("[2,3]"), std::string::npos) << e.what();
+    }
+}
+
 // An If inside the Loop body whose branches read the outer graph's w: the capture passes through
 // the body (a capture of a capture). No cond input: the trip count alone bounds the loop.
 TEST(OnnxControlFlow, IfNestedInLoopCapturesAnOuterValueThroughTheBody) {

@@ -23,6 +23,16 @@ int64_t static_rank(const NodeContext& ctx, const Output& x, const char* what) {
     return shape.rank().get_length();
 }
 
+Output with_rank(const NodeContext& ctx, const Output& x, int64_t rank, const char* what) {
+    const auto& shape = x.get_partial_shape();
+    if (shape.rank().is_static()) {
+        if (shape.rank().get_length() != rank)
+            ctx.fail(what, " must have rank ", rank, ", got ", shape);
+        return x;
+    }
+    return op::reshape(x, ints(std::vector<int64_t>(static_cast<size_t>(rank), 0)), true);
+}
+
 int64_t normalize_axis(const NodeContext& ctx, int64_t axis, int64_t rank) {
     if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
         ctx.fail("axis ", axis, " is out of range for rank ", rank);

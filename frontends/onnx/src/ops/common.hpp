@@ -20,6 +20,12 @@ Output scalar(element::Type type, double value);
 Output identity(const Output& x);
 /// The static rank of `x`; the translator's error when it is dynamic.
 int64_t static_rank(const NodeContext& ctx, const Output& x, const char* what = "input");
+/// `x` with the rank `rank` the ONNX operator requires of it: itself when its rank is static
+/// (InvalidArgument naming `what` when it differs), else a Reshape to `rank` dimensions copied
+/// from it (special zero), which fails at run time if the rank is not `rank` after all. Exported
+/// models compute some ranks at run time (torch's squeeze-if-size-1 under an If whose branches
+/// differ in rank); an operator with a fixed rank then fixes it again.
+Output with_rank(const NodeContext& ctx, const Output& x, int64_t rank, const char* what = "input");
 /// `axis` in [-rank, rank) made non-negative; an error naming the node otherwise.
 int64_t normalize_axis(const NodeContext& ctx, int64_t axis, int64_t rank);
 /// `v` (1-D, length C) reshaped to [1, C, 1, ...] for a rank-`rank` tensor with channels on axis 1.
@@ -38,7 +44,7 @@ std::string auto_pad(const NodeContext& ctx);
 Output dims(const Output& x, int64_t begin, int64_t end);
 /// ONNX Conv's convolution (attributes kernel_shape, strides, pads, dilations, auto_pad, group of
 /// `ctx`) of `x` by `w`, without bias: Convolution, or GroupConvolution for group > 1.
-Output build_conv(const NodeContext& ctx, const Output& x, Output w);
+Output build_conv(const NodeContext& ctx, Output x, Output w);
 /// The translator result for a single-output node.
 inline OutputVector one(const Output& o) {
     return {o};

@@ -55,7 +55,10 @@ std::vector<int64_t> static_kernel(const NodeContext& ctx, const Output& w, size
 
 }  // namespace
 
-Output build_conv(const NodeContext& ctx, const Output& x, Output w) {
+Output build_conv(const NodeContext& ctx, Output x, Output w) {
+    // The weights' rank (static in every exported model) fixes the input's: N, C, spatial...
+    if (x.get_partial_shape().rank().is_dynamic() && w.get_partial_shape().rank().is_static())
+        x = with_rank(ctx, x, w.get_partial_shape().rank().get_length(), "X");
     const size_t spatial = spatial_rank(ctx, x);
     const Window win = window(ctx, spatial);
     const int64_t group = ctx.attr_int("group", 1);

@@ -92,8 +92,7 @@ OutputVector recurrent(const NodeContext& ctx, Kind kind) {
     const int64_t gates = kind == Kind::kRnn ? 1 : kind == Kind::kGru ? 3 : 4;
     const int64_t layout = ctx.attr_int("layout", 0);
     if (layout != 0 && layout != 1) ctx.fail("layout must be 0 or 1, got ", layout);
-    Output x = ctx.input(0);
-    if (static_rank(ctx, x, "X") != 3) ctx.fail("X must have rank 3, got ", x.get_partial_shape());
+    Output x = with_rank(ctx, ctx.input(0), 3, "X");
     if (layout == 0) x = op::transpose(x, ints({1, 0, 2}));  // [batch, seq, input]
     const std::string dir = ctx.attr_string("direction", "forward");
     if (dir != "forward" && dir != "reverse" && dir != "bidirectional")
