@@ -94,6 +94,7 @@ struct Graph {
     std::vector<NodePtr> views;            ///< ops that became views (no step, no copy)
     std::vector<size_t> assign_steps;
     bool dynamic = false;
+    element::Type precision = element::f32;  ///< what compile_graph was asked for (bodies too)
     size_t arena_bytes = 0;
     size_t scratchpad_bytes = 0;  ///< the largest oneDNN scratchpad of any step
     size_t weights_bytes = 0;     ///< constant memory oneDNN primitives hold (reordered weights)

@@ -112,6 +112,7 @@ class GraphCompiler {
         : m_model(std::move(model)), m_packed(packed), m_bf16(bf16) {
         m_graph = std::make_shared<Graph>();
         m_graph->model = m_model;
+        m_graph->precision = bf16 ? element::bf16 : element::f32;
     }
 
     std::shared_ptr<const Graph> compile();

@@ -5,7 +5,9 @@
 #include <cstring>
 
 #include "config.hpp"
+#include "graph_compiler.hpp"
 #include "graph_executor.hpp"
+#include "vireo/reference/constant_folding.hpp"
 #include "vireo/sdk/memory_limits.hpp"
 
 namespace vireo::cpu_plugin {
@@ -49,6 +51,7 @@ Tensor concatenate(const std::vector<Tensor>& parts, size_t axis, const Tensor& 
 SubgraphRunner::SubgraphRunner(const Step& step, int omp_threads)
     : m_step(step), m_threads(omp_threads) {
     m_bodies.resize(step.bodies.size());
+    m_specialized.resize(step.bodies.size());
 }
 
 SubgraphRunner::~SubgraphRunner() = default;
@@ -78,12 +81,44 @@ std::vector<Tensor> SubgraphRunner::run_body(size_t b, const std::vector<Tensor>
                                              const std::function<bool()>& stop) {
     if (stop && stop())
         throw_error<Cancelled>(kDeviceName, ": inference cancelled in ", m_step.node->describe());
-    if (!m_bodies[b]) m_bodies[b] = std::make_unique<GraphExecutor>(m_step.bodies[b], m_threads);
-    m_bodies[b]->run(inputs, stop, nullptr, {});
+    GraphExecutor& executor = executor_for(b, inputs);
+    executor.run(inputs, stop, nullptr, {});
     std::vector<Tensor> results;
     for (size_t r = 0; r < m_step.bodies[b]->result_values.size(); ++r)
-        results.push_back(m_bodies[b]->result(r).clone());
+        results.push_back(executor.result(r).clone());
     return results;
+}
+
+GraphExecutor& SubgraphRunner::executor_for(size_t b, const std::vector<Tensor>& inputs) {
+    const auto& generic = m_step.bodies[b];
+    auto generic_executor = [&]() -> GraphExecutor& {
+        if (!m_bodies[b]) m_bodies[b] = std::make_unique<GraphExecutor>(generic, m_threads);
+        return *m_bodies[b];
+    };
+    if (!generic->dynamic) return generic_executor();
+    std::vector<Shape> shapes;
+    for (const auto& t : inputs) shapes.push_back(t.get_shape());
+    auto& cache = m_specialized[b];
+    auto it = cache.find(shapes);
+    if (it == cache.end()) {
+        if (cache.size() >= kMaxBodyShapes) return generic_executor();
+        std::unique_ptr<GraphExecutor> executor;
+        try {
+            auto copy = generic->model->clone();
+            std::map<Output, PartialShape> reshaped;
+            const auto& params = copy->get_parameters();
+            for (size_t i = 0; i < params.size() && i < shapes.size(); ++i)
+                reshaped[params[i]->output(0)] = PartialShape(shapes[i]);
+            copy->reshape(reshaped);
+            reference::fold_model_constants(*copy);  // shapes computed from shapes become static
+            auto graph = compile_graph(std::move(copy), nullptr, generic->precision);
+            if (!graph->dynamic) executor = std::make_unique<GraphExecutor>(graph, m_threads);
+        } catch (const Exception&) {
+            // The generic body runs these shapes and reports what is wrong with them.
+        }
+        it = cache.emplace(std::move(shapes), std::move(executor)).first;
+    }
+    return it->second ? *it->second : generic_executor();
 }
 
 std::vector<Tensor> SubgraphRunner::run_if(const std::vector<Tensor>& inputs,

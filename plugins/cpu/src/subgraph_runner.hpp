@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -38,10 +39,18 @@ class SubgraphRunner {
     /// Runs body `b` on `inputs` (one per body Parameter) and returns copies of its Results.
     std::vector<Tensor> run_body(size_t b, const std::vector<Tensor>& inputs,
                                  const std::function<bool()>& stop);
+    /// The executor for body `b` on inputs of these shapes: a body compiled with dynamic shapes
+    /// (its ops on reference kernels) is compiled again for the shapes it meets, so its
+    /// convolutions, MatMuls and RNNs run on oneDNN as the main graph's do (CompiledModel::
+    /// graph_for); up to kMaxBodyShapes shapes per body, then the generic body.
+    GraphExecutor& executor_for(size_t b, const std::vector<Tensor>& inputs);
+    static constexpr size_t kMaxBodyShapes = 8;
 
     const Step& m_step;
     int m_threads;
-    std::vector<std::unique_ptr<GraphExecutor>> m_bodies;
+    std::vector<std::unique_ptr<GraphExecutor>> m_bodies;  // the generic body graphs
+    /// Per body: executors of the body specialized to input shapes (null: not specializable).
+    std::vector<std::map<std::vector<Shape>, std::unique_ptr<GraphExecutor>>> m_specialized;
 };
 
 }  // namespace vireo::cpu_plugin

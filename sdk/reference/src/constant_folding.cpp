@@ -210,9 +210,91 @@ size_t default_fold_budget_bytes() {
     return std::min<size_t>(size_t{256} << 20, sdk::physical_memory_bytes() / 8);
 }
 
+namespace {
+
+Consumers consumers_of(const NodeVector& nodes) {
+    Consumers consumers;
+    for (const auto& node : nodes)
+        for (size_t i = 0; i < node->get_input_size(); ++i) {
+            const Output& src = node->input_value(i);
+            consumers[{src.get_node(), src.get_index()}].emplace_back(node.get(), i);
+        }
+    return consumers;
+}
+
+void fold_pass(Model& model, size_t& budget_left, FoldStats& stats);
+
+// Replaces every If whose condition is a Constant by the body it takes: a clone of the body whose
+// Parameters read the If's inputs and whose Results' sources take the If outputs' consumers (and
+// tensor names). Returns how many were inlined. Bodies with sinks (Assign) stay.
+size_t inline_constant_ifs(Model& model) {
+    const NodeVector nodes = model.get_ordered_ops();
+    Consumers consumers = consumers_of(nodes);
+    size_t inlined = 0;
+    for (const auto& node : nodes) {
+        if (node->get_type_name() != "If") continue;
+        const Node* cond = node->input_value(0).get_node();
+        if (cond->get_type_name() != "Constant" || cond->get_constant_value().get_size() != 1)
+            continue;
+        Tensor flag(element::boolean, Shape{1});
+        const Tensor& value = cond->get_constant_value();
+        convert_elements(Tensor(value.get_element_type(), Shape{1}, value.data()), flag);
+        const bool taken = *static_cast<const char*>(flag.data()) != 0;
+        const auto& chosen = node->get_bodies().at(taken ? 0 : 1);
+        if (!chosen->get_sinks().empty()) continue;
+        const auto body = chosen->clone();
+        const auto& in_map =
+            node->get_attribute<std::vector<int64_t>>(taken ? "then_inputs" : "else_inputs");
+        const auto& out_map =
+            node->get_attribute<std::vector<int64_t>>(taken ? "then_outputs" : "else_outputs");
+        const auto& params = body->get_parameters();
+        const auto& results = body->get_results();
+        if (in_map.size() != params.size() || out_map.size() != node->get_output_size()) continue;
+        Consumers inner = consumers_of(body->get_ordered_ops());
+        for (size_t k = 0; k < params.size(); ++k) {
+            const Output outer = node->input_value(static_cast<size_t>(in_map[k]));
+            for (auto& [consumer, input] : inner[{params[k].get(), 0}])
+                consumer->set_argument(input, outer);
+        }
+        for (size_t o = 0; o < node->get_output_size(); ++o) {
+            const Output source = results.at(static_cast<size_t>(out_map[o]))->input_value(0);
+            const Output replaced(node, o);
+            source.add_names(replaced.get_names());
+            for (auto& [consumer, input] : consumers[{node.get(), o}]) {
+                consumer->set_argument(input, source);
+                consumers[{source.get_node(), source.get_index()}].emplace_back(consumer, input);
+            }
+            consumers[{node.get(), o}].clear();
+        }
+        ++inlined;
+    }
+    if (inlined) model.validate();
+    return inlined;
+}
+
+}  // namespace
+
 FoldStats fold_model_constants(Model& model, size_t budget_bytes) {
     FoldStats stats;
     size_t budget_left = budget_bytes;
+    const NodeVector original = model.get_ordered_ops();
+    // Folding can make an If's condition constant (torch's rank and size checks); inlining its
+    // body can make more values constant: a few rounds, each a fold pass then an inlining pass.
+    constexpr int kMaxRounds = 8;
+    for (int round = 0; round < kMaxRounds; ++round) {
+        fold_pass(model, budget_left, stats);
+        if (inline_constant_ifs(model) == 0) break;
+    }
+    std::set<const Node*> alive;
+    for (const auto& node : model.get_ordered_ops()) alive.insert(node.get());
+    stats.removed = 0;
+    for (const auto& node : original) stats.removed += alive.count(node.get()) ? 0 : 1;
+    return stats;
+}
+
+namespace {
+
+void fold_pass(Model& model, size_t& budget_left, FoldStats& stats) {
     const NodeVector before = model.get_ordered_ops();
     Consumers consumers;
     for (const auto& node : before)
@@ -283,10 +365,8 @@ FoldStats fold_model_constants(Model& model, size_t budget_bytes) {
         ++stats.folded;
     }
     model.validate();
-    std::set<const Node*> alive;
-    for (const auto& node : model.get_ordered_ops()) alive.insert(node.get());
-    for (const auto& node : before) stats.removed += alive.count(node.get()) ? 0 : 1;
-    return stats;
 }
+
+}  // namespace
 
 }  // namespace vireo::reference

@@ -67,3 +67,54 @@ TEST(ConstantFolding, ADynamicShapeIsLeftAlone) {
 
 }  // namespace
 }  // namespace vireo
+
+namespace vireo {
+namespace {
+
+// torch's "squeeze(-1) if that axis has size 1" under static shapes: the If's condition
+// Equal(Gather(ShapeOf(x), 2), 1) folds once the model is reshaped, the If is replaced by the body
+// it takes (then: Squeeze, rank 2; else: Relu, rank 3), and the output becomes static, keeping
+// its name. Left dynamic, the If stays.
+std::shared_ptr<Model> squeeze_if_size_one() {
+    auto x = op::parameter(element::f32, PartialShape{Dimension(), 4, Dimension()}, "x");
+    auto dim2 = op::gather(op::shape_of(x), i64({2}, Shape{}), i64({0}, Shape{}));
+    auto cond = make_node("Equal", {dim2, i64({1}, Shape{})});
+    auto tp = op::parameter(element::f32, PartialShape{Dimension(), 4, Dimension()}, "tp");
+    auto then_body = std::make_shared<Model>(OutputVector{op::squeeze(tp, i64({2}, Shape{1}))},
+                                             ParameterVector{tp}, "then");
+    auto ep = op::parameter(element::f32, PartialShape{Dimension(), 4, Dimension()}, "ep");
+    auto else_body =
+        std::make_shared<Model>(OutputVector{op::relu(ep)}, ParameterVector{ep}, "else");
+    auto branch = op::if_op(cond, {x}, then_body, else_body);
+    branch->output(0).set_names({"y"});
+    return std::make_shared<Model>(OutputVector{op::relu(branch)}, ParameterVector{x}, "m");
+}
+
+size_t count_ifs(const Model& model) {
+    size_t n = 0;
+    for (const auto& node : model.get_ordered_ops()) n += node->get_type_name() == "If";
+    return n;
+}
+
+TEST(ConstantFolding, AnIfWhoseConditionFoldsIsReplacedByTheBodyItTakes) {
+    for (const int64_t last : {1, 7}) {
+        SCOPED_TRACE(last);
+        auto model = squeeze_if_size_one();
+        EXPECT_TRUE(model->output(0).get_partial_shape().rank().is_dynamic());  // 2 or 3
+        model->reshape(PartialShape{2, 4, last});
+        reference::fold_model_constants(*model);
+        EXPECT_EQ(count_ifs(*model), 0u);
+        const PartialShape expected = last == 1 ? PartialShape{2, 4} : PartialShape{2, 4, 7};
+        EXPECT_EQ(model->output(0).get_partial_shape(), expected);
+        // The If's output name moved to the value that replaced it.
+        const Output relu_input =
+            model->get_results()[0]->input_value(0).get_node()->input_value(0);
+        EXPECT_EQ(relu_input.get_names().count("y"), 1u);
+    }
+    auto dynamic = squeeze_if_size_one();
+    reference::fold_model_constants(*dynamic);
+    EXPECT_EQ(count_ifs(*dynamic), 1u);
+}
+
+}  // namespace
+}  // namespace vireo

@@ -51,6 +51,11 @@ size_t default_fold_budget_bytes();
 ///   evaluate is left as is. The outputs of all folds together stay within `budget_bytes`: a
 ///   node whose output does not fit in what is left (or whose size is unknown) runs at
 ///   inference, where the plugin's memory checks apply to it like to any other value;
+/// - an If whose condition is (or folds to) a Constant is replaced by the body it takes (a clone
+///   wired to the If's inputs, its Results' sources taking the If outputs' names), and folding
+///   runs again on what that makes constant, for a few rounds (torch exports check ranks and
+///   sizes with Ifs whose branches differ in rank; static shapes decide them). Bodies with
+///   sinks (Assign) stay;
 /// - nodes no result or sink depends on are dropped.
 /// Parameters and Results keep their order, friendly names and tensor names; a folded output
 /// hands its tensor names and rt_info to the Constant that replaces it, which lists the layers
