@@ -135,7 +135,8 @@ size_t mark_quantized_weights(Model& model) {
 }
 
 std::optional<QuantizedWeights> quantized_weights_of(const Output& port) {
-    if (port.get_node()->get_type_name() != "Constant") return std::nullopt;
+    // A Constant folded from a marked output, or the marked output itself when the folding
+    // budget left it to the graph compiler.
     const auto& info = port.get_rt_info();
     auto it = info.find(kQuantizedWeightsKey);
     if (it == info.end() || !it->second.is<QuantizedWeights>()) return std::nullopt;

@@ -35,7 +35,7 @@ inline constexpr const char* kQuantizedWeightsKey = "cpu.quantized_weights";
 /// the output's rt_info). Returns how many outputs were marked.
 size_t mark_quantized_weights(Model& model);
 
-/// The QuantizedWeights a Constant output was folded from, when it was marked.
+/// The QuantizedWeights of a marked output, or of the Constant it was folded into.
 std::optional<QuantizedWeights> quantized_weights_of(const Output& port);
 
 /// DequantizeLinear as the reader writes it: Convert(q: u8/i8 -> f32) [-> Subtract zero point]
