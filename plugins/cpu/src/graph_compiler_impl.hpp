@@ -176,6 +176,8 @@ class GraphCompiler {
     bool try_int8_convolution(const NodePtr& node, const DequantizeMatch& dq);
     bool try_int8_matmul(const NodePtr& node, const DequantizeMatch& dq);
     bool try_int8_max_pool(const NodePtr& node, const DequantizeMatch& dq);
+    /// Add of a deferred dequantization and another tensor of the same shape.
+    bool try_int8_add(const NodePtr& node);
     bool try_quantize(const NodePtr& node);
     /// Appends the QuantizeLinear after `chain` (when it follows alone) as output scale and
     /// zero point post-op; gives the integer type of the destination, or f32.

@@ -59,6 +59,15 @@ bool GraphCompiler::try_int8(const NodePtr& node) {
         if (!has_value(node->input_value(0)) && !materialize(node->input_value(0))) return false;
         return try_quantize(node);
     }
+    if (type == "Add") {
+        const auto absorbed = m_absorbed;
+        try {
+            if (try_int8_add(node)) return true;
+        } catch (const dnnl::error&) {
+        }
+        m_absorbed = absorbed;
+        return false;
+    }
     if (node->get_input_size() == 0) return false;
     auto it = m_deferred.find(node->input_value(0));
     if (it == m_deferred.end()) return false;
@@ -322,6 +331,82 @@ bool GraphCompiler::try_int8_matmul(const NodePtr& node, const DequantizeMatch& 
             {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, false, 0, {}, s32_scalar(dq.zero_point)});
     op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
     add_dnnl_step(node, chain, std::move(op), Layout::kPlain);
+    m_graph->steps.back().type = "Int8" + m_graph->steps.back().type;
+    return true;
+}
+
+bool GraphCompiler::try_int8_add(const NodePtr& node) {
+    // DequantizeLinear(a) + b (the residual add of a quantized block) in one pass that reads the
+    // integers: b * (1 / scale) + a, then * scale - scale * zero point, then the chain after the
+    // add. oneDNN 2.6's jit binary wants an f32 first source for an f32 destination and has only
+    // a reference kernel for source scales, so a is the binary post-op's operand.
+    if (node->get_input_size() != 2 || !is_f32(node->output(0))) return false;
+    const Shape out = node->get_output_shape(0);
+    size_t integer = 2;
+    for (size_t i = 0; i < 2 && integer == 2; ++i)
+        if (m_deferred.count(node->input_value(i))) integer = i;
+    if (integer == 2) return false;
+    const Output& other_port = node->input_value(1 - integer);
+    if (node->input_value(integer).get_shape() != out || other_port.get_shape() != out)
+        return false;  // no broadcasting here
+    const DequantizeMatch dq = m_deferred.at(node->input_value(integer));
+    const size_t a = value_of(dq.q);
+    const Layout layout = m_graph->values[a].layout;
+    if (layout == Layout::kChannelsLast && out.size() < 3) return false;
+    if (!has_value(other_port) && !materialize(other_port)) return false;
+    if (m_graph->values[value_of(other_port)].type != element::f32) return false;
+    const size_t b = in_layout(value_of(other_port), layout);
+    const auto a_md = desc_of(a), b_md = desc_of(b);
+    const dnnl::memory::desc dst_md(
+        a_md.dims(), dt::f32,
+        layout == Layout::kPlain ? plain_tag(out.size()) : channels_last_tag(out.size()));
+    const dnnl::memory::desc scale_md(Dims(out.size(), 1), dt::f32, plain_tag(out.size()));
+    const float inverse = 1.f / dq.scale;
+    std::vector<PostOp> leading(2);
+    leading[0].kind = PostOp::Kind::kBinary;
+    leading[0].algorithm = algorithm::binary_add;
+    leading[0].desc = a_md;
+    leading[0].value = static_cast<long>(a);
+    leading[1].algorithm = algorithm::eltwise_linear;
+    leading[1].alpha = dq.scale;
+    leading[1].beta = -dq.scale * static_cast<float>(dq.zero_point);
+    const FusionTarget target = elementwise_target(dst_md, layout, out);
+    auto make = [&](const std::vector<PostOp>& post_ops) {
+        auto op = std::make_shared<DnnlOp>();
+        const auto attr = make_attr(post_ops, op.get());
+        dnnl::binary::desc desc(algorithm::binary_mul, b_md, scale_md, dst_md);
+        dnnl::binary::primitive_desc pd(desc, attr, cpu_engine());
+        op->primitive = dnnl::binary(pd);
+        op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+        op->impl = pd.impl_info_str();
+        op->args.insert(
+            op->args.begin(),
+            {DNNL_ARG_SRC_1, false, 0, {}, make_constant(scale_md, &inverse, scale_md)});
+        op->args.insert(op->args.begin(), {DNNL_ARG_SRC_0, true, b, b_md, {}});
+        op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
+        return op;
+    };
+    // The chain after the add as post-ops when oneDNN takes them all (as add_with_chain does for
+    // the f32 binary); else the add alone. A reference implementation is refused either way.
+    const auto absorbed = m_absorbed;
+    FusedChain chain = fuse_chain(node->output(0), target);
+    std::vector<PostOp> all = leading;
+    std::shared_ptr<DnnlOp> op;
+    if (append_eltwise(all, chain.post_ops) && all.size() <= kMaxPostOps) {
+        try {
+            op = make(all);
+        } catch (const dnnl::error&) {
+            op = nullptr;
+        }
+    }
+    if (!op || reference_impl(op->impl)) {
+        m_absorbed = absorbed;
+        chain = FusedChain();
+        chain.output = node->output(0);
+        op = make(leading);
+        if (reference_impl(op->impl)) return false;
+    }
+    add_dnnl_step(node, chain, std::move(op), layout);
     m_graph->steps.back().type = "Int8" + m_graph->steps.back().type;
     return true;
 }

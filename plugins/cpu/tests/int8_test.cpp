@@ -256,6 +256,33 @@ TEST(Int8, ZeroActivationScaleIsNotFused) {
     EXPECT_EQ(rows_with_type_prefix(profile(model, in), "Quantize"), 0u);
 }
 
+TEST(Int8, ResidualAddReadsIntegers) {
+    // DQ(u8 a) + f32 b -> Relu, and DQ(c) + DQ(a) with two zero points: one binary each, reading
+    // the integers of one operand.
+    auto a = op::parameter(element::u8, {1, 16, 6, 6}, "a");
+    auto b = op::parameter(element::f32, {1, 16, 6, 6}, "b");
+    auto c = op::parameter(element::u8, {1, 16, 6, 6}, "c");
+    // A convolution first, so the integers arrive channels-last as inside a network.
+    const Weights w = random_weights({16, 16, 1, 1}, true, 18);
+    Output qa = quantize(op::convolution(dequantize(a, 0.02f, 120), dequantized_weights(w), {1, 1},
+                                         {0, 0}, {0, 0}, {1, 1}),
+                         0.01f, 128, element::u8);
+    Output y1 = op::relu(op::add(dequantize(qa, 0.01f, 128), b));
+    Output y2 = op::add(dequantize(c, 0.03f, 7), dequantize(qa, 0.01f, 128));
+    auto model =
+        std::make_shared<Model>(OutputVector{y1, y2}, ParameterVector{a, b, c}, "residual");
+    const std::vector<Tensor> in{random_integers(element::u8, {1, 16, 6, 6}, 19),
+                                 random_tensor({1, 16, 6, 6}, 20),
+                                 random_integers(element::u8, {1, 16, 6, 6}, 21)};
+    const auto [cpu, ref] = run_both(model, in);
+    EXPECT_TRUE(all_close(cpu[0], ref[0], 1e-5, 1e-5));
+    EXPECT_TRUE(all_close(cpu[1], ref[1], 1e-5, 1e-5));
+    const auto rows = profile(model, in);
+    EXPECT_EQ(rows_with_type_prefix(rows, "Int8Add+Relu"), 1u);
+    EXPECT_EQ(rows_with_type_prefix(rows, "Int8Add"), 2u);
+    EXPECT_EQ(rows_with_type_prefix(rows, "Dequantize"), 1u);  // y2's second operand
+}
+
 TEST(Int8, MixedInt8AndF32Regions) {
     // f32 input -> Q -> DQ -> Conv+Relu -> Q -> DQ -> MaxPool -> Q -> DQ -> Conv -> Softmax (f32).
     // Power-of-two activation scales make the reorder's x * (1 / s) equal to x / s.
