@@ -44,6 +44,10 @@ def parse_args(argv):
     p.add_argument("--per-tensor-weights", action="store_true", help="one weight scale per tensor")
     p.add_argument("--exclude", default="", help="comma-separated node names left in f32")
     p.add_argument("--device", default="CPU", help="Vireo device that runs calibration")
+    p.add_argument("--check", nargs="*", metavar="NPY",
+                   help="after writing, run the f32 and the quantized model on these inputs (one "
+                   ".npy per model input; default: the first calibration sample) and print the "
+                   "signal-to-quantization-noise ratio of each output in dB")
     return p.parse_args(argv)
 
 
@@ -314,6 +318,23 @@ def topological(nodes, available):
     return order
 
 
+def sqnr_db(reference, quantized):
+    noise = np.sum((reference.astype(np.float64) - quantized.astype(np.float64)) ** 2)
+    signal = np.sum(reference.astype(np.float64) ** 2)
+    return float("inf") if noise == 0 else 10.0 * np.log10(signal / noise)
+
+
+def check(f32_path, qdq_path, sample, device):
+    """SQNR of each output of the quantized model against the f32 one, on one sample."""
+    import vireo  # noqa: E402
+    core = vireo.Core()
+    outs = []
+    for path in (f32_path, qdq_path):
+        request = core.compile_model(path, device).create_infer_request()
+        outs.append([np.array(v) for v in request.infer(sample).to_tuple()])
+    return [sqnr_db(r, q) for r, q in zip(outs[0], outs[1])]
+
+
 def main(argv):
     args = parse_args(argv)
     model = onnx.load(args.input)
@@ -321,7 +342,8 @@ def main(argv):
     exclude = set(filter(None, args.exclude.split(",")))
     targets, quantized, shared = plan(model, exclude)
     calibrated = sorted({c for c, _ in quantized.values()})
-    lo, hi = calibrate(model, calibrated, load_samples(model, args.calib, args.samples), args.device)
+    samples = load_samples(model, args.calib, args.samples)
+    lo, hi = calibrate(model, calibrated, samples, args.device)
     params = {}
     for tensor, (cal, act) in quantized.items():
         params[tensor] = activation_params(lo[cal], hi[cal], args.symmetric_activations)
@@ -334,6 +356,10 @@ def main(argv):
     model = quantize_model(model, targets, quantized, shared, params, args.per_tensor_weights)
     onnx.checker.check_model(model)
     onnx.save(model, args.output)
+    if args.check is not None:
+        sample = [np.load(f) for f in args.check] if args.check else samples[0]
+        for i, db in enumerate(check(args.input, args.output, sample, args.device)):
+            print(f"vireo_quantize: output {i}: SQNR {db:.1f} dB against f32")
     print(f"vireo_quantize: {len(targets)} ops with int8 weights, {len(quantized) + len(shared)} "
           f"quantized activations -> {args.output}")
 
