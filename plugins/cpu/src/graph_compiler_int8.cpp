@@ -4,6 +4,7 @@
 // its integers; QuantizeLinear and the dequantizations still needed become single reorders.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "graph_compiler_impl.hpp"
 
@@ -357,9 +358,9 @@ bool GraphCompiler::try_int8_add(const NodePtr& node) {
     if (m_graph->values[value_of(other_port)].type != element::f32) return false;
     const size_t b = in_layout(value_of(other_port), layout);
     const auto a_md = desc_of(a), b_md = desc_of(b);
-    const dnnl::memory::desc dst_md(
-        a_md.dims(), dt::f32,
-        layout == Layout::kPlain ? plain_tag(out.size()) : channels_last_tag(out.size()));
+    const tag dst_tag =
+        layout == Layout::kPlain ? plain_tag(out.size()) : channels_last_tag(out.size());
+    dnnl::memory::desc dst_md(a_md.dims(), dt::f32, dst_tag);
     const dnnl::memory::desc scale_md(Dims(out.size(), 1), dt::f32, plain_tag(out.size()));
     const float inverse = 1.f / dq.scale;
     std::vector<PostOp> leading(2);
@@ -391,8 +392,43 @@ bool GraphCompiler::try_int8_add(const NodePtr& node) {
     const auto absorbed = m_absorbed;
     FusedChain chain = fuse_chain(node->output(0), target);
     std::vector<PostOp> all = leading;
+    bool fits = append_eltwise(all, chain.post_ops) && all.size() <= kMaxPostOps;
+    // A QuantizeLinear after the add (or after add + Relu, the block output of a quantized
+    // ResNet) is the integer destination: u = b / scale + a; (u - zp) * scale / y_scale + y_zp,
+    // and with Relu max(u, zp) in place of u (Relu commutes with the positive factor). One
+    // linear post-op, as oneDNN 2.6 computes a second one with the first one's constants.
+    const bool relu_only =
+        chain.post_ops.size() == 1 && chain.post_ops[0].kind == PostOp::Kind::kEltwise &&
+        chain.post_ops[0].algorithm == algorithm::eltwise_relu && chain.post_ops[0].alpha == 0.f;
+    if (const auto uses = consumers(chain.output);
+        uses.size() == 1 && !chain.bias && (chain.post_ops.empty() || relu_only)) {
+        if (const auto qm = match_quantize(*uses[0].node, m_consumers)) {
+            const float k = dq.scale / qm->scale;
+            const float zp = static_cast<float>(dq.zero_point);
+            all.resize(1);
+            PostOp p;
+            if (relu_only) {
+                p.algorithm = algorithm::eltwise_clip;
+                p.alpha = zp;
+                p.beta = std::numeric_limits<float>::max();
+                all.push_back(p);
+            }
+            p.algorithm = algorithm::eltwise_linear;
+            p.alpha = k;
+            p.beta = static_cast<float>(qm->zero_point) - zp * k;
+            all.push_back(p);
+            for (const auto& n : qm->nodes) {
+                chain.nodes.push_back(n);
+                m_absorbed.insert(n.get());
+            }
+            chain.types.push_back("Quantize");
+            chain.output = qm->output;
+            dst_md = dnnl::memory::desc(a_md.dims(), int8_type(qm->type), dst_tag);
+            fits = true;
+        }
+    }
     std::shared_ptr<DnnlOp> op;
-    if (append_eltwise(all, chain.post_ops) && all.size() <= kMaxPostOps) {
+    if (fits) {
         try {
             op = make(all);
         } catch (const dnnl::error&) {
@@ -403,6 +439,7 @@ bool GraphCompiler::try_int8_add(const NodePtr& node) {
         m_absorbed = absorbed;
         chain = FusedChain();
         chain.output = node->output(0);
+        dst_md = dnnl::memory::desc(a_md.dims(), dt::f32, dst_tag);
         op = make(leading);
         if (reference_impl(op->impl)) return false;
     }

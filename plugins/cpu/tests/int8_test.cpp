@@ -283,6 +283,32 @@ TEST(Int8, ResidualAddReadsIntegers) {
     EXPECT_EQ(rows_with_type_prefix(rows, "Dequantize"), 1u);  // y2's second operand
 }
 
+TEST(Int8, ResidualAddRequantized) {
+    // The block output of a quantized ResNet: Q(Relu(DQ(a) + b)), and Q(DQ(a) + b) without Relu;
+    // the adds write the integers.
+    auto a = op::parameter(element::u8, {1, 16, 6, 6}, "a");
+    auto b = op::parameter(element::f32, {1, 16, 6, 6}, "b");
+    const Weights w = random_weights({16, 16, 1, 1}, true, 22);
+    Output qa = quantize(op::convolution(dequantize(a, 0.02f, 120), dequantized_weights(w), {1, 1},
+                                         {0, 0}, {0, 0}, {1, 1}),
+                         0.01f, 128, element::u8);
+    Output y1 = quantize(op::relu(op::add(dequantize(qa, 0.01f, 128), b)), 0.008f, 0, element::u8);
+    Output y2 = quantize(op::add(b, dequantize(qa, 0.01f, 128)), 0.004f, 130, element::u8);
+    auto model = std::make_shared<Model>(OutputVector{y1, y2}, ParameterVector{a, b}, "res_q");
+    const std::vector<Tensor> in{random_integers(element::u8, {1, 16, 6, 6}, 23),
+                                 random_tensor({1, 16, 6, 6}, 24)};
+    const auto [cpu, ref] = run_both(model, in);
+    EXPECT_TRUE(within_one_quantum(cpu[0], ref[0]));
+    EXPECT_TRUE(within_one_quantum(cpu[1], ref[1]));
+    EXPECT_GT(count_value(ref[0], 0), 0u);    // Relu's zeros
+    EXPECT_GT(count_value(ref[0], 255), 0u);  // and saturation above
+    EXPECT_GT(count_value(ref[1], 0), 0u);
+    const auto rows = profile(model, in);
+    EXPECT_EQ(rows_with_type_prefix(rows, "Int8Add+Relu+Quantize"), 1u);
+    EXPECT_EQ(rows_with_type_prefix(rows, "Int8Add+Quantize"), 1u);
+    EXPECT_EQ(rows_with_type_prefix(rows, "Quantize"), 0u);
+}
+
 TEST(Int8, MixedInt8AndF32Regions) {
     // f32 input -> Q -> DQ -> Conv+Relu -> Q -> DQ -> MaxPool -> Q -> DQ -> Conv -> Softmax (f32).
     // Power-of-two activation scales make the reorder's x * (1 / s) equal to x / s.
