@@ -57,6 +57,18 @@ bool GraphCompiler::try_int8(const NodePtr& node) {
         return true;
     }
     if (type == "Divide") {
+        // QuantizeLinear(DequantizeLinear(q)) with the same scale, zero point and type is q: the
+        // pair cancels and the Q's output port names q's value (no step).
+        if (auto it = m_deferred.find(node->input_value(0)); it != m_deferred.end()) {
+            const auto qm = match_quantize(*node, m_consumers);
+            const DequantizeMatch& dq = it->second;
+            if (qm && qm->scale == dq.scale && qm->zero_point == dq.zero_point &&
+                qm->type == dq.q.get_element_type()) {
+                for (size_t i = 1; i < qm->nodes.size(); ++i) m_absorbed.insert(qm->nodes[i].get());
+                m_value_of[qm->output] = value_of(dq.q);
+                return true;
+            }
+        }
         if (!has_value(node->input_value(0)) && !materialize(node->input_value(0))) return false;
         return try_quantize(node);
     }

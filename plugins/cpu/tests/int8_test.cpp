@@ -309,6 +309,26 @@ TEST(Int8, ResidualAddRequantized) {
     EXPECT_EQ(rows_with_type_prefix(rows, "Quantize"), 0u);
 }
 
+TEST(Int8, DequantizeQuantizePairCancels) {
+    // Q(DQ(q)) with equal parameters is q (exactly, no step); with other parameters it is
+    // computed (a reorder each way).
+    auto x = op::parameter(element::u8, {1, 8, 5, 5}, "x");
+    Output same = quantize(dequantize(x, 0.05f, 37), 0.05f, 37, element::u8);
+    Output other = quantize(dequantize(x, 0.05f, 37), 0.07f, 20, element::u8);
+    Output y = op::relu(dequantize(same, 0.05f, 37));
+    auto model = std::make_shared<Model>(OutputVector{same, other, y}, ParameterVector{x}, "dq_q");
+    const std::vector<Tensor> in{random_integers(element::u8, {1, 8, 5, 5}, 25)};
+    const auto [cpu, ref] = run_both(model, in);
+    ASSERT_EQ(cpu[0].get_size(), in[0].get_size());
+    for (size_t i = 0; i < in[0].get_size(); ++i)
+        ASSERT_EQ(cpu[0].data<uint8_t>()[i], in[0].data<uint8_t>()[i]) << "element " << i;
+    EXPECT_TRUE(within_one_quantum(cpu[1], ref[1]));
+    EXPECT_TRUE(all_close(cpu[2], ref[2], 1e-6, 1e-6));
+    const auto rows = profile(model, in);
+    EXPECT_EQ(rows_with_type_prefix(rows, "Quantize"), 1u);    // `other` only
+    EXPECT_EQ(rows_with_type_prefix(rows, "Dequantize"), 2u);  // for `other` and for the Relu
+}
+
 TEST(Int8, MixedInt8AndF32Regions) {
     // f32 input -> Q -> DQ -> Conv+Relu -> Q -> DQ -> MaxPool -> Q -> DQ -> Conv -> Softmax (f32).
     // Power-of-two activation scales make the reorder's x * (1 / s) equal to x / s.
