@@ -8,6 +8,7 @@
 
 #include "async_infer_request.hpp"
 #include "graph_compiler.hpp"
+#include "int8_patterns.hpp"
 #include "plugin.hpp"
 #include "sync_infer_request.hpp"
 #include "vireo/ir.hpp"
@@ -89,6 +90,7 @@ std::shared_ptr<const Graph> CompiledModel::graph_for(
         for (size_t i = 0; i < input_shapes.size(); ++i)
             shapes[copy->get_parameters().at(i)->output(0)] = PartialShape(input_shapes[i]);
         copy->reshape(shapes);
+        mark_quantized_weights(*copy);
         reference::fold_model_constants(*copy);  // shapes computed from shapes become static
         const OmpTeamScope team(m_config.omp_threads_per_stream());
         graph = compile_graph(std::move(copy), nullptr, m_config.resolved_precision());

@@ -33,7 +33,11 @@ dnnl::memory::desc GraphCompiler::desc_of(size_t id) const {
     const Shape shape = v.shape.to_shape();
     const tag t =
         v.layout == Layout::kPlain ? plain_tag(shape.size()) : channels_last_tag(shape.size());
-    return dnnl::memory::desc(dims_of(shape), v.type == element::bf16 ? dt::bf16 : dt::f32, t);
+    const dt type = v.type == element::bf16 ? dt::bf16
+                    : v.type == element::u8 ? dt::u8
+                    : v.type == element::i8 ? dt::s8
+                                            : dt::f32;
+    return dnnl::memory::desc(dims_of(shape), type, t);
 }
 
 // A reorder step from value `id` into a new computed value like it with `layout` and `type`:
@@ -229,7 +233,8 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
     const Value* other = nullptr;
     if (c.get_input_size() == 2) {
         const Output& other_port = c.input_value(1 - input);
-        if (!has_value(other_port) || !is_f32(other_port)) return false;
+        if ((!has_value(other_port) && !materialize(other_port)) || !is_f32(other_port))
+            return false;
         other = &m_graph->values[value_of(other_port)];
     }
     // Activations, math ops and scalar operands: eltwise post-ops.
@@ -309,6 +314,8 @@ FusedChain GraphCompiler::fuse_chain(const Output& start, const FusionTarget& ta
         }
         if (uses.size() != 1) break;
         Node& c = *uses[0].node;
+        // A QuantizeLinear is one step of its own (or the int8 destination of the anchor).
+        if (match_quantize(c, m_consumers)) break;
         if (!fuse_link(c, uses[0].input, target, chain)) break;
         chain.nodes.push_back(c.shared_from_this());
         chain.types.push_back(c.get_type_name());
@@ -410,6 +417,8 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
         if (type == "Parameter" || type == "Result" || type == "Constant" ||
             m_absorbed.count(node.get()))
             continue;
+        if (!m_graph->dynamic && try_int8(node)) continue;
+        materialize_inputs(*node);
         if (type == "If" || type == "Loop") {
             add_subgraph_step(node);
             continue;
@@ -473,6 +482,7 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
         throw_error<NotImplemented>(kDeviceName,
                                     ": the model has ops the CPU plugin cannot run:", message);
     }
+    for (const auto& result : m_model->get_results()) materialize(result->input_value(0));
     for (const auto& result : m_model->get_results())
         m_graph->result_values.push_back(
             in_layout(value_of(result->input_value(0)), Layout::kPlain));

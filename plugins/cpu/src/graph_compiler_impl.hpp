@@ -11,6 +11,7 @@
 
 #include "config.hpp"
 #include "graph.hpp"
+#include "int8_patterns.hpp"
 #include "patterns.hpp"
 
 namespace vireo::cpu_plugin::detail {
@@ -68,6 +69,16 @@ inline bool is_per_channel(const Shape& shape, size_t rank, size_t axis, size_t 
     }
     return true;
 }
+
+/// Window geometry of a convolution or pooling: oneDNN's strides, dilations (minus one) and pads,
+/// the right pad being the one that reproduces the model's output size.
+struct Window {
+    Dims strides, dilations, pad_l, pad_r;
+};
+/// False when no pads give `out` from `in` (or an AvgPool's ceil overflow would count as pad).
+bool resolve_window(const Node& node, const Shape& in, const Shape& out,
+                    const std::vector<size_t>& kernel, const std::vector<int64_t>& dilations,
+                    Window* w);
 
 // What a fused chain may attach to: the primitive's destination as the graph sees it.
 struct FusionTarget {
@@ -161,6 +172,24 @@ class GraphCompiler {
     void add_internal_reorder(const dnnl::memory::desc& from, size_t from_value, size_t to_value,
                               const NodePtr& node, const std::string& what);
     bool try_reduce(const NodePtr& node);
+    // Quantized models (graph_compiler_int8.cpp).
+    /// Runs before the f32 builders: defers a DequantizeLinear chain (its integer input is what
+    /// an int8 consumer reads), makes a QuantizeLinear chain one reorder, and runs Convolution,
+    /// GroupConvolution and MatMul whose input is a deferred dequantization on int8 primitives.
+    bool try_int8(const NodePtr& node);
+    bool try_int8_convolution(const NodePtr& node, const DequantizeMatch& dq);
+    bool try_int8_matmul(const NodePtr& node, const DequantizeMatch& dq);
+    bool try_int8_max_pool(const NodePtr& node, const DequantizeMatch& dq);
+    /// Add of a deferred dequantization and another tensor of the same shape.
+    bool try_int8_add(const NodePtr& node);
+    bool try_quantize(const NodePtr& node);
+    /// Appends the QuantizeLinear after `chain` (when it follows alone) as output scale and
+    /// zero point post-op; gives the integer type of the destination, or f32.
+    dt requantize_chain(FusedChain& chain);
+    /// Computes a deferred dequantization (one reorder, or its ops on reference kernels) so that
+    /// `port` has a value; false when `port` is not a deferred one.
+    bool materialize(const Output& port);
+    void materialize_inputs(const Node& node);
     /// The fusion target of an element-wise step writing `dst` (layout `layout`, shape `shape`).
     FusionTarget elementwise_target(const dnnl::memory::desc& dst, Layout layout,
                                     const Shape& shape) const;
@@ -191,6 +220,8 @@ class GraphCompiler {
     std::map<std::tuple<size_t, Layout, element::Type>, size_t> m_converted;
     std::map<std::string, size_t> m_variable_index;
     std::vector<std::string> m_unsupported;
+    /// Dequantizations not computed (yet): their f32 output port -> the match.
+    std::map<Output, DequantizeMatch> m_deferred;
 };
 
 }  // namespace vireo::cpu_plugin::detail

@@ -5,11 +5,6 @@
 #include "graph_compiler_impl.hpp"
 
 namespace vireo::cpu_plugin::detail {
-namespace {
-
-struct Window {
-    Dims strides, dilations, pad_l, pad_r;
-};
 
 bool resolve_window(const Node& node, const Shape& in, const Shape& out,
                     const std::vector<size_t>& kernel, const std::vector<int64_t>& dilations,
@@ -49,6 +44,8 @@ bool resolve_window(const Node& node, const Shape& in, const Shape& out,
     }
     return true;
 }
+
+namespace {
 
 // Row-major strides of `shape`, then the last two swapped when `transposed` (a view of the
 // stored [..., b, a] matrix as [..., a, b]).

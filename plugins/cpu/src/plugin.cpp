@@ -8,6 +8,7 @@
 
 #include "compiled_model.hpp"
 #include "graph_compiler.hpp"
+#include "int8_patterns.hpp"
 #include "subgraph_runner.hpp"
 #include "vireo/ir.hpp"
 #include "vireo/log.hpp"
@@ -51,6 +52,8 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> mode
     const OmpTeamScope team(config.omp_threads_per_stream());
     // ShapeOf of static shapes and every constant subgraph fold first, so a model reshaped to
     // static input shapes is static everywhere and nothing waits for run-time shapes.
+    // Integer weights are marked first: folding makes their dequantization an f32 Constant.
+    mark_quantized_weights(*model);
     reference::fold_model_constants(*model);
     auto graph = compile_graph(model, packed, config.resolved_precision());
     if (graph->dynamic) {

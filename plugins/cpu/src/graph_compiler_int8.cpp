@@ -1,0 +1,512 @@
+// Implements the graph compiler's int8 path for quantized (QDQ) models: DequantizeLinear chains
+// are deferred so that a Convolution or MatMul reads their integers, runs as a u8/s8 x s8 oneDNN
+// primitive (output scales, source zero point) and writes f32 or, when a QuantizeLinear follows,
+// its integers; QuantizeLinear and the dequantizations still needed become single reorders.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "graph_compiler_impl.hpp"
+
+namespace vireo::cpu_plugin::detail {
+namespace {
+
+dt int8_type(element::Type type) {
+    return type == element::u8 ? dt::u8 : type == element::i8 ? dt::s8 : dt::undef;
+}
+
+// A one-element s32 memory holding `value` (a zero point passed at run time, as oneDNN 2.6's jit
+// int8 kernels require: DNNL_RUNTIME_S32_VAL at creation).
+dnnl::memory s32_scalar(int32_t value) {
+    const dnnl::memory::desc md({1}, dt::s32, tag::a);
+    return make_constant(md, &value, md);
+}
+
+// The scale of each of `channels` output channels of weights `w` (one per tensor or one per
+// channel, the channel being the flat index / (size / channels) for convolution weights and
+// (flat / stride) % channels for MatMul ones); empty when the scales run along another axis.
+std::vector<float> weight_scales(const QuantizedWeights& w, size_t channels, size_t stride) {
+    if (w.scales.size() == 1) return std::vector<float>(channels, w.scales[0]);
+    if (w.scales.size() != channels || w.stride != stride) return {};
+    return w.scales;
+}
+
+bool scales_usable(const std::vector<float>& scales) {
+    if (scales.empty()) return false;
+    for (float s : scales)
+        if (!(s > 0) || !std::isfinite(s)) return false;  // zero scale: f32 ops keep the semantics
+    return true;
+}
+
+bool reference_impl(const std::string& impl) {
+    return impl.rfind("ref", 0) == 0;
+}
+
+}  // namespace
+
+bool GraphCompiler::try_int8(const NodePtr& node) {
+    const std::string& type = node->get_type_name();
+    if (type == "Convert") {
+        auto dq = match_dequantize(*node, m_consumers);
+        if (!dq || !has_value(dq->q) ||
+            m_graph->values[value_of(dq->q)].kind == ValueKind::kConstant ||
+            !dq->q.get_partial_shape().is_static())
+            return false;
+        for (size_t i = 1; i < dq->nodes.size(); ++i) m_absorbed.insert(dq->nodes[i].get());
+        m_deferred.emplace(dq->output, std::move(*dq));
+        return true;
+    }
+    if (type == "Divide") {
+        // QuantizeLinear(DequantizeLinear(q)) with the same scale, zero point and type is q: the
+        // pair cancels and the Q's output port names q's value (no step).
+        if (auto it = m_deferred.find(node->input_value(0)); it != m_deferred.end()) {
+            const auto qm = match_quantize(*node, m_consumers);
+            const DequantizeMatch& dq = it->second;
+            if (qm && qm->scale == dq.scale && qm->zero_point == dq.zero_point &&
+                qm->type == dq.q.get_element_type()) {
+                for (size_t i = 1; i < qm->nodes.size(); ++i) m_absorbed.insert(qm->nodes[i].get());
+                m_value_of[qm->output] = value_of(dq.q);
+                return true;
+            }
+        }
+        if (!has_value(node->input_value(0)) && !materialize(node->input_value(0))) return false;
+        return try_quantize(node);
+    }
+    if (type == "Add") {
+        const auto absorbed = m_absorbed;
+        try {
+            if (try_int8_add(node)) return true;
+        } catch (const dnnl::error&) {
+        }
+        m_absorbed = absorbed;
+        return false;
+    }
+    if (node->get_input_size() == 0) return false;
+    auto it = m_deferred.find(node->input_value(0));
+    if (it == m_deferred.end()) return false;
+    const DequantizeMatch dq = it->second;
+    const auto absorbed = m_absorbed;
+    bool done = false;
+    try {
+        if (type == "Convolution" || type == "GroupConvolution")
+            done = try_int8_convolution(node, dq);
+        else if (type == "MatMul")
+            done = try_int8_matmul(node, dq);
+        else if (type == "MaxPool")
+            done = try_int8_max_pool(node, dq);
+    } catch (const dnnl::error&) {
+        done = false;
+    }
+    if (!done) m_absorbed = absorbed;  // the f32 builders run the anchor and its chain
+    return done;
+}
+
+bool GraphCompiler::materialize(const Output& port) {
+    auto it = m_deferred.find(port);
+    if (it == m_deferred.end()) return false;
+    const DequantizeMatch dq = it->second;
+    m_deferred.erase(it);
+    const size_t q = value_of(dq.q);
+    const Layout layout = m_graph->values[q].layout;
+    FusedChain chain;
+    chain.nodes.assign(dq.nodes.begin() + 1, dq.nodes.end());
+    for (const auto& n : chain.nodes) chain.types.push_back(n->get_type_name());
+    chain.output = dq.output;
+    try {
+        // (q - zero point) * scale: the reorder's source zero point and output scale.
+        dnnl::primitive_attr attr;
+        attr.set_output_scales(0, {dq.scale});
+        if (dq.zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+        const auto from = desc_of(q);
+        const dnnl::memory::desc to(from.dims(), dt::f32,
+                                    layout == Layout::kPlain
+                                        ? plain_tag(from.dims().size())
+                                        : channels_last_tag(from.dims().size()));
+        auto op = make_reorder(from, to, q, SIZE_MAX, attr);
+        if (reference_impl(op->impl)) throw dnnl::error(dnnl_unimplemented, "reference reorder");
+        if (dq.zero_point != 0)
+            op->args.push_back({DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC,
+                                false,
+                                0,
+                                {},
+                                s32_scalar(dq.zero_point)});
+        add_dnnl_step(dq.nodes[0], chain, std::move(op), layout);
+        m_graph->steps.back().type = "Dequantize";
+    } catch (const dnnl::error&) {
+        for (const auto& n : dq.nodes) add_reference_step(n);
+    }
+    return true;
+}
+
+void GraphCompiler::materialize_inputs(const Node& node) {
+    for (const auto& in : node.input_values()) materialize(in);
+}
+
+bool GraphCompiler::try_quantize(const NodePtr& node) {
+    const auto qm = match_quantize(*node, m_consumers);
+    if (!qm || !qm->input.get_partial_shape().is_static()) return false;
+    const size_t x = value_of(qm->input);
+    const Value& xv = m_graph->values[x];
+    if (xv.type != element::f32 || xv.kind == ValueKind::kConstant) return false;
+    const Layout layout = xv.layout;
+    const auto from = desc_of(x);
+    const dnnl::memory::desc to(from.dims(), int8_type(qm->type),
+                                layout == Layout::kPlain ? plain_tag(from.dims().size())
+                                                         : channels_last_tag(from.dims().size()));
+    dnnl::primitive_attr attr;
+    attr.set_output_scales(0, {1.f / qm->scale});
+    if (qm->zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
+    std::shared_ptr<DnnlOp> op;
+    try {
+        op = make_reorder(from, to, x, SIZE_MAX, attr);
+    } catch (const dnnl::error&) {
+        return false;
+    }
+    if (reference_impl(op->impl)) return false;
+    if (qm->zero_point != 0)
+        op->args.push_back(
+            {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, false, 0, {}, s32_scalar(qm->zero_point)});
+    FusedChain chain;
+    for (size_t i = 1; i < qm->nodes.size(); ++i) {
+        chain.nodes.push_back(qm->nodes[i]);
+        chain.types.push_back(qm->nodes[i]->get_type_name());
+        m_absorbed.insert(qm->nodes[i].get());
+    }
+    chain.output = qm->output;
+    add_dnnl_step(node, chain, std::move(op), layout);
+    m_graph->steps.back().type = "Quantize";
+    return true;
+}
+
+dt GraphCompiler::requantize_chain(FusedChain& chain) {
+    const auto uses = consumers(chain.output);
+    if (uses.size() != 1) return dt::f32;
+    const auto qm = match_quantize(*uses[0].node, m_consumers);
+    if (!qm) return dt::f32;
+    // y = saturate(round(x / scale) + zero point): the f32 result scaled and shifted by one linear
+    // post-op, rounded and saturated by the integer destination.
+    PostOp p;
+    p.algorithm = algorithm::eltwise_linear;
+    p.alpha = 1.f / qm->scale;
+    p.beta = static_cast<float>(qm->zero_point);
+    std::vector<PostOp> joined = chain.post_ops;
+    if (!append_eltwise(joined, p) || joined.size() > kMaxPostOps) return dt::f32;
+    chain.post_ops = std::move(joined);
+    for (const auto& n : qm->nodes) {
+        chain.nodes.push_back(n);
+        m_absorbed.insert(n.get());
+    }
+    chain.types.push_back("Quantize");
+    chain.output = qm->output;
+    return int8_type(qm->type);
+}
+
+bool GraphCompiler::try_int8_convolution(const NodePtr& node, const DequantizeMatch& dq) {
+    const bool grouped = node->get_type_name() == "GroupConvolution";
+    const Output& wport = node->input_value(1);
+    if (!is_f32(node->output(0))) return false;
+    const auto qw = quantized_weights_of(wport);
+    if (!qw || !qw->symmetric || qw->q.get_element_type() != element::i8) return false;
+    const Shape in = dq.q.get_shape(), out = node->get_output_shape(0), wshape = wport.get_shape();
+    const size_t rank = in.size();
+    if (rank < 3 || rank > 5) return false;
+    const size_t channels = out[1];
+    const std::vector<float> w_scales =
+        weight_scales(*qw, channels, shape_size(wshape) / std::max<size_t>(channels, 1));
+    if (!scales_usable(w_scales)) return false;
+    const size_t lead = grouped ? 3 : 2;
+    std::vector<size_t> kernel(wshape.begin() + lead, wshape.end());
+    Window w;
+    if (!resolve_window(*node, in, out, kernel,
+                        node->get_attribute<std::vector<int64_t>>("dilations"), &w))
+        return false;
+
+    const dnnl::memory::desc src_md(dims_of(in), int8_type(dq.q.get_element_type()),
+                                    channels_last_tag(rank));
+    dnnl::memory::desc dst_md(dims_of(out), dt::f32, channels_last_tag(rank));
+    const tag wtag = grouped ? (rank == 3   ? tag::abcd
+                                : rank == 4 ? tag::abcde
+                                            : tag::abcdef)
+                             : plain_tag(rank);
+    const dnnl::memory::desc w_plain(dims_of(wshape), dt::s8, wtag);
+    const dnnl::memory::desc w_any(dims_of(wshape), dt::s8, tag::any);
+
+    FusionTarget target;
+    target.rank = rank;
+    target.channel_axis = 1;
+    target.channels = channels;
+    target.layout = Layout::kChannelsLast;
+    target.dst = dst_md;
+    target.channel_dims = Dims(rank, 1);
+    target.channel_dims[1] = static_cast<dnnl::memory::dim>(channels);
+    FusedChain chain = fuse_chain(node->output(0), target);
+    dst_md = dnnl::memory::desc(dims_of(out), requantize_chain(chain), channels_last_tag(rank));
+
+    // acc = sum (q_x - zp_x) * q_w in s32; dst = scale_x * scale_w[oc] * (acc + bias'), oneDNN
+    // 2.6 adding the bias before the output scale, so the f32 bias is divided by it.
+    std::vector<float> out_scales(channels);
+    for (size_t c = 0; c < channels; ++c) out_scales[c] = dq.scale * w_scales[c];
+    auto op = std::make_shared<DnnlOp>();
+    auto attr = make_attr(chain.post_ops, op.get());
+    attr.set_output_scales(1 << 1, out_scales);
+    if (dq.zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    const dnnl::memory::desc bias_md =
+        chain.bias ? dnnl::memory::desc({static_cast<dnnl::memory::dim>(channels)}, dt::f32, tag::a)
+                   : dnnl::memory::desc();
+    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                         algorithm::convolution_direct, src_md, w_any, bias_md,
+                                         dst_md, w.strides, w.dilations, w.pad_l, w.pad_r);
+    dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
+    if (reference_impl(pd.impl_info_str())) return false;
+    op->primitive = dnnl::convolution_forward(pd);
+    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+    op->impl = pd.impl_info_str();
+    const size_t src = in_layout(value_of(dq.q), Layout::kChannelsLast);
+    op->args.push_back({DNNL_ARG_SRC, true, src, src_md, {}});
+    op->args.push_back({DNNL_ARG_WEIGHTS,
+                        false,
+                        0,
+                        {},
+                        weights_constant(wport, w_plain, qw->q.data(), pd.weights_desc())});
+    if (chain.bias) {
+        std::vector<float> bias(channels);
+        const float* b = static_cast<const float*>(chain.bias.data());
+        for (size_t c = 0; c < channels; ++c) bias[c] = b[c] / out_scales[c];
+        op->args.push_back(
+            {DNNL_ARG_BIAS, false, 0, {}, make_constant(bias_md, bias.data(), pd.bias_desc())});
+    }
+    if (dq.zero_point != 0)
+        op->args.push_back(
+            {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, false, 0, {}, s32_scalar(dq.zero_point)});
+    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
+    add_dnnl_step(node, chain, std::move(op), Layout::kChannelsLast);
+    m_graph->steps.back().type = "Int8" + m_graph->steps.back().type;
+    return true;
+}
+
+bool GraphCompiler::try_int8_matmul(const NodePtr& node, const DequantizeMatch& dq) {
+    const Output& b = node->input_value(1);
+    if (!is_f32(node->output(0)) || node->get_attribute<bool>("transpose_a")) return false;
+    const bool tb = node->get_attribute<bool>("transpose_b");
+    const auto qw = quantized_weights_of(b);
+    if (!qw || !qw->symmetric || qw->q.get_element_type() != element::i8) return false;
+    const Shape as = dq.q.get_shape(), bs = b.get_shape(), out = node->get_output_shape(0);
+    if (as.size() < 2 || bs.size() != 2) return false;
+    const size_t K = as.back(), N = out.back(), M = shape_size(as) / std::max<size_t>(K, 1);
+    // Output channel n of [K, N] weights is flat % N; of transposed [N, K] ones flat / K.
+    const std::vector<float> w_scales = weight_scales(*qw, N, tb ? K : 1);
+    if (!scales_usable(w_scales)) return false;
+    const auto d = [](size_t v) { return static_cast<dnnl::memory::dim>(v); };
+    const dnnl::memory::desc src_md({d(M), d(K)}, int8_type(dq.q.get_element_type()), tag::ab);
+    const dnnl::memory::desc w_plain({d(K), d(N)}, dt::s8, tb ? Dims{1, d(K)} : Dims{d(N), 1});
+    const dnnl::memory::desc w_any({d(K), d(N)}, dt::s8, tag::any);
+    dnnl::memory::desc dst_md({d(M), d(N)}, dt::f32, tag::ab);
+
+    FusionTarget target;
+    target.rank = out.size();
+    target.channel_axis = out.size() - 1;
+    target.channels = N;
+    target.layout = Layout::kPlain;
+    target.dst = dst_md;
+    target.channel_dims = Dims{1, d(N)};
+    FusedChain chain = fuse_chain(node->output(0), target);
+    dst_md = dnnl::memory::desc({d(M), d(N)}, requantize_chain(chain), tag::ab);
+
+    std::vector<float> out_scales(N);
+    for (size_t n = 0; n < N; ++n) out_scales[n] = dq.scale * w_scales[n];
+    auto op = std::make_shared<DnnlOp>();
+    auto attr = make_attr(chain.post_ops, op.get());
+    attr.set_output_scales(1 << 1, out_scales);
+    if (dq.zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    const dnnl::memory::desc bias_md =
+        chain.bias ? dnnl::memory::desc({1, d(N)}, dt::f32, tag::ab) : dnnl::memory::desc();
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, w_any, bias_md, dst_md), attr,
+                                    cpu_engine());
+    if (reference_impl(pd.impl_info_str())) return false;
+    op->primitive = dnnl::matmul(pd);
+    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+    op->impl = pd.impl_info_str();
+    op->args.push_back({DNNL_ARG_SRC, true, in_layout(value_of(dq.q), Layout::kPlain), src_md, {}});
+    op->args.push_back({DNNL_ARG_WEIGHTS,
+                        false,
+                        0,
+                        {},
+                        weights_constant(b, w_plain, qw->q.data(), pd.weights_desc())});
+    if (chain.bias) {
+        std::vector<float> bias(N);
+        const float* bp = static_cast<const float*>(chain.bias.data());
+        for (size_t n = 0; n < N; ++n) bias[n] = bp[n] / out_scales[n];
+        op->args.push_back(
+            {DNNL_ARG_BIAS, false, 0, {}, make_constant(bias_md, bias.data(), pd.bias_desc())});
+    }
+    if (dq.zero_point != 0)
+        op->args.push_back(
+            {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, false, 0, {}, s32_scalar(dq.zero_point)});
+    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
+    add_dnnl_step(node, chain, std::move(op), Layout::kPlain);
+    m_graph->steps.back().type = "Int8" + m_graph->steps.back().type;
+    return true;
+}
+
+bool GraphCompiler::try_int8_add(const NodePtr& node) {
+    // DequantizeLinear(a) + b (the residual add of a quantized block) in one pass that reads the
+    // integers: b * (1 / scale) + a, then * scale - scale * zero point, then the chain after the
+    // add. oneDNN 2.6's jit binary wants an f32 first source for an f32 destination and has only
+    // a reference kernel for source scales, so a is the binary post-op's operand.
+    if (node->get_input_size() != 2 || !is_f32(node->output(0))) return false;
+    const Shape out = node->get_output_shape(0);
+    size_t integer = 2;
+    for (size_t i = 0; i < 2 && integer == 2; ++i)
+        if (m_deferred.count(node->input_value(i))) integer = i;
+    if (integer == 2) return false;
+    const Output& other_port = node->input_value(1 - integer);
+    if (node->input_value(integer).get_shape() != out || other_port.get_shape() != out)
+        return false;  // no broadcasting here
+    const DequantizeMatch dq = m_deferred.at(node->input_value(integer));
+    const size_t a = value_of(dq.q);
+    const Layout layout = m_graph->values[a].layout;
+    if (layout == Layout::kChannelsLast && out.size() < 3) return false;
+    if (!has_value(other_port) && !materialize(other_port)) return false;
+    if (m_graph->values[value_of(other_port)].type != element::f32) return false;
+    const size_t b = in_layout(value_of(other_port), layout);
+    const auto a_md = desc_of(a), b_md = desc_of(b);
+    const tag dst_tag =
+        layout == Layout::kPlain ? plain_tag(out.size()) : channels_last_tag(out.size());
+    dnnl::memory::desc dst_md(a_md.dims(), dt::f32, dst_tag);
+    const dnnl::memory::desc scale_md(Dims(out.size(), 1), dt::f32, plain_tag(out.size()));
+    const float inverse = 1.f / dq.scale;
+    std::vector<PostOp> leading(2);
+    leading[0].kind = PostOp::Kind::kBinary;
+    leading[0].algorithm = algorithm::binary_add;
+    leading[0].desc = a_md;
+    leading[0].value = static_cast<long>(a);
+    leading[1].algorithm = algorithm::eltwise_linear;
+    leading[1].alpha = dq.scale;
+    leading[1].beta = -dq.scale * static_cast<float>(dq.zero_point);
+    const FusionTarget target = elementwise_target(dst_md, layout, out);
+    auto make = [&](const std::vector<PostOp>& post_ops) {
+        auto op = std::make_shared<DnnlOp>();
+        const auto attr = make_attr(post_ops, op.get());
+        dnnl::binary::desc desc(algorithm::binary_mul, b_md, scale_md, dst_md);
+        dnnl::binary::primitive_desc pd(desc, attr, cpu_engine());
+        op->primitive = dnnl::binary(pd);
+        op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+        op->impl = pd.impl_info_str();
+        op->args.insert(
+            op->args.begin(),
+            {DNNL_ARG_SRC_1, false, 0, {}, make_constant(scale_md, &inverse, scale_md)});
+        op->args.insert(op->args.begin(), {DNNL_ARG_SRC_0, true, b, b_md, {}});
+        op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
+        return op;
+    };
+    // The chain after the add as post-ops when oneDNN takes them all (as add_with_chain does for
+    // the f32 binary); else the add alone. A reference implementation is refused either way.
+    const auto absorbed = m_absorbed;
+    FusedChain chain = fuse_chain(node->output(0), target);
+    std::vector<PostOp> all = leading;
+    bool fits = append_eltwise(all, chain.post_ops) && all.size() <= kMaxPostOps;
+    // A QuantizeLinear after the add (or after add + Relu, the block output of a quantized
+    // ResNet) is the integer destination: u = b / scale + a; (u - zp) * scale / y_scale + y_zp,
+    // and with Relu max(u, zp) in place of u (Relu commutes with the positive factor). One
+    // linear post-op, as oneDNN 2.6 computes a second one with the first one's constants.
+    const bool relu_only =
+        chain.post_ops.size() == 1 && chain.post_ops[0].kind == PostOp::Kind::kEltwise &&
+        chain.post_ops[0].algorithm == algorithm::eltwise_relu && chain.post_ops[0].alpha == 0.f;
+    if (const auto uses = consumers(chain.output);
+        uses.size() == 1 && !chain.bias && (chain.post_ops.empty() || relu_only)) {
+        if (const auto qm = match_quantize(*uses[0].node, m_consumers)) {
+            const float k = dq.scale / qm->scale;
+            const float zp = static_cast<float>(dq.zero_point);
+            all.resize(1);
+            PostOp p;
+            if (relu_only) {
+                p.algorithm = algorithm::eltwise_clip;
+                p.alpha = zp;
+                p.beta = std::numeric_limits<float>::max();
+                all.push_back(p);
+            }
+            p.algorithm = algorithm::eltwise_linear;
+            p.alpha = k;
+            p.beta = static_cast<float>(qm->zero_point) - zp * k;
+            all.push_back(p);
+            for (const auto& n : qm->nodes) {
+                chain.nodes.push_back(n);
+                m_absorbed.insert(n.get());
+            }
+            chain.types.push_back("Quantize");
+            chain.output = qm->output;
+            dst_md = dnnl::memory::desc(a_md.dims(), int8_type(qm->type), dst_tag);
+            fits = true;
+        }
+    }
+    std::shared_ptr<DnnlOp> op;
+    if (fits) {
+        try {
+            op = make(all);
+        } catch (const dnnl::error&) {
+            op = nullptr;
+        }
+    }
+    if (!op || reference_impl(op->impl)) {
+        m_absorbed = absorbed;
+        chain = FusedChain();
+        chain.output = node->output(0);
+        dst_md = dnnl::memory::desc(a_md.dims(), dt::f32, dst_tag);
+        op = make(leading);
+        if (reference_impl(op->impl)) return false;
+    }
+    add_dnnl_step(node, chain, std::move(op), layout);
+    m_graph->steps.back().type = "Int8" + m_graph->steps.back().type;
+    return true;
+}
+
+bool GraphCompiler::try_int8_max_pool(const NodePtr& node, const DequantizeMatch& dq) {
+    // DequantizeLinear -> MaxPool -> QuantizeLinear with the same scale, zero point and type is
+    // MaxPool of the integers (dequantization is increasing): the region stays int8.
+    if (node->get_version() >= 8) {
+        if (!consumers(node->output(1)).empty()) return false;
+        for (int64_t d : node->get_attribute<std::vector<int64_t>>("dilations"))
+            if (d != 1) return false;
+    }
+    const auto uses = consumers(node->output(0));
+    if (uses.size() != 1) return false;
+    const auto qm = match_quantize(*uses[0].node, m_consumers);
+    if (!qm || qm->scale != dq.scale || qm->zero_point != dq.zero_point ||
+        qm->type != dq.q.get_element_type())
+        return false;
+    const Shape in = dq.q.get_shape(), out = node->get_output_shape(0);
+    const auto k = node->get_attribute<std::vector<int64_t>>("kernel");
+    Window w;
+    if (!resolve_window(*node, in, out, std::vector<size_t>(k.begin(), k.end()), {}, &w))
+        return false;
+    const size_t xv = value_of(dq.q);
+    const Layout layout = m_graph->values[xv].layout;
+    const auto src_md = desc_of(xv);
+    const dnnl::memory::desc dst_md(
+        dims_of(out), src_md.data_type(),
+        layout == Layout::kPlain ? plain_tag(out.size()) : channels_last_tag(out.size()));
+    auto op = std::make_shared<DnnlOp>();
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm::pooling_max,
+                                     src_md, dst_md, w.strides, to_dims(k), w.pad_l, w.pad_r);
+    dnnl::pooling_forward::primitive_desc pd(desc, attr, cpu_engine());
+    if (reference_impl(pd.impl_info_str())) return false;
+    op->primitive = dnnl::pooling_forward(pd);
+    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+    op->impl = pd.impl_info_str();
+    op->args.push_back({DNNL_ARG_SRC, true, xv, src_md, {}});
+    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
+    FusedChain chain;
+    for (const auto& n : qm->nodes) {
+        chain.nodes.push_back(n);
+        m_absorbed.insert(n.get());
+    }
+    chain.types.push_back("Quantize");
+    chain.output = qm->output;
+    add_dnnl_step(node, chain, std::move(op), layout);
+    m_graph->steps.back().type = "Int8" + m_graph->steps.back().type;
+    return true;
+}
+
+}  // namespace vireo::cpu_plugin::detail
