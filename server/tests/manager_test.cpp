@@ -1,0 +1,172 @@
+// Tests of ModelManager and ModelVersion on the TEMPLATE device with the golden "tiny" model
+// (y = x + 1, f32[1,10]): version policies on a real repository, a failed version beside good
+// ones, inference through the pool, unload, and inline model files that try to leave the folder.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <future>
+
+#include "model_manager.hpp"
+
+namespace vireo::server {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ManagerTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        m_root = fs::temp_directory_path() /
+                 ("vireo_server_manager_" + std::to_string(::getpid()) + "_" +
+                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(m_root);
+        const fs::path tiny = fs::path(VIREO_TEST_DATA_DIR) / "models" / "golden" / "tiny";
+        for (const char* v : {"1", "2"}) {
+            fs::create_directories(m_root / "tiny" / v);
+            fs::copy_file(tiny / "model.xml", m_root / "tiny" / v / "model.xml");
+            fs::copy_file(tiny / "model.bin", m_root / "tiny" / v / "model.bin");
+        }
+        m_config.name = "tiny";
+        m_config.base_path = (m_root / "tiny").string();
+        m_config.target_device = "TEMPLATE";
+        m_config.nireq = 2;
+    }
+    void TearDown() override { fs::remove_all(m_root); }
+
+    fs::path m_root;
+    ModelConfig m_config;
+    Core m_core;
+    Metrics m_metrics;
+};
+
+std::pair<Status, std::vector<OutputData>> run(ModelVersion& version, float first) {
+    auto job = std::make_shared<InferJob>();
+    Tensor x(element::f32, Shape{1, 10});
+    for (size_t i = 0; i < 10; ++i) x.data<float>()[i] = first + static_cast<float>(i);
+    job->inputs.emplace_back(0, x);
+    job->outputs = {0};
+    std::promise<std::pair<Status, std::vector<OutputData>>> done;
+    job->on_done = [&done](Status s, std::vector<OutputData> out) {
+        done.set_value({std::move(s), std::move(out)});
+    };
+    const Status submitted = version.submit(job);
+    if (!submitted.ok()) return {submitted, {}};
+    return done.get_future().get();
+}
+
+TEST_F(ManagerTest, LatestPolicyServesTheHighestVersion) {
+    ModelManager manager(m_core, m_metrics, (m_root / "uploads").string());
+    manager.configure({m_config});
+    EXPECT_FALSE(manager.all_ready());
+    ASSERT_TRUE(manager.load("tiny").ok());
+    EXPECT_TRUE(manager.all_ready());
+    EXPECT_EQ(manager.ready_versions("tiny"), (std::vector<int64_t>{2}));
+    std::shared_ptr<ModelVersion> version;
+    ASSERT_TRUE(manager.find("tiny", "", version).ok());
+    EXPECT_EQ(version->version(), 2);
+    EXPECT_EQ(version->nireq(), 2u);
+    EXPECT_EQ(version->max_queue_size(), 32u);
+    ASSERT_EQ(version->inputs().size(), 1u);
+    EXPECT_EQ(version->inputs()[0].name, "x");
+    EXPECT_EQ(version->inputs()[0].shape, (std::vector<int64_t>{1, 10}));
+    EXPECT_EQ(manager.find("tiny", "1", version).code, StatusCode::kNotFound);
+    EXPECT_EQ(manager.find("tiny", "x1", version).code, StatusCode::kInvalidArgument);
+    EXPECT_EQ(manager.find("other", "", version).code, StatusCode::kNotFound);
+}
+
+TEST_F(ManagerTest, InferenceRunsThroughThePool) {
+    ModelManager manager(m_core, m_metrics, "");
+    manager.configure({m_config});
+    ASSERT_TRUE(manager.load("tiny").ok());
+    std::shared_ptr<ModelVersion> version;
+    ASSERT_TRUE(manager.find("tiny", "2", version).ok());
+    for (int round = 0; round < 5; ++round) {
+        auto [status, outputs] = run(*version, static_cast<float>(round));
+        ASSERT_TRUE(status.ok()) << status.message;
+        ASSERT_EQ(outputs.size(), 1u);
+        EXPECT_EQ(outputs[0].name, "y");
+        EXPECT_EQ(outputs[0].shape, (std::vector<int64_t>{1, 10}));
+        ASSERT_EQ(outputs[0].bytes.size(), 40u);
+        const float* y = reinterpret_cast<const float*>(outputs[0].bytes.data());
+        for (int i = 0; i < 10; ++i) EXPECT_EQ(y[i], static_cast<float>(round + i + 1));
+    }
+    const VersionStats stats = version->stats();
+    EXPECT_EQ(stats.success_count, 5u);
+    EXPECT_EQ(stats.fail_count, 0u);
+    EXPECT_EQ(stats.infer_count, 5u);
+    EXPECT_EQ(m_metrics.version("tiny", 2).inference_us.count(), 5u);
+    EXPECT_EQ(m_metrics.version("tiny", 2).current_requests.load(), 0);
+    EXPECT_TRUE(version->wait_idle(Clock::now() + std::chrono::seconds(30)));
+}
+
+TEST_F(ManagerTest, BrokenVersionIsUnavailableBesideGoodOnes) {
+    fs::create_directories(m_root / "tiny" / "3");
+    std::ofstream(m_root / "tiny" / "3" / "model.xml") << "<net>not a model";
+    m_config.version_policy.kind = VersionPolicy::Kind::kAll;
+    ModelManager manager(m_core, m_metrics, "");
+    manager.configure({m_config});
+    ASSERT_TRUE(manager.load("tiny").ok());
+    EXPECT_EQ(manager.ready_versions("tiny"), (std::vector<int64_t>{2, 1}));
+    const auto index = manager.index();
+    ASSERT_EQ(index.size(), 3u);
+    EXPECT_EQ(index[2].version, 3);
+    EXPECT_EQ(index[2].state, "UNAVAILABLE");
+    EXPECT_FALSE(index[2].reason.empty());
+    std::shared_ptr<ModelVersion> version;
+    const Status s = manager.find("tiny", "3", version);
+    EXPECT_EQ(s.code, StatusCode::kUnavailable);
+    EXPECT_NE(s.message.find("UNAVAILABLE"), std::string::npos) << s.message;
+    ASSERT_TRUE(manager.find("tiny", "", version).ok());
+    EXPECT_EQ(version->version(), 2) << "the highest ready version serves unversioned requests";
+}
+
+TEST_F(ManagerTest, ReloadKeepsInFlightVersionAliveAndUnloadStopsServing) {
+    ModelManager manager(m_core, m_metrics, "");
+    manager.configure({m_config});
+    ASSERT_TRUE(manager.load("tiny").ok());
+    std::shared_ptr<ModelVersion> held;
+    ASSERT_TRUE(manager.find("tiny", "", held).ok());
+    // Version 3 appears: a reload loads it beside 2, then retires 2.
+    fs::create_directories(m_root / "tiny" / "3");
+    fs::copy_file(m_root / "tiny" / "1" / "model.xml", m_root / "tiny" / "3" / "model.xml");
+    fs::copy_file(m_root / "tiny" / "1" / "model.bin", m_root / "tiny" / "3" / "model.bin");
+    ASSERT_TRUE(manager.load("tiny").ok());
+    EXPECT_EQ(manager.ready_versions("tiny"), (std::vector<int64_t>{3}));
+    EXPECT_EQ(held->version(), 2);
+    EXPECT_EQ(run(*held, 0.f).first.code, StatusCode::kUnavailable)
+        << "a retired version takes no new request";
+    ASSERT_TRUE(manager.unload("tiny").ok());
+    std::shared_ptr<ModelVersion> version;
+    EXPECT_EQ(manager.find("tiny", "", version).code, StatusCode::kUnavailable);
+    EXPECT_FALSE(manager.all_ready());
+    ASSERT_TRUE(manager.load("tiny").ok());
+    EXPECT_TRUE(manager.all_ready());
+}
+
+TEST_F(ManagerTest, InlineFilesStayInsideTheModelFolder) {
+    ModelManager manager(m_core, m_metrics, (m_root / "uploads").string());
+    for (const std::string path :
+         {"../x/model.xml", "1/../../model.xml", "/1/model.xml", "model.xml", "v1/model.xml"}) {
+        const Status s = manager.load_inline("up", {{path, "x"}}, "");
+        EXPECT_EQ(s.code, StatusCode::kInvalidArgument) << path;
+    }
+    EXPECT_FALSE(fs::exists(m_root / "x"));
+    EXPECT_EQ(manager.load_inline("../evil", {{"1/model.xml", "x"}}, "").code,
+              StatusCode::kInvalidArgument);
+    std::ifstream xml(m_root / "tiny" / "1" / "model.xml", std::ios::binary);
+    std::ifstream bin(m_root / "tiny" / "1" / "model.bin", std::ios::binary);
+    const std::string xml_text((std::istreambuf_iterator<char>(xml)), {});
+    const std::string bin_bytes((std::istreambuf_iterator<char>(bin)), {});
+    ASSERT_TRUE(manager
+                    .load_inline("up", {{"4/model.xml", xml_text}, {"4/model.bin", bin_bytes}},
+                                 R"({"target_device": "TEMPLATE", "nireq": 1})")
+                    .ok());
+    std::shared_ptr<ModelVersion> version;
+    ASSERT_TRUE(manager.find("up", "4", version).ok());
+    EXPECT_EQ(version->nireq(), 1u);
+    EXPECT_TRUE(fs::exists(m_root / "uploads" / "up" / "4" / "model.xml"));
+}
+
+}  // namespace
+}  // namespace vireo::server
