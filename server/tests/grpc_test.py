@@ -60,8 +60,8 @@ def add_request(values, version="", raw=True, model="add"):
 
 def slow_request():
     req = pb.ModelInferRequest(model_name="slow")
-    req.inputs.add(name="x", datatype="FP32", shape=[128, 256])
-    req.raw_input_contents.append(struct.pack("<%df" % (128 * 256), *([1.0] * (128 * 256))))
+    req.inputs.add(name="x", datatype="FP32", shape=[256, 512])
+    req.raw_input_contents.append(struct.pack("<%df" % (256 * 512), *([1.0] * (256 * 512))))
     return req
 
 
@@ -249,7 +249,7 @@ class D_Scheduling(unittest.TestCase):
         f.cancel()
         self.assertTrue(f.cancelled() or f.done())
         r = STUB.ModelInfer(slow_request(), timeout=120)
-        self.assertEqual(list(r.outputs[0].shape), [128, 256])
+        self.assertEqual(list(r.outputs[0].shape), [256, 512])
 
 
 class E_Repository(unittest.TestCase):

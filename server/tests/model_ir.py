@@ -83,7 +83,7 @@ def add_model(folder, constant, size=4):
     ir.write(folder)
 
 
-def matmul_model(folder, rows=128, size=256, layers=6):
+def matmul_model(folder, rows=256, size=512, layers=16):
     ir = _Ir()
     src = ir.add("Parameter", {"shape": f"{rows},{size}", "element_type": "f32"}, [], [([rows, size], "x")], "x")
     w = ir.const("f32", [size, size], struct.pack(f"<{size * size}f", *([1.0 / size] * (size * size))), "w")
