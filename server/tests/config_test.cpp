@@ -1,6 +1,7 @@
 // Tests of the server's configuration: model names, version policies, OVMS config.json, the
 // command line and the repository scan.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -20,8 +21,17 @@ TEST(ModelName, AcceptsPlainNames) {
 }
 
 TEST(ModelName, RefusesNamesThatCouldBecomePaths) {
-    for (const std::string name : {"", ".", "..", "../etc", "a/b", "a\\b", "/abs", "sp ace",
-                                   std::string(129, 'a'), std::string("nul\0x", 5)}) {
+    const std::vector<std::string> names = {"",
+                                            ".",
+                                            "..",
+                                            "../etc",
+                                            "a/b",
+                                            "a\\b",
+                                            "/abs",
+                                            "sp ace",
+                                            std::string(129, 'a'),
+                                            std::string("nul\0x", 5)};
+    for (const std::string& name : names) {
         const Status s = validate_model_name(name);
         EXPECT_EQ(s.code, StatusCode::kInvalidArgument) << name;
         EXPECT_NE(s.message.find("model name"), std::string::npos) << s.message;

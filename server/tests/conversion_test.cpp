@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
+#include <stdexcept>
 
 #include "datatype.hpp"
 #include "grpc_conversion.hpp"

@@ -8,6 +8,7 @@ import re
 import struct
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -40,12 +41,19 @@ VALUES = {
 WORK = tempfile.mkdtemp(prefix="vireo_server_grpc_")
 SERVER = None
 STUB = None
-SENT = {"add_v2_ok": 0, "add_v1_ok": 0}
+SENT = {}  # successful ModelInfer calls to "add" by the version that answered
+SENT_LOCK = threading.Lock()
 
 
 def pack(datatype, values):
     fmt, _ = VALUES[datatype]
     return struct.pack("<%d%s" % (len(values), fmt), *values)
+
+
+def count(reply):
+    with SENT_LOCK:
+        SENT[reply.model_version] = SENT.get(reply.model_version, 0) + 1
+    return reply
 
 
 def add_request(values, version="", raw=True, model="add"):
@@ -142,18 +150,15 @@ class A_Health(unittest.TestCase):
 
 class B_Infer(unittest.TestCase):
     def test_versions_raw_and_typed(self):
-        r = STUB.ModelInfer(add_request([1, 2, 3, 4]))
-        SENT["add_v2_ok"] += 1
+        r = count(STUB.ModelInfer(add_request([1, 2, 3, 4])))
         self.assertEqual((r.model_name, r.model_version, r.id), ("add", "2", "req-1"))
         self.assertEqual(r.outputs[0].name, "y")
         self.assertEqual(list(r.outputs[0].shape), [1, 4])
         self.assertEqual(struct.unpack("<4f", r.raw_output_contents[0]), (3.0, 4.0, 5.0, 6.0))
-        r = STUB.ModelInfer(add_request([1, 2, 3, 4], version="1"))
-        SENT["add_v1_ok"] += 1
+        r = count(STUB.ModelInfer(add_request([1, 2, 3, 4], version="1")))
         self.assertEqual(r.model_version, "1")
         self.assertEqual(struct.unpack("<4f", r.raw_output_contents[0]), (2.0, 3.0, 4.0, 5.0))
-        r = STUB.ModelInfer(add_request([0.5, -1, 10, 0], raw=False))
-        SENT["add_v2_ok"] += 1
+        r = count(STUB.ModelInfer(add_request([0.5, -1, 10, 0], raw=False)))
         self.assertEqual(len(r.raw_output_contents), 0)
         self.assertEqual(list(r.outputs[0].contents.fp32_contents), [2.5, 1.0, 12.0, 2.0])
 
@@ -262,6 +267,38 @@ class E_Repository(unittest.TestCase):
         ready = STUB.RepositoryIndex(pb.RepositoryIndexRequest(ready=True))
         self.assertTrue(all(m.state == "READY" for m in ready.models))
 
+    def test_reload_under_load_loses_no_request(self):
+        # Version 3 appears while a client keeps sending: every request succeeds, answered by
+        # version 2 until version 3 is ready and by 3 afterwards.
+        stop = threading.Event()
+        failures, answered = [], []
+
+        def client():
+            while not stop.is_set():
+                try:
+                    r = count(STUB.ModelInfer(add_request([0, 0, 0, 0]), timeout=60))
+                    answered.append((r.model_version, struct.unpack("<f", r.raw_output_contents[0][:4])[0]))
+                except grpc.RpcError as e:
+                    failures.append(e.details())
+
+        threads = [threading.Thread(target=client) for _ in range(3)]
+        for t in threads:
+            t.start()
+        while len(answered) < 10:
+            time.sleep(0.01)
+        model_ir.add_model(os.path.join(WORK, "models", "add", "3"), 3.0)
+        STUB.RepositoryModelLoad(pb.RepositoryModelLoadRequest(model_name="add"))
+        after = len(answered)
+        while len(answered) < after + 10:
+            time.sleep(0.01)
+        stop.set()
+        for t in threads:
+            t.join()
+        self.assertEqual(failures, [])
+        self.assertEqual(answered[-1], ("3", 3.0))
+        self.assertTrue(all((v, y) in (("2", 2.0), ("3", 3.0)) for v, y in answered), answered)
+        self.assertEqual(list(STUB.ModelMetadata(pb.ModelMetadataRequest(name="add")).versions), ["3", "2", "1"])
+
     def test_unload_and_load(self):
         STUB.RepositoryModelUnload(pb.RepositoryModelUnloadRequest(model_name="identity"))
         self.assertFalse(STUB.ModelReady(pb.ModelReadyRequest(name="identity")).ready)
@@ -295,8 +332,7 @@ class F_Statistics(unittest.TestCase):
     def test_statistics_and_metrics_count_what_was_sent(self):
         before = STUB.ModelStatistics(pb.ModelStatisticsRequest(name="add", version="2")).model_stats[0]
         for i in range(3):
-            STUB.ModelInfer(add_request([i, i, i, i]))
-            SENT["add_v2_ok"] += 1
+            count(STUB.ModelInfer(add_request([i, i, i, i], version="2")))
         stats = STUB.ModelStatistics(pb.ModelStatisticsRequest(name="add", version="2")).model_stats
         self.assertEqual(len(stats), 1)
         self.assertEqual(stats[0].inference_count, before.inference_count + 3)
@@ -310,12 +346,13 @@ class F_Statistics(unittest.TestCase):
         m = re.search(r'vireo_requests_success\{api="KServe",interface="gRPC",method="ModelInfer",'
                       r'name="add",version="2"\} (\d+)', text)
         self.assertIsNotNone(m, text)
-        self.assertEqual(int(m.group(1)), SENT["add_v2_ok"])
-        m = re.search(r'vireo_requests_success\{api="KServe",interface="gRPC",method="ModelInfer",'
-                      r'name="add",version="1"\} (\d+)', text)
-        self.assertEqual(int(m.group(1)), SENT["add_v1_ok"])
+        self.assertEqual(int(m.group(1)), SENT["2"])
+        for version, sent in SENT.items():
+            m = re.search(r'vireo_requests_success\{api="KServe",interface="gRPC",method="ModelInfer",'
+                          r'name="add",version="%s"\} (\d+)' % version, text)
+            self.assertEqual(int(m.group(1)), sent, version)
         m = re.search(r'vireo_request_time_us_count\{interface="gRPC",name="add",version="2"\} (\d+)', text)
-        self.assertEqual(int(m.group(1)), SENT["add_v2_ok"])
+        self.assertEqual(int(m.group(1)), SENT["2"])
         self.assertIn('vireo_streams{name="slow",version="1"} 1', text)
 
 

@@ -2,10 +2,12 @@
 // (y = x + 1, f32[1,10]): version policies on a real repository, a failed version beside good
 // ones, inference through the pool, unload, and inline model files that try to leave the folder.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <iterator>
 
 #include "model_manager.hpp"
 
