@@ -15,7 +15,7 @@ packages=(
   # vireo_server (VIREO_BUILD_SERVER): gRPC C++ and protoc's gRPC plugins, cpp-httplib, RapidJSON;
   # its integration tests use grpcio with stubs generated at build time, and curl
   libgrpc++-dev protobuf-compiler-grpc protobuf-compiler libcpp-httplib-dev rapidjson-dev
-  python3-grpcio python3-grpc-tools python3-protobuf curl
+  python3-grpcio python3-grpc-tools python3-protobuf curl openssl
 )
 if [[ "${1:-}" == "--fuzz" ]]; then
   packages+=(clang libclang-rt-dev)

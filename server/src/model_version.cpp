@@ -219,7 +219,10 @@ void ModelVersion::on_complete(size_t slot, std::exception_ptr error) {
         started = m_started[slot];
     }
     m_metrics->active_infer_requests.fetch_sub(1);
-    if (!job) return;
+    if (!job) {  // not expected: every started run has its job; keep the slot usable anyway
+        run_next(slot, nullptr);
+        return;
+    }
     const auto done = Clock::now();
     m_metrics->inference_us.observe(micros(done - started));
     Status status;

@@ -283,7 +283,7 @@ std::string render_rest_response(const std::string& model, int64_t version,
         } else {
             w.Key("data");
             w.StartArray();
-            const size_t n = element_count(out);
+            const size_t n = output_element_count(out);
             for (size_t i = 0; i < n; ++i) write_value(w, read_element(out, i));
             w.EndArray();
         }

@@ -54,8 +54,20 @@ void write_tensor_list(rapidjson::Writer<rapidjson::StringBuffer>& w, const char
 
 }  // namespace
 
+namespace {
+
+std::unique_ptr<httplib::Server> make_http_server(const ServerOptions& options) {
+    if (options.tls_cert.empty()) return std::make_unique<httplib::Server>();
+    auto server = std::make_unique<httplib::SSLServer>(
+        options.tls_cert.c_str(), options.tls_key.c_str(),
+        options.tls_client_ca.empty() ? nullptr : options.tls_client_ca.c_str());
+    return server;
+}
+
+}  // namespace
+
 RestServer::RestServer(ServingContext& context)
-    : m_context(context), m_server(std::make_unique<httplib::Server>()) {
+    : m_context(context), m_server(make_http_server(context.options)) {
     const int workers = context.options.rest_workers;
     m_server->new_task_queue = [workers] {
         return new httplib::ThreadPool(static_cast<size_t>(workers));
@@ -82,6 +94,7 @@ RestServer::~RestServer() {
 }
 
 int RestServer::start(const std::string& address, int port) {
+    if (!m_server->is_valid()) return -1;  // a TLS certificate or key that did not load
     int bound = port;
     if (port == 0) {
         bound = m_server->bind_to_any_port(address);

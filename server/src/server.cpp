@@ -33,13 +33,55 @@ Server::~Server() {
     std::filesystem::remove_all(m_upload_root, ec);
 }
 
+namespace {
+
+bool read_file(const std::string& path, std::string& out) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
+    std::stringstream text;
+    text << in.rdbuf();
+    out = text.str();
+    return true;
+}
+
+}  // namespace
+
+Status Server::grpc_credentials(std::shared_ptr<grpc::ServerCredentials>& out) const {
+    if (m_options.tls_cert.empty()) {
+        out = grpc::InsecureServerCredentials();
+        return {};
+    }
+    grpc::SslServerCredentialsOptions ssl(
+        m_options.tls_client_ca.empty()
+            ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+            : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+    grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
+    for (const auto& [path, text] : {std::pair{&m_options.tls_cert, &pair.cert_chain},
+                                     std::pair{&m_options.tls_key, &pair.private_key}}) {
+        if (!read_file(*path, *text)) {
+            return {StatusCode::kInvalidArgument, "cannot read TLS file '" + *path + "'"};
+        }
+    }
+    if (!m_options.tls_client_ca.empty() &&
+        !read_file(m_options.tls_client_ca, ssl.pem_root_certs)) {
+        return {StatusCode::kInvalidArgument,
+                "cannot read --tls_client_ca '" + m_options.tls_client_ca + "'"};
+    }
+    ssl.pem_key_cert_pairs.push_back(std::move(pair));
+    out = grpc::SslServerCredentials(ssl);
+    return {};
+}
+
 Status Server::start() {
     if (m_options.grpc_port > 0 || m_options.grpc_port == -1) {
         const int wanted = m_options.grpc_port == -1 ? 0 : m_options.grpc_port;
         m_grpc_service = std::make_unique<GrpcService>(*m_context);
         grpc::ServerBuilder builder;
-        builder.AddListeningPort(m_options.grpc_address + ":" + std::to_string(wanted),
-                                 grpc::InsecureServerCredentials(), &m_grpc_port);
+        std::shared_ptr<grpc::ServerCredentials> credentials;
+        Status s = grpc_credentials(credentials);
+        if (!s.ok()) return s;
+        builder.AddListeningPort(m_options.grpc_address + ":" + std::to_string(wanted), credentials,
+                                 &m_grpc_port);
         builder.RegisterService(m_grpc_service.get());
         const int limit =
             static_cast<int>(std::min<size_t>(m_options.max_request_bytes, INT32_MAX));

@@ -13,7 +13,8 @@
 
 namespace grpc {
 class Server;
-}
+class ServerCredentials;
+}  // namespace grpc
 
 namespace vireo::server {
 
@@ -52,6 +53,8 @@ class Server {
     ServingContext& context() { return *m_context; }
 
   private:
+    Status grpc_credentials(std::shared_ptr<grpc::ServerCredentials>& out) const;
+
     ServerOptions m_options;
     Core m_core;
     Metrics m_metrics;

@@ -216,7 +216,10 @@ std::string usage_text() {
            "  --shutdown_grace_seconds N  drain time on SIGTERM/SIGINT (default 30)\n"
            "  --max_request_bytes N     gRPC message / REST body limit (default 256 MiB)\n"
            "  --max_json_depth N        JSON nesting limit of REST bodies (default 32)\n"
-           "  --plugins_xml PATH        plugins.xml to load devices from\n";
+           "  --plugins_xml PATH        plugins.xml to load devices from\n"
+           "  --tls_cert PEM --tls_key PEM  TLS for gRPC and REST\n"
+           "  --tls_client_ca PEM       require client certificates signed by this CA (mutual "
+           "TLS)\n";
 }
 
 Status parse_command_line(int argc, const char* const argv[], ServerOptions& options, bool& help) {
@@ -279,6 +282,12 @@ Status parse_command_line(int argc, const char* const argv[], ServerOptions& opt
             options.config_path = value;
         else if (key == "plugins_xml")
             options.plugins_xml = value;
+        else if (key == "tls_cert")
+            options.tls_cert = value;
+        else if (key == "tls_key")
+            options.tls_key = value;
+        else if (key == "tls_client_ca")
+            options.tls_client_ca = value;
         else if (key == "model_path")
             single.base_path = value, have_path = true;
         else if (key == "model_name")
@@ -314,6 +323,12 @@ Status parse_command_line(int argc, const char* const argv[], ServerOptions& opt
         text << in.rdbuf();
         Status s = parse_model_config_list(text.str(), options.models);
         if (!s.ok()) return {s.code, options.config_path + ": " + s.message};
+    }
+    if (options.tls_cert.empty() != options.tls_key.empty()) {
+        return invalid("--tls_cert and --tls_key go together");
+    }
+    if (!options.tls_client_ca.empty() && options.tls_cert.empty()) {
+        return invalid("--tls_client_ca needs --tls_cert and --tls_key");
     }
     if (options.grpc_port == 0 && options.rest_port == 0) {
         return invalid("give --port (gRPC) and/or --rest_port (REST)");

@@ -50,6 +50,11 @@ struct ServerOptions {
     size_t max_request_bytes = 256u << 20;  // gRPC message and REST body limit
     int max_json_depth = 32;
     std::string plugins_xml;  // empty: the default plugins.xml next to libvireo
+    // TLS for both transports when tls_cert and tls_key (PEM files) are given; with
+    // tls_client_ca, clients must present a certificate it signed (mutual TLS).
+    std::string tls_cert;
+    std::string tls_key;
+    std::string tls_client_ca;
 };
 
 /// Checks a model name: 1-128 characters of [A-Za-z0-9_.-], not "." or "..", so that it never

@@ -170,7 +170,7 @@ Status write_element(const std::string& field, Tensor& tensor, size_t index,
     return {};
 }
 
-size_t element_count(const OutputData& output) {
+size_t output_element_count(const OutputData& output) {
     const size_t size = output.type.size();
     return size ? output.bytes.size() / size : 0;
 }

@@ -38,6 +38,6 @@ Status write_element(const std::string& field, Tensor& tensor, size_t index,
 ScalarValue read_element(const OutputData& output, size_t index);
 
 /// Number of elements of an output.
-size_t element_count(const OutputData& output);
+size_t output_element_count(const OutputData& output);
 
 }  // namespace vireo::server

@@ -40,6 +40,11 @@ def curl(method, path, body=None, headers=(), max_time=60):
     head = os.path.join(WORK, "head.txt")
     cmd = [CURL, "-s", "-S", "-X", method, "-o", out, "-D", head, "-w", "%{http_code}",
            "--max-time", str(max_time), SERVER.rest_url + path]
+    if body is None and method == "POST":
+        body = b""  # cpp-httplib 0.11 waits for the end of a POST body without Content-Length
+    if body is not None and not any(h.lower().startswith("content-type") for h in headers):
+        # curl's default (form-urlencoded) makes cpp-httplib parse the body as a form (8 KiB limit)
+        headers = list(headers) + ["Content-Type: application/json"]
     for h in headers:
         cmd += ["-H", h]
     if body is not None:
@@ -47,7 +52,12 @@ def curl(method, path, body=None, headers=(), max_time=60):
         with open(src, "wb") as f:
             f.write(body if isinstance(body, bytes) else body.encode())
         cmd += ["--data-binary", "@" + src]
-    status = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode != 0:
+        # curl could not finish the exchange (the server may close a connection whose body it
+        # refused while curl still sends): status 0, and what curl said.
+        return 0, run.stderr.encode(), {}
+    status = run.stdout
     with open(out, "rb") as f:
         data = f.read()
     parsed = {}
@@ -178,8 +188,10 @@ class C_Errors(unittest.TestCase):
                    headers=["Inference-Header-Content-Length: 99999"])
         self.check(header, 400, "Inference-Header-Content-Length", headers=["Inference-Header-Content-Length: x"])
         self.check(add_body([1, 2, 3, 4]), 404, "'nope'", path="/v2/models/nope/infer")
-        # Over --max_request_bytes (1 MiB): refused by the HTTP layer before parsing.
-        self.check(add_body([0.0] * 300000), 413, None)
+        # Over --max_request_bytes (1 MiB): refused by the HTTP layer before parsing, with 413
+        # (or the connection closed while curl still sends the body).
+        got, reply, _ = curl("POST", "/v2/models/add/infer", add_body([0.0] * 300000))
+        self.assertIn(got, (413, 0), reply)
         self.assertEqual(curl("GET", "/v2/health/live")[0], 200)
 
 

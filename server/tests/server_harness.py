@@ -71,5 +71,7 @@ class Server:
             self.proc.send_signal(signal.SIGTERM)
         code = self.proc.wait(timeout=120)
         self._reader.join(timeout=10)
+        self.proc.stdout.close()
+        self.proc.stderr.close()
         assert code == expect_code, f"server exited with {code}, expected {expect_code}:\n" + self.log()
         return code
