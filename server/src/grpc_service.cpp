@@ -261,7 +261,16 @@ grpc::ServerUnaryReactor* GrpcService::ModelConfig(grpc::CallbackServerContext* 
     out->set_name(request->name());
     out->set_platform("vireo");
     out->set_backend("vireo");
-    out->set_max_batch_size(0);  // shapes are the model's own, batch dimension included
+    // Triton's convention: with max_batch_size > 0 the dims leave the batch dimension out.
+    const auto& batching = config.dynamic_batching;
+    const size_t skip = batching.max_batch_size > 0 ? 1 : 0;
+    out->set_max_batch_size(static_cast<int32_t>(batching.max_batch_size));
+    if (batching.max_batch_size > 0) {
+        auto* db = out->mutable_dynamic_batching();
+        db->set_max_queue_delay_microseconds(batching.max_queue_delay_microseconds);
+        for (uint32_t p : batching.preferred_batch_size)
+            db->add_preferred_batch_size(static_cast<int32_t>(p));
+    }
     out->set_default_model_filename(version->model_file());
     auto* policy = out->mutable_version_policy();
     switch (config.version_policy.kind) {
@@ -280,13 +289,13 @@ grpc::ServerUnaryReactor* GrpcService::ModelConfig(grpc::CallbackServerContext* 
         auto* in = out->add_input();
         in->set_name(info.name);
         in->set_data_type(config_type(info.type));
-        for (int64_t d : info.shape) in->add_dims(d);
+        for (size_t i = skip; i < info.shape.size(); ++i) in->add_dims(info.shape[i]);
     }
     for (const auto& info : version->outputs()) {
         auto* o = out->add_output();
         o->set_name(info.name);
         o->set_data_type(config_type(info.type));
-        for (int64_t d : info.shape) o->add_dims(d);
+        for (size_t i = skip; i < info.shape.size(); ++i) o->add_dims(info.shape[i]);
     }
     auto* group = out->add_instance_group();
     group->set_name(request->name() + "_0");
@@ -315,7 +324,7 @@ grpc::ServerUnaryReactor* GrpcService::ModelStatistics(
         out->set_name(version->model_name());
         out->set_version(std::to_string(version->version()));
         out->set_last_inference(st.last_inference_ms);
-        out->set_inference_count(st.success_count);
+        out->set_inference_count(st.inference_items);
         out->set_execution_count(st.infer_count);
         auto* is = out->mutable_inference_stats();
         fill_duration(is->mutable_success(), st.success_count, st.success_ns);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "infer_job.hpp"
@@ -26,6 +27,7 @@ struct VersionStats {
     uint64_t infer_count = 0, infer_ns = 0;
     uint64_t output_count = 0, output_ns = 0;
     uint64_t last_inference_ms = 0;  // since the epoch
+    uint64_t inference_items = 0;    // batch items inferred (requests' dimension 0 when batching)
 };
 
 /// A loaded, ready model version.
@@ -36,6 +38,14 @@ struct VersionStats {
 /// is busy waits in a FIFO queue of at most `max_queue_size`; past that submit() refuses it with
 /// kResourceExhausted. A queued job whose deadline has passed is completed with
 /// kDeadlineExceeded when it reaches the front.
+///
+/// Dynamic batching (config.dynamic_batching.max_batch_size > 0): dimension 0 of every input
+/// becomes the batch (bounded 1..max_batch_size at compile time). A batcher thread gathers queued
+/// requests, in order and with equal other dimensions, into one inference of at most
+/// max_batch_size items; it starts a batch once it reaches the largest preferred_batch_size (or
+/// max_batch_size), when the next request does not fit, or when the oldest request has waited
+/// max_queue_delay_microseconds. The completion splits the outputs back along dimension 0.
+/// Statistics then count executions (infer_count) apart from requests (success_count).
 ///
 /// Thread safety: all methods may be called from any thread. Lifetime: held by shared_ptr; the
 /// callbacks hold a weak reference, and stop() + the destructor wait for running jobs.
@@ -75,6 +85,11 @@ class ModelVersion : public std::enable_shared_from_this<ModelVersion> {
     /// Starts jobs on `slot` until one starts or none is left; marks the slot idle then.
     void run_next(size_t slot, std::shared_ptr<InferJob> job);
     void account(const InferJob& job, bool ok);
+    // Dynamic batching.
+    Status submit_batched(const std::shared_ptr<InferJob>& job);
+    void batcher_loop();
+    void dispatch_batch(size_t slot, std::vector<std::shared_ptr<InferJob>> batch);
+    void complete_batch(size_t slot, std::exception_ptr error);
 
     std::string m_model_name;
     int64_t m_version = 0;
@@ -94,6 +109,12 @@ class ModelVersion : public std::enable_shared_from_this<ModelVersion> {
     size_t m_max_queue = 0;
     bool m_accepting = true;
     VersionStats m_stats;
+
+    DynamicBatching m_batching;
+    std::vector<std::vector<std::shared_ptr<InferJob>>> m_batches;  // per slot, while running
+    std::condition_variable m_batch_cv;
+    bool m_stopping = false;
+    std::thread m_batcher;
 };
 
 }  // namespace vireo::server

@@ -116,6 +116,35 @@ Status parse_one_model(const rapidjson::Value& config, ModelConfig& model) {
         for (const auto& m : pc.GetObject())
             model.plugin_config[m.name.GetString()] = json_to_text(m.value);
     }
+    if (config.HasMember("dynamic_batching")) {
+        const auto& db = config["dynamic_batching"];
+        const std::string where = "config.dynamic_batching of model '" + model.name + "'";
+        if (!db.IsObject()) return invalid(where + " must be an object");
+        auto& out = model.dynamic_batching;
+        if (!db.HasMember("max_batch_size") || !db["max_batch_size"].IsUint() ||
+            db["max_batch_size"].GetUint() < 1 || db["max_batch_size"].GetUint() > 4096) {
+            return invalid(where + ": max_batch_size must be 1..4096");
+        }
+        out.max_batch_size = db["max_batch_size"].GetUint();
+        if (db.HasMember("max_queue_delay_microseconds")) {
+            if (!db["max_queue_delay_microseconds"].IsUint64()) {
+                return invalid(where + ": max_queue_delay_microseconds must be >= 0");
+            }
+            out.max_queue_delay_microseconds = db["max_queue_delay_microseconds"].GetUint64();
+        }
+        if (db.HasMember("preferred_batch_size")) {
+            if (!db["preferred_batch_size"].IsArray()) {
+                return invalid(where + ": preferred_batch_size must be an array");
+            }
+            for (const auto& v : db["preferred_batch_size"].GetArray()) {
+                if (!v.IsUint() || v.GetUint() < 1 || v.GetUint() > out.max_batch_size) {
+                    return invalid(where +
+                                   ": preferred_batch_size values must be 1..max_batch_size");
+                }
+                out.preferred_batch_size.push_back(v.GetUint());
+            }
+        }
+    }
     if (config.HasMember("model_version_policy")) {
         s = parse_policy(config["model_version_policy"], model.version_policy);
         if (!s.ok()) return invalid("model '" + model.name + "': " + s.message);

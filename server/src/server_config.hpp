@@ -24,6 +24,14 @@ struct VersionPolicy {
     std::vector<int64_t> select(std::vector<int64_t> available) const;
 };
 
+/// Triton's dynamic batching: requests gathered into one inference along dimension 0 of every
+/// input and output, then split back. Off when max_batch_size is 0.
+struct DynamicBatching {
+    uint32_t max_batch_size = 0;                 // items (sum of the requests' dimension 0)
+    uint64_t max_queue_delay_microseconds = 0;   // longest wait for more requests
+    std::vector<uint32_t> preferred_batch_size;  // a batch reaching the largest runs at once
+};
+
 /// One served model.
 struct ModelConfig {
     std::string name;
@@ -33,6 +41,7 @@ struct ModelConfig {
     std::map<std::string, std::string> plugin_config;  // passed to compile_model as text
     VersionPolicy version_policy;
     uint32_t max_queue_size = 0;  // 0: 16 x nireq
+    DynamicBatching dynamic_batching;
 };
 
 /// The whole command line.

@@ -62,7 +62,9 @@ TEST(ConfigList, ParsesModelsAndPolicies) {
                     "model_version_policy": {"latest": {"num_versions": 2}}}},
         {"config": {"name": "b", "base_path": "/m/b",
                     "model_version_policy": {"specific": {"versions": [1, 3]}}}},
-        {"config": {"name": "c", "base_path": "/m/c", "model_version_policy": {"all": {}}}}]})";
+        {"config": {"name": "c", "base_path": "/m/c", "model_version_policy": {"all": {}},
+                    "dynamic_batching": {"max_batch_size": 8, "max_queue_delay_microseconds": 500,
+                                         "preferred_batch_size": [4, 8]}}}]})";
     std::vector<ModelConfig> models;
     ASSERT_TRUE(parse_model_config_list(json, models).ok());
     ASSERT_EQ(models.size(), 3u);
@@ -78,6 +80,10 @@ TEST(ConfigList, ParsesModelsAndPolicies) {
     EXPECT_EQ(models[1].version_policy.kind, VersionPolicy::Kind::kSpecific);
     EXPECT_EQ(models[1].version_policy.versions, (std::vector<int64_t>{1, 3}));
     EXPECT_EQ(models[2].version_policy.kind, VersionPolicy::Kind::kAll);
+    EXPECT_EQ(models[0].dynamic_batching.max_batch_size, 0u);
+    EXPECT_EQ(models[2].dynamic_batching.max_batch_size, 8u);
+    EXPECT_EQ(models[2].dynamic_batching.max_queue_delay_microseconds, 500u);
+    EXPECT_EQ(models[2].dynamic_batching.preferred_batch_size, (std::vector<uint32_t>{4, 8}));
 }
 
 TEST(ConfigList, ErrorsNameTheProblem) {

@@ -42,6 +42,19 @@ class ManagerTest : public ::testing::Test {
     Metrics m_metrics;
 };
 
+std::shared_ptr<InferJob> tiny_job(size_t batch, float first,
+                                   std::promise<std::pair<Status, std::vector<OutputData>>>& done) {
+    auto job = std::make_shared<InferJob>();
+    Tensor x(element::f32, Shape{batch, 10});
+    for (size_t i = 0; i < batch * 10; ++i) x.data<float>()[i] = first + static_cast<float>(i);
+    job->inputs.emplace_back(0, x);
+    job->outputs = {0};
+    job->on_done = [&done](Status s, std::vector<OutputData> out) {
+        done.set_value({std::move(s), std::move(out)});
+    };
+    return job;
+}
+
 std::pair<Status, std::vector<OutputData>> run(ModelVersion& version, float first) {
     auto job = std::make_shared<InferJob>();
     Tensor x(element::f32, Shape{1, 10});
@@ -100,6 +113,61 @@ TEST_F(ManagerTest, InferenceRunsThroughThePool) {
     EXPECT_EQ(m_metrics.version("tiny", 2).inference_us.count(), 5u);
     EXPECT_EQ(m_metrics.version("tiny", 2).current_requests.load(), 0);
     EXPECT_TRUE(version->wait_idle(Clock::now() + std::chrono::seconds(30)));
+}
+
+TEST_F(ManagerTest, DynamicBatchingGathersRequestsIntoOneInference) {
+    // A long delay and preferred size 4: the batcher waits until 4 items are queued.
+    m_config.nireq = 1;
+    m_config.dynamic_batching = {4, 60'000'000, {4}};
+    ModelManager manager(m_core, m_metrics, "");
+    manager.configure({m_config});
+    ASSERT_TRUE(manager.load("tiny").ok());
+    std::shared_ptr<ModelVersion> version;
+    ASSERT_TRUE(manager.find("tiny", "", version).ok());
+    EXPECT_EQ(version->inputs()[0].shape, (std::vector<int64_t>{-1, 10}));
+    std::promise<std::pair<Status, std::vector<OutputData>>> done[3];
+    const size_t batches[3] = {1, 2, 1};
+    const float firsts[3] = {0.f, 100.f, 1000.f};
+    for (int i = 0; i < 3; ++i) {
+        ASSERT_TRUE(version->submit(tiny_job(batches[i], firsts[i], done[i])).ok());
+    }
+    for (int i = 0; i < 3; ++i) {
+        auto [status, outputs] = done[i].get_future().get();
+        ASSERT_TRUE(status.ok()) << status.message;
+        ASSERT_EQ(outputs.size(), 1u);
+        EXPECT_EQ(outputs[0].shape, (std::vector<int64_t>{static_cast<int64_t>(batches[i]), 10}));
+        ASSERT_EQ(outputs[0].bytes.size(), batches[i] * 40);
+        const float* y = reinterpret_cast<const float*>(outputs[0].bytes.data());
+        for (size_t k = 0; k < batches[i] * 10; ++k) {
+            EXPECT_EQ(y[k], firsts[i] + static_cast<float>(k) + 1.f) << i << " " << k;
+        }
+    }
+    const VersionStats stats = version->stats();
+    EXPECT_EQ(stats.infer_count, 1u) << "one inference for the three requests";
+    EXPECT_EQ(stats.success_count, 3u);
+    EXPECT_EQ(stats.inference_items, 4u);
+
+    std::promise<std::pair<Status, std::vector<OutputData>>> too_big;
+    const Status s = version->submit(tiny_job(5, 0.f, too_big));
+    EXPECT_EQ(s.code, StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message.find("batch 5 is outside 1..4"), std::string::npos) << s.message;
+}
+
+TEST_F(ManagerTest, DynamicBatchingRunsAPartialBatchAfterTheDelay) {
+    m_config.nireq = 1;
+    m_config.dynamic_batching = {8, 1000, {8}};
+    ModelManager manager(m_core, m_metrics, "");
+    manager.configure({m_config});
+    ASSERT_TRUE(manager.load("tiny").ok());
+    std::shared_ptr<ModelVersion> version;
+    ASSERT_TRUE(manager.find("tiny", "", version).ok());
+    std::promise<std::pair<Status, std::vector<OutputData>>> done;
+    ASSERT_TRUE(version->submit(tiny_job(1, 5.f, done)).ok());
+    auto [status, outputs] = done.get_future().get();
+    ASSERT_TRUE(status.ok()) << status.message;
+    EXPECT_EQ(reinterpret_cast<const float*>(outputs[0].bytes.data())[0], 6.f);
+    EXPECT_EQ(version->stats().infer_count, 1u);
+    EXPECT_TRUE(version->wait_idle(Clock::now() + std::chrono::seconds(60)));
 }
 
 TEST_F(ManagerTest, BrokenVersionIsUnavailableBesideGoodOnes) {
