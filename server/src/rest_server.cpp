@@ -73,6 +73,10 @@ RestServer::RestServer(ServingContext& context)
         return new httplib::ThreadPool(static_cast<size_t>(workers));
     };
     m_server->set_payload_max_length(context.options.max_request_bytes);
+    // cpp-httplib writes a response's headers and body separately: with Nagle's algorithm on,
+    // each small reply waits for the client's delayed ACK (measured: 88 ms per request at any
+    // concurrency, 0.2 ms with TCP_NODELAY).
+    m_server->set_tcp_nodelay(true);
     m_server->set_keep_alive_max_count(1000);
     m_server->set_keep_alive_timeout(30);
     m_server->set_exception_handler(
