@@ -86,6 +86,11 @@ def setUpModule():
                     "nireq": 2, "model_version_policy": {"all": {}}}},
         {"config": {"name": "slow", "base_path": os.path.join(repo, "slow"), "target_device": "TEMPLATE",
                     "nireq": 1, "max_queue_size": 1}},
+        # Batches of 4 items; the delay is long so that a batch starts only when 4 items are queued.
+        {"config": {"name": "batched", "base_path": os.path.join(repo, "add"), "target_device": "TEMPLATE",
+                    "nireq": 1, "model_version_policy": {"specific": {"versions": [1]}},
+                    "dynamic_batching": {"max_batch_size": 4, "max_queue_delay_microseconds": 60000000,
+                                         "preferred_batch_size": [4]}}},
     ]}
     path = os.path.join(WORK, "config.json")
     with open(path, "w") as f:
@@ -255,6 +260,37 @@ class D_Scheduling(unittest.TestCase):
         self.assertTrue(f.cancelled() or f.done())
         r = STUB.ModelInfer(slow_request(), timeout=120)
         self.assertEqual(list(r.outputs[0].shape), [256, 512])
+
+
+class D_Batching(unittest.TestCase):
+    def test_four_requests_one_execution(self):
+        config = STUB.ModelConfig(pb.ModelConfigRequest(name="batched")).config
+        self.assertEqual(config.max_batch_size, 4)
+        self.assertEqual(list(config.input[0].dims), [4])
+        self.assertEqual(config.dynamic_batching.preferred_batch_size, [4])
+        meta = STUB.ModelMetadata(pb.ModelMetadataRequest(name="batched"))
+        self.assertEqual(list(meta.inputs[0].shape), [-1, 4])
+        futures = []
+        for i, rows in enumerate([1, 2, 1]):
+            req = pb.ModelInferRequest(model_name="batched")
+            req.inputs.add(name="x", datatype="FP32", shape=[rows, 4])
+            req.raw_input_contents.append(struct.pack("<%df" % (rows * 4), *([10.0 * i] * (rows * 4))))
+            futures.append((i, rows, STUB.ModelInfer.future(req, timeout=120)))
+        for i, rows, f in futures:
+            r = f.result()
+            self.assertEqual(list(r.outputs[0].shape), [rows, 4])
+            self.assertEqual(struct.unpack("<%df" % (rows * 4), r.raw_output_contents[0]),
+                             tuple([10.0 * i + 1.0] * (rows * 4)))
+        stats = STUB.ModelStatistics(pb.ModelStatisticsRequest(name="batched")).model_stats[0]
+        self.assertEqual(stats.execution_count, 1)
+        self.assertEqual(stats.inference_count, 4)
+        self.assertEqual(stats.inference_stats.success.count, 3)
+        req = pb.ModelInferRequest(model_name="batched")
+        req.inputs.add(name="x", datatype="FP32", shape=[5, 4])
+        req.raw_input_contents.append(b"\0" * 80)
+        code, details = error_of(STUB.ModelInfer, req)
+        self.assertEqual(code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("batch 5 is outside 1..4", details)
 
 
 class E_Repository(unittest.TestCase):

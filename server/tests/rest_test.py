@@ -225,6 +225,21 @@ class E_Metrics(unittest.TestCase):
         self.assertEqual(int(m.group(1)), 9)  # the nine errors of C_Errors that reached version 2
 
 
+class F_Polling(unittest.TestCase):
+    def test_poll_finds_a_new_version(self):
+        base = os.path.join(WORK, "polled")
+        model_ir.add_model(os.path.join(base, "1"), 1.0)
+        polled = Server(["--model_path", base, "--model_name", "polled", "--target_device", "TEMPLATE",
+                         "--file_system_poll_wait_seconds", "1"])
+        try:
+            model_ir.add_model(os.path.join(base, "2"), 2.0)
+            polled.wait_for_line(r"loaded model 'polled' version 2")
+            status, body, _ = polled.http("GET", "/v2/models/polled")
+            self.assertEqual(json.loads(body)["versions"], ["2"])  # latest 1: version 1 retired
+        finally:
+            polled.stop()
+
+
 class Z_Shutdown(unittest.TestCase):
     def test_sigterm_exits_zero(self):
         SERVER.stop(expect_code=0)

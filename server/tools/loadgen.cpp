@@ -50,17 +50,25 @@ struct Level {
 bool parse(int argc, char** argv, Options& o) {
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string k = argv[i], v = argv[i + 1];
-        if (k == "--grpc") o.grpc = v;
-        else if (k == "--rest") o.rest = v;
-        else if (k == "--model") o.model = v;
-        else if (k == "--version") o.version = v;
-        else if (k == "--seconds") o.seconds = std::stod(v);
-        else if (k == "--dim") o.dim = std::stoll(v);
-        else if (k == "--json") o.binary = v != "1";
+        if (k == "--grpc")
+            o.grpc = v;
+        else if (k == "--rest")
+            o.rest = v;
+        else if (k == "--model")
+            o.model = v;
+        else if (k == "--version")
+            o.version = v;
+        else if (k == "--seconds")
+            o.seconds = std::stod(v);
+        else if (k == "--dim")
+            o.dim = std::stoll(v);
+        else if (k == "--json")
+            o.binary = v != "1";
         else if (k == "--concurrency") {
             o.concurrency.clear();
             std::stringstream list(v);
-            for (std::string item; std::getline(list, item, ',');) o.concurrency.push_back(std::stoi(item));
+            for (std::string item; std::getline(list, item, ',');)
+                o.concurrency.push_back(std::stoi(item));
         } else {
             return false;
         }
@@ -108,7 +116,8 @@ std::string rest_body(const std::vector<Input>& inputs, bool binary, size_t& hea
         }
         json += "]";
         if (binary) {
-            json += ",\"parameters\":{\"binary_data_size\":" + std::to_string(in.bytes.size()) + "}}";
+            json +=
+                ",\"parameters\":{\"binary_data_size\":" + std::to_string(in.bytes.size()) + "}}";
             tail += in.bytes;
         } else {
             json += ",\"data\":[";
@@ -134,8 +143,8 @@ Level run_level(const Options& o, const std::vector<Input>& inputs, int concurre
                 // One channel per client: gRPC multiplexes a channel's calls on one connection.
                 grpc::ChannelArguments args;
                 args.SetInt("grpc.use_local_subchannel_pool", 1);
-                auto stub = inference::GRPCInferenceService::NewStub(grpc::CreateCustomChannel(
-                    o.grpc, grpc::InsecureChannelCredentials(), args));
+                auto stub = inference::GRPCInferenceService::NewStub(
+                    grpc::CreateCustomChannel(o.grpc, grpc::InsecureChannelCredentials(), args));
                 inference::ModelInferRequest request;
                 request.set_model_name(o.model);
                 request.set_model_version(o.version);
@@ -152,27 +161,38 @@ Level run_level(const Options& o, const std::vector<Input>& inputs, int concurre
                     const auto t0 = Clock::now();
                     const grpc::Status s = stub->ModelInfer(&context, request, &response);
                     const auto t1 = Clock::now();
-                    if (!s.ok()) ++errors[c];
-                    else latencies[c].push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+                    if (!s.ok())
+                        ++errors[c];
+                    else
+                        latencies[c].push_back(
+                            std::chrono::duration<double, std::micro>(t1 - t0).count());
                 }
             } else {
                 const auto colon = o.rest.rfind(':');
-                httplib::Client client(o.rest.substr(0, colon), std::stoi(o.rest.substr(colon + 1)));
+                httplib::Client client(o.rest.substr(0, colon),
+                                       std::stoi(o.rest.substr(colon + 1)));
                 client.set_keep_alive(true);
                 client.set_tcp_nodelay(true);
                 size_t header_length = 0;
                 const std::string body = rest_body(inputs, o.binary, header_length);
                 httplib::Headers headers;
-                if (o.binary) headers.emplace("Inference-Header-Content-Length", std::to_string(header_length));
+                if (o.binary)
+                    headers.emplace("Inference-Header-Content-Length",
+                                    std::to_string(header_length));
                 const std::string path = "/v2/models/" + o.model +
-                                         (o.version.empty() ? "" : "/versions/" + o.version) + "/infer";
+                                         (o.version.empty() ? "" : "/versions/" + o.version) +
+                                         "/infer";
                 while (!stop.load()) {
                     const auto t0 = Clock::now();
-                    auto r = client.Post(path.c_str(), headers, body,
-                                         o.binary ? "application/octet-stream" : "application/json");
+                    auto r =
+                        client.Post(path.c_str(), headers, body,
+                                    o.binary ? "application/octet-stream" : "application/json");
                     const auto t1 = Clock::now();
-                    if (!r || r->status != 200) ++errors[c];
-                    else latencies[c].push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+                    if (!r || r->status != 200)
+                        ++errors[c];
+                    else
+                        latencies[c].push_back(
+                            std::chrono::duration<double, std::micro>(t1 - t0).count());
                 }
             }
         });
@@ -189,7 +209,9 @@ Level run_level(const Options& o, const std::vector<Input>& inputs, int concurre
         level.errors += errors[c];
     }
     std::sort(all.begin(), all.end());
-    auto pct = [&](double p) { return all.empty() ? 0.0 : all[static_cast<size_t>(p * (all.size() - 1))]; };
+    auto pct = [&](double p) {
+        return all.empty() ? 0.0 : all[static_cast<size_t>(p * (all.size() - 1))];
+    };
     level.throughput = static_cast<double>(all.size()) / elapsed;
     level.p50 = pct(0.50);
     level.p90 = pct(0.90);
@@ -202,17 +224,22 @@ Level run_level(const Options& o, const std::vector<Input>& inputs, int concurre
 int main(int argc, char** argv) {
     Options o;
     if (!parse(argc, argv, o)) {
-        std::cerr << "usage: vireo_loadgen (--grpc HOST:PORT | --rest HOST:PORT) --model NAME [--version V]\n"
-                     "         [--concurrency 1,2,4,...] [--seconds S per level] [--dim N for dynamic dims]\n"
+        std::cerr << "usage: vireo_loadgen (--grpc HOST:PORT | --rest HOST:PORT) --model NAME "
+                     "[--version V]\n"
+                     "         [--concurrency 1,2,4,...] [--seconds S per level] [--dim N for "
+                     "dynamic dims]\n"
                      "         [--json 1: REST JSON tensors instead of binary]\n";
         return 2;
     }
     try {
-        // Metadata always comes over gRPC; with --rest the gRPC port is taken from VIREO_LOADGEN_GRPC.
+        // Metadata always comes over gRPC; with --rest the gRPC port is taken from
+        // VIREO_LOADGEN_GRPC.
         std::string meta = o.grpc;
         if (meta.empty()) {
             const char* env = std::getenv("VIREO_LOADGEN_GRPC");
-            if (!env) throw std::runtime_error("--rest needs VIREO_LOADGEN_GRPC=host:port for the metadata");
+            if (!env)
+                throw std::runtime_error(
+                    "--rest needs VIREO_LOADGEN_GRPC=host:port for the metadata");
             meta = env;
         }
         const auto inputs = inputs_from_metadata(meta, o);
@@ -220,8 +247,8 @@ int main(int argc, char** argv) {
                     "p99 us", "errors");
         for (int c : o.concurrency) {
             const Level l = run_level(o, inputs, c);
-            std::printf("%-12d %12.1f %10.0f %10.0f %10.0f %8zu\n", l.concurrency, l.throughput, l.p50,
-                        l.p90, l.p99, l.errors);
+            std::printf("%-12d %12.1f %10.0f %10.0f %10.0f %8zu\n", l.concurrency, l.throughput,
+                        l.p50, l.p90, l.p99, l.errors);
             std::fflush(stdout);
         }
     } catch (const std::exception& e) {
