@@ -170,6 +170,11 @@ grpc::Status to_grpc(const Status& status) {
     return {grpc::StatusCode::UNKNOWN, status.message};
 }
 
+GrpcService::~GrpcService() {
+    std::unique_lock<std::mutex> lock(m_loads_mutex);
+    m_loads_done.wait(lock, [&] { return m_loads == 0; });
+}
+
 grpc::ServerUnaryReactor* GrpcService::finish(grpc::CallbackServerContext* context,
                                               const Status& status, const std::string& model,
                                               const char* method, Clock::time_point start) {
@@ -382,13 +387,21 @@ grpc::ServerUnaryReactor* GrpcService::RepositoryModelLoad(
             return reactor;
         }
     }
-    // Compiling takes long: off the gRPC thread, one thread per load call.
+    // Compiling takes long: off the gRPC thread, one thread per load call; the destructor waits
+    // for them, so none outlives the models it loads into.
+    {
+        std::lock_guard<std::mutex> lock(m_loads_mutex);
+        ++m_loads;
+    }
     std::thread([this, reactor, name = request->model_name(), files = std::move(files),
                  config_json = std::move(config_json)] {
         Status s = (files.empty() && config_json.empty())
                        ? m_context.models.load(name)
                        : m_context.models.load_inline(name, files, config_json);
         reactor->Finish(to_grpc(s));
+        std::lock_guard<std::mutex> lock(m_loads_mutex);
+        --m_loads;
+        m_loads_done.notify_all();
     }).detach();
     return reactor;
 }

@@ -2,6 +2,9 @@
 // callback API, with Triton's repository, ModelConfig and ModelStatistics RPCs.
 #pragma once
 
+#include <condition_variable>
+#include <mutex>
+
 #include "grpc_service.grpc.pb.h"
 #include "serving_context.hpp"
 
@@ -17,6 +20,8 @@ namespace vireo::server {
 class GrpcService final : public inference::GRPCInferenceService::CallbackService {
   public:
     explicit GrpcService(ServingContext& context) : m_context(context) {}
+    /// Waits for repository loads still running on their threads.
+    ~GrpcService() override;
 
     grpc::ServerUnaryReactor* ServerLive(grpc::CallbackServerContext* context,
                                          const inference::ServerLiveRequest* request,
@@ -59,6 +64,9 @@ class GrpcService final : public inference::GRPCInferenceService::CallbackServic
                                      Clock::time_point start);
 
     ServingContext& m_context;
+    std::mutex m_loads_mutex;
+    std::condition_variable m_loads_done;
+    int m_loads = 0;  // RepositoryModelLoad threads running
 };
 
 /// The gRPC status of a server Status.
