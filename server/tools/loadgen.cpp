@@ -45,6 +45,7 @@ struct Level {
     double throughput = 0;
     double p50 = 0, p90 = 0, p99 = 0;  // microseconds
     size_t errors = 0;
+    size_t requests = 0;  // answered successfully
 };
 
 bool parse(int argc, char** argv, Options& o) {
@@ -212,6 +213,7 @@ Level run_level(const Options& o, const std::vector<Input>& inputs, int concurre
     auto pct = [&](double p) {
         return all.empty() ? 0.0 : all[static_cast<size_t>(p * (all.size() - 1))];
     };
+    level.requests = all.size();
     level.throughput = static_cast<double>(all.size()) / elapsed;
     level.p50 = pct(0.50);
     level.p90 = pct(0.90);
@@ -243,12 +245,12 @@ int main(int argc, char** argv) {
             meta = env;
         }
         const auto inputs = inputs_from_metadata(meta, o);
-        std::printf("%-12s %12s %10s %10s %10s %8s\n", "concurrency", "infer/s", "p50 us", "p90 us",
-                    "p99 us", "errors");
+        std::printf("%-12s %12s %10s %10s %10s %8s %10s\n", "concurrency", "infer/s", "p50 us",
+                    "p90 us", "p99 us", "errors", "requests");
         for (int c : o.concurrency) {
             const Level l = run_level(o, inputs, c);
-            std::printf("%-12d %12.1f %10.0f %10.0f %10.0f %8zu\n", l.concurrency, l.throughput,
-                        l.p50, l.p90, l.p99, l.errors);
+            std::printf("%-12d %12.1f %10.0f %10.0f %10.0f %8zu %10zu\n", l.concurrency,
+                        l.throughput, l.p50, l.p90, l.p99, l.errors, l.requests);
             std::fflush(stdout);
         }
     } catch (const std::exception& e) {
