@@ -6,6 +6,7 @@
 
 #include "datatype.hpp"
 #include "grpc_conversion.hpp"
+#include "model_info.hpp"
 #include "vireo/version.hpp"
 
 namespace vireo::server {
@@ -15,44 +16,6 @@ namespace {
 uint64_t micros_since(Clock::time_point start) {
     return static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count());
-}
-
-inference::DataType config_type(element::Type type) {
-    switch (type.id()) {
-        case element::TypeId::boolean:
-            return inference::TYPE_BOOL;
-        case element::TypeId::u8:
-            return inference::TYPE_UINT8;
-        case element::TypeId::u16:
-            return inference::TYPE_UINT16;
-        case element::TypeId::u32:
-            return inference::TYPE_UINT32;
-        case element::TypeId::u64:
-            return inference::TYPE_UINT64;
-        case element::TypeId::i8:
-            return inference::TYPE_INT8;
-        case element::TypeId::i16:
-            return inference::TYPE_INT16;
-        case element::TypeId::i32:
-            return inference::TYPE_INT32;
-        case element::TypeId::i64:
-            return inference::TYPE_INT64;
-        case element::TypeId::f16:
-            return inference::TYPE_FP16;
-        case element::TypeId::bf16:
-            return inference::TYPE_BF16;
-        case element::TypeId::f32:
-            return inference::TYPE_FP32;
-        case element::TypeId::f64:
-            return inference::TYPE_FP64;
-        default:
-            return inference::TYPE_INVALID;
-    }
-}
-
-void fill_duration(inference::StatisticDuration* d, uint64_t count, uint64_t ns) {
-    d->set_count(count);
-    d->set_ns(ns);
 }
 
 // One ModelInfer call, alive from the RPC's start until gRPC calls OnDone.
@@ -257,97 +220,17 @@ grpc::ServerUnaryReactor* GrpcService::ModelConfig(grpc::CallbackServerContext* 
                                                    const inference::ModelConfigRequest* request,
                                                    inference::ModelConfigResponse* response) {
     const auto start = Clock::now();
-    std::shared_ptr<ModelVersion> version;
-    Status s = m_context.models.find(request->name(), request->version(), version);
-    if (!s.ok()) return finish(context, s, request->name(), "ModelConfig", start);
-    server::ModelConfig config;
-    m_context.models.config_of(request->name(), config);
-    auto* out = response->mutable_config();
-    out->set_name(request->name());
-    out->set_platform("vireo");
-    out->set_backend("vireo");
-    // Triton's convention: with max_batch_size > 0 the dims leave the batch dimension out.
-    const auto& batching = config.dynamic_batching;
-    const size_t skip = batching.max_batch_size > 0 ? 1 : 0;
-    out->set_max_batch_size(static_cast<int32_t>(batching.max_batch_size));
-    if (batching.max_batch_size > 0) {
-        auto* db = out->mutable_dynamic_batching();
-        db->set_max_queue_delay_microseconds(batching.max_queue_delay_microseconds);
-        for (uint32_t p : batching.preferred_batch_size)
-            db->add_preferred_batch_size(static_cast<int32_t>(p));
-    }
-    out->set_default_model_filename(version->model_file());
-    auto* policy = out->mutable_version_policy();
-    switch (config.version_policy.kind) {
-        case VersionPolicy::Kind::kAll:
-            policy->mutable_all();
-            break;
-        case VersionPolicy::Kind::kLatest:
-            policy->mutable_latest()->set_num_versions(config.version_policy.num_versions);
-            break;
-        case VersionPolicy::Kind::kSpecific:
-            for (int64_t v : config.version_policy.versions)
-                policy->mutable_specific()->add_versions(v);
-            break;
-    }
-    for (const auto& info : version->inputs()) {
-        auto* in = out->add_input();
-        in->set_name(info.name);
-        in->set_data_type(config_type(info.type));
-        for (size_t i = skip; i < info.shape.size(); ++i) in->add_dims(info.shape[i]);
-    }
-    for (const auto& info : version->outputs()) {
-        auto* o = out->add_output();
-        o->set_name(info.name);
-        o->set_data_type(config_type(info.type));
-        for (size_t i = skip; i < info.shape.size(); ++i) o->add_dims(info.shape[i]);
-    }
-    auto* group = out->add_instance_group();
-    group->set_name(request->name() + "_0");
-    group->set_count(static_cast<int32_t>(version->nireq()));
-    group->set_kind(inference::ModelInstanceGroup::KIND_CPU);
-    (*out->mutable_parameters())["target_device"].set_string_value(version->device());
-    for (const auto& [key, value] : config.plugin_config) {
-        (*out->mutable_parameters())[key].set_string_value(value);
-    }
-    return finish(context, {}, request->name(), "ModelConfig", start);
+    const Status s = describe_model_config(m_context.models, request->name(), request->version(),
+                                           *response->mutable_config());
+    return finish(context, s, request->name(), "ModelConfig", start);
 }
 
 grpc::ServerUnaryReactor* GrpcService::ModelStatistics(
     grpc::CallbackServerContext* context, const inference::ModelStatisticsRequest* request,
     inference::ModelStatisticsResponse* response) {
-    bool any = false;
-    for (const auto& version : m_context.models.loaded()) {
-        if (!request->name().empty() && version->model_name() != request->name()) continue;
-        if (!request->version().empty() &&
-            std::to_string(version->version()) != request->version()) {
-            continue;
-        }
-        any = true;
-        const VersionStats st = version->stats();
-        auto* out = response->add_model_stats();
-        out->set_name(version->model_name());
-        out->set_version(std::to_string(version->version()));
-        out->set_last_inference(st.last_inference_ms);
-        out->set_inference_count(st.inference_items);
-        out->set_execution_count(st.infer_count);
-        auto* is = out->mutable_inference_stats();
-        fill_duration(is->mutable_success(), st.success_count, st.success_ns);
-        fill_duration(is->mutable_fail(), st.fail_count, st.fail_ns);
-        fill_duration(is->mutable_queue(), st.queue_count, st.queue_ns);
-        fill_duration(is->mutable_compute_input(), st.queue_count, 0);
-        fill_duration(is->mutable_compute_infer(), st.infer_count, st.infer_ns);
-        fill_duration(is->mutable_compute_output(), st.output_count, st.output_ns);
-    }
-    if (!any && !request->name().empty()) {
-        return finish(
-            context,
-            {StatusCode::kNotFound,
-             "no loaded model '" + request->name() + "'" +
-                 (request->version().empty() ? std::string() : " version " + request->version())},
-            "", "ModelStatistics", Clock::now());
-    }
-    return finish(context, {}, "", "ModelStatistics", Clock::now());
+    const Status s =
+        collect_statistics(m_context.models, request->name(), request->version(), *response);
+    return finish(context, s, "", "ModelStatistics", Clock::now());
 }
 
 grpc::ServerUnaryReactor* GrpcService::RepositoryIndex(

@@ -1,6 +1,7 @@
 // KServe v2 REST endpoints on cpp-httplib, with RapidJSON for bodies.
 #include "rest_server.hpp"
 
+#include <google/protobuf/util/json_util.h>
 #include <httplib.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -8,6 +9,7 @@
 #include <future>
 
 #include "datatype.hpp"
+#include "model_info.hpp"
 #include "rest_conversion.hpp"
 #include "vireo/version.hpp"
 
@@ -31,6 +33,15 @@ void reply_error(httplib::Response& res, const Status& status) {
 
 std::string version_of(const httplib::Request& req) {
     return req.matches.size() > 2 ? req.matches[2].str() : std::string();
+}
+
+// Protobuf's JSON form of a message, with the .proto field names (as Triton's HTTP API answers).
+std::string to_json(const google::protobuf::Message& message) {
+    google::protobuf::util::JsonPrintOptions options;
+    options.preserve_proto_field_names = true;
+    std::string text;
+    if (!google::protobuf::util::MessageToJsonString(message, &text, options).ok()) return "{}";
+    return text;
 }
 
 void write_tensor_list(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key,
@@ -170,6 +181,20 @@ void RestServer::add_routes() {
         write_tensor_list(w, "outputs", version->outputs());
         w.EndObject();
         res.set_content(buffer.GetString(), kJson);
+    });
+    m_server->Get(std::string(kModelPath) + "/config", [&ctx](const httplib::Request& req,
+                                                              httplib::Response& res) {
+        inference::ModelConfig config;
+        const Status s = describe_model_config(ctx.models, req.matches[1], version_of(req), config);
+        if (!s.ok()) return reply_error(res, s);
+        res.set_content(to_json(config), kJson);
+    });
+    m_server->Get(std::string(kModelPath) + "/stats", [&ctx](const httplib::Request& req,
+                                                             httplib::Response& res) {
+        inference::ModelStatisticsResponse stats;
+        const Status s = collect_statistics(ctx.models, req.matches[1], version_of(req), stats);
+        if (!s.ok()) return reply_error(res, s);
+        res.set_content(to_json(stats), kJson);
     });
     m_server->Post(std::string(kModelPath) + "/infer", [&ctx](const httplib::Request& req,
                                                               httplib::Response& res) {
