@@ -37,8 +37,8 @@ void header(std::string& out, const char* name, const char* type, const char* he
 }  // namespace
 
 void Histogram::observe(uint64_t us) {
-    for (size_t i = 0; i < kBoundsUs.size(); ++i) {
-        if (us <= kBoundsUs[i]) {
+    for (size_t i = 0; i < m_bounds->size(); ++i) {
+        if (us <= (*m_bounds)[i]) {
             m_buckets[i].fetch_add(1);
             break;
         }
@@ -49,9 +49,9 @@ void Histogram::observe(uint64_t us) {
 
 void Histogram::render(std::string& out, const std::string& name, const std::string& labels) const {
     uint64_t cumulative = 0;
-    for (size_t i = 0; i < kBoundsUs.size(); ++i) {
+    for (size_t i = 0; i < m_bounds->size(); ++i) {
         cumulative += m_buckets[i].load();
-        out += name + "_bucket{" + labels + ",le=\"" + std::to_string(kBoundsUs[i]) + "\"} " +
+        out += name + "_bucket{" + labels + ",le=\"" + std::to_string((*m_bounds)[i]) + "\"} " +
                std::to_string(cumulative) + "\n";
     }
     const uint64_t count = m_count.load();
@@ -121,6 +121,12 @@ std::string Metrics::render() const {
     for (const auto& [key, vm] : m_versions) {
         vm->wait_for_infer_req_us.render(out, "vireo_wait_for_infer_req_time_us",
                                          version_labels(key.first, key.second));
+    }
+    header(out, "vireo_batch_size", "histogram",
+           "Items per inference of models with dynamic batching.");
+    for (const auto& [key, vm] : m_versions) {
+        if (vm->batch_size.count() == 0) continue;
+        vm->batch_size.render(out, "vireo_batch_size", version_labels(key.first, key.second));
     }
     struct Gauge {
         const char* name;

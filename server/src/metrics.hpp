@@ -13,20 +13,27 @@
 
 namespace vireo::server {
 
-/// A cumulative histogram of microsecond durations with fixed bucket bounds. Thread-safe.
+/// A cumulative histogram with fixed bucket bounds: microsecond durations by default, or the
+/// batch-size bounds. Thread-safe.
 class Histogram {
   public:
     static constexpr std::array<uint64_t, 16> kBoundsUs = {
         10,    50,    100,   250,    500,    1000,   2500,    5000,
         10000, 25000, 50000, 100000, 250000, 500000, 1000000, 5000000};
+    static constexpr std::array<uint64_t, 16> kBoundsBatch = {1,  2,  3,  4,  6,   8,   12,  16,
+                                                              24, 32, 48, 64, 128, 256, 512, 4096};
 
-    void observe(uint64_t us);
+    Histogram() = default;
+    explicit Histogram(const std::array<uint64_t, 16>& bounds) : m_bounds(&bounds) {}
+
+    void observe(uint64_t value);
     /// Appends the Prometheus lines of this histogram for metric `name` with `labels`
     /// ('name="m",version="1"').
     void render(std::string& out, const std::string& name, const std::string& labels) const;
     uint64_t count() const { return m_count.load(); }
 
   private:
+    const std::array<uint64_t, 16>* m_bounds = &kBoundsUs;
     std::array<std::atomic<uint64_t>, kBoundsUs.size()> m_buckets{};
     std::atomic<uint64_t> m_count{0};
     std::atomic<uint64_t> m_sum{0};
@@ -37,6 +44,7 @@ class Histogram {
 struct VersionMetrics {
     Histogram wait_for_infer_req_us;
     Histogram inference_us;
+    Histogram batch_size{Histogram::kBoundsBatch};  // items per inference, with dynamic batching
     std::atomic<int64_t> queue_size{0};
     std::atomic<int64_t> active_infer_requests{0};
     std::atomic<int64_t> current_requests{0};

@@ -7,20 +7,34 @@ namespace {
 
 inference::DataType config_type(element::Type type) {
     switch (type.id()) {
-        case element::TypeId::boolean: return inference::TYPE_BOOL;
-        case element::TypeId::u8: return inference::TYPE_UINT8;
-        case element::TypeId::u16: return inference::TYPE_UINT16;
-        case element::TypeId::u32: return inference::TYPE_UINT32;
-        case element::TypeId::u64: return inference::TYPE_UINT64;
-        case element::TypeId::i8: return inference::TYPE_INT8;
-        case element::TypeId::i16: return inference::TYPE_INT16;
-        case element::TypeId::i32: return inference::TYPE_INT32;
-        case element::TypeId::i64: return inference::TYPE_INT64;
-        case element::TypeId::f16: return inference::TYPE_FP16;
-        case element::TypeId::bf16: return inference::TYPE_BF16;
-        case element::TypeId::f32: return inference::TYPE_FP32;
-        case element::TypeId::f64: return inference::TYPE_FP64;
-        default: return inference::TYPE_INVALID;
+        case element::TypeId::boolean:
+            return inference::TYPE_BOOL;
+        case element::TypeId::u8:
+            return inference::TYPE_UINT8;
+        case element::TypeId::u16:
+            return inference::TYPE_UINT16;
+        case element::TypeId::u32:
+            return inference::TYPE_UINT32;
+        case element::TypeId::u64:
+            return inference::TYPE_UINT64;
+        case element::TypeId::i8:
+            return inference::TYPE_INT8;
+        case element::TypeId::i16:
+            return inference::TYPE_INT16;
+        case element::TypeId::i32:
+            return inference::TYPE_INT32;
+        case element::TypeId::i64:
+            return inference::TYPE_INT64;
+        case element::TypeId::f16:
+            return inference::TYPE_FP16;
+        case element::TypeId::bf16:
+            return inference::TYPE_BF16;
+        case element::TypeId::f32:
+            return inference::TYPE_FP32;
+        case element::TypeId::f64:
+            return inference::TYPE_FP64;
+        default:
+            return inference::TYPE_INVALID;
     }
 }
 
@@ -95,8 +109,7 @@ Status collect_statistics(const ModelManager& models, const std::string& name,
     bool any = false;
     for (const auto& version : models.loaded()) {
         if (!name.empty() && version->model_name() != name) continue;
-        if (!version_text.empty() &&
-            std::to_string(version->version()) != version_text) {
+        if (!version_text.empty() && std::to_string(version->version()) != version_text) {
             continue;
         }
         any = true;

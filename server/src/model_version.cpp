@@ -508,6 +508,7 @@ void ModelVersion::dispatch_batch(size_t slot, std::vector<std::shared_ptr<Infer
         }
         m_metrics->active_infer_requests.fetch_add(1);
         counted = true;
+        m_metrics->batch_size.observe(static_cast<uint64_t>(total));
         request.start_async();
     } catch (const std::exception& e) {
         if (counted) m_metrics->active_infer_requests.fetch_sub(1);

@@ -285,12 +285,52 @@ class D_Batching(unittest.TestCase):
         self.assertEqual(stats.execution_count, 1)
         self.assertEqual(stats.inference_count, 4)
         self.assertEqual(stats.inference_stats.success.count, 3)
+        text = SERVER.http("GET", "/metrics")[1].decode()
+        self.assertIn('vireo_batch_size_count{name="batched",version="1"} 1', text)
+        self.assertIn('vireo_batch_size_sum{name="batched",version="1"} 4', text)
+        self.assertIn('vireo_batch_size_bucket{name="batched",version="1",le="3"} 0', text)
+        self.assertIn('vireo_batch_size_bucket{name="batched",version="1",le="4"} 1', text)
         req = pb.ModelInferRequest(model_name="batched")
         req.inputs.add(name="x", datatype="FP32", shape=[5, 4])
         req.raw_input_contents.append(b"\0" * 80)
         code, details = error_of(STUB.ModelInfer, req)
         self.assertEqual(code, grpc.StatusCode.INVALID_ARGUMENT)
         self.assertIn("batch 5 is outside 1..4", details)
+
+
+    def test_zz_client_cancel_and_deadline_remove_queued_requests(self):
+        # A lone request waits in the batched model's queue for three more items (60 s delay), so
+        # it is still queued when the client gives up: the server takes it out of the queue.
+        def gauge(name):
+            text = SERVER.http("GET", "/metrics")[1].decode()
+            m = re.search(r'%s\{name="batched",version="1"\} (-?\d+)' % name, text)
+            return int(m.group(1))
+
+        def fails():
+            stats = STUB.ModelStatistics(pb.ModelStatisticsRequest(name="batched")).model_stats[0]
+            return stats.inference_stats.fail.count
+
+        def wait_for(predicate):
+            for _ in range(6000):
+                if predicate():
+                    return True
+                time.sleep(0.01)
+            return False
+
+        req = pb.ModelInferRequest(model_name="batched")
+        req.inputs.add(name="x", datatype="FP32", shape=[1, 4])
+        req.raw_input_contents.append(struct.pack("<4f", 1, 2, 3, 4))
+        before = fails()
+        f = STUB.ModelInfer.future(req, timeout=120)
+        self.assertTrue(wait_for(lambda: gauge("vireo_infer_req_queue_size") == 1))
+        f.cancel()
+        self.assertTrue(wait_for(lambda: gauge("vireo_infer_req_queue_size") == 0))
+        self.assertTrue(wait_for(lambda: fails() == before + 1))
+        self.assertEqual(gauge("vireo_current_requests"), 0)
+        code, _ = error_of(STUB.ModelInfer, req, timeout=0.5)
+        self.assertEqual(code, grpc.StatusCode.DEADLINE_EXCEEDED)
+        self.assertTrue(wait_for(lambda: fails() == before + 2))
+        self.assertTrue(wait_for(lambda: gauge("vireo_infer_req_queue_size") == 0))
 
 
 class E_Repository(unittest.TestCase):
