@@ -138,13 +138,17 @@ Status ModelManager::load(const std::string& name) {
     }
     // Dropped versions finish what they hold; requests still using them keep them alive.
     for (auto& version : retired) version->stop_accepting();
+    Status result;
     if (wanted.empty()) {
-        return {StatusCode::kUnavailable, "model '" + name + "': no version folder with a model " +
-                                              "file in '" + config.base_path +
-                                              "' matches its version policy"};
+        result = {StatusCode::kUnavailable, "model '" + name +
+                                                "': no version folder with a model " + "file in '" +
+                                                config.base_path + "' matches its version policy"};
+    } else if (ready == 0) {
+        result = {StatusCode::kUnavailable, "model '" + name + "': " + first_error};
     }
-    if (ready == 0) return {StatusCode::kUnavailable, "model '" + name + "': " + first_error};
-    return {};
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_models[name].error = result.message;
+    return result;
 }
 
 Status ModelManager::load_all() {
@@ -317,7 +321,10 @@ std::vector<VersionStatus> ModelManager::index() const {
     std::lock_guard<std::mutex> lock(m_mutex);
     std::vector<VersionStatus> out;
     for (const auto& [name, model] : m_models) {
-        if (model.versions.empty()) out.push_back({name, 0, "UNAVAILABLE", "not loaded"});
+        if (model.versions.empty()) {
+            out.push_back(
+                {name, 0, "UNAVAILABLE", model.error.empty() ? "not loaded" : model.error});
+        }
         for (const auto& [v, e] : model.versions) out.push_back({name, v, e.state, e.reason});
     }
     return out;

@@ -82,6 +82,7 @@ class ModelManager {
     struct Model {
         ModelConfig config;
         std::map<int64_t, Entry> versions;
+        std::string error;  // why the last load left no version (for the index), else empty
     };
 
     Core& m_core;

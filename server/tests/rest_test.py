@@ -252,6 +252,39 @@ class F_Polling(unittest.TestCase):
             polled.stop()
 
 
+class G_Readiness(unittest.TestCase):
+    def test_live_but_not_ready_until_every_model_has_a_version(self):
+        # "empty" has no version folder yet: the process is live, not ready, and the model's
+        # index entry says why; once a version appears and is loaded, the server is ready.
+        good = os.path.join(WORK, "ready_good")
+        empty = os.path.join(WORK, "ready_empty")
+        model_ir.add_model(os.path.join(good, "1"), 1.0)
+        os.makedirs(empty, exist_ok=True)
+        config = {"model_config_list": [
+            {"config": {"name": "good", "base_path": good, "target_device": "TEMPLATE"}},
+            {"config": {"name": "empty", "base_path": empty, "target_device": "TEMPLATE"}}]}
+        path = os.path.join(WORK, "ready.json")
+        with open(path, "w") as f:
+            json.dump(config, f)
+        server = Server(["--config_path", path])
+        try:
+            self.assertIn("not ready", server.log())
+            self.assertEqual(server.http("GET", "/v2/health/live")[0], 200)
+            self.assertEqual(server.http("GET", "/v2/health/ready")[0], 400)
+            self.assertEqual(server.http("GET", "/v2/models/good/ready")[0], 200)
+            self.assertEqual(server.http("GET", "/v2/models/empty/ready")[0], 400)
+            index = json.loads(server.http("POST", "/v2/repository/index", b"")[1])
+            entry = [e for e in index if e["name"] == "empty"][0]
+            self.assertEqual(entry["state"], "UNAVAILABLE")
+            self.assertIn("no version folder with a model file", entry["reason"])
+            model_ir.add_model(os.path.join(empty, "1"), 1.0)
+            status, body, _ = server.http("POST", "/v2/repository/models/empty/load", b"")
+            self.assertEqual(status, 200, body)
+            self.assertEqual(server.http("GET", "/v2/health/ready")[0], 200)
+        finally:
+            server.stop()
+
+
 class Z_Shutdown(unittest.TestCase):
     def test_sigterm_exits_zero(self):
         SERVER.stop(expect_code=0)
