@@ -77,6 +77,42 @@ std::shared_ptr<ModelVersion> ModelVersion::load(Core& core, const ModelConfig& 
     AnyMap properties;
     for (const auto& [key, value] : config.plugin_config) properties[key] = Any(value);
     auto model = core.read_model(model_file);
+    // OVMS's shape / batch_size: reshape before compiling (and before batching's reshape).
+    if (!config.shapes.empty() || config.batch_size > 0) {
+        std::map<std::string, PartialShape> shapes;
+        for (const auto& input : model->inputs()) {
+            shapes[input.get_any_name()] = input.get_partial_shape();
+        }
+        for (const auto& [name, text] : config.shapes) {
+            std::string spec = text;
+            for (char& c : spec) {
+                if (c == '(') c = '[';
+                if (c == ')') c = ']';
+            }
+            std::string target = name;
+            if (target.empty()) {
+                if (shapes.size() != 1) {
+                    throw InvalidArgument("shape '" + text + "' names no input and the model has " +
+                                          std::to_string(shapes.size()) +
+                                          " inputs; give {\"input\": \"shape\"}");
+                }
+                target = shapes.begin()->first;
+            }
+            if (!shapes.count(target))
+                throw InvalidArgument("shape given for unknown input '" + target + "'");
+            shapes[target] = PartialShape::parse(spec);
+        }
+        if (config.batch_size > 0) {
+            for (auto& [name, shape] : shapes) {
+                if (!shape.rank_is_static() || shape.size() == 0) {
+                    throw InvalidArgument("batch_size needs a batch dimension: input '" + name +
+                                          "' has rank 0 or a dynamic rank");
+                }
+                shape[0] = Dimension(config.batch_size);
+            }
+        }
+        model->reshape(shapes);
+    }
     self->m_batching = config.dynamic_batching;
     if (self->m_batching.max_batch_size > 0) {
         std::map<std::string, PartialShape> shapes;

@@ -116,6 +116,36 @@ Status parse_one_model(const rapidjson::Value& config, ModelConfig& model) {
         for (const auto& m : pc.GetObject())
             model.plugin_config[m.name.GetString()] = json_to_text(m.value);
     }
+    if (config.HasMember("shape")) {
+        const auto& shape = config["shape"];
+        if (shape.IsString()) {
+            Status st = parse_shape_setting(shape.GetString(), model.shapes);
+            if (!st.ok()) return invalid("model '" + model.name + "': " + st.message);
+        } else if (shape.IsObject()) {
+            for (const auto& m : shape.GetObject()) {
+                if (!m.value.IsString()) return invalid("config.shape values must be strings");
+                if (std::string(m.value.GetString()) == "auto") {
+                    return invalid("model '" + model.name +
+                                   "': shape 'auto' is not supported (deprecated in OVMS); give "
+                                   "a shape or a dynamic one such as \"(-1,3,224,224)\"");
+                }
+                model.shapes[m.name.GetString()] = m.value.GetString();
+            }
+        } else {
+            return invalid("config.shape must be a string or an object of input shapes");
+        }
+    }
+    if (config.HasMember("batch_size")) {
+        const auto& b = config["batch_size"];
+        long long value = 0;
+        const bool ok = b.IsInt64() ? (value = b.GetInt64(), true)
+                                    : b.IsString() && parse_int(b.GetString(), 1, 1 << 20, value);
+        if (!ok || value < 1) {
+            return invalid("model '" + model.name +
+                           "': batch_size must be a positive integer ('auto' is not supported)");
+        }
+        model.batch_size = value;
+    }
     if (config.HasMember("dynamic_batching")) {
         const auto& db = config["dynamic_batching"];
         const std::string where = "config.dynamic_batching of model '" + model.name + "'";
@@ -144,6 +174,10 @@ Status parse_one_model(const rapidjson::Value& config, ModelConfig& model) {
                 out.preferred_batch_size.push_back(v.GetUint());
             }
         }
+    }
+    if (model.batch_size > 0 && model.dynamic_batching.max_batch_size > 0) {
+        return invalid("model '" + model.name +
+                       "': batch_size and dynamic_batching both set dimension 0; give one");
     }
     if (config.HasMember("model_version_policy")) {
         s = parse_policy(config["model_version_policy"], model.version_policy);
@@ -192,6 +226,27 @@ Status validate_model_name(const std::string& name) {
     return {};
 }
 
+Status parse_shape_setting(const std::string& json_or_text,
+                           std::map<std::string, std::string>& out) {
+    if (json_or_text == "auto") {
+        return invalid(
+            "shape 'auto' is not supported (deprecated in OVMS); give a shape or a "
+            "dynamic one such as \"(-1,3,224,224)\"");
+    }
+    if (!json_or_text.empty() && json_or_text.front() == '{') {
+        rapidjson::Document doc;
+        doc.Parse<rapidjson::kParseIterativeFlag>(json_or_text.c_str(), json_or_text.size());
+        if (doc.HasParseError() || !doc.IsObject()) return invalid("shape must be a JSON object");
+        for (const auto& m : doc.GetObject()) {
+            if (!m.value.IsString()) return invalid("shape values must be strings");
+            out[m.name.GetString()] = m.value.GetString();
+        }
+        return {};
+    }
+    out[""] = json_or_text;
+    return {};
+}
+
 Status parse_plugin_config(const std::string& json_text, std::map<std::string, std::string>& out) {
     rapidjson::Document doc;
     doc.Parse<rapidjson::kParseIterativeFlag>(json_text.c_str(), json_text.size());
@@ -234,6 +289,8 @@ std::string usage_text() {
     return "Usage: vireo_server [options]\n"
            "  One model:   --model_path DIR --model_name NAME [--target_device CPU] [--nireq N]\n"
            "               [--plugin_config '{json}'] [--max_queue_size N]\n"
+           "               [--shape '(1,3,224,224)' | '{\"in\":\"(1,3,-1,-1)\"}'] [--batch_size "
+           "N]\n"
            "  Many models: --config_path config.json (OVMS model_config_list)\n"
            "  --port N                  gRPC port (0: off, -1: any free port, logged)\n"
            "  --rest_port N             REST port (0: off, -1: any free port, logged)\n"
@@ -329,6 +386,10 @@ Status parse_command_line(int argc, const char* const argv[], ServerOptions& opt
             s = int_flag(0, 1 << 20, single.max_queue_size);
         else if (key == "plugin_config")
             plugin_config = value;
+        else if (key == "shape")
+            s = parse_shape_setting(value, single.shapes);
+        else if (key == "batch_size")
+            s = int_flag(1, 1 << 20, single.batch_size);
         else
             return invalid("unknown flag --" + key + " (see --help)");
         if (!s.ok()) return s;

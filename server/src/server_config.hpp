@@ -42,6 +42,11 @@ struct ModelConfig {
     VersionPolicy version_policy;
     uint32_t max_queue_size = 0;  // 0: 16 x nireq
     DynamicBatching dynamic_batching;
+    // OVMS's shape and batch_size: the model is reshaped before compiling. `shapes` maps an input
+    // name to its shape text ("(1,3,224,224)", "[1,3,-1,-1]", "1..8,3,224,224"); the key "" means
+    // the model's only input. batch_size (> 0) sets dimension 0 of every input.
+    std::map<std::string, std::string> shapes;
+    int64_t batch_size = 0;
 };
 
 /// The whole command line.
@@ -73,6 +78,11 @@ Status validate_model_name(const std::string& name);
 /// Parses argv into `options`. Returns InvalidArgument naming the flag on error; `help` is set
 /// when -h/--help was given (options are then incomplete).
 Status parse_command_line(int argc, const char* const argv[], ServerOptions& options, bool& help);
+
+/// Parses OVMS's "shape" value: a shape text for the only input, or an object of input name ->
+/// shape text. "auto" (deprecated in OVMS) is refused.
+Status parse_shape_setting(const std::string& json_or_text,
+                           std::map<std::string, std::string>& out);
 
 /// The usage text printed for --help.
 std::string usage_text();

@@ -60,7 +60,7 @@ TEST(ConfigList, ParsesModelsAndPolicies) {
         {"config": {"name": "a", "base_path": "/m/a", "target_device": "TEMPLATE", "nireq": 3,
                     "plugin_config": {"NUM_STREAMS": 2, "PERF_COUNT": true, "HINT": "LATENCY"},
                     "model_version_policy": {"latest": {"num_versions": 2}}}},
-        {"config": {"name": "b", "base_path": "/m/b",
+        {"config": {"name": "b", "base_path": "/m/b", "shape": {"x": "[1,3,-1,-1]"}, "batch_size": "4",
                     "model_version_policy": {"specific": {"versions": [1, 3]}}}},
         {"config": {"name": "c", "base_path": "/m/c", "model_version_policy": {"all": {}},
                     "dynamic_batching": {"max_batch_size": 8, "max_queue_delay_microseconds": 500,
@@ -80,6 +80,8 @@ TEST(ConfigList, ParsesModelsAndPolicies) {
     EXPECT_EQ(models[1].version_policy.kind, VersionPolicy::Kind::kSpecific);
     EXPECT_EQ(models[1].version_policy.versions, (std::vector<int64_t>{1, 3}));
     EXPECT_EQ(models[2].version_policy.kind, VersionPolicy::Kind::kAll);
+    EXPECT_EQ(models[1].shapes.at("x"), "[1,3,-1,-1]");
+    EXPECT_EQ(models[1].batch_size, 4);
     EXPECT_EQ(models[0].dynamic_batching.max_batch_size, 0u);
     EXPECT_EQ(models[2].dynamic_batching.max_batch_size, 8u);
     EXPECT_EQ(models[2].dynamic_batching.max_queue_delay_microseconds, 500u);
@@ -127,7 +129,8 @@ TEST(CommandLine, OneModelLikeOvms) {
     ServerOptions options;
     ASSERT_TRUE(parse_args({"--model_path", "/models/m", "--model_name", "m", "--port", "9000",
                             "--rest_port=8000", "--target_device", "TEMPLATE", "--nireq", "4",
-                            "--plugin_config", R"({"NUM_STREAMS":"2"})", "--metrics_enable"},
+                            "--plugin_config", R"({"NUM_STREAMS":"2"})", "--metrics_enable",
+                            "--shape", "(1,3,224,224)", "--batch_size", "2"},
                            options)
                     .ok());
     EXPECT_EQ(options.grpc_port, 9000);
@@ -138,6 +141,8 @@ TEST(CommandLine, OneModelLikeOvms) {
     EXPECT_EQ(options.models[0].target_device, "TEMPLATE");
     EXPECT_EQ(options.models[0].nireq, 4u);
     EXPECT_EQ(options.models[0].plugin_config.at("NUM_STREAMS"), "2");
+    EXPECT_EQ(options.models[0].shapes.at(""), "(1,3,224,224)");
+    EXPECT_EQ(options.models[0].batch_size, 2);
 }
 
 TEST(CommandLine, ErrorsNameTheFlag) {

@@ -170,6 +170,33 @@ TEST_F(ManagerTest, DynamicBatchingRunsAPartialBatchAfterTheDelay) {
     EXPECT_TRUE(version->wait_idle(Clock::now() + std::chrono::seconds(60)));
 }
 
+TEST_F(ManagerTest, ShapeAndBatchSizeReshapeBeforeCompiling) {
+    m_config.shapes = {{"", "(2,10)"}};
+    ModelManager manager(m_core, m_metrics, "");
+    manager.configure({m_config});
+    ASSERT_TRUE(manager.load("tiny").ok());
+    std::shared_ptr<ModelVersion> version;
+    ASSERT_TRUE(manager.find("tiny", "", version).ok());
+    EXPECT_EQ(version->inputs()[0].shape, (std::vector<int64_t>{2, 10}));
+    EXPECT_EQ(version->outputs()[0].shape, (std::vector<int64_t>{2, 10}));
+
+    m_config.shapes = {{"x", "[-1,10]"}};
+    m_config.batch_size = 3;
+    manager.configure({m_config});
+    ASSERT_TRUE(manager.unload("tiny").ok());
+    ASSERT_TRUE(manager.load("tiny").ok());
+    ASSERT_TRUE(manager.find("tiny", "", version).ok());
+    EXPECT_EQ(version->inputs()[0].shape, (std::vector<int64_t>{3, 10}));
+
+    m_config.shapes = {{"nope", "(1,10)"}};
+    m_config.batch_size = 0;
+    manager.configure({m_config});
+    ASSERT_TRUE(manager.unload("tiny").ok());
+    const Status s = manager.load("tiny");
+    EXPECT_EQ(s.code, StatusCode::kUnavailable);
+    EXPECT_NE(s.message.find("unknown input 'nope'"), std::string::npos) << s.message;
+}
+
 TEST_F(ManagerTest, BrokenVersionIsUnavailableBesideGoodOnes) {
     fs::create_directories(m_root / "tiny" / "3");
     std::ofstream(m_root / "tiny" / "3" / "model.xml") << "<net>not a model";
