@@ -132,7 +132,15 @@ Status ModelManager::load(const std::string& name) {
         std::lock_guard<std::mutex> lock(m_mutex);
         auto& model = m_models[name];
         for (auto& [v, e] : model.versions) {
-            if (!next.count(v) && e.loaded) retired.push_back(e.loaded);
+            if (next.count(v) || !e.loaded) continue;
+            if (!first_error.empty()) {
+                // A wanted version failed to load: the versions it would replace keep serving
+                // (Triton's and OVMS's rule) until a reload succeeds.
+                next[v] = e;
+                ++ready;
+            } else {
+                retired.push_back(e.loaded);
+            }
         }
         model.versions = std::move(next);
     }
@@ -143,11 +151,13 @@ Status ModelManager::load(const std::string& name) {
         result = {StatusCode::kUnavailable, "model '" + name +
                                                 "': no version folder with a model " + "file in '" +
                                                 config.base_path + "' matches its version policy"};
-    } else if (ready == 0) {
-        result = {StatusCode::kUnavailable, "model '" + name + "': " + first_error};
+    } else if (!first_error.empty()) {
+        result = {StatusCode::kUnavailable,
+                  "model '" + name + "': " + first_error +
+                      (ready > 0 ? " (the loaded versions keep serving)" : "")};
     }
     std::lock_guard<std::mutex> lock(m_mutex);
-    m_models[name].error = result.message;
+    m_models[name].error = ready > 0 ? std::string() : result.message;
     return result;
 }
 

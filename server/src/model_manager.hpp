@@ -32,7 +32,8 @@ std::map<int64_t, std::string> scan_versions(const std::string& base_path);
 /// are not loaded yet beside those that are, then drops the versions no longer selected. A
 /// request that already holds a version (find() returns a shared_ptr) finishes on it even if it
 /// is dropped meanwhile. A version that fails to load is UNAVAILABLE with its error as the
-/// reason; the others keep serving.
+/// reason; the others keep serving, and so do the loaded versions it would have replaced (until a
+/// later load succeeds).
 ///
 /// Thread safety: all methods may be called from any thread; loads are serialized.
 class ModelManager {
@@ -44,7 +45,8 @@ class ModelManager {
     /// Registers the configured models (their names must be valid) without loading them.
     void configure(const std::vector<ModelConfig>& models);
     /// (Re)loads model `name` from its base path. kNotFound for an unconfigured name,
-    /// kUnavailable when no version could be loaded.
+    /// kUnavailable when no version was found or a wanted version failed to load (the message
+    /// says whether loaded versions keep serving).
     Status load(const std::string& name);
     /// Loads every configured model; returns the first error (the others are still loaded).
     Status load_all();

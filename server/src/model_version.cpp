@@ -160,6 +160,7 @@ std::shared_ptr<ModelVersion> ModelVersion::load(Core& core, const ModelConfig& 
             std::max<size_t>(self->m_max_queue, self->m_batching.max_batch_size * 2);
         self->m_batcher = std::thread([raw = self.get()] { raw->batcher_loop(); });
     }
+    self->m_deadline_watcher = std::thread([raw = self.get()] { raw->watch_deadlines(); });
     return self;
 }
 
@@ -173,7 +174,9 @@ ModelVersion::~ModelVersion() {
         m_stopping = true;
     }
     m_batch_cv.notify_all();
+    m_deadline_cv.notify_all();
     if (m_batcher.joinable()) m_batcher.join();
+    if (m_deadline_watcher.joinable()) m_deadline_watcher.join();
     for (auto& job : queue) job->finish({StatusCode::kUnavailable, "model version unloaded"});
     m_requests.clear();
     for (auto& job : m_running) {
@@ -186,7 +189,13 @@ ModelVersion::~ModelVersion() {
 
 Status ModelVersion::submit(const std::shared_ptr<InferJob>& job) {
     job->enqueued = Clock::now();
-    if (m_batching.max_batch_size > 0) return submit_batched(job);
+    const Status s = m_batching.max_batch_size > 0 ? submit_batched(job) : submit_unbatched(job);
+    // After the job is registered, so that the watcher's next scan sees it.
+    if (s.ok() && job->deadline != Clock::time_point::max()) m_deadline_cv.notify_all();
+    return s;
+}
+
+Status ModelVersion::submit_unbatched(const std::shared_ptr<InferJob>& job) {
     size_t slot = 0;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
@@ -382,6 +391,42 @@ bool ModelVersion::wait_idle(Clock::time_point until) {
     std::unique_lock<std::mutex> lock(m_mutex);
     return m_idle_cv.wait_until(
         lock, until, [&] { return m_queue.empty() && m_idle.size() == m_requests.size(); });
+}
+
+void ModelVersion::watch_deadlines() {
+    std::unique_lock<std::mutex> lock(m_mutex);
+    while (!m_stopping) {
+        const auto now = Clock::now();
+        auto earliest = Clock::time_point::max();
+        std::vector<std::shared_ptr<InferJob>> expired;
+        auto consider = [&](const std::shared_ptr<InferJob>& job) {
+            if (!job || job->finished() || job->deadline == Clock::time_point::max()) return;
+            if (job->deadline <= now)
+                expired.push_back(job);
+            else
+                earliest = std::min(earliest, job->deadline);
+        };
+        for (const auto& job : m_queue) consider(job);
+        for (const auto& job : m_running) consider(job);
+        for (const auto& batch : m_batches) {
+            for (const auto& job : batch) consider(job);
+        }
+        if (!expired.empty()) {
+            lock.unlock();
+            for (const auto& job : expired) {
+                cancel(job, StatusCode::kDeadlineExceeded,
+                       "deadline exceeded (the request's timeout) in model '" + m_model_name + "'");
+            }
+            lock.lock();
+            continue;
+        }
+        // Woken by submit() for a job with a deadline, or at the earliest deadline.
+        if (earliest == Clock::time_point::max()) {
+            m_deadline_cv.wait(lock);
+        } else {
+            m_deadline_cv.wait_until(lock, earliest);
+        }
+    }
 }
 
 VersionStats ModelVersion::stats() const {

@@ -85,11 +85,15 @@ class ModelVersion : public std::enable_shared_from_this<ModelVersion> {
     /// Starts jobs on `slot` until one starts or none is left; marks the slot idle then.
     void run_next(size_t slot, std::shared_ptr<InferJob> job);
     void account(const InferJob& job, bool ok);
+    Status submit_unbatched(const std::shared_ptr<InferJob>& job);
     // Dynamic batching.
     Status submit_batched(const std::shared_ptr<InferJob>& job);
     void batcher_loop();
     void dispatch_batch(size_t slot, std::vector<std::shared_ptr<InferJob>> batch);
     void complete_batch(size_t slot, std::exception_ptr error);
+    // Cancels queued and running jobs whose deadline passed (the "timeout" parameter; a gRPC
+    // deadline also arrives as the RPC's cancellation).
+    void watch_deadlines();
 
     std::string m_model_name;
     int64_t m_version = 0;
@@ -115,6 +119,8 @@ class ModelVersion : public std::enable_shared_from_this<ModelVersion> {
     std::condition_variable m_batch_cv;
     bool m_stopping = false;
     std::thread m_batcher;
+    std::condition_variable m_deadline_cv;
+    std::thread m_deadline_watcher;
 };
 
 }  // namespace vireo::server

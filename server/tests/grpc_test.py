@@ -249,10 +249,12 @@ class D_Scheduling(unittest.TestCase):
     def test_deadlines(self):
         code, _ = error_of(STUB.ModelInfer, slow_request(), timeout=0.001)
         self.assertEqual(code, grpc.StatusCode.DEADLINE_EXCEEDED)
+        # The "timeout" parameter (microseconds): a running inference is cancelled at its deadline.
         req = slow_request()
-        req.parameters["timeout"].int64_param = 1  # microseconds
+        req.parameters["timeout"].int64_param = 1000
         code, details = error_of(STUB.ModelInfer, req)
         self.assertEqual(code, grpc.StatusCode.DEADLINE_EXCEEDED, details)
+        self.assertIn("deadline exceeded", details)
 
     def test_cancel_then_serve(self):
         f = STUB.ModelInfer.future(slow_request(), timeout=120)

@@ -203,7 +203,11 @@ TEST_F(ManagerTest, BrokenVersionIsUnavailableBesideGoodOnes) {
     m_config.version_policy.kind = VersionPolicy::Kind::kAll;
     ModelManager manager(m_core, m_metrics, "");
     manager.configure({m_config});
-    ASSERT_TRUE(manager.load("tiny").ok());
+    const Status loaded = manager.load("tiny");
+    EXPECT_EQ(loaded.code, StatusCode::kUnavailable);
+    EXPECT_NE(loaded.message.find("version 3"), std::string::npos) << loaded.message;
+    EXPECT_NE(loaded.message.find("keep serving"), std::string::npos) << loaded.message;
+    EXPECT_TRUE(manager.all_ready());
     EXPECT_EQ(manager.ready_versions("tiny"), (std::vector<int64_t>{2, 1}));
     const auto index = manager.index();
     ASSERT_EQ(index.size(), 3u);
@@ -239,6 +243,30 @@ TEST_F(ManagerTest, ReloadKeepsInFlightVersionAliveAndUnloadStopsServing) {
     EXPECT_FALSE(manager.all_ready());
     ASSERT_TRUE(manager.load("tiny").ok());
     EXPECT_TRUE(manager.all_ready());
+}
+
+TEST_F(ManagerTest, FailedNewVersionLeavesTheOldOneServing) {
+    ModelManager manager(m_core, m_metrics, "");
+    manager.configure({m_config});  // latest 1: version 2
+    ASSERT_TRUE(manager.load("tiny").ok());
+    fs::create_directories(m_root / "tiny" / "3");
+    std::ofstream(m_root / "tiny" / "3" / "model.xml") << "<net>broken";
+    EXPECT_EQ(manager.load("tiny").code, StatusCode::kUnavailable) << "version 3 failed";
+    std::shared_ptr<ModelVersion> version;
+    ASSERT_TRUE(manager.find("tiny", "", version).ok());
+    EXPECT_EQ(version->version(), 2) << "the old version keeps serving";
+    EXPECT_TRUE(run(*version, 1.f).first.ok());
+    EXPECT_TRUE(manager.all_ready());
+    const auto index = manager.index();
+    ASSERT_EQ(index.size(), 2u);
+    EXPECT_EQ(index[1].version, 3);
+    EXPECT_EQ(index[1].state, "UNAVAILABLE");
+    // Version 3 repaired: the next load serves it and retires 2.
+    fs::copy_file(m_root / "tiny" / "1" / "model.xml", m_root / "tiny" / "3" / "model.xml",
+                  fs::copy_options::overwrite_existing);
+    fs::copy_file(m_root / "tiny" / "1" / "model.bin", m_root / "tiny" / "3" / "model.bin");
+    ASSERT_TRUE(manager.load("tiny").ok());
+    EXPECT_EQ(manager.ready_versions("tiny"), (std::vector<int64_t>{3}));
 }
 
 TEST_F(ManagerTest, InlineFilesStayInsideTheModelFolder) {
