@@ -197,6 +197,26 @@ TEST_F(ManagerTest, ShapeAndBatchSizeReshapeBeforeCompiling) {
     EXPECT_NE(s.message.find("unknown input 'nope'"), std::string::npos) << s.message;
 }
 
+TEST_F(ManagerTest, OnnxVersionServesLikeIr) {
+    if (!fs::exists(fs::path(VIREO_BUILD_LIB_DIR) / "libvireo_onnx_frontend.so")) {
+        GTEST_SKIP() << "the ONNX frontend is not built (VIREO_BUILD_ONNX)";
+    }
+    const fs::path tiny = fs::path(VIREO_TEST_DATA_DIR) / "models" / "golden" / "tiny";
+    fs::create_directories(m_root / "tiny" / "5");
+    fs::copy_file(tiny / "model.onnx", m_root / "tiny" / "5" / "model.onnx");
+    ModelManager manager(m_core, m_metrics, "");
+    manager.configure({m_config});
+    ASSERT_TRUE(manager.load("tiny").ok());
+    std::shared_ptr<ModelVersion> version;
+    ASSERT_TRUE(manager.find("tiny", "", version).ok());
+    EXPECT_EQ(version->version(), 5);
+    EXPECT_EQ(fs::path(version->model_file()).extension(), ".onnx");
+    auto [status, outputs] = run(*version, 2.f);
+    ASSERT_TRUE(status.ok()) << status.message;
+    ASSERT_EQ(outputs.size(), 1u);
+    EXPECT_EQ(reinterpret_cast<const float*>(outputs[0].bytes.data())[9], 12.f);
+}
+
 TEST_F(ManagerTest, BrokenVersionIsUnavailableBesideGoodOnes) {
     fs::create_directories(m_root / "tiny" / "3");
     std::ofstream(m_root / "tiny" / "3" / "model.xml") << "<net>not a model";
