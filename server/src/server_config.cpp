@@ -11,6 +11,12 @@
 #include <functional>
 #include <sstream>
 
+// RapidJSON 1.1's object member iterators define comparisons that C++20's reversed-operator rules
+// make ambiguous for clang (a warning at every loop over an object's members, not a bug).
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Wambiguous-reversed-operator"
+#endif
+
 namespace vireo::server {
 
 namespace {
