@@ -27,15 +27,24 @@ class InferReactor final : public grpc::ServerUnaryReactor {
         : m_serving(serving), m_context(context), m_request(request), m_response(response) {}
 
     void start() {
-        Status s = prepare();
-        if (!s.ok()) {
-            complete(s);
-            return;
+        for (int attempt = 0;; ++attempt) {
+            Status s = prepare();
+            if (!s.ok()) {
+                complete(s);
+                return;
+            }
+            std::shared_ptr<InferJob> job = m_job;
+            std::shared_ptr<ModelVersion> version = m_version;
+            s = version->submit(job);
+            if (s.ok()) return;
+            // A reload retired the version between find() and submit(): an unversioned request
+            // goes once more to the version that replaced it.
+            if (s.code != StatusCode::kUnavailable || attempt > 0 ||
+                !m_request->model_version().empty() || m_serving.draining.load()) {
+                complete(s);
+                return;
+            }
         }
-        std::shared_ptr<InferJob> job = m_job;
-        std::shared_ptr<ModelVersion> version = m_version;
-        s = version->submit(job);
-        if (!s.ok()) complete(s);
     }
 
     void OnCancel() override {

@@ -207,10 +207,6 @@ void RestServer::add_routes() {
             reply_error(res, s);
         };
         if (ctx.draining.load()) return fail({StatusCode::kUnavailable, "server is shutting down"});
-        std::shared_ptr<ModelVersion> version;
-        Status s = ctx.models.find(name, version_of(req), version);
-        if (!s.ok()) return fail(s);
-        version_number = version->version();
         size_t header_length = std::string_view::npos;
         if (req.has_header("Inference-Header-Content-Length")) {
             const std::string text = req.get_header_value("Inference-Header-Content-Length");
@@ -226,19 +222,33 @@ void RestServer::add_routes() {
                      "Inference-Header-Content-Length must be a byte count, got '" + text + "'"});
             }
         }
-        auto job = std::make_shared<InferJob>();
+        std::shared_ptr<ModelVersion> version;
+        std::shared_ptr<InferJob> job;
         RestReplyForm form;
-        RestLimits limits{ctx.options.max_request_bytes, ctx.options.max_json_depth};
-        s = job_from_rest(req.body, header_length, version->inputs(), version->outputs(), limits,
-                          *job, form);
-        if (!s.ok()) return fail(s);
         std::promise<std::pair<Status, std::vector<OutputData>>> promise;
+        for (int attempt = 0;; ++attempt) {
+            Status s = ctx.models.find(name, version_of(req), version);
+            if (!s.ok()) return fail(s);
+            version_number = version->version();
+            job = std::make_shared<InferJob>();
+            form = RestReplyForm{};
+            RestLimits limits{ctx.options.max_request_bytes, ctx.options.max_json_depth};
+            s = job_from_rest(req.body, header_length, version->inputs(), version->outputs(),
+                              limits, *job, form);
+            if (!s.ok()) return fail(s);
+            job->on_done = [&promise](Status status, std::vector<OutputData> outputs) {
+                promise.set_value({std::move(status), std::move(outputs)});
+            };
+            s = version->submit(job);
+            if (s.ok()) break;
+            // A reload retired the version between find() and submit(): an unversioned request
+            // goes once more to the version that replaced it.
+            if (s.code != StatusCode::kUnavailable || attempt > 0 || !version_of(req).empty() ||
+                ctx.draining.load()) {
+                return fail(s);
+            }
+        }
         auto future = promise.get_future();
-        job->on_done = [&promise](Status status, std::vector<OutputData> outputs) {
-            promise.set_value({std::move(status), std::move(outputs)});
-        };
-        s = version->submit(job);
-        if (!s.ok()) return fail(s);
         if (job->deadline != Clock::time_point::max() &&
             future.wait_until(job->deadline) == std::future_status::timeout) {
             version->cancel(job, StatusCode::kDeadlineExceeded, "request timeout exceeded");

@@ -80,12 +80,17 @@ def setUpModule():
     model_ir.add_model(os.path.join(repo, "add", "1"), 1.0)
     model_ir.add_model(os.path.join(repo, "add", "2"), 2.0)
     model_ir.matmul_model(os.path.join(repo, "slow", "1"))
+    model_ir.add_model(os.path.join(repo, "rolling", "1"), 1.0)
+    model_ir.add_model(os.path.join(repo, "rolling", "2"), 2.0)
     config = {"model_config_list": [
         {"config": {"name": "identity", "base_path": os.path.join(repo, "identity"), "target_device": "TEMPLATE"}},
         {"config": {"name": "add", "base_path": os.path.join(repo, "add"), "target_device": "TEMPLATE",
                     "nireq": 2, "model_version_policy": {"all": {}}}},
         {"config": {"name": "slow", "base_path": os.path.join(repo, "slow"), "target_device": "TEMPLATE",
                     "nireq": 1, "max_queue_size": 1}},
+        # OVMS's default policy (latest 1): a new version replaces the served one.
+        {"config": {"name": "rolling", "base_path": os.path.join(repo, "rolling"), "target_device": "TEMPLATE",
+                    "nireq": 2}},
         # Batches of 4 items; the delay is long so that a batch starts only when 4 items are queued.
         {"config": {"name": "batched", "base_path": os.path.join(repo, "add"), "target_device": "TEMPLATE",
                     "nireq": 1, "model_version_policy": {"specific": {"versions": [1]}},
@@ -346,15 +351,16 @@ class E_Repository(unittest.TestCase):
         self.assertTrue(all(m.state == "READY" for m in ready.models))
 
     def test_reload_under_load_loses_no_request(self):
-        # Version 3 appears while a client keeps sending: every request succeeds, answered by
-        # version 2 until version 3 is ready and by 3 afterwards.
+        # Version 3 of "rolling" (policy latest 1) appears while three clients keep sending: it
+        # loads beside version 2, takes the traffic, and version 2 is retired; no request fails and
+        # every answer comes from version 2 or 3 with that version's values.
         stop = threading.Event()
         failures, answered = [], []
 
         def client():
             while not stop.is_set():
                 try:
-                    r = count(STUB.ModelInfer(add_request([0, 0, 0, 0]), timeout=60))
+                    r = STUB.ModelInfer(add_request([0, 0, 0, 0], model="rolling"), timeout=60)
                     answered.append((r.model_version, struct.unpack("<f", r.raw_output_contents[0][:4])[0]))
                 except grpc.RpcError as e:
                     failures.append(e.details())
@@ -364,8 +370,8 @@ class E_Repository(unittest.TestCase):
             t.start()
         while len(answered) < 10:
             time.sleep(0.01)
-        model_ir.add_model(os.path.join(WORK, "models", "add", "3"), 3.0)
-        STUB.RepositoryModelLoad(pb.RepositoryModelLoadRequest(model_name="add"))
+        model_ir.add_model(os.path.join(WORK, "models", "rolling", "3"), 3.0)
+        STUB.RepositoryModelLoad(pb.RepositoryModelLoadRequest(model_name="rolling"))
         after = len(answered)
         while len(answered) < after + 10:
             time.sleep(0.01)
@@ -375,7 +381,7 @@ class E_Repository(unittest.TestCase):
         self.assertEqual(failures, [])
         self.assertEqual(answered[-1], ("3", 3.0))
         self.assertTrue(all((v, y) in (("2", 2.0), ("3", 3.0)) for v, y in answered), answered)
-        self.assertEqual(list(STUB.ModelMetadata(pb.ModelMetadataRequest(name="add")).versions), ["3", "2", "1"])
+        self.assertEqual(list(STUB.ModelMetadata(pb.ModelMetadataRequest(name="rolling")).versions), ["3"])
 
     def test_unload_and_load(self):
         STUB.RepositoryModelUnload(pb.RepositoryModelUnloadRequest(model_name="identity"))
