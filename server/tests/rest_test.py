@@ -10,6 +10,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -248,8 +249,14 @@ class F_Polling(unittest.TestCase):
         try:
             model_ir.add_model(os.path.join(base, "2"), 2.0)
             polled.wait_for_line(r"loaded model 'polled' version 2")
-            status, body, _ = polled.http("GET", "/v2/models/polled")
-            self.assertEqual(json.loads(body)["versions"], ["2"])  # latest 1: version 1 retired
+            # The log line comes before the swap; poll the metadata (bounded, no time threshold).
+            versions = None
+            for _ in range(6000):
+                versions = json.loads(polled.http("GET", "/v2/models/polled")[1])["versions"]
+                if versions == ["2"]:
+                    break
+                time.sleep(0.01)
+            self.assertEqual(versions, ["2"])  # latest 1: version 1 retired
         finally:
             polled.stop()
 
