@@ -5,6 +5,7 @@ values and a SIGTERM drain. Models are small IRs written by model_ir.py, run on 
 import json
 import os
 import re
+import shutil
 import struct
 import sys
 import tempfile
@@ -108,6 +109,7 @@ def setUpModule():
 def tearDownModule():
     if SERVER and SERVER.proc.poll() is None:
         SERVER.stop()
+    shutil.rmtree(WORK, ignore_errors=True)
 
 
 def error_of(call, *args, **kwargs):

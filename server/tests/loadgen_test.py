@@ -3,6 +3,7 @@ gRPC and over REST (binary and JSON) must see no error, and the server's success
 equal the requests the client counted as answered."""
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,6 +50,7 @@ class Loadgen(unittest.TestCase):
                 self.assertEqual(int(m.group(1)), count, transport)
         finally:
             server.stop()
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
