@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <string>
 #include <utility>
@@ -59,5 +60,13 @@ struct InferJob {
   private:
     std::atomic<bool> m_finished{false};
 };
+
+/// Whole microseconds / nanoseconds of a duration, for statistics and metrics.
+uint64_t micros(Clock::duration d);
+uint64_t nanos(Clock::duration d);
+
+/// The Status of an inference's error: Cancelled past the job's deadline is kDeadlineExceeded,
+/// InvalidArgument stays, Busy/Unavailable become kUnavailable, anything else kInternal.
+Status status_of(std::exception_ptr error, const InferJob& job);
 
 }  // namespace vireo::server
