@@ -7,6 +7,7 @@
 #   vireo-plugins  the in-tree devices (<libdir>/vireo/) and the plugins.xml that lists them
 #   vireo-tools    samples (hello_infer, benchmark_app, vireo_convert, ...) and the test runners
 #   python3-vireo  the vireo Python package (when the Python build is on)
+#   vireo-server   vireo_server, the KServe v2 model server (when VIREO_BUILD_SERVER is on)
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME vireo)
 set(CPACK_PACKAGE_VENDOR "Vireo")
@@ -28,6 +29,9 @@ set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
 set(_components runtime dev plugins tools)
 if(VIREO_BUILD_PYTHON AND TARGET _vireo)
   list(APPEND _components python)
+endif()
+if(TARGET vireo_server)
+  list(APPEND _components server)
 endif()
 set(CPACK_COMPONENTS_ALL ${_components})
 
@@ -60,5 +64,11 @@ set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
 set(CPACK_COMPONENT_PYTHON_DEPENDS runtime plugins)
 set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3 (>= 3.11), python3-numpy")
 set(CPACK_COMPONENT_PYTHON_DESCRIPTION "Python bindings of Vireo, shaped like OpenVINO's")
+
+set(CPACK_DEBIAN_SERVER_PACKAGE_NAME vireo-server)
+set(CPACK_DEBIAN_SERVER_PACKAGE_SECTION net)
+set(CPACK_COMPONENT_SERVER_DEPENDS runtime plugins)
+set(CPACK_COMPONENT_SERVER_DESCRIPTION
+    "vireo_server: serves Vireo models over the KServe v2 protocol (gRPC and REST)")
 
 include(CPack)

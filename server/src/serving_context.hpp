@@ -1,0 +1,36 @@
+// Declares ServingContext: what both front ends share — the models, the metrics, the limits and
+// whether the server is draining.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "metrics.hpp"
+#include "model_manager.hpp"
+#include "server_config.hpp"
+
+namespace vireo::server {
+
+/// Shared by the gRPC and REST front ends; owned by the Server, outlives both.
+struct ServingContext {
+    ModelManager& models;
+    Metrics& metrics;
+    const ServerOptions& options;
+    /// Set on SIGTERM: readiness turns false and new inference requests get UNAVAILABLE.
+    std::atomic<bool> draining{false};
+    /// Called by the REST reload endpoint (POST /v1/config/reload); returns its outcome.
+    std::function<Status()> reload;
+
+    ServingContext(ModelManager& m, Metrics& x, const ServerOptions& o)
+        : models(m), metrics(x), options(o) {}
+
+    bool ready() const { return !draining.load() && models.all_ready(); }
+};
+
+/// The server's name and version as ServerMetadata reports them.
+inline constexpr const char* kServerName = "vireo_server";
+/// The protocol extensions this server implements.
+inline const char* const kExtensions[] = {"model_repository", "statistics", "binary_tensor_data",
+                                          "model_configuration"};
+
+}  // namespace vireo::server
