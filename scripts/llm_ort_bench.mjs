@@ -10,6 +10,7 @@
 // GenAI does; every later step feeds one token and the previous step's present.* as past_key_values.*.
 import { createRequire } from 'module';
 import fs from 'fs';
+import os from 'os';
 import path from 'path';
 const require = createRequire((process.env.NODE_PATH || path.join(process.env.HOME, '.cache/vireo-ort/node_modules')) + '/');
 const ort = require('onnxruntime-node');
@@ -91,7 +92,12 @@ async function generate(session, promptIds, newTokens) {
 }
 
 const median = (a) => { const s = [...a].sort((x, y) => x - y); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
-const weightBytes = fs.statSync(modelPath).size;
+// Bytes of weights one decode step reads: model_info.json's figure (export_decoders.py), else the
+// file size (an over-estimate when the file also holds tables that are only gathered from).
+const infoPath = path.join(opt.dir, 'model_info.json');
+const info = fs.existsSync(infoPath) ? JSON.parse(fs.readFileSync(infoPath, 'utf8')) : null;
+const fileBytes = fs.statSync(modelPath).size;
+const weightBytes = info ? info.decode_weight_bytes_f32 : fileBytes;
 let failed = false;
 for (const threads of opt.threads) {
   const session = await ort.InferenceSession.create(modelPath, {
@@ -110,11 +116,16 @@ for (const threads of opt.threads) {
   }
   const line = {
     runtime: 'onnxruntime-node', ort_version: ort.env.versions?.common ?? 'unknown', model: modelPath,
-    weights_mb: +(weightBytes / 1e6).toFixed(1), threads, prompt_len: prompt.length, new_tokens: opt.newTokens,
+    file_mb: +(fileBytes / 1e6).toFixed(1), params: info ? info.params : null,
+    decode_weight_mb: +(weightBytes / 1e6).toFixed(1), threads, prompt_len: prompt.length, new_tokens: opt.newTokens,
     reps: opt.reps, ttft_ms_median: +median(ttft).toFixed(2),
     decode_tokens_per_s_median: tps.length ? +median(tps).toFixed(2) : null,
     // weights read per decode step x steps per second: the memory traffic the decode loop sustains
-    weights_gb_per_s: tps.length ? +((weightBytes * median(tps)) / 1e9).toFixed(2) : null,
+    decode_weight_gb_per_s: tps.length ? +((weightBytes * median(tps)) / 1e9).toFixed(2) : null,
+    // best of the repetitions: on a shared machine the least disturbed run
+    ttft_ms_best: +Math.min(...ttft).toFixed(2),
+    decode_tokens_per_s_best: tps.length ? +Math.max(...tps).toFixed(2) : null,
+    load_average_1min: +os.loadavg()[0].toFixed(2),
     ttft_ms: ttft.map((x) => +x.toFixed(2)), decode_tokens_per_s: tps.map((x) => +x.toFixed(2)),
     ids: ids.join(','),
   };

@@ -285,6 +285,18 @@ def greedy_reference(model, c, prompt, new_tokens):
     return out, margins
 
 
+def model_info(kind, model, c):
+    """Sizes for benchmarks: the weight bytes one decode step reads are every parameter except the
+    tables only gathered from (positions; Llama's input embedding, whose LM head is separate).
+    GPT-2's tied embedding counts once, read whole by the LM head (the ONNX file holds it twice:
+    the Gather table and the MatMul's transposed constant)."""
+    n = sum(p.numel() for p in model.parameters())
+    gathered = c["context"] * c["hidden"] if kind == "gpt2" else c["vocab"] * c["hidden"]
+    return {"kind": kind, "params": n, "f32_weight_bytes": 4 * n,
+            "decode_weight_bytes_f32": 4 * (n - gathered),
+            "kv_cache_bytes_per_token_f32": 4 * 2 * c["layers"] * c["kv_heads"] * (c["hidden"] // c["heads"])}
+
+
 def genai_config(kind, c, filename):
     past_names = {"past_key_names": "past_key_values.%d.key", "past_value_names": "past_key_values.%d.value"}
     bos, eos = (50256, 50256) if kind == "gpt2" and c["vocab"] > 50256 else (1, 2)
@@ -365,6 +377,8 @@ def main():
         print(f"{name}: {n_params / 1e6:.1f}M parameters, {base}", flush=True)
 
         export_onnx(model, base, os.path.join(folder, "model.onnx"), args.opset)
+        with open(os.path.join(folder, "model_info.json"), "w") as f:
+            json.dump(model_info(kind, model, base), f, indent=1)
         with open(os.path.join(folder, "genai_config.json"), "w") as f:
             json.dump(genai_config(kind, base, "model.onnx"), f, indent=2)
         if not args.no_weights:
