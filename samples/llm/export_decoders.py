@@ -14,17 +14,22 @@ For each model, OUT/<name>/ receives:
   reference_greedy.json  prompt ids -> the first N greedy ids computed by PyTorch in f32 with the same
                       weights, plus the per-step margin between the best and second-best logit (a step
                       with a tiny margin is where a different but correct summation order may flip).
+  reference_beam4.json  PyTorch's beam search (4 beams, no early stop) from the same prompt.
+  model_info.json     parameters, weight bytes a decode step reads, KV-cache bytes per token.
+  vocab.json, merges.txt  GPT-2's vocabulary, with --gpt2-vocab DIR (gpt2 model only).
   weights.pt          the state dict (so another script can rebuild the PyTorch model exactly).
 
 Usage:
   samples/llm/export_decoders.py OUT [--models gpt2,llama] [--tiny] [--seed 0] [--prompt-len 16]
-                                     [--new-tokens 64] [--layers L --hidden D --heads H ...]
+                                     [--new-tokens 64] [--beams 4] [--references-only]
+                                     [--gpt2-vocab DIR] [--layers L --hidden D --heads H ...]
 Exits 77 (the "skipped" code of ctest) when PyTorch or onnx is not installed.
 """
 import argparse
 import json
 import math
 import os
+import shutil
 import sys
 
 try:
@@ -297,6 +302,44 @@ def model_info(kind, model, c):
             "kv_cache_bytes_per_token_f32": 4 * 2 * c["layers"] * c["kv_heads"] * (c["hidden"] // c["heads"])}
 
 
+@torch.no_grad()
+def beam_reference(model, c, prompt, new_tokens, beams):
+    """Beam search with `beams` beams over `new_tokens` steps, scores = summed log-probabilities.
+    No hypothesis ends early (EOS is not treated specially), so all have the same length and the
+    length penalty does not change the order; the best is the highest score. The caches are
+    reordered along the batch axis by the surviving beams' parents each step (what beam_idx does)."""
+    ids = torch.tensor([prompt], dtype=torch.int64)
+    past = empty_past(c, 1, 0)
+    mask = torch.ones(1, len(prompt), dtype=torch.int64)
+    pos = torch.arange(len(prompt), dtype=torch.int64).unsqueeze(0)
+    logits, *past = model(ids, mask, pos, *past)
+    logp = torch.log_softmax(logits[0, -1], dim=-1)
+    scores, tokens = torch.topk(logp, beams)
+    seqs = [[int(t)] for t in tokens]
+    past = [p.expand(beams, *p.shape[1:]).contiguous() for p in past]
+    total = len(prompt)
+    for _ in range(new_tokens - 1):
+        ids = tokens.view(beams, 1)
+        mask = torch.ones(beams, total + 1, dtype=torch.int64)
+        pos = torch.full((beams, 1), total, dtype=torch.int64)
+        logits, *past = model(ids, mask, pos, *past)
+        cand = scores[:, None] + torch.log_softmax(logits[:, -1], dim=-1)
+        scores, flat = torch.topk(cand.reshape(-1), beams)
+        parent = flat // c["vocab"]
+        tokens = flat % c["vocab"]
+        seqs = [seqs[int(p)] + [int(t)] for p, t in zip(parent, tokens)]
+        past = [p.index_select(0, parent) for p in past]
+        total += 1
+    best = int(torch.argmax(scores))
+    ordered = sorted((float(v) for v in scores), reverse=True)
+    return {"num_beams": beams, "length_penalty": 1.0, "prompt_ids": prompt,
+            "generated_ids": seqs[best], "score": float(scores[best]),
+            # a small gap means another summation order may pick the runner-up
+            "gap_to_second": ordered[0] - ordered[1] if beams > 1 else None,
+            "beams": [{"ids": s, "score": float(v)} for s, v in zip(seqs, scores)],
+            "note": "PyTorch f32 beam search, no early stop, best = highest summed log-probability"}
+
+
 def genai_config(kind, c, filename):
     past_names = {"past_key_names": "past_key_values.%d.key", "past_value_names": "past_key_values.%d.value"}
     bos, eos = (50256, 50256) if kind == "gpt2" and c["vocab"] > 50256 else (1, 2)
@@ -344,6 +387,13 @@ def main():
         ap.add_argument("--" + k.replace("_", "-"), type=int, help=f"override {k}")
     ap.add_argument("--prompt-tries", type=int, default=4,
                     help="random prompts tried for the reference; the best-separated one is kept")
+    ap.add_argument("--beams", type=int, default=4,
+                    help="also write reference_beam<N>.json, PyTorch's beam search (0: none)")
+    ap.add_argument("--references-only", action="store_true",
+                    help="reload weights.pt and rewrite only the reference files (no ONNX export)")
+    ap.add_argument("--gpt2-vocab", metavar="DIR",
+                    help="copy GPT-2's encoder.json / vocab.bpe from DIR next to the gpt2 model as "
+                         "vocab.json / merges.txt (genai/scripts/fetch_gpt2_vocab.sh fetches them)")
     ap.add_argument("--no-weights", action="store_true", help="do not write weights.pt")
     args = ap.parse_args()
     try:
@@ -376,14 +426,26 @@ def main():
         n_params = sum(p.numel() for p in model.parameters())
         print(f"{name}: {n_params / 1e6:.1f}M parameters, {base}", flush=True)
 
-        export_onnx(model, base, os.path.join(folder, "model.onnx"), args.opset)
-        with open(os.path.join(folder, "model_info.json"), "w") as f:
-            json.dump(model_info(kind, model, base), f, indent=1)
-        with open(os.path.join(folder, "genai_config.json"), "w") as f:
-            json.dump(genai_config(kind, base, "model.onnx"), f, indent=2)
-        if not args.no_weights:
-            torch.save({"config": base, "kind": kind, "state_dict": model.state_dict()},
-                       os.path.join(folder, "weights.pt"))
+        weights = os.path.join(folder, "weights.pt")
+        if args.references_only:
+            if not os.path.exists(weights):
+                ap.error(f"--references-only: {weights} does not exist")
+            saved = torch.load(weights)
+            if saved["config"] != base:
+                ap.error(f"--references-only: {weights} has config {saved['config']}, not {base}")
+            model.load_state_dict(saved["state_dict"])
+        else:
+            export_onnx(model, base, os.path.join(folder, "model.onnx"), args.opset)
+        if args.gpt2_vocab and kind == "gpt2" and base["vocab"] == 50257:
+            for src, dst in (("encoder.json", "vocab.json"), ("vocab.bpe", "merges.txt")):
+                shutil.copyfile(os.path.join(args.gpt2_vocab, src), os.path.join(folder, dst))
+        if not args.references_only:
+            with open(os.path.join(folder, "model_info.json"), "w") as f:
+                json.dump(model_info(kind, model, base), f, indent=1)
+            with open(os.path.join(folder, "genai_config.json"), "w") as f:
+                json.dump(genai_config(kind, base, "model.onnx"), f, indent=2)
+        if not args.no_weights and not args.references_only:
+            torch.save({"config": base, "kind": kind, "state_dict": model.state_dict()}, weights)
 
         # Several random prompts; keep the one whose smallest top-2 margin is largest, so a
         # correct implementation with another summation order is unlikely to flip a token.
@@ -401,8 +463,15 @@ def main():
                "note": "PyTorch f32 greedy, prompt in one step with an empty past, then one token per step"}
         with open(os.path.join(folder, "reference_greedy.json"), "w") as f:
             json.dump(ref, f, indent=1)
-        print(f"{name}: wrote {folder}/model.onnx, genai_config.json, reference_greedy.json "
-              f"(min top-2 margin {min(margins):.4g})", flush=True)
+        if args.beams > 1:
+            beam = beam_reference(model, base, prompt, args.new_tokens, args.beams)
+            with open(os.path.join(folder, f"reference_beam{args.beams}.json"), "w") as f:
+                json.dump(beam, f, indent=1)
+        written = ["reference_greedy.json"] + ([f"reference_beam{args.beams}.json"] if args.beams > 1 else [])
+        if not args.references_only:
+            written = ["model.onnx", "genai_config.json", "model_info.json"] + written
+        print(f"{name}: wrote {', '.join(written)} in {folder} "
+              f"(greedy: min top-2 margin {min(margins):.4g})", flush=True)
 
 
 if __name__ == "__main__":
