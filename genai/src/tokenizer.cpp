@@ -19,6 +19,9 @@ using detail::JsonValue;
 
 namespace {
 
+// Ids index tables, so a corrupt file must not ask for gigabytes; real vocabularies stay < 1M.
+constexpr int64_t kMaxTokenId = 16 * 1024 * 1024;
+
 constexpr std::string_view kMetaspace = "\xE2\x96\x81";  // U+2581 LOWER ONE EIGHTH BLOCK
 
 std::string read_file(const std::filesystem::path& path) {
@@ -94,14 +97,9 @@ class Tokenizer::Impl {
     std::array<TokenId, 256> byte_fallback_ids{};  // -1 when the vocabulary lacks <0xNN>
 
     void finish() {
-        const size_t n = std::max(
-            bpe.size(),
-            added.empty()
-                ? size_t{0}
-                : static_cast<size_t>(std::max_element(added.begin(), added.end(),
-                                                       [](auto& a, auto& b) { return a.id < b.id; })
-                                          ->id) +
-                      1);
+        // One past the largest id of the vocabulary and the added tokens.
+        size_t n = bpe.size();
+        for (const auto& a : added) n = std::max(n, static_cast<size_t>(a.id) + 1);
         vocab_size = n;
         is_added.assign(n, 0);
         is_special.assign(n, 0);
@@ -332,7 +330,11 @@ void load_vocab_object(const JsonValue& vocab, BpeModel& bpe, std::string_view n
         if (!id.is_number())
             throw_error<InvalidArgument>(name, ": the id of vocabulary entry '", token,
                                          "' is not a number");
-        bpe.add_token(token, static_cast<TokenId>(id.as_int()));
+        const int64_t value = id.as_int();
+        if (value < 0 || value > kMaxTokenId)
+            throw_error<InvalidArgument>(name, ": vocabulary entry '", token, "' has id ", value,
+                                         ", expected 0..", kMaxTokenId);
+        bpe.add_token(token, static_cast<TokenId>(value));
     }
 }
 
@@ -444,6 +446,10 @@ Tokenizer Tokenizer::from_tokenizer_json_text(std::string_view json, std::string
             const JsonValue* content = a.find("content");
             if (!id || !content || !id->is_number() || !content->is_string())
                 throw_error<InvalidArgument>(name, ": an added token lacks id or content");
+            if (id->as_int() < 0 || id->as_int() > kMaxTokenId)
+                throw_error<InvalidArgument>(name, ": added token '", content->as_string(),
+                                             "' has id ", id->as_int(), ", expected 0..",
+                                             kMaxTokenId);
             const auto tid = static_cast<TokenId>(id->as_int());
             impl->added.push_back({content->as_string(), tid, flag(&a, "special", false)});
             if (!impl->bpe.find(content->as_string()) &&

@@ -119,6 +119,17 @@ TEST(TokenizerLoading, ErrorsNameTheFileAndTheProblem) {
                      "{\"model\": {\"type\": \"WordPiece\", \"vocab\": {}}}", "wp.json"),
                  NotImplemented);
     EXPECT_THROW(Tokenizer::from_tokenizer_json_text("{\"model\": 3}", "m.json"), InvalidArgument);
+    EXPECT_THROW(Tokenizer::from_tokenizer_json_text(
+                     R"({"pre_tokenizer": {"type": "ByteLevel"},
+                         "model": {"type": "BPE", "vocab": {"a": -1}, "merges": []}})",
+                     "negative.json"),
+                 InvalidArgument);
+    EXPECT_THROW(Tokenizer::from_tokenizer_json_text(
+                     R"({"added_tokens": [{"id": 4000000000, "content": "x"}],
+                         "pre_tokenizer": {"type": "ByteLevel"},
+                         "model": {"type": "BPE", "vocab": {}, "merges": []}})",
+                     "huge.json"),
+                 InvalidArgument);
     try {
         Tokenizer::from_tokenizer_json_text(
             R"({"pre_tokenizer": {"type": "ByteLevel"},
