@@ -1,0 +1,52 @@
+// Tests JsonValue's parser: escapes (surrogate pairs to UTF-8), structure, and the errors it
+// reports for malformed text.
+#include "json_value.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vireo/exception.hpp>
+
+namespace vireo::genai::detail {
+namespace {
+
+TEST(JsonValue, ParsesNestedDocument) {
+    const auto v = JsonValue::parse(R"( {"a": [1, -2.5e1, true, null], "b": {"c": "x"}} )", "t");
+    ASSERT_TRUE(v.is_object());
+    const auto& a = v.find("a")->as_array();
+    ASSERT_EQ(a.size(), 4u);
+    EXPECT_EQ(a[0].as_int(), 1);
+    EXPECT_DOUBLE_EQ(a[1].as_number(), -25.0);
+    EXPECT_TRUE(a[2].as_bool());
+    EXPECT_TRUE(a[3].is_null());
+    EXPECT_EQ(v.find("b")->find("c")->as_string(), "x");
+    EXPECT_EQ(v.find("missing"), nullptr);
+}
+
+TEST(JsonValue, DecodesEscapesToUtf8) {
+    const auto v = JsonValue::parse(R"("\u0120\n\"\\\/\ud83d\ude42\u00e9\ud800x")", "t");
+    // U+0120, newline, quote, backslash, slash, U+1F642 (a surrogate pair), U+00E9, a lone high
+    // surrogate (-> U+FFFD), x.
+    EXPECT_EQ(v.as_string(), "\xC4\xA0\n\"\\/\xF0\x9F\x99\x82\xC3\xA9\xEF\xBF\xBDx");
+}
+
+TEST(JsonValue, RejectsMalformedText) {
+    for (const char* bad :
+         {"", "{", "[1,]", "{\"a\" 1}", "\"abc", "tru", "[1] x", "\"\\q\"", "01x"})
+        EXPECT_THROW(JsonValue::parse(bad, "bad.json"), InvalidArgument) << bad;
+    try {
+        JsonValue::parse("{\"a\": ]", "file.json");
+        FAIL();
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("file.json: JSON error at byte 6"), std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(JsonValue, TypedAccessOfWrongTypeThrows) {
+    const auto v = JsonValue::parse("[\"s\"]", "t");
+    EXPECT_THROW(v.as_object(), InvalidArgument);
+    EXPECT_THROW(v.as_array()[0].as_int(), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace vireo::genai::detail
