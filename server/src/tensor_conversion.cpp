@@ -41,9 +41,12 @@ Status store_integer(const std::string& field, Tensor& tensor, size_t index,
         result = static_cast<T>(*u);
     } else if (const auto* d = std::get_if<double>(&value)) {
         // JSON writers print integral floats as "3.0": accept those when they fit exactly.
+        // The upper bound is exclusive and exact (2^digits): max() itself rounds up to it as a
+        // double for 64-bit types, and converting 2^64 to uint64_t is undefined (found by
+        // fuzz_rest).
         ok = std::isfinite(*d) && std::floor(*d) == *d &&
              *d >= static_cast<double>(std::numeric_limits<T>::min()) &&
-             *d <= static_cast<double>(std::numeric_limits<T>::max());
+             *d < std::ldexp(1.0, std::numeric_limits<T>::digits);
         result = ok ? static_cast<T>(*d) : T{};
     }
     if (!ok) {
