@@ -22,6 +22,24 @@ dnnl::memory s32_scalar(int32_t value) {
     return make_constant(md, &value, md);
 }
 
+// The end both int8 builders share: the bias divided by the output scales (oneDNN adds it to the
+// integer accumulator before scaling), the activation zero point, and the destination.
+void append_int8_tail(DnnlOp& op, const Tensor& bias, const std::vector<float>& out_scales,
+                      const dnnl::memory::desc& bias_md, const dnnl::memory::desc& primitive_bias,
+                      int32_t zero_point, const dnnl::memory::desc& dst_md) {
+    if (bias) {
+        std::vector<float> scaled(out_scales.size());
+        const float* b = static_cast<const float*>(bias.data());
+        for (size_t c = 0; c < scaled.size(); ++c) scaled[c] = b[c] / out_scales[c];
+        op.args.push_back(
+            {DNNL_ARG_BIAS, false, 0, {}, make_constant(bias_md, scaled.data(), primitive_bias)});
+    }
+    if (zero_point != 0)
+        op.args.push_back(
+            {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, false, 0, {}, s32_scalar(zero_point)});
+    op.args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
+}
+
 // The scale of each of `channels` output channels of weights `w` (one per tensor or one per
 // channel, the channel being the flat index / (size / channels) for convolution weights and
 // (flat / stride) % channels for MatMul ones); empty when the scales run along another axis.
@@ -268,17 +286,7 @@ bool GraphCompiler::try_int8_convolution(const NodePtr& node, const DequantizeMa
                         0,
                         {},
                         weights_constant(wport, w_plain, qw->q.data(), pd.weights_desc())});
-    if (chain.bias) {
-        std::vector<float> bias(channels);
-        const float* b = static_cast<const float*>(chain.bias.data());
-        for (size_t c = 0; c < channels; ++c) bias[c] = b[c] / out_scales[c];
-        op->args.push_back(
-            {DNNL_ARG_BIAS, false, 0, {}, make_constant(bias_md, bias.data(), pd.bias_desc())});
-    }
-    if (dq.zero_point != 0)
-        op->args.push_back(
-            {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, false, 0, {}, s32_scalar(dq.zero_point)});
-    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
+    append_int8_tail(*op, chain.bias, out_scales, bias_md, pd.bias_desc(), dq.zero_point, dst_md);
     add_dnnl_step(node, chain, std::move(op), Layout::kChannelsLast);
     m_graph->steps.back().type = "Int8" + m_graph->steps.back().type;
     return true;
@@ -332,17 +340,7 @@ bool GraphCompiler::try_int8_matmul(const NodePtr& node, const DequantizeMatch& 
                         0,
                         {},
                         weights_constant(b, w_plain, qw->q.data(), pd.weights_desc())});
-    if (chain.bias) {
-        std::vector<float> bias(N);
-        const float* bp = static_cast<const float*>(chain.bias.data());
-        for (size_t n = 0; n < N; ++n) bias[n] = bp[n] / out_scales[n];
-        op->args.push_back(
-            {DNNL_ARG_BIAS, false, 0, {}, make_constant(bias_md, bias.data(), pd.bias_desc())});
-    }
-    if (dq.zero_point != 0)
-        op->args.push_back(
-            {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, false, 0, {}, s32_scalar(dq.zero_point)});
-    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
+    append_int8_tail(*op, chain.bias, out_scales, bias_md, pd.bias_desc(), dq.zero_point, dst_md);
     add_dnnl_step(node, chain, std::move(op), Layout::kPlain);
     m_graph->steps.back().type = "Int8" + m_graph->steps.back().type;
     return true;
