@@ -248,6 +248,15 @@ void register_gather_scatter_ops(OpRegistry& r) {
                 [](const Node& n, const Inputs& in) { return infer_gather_nd(n, in, false); },
                 {}});
     r.add(OpDef{"ScatterNDUpdate", 3, "", 3, 3, {}, infer_scatter_nd_update, {}});
+    r.add(OpDef{"ScatterNDUpdate",
+                15,
+                "",
+                3,
+                3,
+                {optional_attr("reduction", AttrType::kString, std::string("none"),
+                               {"none", "sum", "prod", "min", "max"})},
+                infer_scatter_nd_update,
+                {}});
     r.add(OpDef{"ScatterElementsUpdate", 3, "", 4, 4, {}, infer_scatter_elements_update, {}});
     r.add(OpDef{"ScatterElementsUpdate",
                 12,

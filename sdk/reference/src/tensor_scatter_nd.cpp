@@ -1,5 +1,6 @@
-// Implements GatherND-5/8, ScatterNDUpdate-3 and ScatterElementsUpdate-3/12 (reductions none, sum,
-// prod, min, max, mean; use_init_val).
+// Implements GatherND-5/8, ScatterNDUpdate-3/15 (reductions none, sum, prod, min, max, applied in
+// order to the value already there) and ScatterElementsUpdate-3/12 (reductions none, sum, prod,
+// min, max, mean; use_init_val).
 //
 // Indices may be negative (counted from the end of their axis); an index outside
 // [-dim, dim - 1] is an InvalidArgument naming the op, never an out-of-bounds access. Duplicate
@@ -73,40 +74,6 @@ std::unique_ptr<Kernel> make_gather_nd(const Node& node) {
                 dst += slice * bytes;
             }
     });
-}
-
-std::unique_ptr<Kernel> make_scatter_nd_update(const Node& node) {
-    return make_kernel(
-        [who = node.describe()](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
-            check_arity(in, 3, out, 1, who);
-            const Shape& data = in[0].get_shape();
-            const Shape& ishape = in[1].get_shape();
-            if (ishape.empty() || ishape.back() > data.size())
-                throw_error<InvalidArgument>(who, ": the last dimension of indices ", ishape,
-                                             " must not exceed the rank of data ", data);
-            const size_t k = ishape.back();
-            const size_t count = product(ishape, 0, ishape.size() - 1);
-            const size_t slice = product(data, k, data.size());
-            if (in[2].get_size() != count * slice ||
-                in[2].get_element_type() != in[0].get_element_type() ||
-                out[0].get_byte_size() != in[0].get_byte_size())
-                throw_error<InvalidArgument>(who, ": updates ", in[2].get_shape(),
-                                             " do not match indices ", ishape, " into data ", data);
-            if (out[0].data() != in[0].data() && in[0].get_byte_size() != 0)
-                std::memcpy(out[0].data(), in[0].data(), in[0].get_byte_size());
-            std::vector<size_t> strides(k);
-            for (size_t j = 0; j < k; ++j) strides[j] = product(data, j + 1, data.size());
-            const auto indices = read_ints(in[1], who, "input 1 (indices)");
-            const size_t bytes = in[0].get_element_type().size();
-            const auto* src = static_cast<const uint8_t*>(in[2].data());
-            auto* dst = static_cast<uint8_t*>(out[0].data());
-            for (size_t i = 0; i < count; ++i) {
-                size_t offset = 0;
-                for (size_t j = 0; j < k; ++j)
-                    offset += checked_index(indices[i * k + j], data[j], who, j) * strides[j];
-                std::memcpy(dst + offset * bytes, src + i * slice * bytes, slice * bytes);
-            }
-        });
 }
 
 enum class Reduction { kNone, kSum, kProd, kMin, kMax, kMean };
@@ -232,6 +199,58 @@ void scatter_reduce(const Tensor& data, const std::vector<size_t>& targets, cons
         }
         o[t] = math::from_compute<T>(v);
     }
+}
+
+std::unique_ptr<Kernel> make_scatter_nd_update(const Node& node) {
+    const Reduction reduction = parse_reduction(node);
+    const std::string who = node.describe();
+    if (reduction != Reduction::kNone &&
+        !contains(NumericTypes{}, node.input_value(0).get_element_type()))
+        throw_error<NotImplemented>(who, ": reductions need a number type, got ",
+                                    node.input_value(0).get_element_type());
+    return make_kernel([who, reduction](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
+        check_arity(in, 3, out, 1, who);
+        const Shape& data = in[0].get_shape();
+        const Shape& ishape = in[1].get_shape();
+        if (ishape.empty() || ishape.back() > data.size())
+            throw_error<InvalidArgument>(who, ": the last dimension of indices ", ishape,
+                                         " must not exceed the rank of data ", data);
+        const size_t k = ishape.back();
+        const size_t count = product(ishape, 0, ishape.size() - 1);
+        const size_t slice = product(data, k, data.size());
+        if (in[2].get_size() != count * slice ||
+            in[2].get_element_type() != in[0].get_element_type() ||
+            out[0].get_byte_size() != in[0].get_byte_size())
+            throw_error<InvalidArgument>(who, ": updates ", in[2].get_shape(),
+                                         " do not match indices ", ishape, " into data ", data);
+        if (out[0].data() != in[0].data() && in[0].get_byte_size() != 0)
+            std::memcpy(out[0].data(), in[0].data(), in[0].get_byte_size());
+        std::vector<size_t> strides(k);
+        for (size_t j = 0; j < k; ++j) strides[j] = product(data, j + 1, data.size());
+        const auto indices = read_ints(in[1], who, "input 1 (indices)");
+        std::vector<size_t> offsets(count);
+        for (size_t i = 0; i < count; ++i) {
+            size_t offset = 0;
+            for (size_t j = 0; j < k; ++j)
+                offset += checked_index(indices[i * k + j], data[j], who, j) * strides[j];
+            offsets[i] = offset;
+        }
+        if (reduction == Reduction::kNone) {
+            const size_t bytes = in[0].get_element_type().size();
+            const auto* src = static_cast<const uint8_t*>(in[2].data());
+            auto* dst = static_cast<uint8_t*>(out[0].data());
+            for (size_t i = 0; i < count; ++i)
+                std::memcpy(dst + offsets[i] * bytes, src + i * slice * bytes, slice * bytes);
+            return;
+        }
+        // ScatterND-16's reductions apply the updates in order to the value already there.
+        std::vector<size_t> targets(count * slice);
+        for (size_t i = 0; i < count; ++i)
+            for (size_t e = 0; e < slice; ++e) targets[i * slice + e] = offsets[i] + e;
+        dispatch(NumericTypes{}, in[0].get_element_type(), who.c_str(), [&](auto tag) {
+            scatter_reduce<decltype(tag)>(in[0], targets, in[2], out[0], reduction, true);
+        });
+    });
 }
 
 std::unique_ptr<Kernel> make_scatter_elements_update(const Node& node) {

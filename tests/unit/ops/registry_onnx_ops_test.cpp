@@ -37,6 +37,7 @@ std::vector<Entry> table() {
     t.push_back({"GatherND", 5, 2, 2, {{"batch_dims", "0"}}});
     t.push_back({"GatherND", 8, 2, 2, {{"batch_dims", "0"}}});
     t.push_back({"ScatterNDUpdate", 3, 3, 3, {}});
+    t.push_back({"ScatterNDUpdate", 15, 3, 3, {{"reduction", "none"}}});
     t.push_back({"ScatterElementsUpdate", 3, 4, 4, {}});
     t.push_back(
         {"ScatterElementsUpdate", 12, 4, 4, {{"reduction", "none"}, {"use_init_val", "true"}}});

@@ -1,4 +1,4 @@
-// Tests GatherND-5/8, ScatterNDUpdate-3 and ScatterElementsUpdate-3/12 with hand-computed values:
+// Tests GatherND-5/8, ScatterNDUpdate-3/15 and ScatterElementsUpdate-3/12 with hand-computed values:
 // batch_dims, negative and out-of-range indices, duplicates, every reduction, empty tensors.
 #include "tensor_test_utils.hpp"
 
@@ -87,6 +87,43 @@ TEST(ScatterNDUpdateKernel, ElementsSlicesDuplicatesAndNegativeIndices) {
     const auto no_vals = make_tensor(element::f32, {0}, std::vector<double>{});
     EXPECT_EQ(values_of(eval("ScatterNDUpdate", {data, none, no_vals})[0]),
               (std::vector<double>{1, 2, 3, 4}));
+}
+
+TEST(ScatterNDUpdateKernel, ReductionsApplyEveryUpdateInOrderToTheValueThere) {
+    // data [2, 2]; rows 1, 0, 1 again: row 1 receives two updates, row 0 one.
+    const auto data = make_tensor(element::f32, {2, 2}, std::vector<double>{1, 2, 3, 4});
+    const auto rows = make_tensor(element::i64, {3, 1}, Ints{1, 0, -1});
+    const auto upd = make_tensor(element::f32, {3, 2}, std::vector<double>{10, 1, 5, 5, 2, 20});
+    struct Case {
+        std::string reduction;
+        std::vector<double> expected;
+    };
+    const std::vector<Case> cases{
+        {"none", {5, 5, 2, 20}},
+        {"sum", {6, 7, 15, 25}},
+        {"prod", {5, 10, 60, 80}},
+        {"min", {1, 2, 2, 1}},
+        {"max", {5, 5, 10, 20}},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.reduction);
+        EXPECT_EQ(
+            values_of(eval("ScatterNDUpdate", {data, rows, upd}, {{"reduction", c.reduction}}, 15)[0]),
+            c.expected);
+    }
+    // Integers wrap like the element-wise ops; an index out of range names the op.
+    const auto bytes = make_tensor(element::u8, {2}, std::vector<double>{250, 1});
+    const auto at0 = make_tensor(element::i64, {2, 1}, Ints{0, 0});
+    const auto add = make_tensor(element::u8, {2}, std::vector<double>{3, 4});
+    EXPECT_EQ(ints_of(eval("ScatterNDUpdate", {bytes, at0, add}, {{"reduction", std::string("sum")}},
+                           15)[0]),
+              (Ints{1, 1}));
+    const auto bad = make_tensor(element::i64, {3, 1}, Ints{1, 0, 2});
+    expect_invalid_naming(
+        [&] {
+            eval("ScatterNDUpdate", {data, bad, upd}, {{"reduction", std::string("sum")}}, 15);
+        },
+        "ScatterNDUpdate", "index 2");
 }
 
 TEST(ScatterElementsUpdateKernel, OnnxExamplesOnBothAxes) {

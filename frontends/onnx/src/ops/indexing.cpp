@@ -33,8 +33,10 @@ std::string reduction(const NodeContext& ctx) {
 }
 
 OutputVector scatter_nd(const NodeContext& ctx) {
-    if (reduction(ctx) != "none") ctx.unsupported("ScatterND with a reduction is not supported");
-    return one(make_node("ScatterNDUpdate", {ctx.input(0), ctx.input(1), ctx.input(2)}));
+    const std::string r = reduction(ctx);
+    OutputVector in{ctx.input(0), ctx.input(1), ctx.input(2)};
+    if (r == "none") return one(make_node("ScatterNDUpdate", in));
+    return one(make_node("ScatterNDUpdate", in, {{"reduction", r}}, 15));
 }
 
 OutputVector scatter_elements(const NodeContext& ctx) {

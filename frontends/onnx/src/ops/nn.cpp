@@ -147,16 +147,79 @@ OutputVector conv_transpose(const NodeContext& ctx) {
     return one(y);
 }
 
+/// MaxPool's storage_order=1: the pooling op gives row-major indices flattened over the whole
+/// input; ONNX (and ONNX Runtime) keep the batch and channel offset and number the spatial
+/// position column-major, h + w * H (+ d * H * W ...). Rebuilt from the row-major index with
+/// integer arithmetic on the input's spatial dimensions, static or read at run time.
+Output column_major_spatial_index(const Output& row_major, const Output& x, size_t spatial) {
+    const Output shape = op::shape_of(x)->output(0);
+    std::vector<Output> dims;
+    for (size_t i = 0; i < spatial; ++i)
+        dims.push_back(op::gather(shape, op::int64_scalar(static_cast<int64_t>(2 + i)),
+                                  op::int64_scalar(0))
+                           ->output(0));
+    Output plane = op::int64_scalar(1)->output(0);
+    for (const Output& d : dims) plane = op::multiply(plane, d)->output(0);
+    const Output within = make_node("FloorMod", {row_major, plane})->output(0);
+    Output result = op::subtract(row_major, within)->output(0);  // batch and channel offset
+    Output row_stride = plane, col_stride = op::int64_scalar(1)->output(0);
+    for (size_t i = 0; i < spatial; ++i) {
+        row_stride = op::divide(row_stride, dims[i])->output(0);
+        const Output coord = make_node(
+            "FloorMod", {op::divide(within, row_stride)->output(0), dims[i]})->output(0);
+        result = op::add(result, op::multiply(coord, col_stride))->output(0);
+        col_stride = op::multiply(col_stride, dims[i])->output(0);
+    }
+    return result;
+}
+
 OutputVector max_pool(const NodeContext& ctx) {
     const Output& x = ctx.input(0);
     const Window win = window(ctx, spatial_rank(ctx, x));
-    if (ctx.attr_int("storage_order", 0) != 0 && ctx.has_output(1))
-        ctx.unsupported("column-major indices (storage_order=1) are not supported");
     const std::string rounding = ctx.attr_int("ceil_mode", 0) ? "ceil" : "floor";
     auto pool =
         op::max_pool_with_indices(x, win.strides, win.dilations, win.pads_begin, win.pads_end,
                                   win.kernel, rounding, win.auto_pad, element::i64, 0);
-    return {pool->output(0), pool->output(1)};
+    if (ctx.attr_int("storage_order", 0) == 0 || !ctx.has_output(1))
+        return {pool->output(0), pool->output(1)};
+    return {pool->output(0), column_major_spatial_index(pool->output(1), x, win.kernel.size())};
+}
+
+/// MaxUnpool-9/11: zeros of the unpooled shape, (in - 1) * stride + kernel - pads per spatial
+/// axis, with X's values scattered to the flat positions MaxPool's indices give (over the whole
+/// tensor, batch and channel included); an `output_shape` input pads that with zeros at the end.
+OutputVector max_unpool(const NodeContext& ctx) {
+    const Output& x = ctx.input(0);
+    const size_t spatial = spatial_rank(ctx, x);
+    const Window win = window(ctx, spatial);
+    if (win.kernel.size() != spatial)
+        ctx.fail("kernel_shape must have ", spatial, " values, got ", win.kernel.size());
+    Output indices = ctx.input(1);
+    if (indices.get_element_type() != element::i64) indices = op::convert(indices, element::i64);
+    const Output in_shape = op::shape_of(x);
+    std::vector<int64_t> stride(spatial + 2, 1), extra(spatial + 2, 0);
+    for (size_t i = 0; i < spatial; ++i) {
+        stride[i + 2] = win.strides[i];
+        extra[i + 2] = win.kernel[i] - win.strides[i] - win.pads_begin[i] - win.pads_end[i];
+    }
+    // (in - 1) * s + k - pads = in * s + (k - s - pads); the batch and channel axes stay.
+    const Output shape = op::add(op::multiply(in_shape, ints(stride)), ints(extra));
+    const Output zero = scalar(x.get_element_type(), 0.0);
+    const Output flat_zeros = op::reshape(op::broadcast(zero, shape), ints({-1}), false);
+    const Output flat = make_node("ScatterElementsUpdate",
+                                  {flat_zeros, op::reshape(indices, ints({-1}), false),
+                                   op::reshape(x, ints({-1}), false), op::int64_scalar(0)},
+                                  {}, 3)
+                            ->output(0);
+    Output y = op::reshape(flat, shape, false);
+    if (ctx.has_input(2)) {
+        // The indices address the unpooled shape; a larger output_shape (what MaxPool saw before
+        // its floor rounding dropped the last rows) gets zeros after the end, as ORT does.
+        const Output wanted = op::convert(ctx.input(2), element::i64);
+        y = op::pad(y, op::multiply(shape, ints(std::vector<int64_t>(spatial + 2, 0))),
+                    op::subtract(wanted, shape), "constant", zero);
+    }
+    return one(y);
 }
 
 OutputVector average_pool(const NodeContext& ctx) {
@@ -290,6 +353,7 @@ void register_nn(TranslatorRegistry& r) {
     r.add("", "ConvTranspose", 1, conv_transpose);
     r.add("", "MaxPool", 1, max_pool);
     r.add("", "AveragePool", 1, average_pool);
+    r.add("", "MaxUnpool", 9, max_unpool);
     r.add("", "GlobalAveragePool", 1, global_pool("ReduceMean"));
     r.add("", "GlobalMaxPool", 1, global_pool("ReduceMax"));
     r.add("", "BatchNormalization", 1, batch_norm);
