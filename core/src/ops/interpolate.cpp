@@ -110,6 +110,15 @@ std::vector<AttrSpec> interpolate_attrs(std::vector<std::string> modes) {
             optional_attr("cube_coeff", AttrType::kFloat, -0.75)};
 }
 
+// Interpolate-11's attributes, plus Vireo's `exclude_outside` (ONNX Resize's: cubic taps outside
+// the input get no weight and the others are renormalised; false writes OpenVINO's op).
+std::vector<AttrSpec> interpolate_v11_attrs() {
+    auto attrs = interpolate_attrs(
+        {"nearest", "linear", "linear_onnx", "cubic", "bilinear_pillow", "bicubic_pillow"});
+    attrs.push_back(optional_attr("exclude_outside", AttrType::kBool, false));
+    return attrs;
+}
+
 // GridSample-9: data [N, C, H, W], grid [N, H_out, W_out, 2] -> [N, C, H_out, W_out].
 Outputs infer_grid_sample(const Node& node, const Inputs& in) {
     check_type(node, in, 0, "data", is_real, "a floating-point type");
@@ -156,8 +165,7 @@ void register_interpolate_ops(OpRegistry& r) {
                 "",
                 2,
                 3,
-                interpolate_attrs({"nearest", "linear", "linear_onnx", "cubic", "bilinear_pillow",
-                                   "bicubic_pillow"}),
+                interpolate_v11_attrs(),
                 [](const Node& n, const Inputs& in) {
                     const bool scales =
                         n.get_attribute<std::string>("shape_calculation_mode") == "scales";

@@ -24,6 +24,7 @@ void register_standard_ops(OpRegistry& registry) {
     ops_impl::register_detection_ops(registry);
     ops_impl::register_subgraph_ops(registry);
     ops_impl::register_recurrent_ops(registry);
+    ops_impl::register_signal_ops(registry);
 }
 
 }  // namespace vireo

@@ -51,6 +51,7 @@ const TranslatorRegistry& TranslatorRegistry::builtin() {
         register_losses(r);
         register_recurrent(r);
         register_signal_training(r);
+        register_spectral(r);
         register_control_flow(r);
         register_vision(r);
         return r;

@@ -27,6 +27,7 @@ void register_tensor_kernels(KernelRegistry& registry) {
     tensor::register_roi_align_kernels(registry);      // tensor_roi_align.cpp
     tensor::register_grid_sample_kernels(registry);    // tensor_grid_sample.cpp
     tensor::register_recurrent_kernels(registry);      // tensor_recurrent.cpp
+    tensor::register_signal_kernels(registry);         // tensor_signal.cpp
 }
 
 }  // namespace vireo::reference

@@ -36,6 +36,7 @@ void register_unique_kernels(KernelRegistry& registry);       // tensor_unique.c
 void register_nms_kernels(KernelRegistry& registry);          // tensor_nms.cpp
 void register_roi_align_kernels(KernelRegistry& registry);    // tensor_roi_align.cpp
 void register_grid_sample_kernels(KernelRegistry& registry);  // tensor_grid_sample.cpp
+void register_signal_kernels(KernelRegistry& registry);       // tensor_signal.cpp
 void register_recurrent_kernels(KernelRegistry& registry);    // tensor_recurrent.cpp
 
 /// A kernel whose execute() is a callable `void(const std::vector<Tensor>&, std::vector<Tensor>&)`.

@@ -37,6 +37,7 @@ struct Attrs {
     Transform transform;
     Nearest nearest;
     bool antialias;
+    bool exclude_outside;  // cubic: taps outside the input get no weight, the rest renormalised
     double cube_coeff;
     bool scales_mode;
     std::vector<int64_t> pads_begin, pads_end;
@@ -147,7 +148,19 @@ AxisPlan plan_axis(const Attrs& a, size_t in_len, int64_t pad, size_t data_len, 
                                      ((A + 2) * t - (A + 3)) * t * t + 1,
                                      ((A + 2) * s2 - (A + 3)) * s2 * s2 + 1,
                                      ((A * s3 - 5 * A) * s3 + 8 * A) * s3 - 4 * A};
-                for (int i = 0; i < 4; ++i) plan.taps.push_back({source(clamp(x0 - 1 + i)), w[i]});
+                if (!a.exclude_outside) {
+                    for (int i = 0; i < 4; ++i)
+                        plan.taps.push_back({source(clamp(x0 - 1 + i)), w[i]});
+                    break;
+                }
+                double sum = 0;
+                for (int i = 0; i < 4; ++i)
+                    if (x0 - 1 + i >= 0 && x0 - 1 + i <= last) sum += w[i];
+                for (int i = 0; i < 4; ++i) {
+                    const int64_t p = x0 - 1 + i;
+                    if (p >= 0 && p <= last && sum != 0)
+                        plan.taps.push_back({source(p), w[i] / sum});
+                }
                 break;
             }
         }
@@ -236,6 +249,8 @@ class InterpolateKernel final : public Kernel {
                                          {"simple", Nearest::kSimple}},
                                         m_who, "nearest_mode");
         m_attrs.antialias = node.get_attribute<bool>("antialias");
+        m_attrs.exclude_outside =
+            node.has_attribute("exclude_outside") && node.get_attribute<bool>("exclude_outside");
         m_attrs.cube_coeff = node.get_attribute<double>("cube_coeff");
         m_attrs.scales_mode = node.get_attribute<std::string>("shape_calculation_mode") == "scales";
         m_attrs.pads_begin = node.get_attribute<std::vector<int64_t>>("pads_begin");

@@ -1,5 +1,6 @@
-// Tests GatherND-5/8, ScatterNDUpdate-3/15 and ScatterElementsUpdate-3/12 with hand-computed values:
-// batch_dims, negative and out-of-range indices, duplicates, every reduction, empty tensors.
+// Tests GatherND-5/8, ScatterNDUpdate-3/15 and ScatterElementsUpdate-3/12 with hand-computed
+// values: batch_dims, negative and out-of-range indices, duplicates, every reduction, empty
+// tensors.
 #include "tensor_test_utils.hpp"
 
 namespace vireo::test {
@@ -99,24 +100,21 @@ TEST(ScatterNDUpdateKernel, ReductionsApplyEveryUpdateInOrderToTheValueThere) {
         std::vector<double> expected;
     };
     const std::vector<Case> cases{
-        {"none", {5, 5, 2, 20}},
-        {"sum", {6, 7, 15, 25}},
-        {"prod", {5, 10, 60, 80}},
-        {"min", {1, 2, 2, 1}},
-        {"max", {5, 5, 10, 20}},
+        {"none", {5, 5, 2, 20}}, {"sum", {6, 7, 15, 25}}, {"prod", {5, 10, 60, 80}},
+        {"min", {1, 2, 2, 1}},   {"max", {5, 5, 10, 20}},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c.reduction);
-        EXPECT_EQ(
-            values_of(eval("ScatterNDUpdate", {data, rows, upd}, {{"reduction", c.reduction}}, 15)[0]),
-            c.expected);
+        EXPECT_EQ(values_of(eval("ScatterNDUpdate", {data, rows, upd}, {{"reduction", c.reduction}},
+                                 15)[0]),
+                  c.expected);
     }
     // Integers wrap like the element-wise ops; an index out of range names the op.
     const auto bytes = make_tensor(element::u8, {2}, std::vector<double>{250, 1});
     const auto at0 = make_tensor(element::i64, {2, 1}, Ints{0, 0});
     const auto add = make_tensor(element::u8, {2}, std::vector<double>{3, 4});
-    EXPECT_EQ(ints_of(eval("ScatterNDUpdate", {bytes, at0, add}, {{"reduction", std::string("sum")}},
-                           15)[0]),
+    EXPECT_EQ(ints_of(eval("ScatterNDUpdate", {bytes, at0, add},
+                           {{"reduction", std::string("sum")}}, 15)[0]),
               (Ints{1, 1}));
     const auto bad = make_tensor(element::i64, {3, 1}, Ints{1, 0, 2});
     expect_invalid_naming(

@@ -1,7 +1,7 @@
 // Translators for ONNX's control flow: If (the taken branch inlined when the condition is a
 // constant, else a core If over both branches imported as bodies), Loop (a core Loop whose body
 // captures outer values as extra inputs) and Scan (unrolled over its static sequence length, at
-// most kMaxScanUnrolledNodes nodes).
+// most kMaxScanUnrolledNodes nodes; Scan-8's batch form per static batch entry).
 #include <algorithm>
 
 #include "graph_importer.hpp"
@@ -109,28 +109,22 @@ OutputVector loop(const NodeContext& ctx) {
 // The most nodes one Scan may unroll into (steps x body nodes).
 constexpr int64_t kMaxScanUnrolledNodes = 1 << 16;
 
-OutputVector scan(const NodeContext& ctx) {
-    const auto& g = body(ctx, "body");
-    const int64_t m = ctx.attr_int("num_scan_inputs");
-    const int64_t n = static_cast<int64_t>(ctx.input_size()) - m;  // state variables
-    if (m < 1 || n < 0)
-        ctx.fail("num_scan_inputs ", m, " does not fit ", ctx.input_size(), " inputs");
+/// Unrolls a Scan body over `scan_inputs` (each scanned along in_axes[j], backwards where
+/// in_dirs[j]) from `state`; returns the final state then the scan outputs stacked on out_axes.
+OutputVector unroll_scan(const NodeContext& ctx, const onnx::GraphProto& g, OutputVector state,
+                         const OutputVector& scan_inputs, std::vector<int64_t> in_axes,
+                         const std::vector<int64_t>& in_dirs, const std::vector<int64_t>& out_axes,
+                         const std::vector<int64_t>& out_dirs) {
+    const auto n = static_cast<int64_t>(state.size());
+    const auto m = static_cast<int64_t>(scan_inputs.size());
     const int64_t k = g.output_size() - n;  // scan outputs
     if (k < 0) ctx.fail("the body has fewer outputs than state variables");
-    auto in_axes =
-        ctx.attr_ints("scan_input_axes", std::vector<int64_t>(static_cast<size_t>(m), 0));
-    auto in_dirs =
-        ctx.attr_ints("scan_input_directions", std::vector<int64_t>(static_cast<size_t>(m), 0));
-    auto out_axes =
-        ctx.attr_ints("scan_output_axes", std::vector<int64_t>(static_cast<size_t>(k), 0));
-    auto out_dirs =
-        ctx.attr_ints("scan_output_directions", std::vector<int64_t>(static_cast<size_t>(k), 0));
     if (static_cast<int64_t>(in_axes.size()) != m || static_cast<int64_t>(in_dirs.size()) != m ||
         static_cast<int64_t>(out_axes.size()) != k || static_cast<int64_t>(out_dirs.size()) != k)
         ctx.fail("scan axes/directions attributes do not match the inputs and outputs");
     int64_t steps = -1;
     for (int64_t j = 0; j < m; ++j) {
-        const Output& x = ctx.input(static_cast<size_t>(n + j));
+        const Output& x = scan_inputs[static_cast<size_t>(j)];
         const int64_t rank = static_rank(ctx, x);
         in_axes[j] = normalize_axis(ctx, in_axes[j], rank);
         const auto& d = x.get_partial_shape()[static_cast<size_t>(in_axes[j])];
@@ -149,15 +143,13 @@ OutputVector scan(const NodeContext& ctx) {
                         kMaxScanUnrolledNodes, " nodes are unrolled");
     if (steps == 0 && k > 0)
         ctx.unsupported("a scan of length 0 with scan outputs is not supported");
-    OutputVector state;
-    for (int64_t i = 0; i < n; ++i) state.push_back(ctx.input(static_cast<size_t>(i)));
     std::vector<OutputVector> collected(static_cast<size_t>(k),
                                         OutputVector(static_cast<size_t>(steps)));
     for (int64_t t = 0; t < steps; ++t) {
         OutputVector args = state;
         for (int64_t j = 0; j < m; ++j) {
             const int64_t pos = in_dirs[j] ? steps - 1 - t : t;
-            const Output& x = ctx.input(static_cast<size_t>(n + j));
+            const Output& x = scan_inputs[static_cast<size_t>(j)];
             args.push_back(op::squeeze(
                 op::slice(x, ints({pos}), ints({pos + 1}), ints({1}), ints({in_axes[j]})),
                 ints({in_axes[j]})));
@@ -180,11 +172,83 @@ OutputVector scan(const NodeContext& ctx) {
     return out;
 }
 
+OutputVector scan(const NodeContext& ctx) {
+    const auto& g = body(ctx, "body");
+    const int64_t m = ctx.attr_int("num_scan_inputs");
+    const int64_t n = static_cast<int64_t>(ctx.input_size()) - m;  // state variables
+    if (m < 1 || n < 0)
+        ctx.fail("num_scan_inputs ", m, " does not fit ", ctx.input_size(), " inputs");
+    const int64_t k = g.output_size() - n;
+    const auto zeros = [](int64_t count) {
+        return std::vector<int64_t>(static_cast<size_t>(std::max<int64_t>(count, 0)), 0);
+    };
+    OutputVector state, scan_inputs;
+    for (int64_t i = 0; i < n; ++i) state.push_back(ctx.input(static_cast<size_t>(i)));
+    for (int64_t j = 0; j < m; ++j) scan_inputs.push_back(ctx.input(static_cast<size_t>(n + j)));
+    return unroll_scan(ctx, g, state, scan_inputs, ctx.attr_ints("scan_input_axes", zeros(m)),
+                       ctx.attr_ints("scan_input_directions", zeros(m)),
+                       ctx.attr_ints("scan_output_axes", zeros(k)),
+                       ctx.attr_ints("scan_output_directions", zeros(k)));
+}
+
+// Scan-8: input 0 an optional sequence_lens, then states [B, ...] and scan inputs [B, T, ...];
+// the body sees one batch entry. Unrolled per batch entry (B static) over axis 1, results
+// stacked on axis 0. Per-entry sequence lengths shorter than T are not supported.
+OutputVector scan_v8(const NodeContext& ctx) {
+    const auto& g = body(ctx, "body");
+    const int64_t m = ctx.attr_int("num_scan_inputs");
+    const int64_t n = static_cast<int64_t>(ctx.input_size()) - 1 - m;
+    if (m < 1 || n < 0)
+        ctx.fail("num_scan_inputs ", m, " does not fit ", ctx.input_size(),
+                 " inputs (sequence_lens first)");
+    if (ctx.has_input(0))
+        ctx.unsupported(
+            "Scan-8 with sequence_lens is not supported (every entry scans the whole "
+            "sequence when it is omitted)");
+    const int64_t k = g.output_size() - n;
+    const auto dirs = ctx.attr_ints("directions", std::vector<int64_t>(static_cast<size_t>(m), 0));
+    int64_t batch = -1;
+    for (size_t i = 1; i < ctx.input_size(); ++i) {
+        const auto& shape = ctx.input(i).get_partial_shape();
+        if (static_rank(ctx, ctx.input(i)) < 1 || shape[0].is_dynamic())
+            ctx.unsupported("the batch axis must be static (Scan-8 is unrolled per batch entry)");
+        if (batch >= 0 && shape[0].get_length() != batch)
+            ctx.fail("inputs disagree on the batch size");
+        batch = shape[0].get_length();
+    }
+    if (batch < 1) ctx.unsupported("Scan-8 over an empty batch is not supported");
+    std::vector<OutputVector> per_batch;
+    for (int64_t b = 0; b < batch; ++b) {
+        auto entry = [&](size_t i) {
+            return op::squeeze(
+                       op::slice(ctx.input(i), ints({b}), ints({b + 1}), ints({1}), ints({0})),
+                       ints({0}))
+                ->output(0);
+        };
+        OutputVector state, scan_inputs;
+        for (int64_t i = 0; i < n; ++i) state.push_back(entry(static_cast<size_t>(1 + i)));
+        for (int64_t j = 0; j < m; ++j)
+            scan_inputs.push_back(entry(static_cast<size_t>(1 + n + j)));
+        per_batch.push_back(
+            unroll_scan(ctx, g, state, scan_inputs, std::vector<int64_t>(static_cast<size_t>(m), 0),
+                        dirs, std::vector<int64_t>(static_cast<size_t>(std::max<int64_t>(k, 0)), 0),
+                        std::vector<int64_t>(static_cast<size_t>(std::max<int64_t>(k, 0)), 0)));
+    }
+    OutputVector out;
+    for (size_t r = 0; r < static_cast<size_t>(n + k); ++r) {
+        OutputVector parts;
+        for (const auto& results : per_batch) parts.push_back(op::unsqueeze(results[r], ints({0})));
+        out.push_back(op::concat(parts, 0));
+    }
+    return out;
+}
+
 }  // namespace
 
 void register_control_flow(TranslatorRegistry& r) {
     r.add("", "If", 1, if_op);
     r.add("", "Loop", 1, loop);
+    r.add("", "Scan", 8, scan_v8);
     r.add("", "Scan", 9, scan);
 }
 

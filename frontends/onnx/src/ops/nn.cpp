@@ -155,9 +155,9 @@ Output column_major_spatial_index(const Output& row_major, const Output& x, size
     const Output shape = op::shape_of(x)->output(0);
     std::vector<Output> dims;
     for (size_t i = 0; i < spatial; ++i)
-        dims.push_back(op::gather(shape, op::int64_scalar(static_cast<int64_t>(2 + i)),
-                                  op::int64_scalar(0))
-                           ->output(0));
+        dims.push_back(
+            op::gather(shape, op::int64_scalar(static_cast<int64_t>(2 + i)), op::int64_scalar(0))
+                ->output(0));
     Output plane = op::int64_scalar(1)->output(0);
     for (const Output& d : dims) plane = op::multiply(plane, d)->output(0);
     const Output within = make_node("FloorMod", {row_major, plane})->output(0);
@@ -165,8 +165,8 @@ Output column_major_spatial_index(const Output& row_major, const Output& x, size
     Output row_stride = plane, col_stride = op::int64_scalar(1)->output(0);
     for (size_t i = 0; i < spatial; ++i) {
         row_stride = op::divide(row_stride, dims[i])->output(0);
-        const Output coord = make_node(
-            "FloorMod", {op::divide(within, row_stride)->output(0), dims[i]})->output(0);
+        const Output coord =
+            make_node("FloorMod", {op::divide(within, row_stride)->output(0), dims[i]})->output(0);
         result = op::add(result, op::multiply(coord, col_stride))->output(0);
         col_stride = op::multiply(col_stride, dims[i])->output(0);
     }

@@ -17,6 +17,7 @@ OutputVector resize_with(const NodeContext& ctx, const Output& scales, const Out
     const Output& x = ctx.input(0);
     op::InterpolateAttrs attrs;
     attrs.mode = interpolate_mode(ctx);
+    bool exclude_outside = false;
     if (legacy) {
         attrs.coordinate_transformation_mode = "asymmetric";
         attrs.nearest_mode = "floor";
@@ -25,22 +26,18 @@ OutputVector resize_with(const NodeContext& ctx, const Output& scales, const Out
             ctx.attr_string("coordinate_transformation_mode", "half_pixel");
         if (attrs.coordinate_transformation_mode == "tf_crop_and_resize")
             ctx.unsupported("coordinate_transformation_mode tf_crop_and_resize is not supported");
-        if (attrs.coordinate_transformation_mode == "tf_half_pixel_for_nn")
-            ctx.unsupported("coordinate_transformation_mode tf_half_pixel_for_nn is not supported");
         attrs.nearest_mode = ctx.attr_string("nearest_mode", "round_prefer_floor");
         attrs.cube_coeff = ctx.attr_float("cubic_coeff_a", -0.75);
-        if (ctx.attr_int("exclude_outside", 0) != 0)
-            ctx.unsupported("exclude_outside=1 is not supported");
+        exclude_outside = ctx.attr_int("exclude_outside", 0) != 0;
     }
     const int64_t rank = static_rank(ctx, x);
     attrs.pads_begin.assign(static_cast<size_t>(rank), 0);
     attrs.pads_end.assign(static_cast<size_t>(rank), 0);
-    if (sizes) {
-        attrs.shape_calculation_mode = "sizes";
-        return one(op::interpolate(x, op::convert(sizes, element::i64), attrs));
-    }
-    attrs.shape_calculation_mode = "scales";
-    return one(op::interpolate(x, op::convert(scales, element::f32), attrs));
+    attrs.shape_calculation_mode = sizes ? "sizes" : "scales";
+    const auto node = op::interpolate(
+        x, sizes ? op::convert(sizes, element::i64) : op::convert(scales, element::f32), attrs);
+    if (exclude_outside) node->set_attribute("exclude_outside", true);
+    return one(node);
 }
 
 bool empty_input(const NodeContext& ctx, size_t i) {
