@@ -204,6 +204,19 @@ ParameterVector GraphImporter::add_inputs() {
     return parameters;
 }
 
+const OutputVector* GraphImporter::find_sequence(const std::string& name) const {
+    auto it = m_sequences.find(name);
+    if (it != m_sequences.end()) return &it->second;
+    // A body imported as a graph of its own (Loop) cannot capture a list of tensors.
+    return m_parent && !m_capturing ? m_parent->find_sequence(name) : nullptr;
+}
+
+void GraphImporter::define_sequence(const std::string& name, OutputVector items) {
+    if (m_values.count(name) || m_sequences.count(name))
+        throw_error<InvalidArgument>("ONNX value '", name, "' is defined twice");
+    m_sequences[name] = std::move(items);
+}
+
 Output GraphImporter::value(const std::string& name, const onnx::NodeProto& consumer) const {
     const Output* found = find_value(name);
     if (!found)
@@ -217,8 +230,17 @@ Output GraphImporter::value(const std::string& name, const onnx::NodeProto& cons
 
 void GraphImporter::convert_node(const onnx::NodeProto& node) {
     OutputVector inputs;
-    for (const auto& name : node.input())
-        inputs.push_back(name.empty() ? Output() : value(name, node));
+    for (const auto& name : node.input()) {
+        // A sequence input stays an empty slot; the sequence ops read it by name.
+        const bool sequence = !name.empty() && !find_value(name) && find_sequence(name);
+        if (sequence && node.domain().empty() && node.op_type().rfind("Sequence", 0) != 0 &&
+            node.op_type() != "ConcatFromSequence")
+            throw_error<NotImplemented>("ONNX node ", node.op_type(), " '", node.name(),
+                                        "': input '", name,
+                                        "' is a sequence, which only the Sequence ops and "
+                                        "ConcatFromSequence read here");
+        inputs.push_back(name.empty() || sequence ? Output() : value(name, node));
+    }
     const int64_t version = opset(node.domain());
     const Translator* translator = m_registry.find(node.domain(), node.op_type(), version);
     Translator custom;
@@ -250,7 +272,7 @@ void GraphImporter::convert_node(const onnx::NodeProto& node) {
     }
     for (int i = 0; i < node.output_size(); ++i) {
         const std::string& name = node.output(i);
-        if (name.empty()) continue;
+        if (name.empty() || m_sequences.count(name)) continue;
         if (static_cast<size_t>(i) >= outputs.size() || !outputs[i])
             context.unsupported("output ", i, " ('", name,
                                 "') is not produced by this translation");
@@ -329,6 +351,10 @@ ResultVector GraphImporter::add_outputs(const ParameterVector& parameters) {
     for (const auto& p : parameters) used.insert(p->output(0));
     for (const auto& out : m_graph.output()) {
         auto it = m_values.find(out.name());
+        if (it == m_values.end() && m_sequences.count(out.name()))
+            throw_error<NotImplemented>("ONNX graph output '", out.name(),
+                                        "' is a sequence: sequences are supported inside a graph, "
+                                        "not as its outputs");
         if (it == m_values.end())
             throw_error<InvalidArgument>("ONNX graph output '", out.name(),
                                          "' is not produced by the graph");

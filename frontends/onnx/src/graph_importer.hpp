@@ -64,6 +64,13 @@ class GraphImporter {
         const onnx::GraphProto& body,
         const std::vector<std::pair<element::Type, PartialShape>>& fallback) const;
 
+    /// Sequences whose length and positions are known at import (SequenceConstruct, Insert at a
+    /// constant position, SplitToSequence of a static axis...) are kept as the list of their
+    /// tensors; the sequence ops take them apart again (ops/sequence.cpp). Null when `name` is
+    /// no such sequence here or in an enclosing graph.
+    const OutputVector* find_sequence(const std::string& name) const;
+    void define_sequence(const std::string& name, OutputVector items);
+
     /// A TensorProto of this model as a tensor (raw data shared, external data resolved).
     Tensor tensor(const onnx::TensorProto& proto, const std::string& what) const;
     int64_t opset(const std::string& domain) const;
@@ -84,6 +91,7 @@ class GraphImporter {
     ExternalData* m_external;
     const GraphImporter* m_parent;
     std::map<std::string, Output> m_values;
+    std::map<std::string, OutputVector> m_sequences;
     // A body imported as a graph of its own: outer names resolve to capture Parameters made on
     // first use (find_value is const; the captures are bookkeeping of the lookup).
     bool m_capturing = false;

@@ -52,6 +52,7 @@ const TranslatorRegistry& TranslatorRegistry::builtin() {
         register_recurrent(r);
         register_signal_training(r);
         register_spectral(r);
+        register_sequence(r);
         register_control_flow(r);
         register_vision(r);
         return r;

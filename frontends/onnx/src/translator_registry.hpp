@@ -55,6 +55,7 @@ void register_losses(TranslatorRegistry& r);
 void register_recurrent(TranslatorRegistry& r);
 void register_signal_training(TranslatorRegistry& r);
 void register_spectral(TranslatorRegistry& r);  // ops/spectral.cpp
+void register_sequence(TranslatorRegistry& r);  // ops/sequence.cpp
 void register_control_flow(TranslatorRegistry& r);
 void register_vision(TranslatorRegistry& r);
 

@@ -151,3 +151,101 @@ TEST(OnnxSemantics, DropoutTrainingModeFromConstantNodesAndFoldedSubgraphs) {
 
 }  // namespace
 }  // namespace vireo
+
+namespace vireo {
+namespace {
+
+// A sequence built, edited and read back inside the graph is resolved at import: insert at the
+// front and at a negative position, erase, read by position, length and concatenation.
+TEST(OnnxSequences, SequencesKnownAtImportAreResolvedToTheirTensors) {
+    OnnxBuilder b(13);
+    b.input("a", kF32, {1, 2}).input("b", kF32, {1, 2}).input("c", kF32, {1, 2});
+    b.output("joined", kF32, {-1, 2}).output("second", kF32, {1, 2}).output("count", kI64, {});
+    auto* zero = b.proto().mutable_graph()->add_initializer();
+    zero->set_name("zero");
+    zero->set_data_type(kI64);
+    zero->add_int64_data(0);
+    auto* minus_one = b.proto().mutable_graph()->add_initializer();
+    minus_one->set_name("minus_one");
+    minus_one->set_data_type(kI64);
+    minus_one->add_int64_data(-1);
+    b.node("SequenceConstruct", {"a", "b"}, {"s1"});             // [a, b]
+    b.node("SequenceInsert", {"s1", "c", "zero"}, {"s2"});       // [c, a, b]
+    b.node("SequenceInsert", {"s2", "a", "minus_one"}, {"s3"});  // [c, a, a, b]
+    b.node("SequenceErase", {"s3", "zero"}, {"s4"});             // [a, a, b]
+    b.node("SequenceAt", {"s4", "minus_one"}, {"second"});       // b
+    b.node("SequenceLength", {"s4"}, {"count"});                 // 3
+    int_attribute(b.node("ConcatFromSequence", {"s4"}, {"joined"}), "axis", 0);
+    Core core;
+    auto request =
+        core.compile_model(core.read_model(b.bytes(), Tensor()), "TEMPLATE").create_infer_request();
+    request.set_tensor("a", f32({1, 2}, {1, 2}));
+    request.set_tensor("b", f32({1, 2}, {3, 4}));
+    request.set_tensor("c", f32({1, 2}, {5, 6}));
+    request.infer();
+    const Tensor joined = request.get_tensor("joined");
+    ASSERT_EQ(joined.get_shape(), (Shape{3, 2}));
+    EXPECT_EQ(std::vector<float>(joined.data<float>(), joined.data<float>() + 6),
+              (std::vector<float>{1, 2, 1, 2, 3, 4}));
+    const Tensor second = request.get_tensor("second");
+    EXPECT_EQ(std::vector<float>(second.data<float>(), second.data<float>() + 2),
+              (std::vector<float>{3, 4}));
+    EXPECT_EQ(request.get_tensor("count").data<int64_t>()[0], 3);
+}
+
+TEST(OnnxSequences, WhatCannotBeResolvedAtImportIsRefusedNamingIt) {
+    auto message = [](OnnxBuilder& b) {
+        try {
+            Core().read_model(b.bytes(), Tensor());
+        } catch (const Exception& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    {  // A position out of range names the node and the range.
+        OnnxBuilder b(13);
+        b.input("a", kF32, {2}).output("y", kF32, {2});
+        auto* five = b.proto().mutable_graph()->add_initializer();
+        five->set_name("five");
+        five->set_data_type(kI64);
+        five->add_int64_data(5);
+        b.node("SequenceConstruct", {"a", "a"}, {"s"});
+        b.node("SequenceAt", {"s", "five"}, {"y"}, "pick");
+        const std::string m = message(b);
+        EXPECT_NE(m.find("pick"), std::string::npos) << m;
+        EXPECT_NE(m.find("position 5 is out of range [-2, 1]"), std::string::npos) << m;
+    }
+    {  // A position computed at run time.
+        OnnxBuilder b(13);
+        b.input("a", kF32, {2}).input("i", kI64, {}).output("y", kF32, {2});
+        b.node("SequenceConstruct", {"a", "a"}, {"s"});
+        b.node("SequenceAt", {"s", "i"}, {"y"}, "pick");
+        const std::string m = message(b);
+        EXPECT_NE(m.find("must be a constant"), std::string::npos) << m;
+    }
+    {  // A sequence as a graph output.
+        OnnxBuilder b(13);
+        b.input("a", kF32, {2});
+        b.node("SequenceConstruct", {"a"}, {"s"});
+        auto* out = b.proto().mutable_graph()->add_output();
+        out->set_name("s");
+        out->mutable_type()
+            ->mutable_sequence_type()
+            ->mutable_elem_type()
+            ->mutable_tensor_type()
+            ->set_elem_type(kF32);
+        const std::string m = message(b);
+        EXPECT_NE(m.find("'s' is a sequence"), std::string::npos) << m;
+    }
+    {  // A tensor op reading a sequence.
+        OnnxBuilder b(13);
+        b.input("a", kF32, {2}).output("y", kF32, {2});
+        b.node("SequenceConstruct", {"a"}, {"s"});
+        b.node("Relu", {"s"}, {"y"}, "act");
+        const std::string m = message(b);
+        EXPECT_NE(m.find("is a sequence"), std::string::npos) << m;
+    }
+}
+
+}  // namespace
+}  // namespace vireo
