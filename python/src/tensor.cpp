@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "common.hpp"
+#include "vireo/float16.hpp"
 
 namespace vireo_py {
 
@@ -50,6 +51,27 @@ vireo::Tensor to_tensor(py::handle value, bool share, vireo::element::Type expec
     // wrapped or copied byte for byte (which would read every value wrong).
     if (!array.dtype().attr("isnative").cast<bool>())
         array = py::array(array.attr("astype")(array.dtype().attr("newbyteorder")("=")));
+    // bf16 ports take uint16 arrays as raw bits, and real arrays converted to bf16 (rounded to
+    // nearest even, as Convert does), never a numeric cast to uint16.
+    const bool bf16 = expected == vireo::element::bf16;
+    if (bf16 && array.dtype().kind() == 'f') {
+        if (given_array) {
+            const std::string message =
+                (what.empty() ? std::string("an input") : what) + ": numpy array of dtype " +
+                py::str(static_cast<py::handle>(array.dtype())).cast<std::string>() +
+                " converted to bf16 (a copy); pass bf16 bits as uint16 to "
+                "avoid it";
+            if (PyErr_WarnEx(conversion_warning_class(), message.c_str(), 1) != 0)
+                throw py::error_already_set();
+        }
+        auto floats = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(array);
+        if (!floats) throw py::error_already_set();
+        vireo::Tensor tensor(vireo::element::bf16, shape_of(floats));
+        auto* bits = static_cast<vireo::bfloat16*>(tensor.data());
+        const float* src = floats.data();
+        for (size_t i = 0; i < tensor.get_size(); ++i) bits[i] = vireo::bfloat16(src[i]);
+        return tensor;
+    }
     if (expected.is_static()) {
         const auto wanted = dtype_of(expected);
         const bool same =
@@ -67,7 +89,8 @@ vireo::Tensor to_tensor(py::handle value, bool share, vireo::element::Type expec
             array = py::array(array.attr("astype")(wanted));  // converted values: a new array
         }
     }
-    const auto type = element_type_of(array.dtype());
+    auto type = element_type_of(array.dtype());
+    if (bf16 && type == vireo::element::u16) type = vireo::element::bf16;  // the bits as they are
     const bool c_contiguous = (array.flags() & py::array::c_style) != 0;
     const bool aligned = (array.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_) != 0;
     if (share && c_contiguous && aligned && array.writeable()) {

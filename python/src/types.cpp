@@ -56,6 +56,8 @@ py::dtype dtype_of(vireo::element::Type type) {
             return py::dtype("uint64");
         case et::TypeId::f16:
             return py::dtype("float16");
+        case et::TypeId::bf16:
+            return py::dtype("uint16");  // numpy has no bfloat16: the raw bits (docs/python.md)
         case et::TypeId::f32:
             return py::dtype("float32");
         case et::TypeId::f64:
@@ -165,7 +167,8 @@ void register_types(py::module_& m) {
         .def_property_readonly("size", &et::Type::size, "bytes per element (0 for sub-byte types)")
         .def("get_size", &et::Type::size)
         .def("to_dtype", &dtype_of,
-             "The numpy dtype; vireo.NotImplemented for bf16 and sub-byte types.")
+             "The numpy dtype: uint16 (the raw bits) for bf16, which numpy lacks; "
+             "vireo.NotImplemented for sub-byte types.")
         .def(py::self == py::self)
         .def(py::self != py::self)
         .def("__hash__", [](const et::Type& t) { return static_cast<int>(t.id()); })

@@ -36,3 +36,24 @@ from ._vireo import (  # noqa: F401
 )
 from . import preprocess  # noqa: F401,E402
 from .async_infer_queue import AsyncInferQueue  # noqa: F401
+
+
+def float32_to_bf16(values):
+    """The bfloat16 bits (a uint16 array) of `values`, rounded to nearest, ties to even, as Vireo's
+    Convert rounds; NaN stays a quiet NaN. numpy has no bfloat16 type: Vireo shows bf16 tensors
+    as uint16 arrays of these bits, and a bf16 input takes them (or a float array, converted)."""
+    import numpy as np
+
+    u = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+    rounded = ((u + np.uint32(0x7FFF) + ((u >> 16) & np.uint32(1))) >> 16).astype(np.uint16)
+    nan = (u & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000)
+    rounded[nan] = ((u[nan] >> 16) | np.uint32(0x40)).astype(np.uint16)
+    return rounded
+
+
+def bf16_to_float32(bits):
+    """The float32 values of bfloat16 `bits` (a uint16 array, e.g. a bf16 tensor's `data`);
+    exact."""
+    import numpy as np
+
+    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)

@@ -23,9 +23,21 @@ struct DType {
     element::Type type;
 };
 constexpr DType kDTypes[] = {
-    {"b1", element::boolean}, {"u1", element::u8},  {"i1", element::i8},  {"u2", element::u16},
-    {"i2", element::i16},     {"u4", element::u32}, {"i4", element::i32}, {"u8", element::u64},
-    {"i8", element::i64},     {"f2", element::f16}, {"f4", element::f32}, {"f8", element::f64},
+    {"b1", element::boolean},
+    {"u1", element::u8},
+    {"i1", element::i8},
+    {"u2", element::u16},
+    {"i2", element::i16},
+    {"u4", element::u32},
+    {"i4", element::i32},
+    {"u8", element::u64},
+    {"i8", element::i64},
+    {"f2", element::f16},
+    {"f4", element::f32},
+    {"f8", element::f64},
+    // bf16 has no NumPy type: written as 2-byte void ('<V2', what ml_dtypes' bfloat16 saves as);
+    // such a file reads back as bf16 (view it with .view(ml_dtypes.bfloat16) or as uint16 bits).
+    {"V2", element::bf16},
 };
 
 [[noreturn]] void fail(const std::string& name, const std::string& what) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -118,6 +119,13 @@ int run(int argc, char** argv) {
         for (const auto& n : port.get_names())
             if (given.count(n)) it = given.find(n);
         if (it != given.end()) {
+            // numpy has no bfloat16: a uint16 .npy for a bf16 input holds the bits.
+            if (port.get_element_type() == vireo::element::bf16 &&
+                it->second.get_element_type() == vireo::element::u16) {
+                vireo::Tensor bits(vireo::element::bf16, it->second.get_shape());
+                std::memcpy(bits.data(), it->second.data(), bits.get_byte_size());
+                it->second = bits;
+            }
             request.set_input_tensor(k, it->second);
             std::printf("Input %s: %s from .npy\n", name.c_str(),
                         it->second.get_shape().to_string().c_str());

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "vireo/float16.hpp"
+
 using namespace vireo;
 
 namespace {
@@ -199,7 +201,27 @@ TEST(Npy, WriteToAFullDeviceIsAnError) {
 }
 
 TEST(Npy, TypesWithoutNumpyDtypeAreRejectedOnWrite) {
-    Tensor t(element::bf16, Shape{2});
+    Tensor t(element::u4, Shape{2});
     std::ostringstream out;
     EXPECT_THROW(npy::write_npy(out, t), InvalidArgument);
+}
+
+// bf16 has no NumPy dtype: written as 2-byte void ('<V2', as ml_dtypes' bfloat16 saves), read
+// back as bf16 from '<V2' or '|V2'.
+TEST(Npy, Bf16IsTwoByteVoidBothWays) {
+    Tensor t(element::bf16, Shape{2});
+    t.data<bfloat16>()[0] = bfloat16(1.5f);
+    t.data<bfloat16>()[1] = bfloat16(-2.0f);
+    std::ostringstream out;
+    npy::write_npy(out, t);
+    EXPECT_NE(out.str().find("'descr': '<V2'"), std::string::npos) << out.str().substr(0, 80);
+    const Tensor back = npy::read_npy_bytes(out.str());
+    ASSERT_EQ(back.get_element_type(), element::bf16);
+    EXPECT_EQ(static_cast<float>(back.data<bfloat16>()[0]), 1.5f);
+    EXPECT_EQ(static_cast<float>(back.data<bfloat16>()[1]), -2.0f);
+    const uint16_t one = bfloat16(1.0f).to_bits();
+    const Tensor piped = npy::read_npy_bytes(
+        make_npy("{'descr': '|V2', 'fortran_order': False, 'shape': (1,), }", bytes_of(&one, 2)));
+    ASSERT_EQ(piped.get_element_type(), element::bf16);
+    EXPECT_EQ(static_cast<float>(piped.data<bfloat16>()[0]), 1.0f);
 }
