@@ -97,6 +97,7 @@ struct ExecutorShared {
     std::condition_variable cv;
     std::deque<Task> queue;
     bool stopping = false;
+    size_t idle = 0;  // workers waiting for a task (start_on_demand starts one when none is)
     std::vector<std::unique_ptr<StreamHelpers>> helpers;  // one per stream
     std::vector<int> cpus;                                // for pinning
 };
@@ -158,7 +159,9 @@ void worker_loop(std::shared_ptr<ExecutorShared> shared, int stream) {
         Task task;
         {
             std::unique_lock<std::mutex> lock(shared->mutex);
+            ++shared->idle;
             shared->cv.wait(lock, [&] { return shared->stopping || !shared->queue.empty(); });
+            --shared->idle;
             if (shared->queue.empty()) break;  // stopping, and drained
             task = std::move(shared->queue.front());
             shared->queue.pop_front();
@@ -223,12 +226,9 @@ CPUStreamsExecutor::CPUStreamsExecutor(StreamsConfig config) : m_impl(std::make_
     const int total = shared->config.streams * shared->config.threads_per_stream;
     m_impl->workers.reserve(static_cast<size_t>(shared->config.streams));
     m_impl->helper_threads.reserve(static_cast<size_t>(total - shared->config.streams));
+    if (shared->config.start_on_demand) return;  // run() starts streams as tasks need them
     try {
-        for (int s = 0; s < shared->config.streams; ++s) {
-            m_impl->workers.emplace_back(worker_loop, shared, s);
-            for (int t = 1; t < shared->config.threads_per_stream; ++t)
-                m_impl->helper_threads.emplace_back(helper_loop, shared, s, t);
-        }
+        for (int s = 0; s < shared->config.streams; ++s) start_stream();
     } catch (const std::system_error& e) {
         // A joinable std::thread destroyed unjoined calls std::terminate: stop and join what
         // started before reporting, so the process survives a thread limit.
@@ -239,6 +239,14 @@ CPUStreamsExecutor::CPUStreamsExecutor(StreamsConfig config) : m_impl(std::make_
                                  shared->config.streams, " streams x ",
                                  shared->config.threads_per_stream, "): ", e.what());
     }
+}
+
+void CPUStreamsExecutor::start_stream() {
+    const auto& shared = m_impl->shared;
+    const int s = static_cast<int>(m_impl->workers.size());
+    m_impl->workers.emplace_back(worker_loop, shared, s);
+    for (int t = 1; t < shared->config.threads_per_stream; ++t)
+        m_impl->helper_threads.emplace_back(helper_loop, shared, s, t);
 }
 
 CPUStreamsExecutor::~CPUStreamsExecutor() {
@@ -273,7 +281,30 @@ void CPUStreamsExecutor::run(Task task) {
     // destroy this executor, and the condition variable must not be touched after that.
     std::lock_guard<std::mutex> lock(shared.mutex);
     shared.queue.push_back(std::move(task));
+    // On demand: a stream starts when the tasks waiting outnumber the idle workers. The worker
+    // vectors change only here and in the constructor, under this lock, and never once stopping
+    // (stop_and_join reads them after setting it).
+    if (shared.config.start_on_demand && !shared.stopping && shared.queue.size() > shared.idle &&
+        m_impl->workers.size() < static_cast<size_t>(shared.config.streams)) {
+        try {
+            start_stream();
+        } catch (const std::system_error& e) {
+            if (m_impl->workers.empty()) {
+                shared.queue.pop_back();
+                throw_error<Unavailable>("CPUStreamsExecutor '", shared.config.name,
+                                         "': cannot start a thread for the task: ", e.what());
+            }
+            VIREO_LOG(WARNING) << "executor '" << shared.config.name << "': cannot start stream "
+                               << m_impl->workers.size() << " (" << e.what()
+                               << "); the task waits for a running one";
+        }
+    }
     shared.cv.notify_one();
+}
+
+int CPUStreamsExecutor::started_streams() const {
+    std::lock_guard<std::mutex> lock(m_impl->shared->mutex);
+    return static_cast<int>(m_impl->workers.size());
 }
 
 const StreamsConfig& CPUStreamsExecutor::get_config() const {

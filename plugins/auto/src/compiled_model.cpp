@@ -19,6 +19,7 @@ std::shared_ptr<sdk::ITaskExecutor> make_executor(const Scheduler& scheduler) {
     config.name = scheduler.config().owner;
     const int optimal = static_cast<int>(scheduler.optimal_number_of_infer_requests());
     config.streams = std::clamp(4 * optimal, 16, sdk::kMaxStreams);
+    config.start_on_demand = true;  // sized for the worst case; most models run a few at once
     return std::make_shared<sdk::CPUStreamsExecutor>(config);
 }
 

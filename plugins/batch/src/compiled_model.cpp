@@ -29,6 +29,7 @@ std::shared_ptr<sdk::ITaskExecutor> make_executor(const Batcher& batcher) {
     config.name = "BATCH";
     const int wanted = static_cast<int>(4 * batcher.batch_size() * device_optimal(batcher));
     config.streams = std::clamp(wanted, 16, sdk::kMaxStreams);
+    config.start_on_demand = true;  // sized for the worst case; most models run a few at once
     return std::make_shared<sdk::CPUStreamsExecutor>(config);
 }
 

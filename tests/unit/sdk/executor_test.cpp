@@ -139,6 +139,47 @@ TEST(CPUStreamsExecutor, TasksQueuedByTasksDuringShutdownRunToo) {
     EXPECT_EQ(ran, 20);
 }
 
+// start_on_demand: no thread until a task comes; one more only when the waiting tasks outnumber
+// the idle workers; never more than `streams`; nested tasks during shutdown still run.
+TEST(CPUStreamsExecutor, OnDemandStartsStreamsOnlyWhenTasksWaitForThem) {
+    StreamsConfig c = config("Lazy", 8, 2);
+    c.start_on_demand = true;
+    std::atomic<int> ran{0};
+    {
+        CPUStreamsExecutor executor(c);
+        EXPECT_EQ(executor.started_streams(), 0);
+        for (int i = 0; i < 20; ++i) executor.run_and_wait({[&] { ++ran; }});  // one at a time
+        // One stream, or two when a task came while the worker that ran the last one was still
+        // on its way back to the queue; never the eight an eager executor starts.
+        EXPECT_GE(executor.started_streams(), 1);
+        EXPECT_LE(executor.started_streams(), 2);
+        // Four tasks that hold their stream until all four run: four streams are needed.
+        std::atomic<int> inside{0};
+        std::vector<Task> blocking;
+        for (int i = 0; i < 4; ++i)
+            blocking.push_back([&] {
+                ++inside;
+                const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+                while (inside.load() < 4 && std::chrono::steady_clock::now() < deadline)
+                    std::this_thread::yield();
+                ++ran;
+            });
+        executor.run_and_wait(blocking);
+        EXPECT_EQ(inside.load(), 4);
+        EXPECT_GE(executor.started_streams(), 4);
+        // Twenty at once never exceed the configured eight.
+        std::vector<Task> many(20, [&] { ++ran; });
+        executor.run_and_wait(many);
+        EXPECT_LE(executor.started_streams(), 8);
+        for (int i = 0; i < 5; ++i)
+            executor.run([&] {
+                executor.run([&] { ++ran; });
+                ++ran;
+            });
+    }
+    EXPECT_EQ(ran, 20 + 4 + 20 + 10);
+}
+
 TEST(CPUStreamsExecutor, AnExceptionInATaskIsCaughtAndTheStreamGoesOn) {
     std::atomic<int> ran{0};
     {

@@ -29,9 +29,15 @@ struct StreamsConfig {
     /// of the process's affinity mask, modulo its size; with one thread per stream, stream s
     /// runs on CPU s % cores. A failure to pin is logged, not thrown.
     bool pin_threads = false;
+    /// Start a stream's threads when a task finds no idle worker (up to `streams`), instead of
+    /// all of them in the constructor: for executors sized for the worst case that usually run a
+    /// few tasks at once (a meta-device's requests that wait for other devices). Started threads
+    /// stay until the executor is destroyed.
+    bool start_on_demand = false;
     bool operator==(const StreamsConfig& other) const {
         return name == other.name && streams == other.streams &&
-               threads_per_stream == other.threads_per_stream && pin_threads == other.pin_threads;
+               threads_per_stream == other.threads_per_stream && pin_threads == other.pin_threads &&
+               start_on_demand == other.start_on_demand;
     }
 };
 
@@ -60,7 +66,9 @@ std::string thread_name(const std::string& name, int stream, int thread);
 /// working. The constructor throws InvalidArgument for streams or threads_per_stream < 1, for
 /// streams > kMaxStreams and for streams x threads_per_stream > kMaxThreads; and Unavailable
 /// when the system refuses a thread (a process or memory limit): every thread started so far
-/// is stopped and joined first, so a failed construction leaves nothing running.
+/// is stopped and joined first, so a failed construction leaves nothing running. With
+/// start_on_demand, run() starts threads: when none can start and no worker exists yet, run()
+/// throws Unavailable and the task is not queued; with workers running, it is queued for them.
 /// Thread safety: every method may be called from any thread, including from its tasks.
 ///
 ///     auto exec = std::make_shared<CPUStreamsExecutor>(StreamsConfig{"Infer", 2, 1});
@@ -78,6 +86,8 @@ class CPUStreamsExecutor : public ITaskExecutor {
     int get_streams_num() const;
     /// Tasks queued and not started yet.
     size_t queued() const;
+    /// Stream worker threads started so far (`streams` unless start_on_demand).
+    int started_streams() const;
 
     /// Stream id (0..streams-1) of the calling thread if it is a worker or helper of *some*
     /// streams executor, else -1.
@@ -96,6 +106,8 @@ class CPUStreamsExecutor : public ITaskExecutor {
   private:
     /// Stops every started thread after the queue drains and joins it (detaches the caller's own).
     void stop_and_join();
+    /// Starts the next stream's worker and helpers (constructor, or run() under the lock).
+    void start_stream();
 
     struct Impl;
     std::unique_ptr<Impl> m_impl;
