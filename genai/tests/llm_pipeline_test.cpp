@@ -76,6 +76,10 @@ class LlmTiny : public ::testing::TestWithParam<Case> {
 
 class LlmTinyFast : public LlmTiny {};
 
+bool pipe_loads_stateful_anyway(const fs::path& dir, const PipelineOptions& o) {
+    return LLMPipeline(dir, "TEMPLATE", {}, o).is_stateful();
+}
+
 TEST_P(LlmTiny, GreedyEqualsPyTorch) {
     REQUIRE_TINY();
     const Reference ref = reference(GetParam().model, "reference_greedy.json");
@@ -237,6 +241,46 @@ TEST(LlmTinyErrors, NameTheFault) {
     std::ofstream(dir / "genai_config.json") << renamed;
     EXPECT_TRUE(contains(error_of<vireo::Exception>([&] { LLMPipeline p(dir); }), "presnt.0.key"));
     fs::remove_all(dir);
+}
+
+// The decoder as IR: the explicit-past model saved as IR (made stateful at load) and a stateful
+// IR written after make_stateful (used as it is: it has beam_idx and no past inputs).
+TEST(LlmTinyIr, ExplicitAndStatefulIrFoldersEqualPyTorch) {
+    REQUIRE_TINY();
+    for (const std::string model : {"gpt2-tiny", "llama-tiny"}) {
+        const Reference ref = reference(model, "reference_greedy.json");
+        const fs::path dir =
+            fs::temp_directory_path() / ("vireo_llm_ir_" + model + std::to_string(::getpid()));
+        fs::create_directories(dir);
+        fs::copy_file(tiny_dir() / model / "genai_config.json", dir / "genai_config.json",
+                      fs::copy_options::overwrite_existing);
+        vireo::Core core;
+        auto m = core.read_model((tiny_dir() / model / "model.onnx").string());
+        vireo::serialize(*m, (dir / "explicit.xml").string());
+        vireo::MakeStatefulOptions o;
+        for (int l = 0; l < 2; ++l)
+            for (const char* kv : {"key", "value"})
+                o.pairs.push_back({"past_key_values." + std::to_string(l) + "." + kv,
+                                   "present." + std::to_string(l) + "." + kv});
+        vireo::make_stateful(m, o);
+        vireo::serialize(*m, (dir / "stateful.xml").string());
+        for (const std::string file : {"explicit.xml", "stateful.xml"}) {
+            PipelineOptions po;
+            po.model_file = file;
+            LLMPipeline pipe(dir, "CPU", {}, po);
+            EXPECT_TRUE(pipe.is_stateful());
+            GenerationConfig c = pipe.get_generation_config();
+            c.max_new_tokens = ref.generated.size();
+            c.ignore_eos = true;
+            EXPECT_EQ(pipe.generate(ref.prompt, c).ids[0], ref.generated) << model << " " << file;
+        }
+        // A stateful IR cannot be loaded "explicit": it has no past inputs to feed.
+        PipelineOptions po;
+        po.model_file = "stateful.xml";
+        po.stateful = false;
+        EXPECT_TRUE(pipe_loads_stateful_anyway(dir, po));
+        fs::remove_all(dir);
+    }
 }
 
 // A byte-level BPE tokenizer.json with exactly 1,000 ids (the tiny models' vocabulary): the 256

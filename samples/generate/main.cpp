@@ -6,6 +6,7 @@
 #include <gflags/gflags.h>
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -39,6 +40,9 @@ DEFINE_bool(explicit_past, false,
             "Keep past/present as inputs and outputs fed back by the host (default: make the "
             "model stateful at load).");
 DEFINE_int32(threads, 0, "INFERENCE_NUM_THREADS for the device (0: the device's default).");
+DEFINE_uint32(reps, 1,
+              "Measure: a 4-token warm-up, then this many generations; prints the median and best "
+              "time to first token and decode rate (the output shown is the last run's).");
 
 namespace {
 
@@ -103,9 +107,23 @@ int body(int argc, char** argv) {
             std::cout << text << std::flush;
             return false;
         };
-    const vireo::genai::GenerationResult out =
-        FLAGS_prompt_ids.empty() ? pipe.generate(FLAGS_p, c, streamer)
-                                 : pipe.generate(parse_ids(FLAGS_prompt_ids), c, streamer);
+    auto run = [&](const vireo::genai::GenerationConfig& config,
+                   const vireo::genai::StreamerCallback& s) {
+        return FLAGS_prompt_ids.empty() ? pipe.generate(FLAGS_p, config, s)
+                                        : pipe.generate(parse_ids(FLAGS_prompt_ids), config, s);
+    };
+    std::vector<double> ttft, rate;
+    if (FLAGS_reps > 1) {
+        vireo::genai::GenerationConfig warm = c;
+        warm.max_new_tokens = std::min<size_t>(4, c.max_new_tokens);
+        run(warm, {});
+        for (uint32_t r = 0; r + 1 < FLAGS_reps; ++r) {
+            const auto o = run(c, {});
+            ttft.push_back(o.perf.ttft_ms);
+            rate.push_back(o.perf.decode_tokens_per_s());
+        }
+    }
+    const vireo::genai::GenerationResult out = run(c, streamer);
     if (FLAGS_print_ids) {
         std::string line;
         for (size_t i = 0; i < out.ids[0].size(); ++i)
@@ -130,6 +148,18 @@ int body(int argc, char** argv) {
                   out.perf.num_generated_tokens ? out.perf.num_generated_tokens - 1 : 0,
                   out.perf.decode_ms);
     info << line;
+    if (!ttft.empty()) {
+        ttft.push_back(out.perf.ttft_ms);
+        rate.push_back(out.perf.decode_tokens_per_s());
+        std::sort(ttft.begin(), ttft.end());
+        std::sort(rate.begin(), rate.end());
+        std::snprintf(line, sizeof line,
+                      "[ INFO ] %zu runs: time to first token median %.2f ms, best %.2f ms; decode "
+                      "median %.2f tokens/s, best %.2f tokens/s\n",
+                      ttft.size(), ttft[ttft.size() / 2], ttft.front(), rate[rate.size() / 2],
+                      rate.back());
+        info << line;
+    }
     return 0;
 }
 
