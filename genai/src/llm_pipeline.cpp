@@ -182,6 +182,72 @@ ModelConfig parse_genai_config(const fs::path& path) {
     return c;
 }
 
+// OpenVINO GenAI's layout: openvino_model.xml (stateful, beam_idx), the Hugging Face config.json
+// (GPT-2's n_layer/n_head/n_embd/n_positions or Llama's num_hidden_layers/num_attention_heads/
+// num_key_value_heads/hidden_size/max_position_embeddings) and, when present,
+// generation_config.json (the search defaults, eos_token_id).
+ModelConfig parse_openvino_folder(const fs::path& folder) {
+    const fs::path path = folder / "config.json";
+    const std::string where = path.string();
+    const JsonValue hf = JsonValue::parse(read_text(path, "config.json"), where);
+    auto first = [&](std::initializer_list<const char*> keys) -> const JsonValue* {
+        for (const char* k : keys)
+            if (const JsonValue* v = hf.find(k)) return v;
+        return nullptr;
+    };
+    auto need = [&](std::initializer_list<const char*> keys, const char* what) {
+        const JsonValue* v = first(keys);
+        if (!v) throw_error<InvalidArgument>(where, ": missing ", what);
+        return positive(*v, where + ": " + what);
+    };
+    ModelConfig c;
+    c.decoder_file = "openvino_model.xml";
+    c.num_layers = need({"num_hidden_layers", "n_layer"}, "num_hidden_layers (or n_layer)");
+    const size_t heads = need({"num_attention_heads", "n_head"}, "num_attention_heads (or n_head)");
+    const JsonValue* kvh = hf.find("num_key_value_heads");
+    c.num_kv_heads = kvh ? positive(*kvh, where + ": num_key_value_heads") : heads;
+    c.head_size = need({"hidden_size", "n_embd"}, "hidden_size (or n_embd)") / heads;
+    c.context_length = need({"max_position_embeddings", "n_positions", "n_ctx"},
+                            "max_position_embeddings (or n_positions)");
+    c.vocab_size = need({"vocab_size"}, "vocab_size");
+    auto read_eos = [&](const JsonValue& obj) {
+        const JsonValue* e = obj.find("eos_token_id");
+        if (!e || e->is_null()) return;
+        c.eos_ids.clear();
+        if (e->is_array()) {
+            for (const JsonValue& x : e->as_array())
+                c.eos_ids.push_back(static_cast<TokenId>(x.as_int()));
+        } else {
+            c.eos_ids.push_back(static_cast<TokenId>(e->as_int()));
+        }
+    };
+    read_eos(hf);
+    GenerationConfig& g = c.search;
+    const fs::path gen_path = folder / "generation_config.json";
+    if (fs::exists(gen_path)) {
+        const JsonValue gen =
+            JsonValue::parse(read_text(gen_path, "generation_config.json"), gen_path.string());
+        read_eos(gen);
+        auto num = [&](const char* key, auto& field) {
+            if (const JsonValue* v = gen.find(key); v && v->is_number())
+                field = static_cast<std::remove_reference_t<decltype(field)>>(v->as_number());
+        };
+        if (const JsonValue* v = gen.find("do_sample"); v && v->is_bool())
+            g.do_sample = v->as_bool();
+        num("temperature", g.temperature);
+        num("top_k", g.top_k);
+        num("top_p", g.top_p);
+        num("repetition_penalty", g.repetition_penalty);
+        num("num_beams", g.num_beams);
+        num("length_penalty", g.length_penalty);
+        num("num_return_sequences", g.num_return_sequences);
+        num("max_new_tokens", g.max_new_tokens);
+    }
+    if (!c.eos_ids.empty()) g.eos_token_id = c.eos_ids.front();
+    for (size_t i = 1; i < c.eos_ids.size(); ++i) g.stop_token_ids.push_back(c.eos_ids[i]);
+    return c;
+}
+
 }  // namespace
 
 // ---- one generation's state in one infer request ------------------------------------------
@@ -372,10 +438,17 @@ LLMPipeline::Impl::Impl(const fs::path& folder, const std::string& device, const
                         const PipelineOptions& options) {
     if (!fs::is_directory(folder))
         throw_error<NotFound>("LLMPipeline: model folder '", folder.string(), "' does not exist");
-    const fs::path config_path = folder / "genai_config.json";
-    if (!fs::exists(config_path))
-        throw_error<NotFound>("LLMPipeline: '", folder.string(), "' has no genai_config.json");
-    cfg = parse_genai_config(config_path);
+    fs::path config_path = folder / "genai_config.json";
+    if (fs::exists(config_path)) {
+        cfg = parse_genai_config(config_path);
+    } else if (fs::exists(folder / "openvino_model.xml") && fs::exists(folder / "config.json")) {
+        config_path = folder / "config.json";
+        cfg = parse_openvino_folder(folder);
+    } else {
+        throw_error<NotFound>("LLMPipeline: '", folder.string(),
+                              "' has neither genai_config.json (ONNX Runtime GenAI) nor "
+                              "openvino_model.xml + config.json (OpenVINO GenAI)");
+    }
     if (!options.model_file.empty()) cfg.decoder_file = options.model_file;
     if (cfg.decoder_file.empty())
         throw_error<InvalidArgument>(config_path.string(), ": missing model.decoder.filename");

@@ -283,6 +283,44 @@ TEST(LlmTinyIr, ExplicitAndStatefulIrFoldersEqualPyTorch) {
     }
 }
 
+// OpenVINO GenAI's layout: a stateful openvino_model.xml, Hugging Face's config.json and
+// generation_config.json (its max_new_tokens and eos_token_id become the defaults).
+TEST(LlmTinyIr, OpenVinoGenAiFolder) {
+    REQUIRE_TINY();
+    const Reference ref = reference("llama-tiny", "reference_greedy.json");
+    const fs::path dir = fs::temp_directory_path() / ("vireo_llm_ov_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    vireo::Core core;
+    auto m = core.read_model((tiny_dir() / "llama-tiny/model.onnx").string());
+    vireo::MakeStatefulOptions o;
+    for (int l = 0; l < 2; ++l)
+        for (const char* kv : {"key", "value"})
+            o.pairs.push_back({"past_key_values." + std::to_string(l) + "." + kv,
+                               "present." + std::to_string(l) + "." + kv});
+    vireo::make_stateful(m, o);
+    vireo::serialize(*m, (dir / "openvino_model.xml").string());
+    std::ofstream(dir / "config.json")
+        << R"({"num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+              "hidden_size": 64, "max_position_embeddings": 256, "vocab_size": 1000,
+              "eos_token_id": 2})";
+    std::ofstream(dir / "generation_config.json")
+        << R"({"max_new_tokens": 12, "eos_token_id": [)" << ref.generated[12] << "]}";
+    LLMPipeline pipe(dir, "TEMPLATE");
+    EXPECT_TRUE(pipe.is_stateful());
+    EXPECT_EQ(pipe.context_length(), 256u);
+    const GenerationConfig c = pipe.get_generation_config();
+    EXPECT_EQ(c.max_new_tokens, 12u);
+    ASSERT_TRUE(c.eos_token_id.has_value());
+    size_t first = 0;
+    while (first < 12 && ref.generated[first] != *c.eos_token_id) ++first;
+    EXPECT_EQ(pipe.generate(ref.prompt, c).ids[0],
+              std::vector<TokenId>(ref.generated.begin(), ref.generated.begin() + first));
+    std::ofstream(dir / "config.json") << R"({"num_hidden_layers": 2})";
+    EXPECT_TRUE(contains(error_of<vireo::InvalidArgument>([&] { LLMPipeline p(dir); }),
+                         "num_attention_heads"));
+    fs::remove_all(dir);
+}
+
 // A byte-level BPE tokenizer.json with exactly 1,000 ids (the tiny models' vocabulary): the 256
 // byte symbols of GPT-2's byte-to-unicode map, then merges of two lowercase or uppercase letters.
 std::string tiny_tokenizer_json() {
