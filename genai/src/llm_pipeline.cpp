@@ -345,10 +345,12 @@ class Session {
             }
             m_request.set_tensor("beam_idx", beam_idx);
         } else {
+            bool identity = m_past_batch == batch;
+            for (size_t b = 0; b < batch && identity; ++b) identity = parents[b] == b;
             for (size_t l = 0; l < m_cfg.num_layers; ++l) {
                 for (int kv = 0; kv < 2; ++kv) {
                     Tensor& past = m_past[2 * l + kv];
-                    Tensor fed = gather_rows(past, parents);
+                    Tensor fed = identity ? past : gather_rows(past, parents);
                     m_request.set_tensor(name_for(kv ? m_cfg.past_value : m_cfg.past_key, l), fed);
                 }
             }
