@@ -59,6 +59,11 @@ struct Case {
     bool stateful;
 };
 
+// gtest would otherwise print the struct's bytes, padding included (valgrind: uninitialised).
+void PrintTo(const Case& c, std::ostream* os) {
+    *os << c.model << " on " << c.device << (c.stateful ? ", stateful" : ", explicit past");
+}
+
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
     std::string m = info.param.model;
     m.erase(std::remove(m.begin(), m.end(), '-'), m.end());
@@ -119,6 +124,37 @@ TEST_P(LlmTinyFast, BeamSearch4EqualsPyTorch) {
     ASSERT_EQ(out.ids.size(), 2u);
     EXPECT_EQ(out.ids[0], ref.generated);
     EXPECT_GE(out.scores[0], out.scores[1]);
+}
+
+TEST_P(LlmTinyFast, BeamSearchStopsAtEos) {
+    REQUIRE_TINY();
+    const Reference ref = reference(GetParam().model, "reference_beam4.json");
+    LLMPipeline pipe = make();
+    GenerationConfig c = pipe.get_generation_config();
+    c.num_beams = 4;
+    c.num_return_sequences = 4;
+    c.max_new_tokens = 40;
+    // The 4th token of PyTorch's best beam as the end token: hypotheses ending there finish
+    // early and none of the returned ones contains it. With length_penalty 0 (raw summed
+    // log-probabilities) a hypothesis that finished within a few tokens outranks the 40-token
+    // ones; a larger penalty can only move longer ones up; scores come best first.
+    c.eos_token_id = ref.generated[3];
+    c.ignore_eos = false;
+    c.length_penalty = 0.0f;
+    const auto raw = pipe.generate(ref.prompt, c);
+    ASSERT_EQ(raw.ids.size(), 4u);
+    EXPECT_LT(raw.ids[0].size(), 40u);
+    c.length_penalty = 3.0f;
+    const auto long_first = pipe.generate(ref.prompt, c);
+    ASSERT_EQ(long_first.ids.size(), 4u);
+    EXPECT_GE(long_first.ids[0].size(), raw.ids[0].size());
+    for (const auto* out : {&raw, &long_first}) {
+        for (size_t i = 0; i < out->ids.size(); ++i) {
+            EXPECT_EQ(std::count(out->ids[i].begin(), out->ids[i].end(), *c.eos_token_id), 0);
+            EXPECT_LE(out->ids[i].size(), 40u);
+            if (i) EXPECT_GE(out->scores[i - 1], out->scores[i]);
+        }
+    }
 }
 
 TEST_P(LlmTinyFast, SamplingIsReproducibleWithASeed) {
