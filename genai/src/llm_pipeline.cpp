@@ -355,7 +355,12 @@ class Session {
                 }
             }
         }
-        m_request.infer();
+        // start_async + wait rather than infer(): on CPU the asynchronous path runs the step on
+        // the plugin's stream threads, whose parallel_for the reference kernels of a stateful
+        // (dynamic) graph use; infer() runs them on this thread alone (1 core at any
+        // INFERENCE_NUM_THREADS; measured 14.6 vs 21.3 tokens/s at 2 threads, GPT-2-style).
+        m_request.start_async();
+        m_request.wait();
         if (!m_stateful) {
             for (size_t l = 0; l < m_cfg.num_layers; ++l) {
                 for (int kv = 0; kv < 2; ++kv) {
