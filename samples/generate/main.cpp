@@ -40,6 +40,9 @@ DEFINE_bool(explicit_past, false,
             "Keep past/present as inputs and outputs fed back by the host (default: make the "
             "model stateful at load).");
 DEFINE_int32(threads, 0, "INFERENCE_NUM_THREADS for the device (0: the device's default).");
+DEFINE_string(property, "",
+              "Device properties KEY=VALUE[,KEY=VALUE] (e.g. CPU_SHAPE_CACHE_SIZE=0); values are "
+              "passed as strings.");
 DEFINE_uint32(reps, 1,
               "Measure: a 4-token warm-up, then this many generations; prints the median and best "
               "time to first token and decode rate (the output shown is the last run's).");
@@ -76,6 +79,16 @@ int body(int argc, char** argv) {
         vireo::throw_error<vireo::InvalidArgument>("give exactly one of -p and --prompt_ids");
     vireo::AnyMap properties;
     if (FLAGS_threads > 0) properties.emplace(vireo::inference_num_threads(FLAGS_threads));
+    for (size_t pos = 0; !FLAGS_property.empty() && pos <= FLAGS_property.size();) {
+        size_t comma = FLAGS_property.find(',', pos);
+        if (comma == std::string::npos) comma = FLAGS_property.size();
+        const std::string item = FLAGS_property.substr(pos, comma - pos);
+        const size_t eq = item.find('=');
+        if (eq == std::string::npos || eq == 0)
+            vireo::throw_error<vireo::InvalidArgument>("--property: '", item, "' is not KEY=VALUE");
+        properties[item.substr(0, eq)] = vireo::Any(item.substr(eq + 1));
+        pos = comma + 1;
+    }
     vireo::genai::PipelineOptions options;
     options.stateful = !FLAGS_explicit_past;
     vireo::genai::LLMPipeline pipe(FLAGS_m, FLAGS_d, properties, options);
