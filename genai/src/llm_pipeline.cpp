@@ -265,7 +265,6 @@ class LLMPipeline::Impl {
     bool stateful = false;
 
   private:
-    friend class Session;
     InferRequest acquire();
     void release(InferRequest request);
 

@@ -179,6 +179,9 @@ int body(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    gflags::SetUsageMessage(
+        "vireo_generate -m DIR (-p \"prompt\" | --prompt_ids 464,2068,318) [-n 64] [-d CPU] "
+        "[--stream] [--print_ids] [--num_beams N] [--temperature T --top_k K --top_p P --seed S]");
     if (vireo::samples::show_help_if_asked(argc, argv, "generate/main.cpp")) return 0;
     gflags::ParseCommandLineFlags(&argc, &argv, true);
     return vireo::samples::run_main(body, argc, argv);
