@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <mutex>
 #include <random>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include "sampling.hpp"
 #include "vireo/core.hpp"
 #include "vireo/exception.hpp"
+#include "vireo/ops.hpp"
 #include "vireo/transformations.hpp"
 
 namespace vireo::genai {
@@ -426,6 +428,31 @@ class Session {
     std::vector<float> m_last;
 };
 
+// The pipeline reads only the last position's logits. When the logits come straight from a
+// MatMul of a rank-3 [batch, sequence, hidden] input (the LM head), that input is sliced to its
+// last position first, so the prompt step computes the head for one row instead of all of them.
+// Any other producer is left alone (the pipeline then picks the last row itself).
+void slice_logits_to_last_token(Model& model, const std::string& logits_name) {
+    for (const NodePtr& result : model.get_results()) {
+        if (!result->output(0).get_names().count(logits_name)) continue;
+        const Output head = result->input_value(0);
+        Node* matmul = head.get_node();
+        if (matmul->get_type_name() != "MatMul") return;
+        const Output x = matmul->input_value(0);
+        const PartialShape& shape = x.get_partial_shape();
+        if (shape.rank().is_dynamic() || shape.size() != 3) return;
+        if (matmul->has_attribute("transpose_a") && matmul->get_attribute<bool>("transpose_a"))
+            return;
+        auto last = op::slice(x, op::int64_vector({-1}),
+                              op::int64_vector({std::numeric_limits<int64_t>::max()}),
+                              op::int64_vector({1}), op::int64_vector({1}));
+        last->set_friendly_name(matmul->get_friendly_name() + "/last_token");
+        matmul->set_argument(0, last->output(0));
+        model.validate();
+        return;
+    }
+}
+
 bool has_input(const std::shared_ptr<Model>& model, const std::string& name) {
     for (const Output& in : model->inputs())
         if (in.get_names().count(name)) return true;
@@ -521,6 +548,7 @@ LLMPipeline::Impl::Impl(const fs::path& folder, const std::string& device, const
     if (stateful) m_beam_idx_type = model->input("beam_idx").get_element_type();
     m_has_mask = has_input(model, cfg.attention_mask);
     m_has_positions = has_input(model, cfg.position_ids);
+    if (options.last_token_logits) slice_logits_to_last_token(*model, cfg.logits);
     m_compiled = m_core.compile_model(model, device, properties);
 }
 

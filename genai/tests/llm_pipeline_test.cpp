@@ -279,6 +279,22 @@ TEST(LlmTinyErrors, NameTheFault) {
     fs::remove_all(dir);
 }
 
+// Without slicing the LM head's input to the last position: the full [batch, sequence, vocab]
+// logits, the pipeline picks the last row; the same ids.
+TEST(LlmTinyIr, FullLogitsGiveTheSameIds) {
+    REQUIRE_TINY();
+    for (const std::string model : {"gpt2-tiny", "llama-tiny"}) {
+        const Reference ref = reference(model, "reference_greedy.json");
+        PipelineOptions o;
+        o.last_token_logits = false;
+        LLMPipeline pipe(tiny_dir() / model, "TEMPLATE", {}, o);
+        GenerationConfig c = pipe.get_generation_config();
+        c.max_new_tokens = ref.generated.size();
+        c.ignore_eos = true;
+        EXPECT_EQ(pipe.generate(ref.prompt, c).ids[0], ref.generated) << model;
+    }
+}
+
 // The decoder as IR: the explicit-past model saved as IR (made stateful at load) and a stateful
 // IR written after make_stateful (used as it is: it has beam_idx and no past inputs).
 TEST(LlmTinyIr, ExplicitAndStatefulIrFoldersEqualPyTorch) {

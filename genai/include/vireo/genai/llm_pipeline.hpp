@@ -89,6 +89,10 @@ struct PipelineOptions {
     bool stateful = true;
     /// The decoder file; genai_config.json's model.decoder.filename when empty.
     std::string model_file;
+    /// When the logits output is a MatMul of a [batch, sequence, hidden] input (the LM head),
+    /// slice that input to the last position at load: the prompt step then computes the head
+    /// for one position, the only one generation reads. False keeps the model's logits as is.
+    bool last_token_logits = true;
 };
 
 /// A decoder LM ready to generate. Loads `folder`:
