@@ -236,4 +236,9 @@ void Model::remove_result(const NodePtr& result) {
     m_results.erase(std::remove(m_results.begin(), m_results.end(), result), m_results.end());
 }
 
+void Model::remove_parameter(const NodePtr& parameter) {
+    m_parameters.erase(std::remove(m_parameters.begin(), m_parameters.end(), parameter),
+                       m_parameters.end());
+}
+
 }  // namespace vireo

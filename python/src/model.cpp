@@ -2,6 +2,7 @@
 // vireo.serialize.
 #include "common.hpp"
 #include "vireo/ir.hpp"
+#include "vireo/transformations.hpp"
 
 namespace vireo_py {
 
@@ -123,6 +124,23 @@ void register_model(py::module_& m) {
         },
         py::arg("model"), py::arg("xml_path"), py::arg("bin_path") = py::none(),
         "Writes the model as IR v11; bin_path defaults to xml_path with .bin.");
+
+    m.def(
+        "make_stateful",
+        [](const std::shared_ptr<vireo::Model>& model,
+           const std::vector<std::pair<std::string, std::string>>& pairs,
+           const std::string& batch_source, const std::string& beam_idx_name) {
+            vireo::MakeStatefulOptions options;
+            options.pairs = pairs;
+            options.batch_source = batch_source;
+            options.beam_idx_name = beam_idx_name;
+            vireo::make_stateful(model, options);
+        },
+        py::arg("model"), py::arg("pairs"), py::arg("batch_source") = "input_ids",
+        py::arg("beam_idx_name") = "beam_idx",
+        "Turns each (past input, present output) pair into a ReadValue/Assign variable that "
+        "starts empty, with a beam_idx input (i32 [batch]) reordering the caches along the batch; "
+        "in place (docs/llm.md).");
 }
 
 }  // namespace vireo_py

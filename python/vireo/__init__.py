@@ -32,6 +32,7 @@ from ._vireo import (  # noqa: F401
     Unavailable,
     VariableState,
     __version__,
+    make_stateful,
     serialize,
 )
 from . import preprocess  # noqa: F401,E402

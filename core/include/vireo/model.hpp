@@ -83,6 +83,8 @@ class Model : public std::enable_shared_from_this<Model> {
     void add_parameters(const ParameterVector& parameters);
     void add_sinks(const SinkVector& sinks);
     void remove_result(const NodePtr& result);
+    /// Drops a parameter from the model's inputs (its node is left to whoever still holds it).
+    void remove_parameter(const NodePtr& parameter);
 
     RTMap& get_rt_info() { return m_rt_info; }
     const RTMap& get_rt_info() const { return m_rt_info; }
