@@ -1,10 +1,20 @@
 // Implements vireo::kserve::Client: URL parsing, the channel, and the KServe v2 calls.
 #include "vireo/kserve/client.hpp"
 
+#include <grpc/grpc.h>
+
 #include <climits>
+#include <mutex>
 #include <stdexcept>
 
 namespace vireo::kserve {
+
+// One infer_async call, the tag of its completion.
+struct Client::AsyncCall {
+    std::function<void(grpc::Status)> done;
+    grpc::Status status;
+    std::unique_ptr<grpc::ClientAsyncResponseReader<inference::ModelInferResponse>> reader;
+};
 
 Endpoint parse_url(const std::string& url) {
     Endpoint endpoint;
@@ -32,6 +42,10 @@ Endpoint parse_url(const std::string& url) {
 }
 
 Client::Client(const std::string& url, const std::string& tls_ca_pem) : m_url(url) {
+    // gRPC stays initialised for the rest of the process, so that the last client's end does not
+    // shut it down only for the next client to start it again.
+    static std::once_flag initialised;
+    std::call_once(initialised, [] { grpc_init(); });
     const Endpoint endpoint = parse_url(url);
     std::shared_ptr<grpc::ChannelCredentials> credentials;
     if (endpoint.tls) {
@@ -52,6 +66,19 @@ Client::Client(const std::string& url, const std::string& tls_ca_pem) : m_url(ur
     arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
     m_channel = grpc::CreateCustomChannel(endpoint.address, credentials, arguments);
     m_stub = inference::GRPCInferenceService::NewStub(m_channel);
+    m_completions = std::thread([this] {
+        void* tag = nullptr;
+        bool ok = false;
+        while (m_queue.Next(&tag, &ok)) {
+            std::unique_ptr<AsyncCall> call(static_cast<AsyncCall*>(tag));
+            call->done(std::move(call->status));
+        }
+    });
+}
+
+Client::~Client() {
+    m_queue.Shutdown();
+    if (m_completions.joinable()) m_completions.join();
 }
 
 void Client::set_timeout(grpc::ClientContext& context, std::chrono::milliseconds timeout) {
@@ -126,7 +153,12 @@ grpc::Status Client::infer(const inference::ModelInferRequest& request,
 void Client::infer_async(grpc::ClientContext* context, const inference::ModelInferRequest* request,
                          inference::ModelInferResponse* response,
                          std::function<void(grpc::Status)> done) {
-    m_stub->async()->ModelInfer(context, request, response, std::move(done));
+    auto call = std::make_unique<AsyncCall>();
+    call->done = std::move(done);
+    call->reader = m_stub->PrepareAsyncModelInfer(context, *request, &m_queue);
+    call->reader->StartCall();
+    AsyncCall* tag = call.release();  // deleted by the completion thread
+    tag->reader->Finish(response, &tag->status, tag);
 }
 
 const char* status_code_name(grpc::StatusCode code) {

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "grpc_service.grpc.pb.h"
 
@@ -33,6 +34,10 @@ class Client {
     /// empty: the system's roots). Throws std::invalid_argument for a bad URL. Connecting is lazy:
     /// an unreachable server shows as UNAVAILABLE on the first call.
     explicit Client(const std::string& url, const std::string& tls_ca_pem = "");
+    /// Every infer_async call must have ended (its `done` called) before the client is destroyed.
+    ~Client();
+    Client(const Client&) = delete;
+    Client& operator=(const Client&) = delete;
 
     const std::string& url() const { return m_url; }
     inference::GRPCInferenceService::Stub& stub() { return *m_stub; }
@@ -51,9 +56,11 @@ class Client {
     grpc::Status infer(const inference::ModelInferRequest& request,
                        inference::ModelInferResponse* response, std::chrono::milliseconds timeout);
 
-    /// Starts a ModelInfer without blocking; `done` runs once, on a gRPC thread, when the call
-    /// ends (OK, error, deadline or cancel). `context`, `request` and `response` must stay alive
-    /// until then; `context->TryCancel()` cancels the call from any thread.
+    /// Starts a ModelInfer without blocking; `done` runs once, on the client's completion thread,
+    /// when the call ends (OK, error, deadline or cancel). It uses gRPC's completion-queue API
+    /// with one queue and thread per client (gRPC 1.51's callback API aborts in its shared
+    /// callback queue when channels come and go). `context`, `request` and `response` must stay
+    /// alive until then; `context->TryCancel()` cancels the call from any thread.
     void infer_async(grpc::ClientContext* context, const inference::ModelInferRequest* request,
                      inference::ModelInferResponse* response,
                      std::function<void(grpc::Status)> done);
@@ -62,9 +69,13 @@ class Client {
     static void set_timeout(grpc::ClientContext& context, std::chrono::milliseconds timeout);
 
   private:
+    struct AsyncCall;
+
     std::string m_url;
     std::shared_ptr<grpc::Channel> m_channel;
     std::unique_ptr<inference::GRPCInferenceService::Stub> m_stub;
+    grpc::CompletionQueue m_queue;
+    std::thread m_completions;  // runs each ended call's `done`
 };
 
 /// "UNAVAILABLE", "DEADLINE_EXCEEDED", ... for messages.
