@@ -126,7 +126,7 @@ Plugin::Plugin() : m_executors(sdk::ExecutorManager::get()) {
         sdk::common::full_name([this](const std::string& id) { return full_name(id); }));
     // PROFILING is not claimed: the stage rows are reported, but KServe v2 carries no per-op
     // timings of the server.
-    specs.push_back(sdk::common::capabilities({cap::kFP32, cap::kFP16}));
+    specs.push_back(sdk::common::capabilities({cap::kFP32, cap::kFP16, cap::kDynamicShapes}));
     // No DEVICE_TYPE: a device on another machine is used where it is named, never picked by a
     // plain "AUTO" or "MULTI".
     m_properties = std::make_unique<sdk::PropertyTable>(kDeviceName, std::move(specs));
