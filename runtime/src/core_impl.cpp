@@ -229,8 +229,6 @@ std::vector<std::string> CoreImpl::list_available_devices() const {
                                << "': " << e.what();
             continue;
         }
-        // No id at all: a device with nothing configured (REMOTE without a server) is not listed.
-        if (ids.empty()) continue;
         if (ids.size() > 1) {
             for (const auto& id : ids) out.push_back(name + "." + id);
         } else {

@@ -343,6 +343,12 @@ Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const
         for (const auto& id : m_properties->instances())
             if (!m_properties->get(url.name(), {{device::id.name(), id}}).as<std::string>().empty())
                 ids.push_back(id);
+        // None: the core skips the device (with a warning saying this) rather than list a bare
+        // "REMOTE" no server stands behind.
+        if (ids.empty())
+            throw_error<Unavailable>(kDeviceName,
+                                     ": no server is configured (set REMOTE_URL on REMOTE.N, or "
+                                     "VIREO_REMOTE_URLS=host:port,...)");
         return ids;
     }
     return m_properties->get(name, arguments);
