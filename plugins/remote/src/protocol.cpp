@@ -35,8 +35,8 @@ void throw_status(const grpc::Status& status, const std::string& where, const st
                                      reason, ")");
         case grpc::StatusCode::UNAVAILABLE:
             throw_error<Unavailable>(where, ": ", what,
-                                     " failed: the server is unreachable or not serving (", reason,
-                                     ")");
+                                     " failed: the server is unreachable or did not serve it (",
+                                     reason, ")");
         case grpc::StatusCode::RESOURCE_EXHAUSTED:
             throw_error<Unavailable>(where, ": ", what, " failed: the server is busy (", reason,
                                      ")");
