@@ -161,6 +161,49 @@ TEST_F(Remote, ProfilingReportsSerialisationNetworkAndDeserialisation) {
     EXPECT_EQ(rows[4].exec_type, "deserialize");
 }
 
+TEST_F(Remote, UnloadOnReleaseUnloadsWhenTheLastUserGoes) {
+    auto model = add_one_model(PartialShape{1, 5});
+    std::string name;
+    {
+        auto first = core.compile_model(model, "REMOTE.0", {unload_on_release(true)});
+        auto second = core.compile_model(model, "REMOTE.0", {unload_on_release(true)});
+        name = first.get_property(model_name);
+        first = {};
+        // Still used by `second`: still served.
+        auto by_name = core.compile_model(model, "REMOTE.0", {remote::model_name(name)});
+        EXPECT_EQ(by_name.get_property(model_name), name);
+    }
+    // The server knows the name but serves no version of it now: Unavailable, naming the model.
+    try {
+        core.compile_model(model, "REMOTE.0", {remote::model_name(name)});
+        ADD_FAILURE() << "the model is still served after its last user went";
+    } catch (const Unavailable& e) {
+        EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+    // Load mode loads it again; without the setting it stays.
+    { auto kept = core.compile_model(model, "REMOTE.0"); }
+    auto again = core.compile_model(model, "REMOTE.0", {remote::model_name(name)});
+    EXPECT_EQ(again.get_property(model_name), name);
+}
+
+TEST_F(Remote, BatchGathersRequestsBeforeTheNetwork) {
+    auto model = add_one_model(PartialShape{1, 8});
+    auto compiled = core.compile_model(model, "BATCH:REMOTE.0(4)");
+    std::vector<InferRequest> requests;
+    for (int i = 0; i < 4; ++i) {
+        requests.push_back(compiled.create_infer_request());
+        requests.back().set_input_tensor(make_tensor({1, 8}, static_cast<float>(10 * i), 1.f));
+    }
+    for (auto& r : requests) r.start_async();
+    for (auto& r : requests) r.wait();
+    for (int i = 0; i < 4; ++i) {
+        const auto out = values(requests[i].get_output_tensor());
+        ASSERT_EQ(out.size(), 8u);
+        EXPECT_FLOAT_EQ(out[0], 10.f * i + 1.f);
+        EXPECT_FLOAT_EQ(out[7], 10.f * i + 8.f);
+    }
+}
+
 // --- errors -----------------------------------------------------------------------------------
 
 template <typename E, typename F>
