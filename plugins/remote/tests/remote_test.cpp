@@ -10,14 +10,14 @@
 namespace vireo::remote::test {
 namespace {
 
-// One server for the suite: it serves "slow" (y = x + 1 on MOCK_REMOTE, 300 ms per inference)
+// One server for the suite: it serves "slow" (y = x + 1 on MOCK_REMOTE, 1 s per inference)
 // from its repository, and accepts inline loads (run on TEMPLATE by REMOTE_SERVER_DEVICE).
 class Remote : public ::testing::Test {
   protected:
     static void SetUpTestSuite() {
         s_dir = new TempDir();
         const std::string base = write_repository_model(*add_one_model(), s_dir->path(), "slow");
-        s_server = new ServerProcess(slow_model_args(base, "slow", 300));
+        s_server = new ServerProcess(slow_model_args(base, "slow", 1000));
     }
     static void TearDownTestSuite() {
         delete s_server;
@@ -290,7 +290,7 @@ TEST_F(Remote, DeadlineExceededIsUnavailableNamingTheTimeout) {
     const auto took = std::chrono::steady_clock::now() - start;
     EXPECT_NE(message.find("50 ms"), std::string::npos) << message;
     EXPECT_NE(message.find("DEADLINE_EXCEEDED"), std::string::npos) << message;
-    EXPECT_LT(took, std::chrono::milliseconds(250));
+    EXPECT_LT(took, std::chrono::milliseconds(600));
 }
 
 TEST_F(Remote, CancelEndsTheCallAtOnce) {
@@ -308,7 +308,7 @@ TEST_F(Remote, CancelEndsTheCallAtOnce) {
     const auto start = std::chrono::steady_clock::now();
     request.cancel();
     EXPECT_THROW(request.wait(), Cancelled);
-    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(200));
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(600));
     EXPECT_EQ(callbacks.load(), 1);
     EXPECT_TRUE(seen);
     // Usable again, with a right answer.
@@ -327,7 +327,7 @@ TEST_F(Remote, DestroyingARunningRequestDoesNotWaitForTheServer) {
         request.start_async();
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(250));
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(600));
 }
 
 TEST_F(Remote, ExportIsNotImplemented) {
