@@ -22,12 +22,13 @@
 namespace vireo::remote {
 namespace {
 
-// Control calls (metadata, load) get this deadline when REMOTE_TIMEOUT_MS is 0.
+// The deadline of control calls (metadata, readiness, load).
 constexpr std::chrono::milliseconds kControlTimeout{60'000};
 constexpr std::chrono::milliseconds kNameTimeout{2'000};
 
-std::chrono::milliseconds control_timeout(const Config& config) {
-    return config.timeout.count() > 0 ? config.timeout : kControlTimeout;
+// REMOTE_TIMEOUT_MS is the inferences' deadline; a load can take much longer than an inference.
+std::chrono::milliseconds control_timeout(const Config&) {
+    return kControlTimeout;
 }
 
 std::vector<std::string> ids_up_to(size_t count) {
@@ -304,10 +305,10 @@ sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& mod
     if (!config.model_name.empty()) {
         use_model(*model, config, where, *inst.client);  // throws when the metadata differs
     } else {
-        bool ready = false;
-        grpc::Status s = inst.client->server_ready(&ready, control_timeout(config));
-        if (!s.ok()) throw_status(s, where, "ServerReady", control_timeout(config));
-        if (!ready) throw_error<Unavailable>(where, ": the server is not ready");
+        // The server answers (ServerReady may say no while another client's model loads).
+        inference::ServerMetadataResponse metadata;
+        grpc::Status s = inst.client->server_metadata(&metadata, control_timeout(config));
+        if (!s.ok()) throw_status(s, where, "ServerMetadata", control_timeout(config));
     }
     // The server runs the whole model or refuses it at load: every op is on this instance.
     sdk::SupportedOpsMap supported;
