@@ -204,6 +204,23 @@ TEST_F(Remote, BatchGathersRequestsBeforeTheNetwork) {
     }
 }
 
+TEST_F(Remote, AServerCanServeOnARemoteDevice) {
+    // Two hops: a second vireo_server serves "hop" on its REMOTE.0, which is this suite's server;
+    // the server and the plugin in one process share the KServe protocol library.
+    TempDir dir;
+    const std::string base = write_repository_model(*add_one_model(), dir.path(), "hop");
+    setenv("VIREO_REMOTE_URLS", s_server->url().c_str(), 1);
+    ServerProcess front(
+        {"--model_path", base, "--model_name", "hop", "--target_device", "REMOTE.0"});
+    unsetenv("VIREO_REMOTE_URLS");
+    auto compiled = core.compile_model(add_one_model(), "REMOTE.0",
+                                       {url(front.url()), remote::model_name("hop")});
+    auto request = compiled.create_infer_request();
+    request.set_input_tensor(make_tensor({1, 8}, 30.f));
+    request.infer();
+    EXPECT_FLOAT_EQ(values(request.get_output_tensor())[4], 35.f);
+}
+
 // --- errors -----------------------------------------------------------------------------------
 
 template <typename E, typename F>
