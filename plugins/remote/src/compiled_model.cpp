@@ -75,6 +75,16 @@ std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
     return runtime;
 }
 
+bool CompiledModel::reload(uint64_t seen) const {
+    if (!m_served.load) return false;
+    std::lock_guard<std::mutex> lock(m_reload_mutex);
+    if (m_reloads.load() != seen) return true;  // another request loaded it meanwhile
+    const grpc::Status s = m_client->load(*m_served.load, std::chrono::seconds(60));
+    if (!s.ok()) return false;
+    m_reloads.fetch_add(1);
+    return true;
+}
+
 void CompiledModel::set_property(const AnyMap& properties) {
     m_properties->set(properties);
     m_profiling.store(m_properties->get(enable_profiling.name()).as<bool>(),

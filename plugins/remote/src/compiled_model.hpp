@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "config.hpp"
@@ -40,6 +41,12 @@ class CompiledModel : public sdk::ICompiledModel {
     /// "REMOTE.0 (host:port), model 'name'": how errors start.
     const std::string& where() const { return m_where; }
     bool profiling_enabled() const { return m_profiling.load(std::memory_order_relaxed); }
+    /// For a model this plugin loaded, after an inference found the server without it (a
+    /// restarted server): loads it again, once for the requests that saw the same loss together
+    /// (`seen` is the reload count the caller saw before its call). False in repository mode or
+    /// when the load fails.
+    bool reload(uint64_t seen) const;
+    uint64_t reloads() const { return m_reloads.load(); }
 
   protected:
     std::shared_ptr<sdk::ISyncInferRequest> create_sync_infer_request() const override;
@@ -53,6 +60,8 @@ class CompiledModel : public sdk::ICompiledModel {
     ServedModel m_served;
     std::string m_where;
     std::atomic<bool> m_profiling;
+    mutable std::mutex m_reload_mutex;
+    mutable std::atomic<uint64_t> m_reloads{0};
     std::unique_ptr<sdk::PropertyTable> m_properties;
 };
 

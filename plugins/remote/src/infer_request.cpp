@@ -86,6 +86,7 @@ void SyncInferRequest::infer_preprocess(sdk::RunContext& run) {
 }
 
 void SyncInferRequest::send() {
+    m_reloads_seen = m_model->reloads();
     auto call = std::make_shared<Call>();
     kserve::Client::set_timeout(call->context, m_model->config().timeout);
     {
@@ -115,6 +116,7 @@ void SyncInferRequest::start_pipeline(sdk::RunContext& run) {
 void SyncInferRequest::wait_pipeline(sdk::RunContext& run) {
     const Config& config = m_model->config();
     std::chrono::milliseconds backoff = kFirstBackoff;
+    bool reloaded = false;
     for (uint32_t attempt = 0;; ++attempt) {
         std::shared_ptr<Call> call;
         {
@@ -127,6 +129,14 @@ void SyncInferRequest::wait_pipeline(sdk::RunContext& run) {
         run.stage(PipelineStage::kExecution, elapsed, Status::EXECUTED, "network+server");
         if (call->status.ok()) break;
         run.throw_if_cancelled(m_model->where());
+        // A model this plugin loaded that the server no longer knows (it restarted): nothing ran,
+        // so load it again and send the inference once more.
+        if (call->status.error_code() == grpc::StatusCode::NOT_FOUND && !reloaded &&
+            m_model->reload(m_reloads_seen)) {
+            reloaded = true;
+            send();
+            continue;
+        }
         if (call->status.error_code() != grpc::StatusCode::UNAVAILABLE ||
             attempt >= config.retries) {
             const std::string what =

@@ -63,6 +63,7 @@ class SyncInferRequest : public sdk::ISyncInferRequest {
     std::shared_ptr<Call> m_call;
     sdk::RunContext::CancelRegistration m_cancel;
     std::chrono::steady_clock::time_point m_sent;
+    uint64_t m_reloads_seen = 0;  // the compiled model's reload count when the call was sent
 };
 
 /// The pipeline of start_async: {host: preprocess + send}, {wait executor: wait for the call},

@@ -236,8 +236,9 @@ ServedModel Plugin::load_model(const Model& model, const Config& config, const s
     if (!s.ok() && s.error_code() != grpc::StatusCode::NOT_FOUND &&
         s.error_code() != grpc::StatusCode::INVALID_ARGUMENT)
         throw_status(s, model_where, "ModelReady", timeout);
-    if (!s.ok() || !ready) {
-        inference::RepositoryModelLoadRequest load;
+    auto request = std::make_shared<inference::RepositoryModelLoadRequest>();
+    {
+        inference::RepositoryModelLoadRequest& load = *request;
         load.set_model_name(served.name);
         auto& parameters = *load.mutable_parameters();
         parameters["file:1/model.xml"].set_bytes_param(xml_bytes);
@@ -245,7 +246,10 @@ ServedModel Plugin::load_model(const Model& model, const Config& config, const s
         if (!config.server_device.empty())
             parameters["config"].set_string_param("{\"target_device\":\"" + config.server_device +
                                                   "\"}");
-        s = client.load(load, timeout);
+    }
+    served.load = request;
+    if (!s.ok() || !ready) {
+        s = client.load(*request, timeout);
         if (!s.ok()) throw_status(s, model_where, "RepositoryModelLoad", timeout);
     }
     inference::ModelMetadataResponse metadata;

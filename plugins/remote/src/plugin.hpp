@@ -24,6 +24,9 @@ struct ServedModel {
     std::string name;
     std::string version;
     bool loaded_here = false;  ///< loaded by this plugin (RepositoryModelLoad), not preexisting
+    /// The load request (model files inline), kept to load the model again on a server that lost
+    /// it (restarted); null in repository mode.
+    std::shared_ptr<const inference::RepositoryModelLoadRequest> load;
     std::vector<Port> inputs;
     std::vector<Port> outputs;
 };

@@ -105,6 +105,29 @@ TEST(RemoteFaults, RetriesReachARestartedServer) {
     EXPECT_FLOAT_EQ(values(request.get_output_tensor())[0], 7.f);
 }
 
+TEST(RemoteFaults, ALoadedModelIsLoadedAgainOnARestartedServer) {
+    ServerProcess server;
+    const int port = server.port();
+    Core core = make_core();
+    core.set_property("REMOTE.0", {url(server.url()), server_device("TEMPLATE")});
+    auto compiled = core.compile_model(add_one_model(), "REMOTE.0", {retries(8u)});
+    auto request = compiled.create_infer_request();
+    request.set_input_tensor(make_tensor({1, 8}, 1.f, 0.f));
+    request.infer();
+    EXPECT_FLOAT_EQ(values(request.get_output_tensor())[0], 2.f);
+    // The restarted server has none of the models loaded into the old one.
+    server.kill();
+    server.start({}, port);
+    request.set_input_tensor(make_tensor({1, 8}, 9.f, 0.f));
+    request.infer();
+    EXPECT_FLOAT_EQ(values(request.get_output_tensor())[0], 10.f);
+    // Later requests find it there.
+    auto other = compiled.create_infer_request();
+    other.set_input_tensor(make_tensor({1, 8}, 3.f, 0.f));
+    other.infer();
+    EXPECT_FLOAT_EQ(values(other.get_output_tensor())[7], 4.f);
+}
+
 TEST(RemoteFaults, WithoutRetriesAFailureIsReportedNotRetried) {
     ServerProcess server;
     Core core = make_core();
