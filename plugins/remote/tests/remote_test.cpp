@@ -221,6 +221,28 @@ TEST_F(Remote, AServerCanServeOnARemoteDevice) {
     EXPECT_FLOAT_EQ(values(request.get_output_tensor())[4], 35.f);
 }
 
+TEST_F(Remote, GoldenModelsEqualTemplateFromIrAndOnnx) {
+    // The server runs TEMPLATE: the same kernels, so the outputs are equal bit for bit.
+    int compared = 0;
+    for (const char* name : {"tiny", "mlp", "cnn"}) {
+        for (const char* file : {"model.xml", "model.onnx"}) {
+            SCOPED_TRACE(std::string(name) + "/" + file);
+            const std::string path =
+                std::string(VIREO_TEST_DATA_DIR) + "/models/golden/" + name + "/" + file;
+            if (!std::filesystem::exists(path)) continue;  // not every golden model has both
+            auto model = core.read_model(path);
+            const Shape shape = model->inputs()[0].get_partial_shape().to_shape();
+            const Tensor x = make_tensor(shape, -1.f, 2.f / static_cast<float>(shape_size(shape)));
+            const auto remote = run_on(core, model, "REMOTE.0", {x});
+            const auto local = run_on(core, model, "TEMPLATE", {x});
+            ASSERT_FALSE(remote.empty());
+            EXPECT_EQ(remote, local);
+            ++compared;
+        }
+    }
+    EXPECT_GE(compared, 4);
+}
+
 // --- errors -----------------------------------------------------------------------------------
 
 template <typename E, typename F>
