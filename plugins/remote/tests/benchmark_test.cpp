@@ -79,6 +79,31 @@ TEST(RemoteBenchmark, PipeliningOneVersusFourInFlight) {
     EXPECT_GT(four, 0.0);
 }
 
+TEST(RemoteBenchmark, MultiOverTwoServersVersusOne) {
+    if (!benchmark_enabled()) GTEST_SKIP() << "set VIREO_REMOTE_BENCHMARK=1";
+    // Each server runs the model on one MOCK_REMOTE (one job at a time, 20 ms each): a server's
+    // capacity is 50/s whatever the client does, so MULTI over two can at most double it.
+    TempDir dir;
+    const std::string base = write_repository_model(*add_one_model(), dir.path(), "m");
+    ServerProcess first(slow_model_args(base, "m", 20)), second(slow_model_args(base, "m", 20));
+    Core core = make_core();
+    core.set_property("REMOTE.0", {url(first.url())});
+    core.set_property("REMOTE.1", {url(second.url())});
+    const AnyMap settings{model_name("m"),
+                          hint::performance_mode(hint::PerformanceMode::THROUGHPUT)};
+    auto one = core.compile_model(add_one_model(), "REMOTE.0", settings);
+    auto both = core.compile_model(add_one_model(), "MULTI:REMOTE.0,REMOTE.1",
+                                   {{"DEVICE_PROPERTIES", AnyMap{{"REMOTE", settings}}},
+                                    hint::performance_mode(hint::PerformanceMode::THROUGHPUT)});
+    const double single = throughput(one, 4, 3.0);
+    const double multi = throughput(both, 8, 3.0);
+    std::printf(
+        "MULTI:REMOTE.0,REMOTE.1 over two servers (each one MOCK_REMOTE, 20 ms): one "
+        "server %.1f/s (4 in flight), two %.1f/s (8 in flight), %.2fx\n",
+        single, multi, multi / single);
+    EXPECT_GT(multi, 0.0);
+}
+
 TEST(RemoteBenchmark, PerInferenceOverheadOnLoopback) {
     if (!benchmark_enabled()) GTEST_SKIP() << "set VIREO_REMOTE_BENCHMARK=1";
     ServerProcess server;
