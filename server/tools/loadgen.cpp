@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "datatype.hpp"
-#include "grpc_service.grpc.pb.h"
+#include "vireo/kserve/client.hpp"
 
 namespace {
 
@@ -78,14 +78,10 @@ bool parse(int argc, char** argv, Options& o) {
 }
 
 std::vector<Input> inputs_from_metadata(const std::string& grpc, const Options& o) {
-    auto stub = inference::GRPCInferenceService::NewStub(
-        grpc::CreateChannel(grpc, grpc::InsecureChannelCredentials()));
-    inference::ModelMetadataRequest request;
-    request.set_name(o.model);
-    request.set_version(o.version);
+    vireo::kserve::Client client(grpc);
     inference::ModelMetadataResponse meta;
-    grpc::ClientContext context;
-    const grpc::Status status = stub->ModelMetadata(&context, request, &meta);
+    const grpc::Status status =
+        client.model_metadata(o.model, o.version, &meta, std::chrono::seconds(60));
     if (!status.ok()) throw std::runtime_error("ModelMetadata: " + status.error_message());
     std::vector<Input> out;
     for (const auto& t : meta.inputs()) {
@@ -141,11 +137,9 @@ Level run_level(const Options& o, const std::vector<Input>& inputs, int concurre
     for (int c = 0; c < concurrency; ++c) {
         clients.emplace_back([&, c] {
             if (!o.grpc.empty()) {
-                // One channel per client: gRPC multiplexes a channel's calls on one connection.
-                grpc::ChannelArguments args;
-                args.SetInt("grpc.use_local_subchannel_pool", 1);
-                auto stub = inference::GRPCInferenceService::NewStub(
-                    grpc::CreateCustomChannel(o.grpc, grpc::InsecureChannelCredentials(), args));
+                // One channel per client (kserve::Client: a channel of its own), as separate
+                // clients would have.
+                vireo::kserve::Client client(o.grpc);
                 inference::ModelInferRequest request;
                 request.set_model_name(o.model);
                 request.set_model_version(o.version);
@@ -158,9 +152,9 @@ Level run_level(const Options& o, const std::vector<Input>& inputs, int concurre
                 }
                 while (!stop.load()) {
                     inference::ModelInferResponse response;
-                    grpc::ClientContext context;
                     const auto t0 = Clock::now();
-                    const grpc::Status s = stub->ModelInfer(&context, request, &response);
+                    const grpc::Status s =
+                        client.infer(request, &response, std::chrono::milliseconds(0));
                     const auto t1 = Clock::now();
                     if (!s.ok())
                         ++errors[c];
