@@ -107,8 +107,9 @@ TEST_P(LlmTiny, GreedyEqualsPyTorch) {
     // The same request again (a new sequence after reset / fresh past): the same ids. Not on
     // CPU with explicit past, where every token's new input shapes compile a new oneDNN graph
     // (about 0.1 s per token even for these tiny models).
-    if (GetParam().stateful || GetParam().device != "CPU")
+    if (GetParam().stateful || GetParam().device != "CPU") {
         EXPECT_EQ(pipe.generate(ref.prompt, c).ids[0], ref.generated);
+    }
 }
 
 TEST_P(LlmTinyFast, BeamSearch4EqualsPyTorch) {
@@ -152,7 +153,9 @@ TEST_P(LlmTinyFast, BeamSearchStopsAtEos) {
         for (size_t i = 0; i < out->ids.size(); ++i) {
             EXPECT_EQ(std::count(out->ids[i].begin(), out->ids[i].end(), *c.eos_token_id), 0);
             EXPECT_LE(out->ids[i].size(), 40u);
-            if (i) EXPECT_GE(out->scores[i - 1], out->scores[i]);
+            if (i) {
+                EXPECT_GE(out->scores[i - 1], out->scores[i]);
+            }
         }
     }
 }

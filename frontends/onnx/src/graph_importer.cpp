@@ -362,6 +362,11 @@ ResultVector GraphImporter::add_outputs(const ParameterVector& parameters) {
         // Each graph output gets a tensor of its own: one computed by another output, a graph
         // input or a Constant is copied, so names stay unambiguous per port.
         if (used.count(value) || value.get_node()->get_type_name() == "Constant") {
+            // The name moves to the copy: one tensor name on two outputs (the Constant's and the
+            // copy's) is an IR that the IR reader refuses after serialize.
+            auto names = value.get_names();
+            names.erase(out.name());
+            value.set_names(names);
             auto copy = op::convert(value, value.get_element_type());
             copy->set_friendly_name(out.name());
             value = copy->output(0);

@@ -224,7 +224,9 @@ TEST(RemoteFaults, StressEveryRequestEndsExactlyOnce) {
     int ended = 0;
     for (int id = 0; id < kStarts; ++id) {
         EXPECT_LE(calls[id].load(), 1) << "start " << id;
-        if (!destroyed[id]) EXPECT_EQ(calls[id].load(), 1) << "start " << id;
+        if (!destroyed[id]) {
+            EXPECT_EQ(calls[id].load(), 1) << "start " << id;
+        }
         ended += calls[id].load();
     }
     EXPECT_EQ(wrong.load(), 0);

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <sstream>
 
 #include "onnx_test_util.hpp"
 #include "vireo/core.hpp"
+#include "vireo/ir.hpp"
 
 namespace vireo {
 namespace {
@@ -245,6 +247,40 @@ TEST(OnnxSequences, WhatCannotBeResolvedAtImportIsRefusedNamingIt) {
         const std::string m = message(b);
         EXPECT_NE(m.find("is a sequence"), std::string::npos) << m;
     }
+}
+
+}  // namespace
+}  // namespace vireo
+
+namespace vireo {
+namespace {
+
+// An output that folds to a Constant (Shape of a static input) is copied so its port has a tensor
+// of its own; the name must move to the copy, or serialize writes it on two outputs and the IR
+// reader refuses the file (found through the REMOTE device, which sends models as IR).
+TEST(OnnxOutputs, AnOutputFoldedToAConstantSurvivesAnIrRoundTrip) {
+    OnnxBuilder b(13);
+    b.input("x", kF32, {2, 3}).output("s", kI64, {2}).output("y", kF32, {2, 3});
+    b.node("Shape", {"x"}, {"s"});
+    b.node("Relu", {"x"}, {"y"});
+    Core core;
+    const auto model = core.read_model(b.bytes(), Tensor());
+    std::ostringstream xml, bin;
+    serialize(*model, xml, bin);
+    const std::string weights = bin.str();
+    Tensor w(element::u8, Shape{weights.size()});
+    if (!weights.empty()) std::copy(weights.begin(), weights.end(), w.data<uint8_t>());
+    const auto back = core.read_model(xml.str(), w);
+    ASSERT_EQ(back->outputs().size(), 2u);
+    EXPECT_EQ(back->output(0).get_any_name(), "s");
+    auto request = core.compile_model(back, "TEMPLATE").create_infer_request();
+    request.set_tensor("x", f32({2, 3}, {-1, 2, -3, 4, -5, 6}));
+    request.infer();
+    const Tensor shape = request.get_tensor("s");
+    ASSERT_EQ(shape.get_size(), 2u);
+    EXPECT_EQ(shape.data<int64_t>()[0], 2);
+    EXPECT_EQ(shape.data<int64_t>()[1], 3);
+    EXPECT_EQ(request.get_tensor("y").data<float>()[1], 2.f);
 }
 
 }  // namespace
