@@ -9,14 +9,16 @@
 
 namespace vireo::cpu_plugin {
 
-/// One stage {task executor, request->infer()}. A synchronous infer() runs on the caller's thread:
-/// oneDNN forks its OpenMP team from whichever thread calls it, sized per run by the request.
+/// One stage {task executor, request->infer()}. A synchronous infer() runs on the caller's thread
+/// (oneDNN forks its OpenMP team from whichever thread calls it, sized per run by the request), or
+/// with `infer_on_stream` (dynamic models, which may run reference kernels) on the task executor.
 /// The request polls the run context's cancel token. Thread safety as IAsyncInferRequest.
 class AsyncInferRequest : public sdk::IAsyncInferRequest {
   public:
     AsyncInferRequest(const std::shared_ptr<InferRequest>& request,
                       const std::shared_ptr<sdk::ITaskExecutor>& task_executor,
-                      const std::shared_ptr<sdk::ITaskExecutor>& callback_executor);
+                      const std::shared_ptr<sdk::ITaskExecutor>& callback_executor,
+                      bool infer_on_stream);
     ~AsyncInferRequest() override;
 
   private:

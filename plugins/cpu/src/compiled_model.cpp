@@ -117,7 +117,7 @@ std::shared_ptr<sdk::ISyncInferRequest> CompiledModel::create_sync_infer_request
 std::shared_ptr<sdk::IAsyncInferRequest> CompiledModel::create_infer_request() const {
     auto request = std::static_pointer_cast<InferRequest>(create_sync_infer_request());
     return std::make_shared<AsyncInferRequest>(request, get_task_executor(),
-                                               get_callback_executor());
+                                               get_callback_executor(), m_graph->dynamic);
 }
 
 void CompiledModel::export_model(std::ostream& out) const {
