@@ -29,7 +29,8 @@ std::shared_ptr<vireo::Model> read(const vireo::Core& core, py::handle model, py
         if (!weights.is_none()) {
             std::string bytes = weights.cast<std::string>();
             tensor = vireo::Tensor(vireo::element::u8, vireo::Shape{bytes.size()});
-            std::memcpy(tensor.data(), bytes.data(), bytes.size());
+            if (!bytes.empty())  // an empty tensor has no buffer
+                std::memcpy(tensor.data(), bytes.data(), bytes.size());
         }
         py::gil_scoped_release release;
         return core.read_model(text, tensor);

@@ -73,8 +73,8 @@ class GatherKernel final : public Kernel {
                             throw_error<InvalidArgument>(
                                 m_who, ": index ", given, " is out of range for axis ", axis,
                                 " of size ", axis_dim, " (data ", data, ")");
-                        std::memset(dst, 0, block);
-                    } else {
+                        if (block != 0) std::memset(dst, 0, block);
+                    } else if (block != 0) {  // an empty slab (a cache of length 0) has no data
                         std::memcpy(dst, slab + static_cast<size_t>(idx) * block, block);
                     }
                 }
