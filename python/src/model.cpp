@@ -141,6 +141,29 @@ void register_model(py::module_& m) {
         "Turns each (past input, present output) pair into a ReadValue/Assign variable that "
         "starts empty, with a beam_idx input (i32 [batch]) reordering the caches along the batch; "
         "in place (docs/llm.md).");
+
+    m.def(
+        "compress_weights",
+        [](const std::shared_ptr<vireo::Model>& model, const std::string& mode, size_t group_size,
+           size_t min_elements) {
+            vireo::CompressWeightsOptions options;
+            options.mode = vireo::weight_compression_mode(mode);
+            options.group_size = group_size;
+            options.min_elements = min_elements;
+            const auto stats = vireo::compress_weights(model, options);
+            py::dict out;
+            out["matmuls"] = stats.matmuls;
+            out["bytes_before"] = stats.bytes_before;
+            out["bytes_after"] = stats.bytes_after;
+            return out;
+        },
+        py::arg("model"), py::arg("mode") = "int8", py::arg("group_size") = 0,
+        py::arg("min_elements") = 4096,
+        "Weight-only compression of MatMul weights, in place: mode 'int8' (symmetric i8), "
+        "'int8_asym' (u8 with zero points), 'int4_sym' (i4) or 'int4_asym' (u4 with zero "
+        "points), one scale per group_size elements of an output channel (0: the whole channel "
+        "for int8, 128 for int4). Returns {'matmuls', 'bytes_before', 'bytes_after'} "
+        "(docs/llm.md).");
 }
 
 }  // namespace vireo_py

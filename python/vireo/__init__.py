@@ -32,6 +32,7 @@ from ._vireo import (  # noqa: F401
     Unavailable,
     VariableState,
     __version__,
+    compress_weights,
     make_stateful,
     serialize,
 )

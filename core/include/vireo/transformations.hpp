@@ -1,5 +1,6 @@
 // Declares the public model transformations an application (or genai's LLMPipeline) applies to a
-// Model before compiling it. Today: make_stateful, OpenVINO's "make stateful" for decoder LLMs.
+// Model before compiling it: make_stateful (OpenVINO's "make stateful" for decoder LLMs) and
+// compress_weights (weight-only int8 compression of MatMul weights, as NNCF's compress_weights).
 #pragma once
 
 #include <memory>
@@ -34,5 +35,44 @@ struct MakeStatefulOptions {
 /// InvalidArgument naming a past input whose shape is not [batch, static dims..., dynamic] or
 /// whose type differs from its present output's, or an input name already used for beam_idx.
 void make_stateful(const std::shared_ptr<Model>& model, const MakeStatefulOptions& options);
+
+/// How compress_weights stores a weight.
+enum class WeightCompressionMode {
+    kInt8Sym,   ///< i8, q = round(w / scale), scale = max|w| / 127 per group; dequantized q * scale
+    kInt8Asym,  ///< u8 with a u8 zero point per group: (q - zero_point) * scale, over [min, max]
+    kInt4Sym,   ///< i4 (two per byte), scale = max|w| / 7 per group
+    kInt4Asym,  ///< u4 with a u8 zero point per group, over [min, max] in 15 steps
+};
+/// "int8" (= "int8_sym"), "int8_asym", "int4_sym" (= "int4") or "int4_asym"; throws
+/// InvalidArgument naming the accepted values.
+WeightCompressionMode weight_compression_mode(const std::string& name);
+
+struct CompressWeightsOptions {
+    WeightCompressionMode mode = WeightCompressionMode::kInt8Sym;
+    /// Elements of one output channel that share a scale (and zero point). 0 is the mode's
+    /// default: the whole channel for int8, 128 for int4 (NNCF's). A size that does not divide
+    /// the reduction length gives one group per output channel.
+    size_t group_size = 0;
+    /// Weights with fewer elements stay f32 (small layers are not worth a decompression).
+    size_t min_elements = 4096;
+};
+
+struct CompressWeightsStats {
+    size_t matmuls = 0;       ///< MatMuls whose weights were compressed
+    size_t bytes_before = 0;  ///< f32 bytes of those weights
+    size_t bytes_after = 0;   ///< integer bytes + scales + zero points written instead
+};
+
+/// Weight-only compression, in place: every MatMul whose second input is an f32 Constant of rank
+/// 2 with at least min_elements elements (and whose first input is not a constant; for int4, whose
+/// reduction length is even) reads instead
+///   Constant(i8|u8|i4|u4 [N, K] or [N, K/G, G]) -> Convert(f32) [-> Subtract(Convert(zero point))]
+///     -> Multiply(scale [N, 1] or [N, K/G, 1]) [-> Reshape([N, K])]
+/// with transpose_b set, N the output channels and K the reduction axis (the layout OpenVINO's
+/// NNCF writes). Any runtime runs the result as written; the CPU plugin recognises the pattern and
+/// multiplies with the integers directly, reading a quarter of the bytes per token. The original
+/// constant stays only if something else uses it. Returns what was compressed.
+CompressWeightsStats compress_weights(const std::shared_ptr<Model>& model,
+                                      const CompressWeightsOptions& options = {});
 
 }  // namespace vireo

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "async_infer_request.hpp"
+#include "compressed_matmul.hpp"
 #include "graph_compiler.hpp"
 #include "int8_patterns.hpp"
 #include "plugin.hpp"
@@ -91,6 +92,7 @@ std::shared_ptr<const Graph> CompiledModel::graph_for(
             shapes[copy->get_parameters().at(i)->output(0)] = PartialShape(input_shapes[i]);
         copy->reshape(shapes);
         mark_quantized_weights(*copy);
+        protect_compressed_weights(*copy);
         reference::fold_model_constants(*copy);  // shapes computed from shapes become static
         const OmpTeamScope team(m_config.omp_threads_per_stream());
         graph = compile_graph(std::move(copy), nullptr, m_config.resolved_precision());

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -67,6 +68,10 @@ struct Step {
     std::vector<size_t> outputs;  ///< value ids
     size_t variable = 0;          ///< kReadValue/kAssign: index in Graph::variables
     std::vector<std::shared_ptr<const Graph>> bodies;  ///< kSubgraph: If: then, else; Loop: body
+    /// kReference in a dynamic graph whose kernel does not take the node's inputs (a MatMul over
+    /// compressed weights reads only its activations): the output shapes for the actual inputs,
+    /// in place of the node's shape inference.
+    std::function<std::vector<Shape>(const std::vector<Tensor>&)> output_shapes;
 };
 
 /// Weights in the layout a primitive chose, as CompiledModel::export_model writes them and

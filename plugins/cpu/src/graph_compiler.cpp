@@ -170,6 +170,27 @@ void GraphCompiler::add_reference_step(const NodePtr& node) {
     m_graph->steps.push_back(std::move(step));
 }
 
+void GraphCompiler::add_compressed_matmul_step(const NodePtr& node, CompressedWeights weights) {
+    Step step;
+    step.kind = StepKind::kReference;
+    step.node = node;
+    step.fused = {node};
+    step.fused.insert(step.fused.end(), weights.chain.begin(), weights.chain.end());
+    step.name = node->get_friendly_name();
+    step.type = node->get_type_name();
+    step.exec_type = "compressed_" + std::string(weights.q.get_element_type().name());
+    step.output_shapes = [n = weights.n, k = weights.k_len](const std::vector<Tensor>& ins) {
+        CompressedWeights shape_only;
+        shape_only.n = n;
+        shape_only.k_len = k;
+        return std::vector<Shape>{compressed_matmul_shape(ins.at(0).get_shape(), shape_only)};
+    };
+    step.kernel = compressed_matmul_kernel(std::move(weights));
+    step.inputs.push_back(in_layout(value_of(node->input_value(0)), Layout::kPlain));
+    step.outputs.push_back(add_value(node->output(0), ValueKind::kComputed));
+    m_graph->steps.push_back(std::move(step));
+}
+
 void GraphCompiler::add_state_step(const NodePtr& node) {
     Step step;
     step.kind = node->get_type_name() == "ReadValue" ? StepKind::kReadValue : StepKind::kAssign;
@@ -398,6 +419,12 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
             if (!node->get_output_partial_shape(i).is_static()) m_graph->dynamic = true;
         if (node->get_type_name() == "If" || node->get_type_name() == "Loop")
             m_graph->dynamic = true;
+        // MatMuls over compressed weights read the integers: the decompression ops run nowhere.
+        if (node->get_type_name() == "MatMul" && node->get_rt_info().count(kCompressedMatMulKey))
+            if (auto w = match_compressed_weights(*node)) {
+                for (const auto& op : w->chain) m_absorbed.insert(op.get());
+                m_compressed.emplace(node.get(), std::move(*w));
+            }
     }
     const auto& params = m_model->get_parameters();
     for (size_t p = 0; p < params.size(); ++p) {
@@ -418,6 +445,11 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
             m_absorbed.count(node.get()))
             continue;
         if (!m_graph->dynamic && try_int8(node)) continue;
+        if (auto it = m_compressed.find(node.get()); it != m_compressed.end()) {
+            materialize(node->input_value(0));
+            if (has_value(node->input_value(0))) add_compressed_matmul_step(node, it->second);
+            continue;
+        }
         materialize_inputs(*node);
         if (type == "If" || type == "Loop") {
             add_subgraph_step(node);

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "compressed_matmul.hpp"
 #include "config.hpp"
 #include "graph.hpp"
 #include "int8_patterns.hpp"
@@ -141,6 +142,8 @@ class GraphCompiler {
     /// create some primitives for empty tensors; the reference kernels handle them).
     static bool touches_empty_tensor(const Node& node);
     void add_reference_step(const NodePtr& node);
+    /// A MatMul marked by protect_compressed_weights, on compressed_matmul_kernel.
+    void add_compressed_matmul_step(const NodePtr& node, CompressedWeights weights);
     void add_state_step(const NodePtr& node);
     void add_subgraph_step(const NodePtr& node);
     bool try_convolution(const NodePtr& node);
@@ -217,6 +220,7 @@ class GraphCompiler {
     std::map<Output, size_t> m_value_of;
     ConsumerMap m_consumers;
     std::set<const Node*> m_absorbed;
+    std::map<const Node*, CompressedWeights> m_compressed;  ///< MatMuls over compressed weights
     std::map<std::tuple<size_t, Layout, element::Type>, size_t> m_converted;
     std::map<std::string, size_t> m_variable_index;
     std::vector<std::string> m_unsupported;

@@ -3,7 +3,9 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <set>
 
 #include "config.hpp"
 #include "vireo/op_registry.hpp"
@@ -28,12 +30,38 @@ Tensor read_value_source(const Step& step, const std::vector<Tensor>& ins,
     return state.is_reset() && !ins.empty() ? ins[0] : state.get_state();
 }
 
+// The integer at index i of a 1-D (or scalar) i32/i64 tensor.
+int64_t index_at(const Tensor& t, size_t i) {
+    return t.get_element_type() == element::i64 ? static_cast<const int64_t*>(t.data())[i]
+                                                : static_cast<const int32_t*>(t.data())[i];
+}
+
+// A Gather along axis 0 (no batch dims) with indices 0, 1, ..., n-1 for data of n rows: its
+// output is its input (a decoder's beam_idx outside beam search).
+bool is_identity_gather(const Node& node, const std::vector<Tensor>& ins) {
+    if (ins.size() != 3 || !ins[0] || ins[0].get_shape().empty()) return false;
+    if (node.has_attribute("batch_dims") && node.get_attribute<int64_t>("batch_dims") != 0)
+        return false;
+    const Tensor& indices = ins[1];
+    const Tensor& axis = ins[2];
+    for (const Tensor* t : {&indices, &axis})
+        if (t->get_element_type() != element::i64 && t->get_element_type() != element::i32)
+            return false;
+    if (axis.get_size() != 1 || index_at(axis, 0) != 0) return false;
+    const size_t rows = ins[0].get_shape()[0];
+    if (indices.get_shape().size() != 1 || indices.get_size() != rows) return false;
+    for (size_t i = 0; i < rows; ++i)
+        if (index_at(indices, i) != static_cast<int64_t>(i)) return false;
+    return true;
+}
+
 }  // namespace
 
 GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads)
     : m_graph(std::move(graph)), m_threads(omp_threads), m_stream(cpu_engine()) {
     const Graph& g = *m_graph;
     m_values.resize(g.values.size());
+    m_capacity.assign(g.values.size(), 0);
     m_staging.resize(g.parameter_values.size());
     m_arena = allocate(g.arena_bytes);
     m_scratchpad = allocate(g.scratchpad_bytes);
@@ -157,14 +185,31 @@ void GraphExecutor::run_dynamic_step(size_t s,
     if (step.kind == StepKind::kSubgraph) {
         if (!m_subgraphs[s]) m_subgraphs[s] = std::make_unique<SubgraphRunner>(step, m_threads);
         auto outputs = m_subgraphs[s]->run(ins, *m_stop);
-        for (size_t k = 0; k < outs.size(); ++k) m_values[step.outputs[k]] = outputs.at(k);
+        for (size_t k = 0; k < outs.size(); ++k) {
+            m_values[step.outputs[k]] = outputs.at(k);
+            m_capacity[step.outputs[k]] = 0;
+        }
+        return;
+    }
+    // A variable's value is read where it lies, and an Assign's output is its input: no copy
+    // of a whole KV cache for either (the state changes only when finish() commits).
+    if (step.kind == StepKind::kReadValue || step.kind == StepKind::kAssign) {
+        const Tensor value =
+            step.kind == StepKind::kReadValue ? read_value_source(step, ins, states) : ins[0];
+        for (size_t k = 0; k < outs.size(); ++k) {
+            m_values[step.outputs[k]] = value;
+            m_capacity[step.outputs[k]] = 0;  // not this executor's buffer
+        }
+        return;
+    }
+    if (step.type == "Gather" && is_identity_gather(*step.node, ins)) {
+        m_values[step.outputs[0]] = ins[0];  // beam_idx 0, 1, ..., B-1 keeps every cache row
+        m_capacity[step.outputs[0]] = 0;
         return;
     }
     std::vector<Shape> shapes;
-    if (step.kind == StepKind::kReadValue) {
-        shapes.push_back(read_value_source(step, ins, states).get_shape());
-    } else if (step.kind == StepKind::kAssign) {
-        shapes.assign(outs.size(), ins[0].get_shape());
+    if (step.output_shapes) {
+        shapes = step.output_shapes(ins);
     } else {
         std::vector<InferInput> infer_inputs;
         infer_inputs.reserve(ins.size());
@@ -182,9 +227,19 @@ void GraphExecutor::run_dynamic_step(size_t s,
         }
     }
     for (size_t k = 0; k < outs.size(); ++k) {
-        Tensor& t = m_values[step.outputs[k]];
-        if (!t || t.get_shape() != shapes[k])
-            t = Tensor(m_graph->values[step.outputs[k]].type, shapes[k]);
+        const size_t id = step.outputs[k];
+        Tensor& t = m_values[id];
+        if (t && t.get_shape() == shapes[k]) continue;
+        const size_t need = shape_size(shapes[k]);
+        if (t && m_capacity[id] != 0 && need <= m_capacity[id]) {
+            t.set_shape(shapes[k]);  // within the buffer: no allocation
+            continue;
+        }
+        // Growing: half as much again (a first allocation is exact).
+        const size_t capacity = m_capacity[id] == 0 ? need : std::max(need, need + need / 2);
+        t = Tensor(m_graph->values[id].type, Shape{capacity});
+        t.set_shape(shapes[k]);
+        m_capacity[id] = capacity;
     }
     run_step(s, states);
 }
@@ -206,8 +261,42 @@ void GraphExecutor::finish(std::vector<Tensor>& outputs,
         }
         src.copy_to(dst);
     }
-    for (size_t s : g.assign_steps)
-        states.at(g.steps[s].variable)->commit(m_values[g.steps[s].inputs[0]]);
+    // ReadValue hands out the state's own buffer: a value to commit that is another variable's
+    // state (B = old A) is copied first, so committing A cannot change what B receives.
+    std::vector<Tensor> values;
+    for (size_t s : g.assign_steps) {
+        Tensor value = m_values[g.steps[s].inputs[0]];
+        for (size_t v = 0; v < states.size(); ++v)
+            if (v != g.steps[s].variable && value && value.data() != nullptr &&
+                value.data() == states[v]->get_state().data()) {
+                Tensor copy(value.get_element_type(), value.get_shape());
+                value.copy_to(copy);
+                value = copy;
+                break;
+            }
+        values.push_back(value);
+    }
+    // A value this executor allocated (a dynamic graph's Concat of past and new keys) becomes the
+    // state as it is, and the state's previous buffer becomes that value's for the next
+    // inference: no copy of the cache. Anything else (a static graph's arena, a value two
+    // variables take) is copied.
+    std::set<size_t> given;
+    for (size_t i = 0; i < g.assign_steps.size(); ++i) {
+        const Step& step = g.steps[g.assign_steps[i]];
+        const size_t id = step.inputs[0];
+        VariableState& state = *states.at(step.variable);
+        if (m_capacity[id] != 0 && values[i].data() == m_values[id].data() &&
+            given.insert(id).second) {
+            auto [buffer, capacity] = state.exchange(m_values[id], m_capacity[id]);
+            m_values[id] = buffer;
+            m_capacity[id] = buffer && buffer.get_element_type() == m_graph->values[id].type &&
+                                     buffer.is_continuous() && !buffer.is_remote()
+                                 ? capacity
+                                 : 0;
+        } else {
+            state.commit(values[i]);
+        }
+    }
 }
 
 }  // namespace vireo::cpu_plugin

@@ -59,7 +59,12 @@ class GraphExecutor {
     std::shared_ptr<void> m_arena;
     std::shared_ptr<void> m_scratchpad;
     dnnl::stream m_stream;
-    std::vector<Tensor> m_values;   // the current tensor of each value
+    std::vector<Tensor> m_values;  // the current tensor of each value
+    // Dynamic graphs: elements each value's own buffer holds (0: none, or a tensor it does not
+    // own, such as an If's output). A value that grows (a KV cache, one token per inference) gets
+    // half as much again as it needs, so it is reallocated (and zeroed) a logarithmic number of
+    // times, not at every inference.
+    std::vector<size_t> m_capacity;
     std::vector<Tensor> m_staging;  // per model input: contiguous copy when the user's is not
     std::vector<std::vector<Tensor>> m_step_inputs, m_step_outputs;
     // Static graphs: per oneDNN step, its argument map, and the arguments bound to model inputs

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "compiled_model.hpp"
+#include "compressed_matmul.hpp"
 #include "graph_compiler.hpp"
 #include "int8_patterns.hpp"
 #include "subgraph_runner.hpp"
@@ -54,6 +55,7 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> mode
     // static input shapes is static everywhere and nothing waits for run-time shapes.
     // Integer weights are marked first: folding makes their dequantization an f32 Constant.
     mark_quantized_weights(*model);
+    protect_compressed_weights(*model);  // compressed MatMul weights stay integers
     reference::fold_model_constants(*model);
     auto graph = compile_graph(model, packed, config.resolved_precision());
     if (graph->dynamic) {

@@ -1,6 +1,7 @@
 // Implements VariableState: reset, user writes and Assign commits.
 #include "variable_state.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace vireo::cpu_plugin {
@@ -41,9 +42,29 @@ void VariableState::set_state(const Tensor& state) {
 }
 
 void VariableState::commit(const Tensor& value) {
-    if (m_state.get_shape() != value.get_shape()) m_state.set_shape(value.get_shape());
+    if (value.data() == m_state.data() && value.get_shape() == m_state.get_shape()) {
+        mark_written();  // the graph handed back the state itself (a variable read and rewritten)
+        return;
+    }
+    const Shape& shape = value.get_shape();
+    if (m_state.get_shape() != shape) {
+        const size_t need = shape_size(shape);
+        if (need > std::max(m_capacity, m_state.get_size())) {
+            m_capacity = need + need / 2;
+            m_state = Tensor(m_info.type, Shape{m_capacity});
+        }
+        m_state.set_shape(shape);
+    }
     value.copy_to(m_state);
     mark_written();
+}
+
+std::pair<Tensor, size_t> VariableState::exchange(Tensor value, size_t capacity) {
+    std::pair<Tensor, size_t> previous{m_state, std::max(m_capacity, m_state.get_size())};
+    m_state = std::move(value);
+    m_capacity = std::max(capacity, m_state.get_size());
+    mark_written();
+    return previous;
 }
 
 }  // namespace vireo::cpu_plugin

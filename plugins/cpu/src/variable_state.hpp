@@ -1,6 +1,8 @@
 // Declares VariableState: one variable (ReadValue/Assign) of a CPU request.
 #pragma once
 
+#include <utility>
+
 #include "vireo/model.hpp"
 #include "vireo/sdk/ivariable_state.hpp"
 
@@ -18,11 +20,19 @@ class VariableState : public sdk::IVariableState {
     /// Throws InvalidArgument naming the variable on another element type or a shape that does not
     /// fit the declared one.
     void set_state(const Tensor& state) override;
-    /// Stores a copy of the value an Assign computed and marks the variable written.
+    /// Stores a copy of the value an Assign computed and marks the variable written. The buffer
+    /// grows by half as much again when the value no longer fits (a KV cache gains a token per
+    /// inference: a logarithmic number of reallocations, not one per token).
     void commit(const Tensor& value);
+    /// Takes `value` as the new state without a copy (a buffer of `capacity` elements its owner
+    /// gives up) and returns the previous state's buffer and capacity for the owner to reuse: an
+    /// executor and its states swap two buffers instead of copying a KV cache every inference.
+    /// The tensor get_state() returned before is then the owner's, valid until the next inference.
+    std::pair<Tensor, size_t> exchange(Tensor value, size_t capacity);
 
   private:
     VariableInfo m_info;
+    size_t m_capacity = 0;  ///< elements m_state's buffer holds (0: exactly its shape's)
 };
 
 }  // namespace vireo::cpu_plugin

@@ -21,9 +21,11 @@ bool is_constant(const Output& v) {
 }
 
 // Ops never folded: graph boundaries, state and random numbers (each run draws anew).
-bool never_folded(const std::string& type) {
+bool never_folded(const Node& node) {
+    const std::string& type = node.get_type_name();
     return type == "Parameter" || type == "Constant" || type == "Result" || type == "ReadValue" ||
-           type == "Assign" || type == "If" || type == "Loop" || type.rfind("Random", 0) == 0;
+           type == "Assign" || type == "If" || type == "Loop" || type.rfind("Random", 0) == 0 ||
+           node.get_rt_info().count(kDisableConstantFolding) != 0;
 }
 
 bool small_static_outputs(const Node& node) {
@@ -73,7 +75,7 @@ std::optional<Tensor> static_dims_gathered(const Node& gather) {
 // The folded values of `node`, or an empty vector when it is not foldable.
 std::vector<Tensor> try_fold(Node& node) {
     const std::string& type = node.get_type_name();
-    if (never_folded(type)) return {};
+    if (never_folded(node)) return {};
     if (type == "ShapeOf") {
         const auto& shape = node.input_value(0).get_partial_shape();
         if (!shape.is_static()) return {};
@@ -305,7 +307,7 @@ void fold_pass(Model& model, size_t& budget_left, FoldStats& stats) {
 
     for (const auto& node : before) {
         const std::string& type = node->get_type_name();
-        if (never_folded(type)) continue;
+        if (never_folded(*node)) continue;
         // Its inputs may have been folded or re-shaped by the folds before it.
         node->validate_and_infer_types();
         if (type == "ShapeOf") {

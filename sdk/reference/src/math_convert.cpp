@@ -1,5 +1,6 @@
 // Convert and ConvertLike kernels and convert_elements(): element type conversion between every
-// static, byte-addressed element type (boolean, u8..u64, i8..i64, f16, bf16, f32, f64).
+// static, byte-addressed element type (boolean, u8..u64, i8..i64, f16, bf16, f32, f64), and from
+// the packed u4 / i4 of compressed weights (Convert only).
 //
 // Rules (Convert-1 leaves out-of-range conversions undefined; ours are defined):
 // - integer -> integer: modulo 2^N (two's complement wrap), as the spec says for signed ->
@@ -8,7 +9,9 @@
 // - integer or real -> real: rounds to nearest, ties to even; f64 and wide integers reach
 //   f16/bf16 through f32 (two roundings, which can differ from one in the last bit on ties);
 // - anything -> boolean: x != 0 (NaN is true); boolean -> anything: 0 or 1.
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "math_common.hpp"
 
@@ -98,9 +101,34 @@ ConvertFn find_converter(element::Type from, element::Type to, const char* what)
     });
 }
 
+// u4 / i4 (two elements per byte, element 0 in the low nibble, as OpenVINO and ONNX pack them)
+// widened to u8 / i8, the sign of i4 extended.
+void unpack_nibbles(const void* src, bool is_signed, size_t n, int8_t* dst) {
+    const auto* bytes = static_cast<const uint8_t*>(src);
+    for (size_t i = 0; i < n; ++i) {
+        const uint8_t nibble = (bytes[i / 2] >> (4 * (i % 2))) & 0x0F;
+        dst[i] = static_cast<int8_t>(is_signed ? (nibble ^ 8) - 8 : nibble);
+    }
+}
+
 std::unique_ptr<Kernel> make_convert(const Node& node) {
     const std::string what = node.describe();
-    const ConvertFn fn = find_converter(input_type(node, 0), output_type(node, 0), what.c_str());
+    const element::Type from = input_type(node, 0);
+    if (from == element::u4 || from == element::i4) {
+        // Through a byte-wide copy: the weights of compressed models are converted once (folded)
+        // or by a plugin that reads the nibbles itself, so this path favours simplicity.
+        const bool is_signed = from == element::i4;
+        const ConvertFn fn = find_converter(is_signed ? element::i8 : element::u8,
+                                            output_type(node, 0), what.c_str());
+        return make_kernel(
+            [fn, is_signed](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
+                const size_t n = out[0].get_size();
+                std::vector<int8_t> wide(n);
+                unpack_nibbles(in[0].data(), is_signed, n, wide.data());
+                fn(wide.data(), out[0].data(), n);
+            });
+    }
+    const ConvertFn fn = find_converter(from, output_type(node, 0), what.c_str());
     return make_kernel([fn](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
         fn(in[0].data(), out[0].data(), out[0].get_size());
     });

@@ -16,6 +16,11 @@ namespace vireo::reference {
 /// to the device, which may want them in its own layout).
 constexpr size_t kMaxFoldedElements = 1 << 16;
 
+/// rt_info key on a node that folding must leave as it is, whatever its inputs (a plugin marks
+/// the decompression of compressed weights it multiplies with directly, as OpenVINO's
+/// disable_constant_folding attribute does).
+inline constexpr const char* kDisableConstantFolding = "disable_constant_folding";
+
 /// Folds the nodes that produce `outputs`, walking back to (not into) the nodes in `stop`:
 /// ShapeOf of a static shape, and any other op whose inputs are all Constants and whose outputs
 /// are static and small, become Constants (computed by the reference kernels). Nodes whose

@@ -1,0 +1,101 @@
+// A cache that grows every inference (a decoder's KV cache: ReadValue -> Concat with the new rows
+// -> Assign) on the dynamic graph, where the state's buffer and the Concat's are swapped instead
+// of copied and a Gather by 0..B-1 passes its input through: the values across many inferences,
+// a reorder that is not the identity, reset, set_state between inferences, and a variable that
+// takes another's previous value. Each against the same model on TEMPLATE.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "test_utils.hpp"
+#include "vireo/ops.hpp"
+
+namespace vireo::cpu_test {
+namespace {
+
+using ModelPtr = std::shared_ptr<Model>;
+
+// x [B, 2, T, 4] new rows; order [B] i32. cache_k = concat(gather(read(k), order), x) along 2;
+// cache_v = concat(gather(read(v), order), 2x); output: cache_k + cache_v and the old v.
+// Variable "lag" takes the old value of "k" (B = old A).
+ModelPtr growing_cache_model() {
+    const PartialShape cache{Dimension::dynamic(), 2, Dimension::dynamic(), 4};
+    auto x = op::parameter(element::f32, cache, "x");
+    auto order = op::parameter(element::i32, PartialShape{Dimension::dynamic()}, "order");
+    auto axis0 = op::int64_scalar(0);
+    auto read_k = op::read_value("k", element::f32, cache);
+    auto read_v = op::read_value("v", element::f32, cache);
+    auto read_lag = op::read_value("lag", element::f32, cache);
+    auto k = op::concat({op::gather(read_k, order, axis0), x}, 2);
+    auto two = op::constant(element::f32, Shape{}, std::vector<float>{2.f});
+    auto v = op::concat({op::gather(read_v, order, axis0), op::multiply(x, two)}, 2);
+    auto sum = op::add(k, v);
+    auto lag_out = op::add(read_lag, op::constant(element::f32, Shape{}, std::vector<float>{0.f}));
+    auto model = std::make_shared<Model>(
+        ResultVector{op::result(sum), op::result(lag_out)},
+        SinkVector{op::assign(k, "k"), op::assign(v, "v"), op::assign(read_k, "lag")},
+        ParameterVector{x, order}, "growing_cache");
+    return model;
+}
+
+Tensor order_tensor(const std::vector<int32_t>& values) {
+    Tensor t(element::i32, Shape{values.size()});
+    std::copy(values.begin(), values.end(), t.data<int32_t>());
+    return t;
+}
+
+Tensor state_of(InferRequest& request, const std::string& name) {
+    for (auto& state : request.query_state())
+        if (state.get_name() == name) {
+            const Tensor s = state.get_state();
+            Tensor copy(s.get_element_type(), s.get_shape());
+            s.copy_to(copy);
+            return copy;
+        }
+    ADD_FAILURE() << "no state " << name;
+    return {};
+}
+
+TEST(GrowingState, ManyInferencesReordersResetsAndSetStateMatchTemplate) {
+    auto model = growing_cache_model();
+    Core core = make_core();
+    auto cpu = core.compile_model(model, "CPU").create_infer_request();
+    auto ref = core.compile_model(model, "TEMPLATE").create_infer_request();
+    const size_t batch = 3;
+    std::vector<int32_t> identity(batch);
+    std::iota(identity.begin(), identity.end(), 0);
+    for (int step = 0; step < 24; ++step) {
+        if (step == 15) {  // start a new sequence
+            cpu.reset_state();
+            ref.reset_state();
+        }
+        if (step == 19) {  // user-written caches between inferences
+            const Tensor k = random_tensor(Shape{batch, 2, 5, 4}, 99);
+            const Tensor v = random_tensor(Shape{batch, 2, 5, 4}, 98);
+            for (auto* request : {&cpu, &ref})
+                for (auto& state : request->query_state())
+                    if (state.get_name() != "lag") state.set_state(state.get_name() == "k" ? k : v);
+        }
+        const size_t rows = step % 4 == 0 ? 3 : 1;  // a prompt now and then, else one token
+        const Tensor x = random_tensor(Shape{batch, 2, rows, 4}, static_cast<unsigned>(step));
+        // Beam-search-like reorders on some steps, the identity on the others.
+        const Tensor order = order_tensor(step % 5 == 2 ? std::vector<int32_t>{2, 0, 0} : identity);
+        for (auto* request : {&cpu, &ref}) {
+            request->set_input_tensor(0, x);
+            request->set_input_tensor(1, order);
+            request->infer();
+        }
+        for (size_t o = 0; o < 2; ++o)
+            ASSERT_TRUE(all_close(cpu.get_output_tensor(o), ref.get_output_tensor(o), 1e-6, 1e-6))
+                << "step " << step << ", output " << o;
+        for (const char* name : {"k", "v", "lag"}) {
+            const Tensor a = state_of(cpu, name);
+            const Tensor b = state_of(ref, name);
+            ASSERT_EQ(a.get_shape(), b.get_shape()) << "step " << step << ", state " << name;
+            ASSERT_TRUE(all_close(a, b, 0, 0)) << "step " << step << ", state " << name;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace vireo::cpu_test
