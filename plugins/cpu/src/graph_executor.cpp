@@ -229,7 +229,9 @@ void GraphExecutor::run_dynamic_step(size_t s,
     for (size_t k = 0; k < outs.size(); ++k) {
         const size_t id = step.outputs[k];
         Tensor& t = m_values[id];
-        if (t && t.get_shape() == shapes[k]) continue;
+        // Only a buffer of this executor's is written into: a value that last held a variable's
+        // buffer or a step's input (a Gather by 0..B-1 passing through) gets its own.
+        if (t && m_capacity[id] != 0 && t.get_shape() == shapes[k]) continue;
         const size_t need = shape_size(shapes[k]);
         if (t && m_capacity[id] != 0 && need <= m_capacity[id]) {
             t.set_shape(shapes[k]);  // within the buffer: no allocation

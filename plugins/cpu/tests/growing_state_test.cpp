@@ -69,6 +69,18 @@ TEST(GrowingState, ManyInferencesReordersResetsAndSetStateMatchTemplate) {
             cpu.reset_state();
             ref.reset_state();
         }
+        if (step == 11) {
+            // The caches set back to the length they had before step 10, which reorders nothing,
+            // and then reordered: the reorder's output has the shape the pass-through had.
+            const Shape shape = state_of(cpu, "k").get_shape();
+            ASSERT_GT(shape[2], 1u);
+            const Shape back{shape[0], shape[1], shape[2] - 1, shape[3]};
+            const Tensor k = random_tensor(back, 97);
+            const Tensor v = random_tensor(back, 96);
+            for (auto* request : {&cpu, &ref})
+                for (auto& state : request->query_state())
+                    if (state.get_name() != "lag") state.set_state(state.get_name() == "k" ? k : v);
+        }
         if (step == 19) {  // user-written caches between inferences
             const Tensor k = random_tensor(Shape{batch, 2, 5, 4}, 99);
             const Tensor v = random_tensor(Shape{batch, 2, 5, 4}, 98);
@@ -79,7 +91,8 @@ TEST(GrowingState, ManyInferencesReordersResetsAndSetStateMatchTemplate) {
         const size_t rows = step % 4 == 0 ? 3 : 1;  // a prompt now and then, else one token
         const Tensor x = random_tensor(Shape{batch, 2, rows, 4}, static_cast<unsigned>(step));
         // Beam-search-like reorders on some steps, the identity on the others.
-        const Tensor order = order_tensor(step % 5 == 2 ? std::vector<int32_t>{2, 0, 0} : identity);
+        const bool reorder = step % 5 == 2 || step == 11;
+        const Tensor order = order_tensor(reorder ? std::vector<int32_t>{2, 0, 0} : identity);
         for (auto* request : {&cpu, &ref}) {
             request->set_input_tensor(0, x);
             request->set_input_tensor(1, order);
