@@ -47,6 +47,10 @@ inline __attribute__((always_inline)) void tile_body(size_t kc, const float* __r
             for (int j = 0; j < NV; ++j) acc[s][i][j] = V{};
     size_t k = 0;
     for (; k + KS <= kc; k += KS) {
+        // One row (a matrix-vector product) is bound by reading B: ask for B a few KB ahead.
+        if constexpr (ROWS == 1)
+            for (int line = 0; line < KS * NR; line += 16)
+                __builtin_prefetch(b + (k + 32) * NR + line);
         for (int s = 0; s < KS; ++s) {
             const float* ak = a + (k + s) * MR;
             const float* bk = b + (k + s) * NR;
