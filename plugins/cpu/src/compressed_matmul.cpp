@@ -246,8 +246,8 @@ __attribute__((target("avx512f,fma"))) void gemv_avx512(const float* a, const fl
 // kinds); returns how many it wrote (a multiple of 16).
 template <int K>
 __attribute__((target("avx512f,fma"))) size_t dequantize_avx512(const uint8_t* q, size_t first,
-                                                                 size_t count, float zp,
-                                                                 float scale, float* out) {
+                                                                size_t count, float zp, float scale,
+                                                                float* out) {
     const __m512 s = _mm512_set1_ps(scale);
     const __m512 shift = _mm512_set1_ps(-zp * scale);
     size_t k = 0;
@@ -346,15 +346,15 @@ class CompressedMatMulKernel final : public reference::Kernel {
     void execute(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override {
         const Tensor& a = inputs.at(0);
         Tensor& y = outputs.at(0);
-        const size_t k_len = m_w.k_len, n = m_w.n;
-        const size_t rows = k_len == 0 ? 0 : a.get_size() / k_len;
+        const size_t k_len = m_w.k_len;
         const auto* x = static_cast<const float*>(a.data());
         auto* out = static_cast<float*>(y.data());
-        if (rows == 0 || n == 0) return;
-        if (k_len == 0) {
-            std::fill(out, out + rows * n, 0.f);
+        if (y.get_size() == 0) return;
+        if (k_len == 0) {  // an empty sum
+            std::fill(out, out + y.get_size(), 0.f);
             return;
         }
+        const size_t rows = a.get_size() / k_len;
         if (rows <= kGemvRows) {
             gemv(x, rows, out);
         } else {
@@ -515,7 +515,7 @@ std::optional<CompressedWeights> match_compressed_weights(const Node& matmul) {
         size_t groups = 0;
         if (qs == Shape{w.n, w.k_len} && (w.chain.size() == 1)) {
             groups = 1;
-        } else if (qs.size() == 3 && qs[0] == w.n && qs[1] * qs[2] == w.k_len &&
+        } else if (qs.size() == 3 && qs[0] == w.n && qs[1] != 0 && qs[1] * qs[2] == w.k_len &&
                    w.chain.size() == 2) {
             groups = qs[1];
         } else {

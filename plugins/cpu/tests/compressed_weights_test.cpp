@@ -232,5 +232,26 @@ TEST(CompressedMatMulDynamic, ShapesThatChangeBetweenCallsOfOneRequest) {
     }
 }
 
+// Hostile shapes of the pattern: zero groups ([N, 0, G] integers for K = 0) and an empty
+// reduction run as written (no division by a zero group count), giving TEMPLATE's zeros.
+TEST(CompressedMatMulHostile, EmptyReductionAndZeroGroups) {
+    for (const bool grouped : {false, true}) {
+        auto a = op::parameter(element::f32, PartialShape{2, 0}, "a");
+        const Shape q_shape = grouped ? Shape{4, 0, 16} : Shape{4, 0};
+        const Shape s_shape = grouped ? Shape{4, 0, 1} : Shape{4, 1};
+        Output w =
+            op::multiply(op::convert(op::constant(Tensor(element::i8, q_shape)), element::f32),
+                         op::constant(Tensor(element::f32, s_shape)));
+        if (grouped) w = op::reshape(w, op::int64_vector({4, 0}), false);
+        auto model = std::make_shared<Model>(OutputVector{op::matmul(a, w, false, true)},
+                                             std::vector<NodePtr>{a}, "empty_k");
+        Core core = make_core();
+        const Tensor x(element::f32, Shape{2, 0});
+        const Tensor cpu = run_model(core, model, "CPU", {x}).at(0);
+        ASSERT_EQ(cpu.get_shape(), Shape({2, 4}));
+        for (size_t i = 0; i < cpu.get_size(); ++i) EXPECT_EQ(cpu.data<float>()[i], 0.f);
+    }
+}
+
 }  // namespace
 }  // namespace vireo::cpu_test
