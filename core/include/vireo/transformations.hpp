@@ -64,8 +64,8 @@ struct CompressWeightsStats {
 };
 
 /// Weight-only compression, in place: every MatMul whose second input is an f32 Constant of rank
-/// 2 with at least min_elements elements (and whose first input is not a constant; for int4, whose
-/// reduction length is even) reads instead
+/// 2 with at least min_elements finite elements (and whose first input is not a constant; for
+/// int4, whose reduction length is even) reads instead
 ///   Constant(i8|u8|i4|u4 [N, K] or [N, K/G, G]) -> Convert(f32) [-> Subtract(Convert(zero point))]
 ///     -> Multiply(scale [N, 1] or [N, K/G, 1]) [-> Reshape([N, K])]
 /// with transpose_b set, N the output channels and K the reduction axis (the layout OpenVINO's

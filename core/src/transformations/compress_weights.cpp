@@ -118,6 +118,10 @@ CompressWeightsStats compress_weights(const std::shared_ptr<Model>& model,
         const size_t k_len = w.get_shape()[transposed ? 1 : 0];
         const Levels levels = levels_of(options.mode);
         if (levels.type.is_sub_byte() && k_len % 2 != 0) continue;  // rows must start on a byte
+        // Infinities and NaNs have no integer: such weights stay f32.
+        const auto* values = static_cast<const float*>(w.data());
+        if (!std::all_of(values, values + w.get_size(), [](float v) { return std::isfinite(v); }))
+            continue;
         const size_t wanted = options.group_size != 0     ? options.group_size
                               : levels.type.is_sub_byte() ? 128
                                                           : 0;

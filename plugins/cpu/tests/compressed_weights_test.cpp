@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "test_utils.hpp"
 #include "vireo/ops.hpp"
@@ -112,6 +113,13 @@ TEST(CompressWeights, LeavesSmallAndNonConstantWeightsAndNamesABadMode) {
     auto both = std::make_shared<Model>(OutputVector{op::matmul(a, b)}, std::vector<NodePtr>{a, b},
                                         "two_inputs");
     EXPECT_EQ(compress_weights(both).matmuls, 0u);
+    // A weight that is not finite has no integer: that MatMul stays f32.
+    Tensor nan_weights = random_tensor(Shape{128, 64}, 2);
+    nan_weights.data<float>()[5] = std::numeric_limits<float>::quiet_NaN();
+    auto x = op::parameter(element::f32, PartialShape{1, 128}, "x");
+    auto nan_model = std::make_shared<Model>(OutputVector{op::matmul(x, op::constant(nan_weights))},
+                                             std::vector<NodePtr>{x}, "nan");
+    EXPECT_EQ(compress_weights(nan_model).matmuls, 0u);
     try {
         weight_compression_mode("int3");
         FAIL() << "int3 accepted";
