@@ -13,9 +13,10 @@ packages=(
   file dpkg-dev  # CPack's DEB generator (file) and dpkg-shlibdeps (out_of_tree_check.sh)
   clang-format  # Debian 12's is version 14: scripts/check_tree.sh checks the formatting with it
   ccache  # compiler cache: the build trees (Release, sanitizers, fuzz) and fresh clones share objects
-  # vireo_server (VIREO_BUILD_SERVER): gRPC C++ and protoc's gRPC plugins, cpp-httplib, RapidJSON;
+  rapidjson-dev  # the one JSON reader: server configs and REST bodies, tokenizer files, samples
+  # vireo_server (VIREO_BUILD_SERVER): gRPC C++ and protoc's gRPC plugins, cpp-httplib;
   # its integration tests use grpcio with stubs generated at build time, and curl
-  libgrpc++-dev protobuf-compiler-grpc protobuf-compiler libcpp-httplib-dev rapidjson-dev
+  libgrpc++-dev protobuf-compiler-grpc protobuf-compiler libcpp-httplib-dev
   python3-grpcio python3-grpc-tools python3-protobuf curl openssl
 )
 if [[ "${1:-}" == "--fuzz" ]]; then

@@ -1,212 +1,103 @@
-// Implements JsonValue's recursive-descent parser (UTF-8 in, \u escapes and surrogate pairs out
-// as UTF-8) and its typed accessors.
+// Implements JsonValue::parse on RapidJSON's SAX reader (iterative, so nesting depth costs no
+// stack; UTF-8 validated; numbers at full precision) and JsonValue's typed accessors.
 #include "json_value.hpp"
 
-#include <cmath>
-#include <cstdlib>
-#include <vireo/exception.hpp>
+#include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
 
-#include "unicode.hpp"
+#include <cmath>
+#include <vireo/exception.hpp>
 
 namespace vireo::genai::detail {
 
+/// RapidJSON SAX handler that builds the JsonValue tree. Open arrays and objects are on a stack of
+/// pointers into their parents; a parent takes no new member while a child is open, so the
+/// pointers stay valid.
 class JsonParser {
   public:
-    JsonParser(std::string_view text, std::string_view what) : m_text(text), m_what(what) {}
+    // Deep enough for any tokenizer or configuration file; the tree's destructor recurses.
+    static constexpr size_t kMaxDepth = 256;
 
-    JsonValue document() {
-        JsonValue v = value(0);
-        skip_space();
-        if (m_pos != m_text.size()) fail("trailing content after the document");
-        return v;
+    JsonValue root;
+    bool too_deep = false;
+
+    bool Null() { return add(JsonValue::Type::kNull) != nullptr; }
+    bool Bool(bool b) {
+        JsonValue* v = add(JsonValue::Type::kBool);
+        v->m_bool = b;
+        return true;
     }
+    bool Int(int i) { return number(i); }
+    bool Uint(unsigned u) { return number(u); }
+    bool Int64(int64_t i) { return number(static_cast<double>(i)); }
+    bool Uint64(uint64_t u) { return number(static_cast<double>(u)); }
+    bool Double(double d) { return number(d); }
+    bool RawNumber(const char*, rapidjson::SizeType, bool) { return false; }  // not requested
+    bool String(const char* s, rapidjson::SizeType n, bool) {
+        add(JsonValue::Type::kString)->m_string.assign(s, n);
+        return true;
+    }
+    bool StartObject() { return open(JsonValue::Type::kObject); }
+    bool Key(const char* s, rapidjson::SizeType n, bool) {
+        m_key.assign(s, n);
+        return true;
+    }
+    bool EndObject(rapidjson::SizeType) { return close(); }
+    bool StartArray() { return open(JsonValue::Type::kArray); }
+    bool EndArray(rapidjson::SizeType) { return close(); }
 
   private:
-    // Deep enough for any tokenizer file, shallow enough that a hostile file cannot overflow the
-    // stack.
-    static constexpr int kMaxDepth = 256;
-
-    [[noreturn]] void fail(std::string_view message) const {
-        throw_error<InvalidArgument>(m_what, ": JSON error at byte ", m_pos, ": ", message);
+    bool number(double d) {
+        add(JsonValue::Type::kNumber)->m_number = d;
+        return true;
     }
-
-    void skip_space() {
-        while (m_pos < m_text.size() && (m_text[m_pos] == ' ' || m_text[m_pos] == '\n' ||
-                                         m_text[m_pos] == '\r' || m_text[m_pos] == '\t'))
-            ++m_pos;
+    // The new value: the root, the next element of the open array, or the open object's member
+    // named by the last key.
+    JsonValue* add(JsonValue::Type type) {
+        JsonValue* v = &root;
+        if (!m_open.empty()) {
+            JsonValue& parent = *m_open.back();
+            if (parent.m_type == JsonValue::Type::kArray) {
+                v = &parent.m_array.emplace_back();
+            } else {
+                v = &parent.m_object.emplace_back(std::move(m_key), JsonValue{}).second;
+                m_key.clear();
+            }
+        }
+        v->m_type = type;
+        return v;
     }
-
-    bool consume(std::string_view word) {
-        if (m_text.substr(m_pos, word.size()) != word) return false;
-        m_pos += word.size();
+    bool open(JsonValue::Type type) {
+        if (m_open.size() >= kMaxDepth) {
+            too_deep = true;
+            return false;
+        }
+        m_open.push_back(add(type));
+        return true;
+    }
+    bool close() {
+        m_open.pop_back();
         return true;
     }
 
-    JsonValue value(int depth) {
-        if (depth > kMaxDepth) fail("nesting deeper than 256 levels");
-        skip_space();
-        if (m_pos >= m_text.size()) fail("unexpected end of text");
-        JsonValue v;
-        const char c = m_text[m_pos];
-        if (c == '{') {
-            v.m_type = JsonValue::Type::kObject;
-            ++m_pos;
-            skip_space();
-            if (consume("}")) return v;
-            while (true) {
-                skip_space();
-                if (m_pos >= m_text.size() || m_text[m_pos] != '"') fail("expected a member name");
-                std::string key = string();
-                skip_space();
-                if (!consume(":")) fail("expected ':' after a member name");
-                v.m_object.emplace_back(std::move(key), value(depth + 1));
-                skip_space();
-                if (consume(",")) continue;
-                if (consume("}")) break;
-                fail("expected ',' or '}' in an object");
-            }
-        } else if (c == '[') {
-            v.m_type = JsonValue::Type::kArray;
-            ++m_pos;
-            skip_space();
-            if (consume("]")) return v;
-            while (true) {
-                v.m_array.push_back(value(depth + 1));
-                skip_space();
-                if (consume(",")) continue;
-                if (consume("]")) break;
-                fail("expected ',' or ']' in an array");
-            }
-        } else if (c == '"') {
-            v.m_type = JsonValue::Type::kString;
-            v.m_string = string();
-        } else if (consume("true")) {
-            v.m_type = JsonValue::Type::kBool;
-            v.m_bool = true;
-        } else if (consume("false")) {
-            v.m_type = JsonValue::Type::kBool;
-        } else if (consume("null")) {
-            v.m_type = JsonValue::Type::kNull;
-        } else if (c == '-' || (c >= '0' && c <= '9')) {
-            v.m_type = JsonValue::Type::kNumber;
-            v.m_number = number();
-        } else {
-            fail("unexpected character");
-        }
-        return v;
-    }
-
-    double number() {
-        const size_t start = m_pos;
-        if (m_text[m_pos] == '-') ++m_pos;
-        auto digits = [&] {
-            const size_t from = m_pos;
-            while (m_pos < m_text.size() && m_text[m_pos] >= '0' && m_text[m_pos] <= '9') ++m_pos;
-            if (m_pos == from) fail("malformed number");
-        };
-        digits();
-        if (m_pos < m_text.size() && m_text[m_pos] == '.') {
-            ++m_pos;
-            digits();
-        }
-        if (m_pos < m_text.size() && (m_text[m_pos] == 'e' || m_text[m_pos] == 'E')) {
-            ++m_pos;
-            if (m_pos < m_text.size() && (m_text[m_pos] == '+' || m_text[m_pos] == '-')) ++m_pos;
-            digits();
-        }
-        // strtod needs a terminated string; numbers are short.
-        const std::string literal(m_text.substr(start, m_pos - start));
-        return std::strtod(literal.c_str(), nullptr);
-    }
-
-    uint32_t hex4() {
-        if (m_pos + 4 > m_text.size()) fail("truncated \\u escape");
-        uint32_t v = 0;
-        for (int i = 0; i < 4; ++i) {
-            const char h = m_text[m_pos++];
-            v <<= 4;
-            if (h >= '0' && h <= '9')
-                v |= static_cast<uint32_t>(h - '0');
-            else if (h >= 'a' && h <= 'f')
-                v |= static_cast<uint32_t>(h - 'a' + 10);
-            else if (h >= 'A' && h <= 'F')
-                v |= static_cast<uint32_t>(h - 'A' + 10);
-            else
-                fail("bad hex digit in a \\u escape");
-        }
-        return v;
-    }
-
-    std::string string() {
-        ++m_pos;  // the opening quote
-        std::string out;
-        while (true) {
-            if (m_pos >= m_text.size()) fail("unterminated string");
-            const char c = m_text[m_pos++];
-            if (c == '"') break;
-            if (static_cast<unsigned char>(c) < 0x20) fail("control character inside a string");
-            if (c != '\\') {
-                out.push_back(c);
-                continue;
-            }
-            if (m_pos >= m_text.size()) fail("unterminated escape");
-            const char e = m_text[m_pos++];
-            switch (e) {
-                case '"':
-                    out.push_back('"');
-                    break;
-                case '\\':
-                    out.push_back('\\');
-                    break;
-                case '/':
-                    out.push_back('/');
-                    break;
-                case 'b':
-                    out.push_back('\b');
-                    break;
-                case 'f':
-                    out.push_back('\f');
-                    break;
-                case 'n':
-                    out.push_back('\n');
-                    break;
-                case 'r':
-                    out.push_back('\r');
-                    break;
-                case 't':
-                    out.push_back('\t');
-                    break;
-                case 'u': {
-                    uint32_t cp = hex4();
-                    // A high surrogate followed by an escaped low one is one code point; a lone
-                    // surrogate becomes U+FFFD, as JSON parsers that produce UTF-8 do.
-                    if (cp >= 0xD800 && cp <= 0xDBFF && m_text.substr(m_pos, 2) == "\\u") {
-                        const size_t save = m_pos;
-                        m_pos += 2;
-                        const uint32_t low = hex4();
-                        if (low >= 0xDC00 && low <= 0xDFFF)
-                            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-                        else
-                            m_pos = save;
-                    }
-                    if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;
-                    append_utf8(out, cp);
-                    break;
-                }
-                default:
-                    fail("unknown escape");
-            }
-        }
-        return out;
-    }
-
-    std::string_view m_text;
-    std::string_view m_what;
-    size_t m_pos = 0;
+    std::vector<JsonValue*> m_open;
+    std::string m_key;
 };
 
 JsonValue JsonValue::parse(std::string_view text, std::string_view what) {
-    return JsonParser(text, what).document();
+    JsonParser builder;
+    rapidjson::Reader reader;
+    rapidjson::MemoryStream stream(text.data(), text.size());
+    constexpr unsigned kFlags = rapidjson::kParseIterativeFlag |
+                                rapidjson::kParseValidateEncodingFlag |
+                                rapidjson::kParseFullPrecisionFlag;
+    const rapidjson::ParseResult result = reader.Parse<kFlags>(stream, builder);
+    if (result.IsError())
+        throw_error<InvalidArgument>(what, ": JSON error at byte ", result.Offset(), ": ",
+                                     builder.too_deep ? "nesting deeper than 256 levels"
+                                                      : rapidjson::GetParseError_En(result.Code()));
+    return std::move(builder.root);
 }
 
 namespace {

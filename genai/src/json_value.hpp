@@ -1,5 +1,5 @@
-// Declares JsonValue, a small read-only JSON document model and parser for the tokenizer's files
-// (tokenizer.json, vocab.json, encoder.json): enough of RFC 8259 for them, no dependency.
+// Declares JsonValue, a small read-only JSON document model for the tokenizer's files
+// (tokenizer.json, vocab.json, encoder.json) and the pipeline's configs, parsed by RapidJSON.
 #pragma once
 
 #include <cstdint>

@@ -23,15 +23,17 @@ TEST(JsonValue, ParsesNestedDocument) {
 }
 
 TEST(JsonValue, DecodesEscapesToUtf8) {
-    const auto v = JsonValue::parse(R"("\u0120\n\"\\\/\ud83d\ude42\u00e9\ud800x")", "t");
-    // U+0120, newline, quote, backslash, slash, U+1F642 (a surrogate pair), U+00E9, a lone high
-    // surrogate (-> U+FFFD), x.
-    EXPECT_EQ(v.as_string(), "\xC4\xA0\n\"\\/\xF0\x9F\x99\x82\xC3\xA9\xEF\xBF\xBDx");
+    const auto v = JsonValue::parse(R"("\u0120\n\"\\\/\ud83d\ude42\u00e9x")", "t");
+    // U+0120, newline, quote, backslash, slash, U+1F642 (a surrogate pair), U+00E9, x.
+    EXPECT_EQ(v.as_string(), "\xC4\xA0\n\"\\/\xF0\x9F\x99\x82\xC3\xA9x");
+    // A NUL escape stays inside the string.
+    EXPECT_EQ(JsonValue::parse(R"("a\u0000b")", "t").as_string(), std::string("a\0b", 3));
 }
 
 TEST(JsonValue, RejectsMalformedText) {
-    for (const char* bad :
-         {"", "{", "[1,]", "{\"a\" 1}", "\"abc", "tru", "[1] x", "\"\\q\"", "01x"})
+    // ..., a lone high surrogate, bytes that are not UTF-8, a number too big for a double.
+    for (const char* bad : {"", "{", "[1,]", "{\"a\" 1}", "\"abc", "tru", "[1] x", "\"\\q\"", "01x",
+                            "\"\\ud800x\"", "\"\xff\"", "1e999", "// comment\n1", "{\"a\": 1,}"})
         EXPECT_THROW(JsonValue::parse(bad, "bad.json"), InvalidArgument) << bad;
     try {
         JsonValue::parse("{\"a\": ]", "file.json");
@@ -40,6 +42,30 @@ TEST(JsonValue, RejectsMalformedText) {
         EXPECT_NE(std::string(e.what()).find("file.json: JSON error at byte 6"), std::string::npos)
             << e.what();
     }
+}
+
+TEST(JsonValue, RefusesNestingDeeperThan256WithoutExhaustingTheStack) {
+    const std::string ok = std::string(256, '[') + std::string(256, ']');
+    EXPECT_TRUE(JsonValue::parse(ok, "ok.json").is_array());
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    try {
+        JsonValue::parse(deep, "deep.json");
+        FAIL();
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("deep.json: JSON error at byte 256: nesting deeper"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(JsonValue, KeepsMembersInFileOrderAndFindsTheFirstOfDuplicates) {
+    const auto v = JsonValue::parse(R"({"b": 1, "a": 2, "b": 3, "big": 12345678901234567})", "t");
+    const auto& members = v.as_object();
+    ASSERT_EQ(members.size(), 4u);
+    EXPECT_EQ(members[0].first, "b");
+    EXPECT_EQ(members[1].first, "a");
+    EXPECT_EQ(v.find("b")->as_int(), 1);
+    EXPECT_DOUBLE_EQ(v.find("big")->as_number(), 12345678901234567.0);
 }
 
 TEST(JsonValue, TypedAccessOfWrongTypeThrows) {

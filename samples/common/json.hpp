@@ -1,5 +1,5 @@
-// A small strict JSON reader and string quoting for the samples (benchmark_app's -load_config)
-// and their tests (checking that reports and traces are valid JSON, RFC 8259 syntax).
+// Strict JSON reading (RapidJSON underneath) and string quoting for the samples (benchmark_app's
+// -load_config) and their tests (checking that reports and traces are valid JSON, RFC 8259).
 #pragma once
 
 #include <map>
