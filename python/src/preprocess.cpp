@@ -45,7 +45,10 @@ void register_preprocess(py::module_& m) {
                                       "(OpenVINO's openvino.preprocess).");
     py::enum_<vireo::ResizeAlgorithm>(sub, "ResizeAlgorithm")
         .value("RESIZE_NEAREST", vireo::ResizeAlgorithm::kNearest)
-        .value("RESIZE_LINEAR", vireo::ResizeAlgorithm::kLinear);
+        .value("RESIZE_LINEAR", vireo::ResizeAlgorithm::kLinear)
+        .value("RESIZE_CUBIC", vireo::ResizeAlgorithm::kCubic)
+        .value("RESIZE_BILINEAR_PILLOW", vireo::ResizeAlgorithm::kBilinearPillow)
+        .value("RESIZE_BICUBIC_PILLOW", vireo::ResizeAlgorithm::kBicubicPillow);
 
     const auto ref = py::return_value_policy::reference_internal;
     py::class_<pp::InputTensorInfo>(sub, "InputTensorInfo",

@@ -149,3 +149,52 @@ def test_add_extension_brings_a_custom_op(core):
     np.testing.assert_allclose(compiled({0: x})[0], 2 * x / (1 + np.abs(x)), rtol=1e-6)
     with pytest.raises(vireo.NotFound, match="does not exist"):
         core.add_extension("/nonexistent/libext.so")
+
+
+def _identity_ir(dims):
+    shape = ",".join(str(d) for d in dims)
+    return f"""<?xml version="1.0"?>
+<net name="identity" version="11"><layers>
+<layer id="0" name="x" type="Parameter" version="opset1"><data shape="{shape}" element_type="f32"/>
+  <output>{_port(dims, 0, "x")}</output></layer>
+<layer id="1" name="y" type="Result" version="opset1"><input>{_port(dims, 0)}</input></layer>
+</layers><edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/></edges></net>"""
+
+
+def _resized(core, image, size, algorithm, device="TEMPLATE"):
+    """`image` (H, W, uint8 or float32) resized to `size` (h, w) by a built-in preprocessing step."""
+    model = core.read_model(_identity_ir([1, 1, *size]).encode(), b"")
+    ppp = PrePostProcessor(model)
+    element = vireo.Type.u8 if image.dtype == np.uint8 else vireo.Type.f32
+    ppp.input().tensor().set_element_type(element).set_layout("NCHW").set_spatial_static_shape(*image.shape)
+    ppp.input().preprocess().resize(algorithm).convert_element_type(vireo.Type.f32)
+    ppp.input().model().set_layout("NCHW")
+    return core.compile_model(ppp.build(), device)({0: image[None, None]})[0][0, 0]
+
+
+def test_preprocess_resize_pillow_modes_give_pillows_pixels(core):
+    # A 5x7 8-bit image to 3x4 with Pillow 9.4.0's Image.resize((4, 3), Image.BICUBIC) result.
+    image = (np.arange(35) * 37 + 11) % 251
+    got = _resized(core, image.astype(np.uint8).reshape(5, 7), (3, 4),
+                   ResizeAlgorithm.RESIZE_BICUBIC_PILLOW)
+    np.testing.assert_array_equal(got, [[29, 91, 159, 225], [42, 104, 174, 205], [55, 117, 194, 105]])
+    assert {ResizeAlgorithm.RESIZE_CUBIC, ResizeAlgorithm.RESIZE_BILINEAR_PILLOW} <= set(
+        ResizeAlgorithm.__members__.values())
+
+
+def test_preprocess_resize_matches_pillow_on_a_random_image(core):
+    """Against Pillow itself when it is installed (not a dependency of the package)."""
+    Image = pytest.importorskip("PIL.Image")
+    rng = np.random.default_rng(5)
+    image = rng.integers(0, 256, size=(37, 53), dtype=np.uint8)
+    for algorithm, pil_filter in ((ResizeAlgorithm.RESIZE_BILINEAR_PILLOW, Image.BILINEAR),
+                                  (ResizeAlgorithm.RESIZE_BICUBIC_PILLOW, Image.BICUBIC)):
+        for size in ((20, 31), (80, 90), (37, 17)):
+            for data, mode in ((image, "L"), (image.astype(np.float32), "F")):
+                want = np.asarray(Image.fromarray(data, mode).resize(size[::-1], pil_filter), np.float32)
+                got = _resized(core, data, size, algorithm)
+                # 8-bit: Pillow's fixed-point weights may round a value half a level the other way.
+                tolerance = 1 if mode == "L" else 1e-3
+                assert np.abs(got - want).max() <= tolerance, (algorithm, size, mode)
+                if mode == "L":
+                    assert np.mean(got != want) < 0.01, (algorithm, size)

@@ -20,8 +20,13 @@ class PrePostProcessor;
 /// Resize algorithms of PreProcessSteps::resize(). kNearest picks the source pixel
 /// floor(dst * in / out) (OpenCV's INTER_NEAREST; Interpolate "nearest", "asymmetric", "floor");
 /// kLinear is bilinear with half-pixel centres, clamped at the borders (OpenCV's INTER_LINEAR;
-/// Interpolate "linear_onnx", "half_pixel").
-enum class ResizeAlgorithm { kNearest, kLinear };
+/// Interpolate "linear_onnx", "half_pixel"); kCubic is bicubic (a = -0.75) with half-pixel
+/// centres, borders replicated (OpenCV's INTER_CUBIC; Interpolate "cubic"). kBilinearPillow and
+/// kBicubicPillow resample as Pillow's Image.resize(BILINEAR / BICUBIC) does, filters widened
+/// by the downscale factor (antialiased; Interpolate-11 "bilinear_pillow", "bicubic_pillow"
+/// with a = -0.5), so a model trained on Pillow-resized images sees the same pixels. Integer
+/// results round to nearest and saturate.
+enum class ResizeAlgorithm { kNearest, kLinear, kCubic, kBilinearPillow, kBicubicPillow };
 
 /// The user's tensor for one model input. Every setter is optional; what is not set is taken
 /// from the model's input (element type, layout, shape). Setters return *this for chaining.

@@ -1,5 +1,6 @@
-// Implements Interpolate-4 and Interpolate-11 (nearest, linear with antialias, linear_onnx, cubic;
-// every coordinate transformation and nearest mode; pads) as separable passes, one per axis.
+// Implements Interpolate-4 and Interpolate-11 (nearest, linear with antialias, linear_onnx, cubic,
+// bilinear_pillow and bicubic_pillow; every coordinate transformation and nearest mode; pads) as
+// separable passes, one per axis.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -9,7 +10,7 @@
 namespace vireo::reference::tensor {
 namespace {
 
-enum class Mode { kNearest, kLinear, kLinearOnnx, kCubic };
+enum class Mode { kNearest, kLinear, kLinearOnnx, kCubic, kBilinearPillow, kBicubicPillow };
 enum class Transform {
     kHalfPixel,
     kPytorchHalfPixel,
@@ -139,6 +140,40 @@ AxisPlan plan_axis(const Attrs& a, size_t in_len, int64_t pad, size_t data_len, 
                 for (size_t t = begin; t < plan.taps.size(); ++t) plan.taps[t].weight /= sum;
                 break;
             }
+            case Mode::kBilinearPillow:
+            case Mode::kBicubicPillow: {
+                // Pillow's resampling (and Interpolate-11's): centres at (j + 0.5) input pixels per
+                // output pixel whatever coordinate_transformation_mode says, the filter widened by
+                // the downscale factor (always antialiased), taps in [centre - support,
+                // centre + support) rounded, clipped to the input, weights normalised.
+                const bool cubic = a.mode == Mode::kBicubicPillow;
+                const double in_per_out = 1.0 / scale;
+                const double widen = std::max(in_per_out, 1.0);
+                const double support = (cubic ? 2.0 : 1.0) * widen;
+                const double centre = (static_cast<double>(j) + 0.5) * in_per_out;
+                const int64_t lo =
+                    std::max<int64_t>(static_cast<int64_t>(centre - support + 0.5), int64_t{0});
+                const int64_t hi = std::min<int64_t>(static_cast<int64_t>(centre + support + 0.5),
+                                                     static_cast<int64_t>(in_len));
+                auto filter = [&](double d) {
+                    d = std::fabs(d);
+                    if (!cubic) return d < 1.0 ? 1.0 - d : 0.0;
+                    const double A = a.cube_coeff;
+                    if (d < 1.0) return ((A + 2.0) * d - (A + 3.0)) * d * d + 1.0;
+                    if (d < 2.0) return (((d - 5.0) * d + 8.0) * d - 4.0) * A;
+                    return 0.0;
+                };
+                const size_t begin = plan.taps.size();
+                double sum = 0;
+                for (int64_t p = lo; p < hi; ++p) {
+                    const double w = filter((static_cast<double>(p) - centre + 0.5) / widen);
+                    plan.taps.push_back({source(p), w});
+                    sum += w;
+                }
+                if (sum != 0)
+                    for (size_t t = begin; t < plan.taps.size(); ++t) plan.taps[t].weight /= sum;
+                break;
+            }
             case Mode::kCubic: {
                 const double A = a.cube_coeff;
                 const auto x0 = static_cast<int64_t>(std::floor(x));
@@ -223,6 +258,27 @@ void gather_pass(const std::vector<U>& in, const Shape& shape, size_t axis, cons
         }
 }
 
+// Integers round to nearest and saturate: cubic filters overshoot, and a u8 image must clip at 0
+// and 255 as image libraries do, not wrap.
+template <typename T>
+T saturate(double v) {
+    const double r = std::round(v);
+    if (r <= static_cast<double>(std::numeric_limits<T>::lowest()))
+        return std::numeric_limits<T>::lowest();
+    if (r >= static_cast<double>(std::numeric_limits<T>::max()))
+        return std::numeric_limits<T>::max();
+    return static_cast<T>(r);
+}
+
+// Rounds and saturates intermediate values as `type` would hold them (integer types only).
+void round_to(element::Type type, std::vector<double>& values) {
+    dispatch(NumericTypes{}, type, "Interpolate", [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (std::is_integral_v<T>)
+            for (double& v : values) v = static_cast<double>(saturate<T>(v));
+    });
+}
+
 class InterpolateKernel final : public Kernel {
   public:
     explicit InterpolateKernel(const Node& node)
@@ -231,7 +287,9 @@ class InterpolateKernel final : public Kernel {
                                   {{"nearest", Mode::kNearest},
                                    {"linear", Mode::kLinear},
                                    {"linear_onnx", Mode::kLinearOnnx},
-                                   {"cubic", Mode::kCubic}},
+                                   {"cubic", Mode::kCubic},
+                                   {"bilinear_pillow", Mode::kBilinearPillow},
+                                   {"bicubic_pillow", Mode::kBicubicPillow}},
                                   m_who, "mode");
         m_attrs.transform =
             pick<Transform>(node.get_attribute<std::string>("coordinate_transformation_mode"),
@@ -318,13 +376,18 @@ class InterpolateKernel final : public Kernel {
                                              " of data ", data);
             plans.emplace_back(a, plan_axis(m_attrs, padded[a], pad[a], data[a], out[a], scale[a]));
         }
+        // Pillow resamples the last axis (width) first, and an 8-bit image is rounded and clipped
+        // after each pass; the pillow modes do the same so that they give its pixels.
+        const bool pillow =
+            m_attrs.mode == Mode::kBilinearPillow || m_attrs.mode == Mode::kBicubicPillow;
+        if (pillow) std::reverse(plans.begin(), plans.end());
         if (m_attrs.mode == Mode::kNearest) {
             dispatch_by_size(inputs[0].get_element_type(), m_who, [&](auto tag) {
                 using U = decltype(tag);
                 run_passes<U>(inputs[0], plans, outputs[0], true);
             });
         } else {
-            run_passes<double>(inputs[0], plans, outputs[0], false);
+            run_passes<double>(inputs[0], plans, outputs[0], false, pillow);
         }
     }
 
@@ -342,7 +405,7 @@ class InterpolateKernel final : public Kernel {
     // W is the working element: the raw element (nearest) or double (weighted modes).
     template <typename W>
     void run_passes(const Tensor& in, const std::vector<std::pair<size_t, AxisPlan>>& plans,
-                    Tensor& out, bool gather) const {
+                    Tensor& out, bool gather, bool round_each_pass = false) const {
         Shape shape = in.get_shape();
         std::vector<W> cur(in.get_size()), next;
         if constexpr (std::is_same_v<W, double>) {
@@ -360,6 +423,7 @@ class InterpolateKernel final : public Kernel {
                     gather_pass(cur, shape, axis, plan, next);
                 } else {
                     weighted_pass(cur, shape, axis, plan, next);
+                    if (round_each_pass) round_to(out.get_element_type(), next);
                 }
             } else {
                 gather_pass(cur, shape, axis, plan, next);
@@ -376,7 +440,7 @@ class InterpolateKernel final : public Kernel {
                 T* dst = tensor_data<T>(out);
                 for (size_t i = 0; i < cur.size(); ++i) {
                     if constexpr (std::is_integral_v<T>) {
-                        dst[i] = static_cast<T>(std::round(cur[i]));  // integers round to nearest
+                        dst[i] = saturate<T>(cur[i]);
                     } else {
                         dst[i] = static_cast<T>(cur[i]);
                     }
