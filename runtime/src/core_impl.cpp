@@ -224,6 +224,12 @@ std::vector<std::string> CoreImpl::list_available_devices() const {
             ids = m_registry.get(name)
                       ->get_property(available_devices.name())
                       .as<std::vector<std::string>>();
+        } catch (const Unavailable& e) {
+            // The device is absent (no hardware, no server configured): an ordinary state, not
+            // worth a warning each time an application lists devices.
+            VIREO_LOG(INFO) << "get_available_devices: device '" << name
+                            << "' is not available: " << e.what();
+            continue;
         } catch (const std::exception& e) {
             VIREO_LOG(WARNING) << "get_available_devices: skipping device '" << name
                                << "': " << e.what();

@@ -282,6 +282,15 @@ TEST_F(Remote, NoUrlIsUnavailableSayingHowToSetIt) {
     EXPECT_NE(message.find("REMOTE_URL"), std::string::npos) << message;
 }
 
+TEST_F(Remote, AnUnconfiguredRemoteIsLeftOutOfTheDeviceListWithoutAWarning) {
+    Core bare = make_core();
+    ::testing::internal::CaptureStderr();
+    const auto devices = bare.get_available_devices();
+    const std::string printed = ::testing::internal::GetCapturedStderr();
+    for (const auto& d : devices) EXPECT_NE(d.rfind("REMOTE", 0), 0u) << d;
+    EXPECT_EQ(printed.find("REMOTE"), std::string::npos) << printed;
+}
+
 TEST_F(Remote, BadUrlIsInvalidArgument) {
     const std::string message = error_of<InvalidArgument>(
         [&] { core.compile_model(add_one_model(), "REMOTE.0", {url("http://x:1")}); });
