@@ -2,7 +2,9 @@
 // every Vireo component writes a line.
 #pragma once
 
+#include <functional>
 #include <sstream>
+#include <string_view>
 
 #include "vireo/properties.hpp"
 
@@ -17,8 +19,18 @@ log::Level get_log_level();
 /// True when a line of `level` is written at the current level (never for Level::NO).
 bool log_enabled(log::Level level);
 
+/// Receives each line Vireo writes (the level's filter applied first), text without a newline.
+using LogSink = std::function<void(log::Level level, std::string_view text)>;
+/// Sends Vireo's lines to `sink` instead of glog or stderr, e.g. into the application's own
+/// logger; an empty sink restores the default. Calls come from whichever thread logs, one at a
+/// time (never concurrently); a sink must not block for long. A line the sink itself causes Vireo
+/// to log, and any exception it throws, go to stderr instead. Thread-safe; returns the sink that
+/// was installed before.
+LogSink set_log_sink(LogSink sink);
+
 namespace detail {
-/// One log line, written when it is destroyed: through glog once the application initialised it
+/// One log line, written when it is destroyed: to the sink set_log_sink installed, else through
+/// glog once the application initialised it
 /// (google::InitGoogleLogging; its sinks and files then see the line, ERR as ERROR, DEBUG and
 /// TRACE as INFO), else straight to stderr as "[vireo WARNING] text", so a process that never
 /// initialised glog (Python, most applications) gets no "Logging before InitGoogleLogging()".

@@ -72,7 +72,7 @@ namespace {
 struct Gadget {
     int value = 0;
 };
-std::ostream& operator<<(std::ostream& out, const Gadget& g) {
+[[maybe_unused]] std::ostream& operator<<(std::ostream& out, const Gadget& g) {
     return out << g.value;
 }
 std::istream& operator>>(std::istream& in, Gadget& g) {
