@@ -1,5 +1,6 @@
 // Defines Interpolate-4 (data, sizes, scales[, axes]) and Interpolate-11 (data, scales_or_sizes
-// [, axes]), with pads, shape_calculation_mode and the resampling attributes, and GridSample-9.
+// [, axes [, roi]]), with pads, shape_calculation_mode and the resampling attributes, and
+// GridSample-9.
 #include <cmath>
 #include <limits>
 
@@ -110,13 +111,46 @@ std::vector<AttrSpec> interpolate_attrs(std::vector<std::string> modes) {
             optional_attr("cube_coeff", AttrType::kFloat, -0.75)};
 }
 
-// Interpolate-11's attributes, plus Vireo's `exclude_outside` (ONNX Resize's: cubic taps outside
-// the input get no weight and the others are renormalised; false writes OpenVINO's op).
+// Interpolate-11's attributes, plus Vireo's from ONNX Resize: `exclude_outside` (cubic taps
+// outside the input get no weight and the others are renormalised), the coordinate modes
+// `tf_crop_and_resize` (with the `roi` input; positions outside the input read
+// `extrapolation_value`) and `half_pixel_symmetric` (Resize-19). Their defaults write OpenVINO's
+// op.
 std::vector<AttrSpec> interpolate_v11_attrs() {
     auto attrs = interpolate_attrs(
         {"nearest", "linear", "linear_onnx", "cubic", "bilinear_pillow", "bicubic_pillow"});
+    for (auto& a : attrs)
+        if (a.name == "coordinate_transformation_mode")
+            a = optional_attr(
+                "coordinate_transformation_mode", AttrType::kString, std::string("half_pixel"),
+                {"half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_for_nn",
+                 "align_corners", "tf_crop_and_resize", "half_pixel_symmetric"});
     attrs.push_back(optional_attr("exclude_outside", AttrType::kBool, false));
+    attrs.push_back(optional_attr("extrapolation_value", AttrType::kFloat, 0.0));
     return attrs;
+}
+
+// Interpolate-11's optional fourth input, roi (Vireo's): starts then ends, one per entry of axes,
+// as fractions of each axis; read only by tf_crop_and_resize, which needs it and sizes.
+void check_roi(const Node& node, const Inputs& in) {
+    const bool crop =
+        node.get_attribute<std::string>("coordinate_transformation_mode") == "tf_crop_and_resize";
+    if (in.size() > 3) {
+        check_type(node, in, 3, "roi", is_real, "a floating-point type");
+        check_rank(node, in, 3, "roi", 1, 1);
+        const auto roi = static_length(in[3]);
+        const auto axes = static_length(in[2]);
+        if (roi && axes && *roi != 2 * *axes)
+            throw_error<InvalidArgument>(node.describe(), ": roi has shape ", in[3].shape,
+                                         " but there are ", *axes, " axes (two values each)");
+    }
+    if (!crop) return;
+    if (in.size() < 4)
+        throw_error<InvalidArgument>(node.describe(),
+                                     ": tf_crop_and_resize needs the roi input (input 3)");
+    if (node.get_attribute<std::string>("shape_calculation_mode") != "sizes")
+        throw_error<InvalidArgument>(node.describe(),
+                                     ": tf_crop_and_resize needs shape_calculation_mode sizes");
 }
 
 // GridSample-9: data [N, C, H, W], grid [N, H_out, W_out, 2] -> [N, C, H_out, W_out].
@@ -164,11 +198,12 @@ void register_interpolate_ops(OpRegistry& r) {
                 11,
                 "",
                 2,
-                3,
+                4,
                 interpolate_v11_attrs(),
                 [](const Node& n, const Inputs& in) {
                     const bool scales =
                         n.get_attribute<std::string>("shape_calculation_mode") == "scales";
+                    check_roi(n, in);
                     return infer_interpolate(n, in, 1, 2, scales);
                 },
                 {}});

@@ -16,7 +16,9 @@ enum class Transform {
     kPytorchHalfPixel,
     kAsymmetric,
     kTfHalfPixelForNn,
-    kAlignCorners
+    kAlignCorners,
+    kHalfPixelSymmetric,
+    kTfCropAndResize
 };
 enum class Nearest { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kSimple };
 
@@ -27,10 +29,12 @@ struct Tap {
     double weight;
 };
 
-// Taps of every output position along one axis: taps[first[j] .. first[j + 1]).
+// Taps of every output position along one axis: taps[first[j] .. first[j + 1]). `outside[j]`:
+// tf_crop_and_resize maps j outside the input, so the output there is extrapolation_value.
 struct AxisPlan {
     std::vector<size_t> first;
     std::vector<Tap> taps;
+    std::vector<bool> outside;
 };
 
 struct Attrs {
@@ -41,7 +45,13 @@ struct Attrs {
     bool exclude_outside;  // cubic: taps outside the input get no weight, the rest renormalised
     double cube_coeff;
     bool scales_mode;
+    double extrapolation_value;
     std::vector<int64_t> pads_begin, pads_end;
+};
+
+// tf_crop_and_resize's region of one axis, as fractions of its length.
+struct Crop {
+    double start = 0, end = 1;
 };
 
 template <typename E>
@@ -55,10 +65,23 @@ E pick(const std::string& value, const std::vector<std::pair<const char*, E>>& t
 // `resized_len` is the resized length as ONNX defines it: scale * input length, a fraction when
 // a scale gives it (the output holds its floor); out_len == resized_len in sizes mode.
 double original_coordinate(Transform t, double x, double scale, size_t out_len, size_t in_len,
-                           double resized_len) {
+                           double resized_len, Crop crop) {
     switch (t) {
         case Transform::kHalfPixel:
             return (x + 0.5) / scale - 0.5;
+        case Transform::kHalfPixelSymmetric: {
+            // Resize-19: half_pixel, shifted so that a fractional resized length (the output
+            // holds its floor) stays centred on the input.
+            const double adjustment = static_cast<double>(out_len) / resized_len;
+            const double centre = static_cast<double>(in_len) / 2;
+            return centre * (1 - adjustment) + (x + 0.5) / scale - 0.5;
+        }
+        case Transform::kTfCropAndResize: {
+            const double last = static_cast<double>(in_len) - 1;
+            return out_len > 1 ? crop.start * last + x * (crop.end - crop.start) * last /
+                                                         static_cast<double>(out_len - 1)
+                               : 0.5 * (crop.start + crop.end) * last;
+        }
         case Transform::kPytorchHalfPixel:
             return out_len > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
         case Transform::kAsymmetric:
@@ -94,8 +117,9 @@ int64_t nearest_pixel(Nearest mode, double x, bool downsample) {
 // Plans one axis: `in_len` is the padded input length, `pad` the begin pad (padded position p
 // reads input p - pad), `data_len` the unpadded length.
 AxisPlan plan_axis(const Attrs& a, size_t in_len, int64_t pad, size_t data_len, size_t out_len,
-                   double scale) {
+                   double scale, Crop crop) {
     AxisPlan plan;
+    plan.outside.assign(out_len, false);
     auto source = [&](int64_t p) -> size_t {
         const int64_t s = p - pad;
         return s >= 0 && s < static_cast<int64_t>(data_len) ? static_cast<size_t>(s) : kZero;
@@ -107,7 +131,12 @@ AxisPlan plan_axis(const Attrs& a, size_t in_len, int64_t pad, size_t data_len, 
     for (size_t j = 0; j < out_len; ++j) {
         plan.first.push_back(plan.taps.size());
         const double x = original_coordinate(a.transform, static_cast<double>(j), scale, out_len,
-                                             in_len, resized_len);
+                                             in_len, resized_len, crop);
+        if (a.transform == Transform::kTfCropAndResize &&
+            !(x >= 0 && x <= static_cast<double>(in_len) - 1)) {
+            plan.outside[j] = true;  // no taps: the output is extrapolation_value
+            continue;
+        }
         switch (a.mode) {
             case Mode::kNearest:
                 plan.taps.push_back({source(clamp(nearest_pixel(a.nearest, x, scale < 1.0))), 1.0});
@@ -297,7 +326,9 @@ class InterpolateKernel final : public Kernel {
                              {"pytorch_half_pixel", Transform::kPytorchHalfPixel},
                              {"asymmetric", Transform::kAsymmetric},
                              {"tf_half_pixel_for_nn", Transform::kTfHalfPixelForNn},
-                             {"align_corners", Transform::kAlignCorners}},
+                             {"align_corners", Transform::kAlignCorners},
+                             {"half_pixel_symmetric", Transform::kHalfPixelSymmetric},
+                             {"tf_crop_and_resize", Transform::kTfCropAndResize}},
                             m_who, "coordinate_transformation_mode");
         m_attrs.nearest = pick<Nearest>(node.get_attribute<std::string>("nearest_mode"),
                                         {{"round_prefer_floor", Nearest::kRoundPreferFloor},
@@ -311,6 +342,9 @@ class InterpolateKernel final : public Kernel {
             node.has_attribute("exclude_outside") && node.get_attribute<bool>("exclude_outside");
         m_attrs.cube_coeff = node.get_attribute<double>("cube_coeff");
         m_attrs.scales_mode = node.get_attribute<std::string>("shape_calculation_mode") == "scales";
+        m_attrs.extrapolation_value = node.has_attribute("extrapolation_value")
+                                          ? node.get_attribute<double>("extrapolation_value")
+                                          : 0.0;
         m_attrs.pads_begin = node.get_attribute<std::vector<int64_t>>("pads_begin");
         m_attrs.pads_end = node.get_attribute<std::vector<int64_t>>("pads_end");
         const element::Type type = node.input_value(0).get_element_type();
@@ -326,7 +360,7 @@ class InterpolateKernel final : public Kernel {
         if (out.size() != rank)
             throw_error<InvalidArgument>(m_who, ": output ", out, " and data ", data,
                                          " differ in rank");
-        // Inputs: v4 (data, sizes, scales[, axes]); v11 (data, scales_or_sizes[, axes]).
+        // Inputs: v4 (data, sizes, scales[, axes]); v11 (data, scales_or_sizes[, axes[, roi]]).
         const size_t axes_input = m_v11 ? 2 : 3;
         const size_t target_input = m_v11 || !m_attrs.scales_mode ? 1 : 2;
         std::vector<int64_t> axes;
@@ -346,10 +380,21 @@ class InterpolateKernel final : public Kernel {
                 throw_error<InvalidArgument>(m_who, ": ", given.size(), " scales for ", axes.size(),
                                              " axes");
         }
+        std::vector<Crop> crop(rank);
+        std::vector<double> roi;
+        if (m_attrs.transform == Transform::kTfCropAndResize) {
+            if (inputs.size() < 4)
+                throw_error<InvalidArgument>(m_who, ": tf_crop_and_resize needs the roi input");
+            roi = read_reals(inputs[3]);
+            if (roi.size() != 2 * axes.size())
+                throw_error<InvalidArgument>(m_who, ": roi holds ", roi.size(), " values for ",
+                                             axes.size(), " axes (a start and an end each)");
+        }
         for (size_t j = 0; j < axes.size(); ++j) {
             const size_t a = normalize_axis(axes[j], rank, m_who, "axes value");
             listed[a] = true;
             if (m_attrs.scales_mode) scale[a] = given[j];
+            if (!roi.empty()) crop[a] = {roi[j], roi[j + axes.size()]};
         }
         // Per axis: padded length, and the scale (sizes mode: output over padded input).
         std::vector<size_t> padded(rank);
@@ -374,7 +419,8 @@ class InterpolateKernel final : public Kernel {
             if (listed[a] && padded[a] == 0 && out[a] != 0)
                 throw_error<InvalidArgument>(m_who, ": cannot resize the empty axis ", a,
                                              " of data ", data);
-            plans.emplace_back(a, plan_axis(m_attrs, padded[a], pad[a], data[a], out[a], scale[a]));
+            plans.emplace_back(
+                a, plan_axis(m_attrs, padded[a], pad[a], data[a], out[a], scale[a], crop[a]));
         }
         // Pillow resamples the last axis (width) first, and an 8-bit image is rounded and clipped
         // after each pass; the pillow modes do the same so that they give its pixels.
@@ -389,9 +435,34 @@ class InterpolateKernel final : public Kernel {
         } else {
             run_passes<double>(inputs[0], plans, outputs[0], false, pillow);
         }
+        if (m_attrs.transform == Transform::kTfCropAndResize) extrapolate(plans, outputs[0]);
     }
 
   private:
+    // tf_crop_and_resize: every output element with a position outside the input on some axis
+    // is extrapolation_value.
+    void extrapolate(const std::vector<std::pair<size_t, AxisPlan>>& plans, Tensor& out) const {
+        const Shape& shape = out.get_shape();
+        std::vector<size_t> stride(shape.size(), 1);
+        for (size_t i = shape.size(); i-- > 1;) stride[i - 1] = stride[i] * shape[i];
+        dispatch(NumericTypes{}, out.get_element_type(), m_who.c_str(), [&](auto tag) {
+            using T = decltype(tag);
+            T value;
+            if constexpr (std::is_integral_v<T>) {
+                value = saturate<T>(m_attrs.extrapolation_value);
+            } else {
+                value = static_cast<T>(m_attrs.extrapolation_value);
+            }
+            T* dst = tensor_data<T>(out);
+            for (size_t i = 0; i < out.get_size(); ++i)
+                for (const auto& [axis, plan] : plans)
+                    if (plan.outside[(i / stride[axis]) % shape[axis]]) {
+                        dst[i] = value;
+                        break;
+                    }
+        });
+    }
+
     static std::vector<double> read_reals(const Tensor& t) {
         std::vector<double> v(t.get_size());
         dispatch(NumericTypes{}, t.get_element_type(), "scales", [&](auto tag) {

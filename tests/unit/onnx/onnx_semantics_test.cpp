@@ -1,5 +1,7 @@
 // Tests ONNX semantics that the translators once got wrong or that real models need (issue 30):
-// reductions whose axes input is empty at run time, constants that come from Constant nodes.
+// reductions whose axes input is empty at run time, constants that come from Constant nodes,
+// Resize's later attributes (Resize-18 axes and antialias, Resize-19 half_pixel_symmetric,
+// tf_crop_and_resize with scales).
 // Expected values come from plain loops over the inputs, not from the code under test.
 #include <gtest/gtest.h>
 
@@ -70,6 +72,138 @@ TEST(OnnxSemantics, ReductionWithAnEmptyRunTimeAxesInputReducesEveryAxis) {
         ASSERT_EQ(y.get_shape(), c.shape) << what;
         for (size_t i = 0; i < c.expected.size(); ++i)
             EXPECT_EQ(y.data<float>()[i], c.expected[i]) << what << " i=" << i;
+    }
+}
+
+void string_attribute(onnx::NodeProto& node, const std::string& name, const std::string& value) {
+    auto* a = node.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(value);
+}
+
+void ints_attribute(onnx::NodeProto& node, const std::string& name,
+                    const std::vector<int64_t>& values) {
+    auto* a = node.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t v : values) a->add_ints(v);
+}
+
+void float_attribute(onnx::NodeProto& node, const std::string& name, float value) {
+    auto* a = node.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::FLOAT);
+    a->set_f(value);
+}
+
+// One Resize of x [1,1,h,w] (values 1, 2, ...) with `scales` (or roi and scales) as
+// initializers; returns y from TEMPLATE and CPU, which must agree.
+struct ResizeRun {
+    Shape shape;
+    std::vector<float> values;
+};
+ResizeRun run_resize(OnnxBuilder& b, const Shape& x_shape, const std::string& device) {
+    Core core;
+    std::vector<float> x(shape_size(x_shape));
+    std::iota(x.begin(), x.end(), 1.f);
+    auto request =
+        core.compile_model(core.read_model(b.bytes(), Tensor()), device).create_infer_request();
+    request.set_tensor("x", f32(x_shape, x));
+    request.infer();
+    const Tensor y = request.get_tensor("y");
+    return {y.get_shape(), std::vector<float>(y.data<float>(), y.data<float>() + y.get_size())};
+}
+
+void expect_resize(OnnxBuilder& b, const Shape& x_shape, const Shape& shape,
+                   const std::vector<float>& expected, const std::string& what) {
+    for (const std::string device : {"TEMPLATE", "CPU"}) {
+        const ResizeRun y = run_resize(b, x_shape, device);
+        ASSERT_EQ(y.shape, shape) << what << " on " << device;
+        for (size_t i = 0; i < expected.size(); ++i)
+            EXPECT_NEAR(y.values[i], expected[i], 1e-5) << what << " on " << device << " i=" << i;
+    }
+}
+
+// Resize-18's axes attribute: scales hold one entry per listed axis (it was ignored: the
+// scales were taken for the leading axes).
+TEST(OnnxResize, Resize18AxesAttributeNamesTheResizedAxes) {
+    OnnxBuilder b(18);
+    b.input("x", kF32, {1, 1, 2, 2}).output("y", kF32, {-1, -1, -1, -1});
+    b.initializer("scales", {2}, {2.f, 1.f});
+    auto& node = b.node("Resize", {"x", "", "scales"}, {"y"}, "resize");
+    ints_attribute(node, "axes", {-2, 3});
+    string_attribute(node, "mode", "nearest");
+    // Rows doubled (nearest, half_pixel, round_prefer_floor), columns kept.
+    expect_resize(b, {1, 1, 2, 2}, {1, 1, 4, 2}, {1, 2, 1, 2, 3, 4, 3, 4}, "axes [-2, 3]");
+}
+
+// Resize-18 antialias: a linear downscale widens the triangle filter by 1/scale. [1, 2, 3, 4] to
+// two columns: output 0 is centred at 0.5 with weights 0.375, 0.375, 0.125 on inputs 0, 1, 2
+// (1 - |d| / 2 for distances 0.5, 0.5, 1.5, halved, normalised): 1.5 / 0.875; output 1 mirrors it.
+TEST(OnnxResize, Resize18AntialiasWidensTheLinearFilterWhenDownscaling) {
+    OnnxBuilder b(18);
+    b.input("x", kF32, {1, 1, 1, 4}).output("y", kF32, {-1, -1, -1, -1});
+    b.initializer("scales", {4}, {1.f, 1.f, 1.f, 0.5f});
+    auto& node = b.node("Resize", {"x", "", "scales"}, {"y"}, "resize");
+    string_attribute(node, "mode", "linear");
+    int_attribute(node, "antialias", 1);
+    const float first = (0.375f * 1 + 0.375f * 2 + 0.125f * 3) / 0.875f;
+    const float second = (0.125f * 2 + 0.375f * 3 + 0.375f * 4) / 0.875f;
+    expect_resize(b, {1, 1, 1, 4}, {1, 1, 1, 2}, {first, second}, "antialias");
+    // Without antialias: plain linear at 0.5 and 2.5.
+    OnnxBuilder plain(18);
+    plain.input("x", kF32, {1, 1, 1, 4}).output("y", kF32, {-1, -1, -1, -1});
+    plain.initializer("scales", {4}, {1.f, 1.f, 1.f, 0.5f});
+    string_attribute(plain.node("Resize", {"x", "", "scales"}, {"y"}, "resize"), "mode", "linear");
+    expect_resize(plain, {1, 1, 1, 4}, {1, 1, 1, 2}, {1.5f, 3.5f}, "no antialias");
+}
+
+// Resize-19 half_pixel_symmetric: [1, 2, 3, 4] scaled by 0.6 keeps floor(2.4) = 2 outputs, centred:
+// offset 2 * (1 - 2 / 2.4) = 1/3, so positions 1/3 + (j + 0.5) / 0.6 - 0.5 = 2/3 and 7/3.
+TEST(OnnxResize, Resize19HalfPixelSymmetricCentresAFractionalLength) {
+    OnnxBuilder b(19);
+    b.input("x", kF32, {1, 1, 1, 4}).output("y", kF32, {-1, -1, -1, -1});
+    b.initializer("scales", {4}, {1.f, 1.f, 1.f, 0.6f});
+    auto& node = b.node("Resize", {"x", "", "scales"}, {"y"}, "resize");
+    string_attribute(node, "mode", "linear");
+    string_attribute(node, "coordinate_transformation_mode", "half_pixel_symmetric");
+    expect_resize(b, {1, 1, 1, 4}, {1, 1, 1, 2}, {1.f + 2.f / 3.f, 1.f + 7.f / 3.f},
+                  "half_pixel_symmetric");
+}
+
+// tf_crop_and_resize with scales: the output length is floor(length * (end - start) * scale).
+// x [1,1,4,4] = 4r + c + 1; roi rows 0.4..1.2 and columns 0.6..1.7, scales 0.75: 2 rows, 3 columns.
+// Row 0 / column 0 map to (1.2, 1.8): 4 * 1.2 + 1.8 + 1 = 7.6; every other position lies beyond the
+// last row or column and reads extrapolation_value.
+TEST(OnnxResize, TfCropAndResizeWithScalesAndExtrapolation) {
+    OnnxBuilder b(13);
+    b.input("x", kF32, {1, 1, 4, 4}).output("y", kF32, {-1, -1, -1, -1});
+    b.initializer("roi", {8}, {0.f, 0.f, 0.4f, 0.6f, 1.f, 1.f, 1.2f, 1.7f});
+    b.initializer("scales", {4}, {1.f, 1.f, 0.75f, 0.75f});
+    auto& node = b.node("Resize", {"x", "roi", "scales"}, {"y"}, "resize");
+    string_attribute(node, "mode", "linear");
+    string_attribute(node, "coordinate_transformation_mode", "tf_crop_and_resize");
+    float_attribute(node, "extrapolation_value", -3.f);
+    expect_resize(b, {1, 1, 4, 4}, {1, 1, 2, 3}, {7.6f, -3.f, -3.f, -3.f, -3.f, -3.f},
+                  "tf_crop_and_resize");
+}
+
+// What Resize-18 adds and Vireo does not run is refused naming the attribute.
+TEST(OnnxResize, UnsupportedResize18AttributesAreRefusedByName) {
+    Core core;
+    OnnxBuilder b(18);
+    b.input("x", kF32, {1, 1, 4, 4}).output("y", kF32, {-1, -1, -1, -1});
+    b.initializer("scales", {4}, {1.f, 1.f, 1.f, 1.f});
+    auto& node = b.node("Resize", {"x", "", "scales"}, {"y"}, "resize");
+    string_attribute(node, "keep_aspect_ratio_policy", "not_larger");
+    try {
+        core.read_model(b.bytes(), Tensor());
+        FAIL() << "keep_aspect_ratio_policy not_larger was accepted";
+    } catch (const Exception& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("keep_aspect_ratio_policy"), std::string::npos) << m;
+        EXPECT_NE(m.find("resize"), std::string::npos) << m;
     }
 }
 

@@ -99,7 +99,9 @@ std::vector<OpEntry> expected_table() {
     t.push_back({"Interpolate", 4, 3, 4, kInterpolate});
     auto interpolate11 = kInterpolate;
     interpolate11.insert("exclude_outside");  // Vireo's, from ONNX Resize
-    t.push_back({"Interpolate", 11, 2, 3, interpolate11});
+    interpolate11.insert(
+        "extrapolation_value");  // Vireo's, with the roi input (tf_crop_and_resize)
+    t.push_back({"Interpolate", 11, 2, 4, interpolate11});
     t.push_back({"BatchNormInference", 1, 5, 5, {"epsilon"}});
     t.push_back({"BatchNormInference", 5, 5, 5, {"epsilon"}});
     t.push_back(
