@@ -35,9 +35,10 @@ class IPlugin : public std::enable_shared_from_this<IPlugin> {
   public:
     virtual ~IPlugin() = default;
 
-    /// Compiles `model` with `properties` (already merged by the core: call arguments over
-    /// per-device settings over plugins.xml defaults). The model is the caller's: clone it
-    /// before changing it.
+    /// Compiles `model` with `properties`: the call's arguments only. The plugin merges them over
+    /// its own stored settings (set_property, plugins.xml defaults), as PropertyTable::resolve
+    /// does; the core no longer merges (ABI 3). The model is the caller's: clone it before
+    /// changing it.
     virtual std::shared_ptr<ICompiledModel> compile_model(const std::shared_ptr<const Model>& model,
                                                           const AnyMap& properties) const = 0;
     /// Optional: compile for a specific remote context. Default throws NotImplemented.
