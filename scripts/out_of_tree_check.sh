@@ -45,7 +45,7 @@ fi
 runner=$prefix/bin/vireo_conformance
 [[ -x $runner ]] || fail "the install has no bin/vireo_conformance"
 
-echo "== configuring and building ECHO (samples/out_of_tree_plugin) against the installed package"
+echo "== configuring and building ECHO and PARTIAL (samples/out_of_tree_plugin) against the installed package"
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 generator=()
@@ -65,6 +65,14 @@ echo "== conformance of ECHO"
           --expectations "$root/samples/out_of_tree_plugin/conformance.txt" \
           --report-json "$reports/ECHO.json" --report-junit "$reports/ECHO.xml" \
   || fail "the conformance suite on ECHO (reports in $reports/ECHO.*)"
+
+echo "== conformance of PARTIAL (the two-stage sample; at least 40 tests must reach a verdict)"
+partial=$work/echo/libvireo_partial_plugin.so
+[[ -f $partial ]] || fail "the build made no $partial"
+"$runner" --device PARTIAL --plugin "$partial" --jobs 2 --require-run 40 \
+          --expectations "$root/samples/out_of_tree_plugin/partial/conformance.txt" \
+          --report-json "$reports/PARTIAL.json" --report-junit "$reports/PARTIAL.xml" \
+  || fail "the conformance suite on PARTIAL (reports in $reports/PARTIAL.*)"
 
 same_npy() {  # got.npy want.npy: float32 values equal within 1e-5
   python3 - "$1" "$2" <<'EOF'

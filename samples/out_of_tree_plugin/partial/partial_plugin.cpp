@@ -1,7 +1,8 @@
 // PARTIAL's plugin and compiled model: the property tables, the support check and compile.
+#include "partial_plugin.hpp"
+
 #include <set>
 
-#include "partial_plugin.hpp"
 #include "vireo/reference/kernel.hpp"
 #include "vireo/sdk/cpu_streams_executor.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
