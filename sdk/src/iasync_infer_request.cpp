@@ -82,7 +82,7 @@ IAsyncInferRequest::~IAsyncInferRequest() {
     stop_and_wait();
 }
 
-void IAsyncInferRequest::check_state_locked(const char* what) const {
+void IAsyncInferRequest::check_state_locked(const char* what, bool read) const {
     switch (m_state) {
         case State::kIdle:
             return;
@@ -93,6 +93,9 @@ void IAsyncInferRequest::check_state_locked(const char* what) const {
             throw_error<Busy>("infer request is busy: cannot ", what,
                               " while a cancelled inference is stopping");
         case State::kStopped:
+            // A callback that started before the destruction may still read its outputs: the
+            // destructor waits for it, so the sync request is alive.
+            if (read && t_completing.request == this) return;
             throw_error<Exception>("infer request is being destroyed: cannot ", what);
     }
 }
@@ -364,7 +367,7 @@ void IAsyncInferRequest::cancel_and_stop() {
 
 Tensor IAsyncInferRequest::get_tensor(const Output& port) const {
     std::lock_guard<std::mutex> lock(m_mutex);
-    check_state_locked("get_tensor");
+    check_state_locked("get_tensor", true);
     return m_sync_request->get_tensor(port);
 }
 
@@ -376,7 +379,7 @@ void IAsyncInferRequest::set_tensor(const Output& port, const Tensor& tensor) {
 
 std::vector<Tensor> IAsyncInferRequest::get_tensors(const Output& port) const {
     std::lock_guard<std::mutex> lock(m_mutex);
-    check_state_locked("get_tensors");
+    check_state_locked("get_tensors", true);
     return m_sync_request->get_tensors(port);
 }
 
@@ -388,13 +391,13 @@ void IAsyncInferRequest::set_tensors(const Output& port, const std::vector<Tenso
 
 std::vector<ProfilingInfo> IAsyncInferRequest::get_profiling_info() const {
     std::lock_guard<std::mutex> lock(m_mutex);
-    check_state_locked("get_profiling_info");
+    check_state_locked("get_profiling_info", true);
     return m_sync_request->get_profiling_info();
 }
 
 std::vector<std::shared_ptr<IVariableState>> IAsyncInferRequest::query_state() const {
     std::lock_guard<std::mutex> lock(m_mutex);
-    check_state_locked("query_state");
+    check_state_locked("query_state", true);
     return m_sync_request->query_state();
 }
 

@@ -1,6 +1,9 @@
 // Tests IAsyncInferRequest's less common paths: null and empty pipelines, refusing executors,
-// forwarding while idle, callback errors with chaining, and construction errors.
+// forwarding while idle, callback errors with chaining, construction errors, and a callback that
+// reads its request while another thread destroys it.
 #include <gtest/gtest.h>
+
+#include <future>
 
 #include "async_test_request.hpp"
 
@@ -133,6 +136,43 @@ TEST(AsyncInferRequestEdges, ASetCallbackOfNullStopsCallbacks) {
     parts.request->start_async();
     parts.request->wait();
     EXPECT_EQ(calls, 0);
+}
+
+// The REMOTE stress test met this: a run completes, its callback starts, and another thread
+// destroys the request; the callback then read its output and got "being destroyed". The
+// destructor waits for the callback, so reads are allowed there; anything else is refused.
+TEST(AsyncInferRequestEdges, ARunningCallbackMayReadWhileAnotherThreadDestroysTheRequest) {
+    auto parts = make_async({make_streams("A")});
+    std::promise<void> in_callback;
+    std::atomic<bool> destroying{false};
+    std::atomic<int> reads{0}, refused{0};
+    TestAsyncRequest* raw = parts.request.get();
+    raw->set_callback([&, raw](std::exception_ptr error) {
+        EXPECT_EQ(error, nullptr);
+        in_callback.set_value();
+        while (!destroying) std::this_thread::yield();
+        // Long enough for the destructor to mark the request stopped and wait for this callback.
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        try {
+            EXPECT_EQ(raw->get_tensor(raw->get_outputs()[0]).get_shape(), (Shape{1, 3}));
+            EXPECT_FALSE(raw->get_profiling_info().empty());
+            ++reads;
+        } catch (const Exception& e) {
+            ADD_FAILURE() << e.what();
+        }
+        try {
+            raw->set_callback(nullptr);
+        } catch (const Exception& e) {
+            EXPECT_NE(std::string(e.what()).find("being destroyed"), std::string::npos) << e.what();
+            ++refused;
+        }
+    });
+    raw->start_async();
+    in_callback.get_future().wait();
+    destroying = true;
+    parts.request.reset();  // waits for the callback
+    EXPECT_EQ(reads, 1);
+    EXPECT_EQ(refused, 1);
 }
 
 TEST(AsyncInferRequestEdges, RequestsFromSeveralThreadsAtOnce) {

@@ -46,7 +46,10 @@ namespace vireo::sdk {
 /// then does not wait for the run whose callback is running). It must not call wait() for its
 /// own run: that throws Exception instead of deadlocking. An exception it throws is caught,
 /// logged and reported once by the next wait() (it replaces a stage's success, never its error).
-/// The callable is held by shared_ptr, never copied.
+/// The callable is held by shared_ptr, never copied. A callback already running when another
+/// thread starts destroying the request finishes first (the destructor waits for it) and may
+/// still read the request (get_tensor(s), get_profiling_info, query_state); anything else it
+/// tries then throws "being destroyed".
 ///
 /// wait() / wait_for(): for the last start_async; wait() rethrows its error every time it is
 /// called. With nothing started, wait() returns and wait_for() returns true at once.
@@ -135,8 +138,9 @@ class IAsyncInferRequest {
     std::shared_ptr<Run> cancel_locked();
     /// Calls the run's on_cancel functions; m_mutex must not be held.
     static void cancel_functions(const std::shared_ptr<Run>& run);
-    /// Throws Busy (busy or cancelling) or Exception (stopped); m_mutex must be held.
-    void check_state_locked(const char* what) const;
+    /// Throws Busy (busy or cancelling) or Exception (stopped); m_mutex must be held. `read`: a
+    /// read from inside this request's running callback is allowed while it is stopped.
+    void check_state_locked(const char* what, bool read = false) const;
     std::shared_ptr<Run> begin_run_locked(const char* what);
 
     std::shared_ptr<ISyncInferRequest> m_sync_request;
