@@ -73,6 +73,41 @@ TEST(OnnxSemantics, ReductionWithAnEmptyRunTimeAxesInputReducesEveryAxis) {
     }
 }
 
+// Flatten of a tensor whose leading axes hold no elements keeps the trailing product: a detector's
+// boxes after a score threshold are [0, 1, 4], and Flatten(axis 1) must give [0, 4] (RetinaNet's
+// box decoding then reshaped [0, 4, 1] to it); inferring -1 from zero elements gave [0, 0]. Shapes
+// reach the reader as -1, so the dimensions are known only at run time.
+TEST(OnnxSemantics, FlattenOfAnEmptyTensorKeepsTheTrailingProduct) {
+    struct Case {
+        Shape in;
+        int64_t axis;
+        Shape out;
+    };
+    const std::vector<Case> cases{
+        {{0, 1, 4}, 1, {0, 4}},  {{2, 0, 4}, 2, {0, 4}}, {{2, 0, 4}, 1, {2, 0}},
+        {{0, 3, 4}, 3, {0, 1}},  {{0, 3, 4}, 0, {1, 0}}, {{2, 3, 4}, -1, {6, 4}},
+        {{2, 3, 4}, 1, {2, 12}},
+    };
+    Core core;
+    for (const auto& c : cases) {
+        OnnxBuilder b(13);
+        b.input("x", kF32, {-1, -1, -1}).output("y", kF32, {-1, -1});
+        int_attribute(b.node("Flatten", {"x"}, {"y"}, "flatten"), "axis", c.axis);
+        std::ostringstream what;
+        what << "Flatten axis " << c.axis << " of " << c.in;
+        auto request = core.compile_model(core.read_model(b.bytes(), Tensor()), "TEMPLATE")
+                           .create_infer_request();
+        std::vector<float> data(shape_size(c.in));
+        std::iota(data.begin(), data.end(), 1.f);
+        request.set_tensor("x", f32(c.in, data));
+        request.infer();
+        const Tensor y = request.get_tensor("y");
+        ASSERT_EQ(y.get_shape(), c.out) << what.str();
+        for (size_t i = 0; i < data.size(); ++i)
+            EXPECT_EQ(y.data<float>()[i], data[i]) << what.str() << " i=" << i;
+    }
+}
+
 onnx::NodeProto& bool_constant(OnnxBuilder& b, const std::string& output, bool value) {
     auto& node = b.node("Constant", {}, {output}, output + "_node");
     auto* a = node.add_attribute();
