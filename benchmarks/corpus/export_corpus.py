@@ -2,7 +2,13 @@
 """Exports the CPU benchmark corpus (issue 29): about 30 architectures as ONNX with random weights.
 
     /usr/bin/python3 benchmarks/corpus/export_corpus.py OUT_DIR [NAME ...]     (default: every model)
-    /usr/bin/python3 benchmarks/corpus/export_corpus.py --list
+    /usr/bin/python3 benchmarks/corpus/export_corpus.py OUT_DIR --extra [NAME ...]   (the models beyond it)
+    /usr/bin/python3 benchmarks/corpus/export_corpus.py --list [--extra]
+
+The default set (MODELS) is the benchmark corpus; EXTRA_MODELS are about 20 further architectures used to
+find what breaks on networks the corpus lacks (detection with NMS/TopK/RoiAlign, optical flow with
+grid_sample, video, and plain-PyTorch models built from ops the corpus lacks). They are exported only with
+--extra or when named, so the benchmark's set and run time stay as they are.
 
 Needs Debian's python3-torch (1.13), python3-torchvision (0.14), python3-onnx and python3-numpy; nothing
 is downloaded (weights are random with a fixed seed, BatchNorm statistics and zero/unit parameters are
@@ -11,7 +17,8 @@ mode, batch 1, static shapes, do_constant_folding=True, to
 
     OUT_DIR/<name>/model.onnx         the graph (opset 13 or 14; 17 where a model wants LayerNormalization)
     OUT_DIR/<name>/input_<in>.npy     one fixed f32 input per graph input <in> (input.npy too when there is one)
-    OUT_DIR/<name>/expected.npy       PyTorch's f32 output for those inputs (every model has one output "y")
+    OUT_DIR/<name>/expected.npy       PyTorch's output for those inputs (the first output, "y")
+    OUT_DIR/<name>/expected_<out>.npy every output <out> (y, y1, y2, ...) when the model has several
     OUT_DIR/<name>/info.json          inputs, output shape, opset, torch version, iterations for benchmark_app
 
 info.json is written last, so a folder that has it is complete and is skipped on the next run (delete
@@ -259,6 +266,209 @@ MODELS = {
 }
 
 
+# ---------------------------------------------------------------- models beyond the corpus (EXTRA_MODELS)
+
+class Detections(nn.Module):
+    """A torchvision detection model on one image, its list of dicts flattened to tensors: boxes, scores,
+    labels (and keypoints for Keypoint R-CNN). Input [1,3,H,W]."""
+
+    def __init__(self, inner, keys=("boxes", "scores", "labels")):
+        super().__init__()
+        self.inner, self.keys = inner, keys
+
+    def forward(self, x):
+        out = self.inner([x[0]])
+        out = out[1] if isinstance(out, tuple) else out  # scripting/tracing returns (losses, detections)
+        return tuple(out[0][k] for k in self.keys)
+
+
+class LastFlow(nn.Module):
+    """RAFT with a few refinement steps; returns the last flow estimate [1,2,H,W]."""
+
+    def __init__(self, inner, updates=4):
+        super().__init__()
+        self.inner, self.updates = inner, updates
+
+    def forward(self, a, b):
+        return self.inner(a, b, num_flow_updates=self.updates)[-1]
+
+
+class ImageOpsMix(nn.Module):
+    """Image ops the corpus lacks: GroupNorm, InstanceNorm, PixelShuffle, ConvTranspose with output_padding,
+    bicubic and nearest Upsample, adaptive average pooling to a size that does not divide the input,
+    dilated and strided convolutions; input [1,3,40,40]."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 16, 3, padding=2, dilation=2)
+        self.gn = nn.GroupNorm(4, 16)
+        self.c2 = nn.Conv2d(16, 32, 3, stride=2, padding=1)
+        self.inorm = nn.InstanceNorm2d(32, affine=True)
+        self.ps = nn.PixelShuffle(2)                     # 32 ch -> 8 ch, x2
+        self.up = nn.ConvTranspose2d(8, 8, 3, stride=2, padding=1, output_padding=1)
+        self.c3 = nn.Conv2d(8, 8, 1)
+
+    def forward(self, x):
+        a = F.silu(self.gn(self.c1(x)))
+        b = F.leaky_relu(self.inorm(self.c2(a)), 0.1)
+        c = self.up(self.ps(b))
+        d = F.interpolate(self.c3(c), scale_factor=0.5, mode="bicubic", align_corners=False)
+        e = F.interpolate(d, size=(30, 30), mode="nearest")
+        f = F.adaptive_avg_pool2d(e, (6, 6))
+        return torch.cat([f.flatten(1), F.adaptive_max_pool2d(e, 1).flatten(1)], 1)
+
+
+class SeqOpsMix(nn.Module):
+    """Sequence ops the corpus lacks: dilated 1-D convolutions, einsum, cumsum, masked_fill with a computed
+    mask, argmax and topk inside the graph, ConvTranspose1d with output_padding; input [1,16,50]. Outputs
+    y (features), y1 (top-5 indices, int64), y2 (argmax, int64)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv1d(16, 32, 3, padding=2, dilation=2)
+        self.c2 = nn.Conv1d(32, 32, 5, padding=8, dilation=4, groups=4)
+        self.q = nn.Linear(32, 32)
+        self.k = nn.Linear(32, 32)
+        self.up = nn.ConvTranspose1d(32, 8, 4, stride=3, padding=1, output_padding=2)
+
+    def forward(self, x):
+        h = F.gelu(self.c2(F.relu(self.c1(x))))            # [1,32,50]
+        t = h.transpose(1, 2)                              # [1,50,32]
+        att = torch.einsum("bid,bjd->bij", self.q(t), self.k(t)) / 32 ** 0.5
+        att = att.masked_fill(torch.cumsum(torch.ones_like(att), -1) > 40, -1e4)
+        ctx = torch.einsum("bij,bjd->bid", att.softmax(-1), t)
+        y = self.up(ctx.transpose(1, 2) + h).cumsum(-1)    # [1,8,L]
+        score = y.mean(1)                                  # [1,L]
+        vals, idx = score.topk(5, dim=-1)
+        return y * vals.mean(), idx, score.argmax(-1)
+
+
+class ImageOpsMix2(nn.Module):
+    """More image ops: reflect/replicate/constant padding, dilated ceil-mode MaxPool, AvgPool without the
+    padding in its count, LocalResponseNorm, per-channel PReLU, grouped dilated ConvTranspose, bicubic with
+    aligned corners, trilinear on 5-D, grid_sample (nearest, border) on a constant affine grid, unfold (im2col),
+    Selu/Celu/Softplus(beta)/Hardtanh/Softsign; input [1,8,23,29]."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(8, 16, 3)
+        self.prelu = nn.PReLU(16)
+        self.lrn = nn.LocalResponseNorm(5, alpha=1e-2, beta=0.75, k=2.0)
+        self.ct = nn.ConvTranspose2d(16, 16, 3, stride=2, padding=2, output_padding=1, groups=4, dilation=2)
+        theta = torch.tensor([[[0.9, 0.2, 0.05], [-0.1, 0.8, -0.1]]])  # affine_grid does not export: a constant
+        self.register_buffer("grid", F.affine_grid(theta, [1, 16, 11, 9], align_corners=False))
+
+    def forward(self, x):
+        a = self.prelu(self.c1(F.pad(x, (1, 2, 2, 1), mode="reflect")))
+        a = self.lrn(F.pad(a, (1, 1, 1, 1), mode="replicate"))
+        b = F.max_pool2d(a, 3, stride=2, padding=1, dilation=2, ceil_mode=True)
+        # no circular pad: torch 1.13 exports it with wrong slices (the sides swapped, end -1 for the last row)
+        b = F.avg_pool2d(F.pad(b, (2, 0, 0, 2), mode="constant", value=0.25), 3, stride=2, padding=1, ceil_mode=True,
+                         count_include_pad=False)
+        c = self.ct(F.selu(b)) + F.celu(b.mean(), 0.5)
+        d = F.interpolate(c, size=(17, 13), mode="bicubic", align_corners=True)
+        e = F.grid_sample(d, self.grid, mode="nearest", padding_mode="border", align_corners=False)
+        f = F.interpolate(e.unsqueeze(0), scale_factor=(2.0, 1.5, 1.5), mode="trilinear").squeeze(0)
+        u = F.unfold(F.softsign(f), 3, dilation=1, padding=1, stride=2)
+        return F.hardtanh(F.softplus(u, beta=2.0), -0.5, 1.5)
+
+
+class TensorOpsMix(nn.Module):
+    """Tensor ops: sort, gather/scatter along an axis, index_select, flip, roll, one_hot, embedding,
+    triu, var/std, normalize (ReduceL2), logsumexp, LogSoftmax, min with indices, floor division and
+    remainder, where, baddbmm, LayerNorm over two axes; input [1,6,20]. Outputs y (floats), y1 (the sort
+    indices, int64), y2 (the min indices, int64)."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 20)
+        self.ln = nn.LayerNorm([6, 20])
+        self.register_buffer("idx", torch.tensor([4, 0, 3, 3, 1]))
+
+    def forward(self, x):
+        v, order = x.sort(-1, descending=True)
+        g = torch.gather(x, -1, order.flip(-1)) + torch.roll(v, shifts=(2, -1), dims=(1, 2))
+        tokens = torch.remainder((x * 7).floor(), 10).long()
+        tokens = torch.where(tokens < 0, tokens + 10, tokens)
+        e = self.emb(tokens[:, 0]) + F.one_hot(torch.div(tokens[:, 1], 2, rounding_mode="floor"), 20).float()
+        s = torch.zeros_like(x).scatter(-1, order[..., :4], 1.0)
+        h = self.ln(g + s) + torch.triu(torch.ones(6, 20), diagonal=2)
+        m = torch.baddbmm(h, h[:, :, :6], h, beta=0.5, alpha=0.1)
+        w = F.normalize(m, dim=-1) * h.var(-1, keepdim=True) + h.std(1, keepdim=True)
+        w = torch.cat([w, e, torch.index_select(x, 2, self.idx).repeat(1, 1, 4)], 1)
+        lse = torch.logsumexp(w, -1, keepdim=True)
+        mn, mi = w.min(-1)
+        return F.log_softmax(w - lse, -1) + mn.unsqueeze(-1), order, mi
+
+
+def det(fn, logit_scale=30.0, **kw):
+    """A detection model whose classification logits are scaled up: with random weights the class scores
+    are all about 1/num_classes, equal to 1e-8, so which boxes survive TopK and NMS is decided by rounding
+    (PyTorch and ONNX break ties differently) and nothing passes the score threshold."""
+    keys = ("boxes", "scores", "labels", "keypoints") if fn.startswith("keypoint") else ("boxes", "scores", "labels")
+
+    def make():
+        model = getattr(tvm.detection, fn)(weights=None, weights_backbone=None, **kw)
+        with torch.no_grad():
+            for name, p in model.named_parameters():
+                if any(k in name for k in ("cls_logits", "classification_head", "cls_score")):
+                    p.mul_(logit_scale)
+        return Detections(model, keys)
+    return make
+
+
+
+def flow(fn):
+    return lambda: LastFlow(getattr(tvm.optical_flow, fn)(weights=None))
+
+
+def video(fn):
+    return lambda: getattr(tvm.video, fn)(weights=None)
+
+
+VIDEO = [("x", (1, 3, 8, 112, 112))]
+
+# Same layout as MODELS. Opsets: 16 for grid_sample (RAFT), 11 or later for detection (NMS, RoiAlign).
+EXTRA_MODELS = {
+    "alexnet": (tv("alexnet"), IMG, 13, 30, "AlexNet"),
+    "vgg16_bn": (tv("vgg16_bn"), IMG, 13, 3, "VGG with BatchNorm"),
+    "resnet101": (tv("resnet101"), IMG, 13, 5, "ResNet"),
+    "densenet201": (tv("densenet201"), IMG, 13, 5, "DenseNet (Concat)"),
+    "squeezenet1_1": (tv("squeezenet1_1"), IMG, 13, 100, "SqueezeNet (ceil-mode pooling)"),
+    "shufflenet_v2_x0_5": (tv("shufflenet_v2_x0_5"), IMG, 13, 300, "ShuffleNet V2"),
+    "mnasnet0_5": (tv("mnasnet0_5"), IMG, 13, 200, "MNASNet"),
+    "efficientnet_b3": (tv("efficientnet_b3"), [("x", (1, 3, 300, 300))], 13, 10, "EfficientNet (SiLU, SE)"),
+    "efficientnet_v2_s": (tv("efficientnet_v2_s"), [("x", (1, 3, 384, 384))], 13, 5, "EfficientNetV2 (fused MBConv)"),
+    "regnet_y_1_6gf": (tv("regnet_y_1_6gf"), IMG, 13, 20, "RegNetY (SE, grouped conv)"),
+    "convnext_small": (tv("convnext_small"), IMG, 14, 5, "ConvNeXt"),
+    "vit_b_32": (tv("vit_b_32"), IMG, 14, 10, "ViT /32"),
+    # swin_v2_t does not export with torch 1.13 (aten::zero has no ONNX symbolic).
+    "swin_s": (tv("swin_s"), IMG, 14, 3, "Swin (deeper, shifted windows)"),
+    "maxvit_t": (tv("maxvit_t"), IMG, 14, 5, "MaxViT (block/grid attention, MBConv)"),
+    "mc3_18": (video("mc3_18"), VIDEO, 13, 5, "video, mixed 3-D/2-D convolutions"),
+    "r2plus1d_18": (video("r2plus1d_18"), VIDEO, 13, 3, "video, (2+1)-D convolutions"),
+    "s3d": (video("s3d"), [("x", (1, 3, 16, 224, 224))], 13, 2, "video, S3D (separable 3-D, 3-D pooling)"),
+    "deeplabv3_resnet50": (seg("deeplabv3_resnet50"), IMG, 13, 2, "segmentation, ASPP on dilated ResNet-50"),
+    "raft_small": (flow("raft_small"), [("a", (1, 3, 128, 128)), ("b", (1, 3, 128, 128))], 16, 5,
+                   "optical flow (correlation, grid_sample)"),
+    "ssdlite320_mobilenet_v3_large": (det("ssdlite320_mobilenet_v3_large"), [("x", (1, 3, 320, 320))], 13, 20,
+                                      "detection, SSDlite (TopK, NMS)"),
+    "fasterrcnn_mobilenet_v3_large_320_fpn": (det("fasterrcnn_mobilenet_v3_large_320_fpn"),
+                                              [("x", (1, 3, 320, 320))], 13, 10,
+                                              "detection, Faster R-CNN (RoiAlign, NMS)"),
+    # RetinaNet's sigmoid scores saturate to 1.0 (all tied) at the default scale of 30.
+    "retinanet_resnet50_fpn": (det("retinanet_resnet50_fpn", logit_scale=3.0, min_size=320, max_size=320),
+                               [("x", (1, 3, 320, 320))], 13, 3, "detection, RetinaNet (TopK, NMS)"),
+    "keypointrcnn_resnet50_fpn": (det("keypointrcnn_resnet50_fpn", min_size=320, max_size=320),
+                                  [("x", (1, 3, 320, 320))], 13, 2, "detection, Keypoint R-CNN"),
+    "image_ops_mix": (ImageOpsMix, [("x", (1, 3, 40, 40))], 13, 500, "GroupNorm, PixelShuffle, bicubic, adaptive pool"),
+    "image_ops_mix2": (ImageOpsMix2, [("x", (1, 8, 23, 29))], 16, 500,
+                       "padding modes, LRN, grouped ConvTranspose, grid_sample, unfold"),
+    "tensor_ops_mix": (TensorOpsMix, [("x", (1, 6, 20))], 14, 500, "sort, gather, scatter, one_hot, triu, ..."),
+    "seq_ops_mix": (SeqOpsMix, [("x", (1, 16, 50))], 13, 500, "dilated Conv1d, einsum, cumsum, topk, argmax"),
+}
+
+
 def max_opset():
     from torch.onnx import _constants
     return getattr(_constants, "ONNX_MAX_OPSET", getattr(_constants, "onnx_main_opset", 14))
@@ -269,7 +479,7 @@ def export(name, out_root):
     if os.path.isfile(os.path.join(out, "info.json")) and os.path.isfile(os.path.join(out, "model.onnx")):
         print(f"{name}: already exported in {out}")
         return True
-    make, inputs, opset, iters, family = MODELS[name]
+    make, inputs, opset, iters, family = {**MODELS, **EXTRA_MODELS}[name]
     if opset > max_opset():
         opset = 14
     torch.manual_seed(SEED)
@@ -282,24 +492,30 @@ def export(name, out_root):
         start = time.perf_counter()
         model(*xs)
         torch_ms = (time.perf_counter() - start) * 1e3
-    if not isinstance(y, torch.Tensor):
-        raise TypeError(f"output is a {type(y).__name__}, not one tensor")
+    ys = (y,) if isinstance(y, torch.Tensor) else tuple(y)
+    if not ys or not all(isinstance(t, torch.Tensor) for t in ys):
+        raise TypeError(f"output is a {type(y).__name__}, not a tensor or a tuple of tensors")
+    out_names = ["y"] + [f"y{i}" for i in range(1, len(ys))]
     tmp = out + ".partial"
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
     onnx_path = os.path.join(tmp, "model.onnx")
     torch.onnx.export(model, xs, onnx_path, opset_version=opset, do_constant_folding=True,
-                      input_names=[n for n, _ in inputs], output_names=["y"])
+                      input_names=[n for n, _ in inputs], output_names=out_names)
     import onnx
     onnx.checker.check_model(onnx_path)
     for (n, _), x in zip(inputs, xs):
         np.save(os.path.join(tmp, f"input_{n}.npy"), x.numpy())
     if len(inputs) == 1:
         np.save(os.path.join(tmp, "input.npy"), xs[0].numpy())
-    np.save(os.path.join(tmp, "expected.npy"), y.numpy())
+    np.save(os.path.join(tmp, "expected.npy"), ys[0].numpy())
+    if len(ys) > 1:
+        for n, t in zip(out_names, ys):
+            np.save(os.path.join(tmp, f"expected_{n}.npy"), t.numpy())
     info = {"model": name, "family": family, "opset": opset, "seed": SEED, "torch": torch.__version__,
             "torchvision": torchvision.__version__, "inputs": {n: list(s) for n, s in inputs},
-            "outputs": {"y": list(y.shape)}, "niter": iters, "torch_ms_one_run": round(torch_ms, 2)}
+            "outputs": {n: list(t.shape) for n, t in zip(out_names, ys)}, "niter": iters,
+            "torch_ms_one_run": round(torch_ms, 2)}
     with open(os.path.join(tmp, "info.json"), "w") as f:
         json.dump(info, f, indent=1)
     shutil.rmtree(out, ignore_errors=True)
@@ -312,16 +528,19 @@ def export(name, out_root):
 
 def main():
     args = sys.argv[1:]
+    extra = "--extra" in args
+    args = [a for a in args if a != "--extra"]
     if args == ["--list"]:
-        print("\n".join(MODELS))
+        print("\n".join(EXTRA_MODELS if extra else MODELS))
         return 0
     if not args or args[0] in ("-h", "--help"):
         print(__doc__)
         return 0 if args else 2
-    out_root, names = args[0], args[1:] or list(MODELS)
-    unknown = [n for n in names if n not in MODELS]
+    out_root, names = args[0], args[1:] or list(EXTRA_MODELS if extra else MODELS)
+    known = {**MODELS, **EXTRA_MODELS}
+    unknown = [n for n in names if n not in known]
     if unknown:
-        print(f"export_corpus.py: unknown model(s) {', '.join(unknown)}; known: {', '.join(MODELS)}",
+        print(f"export_corpus.py: unknown model(s) {', '.join(unknown)}; known: {', '.join(known)}",
               file=sys.stderr)
         return 2
     os.makedirs(out_root, exist_ok=True)

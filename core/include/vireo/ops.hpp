@@ -107,7 +107,9 @@ NodePtr max_pool(const Output& x, const std::vector<int64_t>& strides,
                  const std::vector<int64_t>& pads_begin, const std::vector<int64_t>& pads_end,
                  const std::vector<int64_t>& kernel, const std::string& rounding_type = "floor",
                  const std::string& auto_pad = "explicit");
-/// MaxPool-8: output 0 values, output 1 indices of `index_element_type` (flat from `axis`).
+/// MaxPool-8: output 0 values, output 1 indices of `index_element_type` (flat from `axis`);
+/// MaxPool-14 when `rounding_type` is "ceil_torch" (a ceiling without a last window that would
+/// start in the end padding, as PyTorch's and ONNX's ceil_mode).
 NodePtr max_pool_with_indices(const Output& x, const std::vector<int64_t>& strides,
                               const std::vector<int64_t>& dilations,
                               const std::vector<int64_t>& pads_begin,
@@ -116,7 +118,8 @@ NodePtr max_pool_with_indices(const Output& x, const std::vector<int64_t>& strid
                               const std::string& rounding_type = "floor",
                               const std::string& auto_pad = "explicit",
                               element::Type index_element_type = element::i64, int64_t axis = 0);
-/// AvgPool-1; `exclude_pad` is the IR attribute "exclude-pad".
+/// AvgPool-1; `exclude_pad` is the IR attribute "exclude-pad". AvgPool-14 when `rounding_type`
+/// is "ceil_torch".
 NodePtr avg_pool(const Output& x, const std::vector<int64_t>& strides,
                  const std::vector<int64_t>& pads_begin, const std::vector<int64_t>& pads_end,
                  const std::vector<int64_t>& kernel, bool exclude_pad,

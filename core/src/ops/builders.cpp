@@ -188,7 +188,7 @@ NodePtr max_pool_with_indices(const Output& x, const Ints& strides, const Ints& 
     attrs.emplace("dilations", dilations);
     attrs.emplace("index_element_type", index_element_type);
     attrs.emplace("axis", axis);
-    return make_node("MaxPool", {x}, std::move(attrs), 8);
+    return make_node("MaxPool", {x}, std::move(attrs), rounding_type == "ceil_torch" ? 14 : 8);
 }
 
 NodePtr avg_pool(const Output& x, const Ints& strides, const Ints& pads_begin, const Ints& pads_end,
@@ -196,7 +196,7 @@ NodePtr avg_pool(const Output& x, const Ints& strides, const Ints& pads_begin, c
                  const std::string& auto_pad) {
     auto attrs = pool_attrs(strides, pads_begin, pads_end, kernel, rounding_type, auto_pad);
     attrs.emplace("exclude-pad", exclude_pad);
-    return make_node("AvgPool", {x}, std::move(attrs), 1);
+    return make_node("AvgPool", {x}, std::move(attrs), rounding_type == "ceil_torch" ? 14 : 1);
 }
 
 // ---- Reductions ----

@@ -252,7 +252,7 @@ PartialShape numpy_broadcast(const Node& node, const std::vector<PartialShape>& 
 // ---- Windows ----
 
 Dimension window_output_dim(const Node& node, const WindowAxis& w, const std::string& auto_pad,
-                            bool ceil_mode) {
+                            WindowRounding rounding) {
     // Bounded so that the arithmetic below cannot overflow (pads of INT64_MAX gave garbage
     // dimensions through signed overflow); negative pads are not part of these ops.
     constexpr int64_t kMaxWindowValue = INT32_MAX;
@@ -278,10 +278,14 @@ Dimension window_output_dim(const Node& node, const WindowAxis& w, const std::st
             throw_error<InvalidArgument>(node.describe(), ": input size ", in, " plus pads ", pads,
                                          " overflows");
         if (padded < dilated) return std::nullopt;
-        // OpenVINO's "ceil" is a plain ceiling (it does not drop a last window that starts in the
-        // end padding; that is opset14's "ceil_torch").
-        return ceil_mode ? (padded - dilated + w.stride - 1) / w.stride + 1
-                         : (padded - dilated) / w.stride + 1;
+        // OpenVINO's "ceil" is a plain ceiling; "ceil_torch" drops a last window that would start
+        // in the end padding (PyTorch's ceil_mode: k 4, s 3, pads 2+2 on 13 give 5, not 6).
+        if (rounding == WindowRounding::kFloor) return (padded - dilated) / w.stride + 1;
+        int64_t out = (padded - dilated + w.stride - 1) / w.stride + 1;
+        if (rounding == WindowRounding::kCeilTorch && out > 1 &&
+            (out - 1) * w.stride >= in + w.pad_begin)
+            --out;
+        return out;
     };
     if (w.input.is_static()) {
         auto out = out_for(w.input.get_length());

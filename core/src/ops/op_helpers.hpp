@@ -112,10 +112,14 @@ struct WindowAxis {
     int64_t pad_begin = 0;
     int64_t pad_end = 0;
 };
+/// How a pooling window count is rounded: down; up (OpenVINO's "ceil", a plain ceiling); or up
+/// without a last window that would start in the end padding (opset14's "ceil_torch", PyTorch's
+/// and ONNX's ceil_mode).
+enum class WindowRounding { kFloor, kCeil, kCeilTorch };
 /// Output size of one spatial axis under `auto_pad` ("explicit"/"notset", "valid", "same_upper",
-/// "same_lower"), with floor (default) or ceil rounding (`ceil_mode`, pooling only).
+/// "same_lower"), rounded as `rounding` says (anything but floor is for pooling only).
 Dimension window_output_dim(const Node& node, const WindowAxis& axis, const std::string& auto_pad,
-                            bool ceil_mode = false);
+                            WindowRounding rounding = WindowRounding::kFloor);
 /// Checks an int-list attribute has `count` entries (or is empty when `allow_empty`), naming it.
 void check_attr_length(const Node& node, const std::vector<int64_t>& values, size_t count,
                        const char* attr, bool allow_empty = false);

@@ -1,5 +1,6 @@
-// Defines the pooling ops: MaxPool-1, MaxPool-8 (values and indices outputs, dilations, axis) and
-// AvgPool-1 (whose IR attribute is spelled "exclude-pad").
+// Defines the pooling ops: MaxPool-1, MaxPool-8 (values and indices outputs, dilations, axis),
+// AvgPool-1 (whose IR attribute is spelled "exclude-pad"), and MaxPool-14 / AvgPool-14 (as v8 / v1,
+// with rounding_type "ceil_torch" too).
 #include "ops/op_helpers.hpp"
 
 namespace vireo::ops_impl {
@@ -26,13 +27,16 @@ PartialShape pooled_shape(const Node& node, const Inputs& in, bool has_dilations
         computed ? std::vector<int64_t>(spatial, 0) : int_list_or(node, "pads_end", spatial, 0);
     const auto dilations = has_dilations ? int_list_or(node, "dilations", spatial, 1)
                                          : std::vector<int64_t>(spatial, 1);
-    const bool ceil_mode = node.get_attribute<std::string>("rounding_type") == "ceil";
+    const std::string& rounding_type = node.get_attribute<std::string>("rounding_type");
+    const WindowRounding rounding = rounding_type == "ceil"         ? WindowRounding::kCeil
+                                    : rounding_type == "ceil_torch" ? WindowRounding::kCeilTorch
+                                                                    : WindowRounding::kFloor;
     if (!in[0].shape.rank_is_static()) return PartialShape::dynamic();
     PartialShape out{in[0].shape[0], in[0].shape[1]};
     for (size_t i = 0; i < spatial; ++i) {
         WindowAxis w{in[0].shape[2 + i], kernel[i],     strides[i],
                      dilations[i],       pads_begin[i], pads_end[i]};
-        out.push_back(window_output_dim(node, w, auto_pad, ceil_mode));
+        out.push_back(window_output_dim(node, w, auto_pad, rounding));
     }
     return out;
 }
@@ -56,28 +60,33 @@ Outputs infer_avg_pool(const Node& node, const Inputs& in) {
     return {{in[0].type, pooled_shape(node, in, false)}};
 }
 
-std::vector<AttrSpec> pool_attrs() {
-    return {
-        required_attr("strides", AttrType::kIntList),
-        required_attr("pads_begin", AttrType::kIntList),
-        required_attr("pads_end", AttrType::kIntList),
-        required_attr("kernel", AttrType::kIntList),
-        optional_attr("rounding_type", AttrType::kString, std::string("floor"), {"floor", "ceil"}),
-        optional_attr("auto_pad", AttrType::kString, std::string("explicit"), kAutoPad)};
+std::vector<AttrSpec> pool_attrs(bool ceil_torch = false) {
+    std::vector<std::string> roundings{"floor", "ceil"};
+    if (ceil_torch) roundings.emplace_back("ceil_torch");
+    return {required_attr("strides", AttrType::kIntList),
+            required_attr("pads_begin", AttrType::kIntList),
+            required_attr("pads_end", AttrType::kIntList),
+            required_attr("kernel", AttrType::kIntList),
+            optional_attr("rounding_type", AttrType::kString, std::string("floor"), roundings),
+            optional_attr("auto_pad", AttrType::kString, std::string("explicit"), kAutoPad)};
 }
 
 }  // namespace
 
 void register_pooling_ops(OpRegistry& r) {
     r.add(OpDef{"MaxPool", 1, "", 1, 1, pool_attrs(), infer_max_pool_1, {}});
-    auto v8 = pool_attrs();
-    v8.push_back(optional_attr("dilations", AttrType::kIntList, std::vector<int64_t>{}));
-    v8.push_back(optional_attr("index_element_type", AttrType::kElementType, element::i64));
-    v8.push_back(optional_attr("axis", AttrType::kInt, int64_t{0}));
-    r.add(OpDef{"MaxPool", 8, "", 1, 1, std::move(v8), infer_max_pool_8, {}});
-    auto avg = pool_attrs();
-    avg.push_back(required_attr("exclude-pad", AttrType::kBool));
-    r.add(OpDef{"AvgPool", 1, "", 1, 1, std::move(avg), infer_avg_pool, {}});
+    for (int64_t version : {8, 14}) {
+        auto attrs = pool_attrs(version == 14);
+        attrs.push_back(optional_attr("dilations", AttrType::kIntList, std::vector<int64_t>{}));
+        attrs.push_back(optional_attr("index_element_type", AttrType::kElementType, element::i64));
+        attrs.push_back(optional_attr("axis", AttrType::kInt, int64_t{0}));
+        r.add(OpDef{"MaxPool", version, "", 1, 1, std::move(attrs), infer_max_pool_8, {}});
+    }
+    for (int64_t version : {1, 14}) {
+        auto attrs = pool_attrs(version == 14);
+        attrs.push_back(required_attr("exclude-pad", AttrType::kBool));
+        r.add(OpDef{"AvgPool", version, "", 1, 1, std::move(attrs), infer_avg_pool, {}});
+    }
 }
 
 }  // namespace vireo::ops_impl

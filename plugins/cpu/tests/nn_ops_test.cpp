@@ -70,6 +70,33 @@ TEST(NnOps, SplitsAlongAnyAxisIncludingChannelsLast) {
     EXPECT_EQ(split_ref + variadic_ref, 0u);
 }
 
+// Pooling with "ceil_torch" rounding (MaxPool-14, AvgPool-14; what ONNX's ceil_mode becomes): the
+// output is a window shorter than a plain ceiling's on these sizes, and oneDNN runs it with the
+// right padding that reproduces that size, in NCHW and after a convolution (channels-last).
+TEST(NnOps, CeilTorchPoolingOnOneDnn) {
+    for (bool after_conv : {false, true}) {
+        for (const std::string type : {"MaxPool", "AvgPool"}) {
+            SCOPED_TRACE(type + (after_conv ? " after a convolution" : " on the input"));
+            auto x = op::parameter(element::f32, {1, 4, 13, 16}, "x");
+            Output in = x;
+            if (after_conv)
+                in = op::convolution(x, nn_constant({4, 4, 1, 1}, 3), {1, 1}, {0, 0}, {0, 0},
+                                     {1, 1});
+            const std::vector<int64_t> s{3, 3}, p{2, 2}, k{4, 4};
+            NodePtr pool = type == "MaxPool"
+                               ? op::max_pool_with_indices(in, s, {1, 1}, p, p, k, "ceil_torch")
+                               : op::avg_pool(in, s, p, p, k, true, "ceil_torch");
+            // 13 -> 5 (a plain ceiling: 6), 16 -> 6.
+            ASSERT_EQ(pool->get_output_shape(0), (Shape{1, 4, 5, 6}));
+            auto model = nn_model({op::relu(pool->output(0))}, {x});
+            expect_matches_template(model, 1e-5, 1e-5);
+            const auto [rows, reference] = rows_and_reference(model, type);
+            EXPECT_EQ(rows, 1u);
+            EXPECT_EQ(reference, 0u);
+        }
+    }
+}
+
 TEST(NnOps, ConvTransposeWithStridesPadsOutputPaddingAndBias) {
     struct Case {
         std::vector<int64_t> strides, pads_begin, pads_end, dilations, output_padding;

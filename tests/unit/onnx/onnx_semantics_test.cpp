@@ -207,6 +207,82 @@ TEST(OnnxResize, UnsupportedResize18AttributesAreRefusedByName) {
     }
 }
 
+// Flatten of a tensor whose leading axes hold no elements keeps the trailing product: a detector's
+// boxes after a score threshold are [0, 1, 4], and Flatten(axis 1) must give [0, 4] (RetinaNet's
+// box decoding then reshaped [0, 4, 1] to it); inferring -1 from zero elements gave [0, 0]. Shapes
+// reach the reader as -1, so the dimensions are known only at run time.
+TEST(OnnxSemantics, FlattenOfAnEmptyTensorKeepsTheTrailingProduct) {
+    struct Case {
+        Shape in;
+        int64_t axis;
+        Shape out;
+    };
+    const std::vector<Case> cases{
+        {{0, 1, 4}, 1, {0, 4}},  {{2, 0, 4}, 2, {0, 4}}, {{2, 0, 4}, 1, {2, 0}},
+        {{0, 3, 4}, 3, {0, 1}},  {{0, 3, 4}, 0, {1, 0}}, {{2, 3, 4}, -1, {6, 4}},
+        {{2, 3, 4}, 1, {2, 12}},
+    };
+    Core core;
+    for (const auto& c : cases) {
+        OnnxBuilder b(13);
+        b.input("x", kF32, {-1, -1, -1}).output("y", kF32, {-1, -1});
+        int_attribute(b.node("Flatten", {"x"}, {"y"}, "flatten"), "axis", c.axis);
+        std::ostringstream what;
+        what << "Flatten axis " << c.axis << " of " << c.in;
+        auto request = core.compile_model(core.read_model(b.bytes(), Tensor()), "TEMPLATE")
+                           .create_infer_request();
+        std::vector<float> data(shape_size(c.in));
+        std::iota(data.begin(), data.end(), 1.f);
+        request.set_tensor("x", f32(c.in, data));
+        request.infer();
+        const Tensor y = request.get_tensor("y");
+        ASSERT_EQ(y.get_shape(), c.out) << what.str();
+        for (size_t i = 0; i < data.size(); ++i)
+            EXPECT_EQ(y.data<float>()[i], data[i]) << what.str() << " i=" << i;
+    }
+}
+
+// ceil_mode as PyTorch computes it and ONNX's pooling text states: a last window that would start
+// in the end padding is dropped. 13 elements 0..12, kernel 4, stride 3, pads 2+2:
+// windows start at -2, 1, 4, 7, 10 (a sixth would start at 13); a plain ceiling gave 6 outputs
+// where torch.nn.functional.max_pool1d / avg_pool1d give 5.
+TEST(OnnxSemantics, PoolingCeilModeDropsAWindowStartingInTheEndPadding) {
+    struct Case {
+        std::string op;
+        int64_t count_include_pad;
+        std::vector<float> expected;
+    };
+    const std::vector<Case> cases{
+        {"MaxPool", 0, {1, 4, 7, 10, 12}},
+        {"AveragePool", 0, {0.5f, 2.5f, 5.5f, 8.5f, 11.f}},
+        // With the padding counted every window holds 4 taps: [-2, 2) two of them padding,
+        // [10, 14) one (13 is inside the 2 end pads).
+        {"AveragePool", 1, {0.25f, 2.5f, 5.5f, 8.5f, 33.f / 4}},
+    };
+    std::vector<float> data(13);
+    std::iota(data.begin(), data.end(), 0.f);
+    Core core;
+    for (const auto& c : cases) {
+        OnnxBuilder b(13);
+        b.input("x", kF32, {1, 1, 13}).output("y", kF32, {1, 1, -1});
+        auto& node = b.node(c.op, {"x"}, {"y"}, "pool");
+        ints_attribute(node, "kernel_shape", {4});
+        ints_attribute(node, "strides", {3});
+        ints_attribute(node, "pads", {2, 2});
+        int_attribute(node, "ceil_mode", 1);
+        if (c.op == "AveragePool") int_attribute(node, "count_include_pad", c.count_include_pad);
+        const std::string what = c.op + " count_include_pad " + std::to_string(c.count_include_pad);
+        auto request = core.compile_model(core.read_model(b.bytes(), Tensor()), "TEMPLATE")
+                           .create_infer_request();
+        request.set_tensor("x", f32({1, 1, 13}, data));
+        request.infer();
+        const Tensor y = request.get_tensor("y");
+        ASSERT_EQ(y.get_shape(), (Shape{1, 1, 5})) << what;
+        for (size_t i = 0; i < c.expected.size(); ++i)
+            EXPECT_FLOAT_EQ(y.data<float>()[i], c.expected[i]) << what << " i=" << i;
+    }
+}
+
 onnx::NodeProto& bool_constant(OnnxBuilder& b, const std::string& output, bool value) {
     auto& node = b.node("Constant", {}, {output}, output + "_node");
     auto* a = node.add_attribute();

@@ -19,6 +19,33 @@ TEST(MaxPool, FloorAndCeilRounding) {
               "[2,4,4,4]");
 }
 
+// "ceil_torch" (MaxPool-14, AvgPool-14; ONNX's and PyTorch's ceil_mode) drops a last window that
+// would start in the end padding: kernel 4, stride 3, pads 2+2 on 13 give ceil(13 / 3) + 1 = 6
+// windows, the sixth starting at 5 * 3 = 15 = 13 + 2, inside the end padding, so 5. Where the last
+// window starts inside the input both ceilings agree.
+TEST(MaxPool, CeilTorchDropsAWindowStartingInTheEndPadding) {
+    EXPECT_EQ(shape_of(op::max_pool_with_indices(param("1,2,13"), {3}, {1}, {2}, {2}, {4}, "ceil")),
+              "[1,2,6]");
+    const auto torch =
+        op::max_pool_with_indices(param("1,2,13"), {3}, {1}, {2}, {2}, {4}, "ceil_torch");
+    EXPECT_EQ(torch->get_version(), 14);
+    EXPECT_EQ(shape_of(torch), "[1,2,5]");
+    EXPECT_EQ(shape_of(op::avg_pool(param("1,2,13,13"), {3, 3}, {2, 2}, {2, 2}, {4, 4}, true,
+                                    "ceil_torch")),
+              "[1,2,5,5]");
+    // 8 - 3 with stride 2, no pads: the fourth window starts at 6 < 8, kept by both.
+    EXPECT_EQ(shape_of(op::avg_pool(param("1,3,8,8"), {2, 2}, {0, 0}, {0, 0}, {3, 3}, false,
+                                    "ceil_torch")),
+              "[1,3,4,4]");
+    // Dynamic input: each bound rounded the same way (13 -> 5, 16 -> 6).
+    EXPECT_EQ(shape_of(op::max_pool_with_indices(param("1,2,13..16"), {3}, {1}, {2}, {2}, {4},
+                                                 "ceil_torch")),
+              "[1,2,5..6]");
+    // MaxPool-1 and -8 and AvgPool-1 keep OpenVINO's two roundings.
+    expect_invalid([] { op::max_pool(param("1,2,13"), {3}, {2}, {2}, {4}, "ceil_torch"); },
+                   {"MaxPool", "rounding_type", "ceil_torch"});
+}
+
 TEST(MaxPool, AutoPadIgnoresPadsAttributes) {
     // same_upper: ceil(5 / 2) = 3; valid: (5 - 3) / 2 + 1 = 2
     EXPECT_EQ(shape_of(op::max_pool(param("1,1,5,5"), {2, 2}, {9, 9}, {9, 9}, {3, 3}, "floor",

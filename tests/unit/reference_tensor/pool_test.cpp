@@ -45,6 +45,26 @@ TEST(MaxPoolKernel, CeilRoundingAddsAPartialWindow) {
     EXPECT_EQ(values_of(run(ceil_node, {xt})[0]), (std::vector<double>{5, 4, 3}));
 }
 
+TEST(MaxPoolKernel, CeilTorchRoundingRunsTheWindowsItKeeps) {
+    // 1-D, 13 elements 0..12, kernel 4 stride 3 pads 2+2: windows start at -2, 1, 4, 7, 10 (a
+    // sixth would start at 13, in the end padding, and is dropped). Max of each: 1, 4, 7, 10, 12;
+    // averages without the padding: (0+1)/2, (1+2+3+4)/4, ..., (10+11+12)/3.
+    std::vector<float> x(13);
+    for (int i = 0; i < 13; ++i) x[i] = static_cast<float>(i);
+    const auto xt = make_tensor(element::f32, {1, 1, 13}, x);
+    Attrs attrs = pool_attrs({4}, {3}, {2}, {2}, "ceil_torch");
+    attrs["dilations"] = Ints{1};
+    auto max_node = make_node("MaxPool", {param(element::f32, {1, 1, 13})}, attrs, 14);
+    const auto out = run(max_node, {xt});
+    EXPECT_EQ(out[0].get_shape(), (Shape{1, 1, 5}));
+    EXPECT_EQ(values_of(out[0]), (std::vector<double>{1, 4, 7, 10, 12}));
+    EXPECT_EQ(values_of(out[1]), (std::vector<double>{1, 4, 7, 10, 12}));
+    Attrs avg = pool_attrs({4}, {3}, {2}, {2}, "ceil_torch");
+    avg["exclude-pad"] = true;
+    auto avg_node = make_node("AvgPool", {param(element::f32, {1, 1, 13})}, avg, 14);
+    EXPECT_EQ(values_of(run(avg_node, {xt})[0]), (std::vector<double>{0.5, 2.5, 5.5, 8.5, 11}));
+}
+
 TEST(MaxPoolKernel, IndicesFollowTheAxisAttribute) {
     // Two channels of 2x3; kernel 2x2 stride 1 -> 1x2 outputs per channel.
     const std::vector<float> x{

@@ -173,10 +173,13 @@ Output column_major_spatial_index(const Output& row_major, const Output& x, size
     return result;
 }
 
+// ONNX's ceil_mode is PyTorch's (ONNX's MaxPool/AveragePool text: "sliding windows that would start
+// in the right padded region are ignored"): a last window that would start in the end padding is
+// dropped, which is opset14's "ceil_torch".
 OutputVector max_pool(const NodeContext& ctx) {
     const Output& x = ctx.input(0);
     const Window win = window(ctx, spatial_rank(ctx, x));
-    const std::string rounding = ctx.attr_int("ceil_mode", 0) ? "ceil" : "floor";
+    const std::string rounding = ctx.attr_int("ceil_mode", 0) ? "ceil_torch" : "floor";
     auto pool =
         op::max_pool_with_indices(x, win.strides, win.dilations, win.pads_begin, win.pads_end,
                                   win.kernel, rounding, win.auto_pad, element::i64, 0);
@@ -226,7 +229,7 @@ OutputVector average_pool(const NodeContext& ctx) {
     const Output& x = ctx.input(0);
     const Window win = window(ctx, spatial_rank(ctx, x));
     const bool exclude_pad = ctx.attr_int("count_include_pad", 0) == 0;
-    const std::string rounding = ctx.attr_int("ceil_mode", 0) ? "ceil" : "floor";
+    const std::string rounding = ctx.attr_int("ceil_mode", 0) ? "ceil_torch" : "floor";
     for (int64_t d : win.dilations)
         if (d != 1) ctx.unsupported("dilated average pooling is not supported");
     return one(op::avg_pool(x, win.strides, win.pads_begin, win.pads_end, win.kernel, exclude_pad,

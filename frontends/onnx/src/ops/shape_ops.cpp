@@ -20,10 +20,13 @@ OutputVector flatten(const NodeContext& ctx) {
     int64_t axis = ctx.attr_int("axis", 1);
     if (axis < -rank || axis > rank) ctx.fail("axis ", axis, " is out of range for rank ", rank);
     if (axis < 0) axis += rank;
-    if (axis == 0) return one(op::reshape(x, ints({1, -1}), false));
-    Output outer = op::reduce("ReduceProd", dims(x, 0, axis), ints({0}), true);
-    Output inner = axis == rank ? ints({1}) : ints({-1});
-    return one(op::reshape(x, op::concat({outer, inner}, 0), false));
+    // Both sides are computed products, never -1: with an empty outer part (detections after a
+    // score threshold, [0, 1, 4] with axis 1) -1 cannot be inferred and would give [0, 0].
+    auto product_of = [&](int64_t from, int64_t to) {
+        return from == to ? ints({1})
+                          : op::reduce("ReduceProd", dims(x, from, to), ints({0}), true);
+    };
+    return one(op::reshape(x, op::concat({product_of(0, axis), product_of(axis, rank)}, 0), false));
 }
 
 OutputVector transpose(const NodeContext& ctx) {
