@@ -83,14 +83,14 @@ void resize(Current& cur, const PreprocessStep& step, const Target& target,
     switch (step.algorithm) {
         case ResizeAlgorithm::kNearest:
             attrs.mode = "nearest";
+            attrs.coordinate_transformation_mode = "asymmetric";
             attrs.nearest_mode = "floor";
             break;
         case ResizeAlgorithm::kLinear:
             attrs.mode = "linear_onnx";
             break;
         case ResizeAlgorithm::kCubic:
-            attrs.mode = "cubic";
-            attrs.cube_coeff = -0.75;
+            attrs.mode = "cubic";  // the attributes' defaults: half_pixel, cube_coeff -0.75
             break;
         case ResizeAlgorithm::kBilinearPillow:
             attrs.mode = "bilinear_pillow";
@@ -103,8 +103,6 @@ void resize(Current& cur, const PreprocessStep& step, const Target& target,
             throw_error<InvalidArgument>(what, ": resize: unknown algorithm ",
                                          static_cast<int>(step.algorithm));
     }
-    attrs.coordinate_transformation_mode =
-        step.algorithm == ResizeAlgorithm::kNearest ? "asymmetric" : "half_pixel";
     attrs.shape_calculation_mode = "sizes";
     cur.output =
         op::interpolate(cur.output, op::int64_vector({size.first, size.second}), attrs,
