@@ -75,14 +75,14 @@ std::vector<AttrSpec> pool_attrs(bool ceil_torch = false) {
 
 void register_pooling_ops(OpRegistry& r) {
     r.add(OpDef{"MaxPool", 1, "", 1, 1, pool_attrs(), infer_max_pool_1, {}});
-    for (int64_t version : {8, 14}) {
+    for (int version : {8, 14}) {
         auto attrs = pool_attrs(version == 14);
         attrs.push_back(optional_attr("dilations", AttrType::kIntList, std::vector<int64_t>{}));
         attrs.push_back(optional_attr("index_element_type", AttrType::kElementType, element::i64));
         attrs.push_back(optional_attr("axis", AttrType::kInt, int64_t{0}));
         r.add(OpDef{"MaxPool", version, "", 1, 1, std::move(attrs), infer_max_pool_8, {}});
     }
-    for (int64_t version : {1, 14}) {
+    for (int version : {1, 14}) {
         auto attrs = pool_attrs(version == 14);
         attrs.push_back(required_attr("exclude-pad", AttrType::kBool));
         r.add(OpDef{"AvgPool", version, "", 1, 1, std::move(attrs), infer_avg_pool, {}});
