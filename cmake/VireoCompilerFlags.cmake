@@ -1,5 +1,10 @@
 # Warning flags and sanitizer options shared by every target of the build.
 add_compile_options(-Wall -Wextra -Wno-unused-parameter)
+# Clang refuses a narrowing conversion in braced initialisation; GCC only warns. Making it an error
+# for GCC too keeps the plain build from accepting code the clang fuzz build then rejects.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  add_compile_options(-Werror=narrowing)
+endif()
 # GCC 12 reports false positives for std::string concatenation at -O2/-O3 (GCC bug 105329).
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
   add_compile_options(-Wno-restrict -Wno-array-bounds -Wno-stringop-overflow)
