@@ -1,14 +1,17 @@
 // Implements NonMaxSuppression-9 (hard and soft NMS, corner and center box encodings).
 //
 // Per batch and class: repeatedly take the remaining box of highest (current) score, ties to the
-// lower box index; stop when its score is below score_threshold or max_output_boxes_per_class are
-// taken; every other remaining box whose IoU with it exceeds iou_threshold is dropped, the rest
-// keep their score (soft_nms_sigma = 0) or have it scaled by exp(-0.5 * iou^2 / sigma). Boxes of
-// zero area overlap nothing. Rows are ordered by batch, class and selection order, or (with
-// sort_result_descending) by score descending across everything, ties in that order. Rows past
-// the selected count are -1; valid_outputs holds the count. Arithmetic is in double.
+// lower box index (hard NMS visits the boxes once in that order instead: the same selection); stop
+// when its score is below score_threshold or max_output_boxes_per_class are taken; every other
+// remaining box whose IoU with it exceeds iou_threshold is dropped, the rest keep their score
+// (soft_nms_sigma = 0) or have it scaled by exp(-0.5 * iou^2 / sigma). Boxes of zero area overlap
+// nothing. Rows are ordered by batch, class and selection order, or (with sort_result_descending)
+// by score descending across everything, ties in that order. Rows past the selected count are -1;
+// valid_outputs holds the count. Arithmetic is in double.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <unordered_map>
 
 #include "math_common.hpp"
 #include "tensor_common.hpp"
@@ -51,6 +54,89 @@ double scalar_real(const std::vector<Tensor>& in, size_t i, const std::string& w
         throw_error<InvalidArgument>(who, ": ", what, " must hold one value, got ", v.size());
     return v[0];
 }
+
+// The boxes hard NMS has kept so far, and the question whether any of them overlaps a candidate
+// by more than the threshold. With a threshold of at least 0 only boxes that intersect the
+// candidate can suppress it, so the kept boxes are bucketed by the cell of their min corner on a
+// grid whose cells are as large as the largest candidate box: a candidate is compared with the
+// kept boxes of the cells a box intersecting it can start in (from one cell before its min
+// corner's to its max corner's, with a cell of margin), not with every kept box. Boxes of a batched
+// NMS, offset per class so that classes never overlap, then meet only their own class. Otherwise (a
+// negative or NaN threshold, coordinates that are not finite or far beyond the cell size) every
+// kept box.
+class KeptBoxes {
+  public:
+    KeptBoxes(const std::vector<Box>& boxes, const std::vector<size_t>& candidates,
+              double threshold)
+        : m_boxes(boxes) {
+        if (!(threshold >= 0) || candidates.empty()) return;
+        double height = 0, width = 0;
+        for (size_t i : candidates) {
+            const Box& b = boxes[i];
+            for (double v : {b.ymin, b.xmin, b.ymax, b.xmax})
+                if (!std::isfinite(v)) return;
+            height = std::max(height, b.ymax - b.ymin);
+            width = std::max(width, b.xmax - b.xmin);
+        }
+        m_cell_h = height > 0 ? height : 1.0;
+        m_cell_w = width > 0 ? width : 1.0;
+        for (size_t i : candidates) {
+            const Box& b = boxes[i];
+            for (double v :
+                 {b.ymin / m_cell_h, b.xmin / m_cell_w, b.ymax / m_cell_h, b.xmax / m_cell_w})
+                if (std::fabs(v) > kMaxCell) return;
+        }
+        m_grid = true;
+    }
+
+    size_t size() const { return m_count; }
+
+    bool suppresses(size_t candidate, double threshold) const {
+        const Box& c = m_boxes[candidate];
+        auto any_of = [&](const std::vector<size_t>& kept) {
+            for (size_t j : kept)
+                if (iou(m_boxes[j], c) > threshold) return true;
+            return false;
+        };
+        if (!m_grid) return any_of(m_all);
+        // One cell more on each side than the geometry needs: a division rounded at a cell
+        // boundary cannot hide a kept box.
+        const int64_t y0 = cell(c.ymin, m_cell_h) - 2, y1 = cell(c.ymax, m_cell_h) + 1;
+        const int64_t x0 = cell(c.xmin, m_cell_w) - 2, x1 = cell(c.xmax, m_cell_w) + 1;
+        for (int64_t y = y0; y <= y1; ++y)
+            for (int64_t x = x0; x <= x1; ++x) {
+                const auto it = m_cells.find(key(y, x));
+                if (it != m_cells.end() && any_of(it->second)) return true;
+            }
+        return false;
+    }
+
+    void add(size_t i) {
+        ++m_count;
+        if (!m_grid) {
+            m_all.push_back(i);
+            return;
+        }
+        const Box& b = m_boxes[i];
+        m_cells[key(cell(b.ymin, m_cell_h), cell(b.xmin, m_cell_w))].push_back(i);
+    }
+
+  private:
+    static constexpr double kMaxCell = 1e9;  // cell indices stay far inside int64 and key()
+    static int64_t cell(double v, double size) {
+        return static_cast<int64_t>(std::floor(v / size));
+    }
+    static uint64_t key(int64_t y, int64_t x) {
+        return (static_cast<uint64_t>(y) << 32) ^ static_cast<uint64_t>(x & 0xffffffff);
+    }
+
+    const std::vector<Box>& m_boxes;
+    bool m_grid = false;
+    double m_cell_h = 1, m_cell_w = 1;
+    size_t m_count = 0;
+    std::vector<size_t> m_all;
+    std::unordered_map<uint64_t, std::vector<size_t>> m_cells;
+};
 
 struct Selected {
     size_t batch, cls, box;
@@ -97,6 +183,27 @@ std::unique_ptr<Kernel> make_nms(const Node& node) {
                 }
             }
             for (size_t k = 0; k < classes; ++k) {
+                const double* class_scores = scores.data() + (b * classes + k) * num;
+                if (sigma <= 0) {
+                    // Hard NMS: scores never change, so the greedy loop is the same as visiting
+                    // the boxes at or above the threshold once, by score (ties: lower index), and
+                    // keeping each that overlaps no box kept before it. Each box is compared with
+                    // the kept boxes only: O(candidates x kept) instead of O(boxes x kept).
+                    std::vector<size_t> order;
+                    for (size_t i = 0; i < num; ++i)
+                        if (class_scores[i] >= score_threshold) order.push_back(i);
+                    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+                        return class_scores[x] > class_scores[y];
+                    });
+                    KeptBoxes kept(boxes, order, iou_threshold);
+                    for (size_t i : order) {
+                        if (static_cast<int64_t>(kept.size()) >= max_boxes) break;
+                        if (kept.suppresses(i, iou_threshold)) continue;
+                        kept.add(i);
+                        selected.push_back({b, k, i, class_scores[i]});
+                    }
+                    continue;
+                }
                 std::vector<double> current(
                     scores.begin() + static_cast<std::ptrdiff_t>((b * classes + k) * num),
                     scores.begin() + static_cast<std::ptrdiff_t>((b * classes + k + 1) * num));
