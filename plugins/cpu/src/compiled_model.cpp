@@ -68,8 +68,14 @@ CompiledModel::CompiledModel(std::shared_ptr<Model> model, std::shared_ptr<const
         sdk::ro(reference_ops.name(), [reference](const std::string&) { return Any(reference); }));
     m_properties = std::make_unique<sdk::PropertyTable>(kDeviceName, std::move(specs),
                                                         /*plugin_table=*/false);
+    for (size_t s = 0; s < m_graph->steps.size(); ++s)
+        if (m_graph->steps[s].kind == StepKind::kRegion)
+            m_region_stats[s].reset(new StepStats[m_graph->steps[s].bodies.at(0)->steps.size()]);
+    // Compiled again per set of input shapes: a graph that is dynamic through its inputs (with
+    // static inputs it is dynamic through values, and compiling it again changes nothing).
     if (m_graph->dynamic && m_graph->variables.empty()) {
-        m_specializable = true;
+        for (const auto& parameter : m_model->get_parameters())
+            m_specializable |= !parameter->get_output_partial_shape(0).is_static();
         for (const auto& step : m_graph->steps)
             if (step.kind == StepKind::kSubgraph) m_specializable = false;
     }
@@ -96,7 +102,9 @@ std::shared_ptr<const Graph> CompiledModel::graph_for(
         reference::fold_model_constants(*copy);  // shapes computed from shapes become static
         const OmpTeamScope team(m_config.omp_threads_per_stream());
         graph = compile_graph(std::move(copy), nullptr, m_config.resolved_precision());
-        if (graph->dynamic) graph = nullptr;
+        // Still dynamic (value-dependent shapes): worth keeping when its static region now
+        // runs on oneDNN, otherwise the generic graph does as well.
+        if (graph->dynamic && !graph->has_region) graph = nullptr;
     } catch (const Exception&) {
         graph = nullptr;  // the reference graph runs these shapes and reports what is wrong
     }
@@ -161,20 +169,40 @@ Any CompiledModel::get_property(const std::string& name) const {
     return m_properties->get(name);
 }
 
-void CompiledModel::record_step_times(const std::vector<StepTiming>& timings) const {
+namespace {
+
+template <typename Stats>
+void add_times(Stats* stats, const std::vector<StepTiming>& timings) {
     for (size_t s = 0; s < timings.size(); ++s) {
         if (!timings[s].executed) continue;
-        m_step_stats[s].total_us.fetch_add(static_cast<uint64_t>(timings[s].real.count()),
-                                           std::memory_order_relaxed);
-        m_step_stats[s].runs.fetch_add(1, std::memory_order_relaxed);
+        stats[s].total_us.fetch_add(static_cast<uint64_t>(timings[s].real.count()),
+                                    std::memory_order_relaxed);
+        stats[s].runs.fetch_add(1, std::memory_order_relaxed);
     }
 }
 
-double CompiledModel::average_step_time(size_t s) const {
-    const uint64_t runs = m_step_stats[s].runs.load(std::memory_order_relaxed);
+template <typename Stats>
+double average_of(const Stats& stats) {
+    const uint64_t runs = stats.runs.load(std::memory_order_relaxed);
     if (runs == 0) return -1;
-    return static_cast<double>(m_step_stats[s].total_us.load(std::memory_order_relaxed)) /
+    return static_cast<double>(stats.total_us.load(std::memory_order_relaxed)) /
            static_cast<double>(runs);
+}
+
+}  // namespace
+
+void CompiledModel::record_step_times(const std::vector<StepTiming>& timings) const {
+    add_times(m_step_stats.get(), timings);
+    for (const auto& [s, stats] : m_region_stats)
+        if (s < timings.size() && timings[s].executed) add_times(stats.get(), timings[s].inner);
+}
+
+double CompiledModel::average_step_time(size_t s) const {
+    return average_of(m_step_stats[s]);
+}
+
+double CompiledModel::average_step_time(size_t s, size_t inner) const {
+    return average_of(m_region_stats.at(s)[inner]);
 }
 
 std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
@@ -183,10 +211,34 @@ std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
     // (outputLayouts of the producer differs from what they read).
     const Graph& g = *m_graph;
     std::map<const Node*, size_t> step_of;
-    for (size_t s = 0; s < g.steps.size(); ++s)
-        for (const auto& n : g.steps[s].fused) step_of[n.get()] = s;
     std::set<const Node*> views;
     for (const auto& n : g.views) views.insert(n.get());
+    // A static region's ops keep their own nodes, each described by the region's step that
+    // computes it (or as a view).
+    struct InRegion {
+        size_t step;   // the kRegion step
+        size_t inner;  // the region's step computing the op; SIZE_MAX: none (a view)
+    };
+    std::map<const Node*, InRegion> in_region;
+    for (size_t s = 0; s < g.steps.size(); ++s) {
+        const Step& step = g.steps[s];
+        if (step.kind != StepKind::kRegion) {
+            for (const auto& n : step.fused) step_of[n.get()] = s;
+            continue;
+        }
+        const Graph& body = *step.bodies.at(0);
+        std::map<const Node*, size_t> inner_of;
+        for (size_t i = 0; i < body.steps.size(); ++i)
+            for (const auto& n : body.steps[i].fused) inner_of[n.get()] = i;
+        std::set<const Node*> body_views;
+        for (const auto& n : body.views) body_views.insert(n.get());
+        for (size_t k = 0; k < step.fused.size(); ++k) {
+            const Node* copy = step.region_copies.at(k).get();
+            const auto it = inner_of.find(copy);
+            in_region[step.fused[k].get()] = {s, it == inner_of.end() ? SIZE_MAX : it->second};
+            if (body_views.count(copy)) views.insert(step.fused[k].get());
+        }
+    }
     std::map<const Node*, NodePtr> copies;  // original node -> node standing for its outputs
     NodeVector results, sinks;
     const auto ordered = m_model->get_ordered_ops();
@@ -217,6 +269,19 @@ std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
                                                         node->get_type_name() == "Result"
                                                     ? "host"
                                                     : "constant");
+        if (const auto r = in_region.find(node.get()); r != in_region.end()) {
+            info["execOrder"] = static_cast<int64_t>(r->second.step);
+            info["primitiveType"] = std::string(views.count(node.get()) ? "view" : "region");
+            if (r->second.inner != SIZE_MAX) {
+                const Step& inner = g.steps[r->second.step].bodies[0]->steps[r->second.inner];
+                info["layerType"] = inner.type;
+                info["originalLayersNames"] = inner.name;
+                info["primitiveType"] = inner.exec_type;
+                const double average = average_step_time(r->second.step, r->second.inner);
+                info["execTimeMcs"] =
+                    average < 0 ? std::string("not_executed") : std::to_string(average);
+            }
+        }
         if (it != step_of.end()) {
             const Step& step = g.steps[it->second];
             info["layerType"] = step.type;

@@ -58,15 +58,18 @@ class CompiledModel : public sdk::ICompiledModel {
     /// variables): the model compiled for these input shapes, static and on oneDNN, made on first
     /// use and kept in a least-recently-used cache of CPU_SHAPE_CACHE_SIZE shape sets (a graph
     /// evicted stays alive while a request still runs it; thread-safe). Null when the model is
-    /// not specializable, the cache size is 0, or the specialized graph is still dynamic (shapes
-    /// that depend on values): the caller then runs graph(), the reference-kernel graph.
+    /// not specializable (no dynamic input shape, or If/Loop, or variables), the cache size is 0,
+    /// or the specialized graph is still dynamic (shapes that depend on values) without a static
+    /// region to run on oneDNN: the caller then runs graph().
     std::shared_ptr<const Graph> graph_for(const std::vector<Shape>& input_shapes) const;
     bool specializable() const { return m_specializable; }
     const Config& config() const { return m_config; }
     bool profiling_enabled() const { return m_profiling.load(std::memory_order_relaxed); }
     void record_step_times(const std::vector<StepTiming>& timings) const;
-    /// Average time of step `s` in microseconds, or -1 if it never ran with profiling on.
+    /// Average time of step `s` (of step `inner` of the static region that is step `s`) in
+    /// microseconds, or -1 if it never ran with profiling on.
     double average_step_time(size_t s) const;
+    double average_step_time(size_t s, size_t inner) const;
 
   protected:
     std::shared_ptr<sdk::ISyncInferRequest> create_sync_infer_request() const override;
@@ -83,6 +86,7 @@ class CompiledModel : public sdk::ICompiledModel {
     bool m_loaded_from_cache;
     std::atomic<bool> m_profiling;
     std::unique_ptr<StepStats[]> m_step_stats;
+    std::map<size_t, std::unique_ptr<StepStats[]>> m_region_stats;  ///< per kRegion step, its steps
     std::unique_ptr<sdk::PropertyTable> m_properties;
     bool m_specializable = false;
     mutable std::mutex m_specializations_mutex;

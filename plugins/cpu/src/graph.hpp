@@ -51,6 +51,11 @@ enum class StepKind {
     kReadValue,  ///< copies a variable's value (or the init input after a reset) to its output
     kAssign,     ///< a variable's new value, committed after the last step
     kSubgraph,   ///< If or Loop: runs the compiled graphs of its bodies (subgraph_runner.hpp)
+    /// Dynamic graphs: the static region — every op whose shapes are static and whose inputs
+    /// come from static model inputs, constants or the region — compiled as a static graph of
+    /// its own (bodies[0]: fused oneDNN steps, one arena) and run as one step; its outputs are
+    /// the values the rest of the graph reads.
+    kRegion,
 };
 
 struct Graph;
@@ -67,7 +72,12 @@ struct Step {
     std::vector<size_t> inputs;   ///< value ids (kDnnl: in DnnlOp::args instead)
     std::vector<size_t> outputs;  ///< value ids
     size_t variable = 0;          ///< kReadValue/kAssign: index in Graph::variables
-    std::vector<std::shared_ptr<const Graph>> bodies;  ///< kSubgraph: If: then, else; Loop: body
+    /// kSubgraph: If: then, else; Loop: body. kRegion: the region's static graph, whose inputs
+    /// are `inputs` (model inputs) and whose results are `outputs`, in order.
+    std::vector<std::shared_ptr<const Graph>> bodies;
+    /// kRegion: per op of `fused` (the model's ops the region computes), its copy in the
+    /// region's graph, so profiling and the runtime model can name what ran for each.
+    std::vector<NodePtr> region_copies;
     /// kReference in a dynamic graph whose kernel does not take the node's inputs (a MatMul over
     /// compressed weights reads only its activations): the output shapes for the actual inputs,
     /// in place of the node's shape inference.
@@ -99,6 +109,9 @@ struct Graph {
     std::vector<NodePtr> views;            ///< ops that became views (no step, no copy)
     std::vector<size_t> assign_steps;
     bool dynamic = false;
+    /// A dynamic graph with a kRegion step (its static part runs on oneDNN): worth compiling
+    /// for each set of input shapes even though it stays dynamic (CompiledModel::graph_for).
+    bool has_region = false;
     element::Type precision = element::f32;  ///< what compile_graph was asked for (bodies too)
     size_t arena_bytes = 0;
     size_t scratchpad_bytes = 0;  ///< the largest oneDNN scratchpad of any step

@@ -439,10 +439,11 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
         const size_t id = add_value(node->output(0), ValueKind::kConstant);
         m_graph->values[id].constant = node->get_constant_value();
     }
+    if (m_graph->dynamic) add_static_region(nodes);
     for (const auto& node : nodes) {
         const std::string& type = node->get_type_name();
         if (type == "Parameter" || type == "Result" || type == "Constant" ||
-            m_absorbed.count(node.get()))
+            m_absorbed.count(node.get()) || m_skipped.count(node.get()))
             continue;
         if (!m_graph->dynamic && try_int8(node)) continue;
         if (auto it = m_compressed.find(node.get()); it != m_compressed.end()) {

@@ -146,6 +146,9 @@ class GraphCompiler {
     void add_compressed_matmul_step(const NodePtr& node, CompressedWeights weights);
     void add_state_step(const NodePtr& node);
     void add_subgraph_step(const NodePtr& node);
+    /// Dynamic graphs: compiles the static region (graph_compiler_region.cpp) as one kRegion
+    /// step when it holds convolutions, MatMuls or RNNs, and marks its ops m_skipped.
+    void add_static_region(const NodeVector& nodes);
     bool try_convolution(const NodePtr& node);
     bool try_matmul(const NodePtr& node);
     bool try_pooling(const NodePtr& node);
@@ -220,6 +223,8 @@ class GraphCompiler {
     std::map<Output, size_t> m_value_of;
     ConsumerMap m_consumers;
     std::set<const Node*> m_absorbed;
+    std::set<const Node*>
+        m_skipped;  ///< computed by the kRegion step (and constants only it reads)
     std::map<const Node*, CompressedWeights> m_compressed;  ///< MatMuls over compressed weights
     std::map<std::tuple<size_t, Layout, element::Type>, size_t> m_converted;
     std::map<std::string, size_t> m_variable_index;

@@ -78,6 +78,7 @@ GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads
     m_step_outputs.resize(g.steps.size());
     m_args.resize(g.steps.size());
     m_subgraphs.resize(g.steps.size());
+    m_regions.resize(g.steps.size());
     for (size_t s = 0; s < g.steps.size(); ++s) {
         const Step& step = g.steps[s];
         m_step_inputs[s].resize(step.inputs.size());
@@ -124,6 +125,7 @@ void GraphExecutor::run(const std::vector<Tensor>& inputs, const std::function<b
         m_args[a.step][a.arg].set_data_handle(m_values[a.value].data());
     if (timings) timings->assign(g.steps.size(), StepTiming{});
     m_stop = &stop;
+    m_timings = timings;
     for (size_t s = 0; s < g.steps.size(); ++s) {
         if (stop && stop())
             throw_error<Cancelled>(kDeviceName, ": inference cancelled before step ", s + 1, " of ",
@@ -172,6 +174,7 @@ void GraphExecutor::run_step(size_t s, const std::vector<std::shared_ptr<Variabl
             break;
         case StepKind::kDnnl:
         case StepKind::kSubgraph:  // run by run_dynamic_step()
+        case StepKind::kRegion:
             break;
     }
 }
@@ -187,6 +190,19 @@ void GraphExecutor::run_dynamic_step(size_t s,
         auto outputs = m_subgraphs[s]->run(ins, *m_stop);
         for (size_t k = 0; k < outs.size(); ++k) {
             m_values[step.outputs[k]] = outputs.at(k);
+            m_capacity[step.outputs[k]] = 0;
+        }
+        return;
+    }
+    if (step.kind == StepKind::kRegion) {
+        // The region's results stay in its executor's arena (valid until its next run, which is
+        // this request's next inference): the steps after it read them in place, and none writes
+        // into a buffer it does not own (capacity 0).
+        if (!m_regions[s])
+            m_regions[s] = std::make_unique<GraphExecutor>(step.bodies[0], m_threads);
+        m_regions[s]->run(ins, *m_stop, m_timings ? &(*m_timings)[s].inner : nullptr, {});
+        for (size_t k = 0; k < outs.size(); ++k) {
+            m_values[step.outputs[k]] = m_regions[s]->result(k);
             m_capacity[step.outputs[k]] = 0;
         }
         return;

@@ -18,6 +18,7 @@ namespace vireo::cpu_plugin {
 struct StepTiming {
     bool executed = false;
     std::chrono::microseconds real{0};
+    std::vector<StepTiming> inner;  ///< a kRegion step: per step of its graph
 };
 
 /// Runs a Graph for one request.
@@ -77,7 +78,9 @@ class GraphExecutor {
     };
     std::vector<InputArg> m_input_args;
     std::vector<std::unique_ptr<SubgraphRunner>> m_subgraphs;  // per step, made on first use
+    std::vector<std::unique_ptr<GraphExecutor>> m_regions;     // per kRegion step, likewise
     const std::function<bool()>* m_stop = nullptr;             // of the current run
+    std::vector<StepTiming>* m_timings = nullptr;              // of the current run, or null
 };
 
 }  // namespace vireo::cpu_plugin

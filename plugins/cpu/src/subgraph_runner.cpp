@@ -112,7 +112,8 @@ GraphExecutor& SubgraphRunner::executor_for(size_t b, const std::vector<Tensor>&
             copy->reshape(reshaped);
             reference::fold_model_constants(*copy);  // shapes computed from shapes become static
             auto graph = compile_graph(std::move(copy), nullptr, generic->precision);
-            if (!graph->dynamic) executor = std::make_unique<GraphExecutor>(graph, m_threads);
+            if (!graph->dynamic || graph->has_region)
+                executor = std::make_unique<GraphExecutor>(graph, m_threads);
         } catch (const Exception&) {
             // The generic body runs these shapes and reports what is wrong with them.
         }

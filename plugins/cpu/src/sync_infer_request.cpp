@@ -11,6 +11,38 @@ namespace {
 using Status = ProfilingInfo::Status;
 using sdk::PipelineStage;
 
+// One row per step (the steps a cancel or an error kept from running: not run), a static
+// region's steps in its place, then the ops that became views of their input (nothing ran).
+void append_rows(const Graph& graph, const std::vector<StepTiming>& timings,
+                 std::vector<ProfilingInfo>& rows) {
+    static const std::vector<StepTiming> none;
+    for (size_t s = 0; s < graph.steps.size(); ++s) {
+        const Step& step = graph.steps[s];
+        const bool ran = s < timings.size() && timings[s].executed;
+        if (step.kind == StepKind::kRegion) {
+            append_rows(*step.bodies.at(0), ran ? timings[s].inner : none, rows);
+            continue;
+        }
+        ProfilingInfo row;
+        row.node_name = step.name;
+        row.node_type = step.type;
+        row.exec_type = step.exec_type;
+        if (ran) {
+            row.status = Status::EXECUTED;
+            row.real_time = row.cpu_time = timings[s].real;
+        }
+        rows.push_back(std::move(row));
+    }
+    for (const auto& node : graph.views) {
+        ProfilingInfo row;
+        row.node_name = node->get_friendly_name();
+        row.node_type = node->get_type_name();
+        row.exec_type = "view";
+        row.status = Status::OPTIMIZED_OUT;
+        rows.push_back(std::move(row));
+    }
+}
+
 }  // namespace
 
 InferRequest::InferRequest(const std::shared_ptr<const CompiledModel>& compiled_model)
@@ -52,32 +84,10 @@ void InferRequest::infer(sdk::RunContext& run) {
     }
     // Host memory is the device's memory: there is nothing to transfer.
     run.stage(PipelineStage::kInputTransfer, {}, Status::OPTIMIZED_OUT);
-    // One row per step (the steps a cancel or an error kept from running: not run), then the ops
-    // that became views of their input (nothing ran for them); built when asked for. The
-    // timings are the request's, which stay those of its last run.
+    // Built when asked for, from the request's timings, which stay those of its last run.
     if (profiled)
-        run.op_rows([graph = executor->graph(),
-                     timings = &m_step_timings](std::vector<ProfilingInfo>& rows) {
-            for (size_t s = 0; s < graph->steps.size(); ++s) {
-                ProfilingInfo row;
-                row.node_name = graph->steps[s].name;
-                row.node_type = graph->steps[s].type;
-                row.exec_type = graph->steps[s].exec_type;
-                if (s < timings->size() && (*timings)[s].executed) {
-                    row.status = Status::EXECUTED;
-                    row.real_time = row.cpu_time = (*timings)[s].real;
-                }
-                rows.push_back(std::move(row));
-            }
-            for (const auto& node : graph->views) {
-                ProfilingInfo row;
-                row.node_name = node->get_friendly_name();
-                row.node_type = node->get_type_name();
-                row.exec_type = "view";
-                row.status = Status::OPTIMIZED_OUT;
-                rows.push_back(std::move(row));
-            }
-        });
+        run.op_rows([graph = executor->graph(), timings = &m_step_timings](
+                        std::vector<ProfilingInfo>& rows) { append_rows(*graph, *timings, rows); });
     {
         auto timer = run.time_stage(PipelineStage::kExecution);
         executor->run(

@@ -2,6 +2,9 @@
 // at once, both performance hints, export/import, the runtime model and the properties.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
+#include <set>
 #include <sstream>
 
 #include "test_utils.hpp"
@@ -496,6 +499,139 @@ TEST(Subgraphs, LoopWithBackEdgeAndConcatenatedOutput) {
     EXPECT_EQ(actual[1].get_shape(), (Shape{5, 4}));
     for (size_t j = 0; j < 2; ++j)
         EXPECT_TRUE(all_close(actual[j], expected[j], 1e-5, 1e-6)) << "output " << j;
+}
+
+}  // namespace
+}  // namespace vireo::cpu_test
+
+namespace vireo::cpu_test {
+namespace {
+
+// A detector's shape: convolutions over a static image (the static region), then a NonZero over
+// the thresholded scores and a Gather of the scores it selects (shapes known only from values).
+// Outputs: the selected scores doubled, the NonZero indices, and a sum over the feature map read
+// straight from the region.
+std::shared_ptr<Model> detector_like_model(const PartialShape& input) {
+    auto x = op::parameter(element::f32, input, "image");
+    auto c1 = op::relu(conv3x3(x, 8, 3, 81));
+    c1->set_friendly_name("conv1_relu");
+    auto p = op::max_pool(c1, {2, 2}, {0, 0}, {0, 0}, {2, 2});
+    auto c2 = conv3x3(p, 4, 8, 82);
+    c2->set_friendly_name("conv2");
+    auto score = op::sigmoid(c2);
+    auto flat = op::reshape(score, op::constant<int64_t>(element::i64, {1}, {-1}), false);
+    auto mask = op::greater(flat, op::constant<float>(element::f32, {}, {0.5f}));
+    auto nz = make_node("NonZero", {mask});
+    nz->set_friendly_name("nonzero");
+    auto idx = op::reshape(nz, op::constant<int64_t>(element::i64, {1}, {-1}), false);
+    auto picked = op::gather(flat, idx, op::constant<int64_t>(element::i64, {}, {0}));
+    auto doubled = op::multiply(picked, op::constant<float>(element::f32, {}, {2.f}));
+    auto total = op::reduce_sum(c2, op::constant<int64_t>(element::i64, {3}, {1, 2, 3}));
+    return std::make_shared<Model>(OutputVector{doubled, nz, total}, ParameterVector{x},
+                                   "detector_like");
+}
+
+void expect_same_outputs(InferRequest& cpu, InferRequest& ref, const std::string& what) {
+    for (size_t o = 0; o < 3; ++o) {
+        const Tensor a = cpu.get_output_tensor(o), b = ref.get_output_tensor(o);
+        ASSERT_EQ(a.get_shape(), b.get_shape()) << what << ", output " << o;
+        if (a.get_element_type() == element::f32) {
+            EXPECT_TRUE(all_close(a, b, 1e-4, 1e-5)) << what << ", output " << o;
+        } else {
+            ASSERT_EQ(a.get_element_type(), element::i64);
+            EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.get_byte_size()))
+                << what << ", output " << o;
+        }
+    }
+}
+
+TEST(StaticRegion, ValueDependentShapesKeepTheConvolutionsOnOneDnn) {
+    auto model = detector_like_model(PartialShape{1, 3, 16, 16});
+    Core core = make_core();
+    CompiledModel cpu = core.compile_model(model, "CPU", {{enable_profiling.name(), true}});
+    InferRequest a = cpu.create_infer_request();
+    InferRequest b = core.compile_model(model, "TEMPLATE").create_infer_request();
+    // Several inputs through the same request: the region's arena is reused, the selections
+    // (and so the dynamic shapes after it) differ from run to run.
+    std::set<size_t> selected;
+    for (unsigned seed = 0; seed < 4; ++seed) {
+        const Tensor x = random_tensor({1, 3, 16, 16}, 90 + seed, -2.f, 2.f);
+        a.set_input_tensor(x);
+        b.set_input_tensor(x);
+        a.infer();
+        b.infer();
+        expect_same_outputs(a, b, "seed " + std::to_string(seed));
+        selected.insert(a.get_output_tensor(0).get_size());
+    }
+    EXPECT_GT(selected.size(), 1u) << "the inputs should select different numbers of scores";
+
+    size_t onednn_convs = 0, reference_nonzero = 0;
+    for (const auto& row : a.get_profiling_info()) {
+        if (row.node_type.rfind("Convolution", 0) == 0) {
+            EXPECT_NE(row.exec_type, "ref") << row.node_name;
+            EXPECT_EQ(row.status, ProfilingInfo::Status::EXECUTED) << row.node_name;
+            ++onednn_convs;
+        }
+        reference_nonzero += row.node_type == "NonZero" && row.exec_type == "ref";
+    }
+    EXPECT_EQ(onednn_convs, 2u);
+    EXPECT_EQ(reference_nonzero, 1u);
+    const auto reference = cpu.get_property("CPU_REFERENCE_OPS").as<std::vector<std::string>>();
+    EXPECT_NE(std::find(reference.begin(), reference.end(), "NonZero"), reference.end());
+    EXPECT_EQ(std::find(reference.begin(), reference.end(), "Convolution"), reference.end());
+
+    // The runtime model names, for each op of the region, the step that computed it.
+    size_t region_convs = 0;
+    for (const auto& node : cpu.get_runtime_model()->get_ordered_ops()) {
+        if (node->get_type_name() != "Convolution") continue;
+        const auto& rt = node->get_rt_info();
+        EXPECT_NE(rt.at("primitiveType").as<std::string>(), "ref") << node->get_friendly_name();
+        EXPECT_NE(rt.at("execTimeMcs").as<std::string>(), "not_executed");
+        ++region_convs;
+    }
+    EXPECT_EQ(region_convs, 2u);
+}
+
+TEST(StaticRegion, DynamicImageSizeIsCompiledPerSize) {
+    auto model =
+        detector_like_model(PartialShape{1, 3, Dimension::dynamic(), Dimension::dynamic()});
+    Core core = make_core();
+    CompiledModel cpu = core.compile_model(model, "CPU", {{enable_profiling.name(), true}});
+    InferRequest a = cpu.create_infer_request();
+    InferRequest b = core.compile_model(model, "TEMPLATE").create_infer_request();
+    for (size_t side : {16u, 24u, 16u}) {
+        const Tensor x = random_tensor({1, 3, side, side}, static_cast<unsigned>(side), -2.f, 2.f);
+        a.set_input_tensor(x);
+        b.set_input_tensor(x);
+        a.infer();
+        b.infer();
+        expect_same_outputs(a, b, "side " + std::to_string(side));
+        size_t onednn_convs = 0;
+        for (const auto& row : a.get_profiling_info())
+            onednn_convs += row.node_type.rfind("Convolution", 0) == 0 && row.exec_type != "ref";
+        EXPECT_EQ(onednn_convs, 2u) << "side " << side;
+    }
+}
+
+TEST(StaticRegion, CancelledInsideTheRegionLeavesTheRequestUsable) {
+    auto model = detector_like_model(PartialShape{1, 3, 16, 16});
+    Core core = make_core();
+    InferRequest a = core.compile_model(model, "CPU").create_infer_request();
+    InferRequest b = core.compile_model(model, "TEMPLATE").create_infer_request();
+    const Tensor x = random_tensor({1, 3, 16, 16}, 95, -2.f, 2.f);
+    a.set_input_tensor(x);
+    b.set_input_tensor(x);
+    b.infer();
+    // A cancel lands at a step boundary, the region's own steps included (whether this one
+    // lands depends on timing); either way the next run computes everything again.
+    a.start_async();
+    a.cancel();
+    try {
+        a.wait();
+    } catch (const Cancelled&) {
+    }
+    a.infer();
+    expect_same_outputs(a, b, "after a cancel");
 }
 
 }  // namespace
