@@ -15,9 +15,19 @@
 namespace vireo::reference::tensor {
 namespace {
 
-double bilinear(const std::vector<double>& plane, size_t h, size_t w, double y, double x) {
+// One bilinear sample of a plane: the four neighbours' offsets and weights; a sample outside the
+// plane (or of an empty plane) is 0 whatever the plane holds.
+struct Sample {
+    bool inside = false;
+    size_t o00 = 0, o01 = 0, o10 = 0, o11 = 0;
+    double w00 = 0, w01 = 0, w10 = 0, w11 = 0;
+};
+
+Sample bilinear_sample(size_t h, size_t w, double y, double x) {
     const auto H = static_cast<double>(h), W = static_cast<double>(w);
-    if (y < -1.0 || y > H || x < -1.0 || x > W) return 0.0;
+    Sample s;
+    if (h == 0 || w == 0 || y < -1.0 || y > H || x < -1.0 || x > W) return s;
+    s.inside = true;
     y = std::max(y, 0.0);
     x = std::max(x, 0.0);
     auto y0 = static_cast<size_t>(y), x0 = static_cast<size_t>(x);
@@ -32,8 +42,15 @@ double bilinear(const std::vector<double>& plane, size_t h, size_t w, double y, 
     }
     const double ly = y - static_cast<double>(y0), lx = x - static_cast<double>(x0);
     const double hy = 1 - ly, hx = 1 - lx;
-    return hy * hx * plane[y0 * w + x0] + hy * lx * plane[y0 * w + x1] +
-           ly * hx * plane[y1 * w + x0] + ly * lx * plane[y1 * w + x1];
+    s.o00 = y0 * w + x0;
+    s.o01 = y0 * w + x1;
+    s.o10 = y1 * w + x0;
+    s.o11 = y1 * w + x1;
+    s.w00 = hy * hx;
+    s.w01 = hy * lx;
+    s.w10 = ly * hx;
+    s.w11 = ly * lx;
+    return s;
 }
 
 std::unique_ptr<Kernel> make_roi_align(const Node& node) {
@@ -47,83 +64,93 @@ std::unique_ptr<Kernel> make_roi_align(const Node& node) {
     const double offset_in = aligned == "half_pixel" ? 0.5 : 0.0;
     const double offset_out = aligned == "asymmetric" ? 0.0 : -0.5;
     const bool min_size_one = aligned == "asymmetric";
-    return make_kernel(
-        [=, who = node.describe()](const std::vector<Tensor>& in, std::vector<Tensor>& out) {
-            check_arity(in, 3, out, 1, who);
-            const Shape& dshape = in[0].get_shape();
-            const Shape& rshape = in[1].get_shape();
-            if (dshape.size() != 4 || rshape.size() != 2 || rshape[1] != 4 ||
-                in[2].get_size() != rshape[0] ||
-                out[0].get_shape() != Shape{rshape[0], dshape[1], ph, pw})
-                throw_error<InvalidArgument>(who, ": data ", dshape, ", rois ", rshape,
-                                             ", batch_indices ", in[2].get_shape(), " and output ",
-                                             out[0].get_shape(), " do not match");
-            const size_t n = dshape[0], channels = dshape[1], h = dshape[2], w = dshape[3];
-            const auto batch = read_ints(in[2], who, "input 2 (batch_indices)");
-            std::vector<double> data(in[0].get_size()), rois(in[1].get_size()),
-                result(out[0].get_size());
-            dispatch(RealTypes{}, in[0].get_element_type(), who.c_str(), [&](auto tag) {
-                using T = decltype(tag);
-                for (size_t i = 0; i < data.size(); ++i)
-                    data[i] = static_cast<double>(math::to_compute(tensor_data<T>(in[0])[i]));
-                for (size_t i = 0; i < rois.size(); ++i)
-                    rois[i] = static_cast<double>(math::to_compute(tensor_data<T>(in[1])[i]));
-            });
-            std::vector<double> plane(h * w);
-            for (size_t r = 0; r < rshape[0]; ++r) {
-                if (batch[r] < 0 || batch[r] >= static_cast<int64_t>(n))
-                    throw_error<InvalidArgument>(who, ": batch index ", batch[r], " of roi ", r,
-                                                 " is out of range [0, ", n, ")");
-                const double* roi = rois.data() + r * 4;
-                const double x1 = (roi[0] + offset_in) * scale + offset_out,
-                             y1 = (roi[1] + offset_in) * scale + offset_out;
-                const double x2 = (roi[2] + offset_in) * scale + offset_out,
-                             y2 = (roi[3] + offset_in) * scale + offset_out;
-                double roi_w = x2 - x1, roi_h = y2 - y1;
-                if (min_size_one) {
-                    roi_w = std::max(roi_w, 1.0);
-                    roi_h = std::max(roi_h, 1.0);
-                }
-                const double bin_h = roi_h / static_cast<double>(ph),
-                             bin_w = roi_w / static_cast<double>(pw);
-                const auto grid_h =
-                    static_cast<size_t>(ratio > 0 ? ratio : std::max(0.0, std::ceil(bin_h)));
-                const auto grid_w =
-                    static_cast<size_t>(ratio > 0 ? ratio : std::max(0.0, std::ceil(bin_w)));
-                const double count = static_cast<double>(std::max<size_t>(grid_h * grid_w, 1));
-                for (size_t c = 0; c < channels; ++c) {
-                    const double* src =
-                        data.data() + (static_cast<size_t>(batch[r]) * channels + c) * h * w;
-                    std::copy(src, src + h * w, plane.begin());
-                    for (size_t py = 0; py < ph; ++py)
-                        for (size_t px = 0; px < pw; ++px) {
-                            double sum = 0, best = -INFINITY;
-                            for (size_t iy = 0; iy < grid_h; ++iy) {
-                                const double y = y1 + static_cast<double>(py) * bin_h +
-                                                 (static_cast<double>(iy) + 0.5) * bin_h /
-                                                     static_cast<double>(grid_h);
-                                for (size_t ix = 0; ix < grid_w; ++ix) {
-                                    const double x = x1 + static_cast<double>(px) * bin_w +
-                                                     (static_cast<double>(ix) + 0.5) * bin_w /
-                                                         static_cast<double>(grid_w);
-                                    const double v = bilinear(plane, h, w, y, x);
-                                    sum += v;
-                                    best = std::max(best, v);
-                                }
-                            }
-                            const double value =
-                                max_mode ? (grid_h > 0 && grid_w > 0 ? best : 0.0) : sum / count;
-                            result[((r * channels + c) * ph + py) * pw + px] = value;
+    return make_kernel([=, who = node.describe()](const std::vector<Tensor>& in,
+                                                  std::vector<Tensor>& out) {
+        check_arity(in, 3, out, 1, who);
+        const Shape& dshape = in[0].get_shape();
+        const Shape& rshape = in[1].get_shape();
+        if (dshape.size() != 4 || rshape.size() != 2 || rshape[1] != 4 ||
+            in[2].get_size() != rshape[0] ||
+            out[0].get_shape() != Shape{rshape[0], dshape[1], ph, pw})
+            throw_error<InvalidArgument>(who, ": data ", dshape, ", rois ", rshape,
+                                         ", batch_indices ", in[2].get_shape(), " and output ",
+                                         out[0].get_shape(), " do not match");
+        const size_t n = dshape[0], channels = dshape[1], h = dshape[2], w = dshape[3];
+        const auto batch = read_ints(in[2], who, "input 2 (batch_indices)");
+        std::vector<double> data(in[0].get_size()), rois(in[1].get_size()),
+            result(out[0].get_size());
+        dispatch(RealTypes{}, in[0].get_element_type(), who.c_str(), [&](auto tag) {
+            using T = decltype(tag);
+            for (size_t i = 0; i < data.size(); ++i)
+                data[i] = static_cast<double>(math::to_compute(tensor_data<T>(in[0])[i]));
+            for (size_t i = 0; i < rois.size(); ++i)
+                rois[i] = static_cast<double>(math::to_compute(tensor_data<T>(in[1])[i]));
+        });
+        std::vector<Sample> samples;  // per bin of the current roi, its grid, row-major
+        for (size_t r = 0; r < rshape[0]; ++r) {
+            if (batch[r] < 0 || batch[r] >= static_cast<int64_t>(n))
+                throw_error<InvalidArgument>(who, ": batch index ", batch[r], " of roi ", r,
+                                             " is out of range [0, ", n, ")");
+            const double* roi = rois.data() + r * 4;
+            const double x1 = (roi[0] + offset_in) * scale + offset_out,
+                         y1 = (roi[1] + offset_in) * scale + offset_out;
+            const double x2 = (roi[2] + offset_in) * scale + offset_out,
+                         y2 = (roi[3] + offset_in) * scale + offset_out;
+            double roi_w = x2 - x1, roi_h = y2 - y1;
+            if (min_size_one) {
+                roi_w = std::max(roi_w, 1.0);
+                roi_h = std::max(roi_h, 1.0);
+            }
+            const double bin_h = roi_h / static_cast<double>(ph),
+                         bin_w = roi_w / static_cast<double>(pw);
+            const auto grid_h =
+                static_cast<size_t>(ratio > 0 ? ratio : std::max(0.0, std::ceil(bin_h)));
+            const auto grid_w =
+                static_cast<size_t>(ratio > 0 ? ratio : std::max(0.0, std::ceil(bin_w)));
+            const double count = static_cast<double>(std::max<size_t>(grid_h * grid_w, 1));
+            // The sample positions and weights are the same for every channel: computed once
+            // per roi, then applied to each channel's plane where it lies.
+            const size_t grid = grid_h * grid_w;
+            samples.resize(ph * pw * grid);
+            for (size_t py = 0; py < ph; ++py)
+                for (size_t px = 0; px < pw; ++px)
+                    for (size_t iy = 0; iy < grid_h; ++iy) {
+                        const double y =
+                            y1 + static_cast<double>(py) * bin_h +
+                            (static_cast<double>(iy) + 0.5) * bin_h / static_cast<double>(grid_h);
+                        for (size_t ix = 0; ix < grid_w; ++ix) {
+                            const double x = x1 + static_cast<double>(px) * bin_w +
+                                             (static_cast<double>(ix) + 0.5) * bin_w /
+                                                 static_cast<double>(grid_w);
+                            samples[(py * pw + px) * grid + iy * grid_w + ix] =
+                                bilinear_sample(h, w, y, x);
                         }
+                    }
+            for (size_t c = 0; c < channels; ++c) {
+                const double* plane =
+                    data.data() + (static_cast<size_t>(batch[r]) * channels + c) * h * w;
+                double* dst = result.data() + (r * channels + c) * ph * pw;
+                for (size_t bin = 0; bin < ph * pw; ++bin) {
+                    double sum = 0, best = -INFINITY;
+                    for (size_t k = 0; k < grid; ++k) {
+                        const Sample& q = samples[bin * grid + k];
+                        const double v = q.inside ? q.w00 * plane[q.o00] + q.w01 * plane[q.o01] +
+                                                        q.w10 * plane[q.o10] + q.w11 * plane[q.o11]
+                                                  : 0.0;
+                        sum += v;
+                        best = std::max(best, v);
+                    }
+                    dst[bin] = max_mode ? (grid > 0 ? best : 0.0) : sum / count;
                 }
             }
-            dispatch(RealTypes{}, out[0].get_element_type(), who.c_str(), [&](auto tag) {
-                using T = decltype(tag);
-                T* o = tensor_data<T>(out[0]);
-                for (size_t i = 0; i < result.size(); ++i)
-                    o[i] = math::from_compute<T>(static_cast<math::compute_t<T>>(result[i]));
-            });
+        }
+        dispatch(RealTypes{}, out[0].get_element_type(), who.c_str(), [&](auto tag) {
+            using T = decltype(tag);
+            T* o = tensor_data<T>(out[0]);
+            for (size_t i = 0; i < result.size(); ++i)
+                o[i] = math::from_compute<T>(static_cast<math::compute_t<T>>(result[i]));
         });
+    });
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 // Tests ROIAlign-9 on a 4x4 plane holding v(y, x) = 4y + x (bilinear sampling of a linear plane is
 // exact, so a bin's average is v at the mean sample position): avg and max, fixed and adaptive
 // sampling, asymmetric and half_pixel_for_nn coordinates, batch indices.
+#include <cmath>
+#include <limits>
+
 #include "tensor_test_utils.hpp"
 
 namespace vireo::test {
@@ -65,6 +68,37 @@ TEST(RoiAlignKernel, BatchIndicesPickThePlaneAndAreChecked) {
         EXPECT_NE(std::string(e.what()).find("ROIAlign"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("batch index 2"), std::string::npos) << e.what();
     }
+}
+
+TEST(RoiAlignKernel, ChannelsShareTheSamplesAndOutsideSamplesAreZero) {
+    // Three channels: v, 10 v and v with +inf at (0, 0). The samples are computed once per roi
+    // and applied to each channel, so channel 1 is exactly 10x channel 0; a roi entirely beyond
+    // the plane ([-5, -5, -3, -3]: every sample below -1) gives 0 in every channel, the infinite
+    // element included (a sample outside is 0, not 0 * inf).
+    std::vector<double> v = plane(1), values;
+    for (int c = 0; c < 3; ++c)
+        for (double x : v) values.push_back(c == 1 ? 10 * x : x);
+    values[32] = std::numeric_limits<double>::infinity();
+    const auto data = make_tensor(element::f32, {1, 3, 4, 4}, values);
+    const auto out = roi_align(data, {0, 0, 2, 2, -5, -5, -3, -3}, {0, 0}, attrs("avg", 2));
+    ASSERT_EQ(out.get_shape(), (Shape{2, 3, 2, 2}));
+    const auto got = values_of(out);
+    const std::vector<double> first{2.5, 3.5, 6.5, 7.5};
+    for (size_t i = 0; i < 4; ++i) {
+        EXPECT_NEAR(got[i], first[i], 1e-6);
+        EXPECT_NEAR(got[4 + i], 10 * first[i], 1e-5);
+    }
+    EXPECT_TRUE(std::isinf(got[8]));  // channel 2's first bin reads the infinite element
+    for (size_t i = 12; i < 24; ++i) EXPECT_EQ(got[i], 0.0) << "element " << i;
+}
+
+TEST(RoiAlignKernel, EmptyPlaneGivesZeros) {
+    // Rows y in [-1, 0] count as inside a plane's first row; a plane without rows has none, so
+    // these samples read nothing (they once read past the end of the data).
+    const auto data = make_tensor(element::f32, {1, 2, 0, 4}, std::vector<double>{});
+    const auto out = roi_align(data, {0, -1, 2, 0}, {0}, attrs("max", 2));
+    ASSERT_EQ(out.get_shape(), (Shape{1, 2, 2, 2}));
+    for (double x : values_of(out)) EXPECT_EQ(x, 0.0);
 }
 
 }  // namespace
