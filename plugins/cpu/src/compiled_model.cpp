@@ -26,10 +26,11 @@ std::shared_ptr<sdk::ITaskExecutor> make_task_executor(const Config& config) {
         "CpuStreams", config.resolved_streams(), config.omp_threads_per_stream()});
 }
 
-// The op types run on reference kernels, the bodies of If/Loop included, each once, sorted.
+// The op types run on reference kernels, the bodies of If/Loop and static regions included, each
+// once, sorted (the plugin's own kernels, such as sgemm MatMuls and compressed MatMuls, are not).
 void collect_reference_types(const Graph& graph, std::set<std::string>& types) {
     for (const auto& step : graph.steps) {
-        if (step.kind == StepKind::kReference) types.insert(step.type);
+        if (step.kind == StepKind::kReference && step.exec_type == "ref") types.insert(step.type);
         for (const auto& body : step.bodies) collect_reference_types(*body, types);
     }
 }

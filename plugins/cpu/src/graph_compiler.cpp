@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "gemm_matmul.hpp"
 #include "graph_compiler_impl.hpp"
 #include "subgraph_runner.hpp"
 
@@ -158,7 +159,18 @@ void GraphCompiler::add_reference_step(const NodePtr& node) {
     step.type = node->get_type_name();
     step.exec_type = "ref";
     try {
-        step.kernel = reference::KernelRegistry::instance().create(*node);
+        auto kernel = reference::KernelRegistry::instance().create(*node);
+        // Dynamic graphs: an f32 MatMul runs on oneDNN's sgemm, with the stream's threads (the
+        // reference kernel for the shapes sgemm does not take: gemm_matmul.hpp).
+        if (m_graph->dynamic && node->get_type_name() == "MatMul" && is_f32(node->output(0)) &&
+            is_f32(node->input_value(0)) && is_f32(node->input_value(1))) {
+            step.kernel =
+                gemm_matmul_kernel(std::move(kernel), node->get_attribute<bool>("transpose_a"),
+                                   node->get_attribute<bool>("transpose_b"));
+            step.exec_type = "sgemm";
+        } else {
+            step.kernel = std::move(kernel);
+        }
     } catch (const Exception& e) {
         m_unsupported.push_back(e.what());
         return;

@@ -636,3 +636,76 @@ TEST(StaticRegion, CancelledInsideTheRegionLeavesTheRequestUsable) {
 
 }  // namespace
 }  // namespace vireo::cpu_test
+
+namespace vireo::cpu_test {
+namespace {
+
+// A dynamic graph's f32 MatMul runs on oneDNN's sgemm (CPU_SHAPE_CACHE_SIZE 0 keeps the graph
+// dynamic: no per-shape compile), the shapes sgemm does not take on the reference kernel.
+TEST(DynamicMatMul, SgemmForEveryLayoutItTakesReferenceForTheRest) {
+    struct Case {
+        std::string what;
+        PartialShape a, b;  // b static: a constant; else a second input
+        Shape a_run, b_run;
+        bool ta, tb;
+    };
+    const auto dyn = Dimension::dynamic();
+    const std::vector<Case> cases{
+        {"rank-3 activations, 2-D weights", {dyn, dyn, 16}, {16, 8}, {2, 5, 16}, {}, false, false},
+        {"weights transposed", {dyn, 16}, {8, 16}, {7, 16}, {}, false, true},
+        {"activations transposed", {16, dyn}, {16, 8}, {16, 3}, {}, true, false},
+        {"zero rows", {dyn, 16}, {16, 8}, {0, 16}, {}, false, false},
+        {"batched, both inputs",
+         {2, 3, dyn, 5},
+         {2, 3, 5, dyn},
+         {2, 3, 4, 5},
+         {2, 3, 5, 6},
+         false,
+         false},
+        {"batched, both transposed", {2, dyn, 4}, {2, 6, dyn}, {2, 5, 4}, {2, 6, 5}, true, true},
+        {"broadcast batch (reference)",
+         {dyn, 4, 5},
+         {1, 5, dyn},
+         {3, 4, 5},
+         {1, 5, 6},
+         false,
+         false},
+        {"vector (reference)", {dyn}, {dyn, 3}, {4}, {4, 3}, false, false},
+    };
+    Core core = make_core();
+    unsigned seed = 200;
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.what);
+        auto a = op::parameter(element::f32, c.a, "a");
+        ParameterVector params{a};
+        std::vector<Tensor> inputs{random_tensor(c.a_run, ++seed)};
+        NodePtr b;
+        if (c.b.is_static()) {
+            b = op::constant(random_tensor(c.b.to_shape(), ++seed));
+        } else {
+            b = op::parameter(element::f32, c.b, "b");
+            params.push_back(b);
+            inputs.push_back(random_tensor(c.b_run, ++seed));
+        }
+        auto y = op::matmul(a, b, c.ta, c.tb);
+        y->set_friendly_name("product");
+        auto model = std::make_shared<Model>(OutputVector{y}, params, "matmul");
+        const auto expected = run_model(core, model, "TEMPLATE", inputs);
+        CompiledModel cpu = core.compile_model(
+            model, "CPU", {{enable_profiling.name(), true}, {"CPU_SHAPE_CACHE_SIZE", 0}});
+        InferRequest request = cpu.create_infer_request();
+        for (size_t i = 0; i < inputs.size(); ++i) request.set_input_tensor(i, inputs[i]);
+        request.infer();
+        ASSERT_EQ(request.get_output_tensor().get_shape(), expected[0].get_shape());
+        EXPECT_TRUE(all_close(request.get_output_tensor(), expected[0], 1e-5, 1e-5));
+        size_t sgemm_rows = 0;
+        for (const auto& row : request.get_profiling_info())
+            sgemm_rows += row.node_name == "product" && row.exec_type == "sgemm";
+        EXPECT_EQ(sgemm_rows, 1u);
+        const auto reference = cpu.get_property("CPU_REFERENCE_OPS").as<std::vector<std::string>>();
+        EXPECT_EQ(std::find(reference.begin(), reference.end(), "MatMul"), reference.end());
+    }
+}
+
+}  // namespace
+}  // namespace vireo::cpu_test

@@ -1,0 +1,97 @@
+// Implements gemm_matmul_kernel: an f32 MatMul of a dynamic graph on oneDNN's sgemm, which runs
+// on the stream's OpenMP threads, with the reference kernel for the shapes it does not take.
+#include "gemm_matmul.hpp"
+
+#include <algorithm>
+
+#include "oneapi/dnnl/dnnl.hpp"
+#include "vireo/exception.hpp"
+
+namespace vireo::cpu_plugin {
+namespace {
+
+class GemmMatMulKernel final : public reference::Kernel {
+  public:
+    GemmMatMulKernel(std::unique_ptr<reference::Kernel> fallback, bool transpose_a,
+                     bool transpose_b)
+        : m_fallback(std::move(fallback)), m_ta(transpose_a), m_tb(transpose_b) {}
+
+    void execute(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override {
+        if (!run_gemm(inputs, outputs)) m_fallback->execute(inputs, outputs);
+    }
+
+    double flops(const std::vector<Tensor>& inputs,
+                 const std::vector<Tensor>& outputs) const override {
+        return m_fallback->flops(inputs, outputs);
+    }
+
+  private:
+    // The products sgemm takes: B of rank 2 under an A of any rank >= 2 (its leading dimensions
+    // are rows; A transposed only at rank 2), or A and B of one rank >= 3 with the same batch
+    // dimensions (one sgemm per matrix). Anything else (1-D operands, broadcast batches, other
+    // types) returns false for the reference kernel.
+    bool run_gemm(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+        if (inputs.size() != 2 || outputs.size() != 1) return false;
+        const Tensor& a = inputs[0];
+        const Tensor& b = inputs[1];
+        Tensor& y = outputs[0];
+        for (const Tensor* t : {&a, &b, static_cast<const Tensor*>(&y)})
+            if (t->get_element_type() != element::f32 || !t->is_continuous() || t->is_remote())
+                return false;
+        const Shape& as = a.get_shape();
+        const Shape& bs = b.get_shape();
+        if (as.size() < 2 || bs.size() < 2) return false;
+        size_t batches = 1, m = 0, k = 0;
+        if (bs.size() == 2) {
+            if (m_ta && as.size() != 2) return false;
+            k = m_ta ? as[0] : as.back();
+            m = m_ta ? as[1] : shape_size(Shape(as.begin(), as.end() - 1));
+        } else {
+            if (as.size() != bs.size()) return false;
+            for (size_t i = 0; i + 2 < as.size(); ++i) {
+                if (as[i] != bs[i]) return false;
+                batches *= as[i];
+            }
+            m = m_ta ? as[as.size() - 1] : as[as.size() - 2];
+            k = m_ta ? as[as.size() - 2] : as[as.size() - 1];
+        }
+        const size_t b_rows = bs[bs.size() - 2], b_cols = bs[bs.size() - 1];
+        const size_t kb = m_tb ? b_cols : b_rows;
+        const size_t n = m_tb ? b_rows : b_cols;
+        if (kb != k || y.get_size() != batches * m * n) return false;
+        if (y.get_size() == 0) return true;
+        if (k == 0) {
+            std::fill_n(static_cast<float*>(y.data()), y.get_size(), 0.f);
+            return true;
+        }
+        const auto* pa = static_cast<const float*>(a.data());
+        const auto* pb = static_cast<const float*>(b.data());
+        auto* py = static_cast<float*>(y.data());
+        const size_t a_cols = m_ta ? m : k;
+        const size_t a_step = bs.size() == 2 ? 0 : m * k;
+        const size_t b_step = bs.size() == 2 ? 0 : k * n;
+        for (size_t i = 0; i < batches; ++i) {
+            const auto status = dnnl::sgemm(
+                m_ta ? 'T' : 'N', m_tb ? 'T' : 'N', static_cast<dnnl_dim_t>(m),
+                static_cast<dnnl_dim_t>(n), static_cast<dnnl_dim_t>(k), 1.f, pa + i * a_step,
+                static_cast<dnnl_dim_t>(a_cols), pb + i * b_step, static_cast<dnnl_dim_t>(b_cols),
+                0.f, py + i * m * n, static_cast<dnnl_dim_t>(n));
+            if (status != dnnl::status::success)
+                throw_error<Exception>("CPU: oneDNN sgemm failed on a MatMul (status ",
+                                       static_cast<int>(status), ")");
+        }
+        return true;
+    }
+
+    std::unique_ptr<reference::Kernel> m_fallback;
+    bool m_ta, m_tb;
+};
+
+}  // namespace
+
+std::shared_ptr<const reference::Kernel> gemm_matmul_kernel(
+    std::unique_ptr<reference::Kernel> fallback, bool transpose_a, bool transpose_b) {
+    return std::make_shared<GemmMatMulKernel>(std::move(fallback), transpose_a, transpose_b);
+}
+
+}  // namespace vireo::cpu_plugin
