@@ -200,11 +200,14 @@ struct InterpolateAttrs {
     std::vector<int64_t> pads_begin{0};
     std::vector<int64_t> pads_end{0};
     double cube_coeff = -0.75;
+    bool exclude_outside = false;      ///< Vireo extension (ONNX Resize's exclude_outside)
+    double extrapolation_value = 0.0;  ///< with `roi` only: the value of samples outside x
 };
 /// Interpolate-11: `scales_or_sizes` (f32 scales or integer sizes, by shape_calculation_mode) per
-/// entry of `axes` (default: every axis).
+/// entry of `axes` (default: every axis). `roi` (Vireo's extension for ONNX's tf_crop_and_resize,
+/// docs/ops.md: f32 starts then ends, one per axis, as fractions) needs `axes`.
 NodePtr interpolate(const Output& x, const Output& scales_or_sizes, const InterpolateAttrs& attrs,
-                    const Output& axes = {});
+                    const Output& axes = {}, const Output& roi = {});
 /// TopK-11: output 0 values, output 1 indices. `mode` "max"/"min", `sort` "value"/"index"/"none".
 NodePtr topk(const Output& x, const Output& k, int64_t axis, const std::string& mode,
              const std::string& sort, element::Type index_element_type = element::i32,

@@ -85,24 +85,9 @@ OutputVector resize_with(const NodeContext& ctx, const Output& scales, const Out
             attrs.shape_calculation_mode = "sizes";
         }
     }
-    if (!crop) {
-        const auto node = op::interpolate(x, inputs[1], attrs, axes_input);
-        if (exclude_outside) node->set_attribute("exclude_outside", true);
-        return one(node);
-    }
-    // Vireo's Interpolate-11 extension: the roi input and extrapolation_value (docs/ops.md).
-    return one(make_node("Interpolate", inputs,
-                         {{"mode", attrs.mode},
-                          {"shape_calculation_mode", attrs.shape_calculation_mode},
-                          {"coordinate_transformation_mode", attrs.coordinate_transformation_mode},
-                          {"nearest_mode", attrs.nearest_mode},
-                          {"antialias", attrs.antialias},
-                          {"pads_begin", attrs.pads_begin},
-                          {"pads_end", attrs.pads_end},
-                          {"cube_coeff", attrs.cube_coeff},
-                          {"exclude_outside", exclude_outside},
-                          {"extrapolation_value", ctx.attr_float("extrapolation_value", 0.0)}},
-                         11));
+    attrs.exclude_outside = exclude_outside;
+    if (crop) attrs.extrapolation_value = ctx.attr_float("extrapolation_value", 0.0);
+    return one(op::interpolate(x, inputs[1], attrs, axes_input, crop ? inputs[3] : Output()));
 }
 
 bool empty_input(const NodeContext& ctx, size_t i) {
