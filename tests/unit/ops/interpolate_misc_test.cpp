@@ -55,6 +55,26 @@ TEST(Interpolate, DynamicAndUnknownInputs) {
               "[...]");
 }
 
+TEST(Interpolate, RoiExtensionThroughTheBuilder) {
+    // The roi (4th input) and its attributes are set only when used; a roi without axes is
+    // refused, since the inputs are positional.
+    auto x = param("1,1,8,8");
+    op::InterpolateAttrs a = attrs("sizes");
+    auto plain = op::interpolate(x, i64({4, 4}), a, i64({2, 3}));
+    EXPECT_EQ(plain->get_input_size(), 3u);
+    EXPECT_FALSE(plain->has_attribute("extrapolation_value"));
+    EXPECT_FALSE(plain->has_attribute("exclude_outside"));
+    a.exclude_outside = true;
+    a.extrapolation_value = 7.5;
+    auto crop = op::interpolate(x, i64({4, 4}), a, i64({2, 3}), f32s({0.f, 0.f, 0.5f, 0.5f}));
+    EXPECT_EQ(crop->get_input_size(), 4u);
+    EXPECT_EQ(shape_of(crop), "[1,1,4,4]");
+    EXPECT_DOUBLE_EQ(crop->get_attribute<double>("extrapolation_value"), 7.5);
+    EXPECT_TRUE(crop->get_attribute<bool>("exclude_outside"));
+    EXPECT_THROW(op::interpolate(x, i64({4, 4}), a, Output(), f32s({0.f, 0.f, 1.f, 1.f})),
+                 InvalidArgument);
+}
+
 TEST(Interpolate, Version4UsesSizesOrScalesInputByMode) {
     op::InterpolateAttrs a = attrs("scales");
     std::map<std::string, AttrValue> attr_map{{"mode", a.mode},
