@@ -201,7 +201,7 @@ struct InterpolateAttrs {
     std::vector<int64_t> pads_end{0};
     double cube_coeff = -0.75;
     bool exclude_outside = false;      ///< Vireo extension (ONNX Resize's exclude_outside)
-    double extrapolation_value = 0.0;  ///< with `roi` only: the value of samples outside x
+    double extrapolation_value = 0.0;  ///< used with `roi` only: the value of samples outside x
 };
 /// Interpolate-11: `scales_or_sizes` (f32 scales or integer sizes, by shape_calculation_mode) per
 /// entry of `axes` (default: every axis). `roi` (Vireo's extension for ONNX's tf_crop_and_resize,

@@ -107,21 +107,18 @@ NodePtr interpolate(const Output& x, const Output& scales_or_sizes, const Interp
                     const Output& axes, const Output& roi) {
     if (roi && !axes)
         throw_error<InvalidArgument>("Interpolate: a roi input needs the axes input before it");
-    std::map<std::string, AttrValue> attrs{
-        {"mode", a.mode},
-        {"shape_calculation_mode", a.shape_calculation_mode},
-        {"coordinate_transformation_mode", a.coordinate_transformation_mode},
-        {"nearest_mode", a.nearest_mode},
-        {"antialias", a.antialias},
-        {"pads_begin", a.pads_begin},
-        {"pads_end", a.pads_end},
-        {"cube_coeff", a.cube_coeff}};
-    // The extensions' attributes only where they say something, so plain Interpolate-11 nodes
-    // (and the IR written from them) stay as the specification has them.
-    if (a.exclude_outside) attrs["exclude_outside"] = true;
-    if (roi) attrs["extrapolation_value"] = a.extrapolation_value;
     return make_node("Interpolate", with_optional(with_optional({x, scales_or_sizes}, axes), roi),
-                     std::move(attrs), 11);
+                     {{"mode", a.mode},
+                      {"shape_calculation_mode", a.shape_calculation_mode},
+                      {"coordinate_transformation_mode", a.coordinate_transformation_mode},
+                      {"nearest_mode", a.nearest_mode},
+                      {"antialias", a.antialias},
+                      {"pads_begin", a.pads_begin},
+                      {"pads_end", a.pads_end},
+                      {"cube_coeff", a.cube_coeff},
+                      {"exclude_outside", a.exclude_outside},
+                      {"extrapolation_value", a.extrapolation_value}},
+                     11);
 }
 
 NodePtr topk(const Output& x, const Output& k, int64_t axis, const std::string& mode,

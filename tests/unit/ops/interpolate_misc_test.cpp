@@ -56,14 +56,14 @@ TEST(Interpolate, DynamicAndUnknownInputs) {
 }
 
 TEST(Interpolate, RoiExtensionThroughTheBuilder) {
-    // The roi (4th input) and its attributes are set only when used; a roi without axes is
-    // refused, since the inputs are positional.
+    // The roi is a 4th input only when given (the extension's attributes keep their defaults
+    // otherwise); a roi without axes is refused, since the inputs are positional.
     auto x = param("1,1,8,8");
     op::InterpolateAttrs a = attrs("sizes");
     auto plain = op::interpolate(x, i64({4, 4}), a, i64({2, 3}));
     EXPECT_EQ(plain->get_input_size(), 3u);
-    EXPECT_FALSE(plain->has_attribute("extrapolation_value"));
-    EXPECT_FALSE(plain->has_attribute("exclude_outside"));
+    EXPECT_DOUBLE_EQ(plain->get_attribute<double>("extrapolation_value"), 0.0);
+    EXPECT_FALSE(plain->get_attribute<bool>("exclude_outside"));
     a.exclude_outside = true;
     a.extrapolation_value = 7.5;
     auto crop = op::interpolate(x, i64({4, 4}), a, i64({2, 3}), f32s({0.f, 0.f, 0.5f, 0.5f}));
