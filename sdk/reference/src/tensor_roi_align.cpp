@@ -26,7 +26,8 @@ struct Sample {
 Sample bilinear_sample(size_t h, size_t w, double y, double x) {
     const auto H = static_cast<double>(h), W = static_cast<double>(w);
     Sample s;
-    if (h == 0 || w == 0 || y < -1.0 || y > H || x < -1.0 || x > W) return s;
+    // Written so that a NaN coordinate is outside too.
+    if (h == 0 || w == 0 || !(y >= -1.0 && y <= H && x >= -1.0 && x <= W)) return s;
     s.inside = true;
     y = std::max(y, 0.0);
     x = std::max(x, 0.0);
@@ -52,6 +53,11 @@ Sample bilinear_sample(size_t h, size_t w, double y, double x) {
     s.w11 = ly * lx;
     return s;
 }
+
+// Samples per bin along one axis, at most: 4096^2 per bin is far beyond any feature map's
+// adaptive sampling. The per-roi table of samples holds at most kMaxTable (4.5 MB).
+constexpr size_t kMaxGrid = 4096;
+constexpr size_t kMaxTable = size_t{1} << 16;
 
 std::unique_ptr<Kernel> make_roi_align(const Node& node) {
     const auto ph = static_cast<size_t>(node.get_attribute<int64_t>("pooled_h"));
@@ -103,29 +109,39 @@ std::unique_ptr<Kernel> make_roi_align(const Node& node) {
             }
             const double bin_h = roi_h / static_cast<double>(ph),
                          bin_w = roi_w / static_cast<double>(pw);
-            const auto grid_h =
-                static_cast<size_t>(ratio > 0 ? ratio : std::max(0.0, std::ceil(bin_h)));
-            const auto grid_w =
-                static_cast<size_t>(ratio > 0 ? ratio : std::max(0.0, std::ceil(bin_w)));
+            // Samples per bin along each axis: the attribute, or ceil(bin size). A roi that would
+            // need more than kMaxGrid along an axis (a huge or infinite box) is refused, not
+            // sampled for hours.
+            auto grid_along = [&](double bin, const char* axis) {
+                const double n = ratio > 0 ? static_cast<double>(ratio)
+                                           : std::max(0.0, std::ceil(bin));  // NaN: 0
+                if (!(n <= static_cast<double>(kMaxGrid)))
+                    throw_error<InvalidArgument>(
+                        who, ": roi ", r, " [", roi[0], ", ", roi[1], ", ", roi[2], ", ", roi[3],
+                        "] needs ", n, " samples per bin along ", axis, ", at most ", kMaxGrid);
+                return static_cast<size_t>(n);
+            };
+            const size_t grid_h = grid_along(bin_h, "y"), grid_w = grid_along(bin_w, "x");
             const double count = static_cast<double>(std::max<size_t>(grid_h * grid_w, 1));
             // The sample positions and weights are the same for every channel: computed once
-            // per roi, then applied to each channel's plane where it lies.
+            // per roi (a table of up to kMaxTable samples, else again per channel), then applied
+            // to each channel's plane where it lies.
             const size_t grid = grid_h * grid_w;
-            samples.resize(ph * pw * grid);
-            for (size_t py = 0; py < ph; ++py)
-                for (size_t px = 0; px < pw; ++px)
-                    for (size_t iy = 0; iy < grid_h; ++iy) {
-                        const double y =
-                            y1 + static_cast<double>(py) * bin_h +
-                            (static_cast<double>(iy) + 0.5) * bin_h / static_cast<double>(grid_h);
-                        for (size_t ix = 0; ix < grid_w; ++ix) {
-                            const double x = x1 + static_cast<double>(px) * bin_w +
-                                             (static_cast<double>(ix) + 0.5) * bin_w /
-                                                 static_cast<double>(grid_w);
-                            samples[(py * pw + px) * grid + iy * grid_w + ix] =
-                                bilinear_sample(h, w, y, x);
-                        }
-                    }
+            auto sample = [&](size_t bin, size_t k) {
+                const size_t py = bin / pw, px = bin % pw, iy = k / grid_w, ix = k % grid_w;
+                const double y =
+                    y1 + static_cast<double>(py) * bin_h +
+                    (static_cast<double>(iy) + 0.5) * bin_h / static_cast<double>(grid_h);
+                const double x =
+                    x1 + static_cast<double>(px) * bin_w +
+                    (static_cast<double>(ix) + 0.5) * bin_w / static_cast<double>(grid_w);
+                return bilinear_sample(h, w, y, x);
+            };
+            const bool table = ph * pw * grid <= kMaxTable;
+            samples.clear();
+            if (table)
+                for (size_t bin = 0; bin < ph * pw; ++bin)
+                    for (size_t k = 0; k < grid; ++k) samples.push_back(sample(bin, k));
             for (size_t c = 0; c < channels; ++c) {
                 const double* plane =
                     data.data() + (static_cast<size_t>(batch[r]) * channels + c) * h * w;
@@ -133,7 +149,7 @@ std::unique_ptr<Kernel> make_roi_align(const Node& node) {
                 for (size_t bin = 0; bin < ph * pw; ++bin) {
                     double sum = 0, best = -INFINITY;
                     for (size_t k = 0; k < grid; ++k) {
-                        const Sample& q = samples[bin * grid + k];
+                        const Sample q = table ? samples[bin * grid + k] : sample(bin, k);
                         const double v = q.inside ? q.w00 * plane[q.o00] + q.w01 * plane[q.o01] +
                                                         q.w10 * plane[q.o10] + q.w11 * plane[q.o11]
                                                   : 0.0;

@@ -101,5 +101,25 @@ TEST(RoiAlignKernel, EmptyPlaneGivesZeros) {
     for (double x : values_of(out)) EXPECT_EQ(x, 0.0);
 }
 
+TEST(RoiAlignKernel, HostileRoisAreRefusedOrSampleNothing) {
+    const auto data = make_tensor(element::f32, {1, 1, 4, 4}, plane(1));
+    // Adaptive sampling of an infinite box would need infinitely many samples: refused by name.
+    try {
+        roi_align(data, {0, 0, std::numeric_limits<double>::infinity(), 2}, {0}, attrs("avg", 0));
+        ADD_FAILURE() << "expected InvalidArgument";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("roi 0"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("samples per bin along x"), std::string::npos)
+            << e.what();
+    }
+    // NaN corners: every sample is outside the plane, so the bins are 0.
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (double x : values_of(roi_align(data, {nan, 0, 2, nan}, {0}, attrs("avg", 2))))
+        EXPECT_EQ(x, 0.0);
+    // A huge box with a fixed sampling ratio is sampled (outside the plane: 0), not refused.
+    for (double x : values_of(roi_align(data, {1e30, 1e30, 2e30, 2e30}, {0}, attrs("max", 2))))
+        EXPECT_EQ(x, 0.0);
+}
+
 }  // namespace
 }  // namespace vireo::test
