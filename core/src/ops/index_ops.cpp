@@ -96,8 +96,9 @@ Outputs infer_non_zero(const Node& node, const Inputs& in) {
             } else {
                 // Integers and boolean: an element is zero when all its bytes are.
                 const size_t bytes = t.get_element_type().size();
+                const size_t size = t.get_size();  // not per element: it multiplies the shape
                 const auto* p = static_cast<const uint8_t*>(t.data());
-                for (size_t e = 0; e < t.get_size(); ++e) {
+                for (size_t e = 0; e < size; ++e) {
                     bool nonzero = false;
                     for (size_t b = 0; b < bytes; ++b) nonzero = nonzero || p[e * bytes + b] != 0;
                     n += nonzero ? 1 : 0;

@@ -454,7 +454,8 @@ class InterpolateKernel final : public Kernel {
                 value = static_cast<T>(m_attrs.extrapolation_value);
             }
             T* dst = tensor_data<T>(out);
-            for (size_t i = 0; i < out.get_size(); ++i)
+            const size_t size = out.get_size();
+            for (size_t i = 0; i < size; ++i)
                 for (const auto& [axis, plan] : plans)
                     if (plan.outside[(i / stride[axis]) % shape[axis]]) {
                         dst[i] = value;
