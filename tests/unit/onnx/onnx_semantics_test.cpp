@@ -5,6 +5,7 @@
 // Expected values come from plain loops over the inputs, not from the code under test.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <numeric>
 #include <sstream>
 
@@ -280,6 +281,69 @@ TEST(OnnxSemantics, PoolingCeilModeDropsAWindowStartingInTheEndPadding) {
         ASSERT_EQ(y.get_shape(), (Shape{1, 1, 5})) << what;
         for (size_t i = 0; i < c.expected.size(); ++i)
             EXPECT_FLOAT_EQ(y.data<float>()[i], c.expected[i]) << what << " i=" << i;
+    }
+}
+
+// LpPool: (sum of |x|^p over the window)^(1/p), padding counting as zeros, against the
+// definition computed here; 2-D, kernel 3x2, strides 2x1, pads 1 0 1 1, p = 1, 2 and 3, on CPU
+// and TEMPLATE. Dilations and ceil_mode are refused naming the attribute.
+TEST(OnnxSemantics, LpPoolIsThePNormOfEachWindow) {
+    const size_t H = 5, W = 4, kh = 3, kw = 2, sh = 2, sw = 1, pt = 1, pl = 0, pb = 1, pr = 1;
+    const size_t oh = (H + pt + pb - kh) / sh + 1, ow = (W + pl + pr - kw) / sw + 1;
+    std::vector<float> data(2 * H * W);
+    for (size_t i = 0; i < data.size(); ++i)
+        data[i] = static_cast<float>(static_cast<int>(i * 7 % 11) - 5) * 0.5f;
+    Core core;
+    for (int64_t p : {1, 2, 3}) {
+        OnnxBuilder b(11);
+        b.input("x", kF32, {1, 2, static_cast<int64_t>(H), static_cast<int64_t>(W)})
+            .output("y", kF32, {1, 2, -1, -1});
+        auto& node = b.node("LpPool", {"x"}, {"y"}, "lp");
+        ints_attribute(node, "kernel_shape", {kh, kw});
+        ints_attribute(node, "strides", {sh, sw});
+        ints_attribute(node, "pads", {pt, pl, pb, pr});
+        int_attribute(node, "p", p);
+        const auto model = core.read_model(b.bytes(), Tensor());
+        for (const std::string device : {"CPU", "TEMPLATE"}) {
+            auto request = core.compile_model(model, device).create_infer_request();
+            request.set_tensor("x", f32({1, 2, H, W}, data));
+            request.infer();
+            const Tensor y = request.get_tensor("y");
+            ASSERT_EQ(y.get_shape(), (Shape{1, 2, oh, ow})) << device;
+            for (size_t c = 0; c < 2; ++c)
+                for (size_t i = 0; i < oh; ++i)
+                    for (size_t j = 0; j < ow; ++j) {
+                        double sum = 0;
+                        for (size_t a = 0; a < kh; ++a)
+                            for (size_t e = 0; e < kw; ++e) {
+                                const auto r = static_cast<int64_t>(i * sh + a) - int64_t{pt};
+                                const auto q = static_cast<int64_t>(j * sw + e) - int64_t{pl};
+                                if (r < 0 || q < 0 || r >= int64_t{H} || q >= int64_t{W}) continue;
+                                sum += std::pow(std::fabs(data[(c * H + r) * W + q]), p);
+                            }
+                        const double expected = std::pow(sum, 1.0 / static_cast<double>(p));
+                        EXPECT_NEAR(y.data<float>()[(c * oh + i) * ow + j], expected,
+                                    1e-5 * (1 + expected))
+                            << device << " p " << p << " at " << c << "," << i << "," << j;
+                    }
+        }
+    }
+    for (const std::string refused : {"dilations", "ceil_mode"}) {
+        OnnxBuilder b(18);
+        b.input("x", kF32, {1, 1, 4, 4}).output("y", kF32, {1, 1, -1, -1});
+        auto& node = b.node("LpPool", {"x"}, {"y"}, "lp");
+        ints_attribute(node, "kernel_shape", {2, 2});
+        if (refused == "dilations")
+            ints_attribute(node, "dilations", {2, 2});
+        else
+            int_attribute(node, "ceil_mode", 1);
+        try {
+            core.read_model(b.bytes(), Tensor());
+            ADD_FAILURE() << refused << " was accepted";
+        } catch (const NotImplemented& e) {
+            EXPECT_NE(std::string(e.what()).find(refused), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("'lp'"), std::string::npos) << e.what();
+        }
     }
 }
 

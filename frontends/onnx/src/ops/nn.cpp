@@ -2,6 +2,7 @@
 // normalisations (BatchNormalization, InstanceNormalization, LayerNormalization, LRN, MVN, LpNorm)
 // and Dropout.
 #include <algorithm>
+#include <cmath>
 
 #include "ops/common.hpp"
 
@@ -236,6 +237,39 @@ OutputVector average_pool(const NodeContext& ctx) {
                             rounding, win.auto_pad));
 }
 
+/// LpPool-1/2/11/18: (sum over the window of |x|^p)^(1/p), the padding counting as zeros. Every
+/// window then holds prod(kernel) taps, so the sum is an average pool that counts the padding,
+/// times the kernel size: AvgPool (oneDNN on CPU) between element-wise ops. Dilations and
+/// ceil_mode (LpPool-18) are refused naming the attribute (a ceil-mode window past the padding
+/// holds fewer taps).
+OutputVector lp_pool(const NodeContext& ctx) {
+    const Output& x = ctx.input(0);
+    const size_t spatial = spatial_rank(ctx, x);
+    const Window win = window(ctx, spatial);
+    if (win.kernel.size() != spatial)
+        ctx.fail("kernel_shape must have ", spatial, " values, got ", win.kernel.size());
+    for (int64_t d : win.dilations)
+        if (d != 1) ctx.unsupported("dilations other than 1 are not supported");
+    if (ctx.attr_int("ceil_mode", 0) != 0) ctx.unsupported("ceil_mode=1 is not supported");
+    // LpPool-1 names the exponent as a float; LpPool-2 and later as an int.
+    const double p =
+        ctx.opset() < 2 ? ctx.attr_float("p", 2.0) : static_cast<double>(ctx.attr_int("p", 2));
+    if (!(p > 0) || !std::isfinite(p)) ctx.fail("p must be a positive number, got ", p);
+    const auto type = x.get_element_type();
+    const Output magnitude = op::unary("Abs", x);
+    const Output powered = p == 1.0   ? magnitude
+                           : p == 2.0 ? Output(op::multiply(x, x))
+                                      : Output(op::power(magnitude, scalar(type, p)));
+    double taps = 1;
+    for (int64_t k : win.kernel) taps *= static_cast<double>(k);
+    const Output mean = op::avg_pool(powered, win.strides, win.pads_begin, win.pads_end, win.kernel,
+                                     /*exclude_pad=*/false, "floor", win.auto_pad);
+    const Output sum = op::multiply(mean, scalar(type, taps));
+    if (p == 1.0) return one(sum);
+    if (p == 2.0) return one(op::sqrt(sum));
+    return one(op::power(sum, scalar(type, 1.0 / p)));
+}
+
 Translator global_pool(const std::string& reduce) {
     return [reduce](const NodeContext& ctx) {
         const Output& x = ctx.input(0);
@@ -356,6 +390,7 @@ void register_nn(TranslatorRegistry& r) {
     r.add("", "ConvTranspose", 1, conv_transpose);
     r.add("", "MaxPool", 1, max_pool);
     r.add("", "AveragePool", 1, average_pool);
+    r.add("", "LpPool", 1, lp_pool);
     r.add("", "MaxUnpool", 9, max_unpool);
     r.add("", "GlobalAveragePool", 1, global_pool("ReduceMean"));
     r.add("", "GlobalMaxPool", 1, global_pool("ReduceMax"));
