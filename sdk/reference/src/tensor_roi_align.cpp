@@ -122,11 +122,11 @@ std::unique_ptr<Kernel> make_roi_align(const Node& node) {
                 return static_cast<size_t>(n);
             };
             const size_t grid_h = grid_along(bin_h, "y"), grid_w = grid_along(bin_w, "x");
-            const double count = static_cast<double>(std::max<size_t>(grid_h * grid_w, 1));
+            const size_t grid = grid_h * grid_w;
+            const double count = static_cast<double>(std::max<size_t>(grid, 1));
             // The sample positions and weights are the same for every channel: computed once
             // per roi (a table of up to kMaxTable samples, else again per channel), then applied
             // to each channel's plane where it lies.
-            const size_t grid = grid_h * grid_w;
             auto sample = [&](size_t bin, size_t k) {
                 const size_t py = bin / pw, px = bin % pw, iy = k / grid_w, ix = k % grid_w;
                 const double y =

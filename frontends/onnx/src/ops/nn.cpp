@@ -189,15 +189,21 @@ OutputVector max_pool(const NodeContext& ctx) {
     return {pool->output(0), column_major_spatial_index(pool->output(1), x, win.kernel.size())};
 }
 
+/// window() for ops whose kernel_shape attribute must name every spatial axis.
+Window full_window(const NodeContext& ctx, size_t spatial) {
+    Window w = window(ctx, spatial);
+    if (w.kernel.size() != spatial)
+        ctx.fail("kernel_shape must have ", spatial, " values, got ", w.kernel.size());
+    return w;
+}
+
 /// MaxUnpool-9/11: zeros of the unpooled shape, (in - 1) * stride + kernel - pads per spatial
 /// axis, with X's values scattered to the flat positions MaxPool's indices give (over the whole
 /// tensor, batch and channel included); an `output_shape` input pads that with zeros at the end.
 OutputVector max_unpool(const NodeContext& ctx) {
     const Output& x = ctx.input(0);
     const size_t spatial = spatial_rank(ctx, x);
-    const Window win = window(ctx, spatial);
-    if (win.kernel.size() != spatial)
-        ctx.fail("kernel_shape must have ", spatial, " values, got ", win.kernel.size());
+    const Window win = full_window(ctx, spatial);
     Output indices = ctx.input(1);
     if (indices.get_element_type() != element::i64) indices = op::convert(indices, element::i64);
     const Output in_shape = op::shape_of(x);
@@ -245,9 +251,7 @@ OutputVector average_pool(const NodeContext& ctx) {
 OutputVector lp_pool(const NodeContext& ctx) {
     const Output& x = ctx.input(0);
     const size_t spatial = spatial_rank(ctx, x);
-    const Window win = window(ctx, spatial);
-    if (win.kernel.size() != spatial)
-        ctx.fail("kernel_shape must have ", spatial, " values, got ", win.kernel.size());
+    const Window win = full_window(ctx, spatial);
     for (int64_t d : win.dilations)
         if (d != 1) ctx.unsupported("dilations other than 1 are not supported");
     if (ctx.attr_int("ceil_mode", 0) != 0) ctx.unsupported("ceil_mode=1 is not supported");
