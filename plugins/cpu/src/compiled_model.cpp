@@ -64,6 +64,9 @@ CompiledModel::CompiledModel(std::shared_ptr<Model> model, std::shared_ptr<const
     specs.push_back(
         sdk::ro(shape_cache_size.name(),
                 [size = m_config.shape_cache_size](const std::string&) { return Any(size); }));
+    specs.push_back(
+        sdk::ro(dynamic_quantization.name(),
+                [on = m_config.dynamic_quantization](const std::string&) { return Any(on); }));
     std::vector<std::string> reference = reference_op_types(*m_graph);
     specs.push_back(
         sdk::ro(reference_ops.name(), [reference](const std::string&) { return Any(reference); }));
@@ -102,7 +105,8 @@ std::shared_ptr<const Graph> CompiledModel::graph_for(
         protect_compressed_weights(*copy);
         reference::fold_model_constants(*copy);  // shapes computed from shapes become static
         const OmpTeamScope team(m_config.omp_threads_per_stream());
-        graph = compile_graph(std::move(copy), nullptr, m_config.resolved_precision());
+        graph = compile_graph(std::move(copy), nullptr, m_config.resolved_precision(),
+                              m_config.dynamic_quantization);
         // Still dynamic (value-dependent shapes): worth keeping when its static region now
         // runs on oneDNN, otherwise the generic graph does as well.
         if (graph->dynamic && !graph->has_region) graph = nullptr;

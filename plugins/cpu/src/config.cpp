@@ -24,7 +24,8 @@ std::unique_ptr<sdk::PropertyTable> make_property_table() {
                                    [](const element::Type& type) {
                                        return type == element::f32 || type == element::bf16;
                                    }),
-            sdk::in_range<uint32_t>(cpu_plugin::shape_cache_size, 16, 0, 4096)});
+            sdk::in_range<uint32_t>(cpu_plugin::shape_cache_size, 16, 0, 4096),
+            sdk::rw<bool>(cpu_plugin::dynamic_quantization, false, "YES or NO")});
 }
 
 Config Config::from(const sdk::PropertyValues& v) {
@@ -32,6 +33,7 @@ Config Config::from(const sdk::PropertyValues& v) {
     static_cast<sdk::ExecutionConfig&>(c) = sdk::ExecutionConfig::from(v);
     c.inference_precision = v.get(hint::inference_precision);
     c.shape_cache_size = v.get(cpu_plugin::shape_cache_size);
+    c.dynamic_quantization = v.get(cpu_plugin::dynamic_quantization);
     return c;
 }
 

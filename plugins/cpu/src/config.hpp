@@ -20,6 +20,11 @@ inline constexpr const char* kDeviceName = "CPU";
 /// compiled for oneDNN at once (least recently used first out; 0: every shape runs on the
 /// reference kernels). Default 16.
 inline constexpr Property<uint32_t> shape_cache_size{"CPU_SHAPE_CACHE_SIZE"};
+/// CPU_DYNAMIC_QUANTIZATION: MatMuls with constant f32 weights (and a reduction of at least 32)
+/// run as u8 x s8 products on a CPU with VNNI or AMX — weights quantized once per output channel,
+/// the activation per tensor at every inference, as ONNX Runtime's quantize_dynamic models do.
+/// Faster and approximate (outputs within a few quanta of f32); false (default) keeps f32.
+inline constexpr Property<bool> dynamic_quantization{"CPU_DYNAMIC_QUANTIZATION"};
 /// CPU_REFERENCE_OPS (compiled model, read-only): the op types that run on reference kernels,
 /// each once, sorted ("" entries never); empty when every op runs on oneDNN or as a view.
 inline constexpr Property<std::vector<std::string>, PropertyMutability::RO> reference_ops{
@@ -37,7 +42,8 @@ struct Config : sdk::ExecutionConfig {
     /// hint::inference_precision: f32, or bf16 (convolutions and MatMuls with constant weights
     /// compute in bf16 where the CPU has AVX-512 BF16; see resolved_precision()).
     element::Type inference_precision = element::f32;
-    uint32_t shape_cache_size = 16;  ///< see the key above
+    uint32_t shape_cache_size = 16;     ///< see the key above
+    bool dynamic_quantization = false;  ///< CPU_DYNAMIC_QUANTIZATION
 
     static Config from(const sdk::PropertyValues& values);
 

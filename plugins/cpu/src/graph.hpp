@@ -113,6 +113,7 @@ struct Graph {
     /// for each set of input shapes even though it stays dynamic (CompiledModel::graph_for).
     bool has_region = false;
     element::Type precision = element::f32;  ///< what compile_graph was asked for (bodies too)
+    bool dynamic_quantization = false;       ///< likewise (CPU_DYNAMIC_QUANTIZATION)
     size_t arena_bytes = 0;
     size_t scratchpad_bytes = 0;  ///< the largest oneDNN scratchpad of any step
     size_t weights_bytes = 0;     ///< constant memory oneDNN primitives hold (reordered weights)

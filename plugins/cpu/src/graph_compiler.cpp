@@ -242,8 +242,8 @@ void GraphCompiler::add_subgraph_step(const NodePtr& node) {
     step.exec_type = "ref";
     for (const auto& body : node->get_bodies()) {
         try {
-            step.bodies.push_back(
-                compile_graph(body, nullptr, m_bf16 ? element::bf16 : element::f32));
+            step.bodies.push_back(compile_graph(
+                body, nullptr, m_bf16 ? element::bf16 : element::f32, m_dynamic_quantization));
         } catch (const Exception& e) {
             m_unsupported.push_back(node->describe() + ": its body cannot run: " + e.what());
             return;
@@ -486,7 +486,7 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
                 if (type == "Convolution" || type == "GroupConvolution")
                     done = try_convolution(node);
                 else if (type == "MatMul")
-                    done = try_matmul(node);
+                    done = try_dynamic_quant_matmul(node) || try_matmul(node);
                 else if (type == "MaxPool" || type == "AvgPool")
                     done = try_pooling(node);
                 else if (type == "Softmax")
@@ -538,9 +538,11 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
 }  // namespace detail
 
 std::shared_ptr<const Graph> compile_graph(std::shared_ptr<const Model> model,
-                                           const PackedWeightsMap* packed,
-                                           element::Type precision) {
-    return detail::GraphCompiler(std::move(model), packed, precision == element::bf16).compile();
+                                           const PackedWeightsMap* packed, element::Type precision,
+                                           bool dynamic_quantization) {
+    return detail::GraphCompiler(std::move(model), packed, precision == element::bf16,
+                                 dynamic_quantization)
+        .compile();
 }
 
 }  // namespace vireo::cpu_plugin

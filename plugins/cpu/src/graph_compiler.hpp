@@ -32,8 +32,13 @@ namespace vireo::cpu_plugin {
 /// `precision` element::bf16 (what Config::resolved_precision() gave: the CPU has AVX-512 BF16)
 /// runs convolutions and MatMuls with constant weights in bf16: weights reordered to bf16 once,
 /// the source converted by a reorder step, f32 accumulation, bias, post-ops and output.
+///
+/// `dynamic_quantization` (CPU_DYNAMIC_QUANTIZATION, on a CPU with VNNI or AMX) runs MatMuls with
+/// constant f32 weights as u8 x s8 products: weights quantized here per output channel, the
+/// activation per tensor at every inference (dynamic_quantization.hpp).
 std::shared_ptr<const Graph> compile_graph(std::shared_ptr<const Model> model,
                                            const PackedWeightsMap* packed = nullptr,
-                                           element::Type precision = element::f32);
+                                           element::Type precision = element::f32,
+                                           bool dynamic_quantization = false);
 
 }  // namespace vireo::cpu_plugin

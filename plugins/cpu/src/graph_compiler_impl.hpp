@@ -25,6 +25,8 @@ using Dims = dnnl::memory::dims;
 inline constexpr size_t kFoldBudgetBytes = 64u
                                            << 20;  // compile-time evaluation of constant subgraphs
 inline constexpr size_t kMaxPostOps = 8;
+/// CPU_DYNAMIC_QUANTIZATION leaves MatMuls with a shorter reduction (K) in f32.
+inline constexpr size_t kMinDynamicQuantizationDepth = 32;
 
 inline tag plain_tag(size_t rank) {
     static const tag tags[] = {tag::a,    tag::a,     tag::ab,    tag::abc,
@@ -118,13 +120,25 @@ std::shared_ptr<DnnlOp> make_reorder(const dnnl::memory::desc& from, const dnnl:
                                      size_t from_value, size_t to_value,
                                      const dnnl::primitive_attr& extra = dnnl::primitive_attr());
 
+/// CPU_DYNAMIC_QUANTIZATION: the values a DynamicQuantize step writes for one activation.
+struct DynamicQuantized {
+    size_t q = 0;           ///< u8, the activation's shape
+    size_t zero_point = 0;  ///< i32 [1]
+    size_t scale = 0;       ///< f32 [1]
+};
+
 class GraphCompiler {
   public:
-    GraphCompiler(std::shared_ptr<const Model> model, const PackedWeightsMap* packed, bool bf16)
-        : m_model(std::move(model)), m_packed(packed), m_bf16(bf16) {
+    GraphCompiler(std::shared_ptr<const Model> model, const PackedWeightsMap* packed, bool bf16,
+                  bool dynamic_quantization = false)
+        : m_model(std::move(model)),
+          m_packed(packed),
+          m_bf16(bf16),
+          m_dynamic_quantization(dynamic_quantization) {
         m_graph = std::make_shared<Graph>();
         m_graph->model = m_model;
         m_graph->precision = bf16 ? element::bf16 : element::f32;
+        m_graph->dynamic_quantization = dynamic_quantization;
     }
 
     std::shared_ptr<const Graph> compile();
@@ -172,7 +186,8 @@ class GraphCompiler {
     /// LSTMSequence, GRUSequence, RNNSequence on oneDNN's RNN primitives (graph_compiler_rnn.cpp).
     bool try_rnn(const NodePtr& node);
     /// A computed value no model port names (an intermediate layout of a step), dims `dims`.
-    size_t add_internal_value(const Dims& dims, const std::string& name);
+    size_t add_internal_value(const Dims& dims, const std::string& name,
+                              element::Type type = element::f32);
     /// A reorder step writing internal or port value `to_value` (plain) from `from_value` read
     /// through `from`.
     void add_internal_reorder(const dnnl::memory::desc& from, size_t from_value, size_t to_value,
@@ -189,6 +204,9 @@ class GraphCompiler {
     /// Add of a deferred dequantization and another tensor of the same shape.
     bool try_int8_add(const NodePtr& node);
     bool try_quantize(const NodePtr& node);
+    /// CPU_DYNAMIC_QUANTIZATION: a MatMul with constant f32 weights as a DynamicQuantize step
+    /// (the activation to u8 at run time) and a u8 x s8 matmul with run-time scales.
+    bool try_dynamic_quant_matmul(const NodePtr& node);
     /// Appends the QuantizeLinear after `chain` (when it follows alone) as output scale and
     /// zero point post-op; gives the integer type of the destination, or f32.
     dt requantize_chain(FusedChain& chain);
@@ -217,7 +235,8 @@ class GraphCompiler {
 
     std::shared_ptr<const Model> m_model;
     const PackedWeightsMap* m_packed = nullptr;
-    bool m_bf16 = false;                      // convolutions and weight MatMuls compute in bf16
+    bool m_bf16 = false;                  // convolutions and weight MatMuls compute in bf16
+    bool m_dynamic_quantization = false;  // weight MatMuls run u8 x s8 (CPU_DYNAMIC_QUANTIZATION)
     std::set<std::string> m_ambiguous_names;  // friendly names of more than one op
     std::shared_ptr<Graph> m_graph;
     std::map<Output, size_t> m_value_of;
@@ -229,6 +248,8 @@ class GraphCompiler {
     std::map<std::tuple<size_t, Layout, element::Type>, size_t> m_converted;
     std::map<std::string, size_t> m_variable_index;
     std::vector<std::string> m_unsupported;
+    /// CPU_DYNAMIC_QUANTIZATION: the quantized form of each activation value a MatMul reads.
+    std::map<size_t, DynamicQuantized> m_dynamic_quantized;
     /// Dequantizations not computed (yet): their f32 output port -> the match.
     std::map<Output, DequantizeMatch> m_deferred;
 };

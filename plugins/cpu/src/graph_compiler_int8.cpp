@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "dynamic_quantization.hpp"
 #include "graph_compiler_impl.hpp"
 
 namespace vireo::cpu_plugin::detail {
@@ -288,6 +289,120 @@ bool GraphCompiler::try_int8_convolution(const NodePtr& node, const DequantizeMa
                         weights_constant(wport, w_plain, qw->q.data(), pd.weights_desc())});
     append_int8_tail(*op, chain.bias, out_scales, bias_md, pd.bias_desc(), dq.zero_point, dst_md);
     add_dnnl_step(node, chain, std::move(op), Layout::kChannelsLast);
+    m_graph->steps.back().type = "Int8" + m_graph->steps.back().type;
+    return true;
+}
+
+bool GraphCompiler::try_dynamic_quant_matmul(const NodePtr& node) {
+    if (!m_dynamic_quantization || !int8_dot_product_supported()) return false;
+    const Output& a = node->input_value(0);
+    const Output& b = node->input_value(1);
+    if (!is_f32(a) || !is_f32(b) || !is_f32(node->output(0)) ||
+        node->get_attribute<bool>("transpose_a"))
+        return false;
+    const bool tb = node->get_attribute<bool>("transpose_b");
+    const size_t bv = value_of(b);
+    const Shape as = a.get_shape(), bs = b.get_shape(), out = node->get_output_shape(0);
+    if (m_graph->values[bv].kind != ValueKind::kConstant || as.size() < 2 || bs.size() != 2)
+        return false;
+    const size_t K = as.back(), N = out.back(), M = shape_size(as) / std::max<size_t>(K, 1);
+    // A short reduction gains less from int8 than quantizing the activation costs.
+    if (K < kMinDynamicQuantizationDepth || N == 0 || M == 0) return false;
+    const Tensor& wt = m_graph->values[bv].constant;
+    QuantizedColumns qw = quantize_columns(static_cast<const float*>(wt.data()), K, N, tb);
+    if (qw.scales.empty()) return false;  // a weight that is not finite: f32 keeps it
+
+    const auto d = [](size_t v) { return static_cast<dnnl::memory::dim>(v); };
+    const dnnl::memory::desc src_md({d(M), d(K)}, dt::u8, tag::ab);
+    const dnnl::memory::desc w_plain({d(K), d(N)}, dt::s8, tb ? Dims{1, d(K)} : Dims{d(N), 1});
+    const dnnl::memory::desc w_any({d(K), d(N)}, dt::s8, tag::any);
+    const dnnl::memory::desc dst_md({d(M), d(N)}, dt::f32, tag::ab);
+    FusionTarget target;
+    target.rank = out.size();
+    target.channel_axis = out.size() - 1;
+    target.channels = N;
+    target.layout = Layout::kPlain;
+    target.dst = dst_md;
+    target.channel_dims = Dims{1, d(N)};
+    const auto absorbed = m_absorbed;
+    FusedChain chain = fuse_chain(node->output(0), target);
+    // The activation's quantization, one step per activation value however many MatMuls read it.
+    const size_t av = in_layout(value_of(a), Layout::kPlain);
+    auto quantized = m_dynamic_quantized.find(av);
+    const bool new_step = quantized == m_dynamic_quantized.end();
+    DynamicQuantized dq;
+    if (!new_step) dq = quantized->second;
+    // oneDNN's brgemm int8 kernels take per-channel output scales fixed at creation (run-time
+    // ones fall back to the slower gemm kernel): the weight scales are those, and the activation's
+    // scale, known at run time, is the first post-op (a product with a one-element value), then
+    // the bias (oneDNN would add a bias before the scales), then the chain.
+    std::vector<PostOp> post_ops(1);
+    post_ops[0].kind = PostOp::Kind::kBinary;
+    post_ops[0].algorithm = algorithm::binary_mul;
+    post_ops[0].desc = dnnl::memory::desc({1, 1}, dt::f32, tag::ab);
+    post_ops[0].value = 0;  // the scale's value id, once it exists (below)
+    if (chain.bias) {
+        PostOp bias;
+        bias.kind = PostOp::Kind::kBinary;
+        bias.algorithm = algorithm::binary_add;
+        bias.desc = dnnl::memory::desc({1, d(N)}, dt::f32, tag::ab);
+        bias.constant = make_constant(bias.desc, chain.bias.data(), bias.desc);
+        post_ops.push_back(std::move(bias));
+    }
+    post_ops.insert(post_ops.end(), chain.post_ops.begin(), chain.post_ops.end());
+    auto op = std::make_shared<DnnlOp>();
+    dnnl::matmul::primitive_desc pd;
+    try {
+        if (post_ops.size() > kMaxPostOps) throw dnnl::error(dnnl_unimplemented, "post-ops");
+        auto attr = make_attr(post_ops, op.get());
+        attr.set_output_scales(1 << 1, qw.scales);
+        attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+        pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_md, w_any, dst_md), attr,
+                                          cpu_engine());
+        if (reference_impl(pd.impl_info_str()))
+            throw dnnl::error(dnnl_unimplemented, "reference int8 matmul");
+    } catch (const dnnl::error&) {
+        m_absorbed = absorbed;  // the f32 MatMul builder runs the anchor and its chain
+        return false;
+    }
+    if (new_step) {
+        const std::string& base = m_graph->values[av].name;
+        dq.q = add_internal_value(dims_of(as), base + " (u8)", element::u8);
+        dq.zero_point = add_internal_value({1}, base + " (u8 zero point)", element::i32);
+        dq.scale = add_internal_value({1}, base + " (u8 scale)", element::f32);
+        Step quantize;
+        quantize.kind = StepKind::kReference;
+        quantize.node = node;
+        quantize.fused = {node};
+        quantize.name = node->get_friendly_name() + ":quantize";
+        quantize.type = "DynamicQuantize";
+        quantize.exec_type = "dynamic_u8";
+        quantize.kernel = dynamic_quantize_kernel();
+        quantize.inputs = {av};
+        quantize.outputs = {dq.q, dq.zero_point, dq.scale};
+        for (size_t v : quantize.outputs) m_graph->values[v].producer = m_graph->steps.size();
+        m_graph->steps.push_back(std::move(quantize));
+        m_dynamic_quantized.emplace(av, dq);
+    }
+    for (auto& arg : op->args)  // the scale's post-op operand (make_attr listed it as value 0)
+        if (arg.arg == (DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1)) arg.value = dq.scale;
+
+    op->primitive = dnnl::matmul(pd);
+    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+    op->impl = pd.impl_info_str();
+    op->args.push_back({DNNL_ARG_SRC, true, dq.q, src_md, {}});
+    op->args.push_back({DNNL_ARG_WEIGHTS,
+                        false,
+                        0,
+                        {},
+                        weights_constant(b, w_plain, qw.q.data(), pd.weights_desc())});
+    op->args.push_back({DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC,
+                        true,
+                        dq.zero_point,
+                        dnnl::memory::desc({1}, dt::s32, tag::a),
+                        {}});
+    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
+    add_dnnl_step(node, chain, std::move(op), Layout::kPlain);
     m_graph->steps.back().type = "Int8" + m_graph->steps.back().type;
     return true;
 }

@@ -34,10 +34,11 @@ dnnl::memory::desc permuted_view(const Dims& stored, const std::vector<size_t>& 
 
 }  // namespace
 
-size_t GraphCompiler::add_internal_value(const Dims& dims, const std::string& name) {
+size_t GraphCompiler::add_internal_value(const Dims& dims, const std::string& name,
+                                         element::Type type) {
     Value v;
     v.kind = ValueKind::kComputed;
-    v.type = element::f32;
+    v.type = type;
     v.shape = PartialShape(Shape(dims.begin(), dims.end()));
     v.layout = Layout::kPlain;
     v.producer = m_graph->steps.size();

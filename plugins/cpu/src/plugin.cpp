@@ -57,7 +57,8 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> mode
     mark_quantized_weights(*model);
     protect_compressed_weights(*model);  // compressed MatMul weights stay integers
     reference::fold_model_constants(*model);
-    auto graph = compile_graph(model, packed, config.resolved_precision());
+    auto graph =
+        compile_graph(model, packed, config.resolved_precision(), config.dynamic_quantization);
     if (graph->dynamic) {
         VIREO_LOG(INFO) << kDeviceName << ": model '" << model->get_name()
                         << "' has dynamic shapes: each input-shape set is compiled on first use";
