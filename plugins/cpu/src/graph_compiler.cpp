@@ -344,6 +344,7 @@ FusedChain GraphCompiler::fuse_chain(const Output& start, const FusionTarget& ta
                 chain.output = gelu->output;
                 continue;
             }
+            if (fuse_self_gate(chain)) continue;
         }
         if (uses.size() != 1) break;
         Node& c = *uses[0].node;

@@ -139,6 +139,123 @@ bool eltwise_form(const Node& c, size_t input, const Value* other, std::vector<P
     return false;
 }
 
+namespace {
+
+// The value an eltwise post-op gives for t, for the algorithms eltwise_form makes (NaN for the
+// others, so that nothing is matched through them).
+float apply_eltwise(const PostOp& p, float t) {
+    switch (p.algorithm) {
+        case algorithm::eltwise_linear:
+            return p.alpha * t + p.beta;
+        case algorithm::eltwise_clip:
+            return std::min(std::max(t, p.alpha), p.beta);
+        case algorithm::eltwise_relu:
+            return t > 0.f ? t : p.alpha * t;
+        case algorithm::eltwise_logistic:
+            return 1.f / (1.f + std::exp(-t));
+        case algorithm::eltwise_tanh:
+            return std::tanh(t);
+        case algorithm::eltwise_abs:
+            return std::fabs(t);
+        case algorithm::eltwise_exp:
+            return std::exp(t);
+        default:
+            return std::numeric_limits<float>::quiet_NaN();
+    }
+}
+
+// True when g(t) == c * f(t) at points that cover f's shape (its saturations and slopes).
+template <typename G, typename F>
+bool same_function(const G& g, const F& f, float c) {
+    static const float points[] = {-8.f,  -6.f, -4.f, -3.f, -2.5f, -1.f, -0.3f, 0.f,
+                                   0.25f, 0.7f, 1.5f, 2.9f, 3.f,   4.f,  6.f,   8.f};
+    for (float t : points) {
+        const float want = c * f(t), got = g(t);
+        if (!(std::fabs(got - want) <= 1e-5f * std::fabs(c) + 1e-6f)) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+bool GraphCompiler::fuse_self_gate(FusedChain& chain) {
+    const Output x = chain.output;
+    const auto uses = consumers(x);
+    if (uses.size() != 2 || !is_f32(x) || chain.post_ops.size() + 2 > kMaxPostOps) return false;
+    for (size_t which = 0; which < 2; ++which) {
+        Node& product = *uses[which].node;
+        Node* node = uses[1 - which].node;
+        size_t input = uses[1 - which].input;
+        if (product.get_type_name() != "Multiply" || node == &product ||
+            product.get_output_partial_shape(0) != x.get_partial_shape() ||
+            m_absorbed.count(&product))
+            continue;
+        const Output gate_output = product.input_value(1 - uses[which].input);
+        // The gate: element-wise ops of x alone, each read only by the next, ending at the
+        // product's other input.
+        std::vector<PostOp> gate;
+        std::vector<NodePtr> nodes;
+        bool closed = false;
+        for (size_t depth = 0; depth < kMaxPostOps && !m_absorbed.count(node); ++depth) {
+            const Value* other = nullptr;
+            if (node->get_input_size() == 2) {
+                const Output o = node->input_value(1 - input);
+                if (!has_value(o)) break;
+                other = &m_graph->values[value_of(o)];
+            }
+            if (node->get_output_size() != 1 ||
+                node->get_output_partial_shape(0) != x.get_partial_shape() ||
+                !eltwise_form(*node, input, other, &gate))
+                break;
+            nodes.push_back(node->shared_from_this());
+            const auto next = consumers(node->output(0));
+            if (next.size() != 1) break;
+            if (node->output(0) == gate_output) {
+                closed = next[0].node == &product;
+                break;
+            }
+            node = next[0].node;
+            input = next[0].input;
+        }
+        if (!closed) continue;
+        const auto g = [&gate](float t) {
+            for (const auto& p : gate) t = apply_eltwise(p, t);
+            return t;
+        };
+        // g = c * hardsigmoid (x * relu6(x + 3) / 6 in any order): HardSwish; g = c * sigmoid(b x):
+        // Swish(b). c is g's value where both saturate at 1.
+        const float c = g(20.f);
+        if (!std::isfinite(c) || c == 0.f) continue;
+        std::vector<PostOp> found;
+        const auto hard_sigmoid = [](float t) {
+            return std::min(std::max(t / 6.f + 0.5f, 0.f), 1.f);
+        };
+        const float ratio = g(1.f) / c;  // sigmoid(b) for the Swish form
+        const float b = ratio > 0.f && ratio < 1.f ? std::log(ratio / (1.f - ratio)) : 0.f;
+        const auto sigmoid = [b](float t) { return 1.f / (1.f + std::exp(-b * t)); };
+        if (same_function(g, hard_sigmoid, c))
+            found.push_back(eltwise_op(algorithm::eltwise_hardswish));
+        else if (b > 0.f && same_function(g, sigmoid, c))
+            found.push_back(eltwise_op(algorithm::eltwise_swish, b));
+        else
+            continue;
+        if (c != 1.f) found.push_back(eltwise_op(algorithm::eltwise_linear, c, 0.f));
+        std::vector<PostOp> post_ops = chain.post_ops;
+        if (!append_eltwise(post_ops, found)) continue;
+        chain.post_ops = std::move(post_ops);
+        nodes.push_back(product.shared_from_this());
+        for (const auto& n : nodes) {
+            chain.nodes.push_back(n);
+            m_absorbed.insert(n.get());
+        }
+        chain.types.push_back(found[0].algorithm == algorithm::eltwise_hardswish ? "HSwish"
+                                                                                 : "Swish");
+        chain.output = product.output(0);
+        return true;
+    }
+    return false;
+}
+
 FusionTarget GraphCompiler::elementwise_target(const dnnl::memory::desc& dst, Layout layout,
                                                const Shape& shape) const {
     FusionTarget target;

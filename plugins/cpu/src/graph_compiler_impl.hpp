@@ -221,6 +221,10 @@ class GraphCompiler {
     bool add_with_chain(const NodePtr& node, const FusionTarget& target,
                         std::vector<PostOp> leading, Make make, Layout layout);
     FusedChain fuse_chain(const Output& start, const FusionTarget& target);
+    /// x * g(x) after the chain, g element-wise ops of x alone equal to c * sigmoid(b x) or
+    /// c * hardsigmoid(x) (SiLU/Swish and HardSwish as exporters write them): one swish or
+    /// hardswish post-op (and linear c). False, chain unchanged, otherwise.
+    bool fuse_self_gate(FusedChain& chain);
     bool fuse_link(Node& consumer, size_t input, const FusionTarget& target, FusedChain& chain);
     /// The weights produced by `port` (plain layout `plain`, data `data`) in the primitive's
     /// layout `desc`: from the imported blob when it has them, else copied or reordered now.

@@ -2,6 +2,7 @@
 // inputs, and the profile shows the fused step (and no more reorders than the layouts need).
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <iostream>
 
 #include "test_utils.hpp"
@@ -104,6 +105,76 @@ TEST(Fusion, SwishWithBeta) {
     auto model = single_output(y, x);
     expect_matches_template(model);
     EXPECT_EQ(rows_of_type(cpu_profile(model), "Convolution+Swish"), 1u);
+}
+
+NodePtr scalar(float v) {
+    return op::constant<float>(element::f32, {}, {v});
+}
+
+// SiLU and HardSwish as exporters write them, x * g(x): one swish / hardswish post-op.
+TEST(Fusion, SelfGatedActivationsAsExportersWriteThem) {
+    struct Case {
+        std::string name;
+        std::function<Output(const Output&)> gate_times_x;
+        std::string fused_type;  // "" when it must not fuse
+    };
+    const std::vector<Case> cases{
+        {"x * sigmoid(x)", [](const Output& v) { return op::multiply(v, op::unary("Sigmoid", v)); },
+         "Convolution+Add+Swish"},
+        {"x * HardSigmoid(alpha 1/6, beta 0.5)",
+         [](const Output& v) {
+             Output h = op::add(op::multiply(v, scalar(1.f / 6.f)), scalar(0.5f));
+             h = op::minimum(op::maximum(h, scalar(0.f)), scalar(1.f));
+             return op::multiply(h, v);
+         },
+         "Convolution+Add+HSwish"},
+        {"x * relu6(x + 3) / 6",
+         [](const Output& v) {
+             return op::divide(op::multiply(v, op::clamp(op::add(v, scalar(3.f)), 0, 6)),
+                               scalar(6.f));
+         },
+         "Convolution+Add+HSwish+Divide"},
+        {"x * sigmoid(1.702 x)",
+         [](const Output& v) {
+             return op::multiply(v, op::unary("Sigmoid", op::multiply(v, scalar(1.702f))));
+         },
+         "Convolution+Add+Swish"},
+        // ONNX's default HardSigmoid (alpha 0.2) is not HardSwish's gate: not fused, still right.
+        {"x * HardSigmoid(alpha 0.2)",
+         [](const Output& v) {
+             Output h = op::add(op::multiply(v, scalar(0.2f)), scalar(0.5f));
+             return op::multiply(v, op::clamp(h, 0, 1));
+         },
+         ""},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.name);
+        auto x = op::parameter(element::f32, {1, 4, 9, 9}, "x");
+        auto pre = op::add(conv(x, 8, 4, 3, 41), weights({1, 8, 1, 1}, 42));
+        auto model = single_output(c.gate_times_x(pre), x);
+        // Wide enough inputs that both saturations of the gates are reached.
+        expect_matches_template(model, 1e-4, 1e-5);
+        const auto rows = cpu_profile(model);
+        if (!c.fused_type.empty()) {
+            EXPECT_EQ(rows_of_type(rows, c.fused_type), 1u);
+            EXPECT_EQ(rows.size(), 3u);  // the two layout reorders and the convolution
+        } else {
+            EXPECT_EQ(rows_of_type(rows, "Convolution+Add"), 1u);
+            EXPECT_GT(rows.size(), 3u);
+        }
+    }
+}
+
+TEST(Fusion, SelfGateReadElsewhereIsNotFused) {
+    auto x = op::parameter(element::f32, {2, 64}, "x");
+    auto mm = op::matmul(x, weights({64, 32}, 43));
+    auto gate = op::unary("Sigmoid", mm);
+    auto y = op::multiply(mm, gate);
+    auto model = std::make_shared<Model>(OutputVector{y, gate}, ParameterVector{x}, "gate_out");
+    expect_matches_template(model);
+    const auto rows = cpu_profile(model);
+    EXPECT_EQ(rows_of_type(rows, "MatMul+Swish"), 0u);
+    EXPECT_EQ(rows_of_type(rows, "MatMul"), 1u);
 }
 
 ModelPtr dense_gelu(const std::string& mode, const Shape& in, const Shape& bias_shape) {
