@@ -168,6 +168,8 @@ class GraphCompiler {
     bool try_pooling(const NodePtr& node);
     bool try_softmax(const NodePtr& node);
     bool try_layer_norm(const NodePtr& node);
+    /// Convert of i32/u8/i8 to f32 (exact, or rounded as C++ rounds) as one reorder.
+    bool try_convert(const NodePtr& node);
     /// Transpose, Reshape, Squeeze, Unsqueeze, unit-step Slice (f32, static) as one reorder.
     bool try_movement(const NodePtr& node);
     /// Unary ops and ops with a scalar constant operand (graph_compiler_elementwise.cpp).
@@ -207,6 +209,8 @@ class GraphCompiler {
     /// CPU_DYNAMIC_QUANTIZATION: a MatMul with constant f32 weights as a DynamicQuantize step
     /// (the activation to u8 at run time) and a u8 x s8 matmul with run-time scales.
     bool try_dynamic_quant_matmul(const NodePtr& node);
+    /// MatMulInteger as the reader writes it (match_integer_matmul) as one u8/s8 x s8 matmul.
+    bool try_integer_matmul(const NodePtr& node, const IntegerMatMulMatch& match);
     /// Appends the QuantizeLinear after `chain` (when it follows alone) as output scale and
     /// zero point post-op; gives the integer type of the destination, or f32.
     dt requantize_chain(FusedChain& chain);
@@ -252,6 +256,9 @@ class GraphCompiler {
     std::map<std::tuple<size_t, Layout, element::Type>, size_t> m_converted;
     std::map<std::string, size_t> m_variable_index;
     std::vector<std::string> m_unsupported;
+    /// MatMuls over integers (MatMulInteger), matched before the walk: their Convert/Subtract of
+    /// the activation are absorbed.
+    std::map<const Node*, IntegerMatMulMatch> m_integer_matmuls;
     /// CPU_DYNAMIC_QUANTIZATION: the quantized form of each activation value a MatMul reads.
     std::map<size_t, DynamicQuantized> m_dynamic_quantized;
     /// Dequantizations not computed (yet): their f32 output port -> the match.

@@ -57,6 +57,10 @@ bool scales_usable(const std::vector<float>& scales) {
     return true;
 }
 
+const char* q_type_name(dt type) {
+    return type == dt::u8 ? "u8" : "s8";
+}
+
 bool reference_impl(const std::string& impl) {
     return impl.rfind("ref", 0) == 0;
 }
@@ -403,6 +407,101 @@ bool GraphCompiler::try_dynamic_quant_matmul(const NodePtr& node) {
                         {}});
     op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
     add_dnnl_step(node, chain, std::move(op), Layout::kPlain);
+    m_graph->steps.back().type = "Int8" + m_graph->steps.back().type;
+    return true;
+}
+
+bool GraphCompiler::try_integer_matmul(const NodePtr& node, const IntegerMatMulMatch& m) {
+    if (!has_value(m.q) || (m.computed_zero_point && !has_value(m.computed_zero_point)))
+        return false;
+    const Output& b = node->input_value(1);
+    const bool tb = node->get_attribute<bool>("transpose_b");
+    const Shape as = m.q.get_shape(), out = node->get_output_shape(0);
+    const size_t K = as.back(), N = out.back(), M = shape_size(as) / std::max<size_t>(K, 1);
+    if (K == 0 || N == 0 || M == 0) return false;
+    const Tensor& wt = m_graph->values[value_of(b)].constant;
+    std::vector<int8_t> w(wt.get_size());
+    const float* wv = static_cast<const float*>(wt.data());
+    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(wv[i]);  // checked integers
+    const auto d = [](size_t v) { return static_cast<dnnl::memory::dim>(v); };
+    const dt q_type = int8_type(m.q.get_element_type());
+    const dnnl::memory::desc src_md({d(M), d(K)}, q_type, tag::ab);
+    const dnnl::memory::desc w_plain({d(K), d(N)}, dt::s8, tb ? Dims{1, d(K)} : Dims{d(N), 1});
+    const dnnl::memory::desc w_any({d(K), d(N)}, dt::s8, tag::any);
+    const auto absorbed = m_absorbed;
+    // MatMulInteger's i32 result: written as s32 straight into the Convert to i32 that follows
+    // it (exact for any K), else as f32 with the chain after it.
+    FusedChain chain;
+    dt dst_type = dt::f32;
+    const auto uses = consumers(node->output(0));
+    if (uses.size() == 1 && uses[0].node->get_type_name() == "Convert" &&
+        uses[0].node->get_output_element_type(0) == element::i32) {
+        Node& convert = *uses[0].node;
+        chain.nodes.push_back(convert.shared_from_this());
+        chain.types.push_back("Convert");
+        chain.output = convert.output(0);
+        m_absorbed.insert(&convert);
+        dst_type = dt::s32;
+    } else {
+        FusionTarget target;
+        target.rank = out.size();
+        target.channel_axis = out.size() - 1;
+        target.channels = N;
+        target.layout = Layout::kPlain;
+        target.dst = dnnl::memory::desc({d(M), d(N)}, dt::f32, tag::ab);
+        target.channel_dims = Dims{1, d(N)};
+        target.allow_bias = false;  // oneDNN would add it to the integer sum
+        chain = fuse_chain(node->output(0), target);
+    }
+    const dnnl::memory::desc dst_md({d(M), d(N)}, dst_type, tag::ab);
+    const bool zero_point = m.computed_zero_point || m.zero_point != 0;
+    auto op = std::make_shared<DnnlOp>();
+    dnnl::matmul::primitive_desc pd;
+    try {
+        auto attr = make_attr(chain.post_ops, op.get());
+        if (zero_point) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+        pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_md, w_any, dst_md), attr,
+                                          cpu_engine());
+        if (reference_impl(pd.impl_info_str()))
+            throw dnnl::error(dnnl_unimplemented, "reference int8 matmul");
+    } catch (const dnnl::error&) {
+        m_absorbed = absorbed;
+        return false;
+    }
+    op->primitive = dnnl::matmul(pd);
+    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+    op->impl = pd.impl_info_str();
+    op->args.push_back({DNNL_ARG_SRC, true, in_layout(value_of(m.q), Layout::kPlain), src_md, {}});
+    op->args.push_back({DNNL_ARG_WEIGHTS,
+                        false,
+                        0,
+                        {},
+                        weights_constant(b, w_plain, w.data(), pd.weights_desc())});
+    const dnnl::memory::desc zp_md({1}, dt::s32, tag::a);
+    if (m.computed_zero_point) {
+        // The run-time zero point (an u8/i8 scalar) as the s32 oneDNN reads: one tiny reorder.
+        const size_t z = value_of(m.computed_zero_point);
+        const size_t z32 =
+            add_internal_value({1}, m_graph->values[z].name + " (s32)", element::i32);
+        Step step;
+        step.kind = StepKind::kDnnl;
+        step.node = node;
+        step.fused = {node};
+        step.name = node->get_friendly_name() + ":zero point";
+        step.type = "Reorder";
+        step.dnnl = make_reorder(dnnl::memory::desc({1}, q_type, tag::a), zp_md, z, z32);
+        step.exec_type = step.dnnl->impl + " " + q_type_name(q_type) + "->s32";
+        step.outputs = {z32};
+        m_graph->steps.push_back(std::move(step));
+        op->args.push_back({DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, true, z32, zp_md, {}});
+    } else if (m.zero_point != 0) {
+        op->args.push_back(
+            {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, false, 0, {}, s32_scalar(m.zero_point)});
+    }
+    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
+    add_dnnl_step(node, chain, std::move(op), Layout::kPlain);
+    m_graph->steps.back().fused.insert(m_graph->steps.back().fused.end(), m.nodes.begin(),
+                                       m.nodes.end());
     m_graph->steps.back().type = "Int8" + m_graph->steps.back().type;
     return true;
 }

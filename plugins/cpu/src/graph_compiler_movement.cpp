@@ -3,7 +3,10 @@
 // a memory descriptor (permuted strides for a transpose, the same bytes under other dims for a
 // reshape, a sub-memory for a slice), so each of these is one parallel copy instead of a
 // single-threaded reference kernel: with two threads the reference copies were the part of a
-// transformer encoder that did not scale (docs/performance.md).
+// transformer encoder that did not scale (docs/performance.md). Also try_convert: the Converts
+// a reorder computes exactly as ONNX defines them.
+#include <cmath>
+
 #include "graph_compiler_impl.hpp"
 
 namespace vireo::cpu_plugin::detail {
@@ -193,6 +196,74 @@ bool GraphCompiler::try_split(const NodePtr& node) {
         m_graph->steps.back().name += ":" + std::to_string(i);
         offsets[static_cast<size_t>(axis)] += out_dims[static_cast<size_t>(axis)];
     }
+    return true;
+}
+
+namespace {
+
+// True when every element of `port` is an integer whatever the inputs: a Round, a conversion
+// from an integer type, an integer-valued constant, or Add/Subtract/Multiply/Maximum/Minimum/
+// Clamp (integer bounds)/Negative/Abs of such values (the quantization arithmetic before a
+// Convert to u8). `depth` bounds the walk.
+bool integer_valued(const Output& port, int depth = 8) {
+    if (depth == 0) return false;
+    const Node& n = *port.get_node();
+    const std::string& type = n.get_type_name();
+    if (port.get_element_type().is_integral()) return true;
+    if (type == "Round") return true;
+    if (type == "Convert") return n.input_value(0).get_element_type().is_integral();
+    if (type == "Constant") {
+        const Tensor& t = n.get_constant_value();
+        if (t.get_element_type() != element::f32) return false;
+        const float* p = static_cast<const float*>(t.data());
+        for (size_t i = 0; i < t.get_size(); ++i)
+            if (std::nearbyint(p[i]) != p[i]) return false;
+        return true;
+    }
+    if (type == "Clamp") {
+        const double lo = n.get_attribute<double>("min"), hi = n.get_attribute<double>("max");
+        return std::nearbyint(lo) == lo && std::nearbyint(hi) == hi &&
+               integer_valued(n.input_value(0), depth - 1);
+    }
+    if (type == "Negative" || type == "Abs") return integer_valued(n.input_value(0), depth - 1);
+    if (type == "Add" || type == "Subtract" || type == "Multiply" || type == "Maximum" ||
+        type == "Minimum")
+        return integer_valued(n.input_value(0), depth - 1) &&
+               integer_valued(n.input_value(1), depth - 1);
+    return false;
+}
+
+bool integer_type(element::Type t) {
+    return t == element::i32 || t == element::u8 || t == element::i8;
+}
+
+}  // namespace
+
+// Convert as one reorder where oneDNN's conversion is the one ONNX defines: integers (i32, u8,
+// i8) to f32 (a reorder rounds an i32 beyond 2^24 to nearest, as a C++ conversion does), and
+// f32 to those integers when the values are already integers (quantization: Round, + zero point,
+// Clamp to the type's range). Other f32 -> integer conversions stay on the reference kernel: ONNX
+// truncates, oneDNN rounds.
+bool GraphCompiler::try_convert(const NodePtr& node) {
+    const Output in = node->input_value(0);
+    const element::Type from = in.get_element_type(), to = node->get_output_element_type(0);
+    const bool exact = (to == element::f32 && integer_type(from)) ||
+                       (from == element::f32 && integer_type(to) && integer_valued(in));
+    if (!exact || !in.get_partial_shape().is_static() || in.get_shape().size() > 6) return false;
+    const size_t source = value_of(in);
+    const Layout layout = m_graph->values[source].layout;
+    const size_t out = add_value(node->output(0), ValueKind::kComputed, layout);
+    Step step;
+    step.kind = StepKind::kDnnl;
+    step.node = node;
+    step.fused = {node};
+    step.name = node->get_friendly_name();
+    step.type = "Convert";
+    step.dnnl = make_reorder(desc_of(source), desc_of(out), source, out);
+    step.exec_type =
+        step.dnnl->impl + " " + std::string(from.name()) + "->" + std::string(to.name());
+    step.outputs = {out};
+    m_graph->steps.push_back(std::move(step));
     return true;
 }
 

@@ -174,6 +174,56 @@ std::optional<DequantizeMatch> match_dequantize(Node& convert, const ConsumerMap
     return m;
 }
 
+std::optional<IntegerMatMulMatch> match_integer_matmul(const Node& matmul,
+                                                       const ConsumerMap& consumers) {
+    if (matmul.get_type_name() != "MatMul" || matmul.get_attribute<bool>("transpose_a") ||
+        matmul.get_output_element_type(0) != element::f32 ||
+        !matmul.get_output_partial_shape(0).is_static())
+        return std::nullopt;
+    // B: integer values an s8 holds.
+    const Node* b = matmul.input_value(1).get_node();
+    if (b->get_type_name() != "Constant") return std::nullopt;
+    const Tensor& w = b->get_constant_value();
+    if (w.get_element_type() != element::f32 || w.get_shape().size() != 2) return std::nullopt;
+    const float* wv = static_cast<const float*>(w.data());
+    for (size_t i = 0; i < w.get_size(); ++i)
+        if (std::nearbyint(wv[i]) != wv[i] || wv[i] < -128.f || wv[i] > 127.f) return std::nullopt;
+    IntegerMatMulMatch m;
+    Node* a = matmul.input_value(0).get_node();
+    if (a->get_type_name() == "Subtract") {
+        if (only_use(a->output(0), consumers, "MatMul") != &matmul) return std::nullopt;
+        m.nodes.push_back(a->shared_from_this());
+        const Output zp = a->input_value(1);
+        a = a->input_value(0).get_node();
+        if (a->get_type_name() != "Convert") return std::nullopt;
+        const auto type = a->input_value(0).get_element_type();
+        const double lo = type == element::u8 ? 0 : -128, hi = type == element::u8 ? 255 : 127;
+        if (const auto z = integer_scalar(zp, lo, hi)) {
+            m.zero_point = *z;
+        } else {
+            const Node* cz = zp.get_node();
+            if (cz->get_type_name() != "Convert" || cz->input_value(0).get_element_type() != type ||
+                !cz->input_value(0).get_partial_shape().is_static() ||
+                shape_size(cz->input_value(0).get_shape()) != 1)
+                return std::nullopt;
+            m.computed_zero_point = cz->input_value(0);
+        }
+        if (only_use(a->output(0), consumers, "Subtract") != m.nodes[0].get()) return std::nullopt;
+    } else if (a->get_type_name() != "Convert" ||
+               only_use(a->output(0), consumers, "MatMul") != &matmul) {
+        return std::nullopt;
+    }
+    const auto type = a->input_value(0).get_element_type();
+    if ((type != element::u8 && type != element::i8) ||
+        a->get_output_element_type(0) != element::f32 ||
+        !a->input_value(0).get_partial_shape().is_static() ||
+        a->input_value(0).get_shape().size() < 2)
+        return std::nullopt;
+    m.q = a->input_value(0);
+    m.nodes.insert(m.nodes.begin(), a->shared_from_this());
+    return m;
+}
+
 std::optional<QuantizeMatch> match_quantize(Node& divide, const ConsumerMap& consumers) {
     if (divide.get_type_name() != "Divide" || divide.get_output_element_type(0) != element::f32)
         return std::nullopt;

@@ -63,6 +63,21 @@ struct QuantizeMatch {
 };
 std::optional<QuantizeMatch> match_quantize(Node& divide, const ConsumerMap& consumers);
 
+/// MatMulInteger as the reader writes it (what ONNX Runtime's quantize_dynamic puts in a model):
+/// MatMul(Convert(q: u8/i8 -> f32) [- zero point], B), transpose_a false, with B an f32 Constant
+/// of rank 2 whose values are all integers in [-128, 127] (its own zero point already folded in),
+/// and the activation's zero point a scalar: an integer Constant, or Convert(z) of an u8/i8 scalar
+/// z computed at run time (DynamicQuantizeLinear's). The Convert of q and the Subtract are read
+/// only by this MatMul. Static shapes only.
+struct IntegerMatMulMatch {
+    Output q;                    ///< the u8/i8 activation
+    int32_t zero_point = 0;      ///< the constant zero point (when `computed_zero_point` is empty)
+    Output computed_zero_point;  ///< z, when the zero point is computed
+    std::vector<NodePtr> nodes;  ///< Convert(q) [, Subtract]: what the int8 MatMul replaces
+};
+std::optional<IntegerMatMulMatch> match_integer_matmul(const Node& matmul,
+                                                       const ConsumerMap& consumers);
+
 }  // namespace vireo::cpu_plugin
 
 namespace vireo {

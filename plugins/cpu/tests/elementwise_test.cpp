@@ -66,6 +66,32 @@ TEST(Elementwise, EveryUnaryOpRunsOnOneDnnWithTemplatesValues) {
     }
 }
 
+// Convert runs as a reorder only where the reorder converts as ONNX does: integers to f32, and
+// f32 to integers when the values are integers already; other f32 -> integer Converts truncate
+// on the reference kernel (a reorder would round 2.6 to 3).
+TEST(Elementwise, ConvertRunsAsAReorderOnlyWhereExact) {
+    auto x = op::parameter(element::f32, {3, 40}, "x");
+    auto scaled = op::multiply(x, f32_scalar(3.7));
+    auto truncated = op::convert(scaled, element::i32);  // reference kernel
+    auto rounded = op::convert(
+        op::clamp(op::add(make_node("Round", {scaled}, {{"mode", std::string("half_to_even")}}),
+                          f32_scalar(100)),
+                  0, 255),
+        element::u8);                                   // integers already: reorder
+    auto back = op::convert(truncated, element::f32);   // i32 -> f32: reorder
+    auto back_u8 = op::convert(rounded, element::f32);  // u8 -> f32: reorder
+    auto model = model_of({back, back_u8}, {x});
+    expect_matches_template(model, 0, 0, 7);
+    size_t reorders = 0, reference = 0;
+    for (const auto& r : cpu_profile(model)) {
+        if (r.node_type != "Convert") continue;
+        reference += r.exec_type == "ref";
+        reorders += r.exec_type.find("->") != std::string::npos;
+    }
+    EXPECT_EQ(reference, 1u);
+    EXPECT_EQ(reorders, 3u);
+}
+
 TEST(Elementwise, ActivationsWithAttributesAndPositiveDomains) {
     auto x = op::parameter(element::f32, {2, 5, 7}, "x");
     // Sqrt and Log of |x| + 0.5 (positive); Elu, Clamp, Gelu (both forms), Swish with a beta.

@@ -5,6 +5,7 @@
 // Expected values come from plain loops over the inputs, not from the code under test.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <sstream>
@@ -555,6 +556,100 @@ TEST(OnnxOutputs, AnOutputFoldedToAConstantSurvivesAnIrRoundTrip) {
     EXPECT_EQ(shape.data<int64_t>()[0], 2);
     EXPECT_EQ(shape.data<int64_t>()[1], 3);
     EXPECT_EQ(request.get_tensor("y").data<float>()[1], 2.f);
+}
+
+// A MatMul as ONNX Runtime's quantize_dynamic writes it: DynamicQuantizeLinear(x) ->
+// MatMulInteger(x_q, W, x_zero_point[, W_zero_point]) -> Cast -> Mul(x_scale * W_scale) -> Add
+// bias, against the definition computed here (the integer sum is exact). With s8 weights, or u8
+// ones whose zero point brings them into s8's range, the CPU runs one int8 matmul
+// (Int8MatMul+Convert); u8 weights beyond that range stay on the f32 ops with the same results.
+TEST(OnnxSemantics, DynamicallyQuantizedMatMulAsOrtWritesIt) {
+    constexpr size_t M = 4, K = 64, N = 24;
+    std::vector<float> x(M * K);
+    for (size_t i = 0; i < x.size(); ++i)
+        x[i] = static_cast<float>(static_cast<int>(i * 37 % 101) - 40) * 0.05f;  // -2 .. 3
+    struct Case {
+        int32_t type;  // W's ONNX type
+        int w_zp;      // W's zero point (-1: none given)
+        bool int8;     // the CPU runs it on an int8 matmul
+    };
+    for (const Case c :
+         {Case{onnx::TensorProto::INT8, -1, true}, Case{onnx::TensorProto::UINT8, 128, true},
+          Case{onnx::TensorProto::UINT8, 0, false}}) {
+        const bool u8 = c.type == onnx::TensorProto::UINT8;
+        std::vector<int> w(K * N);
+        for (size_t i = 0; i < w.size(); ++i)
+            w[i] = static_cast<int>(i * 53 % 255) - (u8 ? 0 : 127);  // u8: 0..254, s8: -127..127
+        const float w_scale = 0.01f;
+        std::vector<float> bias(N);
+        for (size_t n = 0; n < N; ++n) bias[n] = 0.1f * static_cast<float>(n % 7) - 0.3f;
+
+        OnnxBuilder b(13);
+        b.input("x", kF32, {M, K}).output("y", kF32, {M, N});
+        auto* wt = b.proto().mutable_graph()->add_initializer();
+        wt->set_name("W");
+        wt->set_data_type(c.type);
+        wt->add_dims(K);
+        wt->add_dims(N);
+        std::string raw(w.size(), '\0');
+        for (size_t i = 0; i < w.size(); ++i) raw[i] = static_cast<char>(w[i]);
+        wt->set_raw_data(raw);
+        std::vector<std::string> mm_inputs{"xq", "W", "xzp"};
+        if (c.w_zp >= 0) {
+            auto* z = b.proto().mutable_graph()->add_initializer();
+            z->set_name("wzp");
+            z->set_data_type(c.type);
+            z->set_raw_data(std::string(1, static_cast<char>(c.w_zp)));
+            mm_inputs.push_back("wzp");
+        }
+        b.initializer("ws", {}, {w_scale});
+        b.initializer("bias", {N}, bias);
+        b.node("DynamicQuantizeLinear", {"x"}, {"xq", "xs", "xzp"});
+        b.node("MatMulInteger", mm_inputs, {"yi"});
+        int_attribute(b.node("Cast", {"yi"}, {"yf"}), "to", kF32);
+        b.node("Mul", {"xs", "ws"}, {"s"});
+        b.node("Mul", {"yf", "s"}, {"ys"});
+        b.node("Add", {"ys", "bias"}, {"y"});
+
+        // The definition.
+        float lo = 0.f, hi = 0.f;
+        for (float v : x) lo = std::min(lo, v), hi = std::max(hi, v);
+        const float s = (hi - lo) / 255.f;
+        const float zp = std::nearbyint(std::clamp(-lo / s, 0.f, 255.f));
+        std::vector<float> expected(M * N);
+        for (size_t m = 0; m < M; ++m)
+            for (size_t n = 0; n < N; ++n) {
+                int64_t acc = 0;
+                for (size_t k = 0; k < K; ++k) {
+                    const float q = std::clamp(std::nearbyint(x[m * K + k] / s) + zp, 0.f, 255.f);
+                    acc += (static_cast<int64_t>(q) - static_cast<int64_t>(zp)) *
+                           (w[k * N + n] - std::max(c.w_zp, 0));
+                }
+                expected[m * N + n] = static_cast<float>(acc) * (s * w_scale) + bias[n];
+            }
+
+        Core core;
+        const auto model = core.read_model(b.bytes(), Tensor());
+        for (const std::string device : {"TEMPLATE", "CPU"}) {
+            SCOPED_TRACE(device + (u8 ? " u8 weights, zero point " + std::to_string(c.w_zp)
+                                      : " s8 weights"));
+            auto compiled = core.compile_model(model, device, {{"PERF_COUNT", true}});
+            auto request = compiled.create_infer_request();
+            request.set_tensor("x", f32({M, K}, x));
+            request.infer();
+            const Tensor y = request.get_tensor("y");
+            ASSERT_EQ(y.get_shape(), (Shape{M, N}));
+            for (size_t i = 0; i < expected.size(); ++i)
+                ASSERT_NEAR(y.data<float>()[i], expected[i], 1e-5 * (1 + std::fabs(expected[i])))
+                    << "i=" << i;
+            if (device != "CPU") continue;
+            size_t int8_rows = 0;
+            for (const auto& row : request.get_profiling_info())
+                int8_rows += row.node_type.rfind("Int8MatMul", 0) == 0 &&
+                             row.status == ProfilingInfo::Status::EXECUTED;
+            EXPECT_EQ(int8_rows, c.int8 ? 1u : 0u);
+        }
+    }
 }
 
 }  // namespace
