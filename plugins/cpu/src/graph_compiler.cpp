@@ -331,9 +331,10 @@ FusedChain GraphCompiler::fuse_chain(const Output& start, const FusionTarget& ta
     chain.output = start;
     while (true) {
         const auto uses = consumers(chain.output);
-        if (uses.size() == 2 && chain.post_ops.size() < kMaxPostOps && is_f32(chain.output)) {
+        if (uses.size() >= 2 && chain.post_ops.size() < kMaxPostOps && is_f32(chain.output)) {
             // Gelu as exporters spell it (x * 0.5 * (1 + erf(x / sqrt 2))): one post-op.
-            auto gelu = match_gelu_erf(chain.output, m_consumers);
+            auto gelu = uses.size() == 2 ? match_gelu_erf(chain.output, m_consumers)
+                                         : std::optional<PatternMatch>();
             PostOp p;
             p.algorithm = algorithm::eltwise_gelu_erf;
             if (gelu && append_eltwise(chain.post_ops, p)) {
@@ -345,7 +346,8 @@ FusedChain GraphCompiler::fuse_chain(const Output& start, const FusionTarget& ta
                 chain.output = gelu->output;
                 continue;
             }
-            if (fuse_self_gate(chain)) continue;
+            // Any other activation written out (GPT-2's tanh Gelu, SiLU, HardSwish, Mish).
+            if (fuse_activation_region(chain)) continue;
         }
         if (uses.size() != 1) break;
         Node& c = *uses[0].node;
@@ -415,6 +417,7 @@ dnnl::memory GraphCompiler::weights_constant(const Output& port, const dnnl::mem
 
 std::shared_ptr<const Graph> GraphCompiler::compile() {
     const NodeVector nodes = m_model->get_ordered_ops();
+    for (size_t i = 0; i < nodes.size(); ++i) m_order[nodes[i].get()] = i;
     {
         std::set<std::string> seen;
         for (const auto& node : nodes)

@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
 
 #include "graph_compiler_impl.hpp"
 
@@ -141,116 +145,181 @@ bool eltwise_form(const Node& c, size_t input, const Value* other, std::vector<P
 
 namespace {
 
-// The value an eltwise post-op gives for t, for the algorithms eltwise_form makes (NaN for the
-// others, so that nothing is matched through them).
-float apply_eltwise(const PostOp& p, float t) {
-    switch (p.algorithm) {
-        case algorithm::eltwise_linear:
-            return p.alpha * t + p.beta;
-        case algorithm::eltwise_clip:
-            return std::min(std::max(t, p.alpha), p.beta);
-        case algorithm::eltwise_relu:
-            return t > 0.f ? t : p.alpha * t;
-        case algorithm::eltwise_logistic:
-            return 1.f / (1.f + std::exp(-t));
-        case algorithm::eltwise_tanh:
-            return std::tanh(t);
-        case algorithm::eltwise_abs:
-            return std::fabs(t);
-        case algorithm::eltwise_exp:
-            return std::exp(t);
-        default:
-            return std::numeric_limits<float>::quiet_NaN();
+// What an element-wise op of the standard set computes from its inputs' values (the reference
+// semantics, in double): the ops activations are spelt with. nullopt for any other op.
+std::optional<double> scalar_op(const Node& n, const std::vector<double>& in) {
+    const std::string& t = n.get_type_name();
+    const double a = in.at(0);
+    const auto softplus = [](double v) { return v > 30 ? v : std::log1p(std::exp(v)); };
+    if (in.size() == 1) {
+        if (t == "Relu") return a > 0 ? a : 0.0;
+        if (t == "Sigmoid") return 1 / (1 + std::exp(-a));
+        if (t == "Tanh") return std::tanh(a);
+        if (t == "Exp") return std::exp(a);
+        if (t == "Log") return std::log(a);
+        if (t == "Sqrt") return std::sqrt(a);
+        if (t == "Abs") return std::fabs(a);
+        if (t == "Negative") return -a;
+        if (t == "Erf") return std::erf(a);
+        if (t == "SoftPlus") return softplus(a);
+        if (t == "HSigmoid") return std::min(std::max(a + 3, 0.0), 6.0) / 6;
+        if (t == "HSwish") return a * std::min(std::max(a + 3, 0.0), 6.0) / 6;
+        if (t == "Mish") return a * std::tanh(softplus(a));
+        if (t == "Swish") return a / (1 + std::exp(-a));
+        if (t == "Clamp")
+            return std::min(std::max(a, n.get_attribute<double>("min")),
+                            n.get_attribute<double>("max"));
+        return std::nullopt;
     }
+    if (in.size() != 2) return std::nullopt;
+    const double b = in[1];
+    if (t == "Add") return a + b;
+    if (t == "Subtract") return a - b;
+    if (t == "Multiply") return a * b;
+    if (t == "Divide") return a / b;
+    if (t == "Power") return std::pow(a, b);
+    if (t == "Maximum") return std::max(a, b);
+    if (t == "Minimum") return std::min(a, b);
+    if (t == "Swish") return a / (1 + std::exp(-b * a));
+    return std::nullopt;
 }
 
-// True when g(t) == c * f(t) at points that cover f's shape (its saturations and slopes).
-template <typename G, typename F>
-bool same_function(const G& g, const F& f, float c) {
-    static const float points[] = {-8.f,  -6.f, -4.f, -3.f, -2.5f, -1.f, -0.3f, 0.f,
-                                   0.25f, 0.7f, 1.5f, 2.9f, 3.f,   4.f,  6.f,   8.f};
-    for (float t : points) {
-        const float want = c * f(t), got = g(t);
-        if (!(std::fabs(got - want) <= 1e-5f * std::fabs(c) + 1e-6f)) return false;
+// The activations oneDNN has as one post-op, as functions of t.
+double gelu_erf(double t) {
+    return 0.5 * t * (1 + std::erf(t / std::sqrt(2.0)));
+}
+double gelu_tanh(double t) {
+    return 0.5 * t *
+           (1 + std::tanh(std::sqrt(2 / 3.14159265358979323846) * (t + 0.044715 * t * t * t)));
+}
+double hard_swish(double t) {
+    return t * std::min(std::max(t / 6 + 0.5, 0.0), 1.0);
+}
+double mish(double t) {
+    return t * std::tanh(t > 30 ? t : std::log1p(std::exp(t)));
+}
+
+// Points that cover the activations' shapes: both saturations, the knees of HardSwish, and
+// where the Gelu forms differ (by up to 2e-4 around |t| = 2).
+constexpr double kPoints[] = {-9,  -6,  -4, -3,  -2.5, -2, -1.5, -1,  -0.7, -0.3, 0, 0.25,
+                              0.5, 0.7, 1,  1.3, 1.5,  2,  2.5,  2.9, 3,    4,    6, 9};
+
+// True when f(t) == c * g(t) at every point, to float precision of the larger side.
+template <typename F, typename G>
+bool same_function(const F& f, const G& g, double c) {
+    for (double t : kPoints) {
+        const double want = c * g(t), got = f(t);
+        if (!(std::fabs(got - want) <= 2e-6 * (1 + std::fabs(want)))) return false;
     }
     return true;
 }
 
 }  // namespace
 
-bool GraphCompiler::fuse_self_gate(FusedChain& chain) {
+// Grows a region of element-wise ops from x, in the model's order, each op reading only x,
+// ops of the region and scalar constants, until exactly one value of the region is read outside
+// it; each time that happens the region is a function f of x alone, evaluated at kPoints and
+// compared with the activations oneDNN has (times a constant c: f = c * act(t)).
+bool GraphCompiler::fuse_activation_region(FusedChain& chain) {
     const Output x = chain.output;
-    const auto uses = consumers(x);
-    if (uses.size() != 2 || !is_f32(x) || chain.post_ops.size() + 2 > kMaxPostOps) return false;
-    for (size_t which = 0; which < 2; ++which) {
-        Node& product = *uses[which].node;
-        Node* node = uses[1 - which].node;
-        size_t input = uses[1 - which].input;
-        if (product.get_type_name() != "Multiply" || node == &product ||
-            product.get_output_partial_shape(0) != x.get_partial_shape() ||
-            m_absorbed.count(&product))
-            continue;
-        const Output gate_output = product.input_value(1 - uses[which].input);
-        // The gate: element-wise ops of x alone, each read only by the next, ending at the
-        // product's other input.
-        std::vector<PostOp> gate;
-        std::vector<NodePtr> nodes;
-        bool closed = false;
-        for (size_t depth = 0; depth < kMaxPostOps && !m_absorbed.count(node); ++depth) {
-            const Value* other = nullptr;
-            if (node->get_input_size() == 2) {
-                const Output o = node->input_value(1 - input);
-                if (!has_value(o)) break;
-                other = &m_graph->values[value_of(o)];
+    if (!is_f32(x) || !x.get_partial_shape().is_static() || chain.post_ops.size() + 2 > kMaxPostOps)
+        return false;
+    const PartialShape& shape = x.get_partial_shape();
+    std::vector<Node*> region;
+    std::set<Output> inside{x};
+    std::map<Output, size_t> live{{x, consumers(x).size()}};  // value -> consumers not in region
+    constexpr size_t kMaxRegion = 16;
+    const auto scalar_constant_of = [&](const Output& o, double* v) {
+        if (o.get_node()->get_type_name() != "Constant" || !has_value(o)) return false;
+        float f = 0.f;
+        const Value& value = m_graph->values[value_of(o)];
+        if (value.constant.get_size() != 1 || !constant_scalar(value.constant, &f)) return false;
+        *v = f;
+        return true;
+    };
+    const auto evaluate = [&](double t) {
+        std::map<Output, double> at{{x, t}};
+        for (Node* n : region) {
+            std::vector<double> in;
+            for (const auto& o : n->input_values()) {
+                double c = 0;
+                in.push_back(inside.count(o) ? at.at(o) : (scalar_constant_of(o, &c), c));
             }
-            if (node->get_output_size() != 1 ||
-                node->get_output_partial_shape(0) != x.get_partial_shape() ||
-                !eltwise_form(*node, input, other, &gate))
-                break;
-            nodes.push_back(node->shared_from_this());
-            const auto next = consumers(node->output(0));
-            if (next.size() != 1) break;
-            if (node->output(0) == gate_output) {
-                closed = next[0].node == &product;
-                break;
-            }
-            node = next[0].node;
-            input = next[0].input;
+            at[n->output(0)] = scalar_op(*n, in).value_or(std::nan(""));
         }
-        if (!closed) continue;
-        const auto g = [&gate](float t) {
-            for (const auto& p : gate) t = apply_eltwise(p, t);
-            return t;
-        };
-        // g = c * hardsigmoid (x * relu6(x + 3) / 6 in any order): HardSwish; g = c * sigmoid(b x):
-        // Swish(b). c is g's value where both saturate at 1.
-        const float c = g(20.f);
-        if (!std::isfinite(c) || c == 0.f) continue;
+        return at.at(region.back()->output(0));
+    };
+    while (region.size() < kMaxRegion) {
+        // The next op: the earliest in the model's order that reads a live value.
+        Node* next = nullptr;
+        for (const auto& [value, pending] : live)
+            for (const auto& use : consumers(value)) {
+                Node* n = use.node;
+                if (std::find(region.begin(), region.end(), n) != region.end()) continue;
+                if (!next || m_order.at(n) < m_order.at(next)) next = n;
+            }
+        if (!next || m_absorbed.count(next) || next->get_output_size() != 1 ||
+            next->get_output_element_type(0) != element::f32 ||
+            next->get_output_partial_shape(0) != shape)
+            return false;
+        std::vector<double> probe;
+        for (const auto& o : next->input_values()) {
+            double c = 0;
+            if (!inside.count(o) && !scalar_constant_of(o, &c)) return false;
+            probe.push_back(c);
+        }
+        if (!scalar_op(*next, probe)) return false;
+        region.push_back(next);
+        for (const auto& o : next->input_values())
+            if (auto it = live.find(o); it != live.end() && --it->second == 0) live.erase(it);
+        const Output out = next->output(0);
+        inside.insert(out);
+        live[out] = consumers(out).size();
+        if (live.size() != 1 || live.begin()->first != out) continue;
+        // One value leaves the region: which activation is it?
         std::vector<PostOp> found;
-        const auto hard_sigmoid = [](float t) {
-            return std::min(std::max(t / 6.f + 0.5f, 0.f), 1.f);
-        };
-        const float ratio = g(1.f) / c;  // sigmoid(b) for the Swish form
-        const float b = ratio > 0.f && ratio < 1.f ? std::log(ratio / (1.f - ratio)) : 0.f;
-        const auto sigmoid = [b](float t) { return 1.f / (1.f + std::exp(-b * t)); };
-        if (same_function(g, hard_sigmoid, c))
+        const double c20 = evaluate(20.0) / 20.0;  // the factor of an activation ~ t for t >> 0
+        const double s1 = evaluate(1.0) / c20;     // sigmoid(beta) for the Swish form
+        const double beta = s1 > 0 && s1 < 1 ? std::log(s1 / (1 - s1)) : 0;
+        const auto swish = [beta](double t) { return t / (1 + std::exp(-beta * t)); };
+        const auto sigmoid = [](double t) { return 1 / (1 + std::exp(-t)); };
+        const double c_sig = evaluate(20.0);
+        std::string name;
+        double c = c20;
+        if (std::isfinite(c20) && c20 != 0 && same_function(evaluate, gelu_erf, c20)) {
+            found.push_back(eltwise_op(algorithm::eltwise_gelu_erf));
+            name = "Gelu";
+        } else if (std::isfinite(c20) && c20 != 0 && same_function(evaluate, gelu_tanh, c20)) {
+            found.push_back(eltwise_op(algorithm::eltwise_gelu_tanh));
+            name = "Gelu";
+        } else if (std::isfinite(c20) && c20 != 0 && same_function(evaluate, hard_swish, c20)) {
             found.push_back(eltwise_op(algorithm::eltwise_hardswish));
-        else if (b > 0.f && same_function(g, sigmoid, c))
-            found.push_back(eltwise_op(algorithm::eltwise_swish, b));
-        else
-            continue;
-        if (c != 1.f) found.push_back(eltwise_op(algorithm::eltwise_linear, c, 0.f));
-        std::vector<PostOp> post_ops = chain.post_ops;
-        if (!append_eltwise(post_ops, found)) continue;
-        chain.post_ops = std::move(post_ops);
-        nodes.push_back(product.shared_from_this());
-        for (const auto& n : nodes) {
-            chain.nodes.push_back(n);
-            m_absorbed.insert(n.get());
+            name = "HSwish";
+        } else if (std::isfinite(c20) && c20 != 0 && same_function(evaluate, mish, c20)) {
+            found.push_back(eltwise_op(algorithm::eltwise_mish));
+            name = "Mish";
+        } else if (beta > 0 && std::isfinite(c20) && c20 != 0 &&
+                   same_function(evaluate, swish, c20)) {
+            found.push_back(eltwise_op(algorithm::eltwise_swish, static_cast<float>(beta)));
+            name = "Swish";
+        } else if (std::isfinite(c_sig) && c_sig != 0 && same_function(evaluate, sigmoid, c_sig)) {
+            found.push_back(eltwise_op(algorithm::eltwise_logistic));
+            name = "Sigmoid";
+            c = c_sig;
+        } else {
+            continue;  // not (yet) an activation: the region may grow into one
         }
-        chain.types.push_back(found[0].algorithm == algorithm::eltwise_hardswish ? "HSwish"
-                                                                                 : "Swish");
-        chain.output = product.output(0);
+        if (std::fabs(c - 1) > 1e-6)
+            found.push_back(eltwise_op(algorithm::eltwise_linear, static_cast<float>(c), 0.f));
+        std::vector<PostOp> post_ops = chain.post_ops;
+        if (!append_eltwise(post_ops, found)) return false;
+        chain.post_ops = std::move(post_ops);
+        for (Node* n : region) {
+            chain.nodes.push_back(n->shared_from_this());
+            m_absorbed.insert(n);
+        }
+        chain.types.push_back(name);
+        chain.output = out;
         return true;
     }
     return false;

@@ -225,10 +225,11 @@ class GraphCompiler {
     bool add_with_chain(const NodePtr& node, const FusionTarget& target,
                         std::vector<PostOp> leading, Make make, Layout layout);
     FusedChain fuse_chain(const Output& start, const FusionTarget& target);
-    /// x * g(x) after the chain, g element-wise ops of x alone equal to c * sigmoid(b x) or
-    /// c * hardsigmoid(x) (SiLU/Swish and HardSwish as exporters write them): one swish or
-    /// hardswish post-op (and linear c). False, chain unchanged, otherwise.
-    bool fuse_self_gate(FusedChain& chain);
+    /// An activation written out as element-wise ops of the chain's output x alone (a region
+    /// with one value read outside it), recognised by evaluating the region: Gelu (erf and tanh
+    /// forms), HardSwish, Mish, Swish(beta) and Sigmoid, times a constant, become one post-op
+    /// (and a linear one for the constant). False, chain unchanged, otherwise.
+    bool fuse_activation_region(FusedChain& chain);
     bool fuse_link(Node& consumer, size_t input, const FusionTarget& target, FusedChain& chain);
     /// The weights produced by `port` (plain layout `plain`, data `data`) in the primitive's
     /// layout `desc`: from the imported blob when it has them, else copied or reordered now.
@@ -250,6 +251,7 @@ class GraphCompiler {
     std::map<Output, size_t> m_value_of;
     ConsumerMap m_consumers;
     std::set<const Node*> m_absorbed;
+    std::map<const Node*, size_t> m_order;  ///< each node's index in the model's order
     std::set<const Node*>
         m_skipped;  ///< computed by the kRegion step (and constants only it reads)
     std::map<const Node*, CompressedWeights> m_compressed;  ///< MatMuls over compressed weights

@@ -111,8 +111,8 @@ NodePtr scalar(float v) {
     return op::constant<float>(element::f32, {}, {v});
 }
 
-// SiLU and HardSwish as exporters write them, x * g(x): one swish / hardswish post-op.
-TEST(Fusion, SelfGatedActivationsAsExportersWriteThem) {
+// Activations as exporters write them (SiLU, HardSwish, tanh Gelu, Mish): one post-op each.
+TEST(Fusion, ActivationsAsExportersWriteThem) {
     struct Case {
         std::string name;
         std::function<Output(const Output&)> gate_times_x;
@@ -139,6 +139,25 @@ TEST(Fusion, SelfGatedActivationsAsExportersWriteThem) {
              return op::multiply(v, op::unary("Sigmoid", op::multiply(v, scalar(1.702f))));
          },
          "Convolution+Add+Swish"},
+        // GPT-2's Gelu: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), x^3 as Power.
+        {"tanh Gelu",
+         [](const Output& v) {
+             Output cube = op::multiply(make_node("Power", {v, scalar(3.f)}), scalar(0.044715f));
+             Output inner = op::multiply(op::add(v, cube), scalar(0.7978845608f));
+             Output t = op::add(op::unary("Tanh", inner), scalar(1.f));
+             return op::multiply(op::multiply(v, scalar(0.5f)), t);
+         },
+         "Convolution+Add+Gelu"},
+        // Mish: x * tanh(softplus(x)), softplus written as log(1 + exp(x)).
+        {"Mish",
+         [](const Output& v) {
+             Output sp = op::unary("Log", op::add(op::unary("Exp", v), scalar(1.f)));
+             return op::multiply(v, op::unary("Tanh", sp));
+         },
+         "Convolution+Add+Mish"},
+        // Not an activation oneDNN has: x * x * 0.5 stays as written.
+        {"x * x / 2",
+         [](const Output& v) { return op::multiply(op::multiply(v, v), scalar(0.5f)); }, ""},
         // ONNX's default HardSigmoid (alpha 0.2) is not HardSwish's gate: not fused, still right.
         {"x * HardSigmoid(alpha 0.2)",
          [](const Output& v) {
