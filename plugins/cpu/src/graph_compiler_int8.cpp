@@ -370,7 +370,8 @@ bool GraphCompiler::try_dynamic_quant_matmul(const NodePtr& node) {
         return false;
     }
     if (new_step) {
-        const std::string& base = m_graph->values[av].name;
+        // A copy: add_internal_value grows the values (a reference into them would dangle).
+        const std::string base = m_graph->values[av].name;
         dq.q = add_internal_value(dims_of(as), base + " (u8)", element::u8);
         dq.zero_point = add_internal_value({1}, base + " (u8 zero point)", element::i32);
         dq.scale = add_internal_value({1}, base + " (u8 scale)", element::f32);
