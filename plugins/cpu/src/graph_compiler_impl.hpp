@@ -94,6 +94,20 @@ struct FusionTarget {
     bool allow_bias = true;
 };
 
+/// The fusion target of a MatMul writing `dst` (plain; per-channel operands along the last axis,
+/// `channels` of them), for an output of logical rank `rank`.
+inline FusionTarget matmul_target(size_t rank, size_t channels, const dnnl::memory::desc& dst) {
+    FusionTarget target;
+    target.rank = rank;
+    target.channel_axis = rank - 1;
+    target.channels = channels;
+    target.layout = Layout::kPlain;
+    target.dst = dst;
+    target.channel_dims = Dims(dst.dims().size(), 1);
+    target.channel_dims.back() = static_cast<dnnl::memory::dim>(channels);
+    return target;
+}
+
 struct FusedChain {
     std::vector<NodePtr> nodes;      // absorbed consumers, in order
     std::vector<std::string> types;  // what each link is, for the step's type ("Add", "Gelu")

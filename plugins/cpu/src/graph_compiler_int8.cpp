@@ -321,13 +321,7 @@ bool GraphCompiler::try_dynamic_quant_matmul(const NodePtr& node) {
     const dnnl::memory::desc w_plain({d(K), d(N)}, dt::s8, tb ? Dims{1, d(K)} : Dims{d(N), 1});
     const dnnl::memory::desc w_any({d(K), d(N)}, dt::s8, tag::any);
     const dnnl::memory::desc dst_md({d(M), d(N)}, dt::f32, tag::ab);
-    FusionTarget target;
-    target.rank = out.size();
-    target.channel_axis = out.size() - 1;
-    target.channels = N;
-    target.layout = Layout::kPlain;
-    target.dst = dst_md;
-    target.channel_dims = Dims{1, d(N)};
+    const FusionTarget target = matmul_target(out.size(), N, dst_md);
     const auto absorbed = m_absorbed;
     FusedChain chain = fuse_chain(node->output(0), target);
     // The activation's quantization, one step per activation value however many MatMuls read it.
@@ -444,13 +438,8 @@ bool GraphCompiler::try_integer_matmul(const NodePtr& node, const IntegerMatMulM
         m_absorbed.insert(&convert);
         dst_type = dt::s32;
     } else {
-        FusionTarget target;
-        target.rank = out.size();
-        target.channel_axis = out.size() - 1;
-        target.channels = N;
-        target.layout = Layout::kPlain;
-        target.dst = dnnl::memory::desc({d(M), d(N)}, dt::f32, tag::ab);
-        target.channel_dims = Dims{1, d(N)};
+        FusionTarget target =
+            matmul_target(out.size(), N, dnnl::memory::desc({d(M), d(N)}, dt::f32, tag::ab));
         target.allow_bias = false;  // oneDNN would add it to the integer sum
         chain = fuse_chain(node->output(0), target);
     }
@@ -525,13 +514,7 @@ bool GraphCompiler::try_int8_matmul(const NodePtr& node, const DequantizeMatch& 
     const dnnl::memory::desc w_any({d(K), d(N)}, dt::s8, tag::any);
     dnnl::memory::desc dst_md({d(M), d(N)}, dt::f32, tag::ab);
 
-    FusionTarget target;
-    target.rank = out.size();
-    target.channel_axis = out.size() - 1;
-    target.channels = N;
-    target.layout = Layout::kPlain;
-    target.dst = dst_md;
-    target.channel_dims = Dims{1, d(N)};
+    const FusionTarget target = matmul_target(out.size(), N, dst_md);
     FusedChain chain = fuse_chain(node->output(0), target);
     dst_md = dnnl::memory::desc({d(M), d(N)}, requantize_chain(chain), tag::ab);
 

@@ -174,14 +174,7 @@ bool GraphCompiler::try_matmul(const NodePtr& node) {
         w_md = matrix_desc(bs, tb);
         dst_md = dnnl::memory::desc(dims_of(out), dt::f32, plain_tag(out.size()));
     }
-    FusionTarget target;
-    target.rank = out.size();
-    target.channel_axis = out.size() - 1;
-    target.channels = N;
-    target.layout = Layout::kPlain;
-    target.dst = dst_md;
-    target.channel_dims = Dims(dst_md.dims().size(), 1);
-    target.channel_dims.back() = static_cast<dnnl::memory::dim>(N);
+    FusionTarget target = matmul_target(out.size(), N, dst_md);
     target.allow_bias = weights;
     FusedChain chain = fuse_chain(node->output(0), target);
 
