@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <sstream>
 
 #include "onnx_test_util.hpp"
 #include "vireo/core.hpp"
@@ -250,6 +251,63 @@ TEST(OnnxMalformed, RangeAndResizeWhoseSizesOverflowNameTheNode) {
         EXPECT_NE(m.find("axis 2"), std::string::npos) << m;
         EXPECT_EQ(m.find("-9223372036854775808"), std::string::npos) << m;
     }
+}
+
+// Every translator, at every opset it is registered for, meets nodes whose input and output
+// lists are wrong — none, one, seven, an empty name first — and either translates them or refuses
+// them with Vireo's error: never a crash or a read past the node's lists (a fuzzer found
+// SequenceConstruct without an output reading output 0).
+TEST(OnnxMalformed, EveryOpMeetsWrongInputAndOutputListsWithAnError) {
+    std::istringstream table(onnx_supported_ops_markdown());
+    const std::vector<std::vector<std::string>> input_lists{
+        {}, {"x"}, {"x", "x", "x", "x", "x", "x", "x"}, {"", "x"}};
+    const std::vector<std::vector<std::string>> output_lists{
+        {}, {"y"}, {"y", "y1", "y2", "y3", "y4", "y5", "y6"}, {"", "y"}};
+    size_t ops = 0, imports = 0, refused = 0;
+    for (std::string line; std::getline(table, line);) {
+        // "| op | domain | v1, v2 |"
+        std::vector<std::string> cells;
+        std::istringstream row(line);
+        for (std::string cell; std::getline(row, cell, '|');) {
+            const size_t a = cell.find_first_not_of(' '), z = cell.find_last_not_of(' ');
+            if (a != std::string::npos) cells.push_back(cell.substr(a, z - a + 1));
+        }
+        ASSERT_EQ(cells.size(), 3u) << line;
+        const std::string& op = cells[0];
+        const std::string domain = cells[1] == "ai.onnx" ? "" : cells[1];
+        ++ops;
+        std::istringstream versions(cells[2]);
+        for (std::string v; std::getline(versions, v, ',');) {
+            const int64_t version = std::stoll(v);
+            for (const auto& inputs : input_lists)
+                for (const auto& outputs : output_lists) {
+                    OnnxBuilder b(domain.empty() ? version : 13);
+                    if (!domain.empty()) {
+                        auto* import = b.proto().add_opset_import();
+                        import->set_domain(domain);
+                        import->set_version(version);
+                    }
+                    b.input("x", TP::FLOAT, {2, 3}).output("out", TP::FLOAT, {2, 3});
+                    b.node("Relu", {"x"}, {"out"});
+                    b.node(op, inputs, outputs, "hostile").set_domain(domain);
+                    const std::string bytes = b.bytes();
+                    SCOPED_TRACE(op + "-" + std::to_string(version) + " with " +
+                                 std::to_string(inputs.size()) + " inputs, " +
+                                 std::to_string(outputs.size()) + " outputs");
+                    ++imports;
+                    try {
+                        read_onnx_model(bytes.data(), bytes.size());
+                    } catch (const Exception&) {
+                        ++refused;
+                    } catch (const std::exception& e) {
+                        ADD_FAILURE() << "not Vireo's error: " << e.what();
+                    }
+                }
+        }
+    }
+    EXPECT_GT(ops, 150u);
+    EXPECT_EQ(imports % 16, 0u);
+    EXPECT_GT(refused, imports / 2);  // most of these lists are wrong for most ops
 }
 
 TEST(OnnxMalformed, UnsortedNodesAreOrderedByTheirInputs) {

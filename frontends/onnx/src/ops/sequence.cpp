@@ -23,6 +23,8 @@ const OutputVector& sequence_input(const NodeContext& ctx, size_t i) {
 }
 
 OutputVector define(const NodeContext& ctx, OutputVector items) {
+    if (ctx.proto().output_size() < 1 || ctx.proto().output(0).empty())
+        ctx.fail("has no output to name the sequence it makes");
     ctx.graph().define_sequence(ctx.proto().output(0), std::move(items));
     return {Output()};
 }
