@@ -1,9 +1,13 @@
 // vireo_onnx_backend: runs ONNX's backend test corpus (model.onnx + test_data_set_*/input_k.pb,
 // output_k.pb) on any Vireo device and judges as ONNX's own runner does: same element type, same
 // shape, |actual - expected| <= atol + rtol * |expected| (rtol 1e-3, atol 1e-7), NaN matching NaN.
-// Each test runs in a child process with a timeout, so a crash or hang is one failed test. An
+// Each test runs in a child process with a timeout, so a crash or hang is one failed test; the
+// libraries the first child loads (the device's plugin, the ONNX frontend and what they link) are
+// then loaded into the runner too, so later children inherit them instead of each loading and
+// relocating them again (most of a small test's time under the sanitizers). An
 // expectations file lists every test that does not pass, with its reason; an unexpected pass or a
 // stale entry fails the run as surely as an unexpected failure.
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -31,6 +35,9 @@
 #include "vireo/core.hpp"
 #include "vireo/float16.hpp"
 
+// LeakSanitizer's on-demand check, present only in sanitizer builds.
+extern "C" int __lsan_do_recoverable_leak_check() __attribute__((weak));
+
 namespace fs = std::filesystem;
 using namespace vireo;
 
@@ -46,6 +53,8 @@ constexpr const char* kUsage = R"(usage: vireo_onnx_backend [options]
   --expectations FILE   tests expected to fail, one per line: "<test> <reason>"; '#' comments
                         (repeatable: a device's own file on top of the shared one)
   --filter REGEX        only tests whose name matches
+  --sample N            only every Nth test of those (the 1st, N+1th, ...; default 1: all);
+                        the summary says how many ran. No stale-expectation check then
   --timeout S           seconds per test (default 60)
   --report FILE         write per-folder figures as Markdown
   --list-failures       print every failure with its message (default: unexpected ones only)
@@ -60,6 +69,7 @@ struct Options {
     std::vector<std::string> expectations;
     AnyMap config;
     int timeout = 60;
+    int sample = 1;
     bool list_failures = false;
 };
 
@@ -250,7 +260,25 @@ std::string one_line(std::string text) {
     return text.size() > 400 ? text.substr(0, 400) + "..." : text;
 }
 
-Outcome run_isolated(const Options& options, const fs::path& dir) {
+// The shared libraries mapped into this process (from /proc/self/maps).
+std::set<std::string> mapped_libraries() {
+    std::set<std::string> paths;
+    std::ifstream maps("/proc/self/maps");
+    for (std::string line; std::getline(maps, line);) {
+        const size_t slash = line.find('/');
+        if (slash == std::string::npos) continue;
+        const std::string path = line.substr(slash);
+        const std::string file = fs::path(path).filename().string();
+        if (file.find(".so") != std::string::npos) paths.insert(path);
+    }
+    return paths;
+}
+
+// Runs one test in a child process. With `loaded` set, the child also reports the libraries it
+// mapped that this process had not, and they are stored there.
+Outcome run_isolated(const Options& options, const fs::path& dir,
+                     std::vector<std::string>* loaded = nullptr) {
+    const std::set<std::string> before = loaded ? mapped_libraries() : std::set<std::string>{};
     int fds[2];
     if (pipe(fds) != 0) return {false, "pipe failed"};
     std::cout.flush();  // the child exits through exit(): nothing buffered may be written twice
@@ -267,11 +295,16 @@ Outcome run_isolated(const Options& options, const fs::path& dir) {
             result = std::string("FAIL ") + e.what();
         }
         result = one_line(result);
+        if (loaded)
+            for (const auto& path : mapped_libraries())
+                if (!before.count(path)) result += "\n" + path;
         ssize_t ignored = write(fds[1], result.data(), result.size());
         (void)ignored;
         close(fds[1]);
-        // exit(), not _exit(): under LeakSanitizer the leak check runs at exit, and a leak then
-        // fails this test with a non-zero status.
+        // Under LeakSanitizer a leak fails this test with a non-zero status: the check runs here,
+        // then _exit skips the static destructors of every loaded library (most of a small
+        // test's exit under ASan); without it, exit() as usual.
+        if (&__lsan_do_recoverable_leak_check) _exit(__lsan_do_recoverable_leak_check() ? 23 : 0);
         std::exit(0);
     }
     close(fds[1]);
@@ -302,6 +335,11 @@ Outcome run_isolated(const Options& options, const fs::path& dir) {
         return {false, "crashed with signal " + std::to_string(WTERMSIG(status))};
     if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
         return {false, "exited with status " + std::to_string(WEXITSTATUS(status))};
+    if (loaded) {
+        std::istringstream lines(text);
+        std::getline(lines, text);  // the verdict; then one library per line
+        for (std::string path; std::getline(lines, path);) loaded->push_back(path);
+    }
     if (text.rfind("PASS", 0) == 0) return {true, {}};
     if (text.rfind("FAIL ", 0) == 0) return {false, text.substr(5)};
     return {false, "no result reported"};
@@ -363,7 +401,16 @@ int main(int argc, char** argv) {
             options.config[kv.substr(0, eq)] = kv.substr(eq + 1);
         } else if (arg == "--filter")
             options.filter = next();
-        else if (arg == "--timeout")
+        else if (arg == "--sample") {
+            const std::string n = next();
+            options.sample = n.find_first_not_of("0123456789") == std::string::npos && n.size() < 6
+                                 ? std::atoi(n.c_str())
+                                 : 0;
+            if (options.sample < 1) {
+                std::cerr << "--sample needs a whole number from 1, got '" << n << "'\n";
+                return 2;
+            }
+        } else if (arg == "--timeout")
             options.timeout = std::stoi(next());
         else if (arg == "--report")
             options.report = next();
@@ -388,6 +435,8 @@ int main(int argc, char** argv) {
     std::map<std::string, Figures> figures;
     std::set<std::string> seen;
     int unexpected_failures = 0, unexpected_passes = 0, expected_failures = 0;
+    bool preloaded = false;
+    int matching = 0;  // tests the filter selects, sampled or not
     for (const auto& folder : options.folders) {
         const fs::path root = fs::path(options.data) / folder;
         if (!fs::is_directory(root)) {
@@ -402,8 +451,16 @@ int main(int argc, char** argv) {
         for (const auto& dir : tests) {
             const std::string name = dir.filename().string();
             if (!std::regex_search(name, filter)) continue;
+            if (matching++ % options.sample != 0) continue;
             seen.insert(name);
-            const Outcome outcome = run_isolated(options, dir);
+            std::vector<std::string> loaded;
+            const Outcome outcome = run_isolated(options, dir, preloaded ? nullptr : &loaded);
+            if (!preloaded) {
+                // Kept loaded for the whole run (never closed). A library that fails to load here
+                // is simply loaded by each child as before.
+                for (const auto& path : loaded) dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+                preloaded = true;
+            }
             auto& f = figures[folder];
             ++f.total;
             if (outcome.passed) ++f.passed;
@@ -428,7 +485,7 @@ int main(int argc, char** argv) {
         }
     }
     int stale = 0;
-    if (options.filter.empty())
+    if (options.filter.empty() && options.sample == 1)
         for (const auto& [name, reason] : expected)
             if (!seen.count(name)) {
                 ++stale;
@@ -461,5 +518,8 @@ int main(int argc, char** argv) {
               << expected_failures << " expected failures, " << unexpected_failures
               << " unexpected failures, " << unexpected_passes << " unexpected passes, " << stale
               << " stale expectations\n";
+    if (options.sample > 1)
+        std::cout << "sampled: every " << options.sample << "th test, " << total << " of "
+                  << matching << "\n";
     return unexpected_failures || unexpected_passes || stale ? 1 : 0;
 }
