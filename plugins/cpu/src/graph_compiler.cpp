@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "gemm_convolution.hpp"
 #include "gemm_matmul.hpp"
 #include "graph_compiler_impl.hpp"
 #include "subgraph_runner.hpp"
@@ -169,6 +170,12 @@ void GraphCompiler::add_reference_step(const NodePtr& node) {
                 gemm_matmul_kernel(std::move(kernel), node->get_attribute<bool>("transpose_a"),
                                    node->get_attribute<bool>("transpose_b"));
             step.exec_type = "sgemm";
+        } else if (m_graph->dynamic && node->get_type_name() == "Convolution" &&
+                   is_f32(node->output(0)) && is_f32(node->input_value(0)) &&
+                   is_f32(node->input_value(1))) {
+            // ... and an f32 convolution as im2col and sgemm (gemm_convolution.hpp).
+            step.kernel = gemm_convolution_kernel(*node, std::move(kernel));
+            step.exec_type = "im2col_sgemm";
         } else {
             step.kernel = std::move(kernel);
         }

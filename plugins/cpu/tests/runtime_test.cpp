@@ -709,3 +709,127 @@ TEST(DynamicMatMul, SgemmForEveryLayoutItTakesReferenceForTheRest) {
 
 }  // namespace
 }  // namespace vireo::cpu_test
+
+namespace vireo::cpu_test {
+namespace {
+
+// A dynamic graph's f32 2-D Convolution runs as im2col and sgemm (the boxes of a two-stage
+// detector's heads come out of NMS with a batch known only at run time); what that kernel does not
+// take — other ranks, SAME padding resolved per shape — runs the reference kernel. Every case is
+// checked against TEMPLATE at two run-time shapes.
+TEST(DynamicConvolution, Im2colSgemmMatchesTheReferenceForEveryGeometry) {
+    struct Case {
+        std::string what;
+        Shape filter;  // [O, C, k...]
+        std::vector<int64_t> strides, begin, end, dilations;
+        std::string auto_pad;
+        std::vector<Shape> runs;
+    };
+    const std::vector<Case> cases{
+        {"3x3, pad 1",
+         {8, 4, 3, 3},
+         {1, 1},
+         {1, 1},
+         {1, 1},
+         {1, 1},
+         "explicit",
+         {{2, 4, 9, 7}, {5, 4, 6, 6}}},
+        {"1x1 read in place",
+         {6, 5, 1, 1},
+         {1, 1},
+         {0, 0},
+         {0, 0},
+         {1, 1},
+         "explicit",
+         {{3, 5, 4, 4}, {1, 5, 7, 3}}},
+        {"1x1 stride 2",
+         {6, 5, 1, 1},
+         {2, 2},
+         {0, 0},
+         {0, 0},
+         {1, 1},
+         "explicit",
+         {{2, 5, 7, 8}, {1, 5, 4, 4}}},
+        {"stride 2, asymmetric pads",
+         {4, 3, 3, 2},
+         {2, 3},
+         {0, 2},
+         {1, 0},
+         {1, 1},
+         "explicit",
+         {{1, 3, 11, 13}, {2, 3, 5, 9}}},
+        {"dilation 2 and 3",
+         {4, 3, 3, 3},
+         {1, 1},
+         {2, 3},
+         {2, 3},
+         {2, 3},
+         "explicit",
+         {{1, 3, 10, 12}, {3, 3, 6, 6}}},
+        {"pads wider than the image",
+         {2, 2, 2, 2},
+         {1, 1},
+         {3, 3},
+         {3, 3},
+         {1, 1},
+         "explicit",
+         {{1, 2, 1, 1}, {2, 2, 3, 2}}},
+        {"valid",
+         {3, 2, 3, 3},
+         {1, 1},
+         {5, 5},
+         {5, 5},
+         {1, 1},
+         "valid",
+         {{2, 2, 5, 6}, {1, 2, 3, 3}}},
+        {"empty batch",
+         {3, 2, 3, 3},
+         {1, 1},
+         {1, 1},
+         {1, 1},
+         {1, 1},
+         "explicit",
+         {{0, 2, 5, 5}, {1, 2, 5, 5}}},
+        {"SAME (reference)",
+         {3, 2, 3, 3},
+         {2, 2},
+         {0, 0},
+         {0, 0},
+         {1, 1},
+         "same_upper",
+         {{1, 2, 7, 6}, {2, 2, 4, 5}}},
+        {"1-D (reference)", {3, 2, 3}, {1}, {1}, {1}, {1}, "explicit", {{2, 2, 9}, {1, 2, 4}}},
+    };
+    Core core = make_core();
+    unsigned seed = 300;
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.what);
+        const size_t rank = c.filter.size();
+        std::vector<Dimension> dims(rank, Dimension::dynamic());
+        dims[1] = Dimension(static_cast<int64_t>(c.filter[1]));
+        auto x = op::parameter(element::f32, PartialShape(dims), "x");
+        auto w = op::constant(random_tensor(c.filter, ++seed));
+        auto y = op::convolution(x, w, c.strides, c.begin, c.end, c.dilations, c.auto_pad);
+        y->set_friendly_name("conv");
+        auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "conv");
+        CompiledModel cpu = core.compile_model(
+            model, "CPU", {{enable_profiling.name(), true}, {"CPU_SHAPE_CACHE_SIZE", 0}});
+        InferRequest request = cpu.create_infer_request();
+        for (const Shape& run : c.runs) {
+            SCOPED_TRACE(run.to_string());
+            const std::vector<Tensor> inputs{random_tensor(run, ++seed)};
+            const auto expected = run_model(core, model, "TEMPLATE", inputs);
+            request.set_input_tensor(inputs[0]);
+            request.infer();
+            ASSERT_EQ(request.get_output_tensor().get_shape(), expected[0].get_shape());
+            EXPECT_TRUE(all_close(request.get_output_tensor(), expected[0], 1e-4, 1e-4));
+        }
+        size_t rows = 0;
+        for (const auto& row : request.get_profiling_info())
+            rows += row.node_name == "conv" && row.exec_type == "im2col_sgemm";
+        EXPECT_EQ(rows, 1u);
+    }
+}
+
+}  // namespace
+}  // namespace vireo::cpu_test

@@ -5,12 +5,14 @@
 //
 // Sampling follows ONNX/Caffe2: a sample beyond [-1, size] on either axis is 0; otherwise
 // coordinates below 0 clamp to 0 and the last row/column repeats. Arithmetic is in double. A batch
-// index outside [0, N) is an InvalidArgument naming the op and the roi.
+// index outside [0, N) is an InvalidArgument naming the op and the roi. The rois are split over
+// the calling stream's threads (CPUStreamsExecutor::parallel_for; one thread outside a stream).
 #include <algorithm>
 #include <cmath>
 
 #include "math_common.hpp"
 #include "tensor_common.hpp"
+#include "vireo/sdk/cpu_streams_executor.hpp"
 
 namespace vireo::reference::tensor {
 namespace {
@@ -92,23 +94,30 @@ std::unique_ptr<Kernel> make_roi_align(const Node& node) {
             for (size_t i = 0; i < rois.size(); ++i)
                 rois[i] = static_cast<double>(math::to_compute(tensor_data<T>(in[1])[i]));
         });
-        std::vector<Sample> samples;  // per bin of the current roi, its grid, row-major
+        // The geometry of each roi, checked first (a bad roi is reported before any work, the
+        // same one whatever the threads); then the rois are split over the stream's threads.
+        struct Geometry {
+            double x1 = 0, y1 = 0, bin_h = 0, bin_w = 0;
+            size_t grid_h = 0, grid_w = 0;
+        };
+        std::vector<Geometry> geometry(rshape[0]);
         for (size_t r = 0; r < rshape[0]; ++r) {
             if (batch[r] < 0 || batch[r] >= static_cast<int64_t>(n))
                 throw_error<InvalidArgument>(who, ": batch index ", batch[r], " of roi ", r,
                                              " is out of range [0, ", n, ")");
             const double* roi = rois.data() + r * 4;
-            const double x1 = (roi[0] + offset_in) * scale + offset_out,
-                         y1 = (roi[1] + offset_in) * scale + offset_out;
+            Geometry& g = geometry[r];
+            g.x1 = (roi[0] + offset_in) * scale + offset_out;
+            g.y1 = (roi[1] + offset_in) * scale + offset_out;
             const double x2 = (roi[2] + offset_in) * scale + offset_out,
                          y2 = (roi[3] + offset_in) * scale + offset_out;
-            double roi_w = x2 - x1, roi_h = y2 - y1;
+            double roi_w = x2 - g.x1, roi_h = y2 - g.y1;
             if (min_size_one) {
                 roi_w = std::max(roi_w, 1.0);
                 roi_h = std::max(roi_h, 1.0);
             }
-            const double bin_h = roi_h / static_cast<double>(ph),
-                         bin_w = roi_w / static_cast<double>(pw);
+            g.bin_h = roi_h / static_cast<double>(ph);
+            g.bin_w = roi_w / static_cast<double>(pw);
             // Samples per bin along each axis: the attribute, or ceil(bin size). A roi that would
             // need more than kMaxGrid along an axis (a huge or infinite box) is refused, not
             // sampled for hours.
@@ -121,7 +130,12 @@ std::unique_ptr<Kernel> make_roi_align(const Node& node) {
                         "] needs ", n, " samples per bin along ", axis, ", at most ", kMaxGrid);
                 return static_cast<size_t>(n);
             };
-            const size_t grid_h = grid_along(bin_h, "y"), grid_w = grid_along(bin_w, "x");
+            g.grid_h = grid_along(g.bin_h, "y");
+            g.grid_w = grid_along(g.bin_w, "x");
+        }
+        auto pool_roi = [&](size_t r, std::vector<Sample>& samples) {
+            const Geometry& g = geometry[r];
+            const size_t grid_h = g.grid_h, grid_w = g.grid_w;
             const size_t grid = grid_h * grid_w;
             const double count = static_cast<double>(std::max<size_t>(grid, 1));
             // The sample positions and weights are the same for every channel: computed once
@@ -130,11 +144,11 @@ std::unique_ptr<Kernel> make_roi_align(const Node& node) {
             auto sample = [&](size_t bin, size_t k) {
                 const size_t py = bin / pw, px = bin % pw, iy = k / grid_w, ix = k % grid_w;
                 const double y =
-                    y1 + static_cast<double>(py) * bin_h +
-                    (static_cast<double>(iy) + 0.5) * bin_h / static_cast<double>(grid_h);
+                    g.y1 + static_cast<double>(py) * g.bin_h +
+                    (static_cast<double>(iy) + 0.5) * g.bin_h / static_cast<double>(grid_h);
                 const double x =
-                    x1 + static_cast<double>(px) * bin_w +
-                    (static_cast<double>(ix) + 0.5) * bin_w / static_cast<double>(grid_w);
+                    g.x1 + static_cast<double>(px) * g.bin_w +
+                    (static_cast<double>(ix) + 0.5) * g.bin_w / static_cast<double>(grid_w);
                 return bilinear_sample(h, w, y, x);
             };
             const bool table = ph * pw * grid <= kMaxTable;
@@ -159,7 +173,11 @@ std::unique_ptr<Kernel> make_roi_align(const Node& node) {
                     dst[bin] = max_mode ? (grid > 0 ? best : 0.0) : sum / count;
                 }
             }
-        }
+        };
+        sdk::CPUStreamsExecutor::parallel_for(rshape[0], [&](size_t first, size_t last) {
+            std::vector<Sample> samples;  // per bin of the current roi, its grid, row-major
+            for (size_t r = first; r < last; ++r) pool_roi(r, samples);
+        });
         dispatch(RealTypes{}, out[0].get_element_type(), who.c_str(), [&](auto tag) {
             using T = decltype(tag);
             T* o = tensor_data<T>(out[0]);

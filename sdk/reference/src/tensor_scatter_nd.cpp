@@ -92,8 +92,9 @@ Reduction parse_reduction(const Node& node) {
 
 /// The data offset each update element writes: its own coordinates with the axis coordinate
 /// replaced by its (checked) index.
-std::vector<size_t> scatter_targets(const Shape& data, const Shape& ishape, size_t axis,
-                                    const std::vector<int64_t>& indices, const std::string& who) {
+/// Indices of the rank of data, no longer than data along every axis but `axis`.
+void check_scatter_shapes(const Shape& data, const Shape& ishape, size_t axis,
+                          const std::string& who) {
     if (ishape.size() != data.size())
         throw_error<InvalidArgument>(who, ": indices ", ishape, " must have the rank of data ",
                                      data);
@@ -101,6 +102,11 @@ std::vector<size_t> scatter_targets(const Shape& data, const Shape& ishape, size
         if (i != axis && ishape[i] > data[i])
             throw_error<InvalidArgument>(who, ": indices ", ishape, " exceed data ", data,
                                          " at axis ", i);
+}
+
+std::vector<size_t> scatter_targets(const Shape& data, const Shape& ishape, size_t axis,
+                                    const std::vector<int64_t>& indices, const std::string& who) {
+    check_scatter_shapes(data, ishape, axis, who);
     const auto strides = element_strides(data);
     std::vector<size_t> targets(indices.size());
     std::vector<size_t> coord(ishape.size(), 0);
@@ -253,6 +259,49 @@ std::unique_ptr<Kernel> make_scatter_nd_update(const Node& node) {
     });
 }
 
+/// ScatterElementsUpdate without reduction for i32/i64 indices, in one pass over the updates:
+/// every index is checked first (nothing is written when one is out of range), then the data is
+/// copied and each update written where its index sends it, row by row along the last axis — no
+/// list of targets (a detector's multi-scale RoI pooling scatters millions of elements per level).
+template <typename I>
+void scatter_elements_direct(const Tensor& data_t, const Tensor& indices_t, const Tensor& updates_t,
+                             Tensor& out_t, size_t axis, const std::string& who) {
+    const Shape& data = data_t.get_shape();
+    const Shape& ishape = indices_t.get_shape();
+    const I* idx = static_cast<const I*>(indices_t.data());
+    const size_t count = indices_t.get_size();
+    const auto dim = static_cast<int64_t>(data[axis]);
+    for (size_t p = 0; p < count; ++p)
+        if (static_cast<int64_t>(idx[p]) < -dim || static_cast<int64_t>(idx[p]) >= dim)
+            checked_index(static_cast<int64_t>(idx[p]), data[axis], who, axis);  // throws
+    if (out_t.data() != data_t.data() && data_t.get_byte_size() != 0)
+        std::memcpy(out_t.data(), data_t.data(), data_t.get_byte_size());
+    if (count == 0) return;
+    const auto strides = element_strides(data);
+    const size_t rank = data.size(), last = rank - 1, row = ishape[last];
+    const size_t axis_stride = strides[axis];
+    dispatch_by_size(data_t.get_element_type(), who, [&](auto tag) {
+        using U = decltype(tag);
+        const U* u = static_cast<const U*>(updates_t.data());
+        U* o = static_cast<U*>(out_t.data());
+        std::vector<size_t> coord(rank, 0);
+        for (size_t p = 0; p < count; p += row) {
+            size_t base = 0;  // the row's offset, without the axis coordinate
+            for (size_t i = 0; i < last; ++i)
+                if (i != axis) base += coord[i] * strides[i];
+            for (size_t j = 0; j < row; ++j) {
+                const auto v = static_cast<int64_t>(idx[p + j]);
+                const auto at = static_cast<size_t>(v < 0 ? v + dim : v);
+                o[base + (axis == last ? at : j + at * axis_stride)] = u[p + j];
+            }
+            for (size_t i = last; i-- > 0;) {
+                if (++coord[i] < ishape[i]) break;
+                coord[i] = 0;
+            }
+        }
+    });
+}
+
 std::unique_ptr<Kernel> make_scatter_elements_update(const Node& node) {
     const Reduction reduction = parse_reduction(node);
     const bool use_init_val =
@@ -276,6 +325,16 @@ std::unique_ptr<Kernel> make_scatter_elements_update(const Node& node) {
             throw_error<InvalidArgument>(who, ": indices ", in[1].get_shape(), " and updates ",
                                          in[2].get_shape(),
                                          " must have one shape, updates the type of data ", data);
+        const element::Type itype = in[1].get_element_type();
+        if (reduction == Reduction::kNone && (itype == element::i64 || itype == element::i32) &&
+            !data.empty()) {
+            check_scatter_shapes(data, in[1].get_shape(), axis, who);
+            if (itype == element::i64)
+                scatter_elements_direct<int64_t>(in[0], in[1], in[2], out[0], axis, who);
+            else
+                scatter_elements_direct<int32_t>(in[0], in[1], in[2], out[0], axis, who);
+            return;
+        }
         const auto targets = scatter_targets(data, in[1].get_shape(), axis,
                                              read_ints(in[1], who, "input 1 (indices)"), who);
         if (out[0].data() != in[0].data() && in[0].get_byte_size() != 0)

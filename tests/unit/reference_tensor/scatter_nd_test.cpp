@@ -148,6 +148,49 @@ TEST(ScatterElementsUpdateKernel, OnnxExamplesOnBothAxes) {
         "ScatterElementsUpdate", "index 5");
 }
 
+// Indices shorter than data along the other axes, on every axis of a rank-4 tensor, with i64, i32
+// and i16 indices (the last through the general path): each update lands at its own coordinates
+// with the axis one replaced by its index, computed here element by element.
+TEST(ScatterElementsUpdateKernel, PartialIndicesOnEveryAxisMatchTheDefinition) {
+    const Shape data_shape{3, 4, 2, 5}, index_shape{2, 3, 2, 4};
+    const size_t n = shape_size(data_shape), m = shape_size(index_shape);
+    std::vector<double> data(n), upd(m);
+    for (size_t i = 0; i < n; ++i) data[i] = static_cast<double>(i);
+    for (size_t i = 0; i < m; ++i) upd[i] = 1000.0 + static_cast<double>(i);
+    for (int64_t axis = 0; axis < 4; ++axis)
+        for (const element::Type itype : {element::i64, element::i32, element::i16}) {
+            SCOPED_TRACE("axis " + std::to_string(axis) + ", " + std::string(itype.name()));
+            const auto dim = static_cast<int64_t>(data_shape[static_cast<size_t>(axis)]);
+            Ints idx(m);
+            for (size_t i = 0; i < m; ++i)  // distinct per row of the axis, some negative
+                idx[i] = static_cast<int64_t>((i * 7 + 3) % static_cast<size_t>(dim)) -
+                         (i % 3 == 0 ? dim : 0);
+            std::vector<double> expected = data;
+            for (size_t p = 0; p < m; ++p) {
+                size_t rest = p, offset = 0, stride = 1;
+                std::vector<size_t> coord(4);
+                for (size_t i = 4; i-- > 0;) {
+                    coord[i] = rest % index_shape[i];
+                    rest /= index_shape[i];
+                }
+                coord[static_cast<size_t>(axis)] =
+                    static_cast<size_t>(idx[p] < 0 ? idx[p] + dim : idx[p]);
+                for (size_t i = 4; i-- > 0;) {
+                    offset += coord[i] * stride;
+                    stride *= data_shape[i];
+                }
+                expected[offset] = upd[p];
+            }
+            const auto result = eval(
+                "ScatterElementsUpdate",
+                {make_tensor(element::f32, data_shape, data), make_tensor(itype, index_shape, idx),
+                 make_tensor(element::f32, index_shape, upd),
+                 make_tensor(element::i64, {}, Ints{axis})},
+                {}, 12);
+            expect_near(values_of(result[0]), expected, 0.0);
+        }
+}
+
 TEST(ScatterElementsUpdateKernel, EveryReductionWithAndWithoutInitialValues) {
     const auto data = make_tensor(element::f32, {4}, std::vector<double>{1, 2, 3, 4});
     const auto idx = make_tensor(element::i64, {5}, Ints{0, 0, 2, 2, -2});

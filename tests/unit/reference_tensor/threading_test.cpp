@@ -1,6 +1,6 @@
-// Tests the intra-op threads hook and concurrent execution: MatMul, Convolution and MaxPool run
-// inside a streams executor with several threads per stream give the serial results, and one
-// kernel serves several streams at once.
+// Tests the intra-op threads hook and concurrent execution: MatMul, Convolution, MaxPool and
+// ROIAlign run inside a streams executor with several threads per stream give the serial results,
+// and one kernel serves several streams at once.
 #include <atomic>
 #include <memory>
 
@@ -45,6 +45,33 @@ std::vector<Prepared> make_workloads() {
                                {"pads_end", Ints{0, 0}}},
                               1);
         w.push_back({node, {x}, reference::KernelRegistry::instance().create(*node), {3, 5, 8, 8}});
+    }
+    {
+        // 37 rois over two images, adaptive sampling: rois split over the stream's threads.
+        const auto x = make_tensor(element::f32, {2, 4, 12, 10}, random_values(2 * 4 * 120, 6));
+        std::vector<double> boxes;
+        Ints batch;
+        for (size_t r = 0; r < 37; ++r) {
+            const double x0 = static_cast<double>(r % 7), y0 = static_cast<double>(r % 5);
+            boxes.insert(boxes.end(), {x0, y0, x0 + 1.5 + static_cast<double>(r % 4),
+                                       y0 + 2.0 + static_cast<double>(r % 3)});
+            batch.push_back(static_cast<int64_t>(r % 2));
+        }
+        const auto rois = make_tensor(element::f32, {37, 4}, boxes);
+        const auto indices = make_tensor(element::i32, {37}, batch);
+        auto node = make_node("ROIAlign",
+                              {param(element::f32, {2, 4, 12, 10}), param(element::f32, {37, 4}),
+                               param(element::i32, {37})},
+                              {{"pooled_h", int64_t{3}},
+                               {"pooled_w", int64_t{2}},
+                               {"sampling_ratio", int64_t{0}},
+                               {"spatial_scale", 1.0},
+                               {"mode", std::string("avg")},
+                               {"aligned_mode", std::string("half_pixel_for_nn")}});
+        w.push_back({node,
+                     {x, rois, indices},
+                     reference::KernelRegistry::instance().create(*node),
+                     {37, 4, 3, 2}});
     }
     return w;
 }
