@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "oneapi/dnnl/dnnl.hpp"
 #include "vireo/exception.hpp"
@@ -85,8 +86,9 @@ class GemmConvolutionKernel final : public reference::Kernel {
         const bool direct = ws[2] == 1 && ws[3] == 1 && m_stride[0] == 1 && m_stride[1] == 1 &&
                             m_begin[0] == 0 && m_begin[1] == 0 && m_end[0] == 0 && m_end[1] == 0;
         if (!direct && rows * pixels > kMaxPatchFloats) return false;
-        thread_local std::vector<float> patches;
-        if (!direct) patches.resize(rows * pixels);
+        // Every element is written by lay_out_patches: no zero fill. Freed on return, so a
+        // stream thread keeps nothing after a large convolution.
+        std::unique_ptr<float[]> patches(direct ? nullptr : new float[rows * pixels]);
         const auto* px = static_cast<const float*>(x.data());
         const auto* pw = static_cast<const float*>(w.data());
         auto* py = static_cast<float*>(y.data());
@@ -94,8 +96,8 @@ class GemmConvolutionKernel final : public reference::Kernel {
         for (size_t n = 0; n < batch; ++n) {
             const float* src = px + n * image;
             if (!direct) {
-                lay_out_patches(src, xs, ws, out, patches.data());
-                src = patches.data();
+                lay_out_patches(src, xs, ws, out, patches.get());
+                src = patches.get();
             }
             const auto status =
                 dnnl::sgemm('N', 'N', static_cast<dnnl_dim_t>(out_channels),
