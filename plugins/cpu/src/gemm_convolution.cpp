@@ -101,10 +101,9 @@ class GemmConvolutionKernel final : public reference::Kernel {
             }
             const auto status =
                 dnnl::sgemm('N', 'N', static_cast<dnnl_dim_t>(out_channels),
-                            static_cast<dnnl_dim_t>(pixels), static_cast<dnnl_dim_t>(rows), 1.f,
-                            pw, static_cast<dnnl_dim_t>(rows), src,
-                            static_cast<dnnl_dim_t>(pixels), 0.f, py + n * out_channels * pixels,
-                            static_cast<dnnl_dim_t>(pixels));
+                            static_cast<dnnl_dim_t>(pixels), static_cast<dnnl_dim_t>(rows), 1.f, pw,
+                            static_cast<dnnl_dim_t>(rows), src, static_cast<dnnl_dim_t>(pixels),
+                            0.f, py + n * out_channels * pixels, static_cast<dnnl_dim_t>(pixels));
             if (status != dnnl::status::success)
                 throw_error<Exception>("CPU: oneDNN sgemm failed on a Convolution (status ",
                                        static_cast<int>(status), ")");
