@@ -24,7 +24,9 @@ if [[ -z $formatter ]]; then
   exit 1
 fi
 
-mapfile -t files < <(git ls-files '*.cpp' '*.hpp' '*.h' '*.cc')
+# Tracked files and new ones not yet added (not the ignored build trees): a file created this
+# session is checked before its first commit, not only in CI's clone.
+mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.cpp' '*.hpp' '*.h' '*.cc')
 failed=0
 if ((fix)); then
   "$formatter" -i "${files[@]}"
