@@ -27,7 +27,8 @@ std::shared_ptr<sdk::ITaskExecutor> make_task_executor(const Config& config) {
 }
 
 // The op types run on reference kernels, the bodies of If/Loop and static regions included, each
-// once, sorted (the plugin's own kernels, such as sgemm MatMuls and compressed MatMuls, are not).
+// once, sorted (the plugin's own kernels, such as sgemm MatMuls, im2col convolutions and
+// compressed MatMuls, are not).
 void collect_reference_types(const Graph& graph, std::set<std::string>& types) {
     for (const auto& step : graph.steps) {
         if (step.kind == StepKind::kReference && step.exec_type == "ref") types.insert(step.type);

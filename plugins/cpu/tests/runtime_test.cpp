@@ -828,6 +828,8 @@ TEST(DynamicConvolution, Im2colSgemmMatchesTheReferenceForEveryGeometry) {
         for (const auto& row : request.get_profiling_info())
             rows += row.node_name == "conv" && row.exec_type == "im2col_sgemm";
         EXPECT_EQ(rows, 1u);
+        const auto reference = cpu.get_property("CPU_REFERENCE_OPS").as<std::vector<std::string>>();
+        EXPECT_EQ(std::find(reference.begin(), reference.end(), "Convolution"), reference.end());
     }
 }
 
