@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 
+#include "fallback_kernel.hpp"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "vireo/exception.hpp"
 
@@ -18,10 +19,10 @@ namespace {
 // matrix in panels instead of whole.
 constexpr size_t kMaxPatchFloats = size_t{64} << 20;
 
-class GemmConvolutionKernel final : public reference::Kernel {
+class GemmConvolutionKernel final : public FallbackKernel {
   public:
     GemmConvolutionKernel(const Node& node, std::unique_ptr<reference::Kernel> fallback)
-        : m_fallback(std::move(fallback)) {
+        : FallbackKernel(std::move(fallback)) {
         const auto mode = node.get_attribute<std::string>("auto_pad");
         const bool valid = mode == "valid";
         m_supported = mode == "explicit" || mode == "notset" || valid;
@@ -41,21 +42,9 @@ class GemmConvolutionKernel final : public reference::Kernel {
         }
     }
 
-    void execute(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override {
-        if (!m_supported || !run(inputs, outputs)) m_fallback->execute(inputs, outputs);
-    }
-
-    double flops(const std::vector<Tensor>& inputs,
-                 const std::vector<Tensor>& outputs) const override {
-        return m_fallback->flops(inputs, outputs);
-    }
-
-    size_t owned_bytes() const override { return m_fallback->owned_bytes(); }
-
   private:
-    // False (nothing written) for what this kernel does not take.
-    bool run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
-        if (inputs.size() != 2 || outputs.size() != 1) return false;
+    bool run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override {
+        if (!m_supported || inputs.size() != 2 || outputs.size() != 1) return false;
         const Tensor& x = inputs[0];
         const Tensor& w = inputs[1];
         Tensor& y = outputs[0];
@@ -147,7 +136,6 @@ class GemmConvolutionKernel final : public reference::Kernel {
         }
     }
 
-    std::unique_ptr<reference::Kernel> m_fallback;
     bool m_supported = false;
     int64_t m_stride[2] = {1, 1}, m_dilation[2] = {1, 1}, m_begin[2] = {0, 0}, m_end[2] = {0, 0};
 };

@@ -4,33 +4,25 @@
 
 #include <algorithm>
 
+#include "fallback_kernel.hpp"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "vireo/exception.hpp"
 
 namespace vireo::cpu_plugin {
 namespace {
 
-class GemmMatMulKernel final : public reference::Kernel {
+class GemmMatMulKernel final : public FallbackKernel {
   public:
     GemmMatMulKernel(std::unique_ptr<reference::Kernel> fallback, bool transpose_a,
                      bool transpose_b)
-        : m_fallback(std::move(fallback)), m_ta(transpose_a), m_tb(transpose_b) {}
-
-    void execute(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override {
-        if (!run_gemm(inputs, outputs)) m_fallback->execute(inputs, outputs);
-    }
-
-    double flops(const std::vector<Tensor>& inputs,
-                 const std::vector<Tensor>& outputs) const override {
-        return m_fallback->flops(inputs, outputs);
-    }
+        : FallbackKernel(std::move(fallback)), m_ta(transpose_a), m_tb(transpose_b) {}
 
   private:
     // The products sgemm takes: B of rank 2 under an A of any rank >= 2 (its leading dimensions
     // are rows; A transposed only at rank 2), or A and B of one rank >= 3 with the same batch
     // dimensions (one sgemm per matrix). Anything else (1-D operands, broadcast batches, other
     // types) returns false for the reference kernel.
-    bool run_gemm(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const {
+    bool run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override {
         if (inputs.size() != 2 || outputs.size() != 1) return false;
         const Tensor& a = inputs[0];
         const Tensor& b = inputs[1];
@@ -83,7 +75,6 @@ class GemmMatMulKernel final : public reference::Kernel {
         return true;
     }
 
-    std::unique_ptr<reference::Kernel> m_fallback;
     bool m_ta, m_tb;
 };
 

@@ -272,8 +272,7 @@ void scatter_elements_direct(const Tensor& data_t, const Tensor& indices_t, cons
     const size_t count = indices_t.get_size();
     const auto dim = static_cast<int64_t>(data[axis]);
     for (size_t p = 0; p < count; ++p)
-        if (static_cast<int64_t>(idx[p]) < -dim || static_cast<int64_t>(idx[p]) >= dim)
-            checked_index(static_cast<int64_t>(idx[p]), data[axis], who, axis);  // throws
+        checked_index(static_cast<int64_t>(idx[p]), data[axis], who, axis);  // throws when out
     if (out_t.data() != data_t.data() && data_t.get_byte_size() != 0)
         std::memcpy(out_t.data(), data_t.data(), data_t.get_byte_size());
     if (count == 0) return;

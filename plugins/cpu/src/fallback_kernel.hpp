@@ -1,0 +1,39 @@
+// Declares FallbackKernel: the base of the CPU plugin's own kernels for dynamic graphs, which take
+// some shapes and leave the rest to the reference kernel.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "vireo/reference/kernel.hpp"
+
+namespace vireo::cpu_plugin {
+
+/// execute() runs run(), and `fallback` (the node's reference kernel) when run() returns false —
+/// which it must do before writing anything. The work estimate and the memory held are the
+/// fallback's.
+class FallbackKernel : public reference::Kernel {
+  public:
+    explicit FallbackKernel(std::unique_ptr<reference::Kernel> fallback)
+        : m_fallback(std::move(fallback)) {}
+
+    void execute(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const final {
+        if (!run(inputs, outputs)) m_fallback->execute(inputs, outputs);
+    }
+
+    double flops(const std::vector<Tensor>& inputs,
+                 const std::vector<Tensor>& outputs) const final {
+        return m_fallback->flops(inputs, outputs);
+    }
+
+    size_t owned_bytes() const final { return m_fallback->owned_bytes(); }
+
+  protected:
+    /// False, with nothing written, for what this kernel does not take.
+    virtual bool run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const = 0;
+
+  private:
+    std::unique_ptr<reference::Kernel> m_fallback;
+};
+
+}  // namespace vireo::cpu_plugin
