@@ -89,6 +89,58 @@ size_t GraphCompiler::in_bf16(size_t id) {
     return converted(id, m_graph->values[id].layout, element::bf16);
 }
 
+size_t GraphCompiler::value_of(const Output& port) {
+    if (const auto it = m_value_of.find(port); it != m_value_of.end()) return it->second;
+    const auto written = m_bf16_written.find(port);
+    if (written == m_bf16_written.end()) return m_value_of.at(port);
+    // An f32 reader after all: the bf16 value converted back (rounded once, as a bf16 reader
+    // sees it), and later bf16 readers of the f32 value take the bf16 one with no reorder.
+    const size_t bf = written->second;
+    m_bf16_written.erase(written);
+    const Layout layout = m_graph->values[bf].layout;
+    const size_t f = converted(bf, layout, element::f32);
+    m_value_of[port] = f;
+    m_converted[std::make_tuple(f, layout, element::bf16)] = bf;
+    return f;
+}
+
+bool GraphCompiler::read_only_in_bf16(const Output& port) const {
+    if (!m_bf16 || m_graph->dynamic || !is_f32(port)) return false;
+    const auto uses = consumers(port);
+    if (uses.empty()) return false;
+    for (const auto& use : uses) {
+        const Node& c = *use.node;
+        const std::string& type = c.get_type_name();
+        const bool conv = type == "Convolution" || type == "GroupConvolution";
+        if ((!conv && type != "MatMul") || use.input != 0 || m_absorbed.count(&c) ||
+            c.get_output_element_type(0) != element::f32)
+            return false;
+        const Output w = c.input_value(1);
+        const auto wv = m_value_of.find(w);
+        if (wv == m_value_of.end() || m_graph->values[wv->second].kind != ValueKind::kConstant ||
+            !is_f32(w))
+            return false;
+        // The MatMuls try_matmul computes in bf16 (and no int8 or compressed-weights builder
+        // claims first).
+        if (!conv &&
+            (c.get_attribute<bool>("transpose_a") || w.get_partial_shape().size() != 2 ||
+             m_compressed.count(&c) || m_integer_matmuls.count(&c) || m_dynamic_quantization))
+            return false;
+    }
+    return true;
+}
+
+void GraphCompiler::add_dnnl_step_as(const NodePtr& anchor, const FusedChain& chain,
+                                     std::shared_ptr<DnnlOp> op, Layout out_layout, dt dst_type) {
+    add_dnnl_step(anchor, chain, std::move(op), out_layout);
+    if (dst_type != dt::bf16) return;
+    const size_t out = m_graph->steps.back().outputs[0];
+    m_graph->values[out].type = element::bf16;
+    m_graph->values[out].name += " (bf16)";
+    m_value_of.erase(chain.output);
+    m_bf16_written[chain.output] = out;
+}
+
 std::shared_ptr<DnnlOp> make_reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to,
                                      size_t from_value, size_t to_value,
                                      const dnnl::primitive_attr& extra) {
@@ -112,7 +164,7 @@ bool GraphCompiler::fold_constant(const NodePtr& node) {
         return false;
     std::vector<Tensor> inputs;
     for (const auto& in : node->input_values()) {
-        if (!has_value(in)) return false;
+        if (!has_value(in) || bf16_source(in) != SIZE_MAX) return false;
         const Value& v = m_graph->values[value_of(in)];
         if (v.kind != ValueKind::kConstant) return false;
         inputs.push_back(v.constant);

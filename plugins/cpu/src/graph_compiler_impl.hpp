@@ -159,8 +159,32 @@ class GraphCompiler {
 
   private:
     size_t add_value(const Output& port, ValueKind kind, Layout layout = Layout::kPlain);
-    size_t value_of(const Output& port) const { return m_value_of.at(port); }
-    bool has_value(const Output& port) const { return m_value_of.count(port) != 0; }
+    /// The f32 value of `port`. A port a bf16 step wrote (bf16_source) gets its f32 copy here, a
+    /// reorder step appended now, before the step of the caller that reads it.
+    size_t value_of(const Output& port);
+    bool has_value(const Output& port) const {
+        return m_value_of.count(port) != 0 || m_bf16_written.count(port) != 0;
+    }
+    /// bf16 mode: the bf16 value a convolution or weight MatMul wrote for `port` because every
+    /// reader converts it to bf16 anyway (a bf16 convolution or weight MatMul), or SIZE_MAX.
+    size_t bf16_source(const Output& port) const {
+        const auto it = m_bf16_written.find(port);
+        return it == m_bf16_written.end() ? SIZE_MAX : it->second;
+    }
+    /// True when every reader of `port` would convert it to bf16 first: the source of a
+    /// Convolution, GroupConvolution or MatMul with constant 2-D weights, f32 (the decision of
+    /// the producer's step; a reader that ends up in f32 gets value_of's reorder instead).
+    bool read_only_in_bf16(const Output& port) const;
+    /// The destination types a bf16 step writing `port` tries, in order: bf16 then f32 when
+    /// read_only_in_bf16, else f32.
+    std::vector<dt> bf16_destinations(const Output& port) const {
+        return read_only_in_bf16(port) ? std::vector<dt>{dt::bf16, dt::f32}
+                                       : std::vector<dt>{dt::f32};
+    }
+    /// Adds the producer's step (add_dnnl_step) writing `dst_type`: bf16 registers the output
+    /// port in m_bf16_written instead of m_value_of.
+    void add_dnnl_step_as(const NodePtr& anchor, const FusedChain& chain,
+                          std::shared_ptr<DnnlOp> op, Layout out_layout, dt dst_type);
     dnnl::memory::desc desc_of(size_t value) const;
     size_t converted(size_t value, Layout layout, element::Type type);
     size_t in_layout(size_t value, Layout layout);
@@ -279,6 +303,8 @@ class GraphCompiler {
     std::map<size_t, DynamicQuantized> m_dynamic_quantized;
     /// Dequantizations not computed (yet): their f32 output port -> the match.
     std::map<Output, DequantizeMatch> m_deferred;
+    /// bf16 mode: ports whose producer wrote bf16 (bf16_source), until an f32 reader asks.
+    std::map<Output, size_t> m_bf16_written;
 };
 
 }  // namespace vireo::cpu_plugin::detail

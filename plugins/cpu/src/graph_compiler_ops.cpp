@@ -80,7 +80,10 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
                         node->get_attribute<std::vector<int64_t>>("dilations"), &w))
         return false;
 
-    const size_t src = in_layout(value_of(x), Layout::kChannelsLast);
+    // The source a bf16 producer wrote is read as it is; any other in channels-last f32.
+    const size_t written = m_bf16 ? bf16_source(x) : SIZE_MAX;
+    const size_t src =
+        written != SIZE_MAX ? written : in_layout(value_of(x), Layout::kChannelsLast);
     const auto src_md = desc_of(src);
     const dnnl::memory::desc dst_md(dims_of(out), dt::f32, channels_last_tag(rank));
     const tag wtag = grouped ? (rank == 3   ? tag::abcd
@@ -105,30 +108,40 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
     const dnnl::memory::desc bias_md =
         chain.bias ? dnnl::memory::desc({static_cast<dnnl::memory::dim>(out[1])}, dt::f32, tag::a)
                    : dnnl::memory::desc();
-    auto make_pd = [&](dt compute) {
+    auto make_pd = [&](dt compute, dt dst_type) {
         const dnnl::memory::desc src_c(src_md.dims(), compute, channels_last_tag(rank));
         const dnnl::memory::desc w_c(w_any.dims(), compute, tag::any);
+        const dnnl::memory::desc dst_c(dst_md.dims(), dst_type, channels_last_tag(rank));
         dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
                                              algorithm::convolution_direct, src_c, w_c, bias_md,
-                                             dst_md, w.strides, w.dilations, w.pad_l, w.pad_r);
+                                             dst_c, w.strides, w.dilations, w.pad_l, w.pad_r);
         return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
     };
-    // bf16: source and weights in bf16, accumulation, bias, post-ops and output in f32. A case
-    // oneDNN has no bf16 kernel for stays f32.
+    // bf16: source and weights in bf16, accumulation, bias and post-ops in f32, output in f32 —
+    // or in bf16 when every reader converts it to bf16 anyway (the same rounding, one reorder
+    // fewer). A case oneDNN has no bf16 kernel for stays f32.
     dnnl::convolution_forward::primitive_desc pd;
-    bool bf16 = m_bf16;
-    if (bf16) {
-        try {
-            pd = make_pd(dt::bf16);
-        } catch (const dnnl::error&) {
-            bf16 = false;
+    bool bf16 = false;
+    dt dst_type = dt::f32;
+    if (m_bf16)
+        for (const dt out_type : bf16_destinations(chain.output)) {
+            try {
+                pd = make_pd(dt::bf16, out_type);
+            } catch (const dnnl::error&) {
+                continue;
+            }
+            bf16 = true;
+            dst_type = out_type;
+            break;
         }
-    }
-    if (!bf16) pd = make_pd(dt::f32);
+    if (!bf16) pd = make_pd(dt::f32, dt::f32);
     op->primitive = dnnl::convolution_forward(pd);
     op->scratchpad_bytes = pd.scratchpad_desc().get_size();
     op->impl = pd.impl_info_str();
-    op->args.push_back({DNNL_ARG_SRC, true, bf16 ? in_bf16(src) : src, pd.src_desc(), {}});
+    const size_t src_arg = bf16                  ? in_bf16(src)
+                           : written != SIZE_MAX ? in_layout(value_of(x), Layout::kChannelsLast)
+                                                 : src;
+    op->args.push_back({DNNL_ARG_SRC, true, src_arg, pd.src_desc(), {}});
     op->args.push_back({DNNL_ARG_WEIGHTS,
                         false,
                         0,
@@ -140,8 +153,8 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
                             0,
                             {},
                             make_constant(bias_md, chain.bias.data(), pd.bias_desc())});
-    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
-    add_dnnl_step(node, chain, std::move(op), Layout::kChannelsLast);
+    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, pd.dst_desc(), {}});
+    add_dnnl_step_as(node, chain, std::move(op), Layout::kChannelsLast, dst_type);
     return true;
 }
 
@@ -155,7 +168,10 @@ bool GraphCompiler::try_matmul(const NodePtr& node) {
     if (as.size() < 2 || bs.size() < 2 || out.empty()) return false;
     const size_t bv = value_of(b);
     const bool weights = m_graph->values[bv].kind == ValueKind::kConstant && bs.size() == 2 && !ta;
-    const size_t av = in_layout(value_of(a), Layout::kPlain);
+    // The source a bf16 producer wrote is read as it is (weights MatMuls compute in bf16).
+    const size_t written = m_bf16 && weights ? bf16_source(a) : SIZE_MAX;
+    const size_t av = written != SIZE_MAX ? in_layout(written, Layout::kPlain)
+                                          : in_layout(value_of(a), Layout::kPlain);
 
     dnnl::memory::desc src_md, w_md, dst_md, w_plain;
     size_t N = out.back();
@@ -185,24 +201,33 @@ bool GraphCompiler::try_matmul(const NodePtr& node) {
                    : dnnl::memory::desc();
     // bf16 (MatMuls with constant weights): as for convolutions.
     dnnl::matmul::primitive_desc pd;
-    bool bf16 = m_bf16 && weights;
-    if (bf16) {
-        try {
-            const dnnl::memory::desc src_c(src_md.dims(), dt::bf16, tag::ab);
-            const dnnl::memory::desc w_c(w_md.dims(), dt::bf16, tag::any);
-            pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_c, w_c, bias_md, dst_md), attr,
-                                              cpu_engine());
-        } catch (const dnnl::error&) {
-            bf16 = false;
+    bool bf16 = false;
+    dt dst_type = dt::f32;
+    if (m_bf16 && weights)
+        for (const dt out_type : bf16_destinations(chain.output)) {
+            try {
+                const dnnl::memory::desc src_c(src_md.dims(), dt::bf16, tag::ab);
+                const dnnl::memory::desc w_c(w_md.dims(), dt::bf16, tag::any);
+                const dnnl::memory::desc dst_c(dst_md.dims(), out_type, tag::ab);
+                pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_c, w_c, bias_md, dst_c),
+                                                  attr, cpu_engine());
+            } catch (const dnnl::error&) {
+                continue;
+            }
+            bf16 = true;
+            dst_type = out_type;
+            break;
         }
-    }
     if (!bf16)
         pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_md, w_md, bias_md, dst_md), attr,
                                           cpu_engine());
     op->primitive = dnnl::matmul(pd);
     op->scratchpad_bytes = pd.scratchpad_desc().get_size();
     op->impl = pd.impl_info_str();
-    op->args.push_back({DNNL_ARG_SRC, true, bf16 ? in_bf16(av) : av, pd.src_desc(), {}});
+    const size_t src_arg = bf16                  ? in_bf16(av)
+                           : written != SIZE_MAX ? in_layout(value_of(a), Layout::kPlain)
+                                                 : av;
+    op->args.push_back({DNNL_ARG_SRC, true, src_arg, pd.src_desc(), {}});
     if (weights) {
         const Tensor& wt = m_graph->values[bv].constant;
         op->args.push_back({DNNL_ARG_WEIGHTS,
@@ -219,8 +244,8 @@ bool GraphCompiler::try_matmul(const NodePtr& node) {
                             0,
                             {},
                             make_constant(bias_md, chain.bias.data(), pd.bias_desc())});
-    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
-    add_dnnl_step(node, chain, std::move(op), Layout::kPlain);
+    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, pd.dst_desc(), {}});
+    add_dnnl_step_as(node, chain, std::move(op), Layout::kPlain, dst_type);
     return true;
 }
 

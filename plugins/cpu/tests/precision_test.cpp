@@ -70,6 +70,73 @@ TEST(Precision, F32ByDefaultAndBf16WhereTheCpuHasIt) {
     }
 }
 
+// 1x1 conv + relu -> depthwise 3x3 -> 1x1 conv, and MatMul + relu -> MatMul. With
+// `expose_inner`, the first convolution's and the first MatMul's outputs are model outputs too.
+std::shared_ptr<Model> bf16_chain_model(bool expose_inner) {
+    auto x = op::parameter(element::f32, {1, 8, 10, 10}, "x");
+    auto c1 = op::relu(op::convolution(x, op::constant(random_tensor({16, 8, 1, 1}, 11)), {1, 1},
+                                       {0, 0}, {0, 0}, {1, 1}));
+    auto dw = op::group_convolution(c1, op::constant(random_tensor({16, 1, 1, 3, 3}, 12)), {1, 1},
+                                    {1, 1}, {1, 1}, {1, 1});
+    auto c3 = op::convolution(dw, op::constant(random_tensor({8, 16, 1, 1}, 13)), {1, 1}, {0, 0},
+                              {0, 0}, {1, 1});
+    auto t = op::parameter(element::f32, {4, 32}, "t");
+    auto m1 = op::relu(op::matmul(t, op::constant(random_tensor({32, 64}, 14, -0.3f, 0.3f))));
+    auto m2 = op::matmul(m1, op::constant(random_tensor({64, 16}, 15, -0.3f, 0.3f)));
+    OutputVector outputs{c3, m2};
+    if (expose_inner) outputs.insert(outputs.end(), {c1, m1});
+    return std::make_shared<Model>(outputs, ParameterVector{x, t}, "bf16_chain");
+}
+
+struct Bf16Run {
+    std::vector<Tensor> outputs;
+    size_t to_bf16 = 0, to_f32 = 0;  // reorder steps converting precision
+};
+
+Bf16Run run_bf16_chain(Core& core, bool expose_inner, const Tensor& x, const Tensor& t) {
+    CompiledModel compiled = core.compile_model(
+        bf16_chain_model(expose_inner), "CPU",
+        {{enable_profiling.name(), true}, {hint::inference_precision.name(), std::string("bf16")}});
+    InferRequest request = compiled.create_infer_request();
+    request.set_tensor("x", x);
+    request.set_tensor("t", t);
+    request.infer();
+    Bf16Run run;
+    for (size_t i = 0; i < compiled.outputs().size(); ++i)
+        run.outputs.push_back(request.get_output_tensor(i).clone());
+    for (const auto& row : request.get_profiling_info()) {
+        run.to_bf16 += row.exec_type.find("f32->bf16") != std::string::npos;
+        run.to_f32 += row.exec_type.find("bf16->f32") != std::string::npos;
+    }
+    return run;
+}
+
+TEST(Precision, Bf16ConvolutionsAndMatMulsHandBf16ToTheirBf16Readers) {
+    Core core = make_core();
+    if (core.compile_model(bf16_chain_model(false), "CPU",
+                           {{hint::inference_precision.name(), std::string("bf16")}})
+            .get_property(hint::inference_precision) != element::bf16)
+        GTEST_SKIP() << "this CPU has no AVX-512 BF16: bf16 runs as f32 (tested above)";
+    const Tensor x = random_tensor({1, 8, 10, 10}, 16), t = random_tensor({4, 32}, 17);
+    // Each step whose only readers compute in bf16 writes bf16: the model's two inputs are the
+    // only values converted, and nothing is converted back.
+    const Bf16Run chained = run_bf16_chain(core, false, x, t);
+    EXPECT_EQ(chained.to_bf16, 2u);
+    EXPECT_EQ(chained.to_f32, 0u);
+    // A value that is also a model output stays f32 and is converted for its bf16 reader.
+    const Bf16Run exposed = run_bf16_chain(core, true, x, t);
+    EXPECT_EQ(exposed.to_bf16, 4u);
+    EXPECT_EQ(exposed.to_f32, 0u);
+    // Writing bf16 rounds as the converting reorder did: the same bits either way.
+    ASSERT_EQ(chained.outputs.size(), 2u);
+    ASSERT_EQ(exposed.outputs.size(), 4u);
+    for (size_t i = 0; i < 2; ++i)
+        EXPECT_TRUE(all_close(chained.outputs[i], exposed.outputs[i], 0, 0)) << "output " << i;
+    const auto expected = run_model(core, bf16_chain_model(false), "TEMPLATE", {x, t});
+    for (size_t i = 0; i < 2; ++i)
+        EXPECT_TRUE(all_close(chained.outputs[i], expected[i], 3e-2, 3e-2)) << "output " << i;
+}
+
 TEST(Precision, SurvivesExportAndImportWithItsWeights) {
     Core core = make_core();
     CompiledModel low = core.compile_model(conv_matmul_model(), "CPU",
