@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <set>
 
 #include "gemm_convolution.hpp"
 #include "gemm_matmul.hpp"
@@ -110,6 +111,7 @@ bool GraphCompiler::read_only_in_bf16(const Output& port) const {
     if (uses.empty()) return false;
     for (const auto& use : uses) {
         const Node& c = *use.node;
+        if (bf16_elementwise(c, use.input)) continue;
         const std::string& type = c.get_type_name();
         const bool conv = type == "Convolution" || type == "GroupConvolution";
         if ((!conv && type != "MatMul") || use.input != 0 || m_absorbed.count(&c) ||
@@ -128,6 +130,50 @@ bool GraphCompiler::read_only_in_bf16(const Output& port) const {
             return false;
     }
     return true;
+}
+
+bool GraphCompiler::bf16_elementwise(const Node& c, size_t input) const {
+    if (!m_bf16 || m_graph->dynamic || m_absorbed.count(&c) || c.get_output_size() == 0 ||
+        c.get_output_element_type(0) != element::f32 || !c.get_output_partial_shape(0).is_static())
+        return false;
+    const std::string& type = c.get_type_name();
+    const Shape in = c.input_value(input).get_shape(),
+                out = c.get_output_partial_shape(0).to_shape();
+    if (shape_size(in) == 0) return false;
+    if (type == "MaxPool" || type == "AvgPool")
+        return input == 0 && in.size() >= 3 && in.size() <= 5 &&
+               (c.get_output_size() == 1 || consumers(const_cast<Node&>(c).output(1)).empty());
+    if (type == "ReduceMean" || type == "ReduceMax") {
+        // Over every spatial axis, keeping them (try_reduce's pooling): [N, C, 1, ...].
+        if (input != 0 || in.size() < 3 || in.size() > 5 || out.size() != in.size() ||
+            out[0] != in[0] || out[1] != in[1])
+            return false;
+        for (size_t i = 2; i < out.size(); ++i)
+            if (out[i] != 1) return false;
+        return true;
+    }
+    static const std::set<std::string> binary = {"Add",    "Subtract", "Multiply",
+                                                 "Divide", "Maximum",  "Minimum"};
+    if (!binary.count(type) || c.get_input_size() != 2 || input > 1 || in != out) return false;
+    if (c.has_attribute("auto_broadcast")) {
+        const auto& ab = c.get_attribute<std::string>("auto_broadcast");
+        if (ab != "numpy" && ab != "none") return false;
+    }
+    // The other operand: computed, f32 and broadcast (a constant one makes try_eltwise's
+    // post-op form; a full-shaped one is a residual add a convolution absorbs as a post-op).
+    const Output other = c.input_value(1 - input);
+    if (!is_f32(other) || !other.get_partial_shape().is_static() || other.get_shape() == out ||
+        other == c.input_value(input))
+        return false;
+    const auto it = m_value_of.find(other);
+    return it == m_value_of.end() || m_graph->values[it->second].kind != ValueKind::kConstant;
+}
+
+size_t GraphCompiler::elementwise_source(const Node& c, size_t input) {
+    const Output port = c.input_value(input);
+    const size_t written = bf16_source(port);
+    if (written != SIZE_MAX && bf16_elementwise(c, input)) return written;
+    return value_of(port);
 }
 
 void GraphCompiler::add_dnnl_step_as(const NodePtr& anchor, const FusedChain& chain,
@@ -327,6 +373,13 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
     if (c.get_input_size() == 2) {
         const Output& other_port = c.input_value(1 - input);
         if ((!has_value(other_port) && !materialize(other_port)) || !is_f32(other_port))
+            return false;
+        // A computed operand is a post-op only as a residual (below: every shape the same); one
+        // a bf16 step wrote stays unconverted otherwise, for its bf16 reader (bf16_elementwise).
+        const auto& shape = c.get_output_partial_shape(0);
+        if (bf16_source(other_port) != SIZE_MAX &&
+            (other_port.get_partial_shape() != shape ||
+             c.input_value(input).get_partial_shape() != shape))
             return false;
         other = &m_graph->values[value_of(other_port)];
     }

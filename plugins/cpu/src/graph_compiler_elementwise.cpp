@@ -348,7 +348,8 @@ FusionTarget GraphCompiler::elementwise_target(const dnnl::memory::desc& dst, La
 // primitive is made with `leading` alone.
 template <typename Make>
 bool GraphCompiler::add_with_chain(const NodePtr& node, const FusionTarget& target,
-                                   std::vector<PostOp> leading, Make make, Layout layout) {
+                                   std::vector<PostOp> leading, Make make, Layout layout,
+                                   dt dst_type) {
     const auto absorbed = m_absorbed;
     const std::vector<PostOp> own = leading;
     FusedChain chain = fuse_chain(node->output(0), target);
@@ -374,7 +375,7 @@ bool GraphCompiler::add_with_chain(const NodePtr& node, const FusionTarget& targ
         m_absorbed = absorbed;
         throw dnnl::error(dnnl_unimplemented, "only a reference implementation");
     }
-    add_dnnl_step(node, chain, std::move(op), layout);
+    add_dnnl_step_as(node, chain, std::move(op), layout, dst_type);
     return true;
 }
 
@@ -384,6 +385,7 @@ bool GraphCompiler::try_eltwise(const NodePtr& node) {
     const Value* other = nullptr;
     if (node->get_input_size() == 2) {
         for (size_t i = 0; i < 2; ++i) {
+            if (bf16_source(node->input_value(i)) != SIZE_MAX) continue;  // computed, not scalar
             const Value& v = m_graph->values[value_of(node->input_value(i))];
             float s = 0.f;
             if (v.kind == ValueKind::kConstant && constant_scalar(v.constant, &s)) {
@@ -469,13 +471,15 @@ bool GraphCompiler::try_binary(const NodePtr& node) {
         return false;
     const Shape out = node->get_output_shape(0);
     if (shape_size(out) == 0) return false;
-    size_t a = value_of(node->input_value(0)), b = value_of(node->input_value(1));
-    std::vector<PostOp> leading;
     // oneDNN broadcasts only its second source: the full-shaped input goes first. A - B and A / B
-    // with A broadcast become -(B - A) and (B / A)^-1.
-    if (node->input_value(0).get_shape() != out) {
-        if (node->input_value(1).get_shape() != out) return false;
-        std::swap(a, b);
+    // with A broadcast become -(B - A) and (B / A)^-1. A first source a bf16 step wrote is read
+    // in bf16, and the destination is bf16 too (oneDNN 2.6's jit kernel wants them alike).
+    const size_t first = node->input_value(0).get_shape() == out ? 0 : 1;
+    if (node->input_value(first).get_shape() != out) return false;
+    size_t a = elementwise_source(*node, first), b = value_of(node->input_value(1 - first));
+    const dt dst_type = m_graph->values[a].type == element::bf16 ? dt::bf16 : dt::f32;
+    std::vector<PostOp> leading;
+    if (first == 1) {
         if (type == "Subtract") leading.push_back(eltwise_op(algorithm::eltwise_linear, -1.f));
         if (type == "Divide") leading.push_back(eltwise_op(algorithm::eltwise_pow, 1.f, -1.f));
     }
@@ -514,7 +518,8 @@ bool GraphCompiler::try_binary(const NodePtr& node) {
         src1.value = b;
         src1.desc = src1_md;
     }
-    const FusionTarget target = elementwise_target(src0_md, layout, out);
+    // Post-op operands are f32 whatever the destination's type.
+    const FusionTarget target = elementwise_target(retyped(src0_md, dt::f32), layout, out);
     return add_with_chain(
         node, target, leading,
         [&](const std::vector<PostOp>& post_ops) {
@@ -530,7 +535,7 @@ bool GraphCompiler::try_binary(const NodePtr& node) {
             op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, src0_md, {}});
             return op;
         },
-        layout);
+        layout, dst_type);
 }
 
 bool GraphCompiler::try_batch_norm(const NodePtr& node) {
@@ -677,7 +682,9 @@ bool GraphCompiler::try_reduce(const NodePtr& node) {
     if (axes_value.kind != ValueKind::kConstant) return false;
     const Shape in = x.get_shape();
     if (in.empty() || in.size() > 5 || shape_size(in) == 0) return false;
-    const size_t xv = value_of(x);
+    // A global pooling (below) reads and writes bf16 when a bf16 step wrote its input.
+    const size_t xv = elementwise_source(*node, 0);
+    const dt value_type = m_graph->values[xv].type == element::bf16 ? dt::bf16 : dt::f32;
     Shape kept = in;
     const Tensor& axes = axes_value.constant;
     if (axes.get_size() == 0 ||
@@ -710,7 +717,7 @@ bool GraphCompiler::try_reduce(const NodePtr& node) {
     if (spatial && (alg == algorithm::reduction_mean || alg == algorithm::reduction_max)) {
         // With every spatial axis 1, [N, C, 1, 1] has the same bytes in either layout: the
         // destination takes the source's, as oneDNN's jit pooling wants, whatever `layout` says.
-        dst_md = dnnl::memory::desc(dims_of(kept), dt::f32,
+        dst_md = dnnl::memory::desc(dims_of(kept), value_type,
                                     m_graph->values[xv].layout == Layout::kPlain
                                         ? plain_tag(in.size())
                                         : channels_last_tag(in.size()));
@@ -726,6 +733,7 @@ bool GraphCompiler::try_reduce(const NodePtr& node) {
         op->scratchpad_bytes = pd.scratchpad_desc().get_size();
         op->impl = pd.impl_info_str();
     } else {
+        if (value_type != dt::f32) return false;  // not a global pooling: f32 elsewhere
         const float p = type == "ReduceL1" ? 1.f : 2.f;
         dnnl::reduction::desc desc(alg, src_md, dst_md, p, 0.f);
         dnnl::reduction::primitive_desc pd(desc, attr, cpu_engine());
@@ -738,7 +746,7 @@ bool GraphCompiler::try_reduce(const NodePtr& node) {
     op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
     FusedChain chain;
     chain.output = node->output(0);
-    add_dnnl_step(node, chain, std::move(op), layout);
+    add_dnnl_step_as(node, chain, std::move(op), layout, value_type);
     return true;
 }
 

@@ -48,6 +48,13 @@ inline Dims dims_of(const Shape& shape) {
     return Dims(shape.begin(), shape.end());
 }
 
+/// `md` with elements of `type` (the same dims and element strides).
+inline dnnl::memory::desc retyped(const dnnl::memory::desc& md, dnnl::memory::data_type type) {
+    dnnl::memory::desc out = md;
+    out.data.data_type = dnnl::memory::convert_to_c(type);
+    return out;
+}
+
 inline bool is_f32(const Output& port) {
     return port.get_element_type() == element::f32;
 }
@@ -171,16 +178,26 @@ class GraphCompiler {
         const auto it = m_bf16_written.find(port);
         return it == m_bf16_written.end() ? SIZE_MAX : it->second;
     }
-    /// True when every reader of `port` would convert it to bf16 first: the source of a
-    /// Convolution, GroupConvolution or MatMul with constant 2-D weights, f32 (the decision of
-    /// the producer's step; a reader that ends up in f32 gets value_of's reorder instead).
+    /// True when every reader of `port` reads it in bf16 (the decision of the producer's step; a
+    /// reader that ends up in f32 gets value_of's reorder instead): the source of a
+    /// Convolution, GroupConvolution or MatMul with constant 2-D weights, which would convert
+    /// it to bf16 anyway, or of a step that runs in bf16 on a bf16 source (bf16_elementwise).
     bool read_only_in_bf16(const Output& port) const;
+    /// bf16 mode: true when `c` runs in bf16 (source and destination) when its input `input`
+    /// arrives in bf16 — MaxPool, AvgPool, a global ReduceMean or ReduceMax, and a binary
+    /// element-wise op whose other operand is a computed tensor broadcast to this one (the
+    /// squeeze-excitation Multiply). It reads rounded values: unlike a convolution's source,
+    /// this changes results, by bf16's rounding.
+    bool bf16_elementwise(const Node& c, size_t input) const;
     /// The destination types a bf16 step writing `port` tries, in order: bf16 then f32 when
     /// read_only_in_bf16, else f32.
     std::vector<dt> bf16_destinations(const Output& port) const {
         return read_only_in_bf16(port) ? std::vector<dt>{dt::bf16, dt::f32}
                                        : std::vector<dt>{dt::f32};
     }
+    /// The value an element-wise step reads for `port`: the bf16 one a producer wrote when `c`
+    /// takes it in bf16 (bf16_elementwise), else value_of's f32 one.
+    size_t elementwise_source(const Node& c, size_t input);
     /// Adds the producer's step (add_dnnl_step) writing `dst_type`: bf16 registers the output
     /// port in m_bf16_written instead of m_value_of.
     void add_dnnl_step_as(const NodePtr& anchor, const FusedChain& chain,
@@ -261,7 +278,8 @@ class GraphCompiler {
                                     const Shape& shape) const;
     template <typename Make>
     bool add_with_chain(const NodePtr& node, const FusionTarget& target,
-                        std::vector<PostOp> leading, Make make, Layout layout);
+                        std::vector<PostOp> leading, Make make, Layout layout,
+                        dt dst_type = dt::f32);
     FusedChain fuse_chain(const Output& start, const FusionTarget& target);
     /// An activation written out as element-wise ops of the chain's output x alone (a region
     /// with one value read outside it), recognised by evaluating the region: Gelu (erf and tanh

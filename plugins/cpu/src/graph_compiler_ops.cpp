@@ -253,7 +253,9 @@ bool GraphCompiler::try_pooling(const NodePtr& node) {
     const std::string& type = node->get_type_name();
     const Output& x = node->input_value(0);
     if (!is_f32(x)) return false;
-    const size_t xv = value_of(x);
+    // bf16 in and out when a bf16 step wrote the input (bf16_elementwise).
+    const size_t xv = elementwise_source(*node, 0);
+    const dt value_type = m_graph->values[xv].type == element::bf16 ? dt::bf16 : dt::f32;
     // The input's layout: channels-last inside a CNN region, else plain (NCHW).
     const Layout layout = m_graph->values[xv].layout;
     std::vector<int64_t> dilations;
@@ -274,7 +276,7 @@ bool GraphCompiler::try_pooling(const NodePtr& node) {
                                                        : algorithm::pooling_avg_include_padding;
     const auto src_md = desc_of(xv);
     const dnnl::memory::desc dst_md(
-        dims_of(out), dt::f32,
+        dims_of(out), value_type,
         layout == Layout::kPlain ? plain_tag(out.size()) : channels_last_tag(out.size()));
     auto op = std::make_shared<DnnlOp>();
     dnnl::primitive_attr attr;
@@ -289,7 +291,7 @@ bool GraphCompiler::try_pooling(const NodePtr& node) {
     op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
     FusedChain chain;
     chain.output = node->output(0);
-    add_dnnl_step(node, chain, std::move(op), layout);
+    add_dnnl_step_as(node, chain, std::move(op), layout, value_type);
     return true;
 }
 

@@ -137,6 +137,57 @@ TEST(Precision, Bf16ConvolutionsAndMatMulsHandBf16ToTheirBf16Readers) {
         EXPECT_TRUE(all_close(chained.outputs[i], expected[i], 3e-2, 3e-2)) << "output " << i;
 }
 
+// conv + relu -> max pool -> conv + relu -> squeeze-excitation (global mean -> 1x1 conv + relu
+// -> 1x1 conv + sigmoid -> broadcast Multiply) -> 1x1 conv: pooling and the gate's Multiply run in
+// bf16 on the bf16 the convolutions write.
+std::shared_ptr<Model> bf16_squeeze_excitation_model() {
+    auto x = op::parameter(element::f32, {1, 8, 12, 12}, "x");
+    auto conv = [](const Output& in, size_t out_c, size_t in_c, size_t k, unsigned seed) {
+        const int64_t pad = static_cast<int64_t>(k / 2);
+        return op::convolution(in,
+                               op::constant(random_tensor({out_c, in_c, k, k}, seed, -0.3f, 0.3f)),
+                               {1, 1}, {pad, pad}, {pad, pad}, {1, 1});
+    };
+    auto c1 = op::relu(conv(x, 16, 8, 3, 21));
+    auto pooled = op::max_pool(c1, {2, 2}, {0, 0}, {0, 0}, {2, 2});
+    auto c2 = op::relu(conv(pooled, 16, 16, 3, 22));
+    auto mean =
+        op::reduce_mean(c2, op::constant<int64_t>(element::i64, {2}, {2, 3}), /*keep_dims=*/true);
+    auto gate = op::sigmoid(conv(op::relu(conv(mean, 4, 16, 1, 23)), 16, 4, 1, 24));
+    auto y = conv(op::multiply(c2, gate), 8, 16, 1, 25);
+    return std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "bf16_se");
+}
+
+TEST(Precision, Bf16PoolingAndTheSqueezeExcitationGateStayInBf16) {
+    Core core = make_core();
+    const auto model = bf16_squeeze_excitation_model();
+    CompiledModel compiled = core.compile_model(
+        model, "CPU",
+        {{enable_profiling.name(), true}, {hint::inference_precision.name(), std::string("bf16")}});
+    if (compiled.get_property(hint::inference_precision) != element::bf16)
+        GTEST_SKIP() << "this CPU has no AVX-512 BF16: bf16 runs as f32 (tested above)";
+    const Tensor x = random_tensor({1, 8, 12, 12}, 26);
+    InferRequest request = compiled.create_infer_request();
+    request.set_input_tensor(x);
+    request.infer();
+    size_t to_bf16 = 0, to_f32 = 0, pools = 0;
+    for (const auto& row : request.get_profiling_info()) {
+        to_bf16 += row.exec_type.find("f32->bf16") != std::string::npos;
+        to_f32 += row.exec_type.find("bf16->f32") != std::string::npos;
+        if (row.node_type == "MaxPool" || row.node_type == "ReduceMean") {
+            ++pools;
+            EXPECT_NE(row.exec_type.find("bf16"), std::string::npos) << row.node_name;
+        }
+    }
+    EXPECT_EQ(pools, 2u);
+    // Only the model's input is converted; every value after it is written in bf16 by the step
+    // that computes it, and the last convolution writes the f32 output.
+    EXPECT_EQ(to_bf16, 1u);
+    EXPECT_EQ(to_f32, 0u);
+    const auto expected = run_model(core, model, "TEMPLATE", {x});
+    EXPECT_TRUE(all_close(request.get_output_tensor(), expected[0], 3e-2, 3e-2));
+}
+
 TEST(Precision, SurvivesExportAndImportWithItsWeights) {
     Core core = make_core();
     CompiledModel low = core.compile_model(conv_matmul_model(), "CPU",
