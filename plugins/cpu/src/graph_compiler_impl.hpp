@@ -227,6 +227,9 @@ class GraphCompiler {
     bool try_convert(const NodePtr& node);
     /// Transpose, Reshape, Squeeze, Unsqueeze, unit-step Slice (f32, static) as one reorder.
     bool try_movement(const NodePtr& node);
+    /// A channel shuffle written as Reshape -> Transpose -> Reshape, starting at `node` (the
+    /// first Reshape), on a channels-last value: one reorder permuting the channels.
+    bool try_channel_shuffle(const NodePtr& node);
     /// Unary ops and ops with a scalar constant operand (graph_compiler_elementwise.cpp).
     bool try_eltwise(const NodePtr& node);
     /// Add, Subtract, Multiply, Divide, Maximum, Minimum with numpy broadcasting.

@@ -110,11 +110,25 @@ bool GraphCompiler::try_movement(const NodePtr& node) {
         }
         for (size_t a = 0; a < in_dims.size(); ++a)
             if (offsets[a] + out_dims[a] > in_dims[a]) return false;
+        // A channels-last source (a CNN's channel split) is sliced in its own layout, which the
+        // output keeps.
+        const size_t source = value_of(x);
+        if (m_graph->values[source].layout == Layout::kChannelsLast) {
+            const auto md = desc_of(source);
+            const dnnl::memory::desc dst(out_dims, dt::f32, channels_last_tag(out_dims.size()));
+            FusedChain chain;
+            chain.output = node->output(0);
+            add_dnnl_step(node, chain,
+                          make_reorder(md.submemory_desc(out_dims, offsets), dst, source, SIZE_MAX),
+                          Layout::kChannelsLast);
+            return true;
+        }
         view = dnnl::memory::desc(in_dims, dt::f32, plain_tag(in_dims.size()))
                    .submemory_desc(out_dims, offsets);
     } else {
         return false;
     }
+    if (type == "Reshape" && try_channel_shuffle(node)) return true;
 
     const size_t xv = in_layout(value_of(x), Layout::kPlain);
     if (same_bytes && m_graph->values[xv].kind == ValueKind::kComputed) {
@@ -154,6 +168,66 @@ bool GraphCompiler::try_movement(const NodePtr& node) {
         }
     }
     add_dnnl_step(node, chain, make_reorder(view, dst, xv, SIZE_MAX, attr), Layout::kPlain);
+    return true;
+}
+
+bool GraphCompiler::try_channel_shuffle(const NodePtr& node) {
+    // Reshape [N, C, S...] -> [N, g, C/g, S...], Transpose [0, 2, 1, 3...], Reshape back to
+    // [N, C, S...] (ShuffleNet's channel shuffle) of a channels-last value: one reorder that
+    // permutes the channels in place of the layout round trip through plain.
+    const Output& x = node->input_value(0);
+    const size_t xv = value_of(x);
+    if (m_graph->values[xv].layout != Layout::kChannelsLast) return false;
+    const Shape in = x.get_shape(), split = node->get_output_shape(0);
+    if (in.size() < 3 || split.size() != in.size() + 1 || split[0] != in[0] ||
+        split[1] * split[2] != in[1] || !std::equal(in.begin() + 2, in.end(), split.begin() + 3))
+        return false;
+    const auto uses = consumers(node->output(0));
+    if (uses.size() != 1 || uses[0].node->get_type_name() != "Transpose") return false;
+    Node& transpose = *uses[0].node;
+    std::vector<int64_t> order;
+    if (!has_value(transpose.input_value(1)) ||
+        !constant_ints(m_graph->values[value_of(transpose.input_value(1))], &order))
+        return false;
+    std::vector<int64_t> swap12(split.size());
+    for (size_t i = 0; i < swap12.size(); ++i) swap12[i] = static_cast<int64_t>(i);
+    std::swap(swap12[1], swap12[2]);
+    if (order != swap12) return false;
+    const auto after = consumers(transpose.output(0));
+    if (after.size() != 1 || after[0].node->get_type_name() != "Reshape") return false;
+    Node& merge = *after[0].node;
+    if (!merge.get_output_partial_shape(0).is_static() || merge.get_output_shape(0) != in ||
+        !is_f32(merge.output(0)))
+        return false;
+    // Dims [N, C/g, g, S...] read and written in channels-last memory: output channel
+    // j * g + i is input channel i * (C/g) + j.
+    const auto groups = static_cast<dnnl::memory::dim>(split[1]);
+    const auto per_group = static_cast<dnnl::memory::dim>(split[2]);
+    const Dims in_dims = dims_of(in);
+    Dims dims = {in_dims[0], per_group, groups};
+    dims.insert(dims.end(), in_dims.begin() + 2, in_dims.end());
+    // Channels-last strides of [N, C, S...]: channel 1, the last spatial axis C, ..., N all.
+    Dims spatial_strides(in.size() - 2);
+    dnnl::memory::dim stride = in_dims[1];
+    for (size_t i = spatial_strides.size(); i-- > 0;) {
+        spatial_strides[i] = stride;
+        stride *= in_dims[i + 2];
+    }
+    Dims from_strides = {stride, 1, per_group}, to_strides = {stride, groups, 1};
+    from_strides.insert(from_strides.end(), spatial_strides.begin(), spatial_strides.end());
+    to_strides.insert(to_strides.end(), spatial_strides.begin(), spatial_strides.end());
+    const dnnl::memory::desc from(dims, dt::f32, from_strides), to(dims, dt::f32, to_strides);
+    auto op = make_reorder(from, to, xv, SIZE_MAX);
+    if (op->impl.rfind("ref", 0) == 0) return false;
+    // The step writes the second Reshape's output, [N, C, S...] channels-last: the same bytes.
+    FusedChain chain;
+    chain.nodes = {transpose.shared_from_this(), merge.shared_from_this()};
+    chain.types = {"Transpose", "Reshape"};
+    chain.output = merge.output(0);
+    m_absorbed.insert(&transpose);
+    m_absorbed.insert(&merge);
+    add_dnnl_step(node, chain, std::move(op), Layout::kChannelsLast);
+    m_graph->steps.back().type = "ShuffleChannels";
     return true;
 }
 

@@ -156,6 +156,55 @@ TEST(Movement, UnitStepSlicesAreReordersOthersStayReference) {
     EXPECT_EQ(reference, 1u);
 }
 
+// conv -> channel shuffle (Reshape [1, g, C/g, H, W] -> Transpose `order` -> Reshape back) ->
+// the two channel halves (Slice) -> a conv on one, Concat with the other: ShuffleNet's unit.
+ModelPtr shuffle_unit(size_t groups, const std::vector<int64_t>& order) {
+    const size_t c = 12, h = 5, w = 6;
+    auto x = op::parameter(element::f32, {1, 4, h, w}, "x");
+    auto conv = op::relu(op::convolution(x, op::constant(random_tensor({c, 4, 1, 1}, 31)), {1, 1},
+                                         {0, 0}, {0, 0}, {1, 1}));
+    auto split =
+        op::reshape(conv,
+                    i64s({1, static_cast<int64_t>(groups), static_cast<int64_t>(c / groups),
+                          static_cast<int64_t>(h), static_cast<int64_t>(w)}),
+                    false);
+    auto shuffled = op::reshape(
+        op::transpose(split, i64s(order)),
+        i64s({1, static_cast<int64_t>(c), static_cast<int64_t>(h), static_cast<int64_t>(w)}),
+        false);
+    const auto half = static_cast<int64_t>(c / 2);
+    auto kept = op::slice(shuffled, i64s({0}), i64s({half}), i64s({1}), i64s({1}));
+    auto branch = op::slice(shuffled, i64s({half}), i64s({2 * half}), i64s({1}), i64s({1}));
+    auto y = op::concat(
+        {kept, op::relu(op::convolution(branch, op::constant(random_tensor({6, 6, 1, 1}, 32)),
+                                        {1, 1}, {0, 0}, {0, 0}, {1, 1}))},
+        1);
+    return std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "shuffle_unit");
+}
+
+TEST(Movement, AChannelShuffleOfChannelsLastValuesIsOneReorderAndSlicesKeepTheLayout) {
+    // Three groups of four: the permutation is not its own inverse, so a shuffle the wrong way
+    // round gives other values.
+    for (const size_t groups : {size_t{2}, size_t{3}, size_t{4}}) {
+        const auto model = shuffle_unit(groups, {0, 2, 1, 3, 4});
+        expect_matches_template(model, 1e-5, 1e-6);
+        const auto rows = cpu_profile(model);
+        EXPECT_EQ(rows_named(rows, "ShuffleChannels").size(), 1u) << groups;
+        EXPECT_TRUE(rows_named(rows, "Transpose").empty()) << groups;
+        // The conv output, the shuffle, both slices and the Concat stay channels-last: the only
+        // layout changes are the model's input (to nhwc) and output (to nchw).
+        size_t layout_changes = 0;
+        for (const auto& r : rows) {
+            layout_changes += r.node_type == "Reorder";
+            if (r.node_type == "Slice") EXPECT_NE(r.exec_type.find("nhwc"), std::string::npos);
+        }
+        EXPECT_EQ(layout_changes, 2u) << groups;
+    }
+    // Another transpose of the split channels is no shuffle: it runs as written.
+    const auto other = shuffle_unit(3, {0, 1, 2, 4, 3});
+    EXPECT_TRUE(rows_named(cpu_profile(other), "ShuffleChannels").empty());
+}
+
 TEST(Movement, AScalarScaleAfterATransposeIsItsOutputScale) {
     auto x = op::parameter(element::f32, {2, 8, 4}, "x");
     auto t = op::transpose(op::relu(x), i64s({1, 0, 2}));
