@@ -111,7 +111,10 @@ bool GraphCompiler::read_only_in_bf16(const Output& port) const {
     if (uses.empty()) return false;
     for (const auto& use : uses) {
         const Node& c = *use.node;
-        if (bf16_elementwise(c, use.input)) continue;
+        // A pooling or gate step runs in bf16 only for readers that read bf16 in turn: before a
+        // residual add or a model output it stays f32, as it was.
+        if (bf16_elementwise(c, use.input) && read_only_in_bf16(const_cast<Node&>(c).output(0)))
+            continue;
         const std::string& type = c.get_type_name();
         const bool conv = type == "Convolution" || type == "GroupConvolution";
         if ((!conv && type != "MatMul") || use.input != 0 || m_absorbed.count(&c) ||

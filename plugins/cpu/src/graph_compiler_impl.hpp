@@ -181,7 +181,8 @@ class GraphCompiler {
     /// True when every reader of `port` reads it in bf16 (the decision of the producer's step; a
     /// reader that ends up in f32 gets value_of's reorder instead): the source of a
     /// Convolution, GroupConvolution or MatMul with constant 2-D weights, which would convert
-    /// it to bf16 anyway, or of a step that runs in bf16 on a bf16 source (bf16_elementwise).
+    /// it to bf16 anyway, or of a step that runs in bf16 on a bf16 source (bf16_elementwise)
+    /// whose own output is read only in bf16.
     bool read_only_in_bf16(const Output& port) const;
     /// bf16 mode: true when `c` runs in bf16 (source and destination) when its input `input`
     /// arrives in bf16 — MaxPool, AvgPool, a global ReduceMean or ReduceMax, and a binary

@@ -140,7 +140,8 @@ TEST(Precision, Bf16ConvolutionsAndMatMulsHandBf16ToTheirBf16Readers) {
 // conv + relu -> max pool -> conv + relu -> squeeze-excitation (global mean -> 1x1 conv + relu
 // -> 1x1 conv + sigmoid -> broadcast Multiply) -> 1x1 conv: pooling and the gate's Multiply run in
 // bf16 on the bf16 the convolutions write.
-std::shared_ptr<Model> bf16_squeeze_excitation_model() {
+// With `expose_pool`, the max pool's output is a model output too.
+std::shared_ptr<Model> bf16_squeeze_excitation_model(bool expose_pool = false) {
     auto x = op::parameter(element::f32, {1, 8, 12, 12}, "x");
     auto conv = [](const Output& in, size_t out_c, size_t in_c, size_t k, unsigned seed) {
         const int64_t pad = static_cast<int64_t>(k / 2);
@@ -155,7 +156,9 @@ std::shared_ptr<Model> bf16_squeeze_excitation_model() {
         op::reduce_mean(c2, op::constant<int64_t>(element::i64, {2}, {2, 3}), /*keep_dims=*/true);
     auto gate = op::sigmoid(conv(op::relu(conv(mean, 4, 16, 1, 23)), 16, 4, 1, 24));
     auto y = conv(op::multiply(c2, gate), 8, 16, 1, 25);
-    return std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "bf16_se");
+    OutputVector outputs{y};
+    if (expose_pool) outputs.push_back(pooled);
+    return std::make_shared<Model>(outputs, ParameterVector{x}, "bf16_se");
 }
 
 TEST(Precision, Bf16PoolingAndTheSqueezeExcitationGateStayInBf16) {
@@ -186,6 +189,25 @@ TEST(Precision, Bf16PoolingAndTheSqueezeExcitationGateStayInBf16) {
     EXPECT_EQ(to_f32, 0u);
     const auto expected = run_model(core, model, "TEMPLATE", {x});
     EXPECT_TRUE(all_close(request.get_output_tensor(), expected[0], 3e-2, 3e-2));
+
+    // A pool whose output is also read in f32 (a model output here, a residual add in ResNet)
+    // runs in f32 on the f32 its convolution writes, and its bf16 reader converts it.
+    CompiledModel exposed = core.compile_model(
+        bf16_squeeze_excitation_model(true), "CPU",
+        {{enable_profiling.name(), true}, {hint::inference_precision.name(), std::string("bf16")}});
+    InferRequest second = exposed.create_infer_request();
+    second.set_input_tensor(x);
+    second.infer();
+    to_bf16 = to_f32 = 0;
+    for (const auto& row : second.get_profiling_info()) {
+        to_bf16 += row.exec_type.find("f32->bf16") != std::string::npos;
+        to_f32 += row.exec_type.find("bf16->f32") != std::string::npos;
+        if (row.node_type == "MaxPool") EXPECT_EQ(row.exec_type.find("bf16"), std::string::npos);
+    }
+    EXPECT_EQ(to_bf16, 2u);
+    EXPECT_EQ(to_f32, 0u);
+    const auto pooled = run_model(core, bf16_squeeze_excitation_model(true), "TEMPLATE", {x});
+    EXPECT_TRUE(all_close(second.get_output_tensor(1), pooled[1], 3e-2, 3e-2));
 }
 
 TEST(Precision, SurvivesExportAndImportWithItsWeights) {
