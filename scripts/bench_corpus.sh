@@ -115,11 +115,12 @@ if [ $check = 1 ]; then
     check_mode=hello_infer
   fi
 fi
-check_model() {
+check_model() {  # DIR [check_corpus.py options: --precision bf16 --tolerance 1e-2]
   local dir=$1 res="" rc=0
+  shift
   case $check_mode in
-    python) res=$(PYTHONPATH="$build/python" timeout "$tmo" $py "$checker" "$dir" --device CPU 2>/dev/null) || rc=$? ;;
-    hello_infer) res=$(timeout "$tmo" $py "$checker" "$dir" --device CPU --hello-infer "$bin/hello_infer" 2>/dev/null) || rc=$? ;;
+    python) res=$(PYTHONPATH="$build/python" timeout "$tmo" $py "$checker" "$dir" --device CPU "$@" 2>/dev/null) || rc=$? ;;
+    hello_infer) res=$(timeout "$tmo" $py "$checker" "$dir" --device CPU --hello-infer "$bin/hello_infer" "$@" 2>/dev/null) || rc=$? ;;
     *) echo "not checked"; return 0 ;;
   esac
   [ $rc = 124 ] && res="failed: timed out after ${tmo} s"
@@ -178,14 +179,17 @@ log "corpus of ${#names[@]} model(s) in $models_dir; threads: $threads; reps $re
 for m in "${names[@]}"; do
   dir=$models_dir/$m; model=$dir/model.onnx
   if ! complete "$m"; then
-    rows+=("| $m | $threads | | not exported (see export_corpus.py's output) | | | | | | |"); fails+=("$m: not exported")
+    rows+=("| $m | $threads | | not exported (see export_corpus.py's output) | | | | | | |$([ $bf16 = 1 ] && echo " |")"); fails+=("$m: not exported")
     continue
   fi
   niter=$niter_override
   [ -n "$niter" ] || niter=$(grep -o '"niter": *[0-9]*' "$dir/info.json" | sed 's/.*: *//')
   [ -n "$niter" ] || niter=20
-  acc="not checked"
+  acc="not checked"; acc_bf16="not checked"
   if [ $check_mode != none ]; then log "$m: checking CPU's output"; acc=$(check_model "$dir"); fi
+  if [ $check_mode != none ] && [ $bf16 = 1 ]; then
+    acc_bf16=$(check_model "$dir" --precision bf16 --tolerance 1e-2)
+  fi
   cpu_failed=""; cpu_failed_at=""  # after a failure or timeout CPU is not run again on this model
   # Probe: compiles once (a model that fails is known at once) and bounds N for slow models.
   r=$(bapp_once "$model" "$first_t" 3) || { cpu_failed=$r; cpu_failed_at=$first_t; }
@@ -229,7 +233,9 @@ for m in "${names[@]}"; do
     a="—"; [ "$t" = "$first_t" ] && a=$acc
     row="| $m | $t | $niter | $c | $o | $(ratio "$c" "$o")"
     [ $bf16 = 1 ] && row+=" | $b | $(ratio "$b" "$o")"
-    rows+=("$row | $speed | $a |")
+    row+=" | $speed | $a |"
+    if [ $bf16 = 1 ]; then ab="—"; [ "$t" = "$first_t" ] && ab=$acc_bf16; row+=" $ab |"; fi
+    rows+=("$row")
     log "$m: $t thread(s): CPU $c, ORT $o${b:+, bf16 $b}"
   done
 done
@@ -266,11 +272,11 @@ geomean() {
     hello_infer) how="checked with hello_infer" ;;
     *) how="not checked: no Python package or hello_infer in $build, or --no-check" ;;
   esac
-  echo "(\"ok\" within 1e-3 of it; $how)."
+  echo "(\"ok\" within 1e-3 of it$([ $bf16 = 1 ] && echo ", within 1e-2 in bf16"); $how)."
   echo ""
   if [ $bf16 = 1 ]; then
-    echo "| model | threads | N | CPU ms | ORT ms | CPU / ORT | bf16 ms | bf16 / ORT | speed-up CPU / ORT | max abs error (f32) |"
-    echo "|---|---|---|---|---|---|---|---|---|---|"
+    echo "| model | threads | N | CPU ms | ORT ms | CPU / ORT | bf16 ms | bf16 / ORT | speed-up CPU / ORT | max abs error (f32) | max abs error (bf16) |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
   else
     echo "| model | threads | N | CPU ms | ORT ms | CPU / ORT | speed-up CPU / ORT | max abs error |"
     echo "|---|---|---|---|---|---|---|---|"
