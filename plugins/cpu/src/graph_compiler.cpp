@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <set>
 
 #include "gemm_convolution.hpp"
 #include "gemm_matmul.hpp"
@@ -110,11 +109,10 @@ bool GraphCompiler::read_only_in_bf16(const Output& port) const {
     const auto uses = consumers(port);
     if (uses.empty()) return false;
     for (const auto& use : uses) {
-        const Node& c = *use.node;
+        Node& c = *use.node;
         // A pooling or gate step runs in bf16 only for readers that read bf16 in turn: before a
         // residual add or a model output it stays f32, as it was.
-        if (bf16_elementwise(c, use.input) && read_only_in_bf16(const_cast<Node&>(c).output(0)))
-            continue;
+        if (bf16_elementwise(c, use.input) && read_only_in_bf16(c.output(0))) continue;
         const std::string& type = c.get_type_name();
         const bool conv = type == "Convolution" || type == "GroupConvolution";
         if ((!conv && type != "MatMul") || use.input != 0 || m_absorbed.count(&c) ||
@@ -135,7 +133,7 @@ bool GraphCompiler::read_only_in_bf16(const Output& port) const {
     return true;
 }
 
-bool GraphCompiler::bf16_elementwise(const Node& c, size_t input) const {
+bool GraphCompiler::bf16_elementwise(Node& c, size_t input) const {
     if (!m_bf16 || m_graph->dynamic || m_absorbed.count(&c) || c.get_output_size() == 0 ||
         c.get_output_element_type(0) != element::f32 || !c.get_output_partial_shape(0).is_static())
         return false;
@@ -145,7 +143,7 @@ bool GraphCompiler::bf16_elementwise(const Node& c, size_t input) const {
     if (shape_size(in) == 0) return false;
     if (type == "MaxPool" || type == "AvgPool")
         return input == 0 && in.size() >= 3 && in.size() <= 5 &&
-               (c.get_output_size() == 1 || consumers(const_cast<Node&>(c).output(1)).empty());
+               (c.get_output_size() == 1 || consumers(c.output(1)).empty());
     if (type == "ReduceMean" || type == "ReduceMax") {
         // Over every spatial axis, keeping them (try_reduce's pooling): [N, C, 1, ...].
         if (input != 0 || in.size() < 3 || in.size() > 5 || out.size() != in.size() ||
@@ -155,13 +153,7 @@ bool GraphCompiler::bf16_elementwise(const Node& c, size_t input) const {
             if (out[i] != 1) return false;
         return true;
     }
-    static const std::set<std::string> binary = {"Add",    "Subtract", "Multiply",
-                                                 "Divide", "Maximum",  "Minimum"};
-    if (!binary.count(type) || c.get_input_size() != 2 || input > 1 || in != out) return false;
-    if (c.has_attribute("auto_broadcast")) {
-        const auto& ab = c.get_attribute<std::string>("auto_broadcast");
-        if (ab != "numpy" && ab != "none") return false;
-    }
+    if (!binary_algorithm(c) || input > 1 || in != out) return false;
     // The other operand: computed, f32 and broadcast (a constant one makes try_eltwise's
     // post-op form; a full-shaped one is a residual add a convolution absorbs as a post-op).
     const Output other = c.input_value(1 - input);
@@ -172,7 +164,7 @@ bool GraphCompiler::bf16_elementwise(const Node& c, size_t input) const {
     return it == m_value_of.end() || m_graph->values[it->second].kind != ValueKind::kConstant;
 }
 
-size_t GraphCompiler::elementwise_source(const Node& c, size_t input) {
+size_t GraphCompiler::elementwise_source(Node& c, size_t input) {
     const Output port = c.input_value(input);
     const size_t written = bf16_source(port);
     if (written != SIZE_MAX && bf16_elementwise(c, input)) return written;

@@ -446,27 +446,25 @@ bool GraphCompiler::try_eltwise(const NodePtr& node) {
         layout);
 }
 
+std::optional<algorithm> binary_algorithm(const Node& node) {
+    static const std::map<std::string, algorithm> algorithms = {
+        {"Add", algorithm::binary_add},      {"Subtract", algorithm::binary_sub},
+        {"Multiply", algorithm::binary_mul}, {"Divide", algorithm::binary_div},
+        {"Maximum", algorithm::binary_max},  {"Minimum", algorithm::binary_min}};
+    const auto it = algorithms.find(node.get_type_name());
+    if (it == algorithms.end() || node.get_input_size() != 2) return std::nullopt;
+    if (node.has_attribute("auto_broadcast")) {
+        const auto& ab = node.get_attribute<std::string>("auto_broadcast");
+        if (ab != "numpy" && ab != "none") return std::nullopt;
+    }
+    return it->second;
+}
+
 bool GraphCompiler::try_binary(const NodePtr& node) {
     const std::string& type = node->get_type_name();
-    algorithm alg;
-    if (type == "Add")
-        alg = algorithm::binary_add;
-    else if (type == "Subtract")
-        alg = algorithm::binary_sub;
-    else if (type == "Multiply")
-        alg = algorithm::binary_mul;
-    else if (type == "Divide")
-        alg = algorithm::binary_div;
-    else if (type == "Maximum")
-        alg = algorithm::binary_max;
-    else if (type == "Minimum")
-        alg = algorithm::binary_min;
-    else
-        return false;
-    if (node->has_attribute("auto_broadcast")) {
-        const auto& ab = node->get_attribute<std::string>("auto_broadcast");
-        if (ab != "numpy" && ab != "none") return false;
-    }
+    const auto binary = binary_algorithm(*node);
+    if (!binary) return false;
+    const algorithm alg = *binary;
     if (!is_f32(node->input_value(0)) || !is_f32(node->input_value(1)) || !is_f32(node->output(0)))
         return false;
     const Shape out = node->get_output_shape(0);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -123,6 +124,10 @@ struct FusedChain {
     Output output;  // the port whose value the fused step writes
 };
 
+/// The oneDNN algorithm of a binary element-wise op try_binary runs — Add, Subtract, Multiply,
+/// Divide, Maximum, Minimum with numpy or no broadcasting — or nothing.
+std::optional<algorithm> binary_algorithm(const Node& node);
+
 /// Appends an eltwise post-op, merging it into the last one when both are linear or both clips.
 /// False (nothing appended) when `ops` already has one of its algorithm that it cannot merge
 /// with: oneDNN 2.6 computes a second one with the first one's constants.
@@ -189,16 +194,26 @@ class GraphCompiler {
     /// element-wise op whose other operand is a computed tensor broadcast to this one (the
     /// squeeze-excitation Multiply). It reads rounded values: unlike a convolution's source,
     /// this changes results, by bf16's rounding.
-    bool bf16_elementwise(const Node& c, size_t input) const;
-    /// The destination types a bf16 step writing `port` tries, in order: bf16 then f32 when
-    /// read_only_in_bf16, else f32.
-    std::vector<dt> bf16_destinations(const Output& port) const {
-        return read_only_in_bf16(port) ? std::vector<dt>{dt::bf16, dt::f32}
-                                       : std::vector<dt>{dt::f32};
+    bool bf16_elementwise(Node& c, size_t input) const;
+    /// bf16 mode: `*pd = make(dst_type)` for the first destination type oneDNN takes — bf16 when
+    /// read_only_in_bf16(port), then f32 — and that type; nothing when it refuses both (the step
+    /// then computes in f32).
+    template <typename Pd, typename Make>
+    std::optional<dt> make_bf16_pd(const Output& port, Make make, Pd* pd) const {
+        const bool bf16_out = read_only_in_bf16(port);
+        for (const dt type : {dt::bf16, dt::f32}) {
+            if (type == dt::bf16 && !bf16_out) continue;
+            try {
+                *pd = make(type);
+                return type;
+            } catch (const dnnl::error&) {
+            }
+        }
+        return std::nullopt;
     }
     /// The value an element-wise step reads for `port`: the bf16 one a producer wrote when `c`
     /// takes it in bf16 (bf16_elementwise), else value_of's f32 one.
-    size_t elementwise_source(const Node& c, size_t input);
+    size_t elementwise_source(Node& c, size_t input);
     /// Adds the producer's step (add_dnnl_step) writing `dst_type`: bf16 registers the output
     /// port in m_bf16_written instead of m_value_of.
     void add_dnnl_step_as(const NodePtr& anchor, const FusedChain& chain,

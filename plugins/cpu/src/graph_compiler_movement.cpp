@@ -3,8 +3,10 @@
 // a memory descriptor (permuted strides for a transpose, the same bytes under other dims for a
 // reshape, a sub-memory for a slice), so each of these is one parallel copy instead of a
 // single-threaded reference kernel: with two threads the reference copies were the part of a
-// transformer encoder that did not scale (docs/performance.md). Also try_convert: the Converts
-// a reorder computes exactly as ONNX defines them.
+// transformer encoder that did not scale (docs/performance.md). A Slice of a channels-last value
+// keeps that layout, and a channel shuffle written as Reshape -> Transpose -> Reshape is one
+// reorder (try_channel_shuffle). Also try_convert: the Converts a reorder computes exactly as
+// ONNX defines them.
 #include <cmath>
 
 #include "graph_compiler_impl.hpp"

@@ -121,26 +121,16 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
     // or in bf16 when every reader converts it to bf16 anyway (the same rounding, one reorder
     // fewer). A case oneDNN has no bf16 kernel for stays f32.
     dnnl::convolution_forward::primitive_desc pd;
-    bool bf16 = false;
-    dt dst_type = dt::f32;
-    if (m_bf16)
-        for (const dt out_type : bf16_destinations(chain.output)) {
-            try {
-                pd = make_pd(dt::bf16, out_type);
-            } catch (const dnnl::error&) {
-                continue;
-            }
-            bf16 = true;
-            dst_type = out_type;
-            break;
-        }
+    const auto dst_type =
+        m_bf16 ? make_bf16_pd(
+                     chain.output, [&](dt type) { return make_pd(dt::bf16, type); }, &pd)
+               : std::nullopt;
+    const bool bf16 = dst_type.has_value();
     if (!bf16) pd = make_pd(dt::f32, dt::f32);
     op->primitive = dnnl::convolution_forward(pd);
     op->scratchpad_bytes = pd.scratchpad_desc().get_size();
     op->impl = pd.impl_info_str();
-    const size_t src_arg = bf16                  ? in_bf16(src)
-                           : written != SIZE_MAX ? in_layout(value_of(x), Layout::kChannelsLast)
-                                                 : src;
+    const size_t src_arg = bf16 ? in_bf16(src) : in_layout(value_of(x), Layout::kChannelsLast);
     op->args.push_back({DNNL_ARG_SRC, true, src_arg, pd.src_desc(), {}});
     op->args.push_back({DNNL_ARG_WEIGHTS,
                         false,
@@ -154,7 +144,7 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
                             {},
                             make_constant(bias_md, chain.bias.data(), pd.bias_desc())});
     op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, pd.dst_desc(), {}});
-    add_dnnl_step_as(node, chain, std::move(op), Layout::kChannelsLast, dst_type);
+    add_dnnl_step_as(node, chain, std::move(op), Layout::kChannelsLast, dst_type.value_or(dt::f32));
     return true;
 }
 
@@ -201,32 +191,27 @@ bool GraphCompiler::try_matmul(const NodePtr& node) {
                    : dnnl::memory::desc();
     // bf16 (MatMuls with constant weights): as for convolutions.
     dnnl::matmul::primitive_desc pd;
-    bool bf16 = false;
-    dt dst_type = dt::f32;
-    if (m_bf16 && weights)
-        for (const dt out_type : bf16_destinations(chain.output)) {
-            try {
-                const dnnl::memory::desc src_c(src_md.dims(), dt::bf16, tag::ab);
-                const dnnl::memory::desc w_c(w_md.dims(), dt::bf16, tag::any);
-                const dnnl::memory::desc dst_c(dst_md.dims(), out_type, tag::ab);
-                pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_c, w_c, bias_md, dst_c),
-                                                  attr, cpu_engine());
-            } catch (const dnnl::error&) {
-                continue;
-            }
-            bf16 = true;
-            dst_type = out_type;
-            break;
-        }
+    const auto dst_type =
+        m_bf16 && weights
+            ? make_bf16_pd(
+                  chain.output,
+                  [&](dt type) {
+                      const dnnl::memory::desc src_c(src_md.dims(), dt::bf16, tag::ab);
+                      const dnnl::memory::desc w_c(w_md.dims(), dt::bf16, tag::any);
+                      const dnnl::memory::desc dst_c(dst_md.dims(), type, tag::ab);
+                      return dnnl::matmul::primitive_desc(
+                          dnnl::matmul::desc(src_c, w_c, bias_md, dst_c), attr, cpu_engine());
+                  },
+                  &pd)
+            : std::nullopt;
+    const bool bf16 = dst_type.has_value();
     if (!bf16)
         pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_md, w_md, bias_md, dst_md), attr,
                                           cpu_engine());
     op->primitive = dnnl::matmul(pd);
     op->scratchpad_bytes = pd.scratchpad_desc().get_size();
     op->impl = pd.impl_info_str();
-    const size_t src_arg = bf16                  ? in_bf16(av)
-                           : written != SIZE_MAX ? in_layout(value_of(a), Layout::kPlain)
-                                                 : av;
+    const size_t src_arg = bf16 ? in_bf16(av) : in_layout(value_of(a), Layout::kPlain);
     op->args.push_back({DNNL_ARG_SRC, true, src_arg, pd.src_desc(), {}});
     if (weights) {
         const Tensor& wt = m_graph->values[bv].constant;
@@ -245,7 +230,7 @@ bool GraphCompiler::try_matmul(const NodePtr& node) {
                             {},
                             make_constant(bias_md, chain.bias.data(), pd.bias_desc())});
     op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, pd.dst_desc(), {}});
-    add_dnnl_step_as(node, chain, std::move(op), Layout::kPlain, dst_type);
+    add_dnnl_step_as(node, chain, std::move(op), Layout::kPlain, dst_type.value_or(dt::f32));
     return true;
 }
 

@@ -1,7 +1,8 @@
 // Data movement on CPU: Transpose, Reshape, Squeeze, Unsqueeze and unit-step Slice. Copies run as
 // one oneDNN reorder (exactly TEMPLATE's bytes), reshapes of computed values are views (no step,
 // no copy, the source kept alive while they are read), a scalar scale after a transpose is the
-// reorder's output scale. Values are compared exactly: moving data must not change a bit.
+// reorder's output scale, a channel shuffle of channels-last values is one reorder. Values are
+// compared exactly where no arithmetic runs: moving data must not change a bit.
 #include <gtest/gtest.h>
 
 #include "test_utils.hpp"

@@ -1,5 +1,6 @@
 // hint::inference_precision on CPU: f32 by default; bf16 (where the CPU has AVX-512 BF16) runs
-// convolutions and weight MatMuls in bf16 with f32 accumulation and output, within bf16's
+// convolutions and weight MatMuls in bf16 with f32 accumulation, writing bf16 where every reader
+// reads bf16 (pooling and the squeeze-excitation gate then run in bf16 too), within bf16's
 // rounding of TEMPLATE's f32 results; the choice is reported, survives export/import, and bad
 // values are refused by name.
 #include <gtest/gtest.h>
