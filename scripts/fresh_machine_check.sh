@@ -2,12 +2,14 @@
 # Clean-room check: the README's first command (./run.sh) on a minimal Debian 12 root made with
 # `debootstrap --variant=minbase bookworm`, where every package must come from install_deps.sh.
 #
-#   scripts/fresh_machine_check.sh [--tree]
+#   scripts/fresh_machine_check.sh [--tree] [--test]
 #
 # Phases: base (the minbase tarball, downloaded once and cached), root (unpacked fresh every run),
 # copy (the clone's HEAD by `git archive`; --tree copies the tracked files as they are in the
 # working tree instead, uncommitted changes included), deps (scripts/install_deps.sh inside the
-# root), run (./run.sh inside the root: configure, build its targets, run the demo).
+# root), run (./run.sh inside the root: configure, build its targets, run the demo). --test runs
+# the README's second command, ./test.sh (the whole build and suite, the out-of-tree check), in
+# that phase instead: CI runs the quick form, the full form is run by hand before a release.
 # Needs root (debootstrap, chroot) and network access to the Debian mirror apt uses on the host.
 #
 # Environment: VIREO_FRESH_CACHE (default /var/cache/vireo-fresh) keeps the base tarball and the
@@ -19,11 +21,14 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 mode=head
-case "${1:-}" in
-  "") ;;
-  --tree) mode=tree ;;
-  *) echo "usage: $0 [--tree]" >&2; exit 2 ;;
-esac
+readme_command=./run.sh
+for arg in "$@"; do
+  case "$arg" in
+    --tree) mode=tree ;;
+    --test) readme_command=./test.sh ;;
+    *) echo "usage: $0 [--tree] [--test]" >&2; exit 2 ;;
+  esac
+done
 if [[ $(id -u) -ne 0 ]]; then echo "fresh_machine_check: needs root (debootstrap, chroot)" >&2; exit 2; fi
 
 cache=${VIREO_FRESH_CACHE:-/var/cache/vireo-fresh}
@@ -52,7 +57,7 @@ failed=""   # the phase that failed, or why the check stopped
 current=""  # the phase running now
 summary() {
   echo
-  echo "== fresh_machine_check summary (root $root, mode $mode)"
+  echo "== fresh_machine_check summary (root $root, mode $mode, $readme_command)"
   local line
   for line in "${phases[@]}"; do printf '   %-6s %-7s %5s s\n' $line; done
   if [[ -n "$failed" ]]; then
@@ -60,7 +65,7 @@ summary() {
   elif [[ $1 -ne 0 ]]; then
     echo "   STOPPED (exit status $1) during phase '${current:-none}'"
   else
-    echo "   PASSED: ./run.sh ran on a fresh minbase $suite root with install_deps.sh's packages only"
+    echo "   PASSED: $readme_command ran on a fresh minbase $suite root with install_deps.sh's packages only"
   fi
 }
 phase_pid=""  # the running phase, stopped by cleanup when the check is interrupted
@@ -187,4 +192,4 @@ phase base make_base
 phase root make_root
 phase copy copy_repo
 phase deps in_root /bin/bash -c 'cd /root/vireo && ./scripts/install_deps.sh'
-phase run in_root /bin/bash -c 'cd /root/vireo && ./run.sh'
+phase run in_root /bin/bash -c "cd /root/vireo && $readme_command"
