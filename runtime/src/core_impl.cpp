@@ -13,6 +13,7 @@
 #include "vireo/log.hpp"
 #include "vireo/sdk/icompiled_model.hpp"
 #include "vireo/sdk/iremote_context.hpp"
+#include "vireo/sdk/property_table.hpp"
 
 namespace vireo {
 using runtime::DeviceName;
@@ -21,10 +22,6 @@ using runtime::Plugin;
 namespace {
 
 constexpr const char* kPluginsXmlVariable = "VIREO_PLUGINS_XML";
-
-bool is_core_key(const std::string& key) {
-    return key == cache_dir.name() || key == hint::allow_fallback.name();
-}
 
 // The meta-device automatic fallback goes through, and the fallback devices in order.
 constexpr const char* kFallbackMetaDevice = "HETERO";
@@ -277,7 +274,7 @@ AnyMap CoreImpl::device_settings(const Plugin& plugin, const DeviceName& device)
     if (!device.id.empty()) args[device::id.name()] = device.id;
     AnyMap settings;
     for (const auto& key : plugin.supported_properties_or_empty()) {
-        if (!key.is_mutable() || key == device::id.name() || is_core_key(key)) continue;
+        if (!key.is_mutable() || key == device::id.name() || sdk::is_core_key(key)) continue;
         try {
             settings[key] = plugin.get_property(key, args).to_string();
         } catch (const std::exception& e) {
@@ -293,7 +290,7 @@ void CoreImpl::check_settable(const Plugin& plugin, const DeviceName& device,
     const std::vector<PropertyName> supported = plugin.supported_properties_or_empty();
     if (supported.empty()) return;
     for (const auto& [key, value] : properties) {
-        if (is_core_key(key)) continue;
+        if (sdk::is_core_key(key)) continue;
         auto it = std::find(supported.begin(), supported.end(), key);
         if (it == supported.end())
             throw_error<NotFound>("device '", device.full(), "': unknown property '", key,

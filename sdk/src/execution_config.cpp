@@ -49,18 +49,18 @@ namespace common {
 std::vector<PropertySpec> compiled_model_keys(const ExecutionConfig& c,
                                               const std::string& network_name,
                                               const std::string& device, bool loaded_from_cache) {
-    auto fixed = [](Any value) { return [value](const std::string&) { return value; }; };
     const auto streams = static_cast<uint32_t>(c.resolved_streams());
+    const auto scope = PropertyScope::kCompiledModel;
     return {optimal_number_of_infer_requests([streams] { return streams; }),
-            ro(vireo::model_name.name(), fixed(network_name)),
-            ro(vireo::execution_devices.name(), fixed(std::vector<std::string>{device})),
-            ro(vireo::loaded_from_cache.name(), fixed(loaded_from_cache)),
-            ro(vireo::num_streams.name(), fixed(static_cast<int32_t>(streams))),
-            ro(hint::performance_mode.name(), fixed(c.performance_mode)),
-            ro(vireo::inference_num_threads.name(),
-               fixed(static_cast<int32_t>(c.resolved_threads_per_stream()))),
-            ro(hint::num_requests.name(), fixed(c.num_requests)),
-            ro(device::id.name(), fixed(c.instance.empty() ? std::string("0") : c.instance))};
+            fixed(vireo::model_name.name(), network_name, scope),
+            fixed(vireo::execution_devices.name(), std::vector<std::string>{device}, scope),
+            fixed(vireo::loaded_from_cache.name(), loaded_from_cache, scope),
+            fixed(vireo::num_streams.name(), static_cast<int32_t>(streams), scope),
+            fixed(hint::performance_mode.name(), c.performance_mode, scope),
+            fixed(vireo::inference_num_threads.name(),
+                  static_cast<int32_t>(c.resolved_threads_per_stream()), scope),
+            fixed(hint::num_requests.name(), c.num_requests, scope),
+            fixed(device::id.name(), c.instance.empty() ? std::string("0") : c.instance, scope)};
 }
 
 }  // namespace common

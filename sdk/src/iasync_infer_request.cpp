@@ -69,8 +69,9 @@ void log_callback_error(const std::exception_ptr& error) {
 
 IAsyncInferRequest::IAsyncInferRequest(const std::shared_ptr<ISyncInferRequest>& request,
                                        const std::shared_ptr<ITaskExecutor>& task_executor,
-                                       const std::shared_ptr<ITaskExecutor>& callback_executor)
-    : m_sync_request(request), m_callback_executor(callback_executor) {
+                                       const std::shared_ptr<ITaskExecutor>& callback_executor,
+                                       OnDestroy on_destroy)
+    : m_sync_request(request), m_callback_executor(callback_executor), m_on_destroy(on_destroy) {
     if (!m_sync_request)
         throw_error<InvalidArgument>("IAsyncInferRequest: the sync request is null");
     m_pipeline = {{task_executor, [this](RunContext& run) { m_sync_request->infer(run); }}};
@@ -79,7 +80,10 @@ IAsyncInferRequest::IAsyncInferRequest(const std::shared_ptr<ISyncInferRequest>&
 }
 
 IAsyncInferRequest::~IAsyncInferRequest() {
-    stop_and_wait();
+    if (m_on_destroy == OnDestroy::kCancel)
+        cancel_and_stop();
+    else
+        stop_and_wait();
 }
 
 void IAsyncInferRequest::check_state_locked(const char* what, bool read) const {

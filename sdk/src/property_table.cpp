@@ -33,8 +33,23 @@ PropertySpec ro(const std::string& name, std::function<Any(const std::string&)> 
     return spec;
 }
 
+PropertySpec fixed(const std::string& name, Any value, PropertyScope scope) {
+    return ro(
+        name, [value = std::move(value)](const std::string&) { return value; }, scope);
+}
+
+void set_spec(std::vector<PropertySpec>& specs, PropertySpec spec) {
+    for (auto& declared : specs)
+        if (declared.name == spec.name) {
+            declared = std::move(spec);
+            return;
+        }
+    specs.push_back(std::move(spec));
+}
+
 bool is_core_key(const std::string& key) {
-    return key == cache_dir.name() || key == loaded_from_cache.name();
+    return key == cache_dir.name() || key == loaded_from_cache.name() ||
+           key == hint::allow_fallback.name();
 }
 
 namespace common {
@@ -91,8 +106,19 @@ const Any& PropertyValues::at(const std::string& name) const {
 
 PropertyTable::PropertyTable(std::string owner, std::vector<PropertySpec> specs, bool plugin_table)
     : m_owner(std::move(owner)), m_specs(std::move(specs)), m_plugin_table(plugin_table) {
-    for (const auto& spec : m_specs)
+    std::vector<std::string> seen{supported_properties.name()};
+    if (m_plugin_table) {
+        seen.push_back(available_devices.name());
+        seen.push_back(device::id.name());
+    }
+    for (const auto& spec : m_specs) {
+        const std::string& name = spec.name;
+        if (std::find(seen.begin(), seen.end(), name) != seen.end())
+            throw_error<InvalidArgument>(m_owner, ": property ", name,
+                                         " is declared twice in the property table");
+        seen.push_back(name);
         if (spec.name.is_mutable()) m_values[spec.name] = spec.default_value;
+    }
 }
 
 const PropertySpec* PropertyTable::find(const std::string& name) const {
@@ -130,6 +156,7 @@ Any PropertyTable::parse(const PropertySpec& spec, const Any& value) const {
 }
 
 std::string PropertyTable::checked_instance(const std::string& id) const {
+    if (id.empty()) return m_default_instance;
     if (std::find(m_instances.begin(), m_instances.end(), id) != m_instances.end()) return id;
     // A single-instance device also answers to "0".
     if (m_instances.size() == 1 && m_instances[0].empty() && id == "0") return "";
@@ -201,7 +228,11 @@ void PropertyTable::set(const AnyMap& properties) {
 Any PropertyTable::get(const std::string& name, const AnyMap& arguments) const {
     if (name == supported_properties.name()) return supported();
     const std::string instance = instance_of(arguments);
-    if (m_plugin_table && name == available_devices.name()) return instances();
+    if (m_plugin_table && name == available_devices.name()) {
+        std::vector<std::string> ids = instances();
+        if (ids.size() == 1 && ids[0].empty()) ids[0] = "0";  // the single unnamed instance
+        return ids;
+    }
     if (m_plugin_table && name == device::id.name())
         return instance.empty() ? std::string("0") : instance;
     const PropertySpec* spec = find(name);
@@ -234,6 +265,7 @@ PropertyValues PropertyTable::resolve(const AnyMap& arguments) const {
     }
     out.m_instance = instance_of(arguments);
     std::lock_guard<std::mutex> lock(m_mutex);
+    out.m_single_instance = m_instances.size() == 1;
     out.m_values = m_values;
     auto own = m_instance_values.find(out.m_instance);
     if (own != m_instance_values.end())

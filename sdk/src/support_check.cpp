@@ -4,7 +4,8 @@
 namespace vireo::sdk {
 namespace {
 
-bool always_runs(const Node& node) {
+bool always_runs(const Node& node, SupportScope scope) {
+    if (scope == SupportScope::kAllNodes) return false;
     const std::string& type = node.get_type_name();
     return type == "Parameter" || type == "Result" || type == "Constant";
 }
@@ -12,19 +13,24 @@ bool always_runs(const Node& node) {
 }  // namespace
 
 SupportedOpsMap supported_ops(const Model& model, const std::string& device,
-                              const OpSupport& supported) {
+                              const OpSupport& supported, SupportScope scope) {
     SupportedOpsMap out;
     for (const auto& node : model.get_ordered_ops())
-        if (always_runs(*node) || supported(*node)) out[node->get_friendly_name()] = device;
+        if (always_runs(*node, scope) || supported(*node)) out[node->get_friendly_name()] = device;
     return out;
 }
 
-void check_supported(const Model& model, const std::string& device, const OpSupport& supported) {
+void check_supported(const Model& model, const std::string& device, const OpSupport& supported,
+                     SupportScope scope) {
     std::string refused;
-    for (const auto& node : model.get_ordered_ops())
-        if (!always_runs(*node) && !supported(*node))
-            refused += (refused.empty() ? "" : ", ") + node->get_type_name() + " '" +
-                       node->get_friendly_name() + "'";
+    for (const auto& node : model.get_ordered_ops()) {
+        if (always_runs(*node, scope)) continue;
+        const Support answer = supported(*node);
+        if (answer) continue;
+        refused += (refused.empty() ? "" : ", ") + node->get_type_name() + " '" +
+                   node->get_friendly_name() + "'";
+        if (!answer.reason().empty()) refused += " (" + answer.reason() + ")";
+    }
     if (!refused.empty())
         throw_error<NotImplemented>(device,
                                     ": the model has ops this device does not run: ", refused);

@@ -3,11 +3,11 @@
 
 #include <algorithm>
 
-#include "async_infer_request.hpp"
 #include "plugin.hpp"
 #include "sync_infer_request.hpp"
 #include "vireo/batch/properties.hpp"
 #include "vireo/sdk/cpu_streams_executor.hpp"
+#include "vireo/sdk/iasync_infer_request.hpp"
 
 namespace batch_plugin {
 using namespace vireo;
@@ -67,7 +67,11 @@ std::shared_ptr<sdk::ISyncInferRequest> CompiledModel::create_sync_infer_request
 
 std::shared_ptr<sdk::IAsyncInferRequest> CompiledModel::create_infer_request() const {
     auto sync = std::static_pointer_cast<SyncInferRequest>(create_sync_infer_request());
-    return std::make_shared<AsyncInferRequest>(sync, get_task_executor(), get_callback_executor());
+    // The default pipeline; destroying a running request cancels it first (a device that hangs
+    // would otherwise block the destructor forever), without calling the user's callback.
+    return std::make_shared<sdk::IAsyncInferRequest>(sync, get_task_executor(),
+                                                     get_callback_executor(),
+                                                     sdk::IAsyncInferRequest::OnDestroy::kCancel);
 }
 
 std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {

@@ -58,19 +58,12 @@ CompiledModel::CompiledModel(std::shared_ptr<Model> model, std::shared_ptr<const
                                                   m_loaded_from_cache);
     // The precision compiled models really use (f32 where bf16 is not native).
     const element::Type precision = m_config.resolved_precision();
-    specs.push_back(sdk::ro(hint::inference_precision.name(),
-                            [precision](const std::string&) { return Any(precision); }));
-    specs.push_back(
-        sdk::common::profiling(m_config.enable_profiling, sdk::PropertyScope::kCompiledModel));
-    specs.push_back(
-        sdk::ro(shape_cache_size.name(),
-                [size = m_config.shape_cache_size](const std::string&) { return Any(size); }));
-    specs.push_back(
-        sdk::ro(dynamic_quantization.name(),
-                [on = m_config.dynamic_quantization](const std::string&) { return Any(on); }));
-    std::vector<std::string> reference = reference_op_types(*m_graph);
-    specs.push_back(
-        sdk::ro(reference_ops.name(), [reference](const std::string&) { return Any(reference); }));
+    const auto scope = sdk::PropertyScope::kCompiledModel;
+    specs.push_back(sdk::fixed(hint::inference_precision.name(), precision, scope));
+    specs.push_back(sdk::common::profiling(m_config.enable_profiling, scope));
+    specs.push_back(sdk::fixed(shape_cache_size.name(), m_config.shape_cache_size, scope));
+    specs.push_back(sdk::fixed(dynamic_quantization.name(), m_config.dynamic_quantization, scope));
+    specs.push_back(sdk::fixed(reference_ops.name(), reference_op_types(*m_graph), scope));
     m_properties = std::make_unique<sdk::PropertyTable>(kDeviceName, std::move(specs),
                                                         /*plugin_table=*/false);
     for (size_t s = 0; s < m_graph->steps.size(); ++s)

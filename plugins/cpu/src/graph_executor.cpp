@@ -25,8 +25,8 @@ std::shared_ptr<void> allocate(size_t bytes) {
 }
 
 Tensor read_value_source(const Step& step, const std::vector<Tensor>& ins,
-                         const std::vector<std::shared_ptr<VariableState>>& states) {
-    const VariableState& state = *states.at(step.variable);
+                         const std::vector<std::shared_ptr<sdk::HostVariableState>>& states) {
+    const sdk::HostVariableState& state = *states.at(step.variable);
     return state.is_reset() && !ins.empty() ? ins[0] : state.get_state();
 }
 
@@ -107,7 +107,7 @@ GraphExecutor::~GraphExecutor() = default;
 
 void GraphExecutor::run(const std::vector<Tensor>& inputs, const std::function<bool()>& stop,
                         std::vector<StepTiming>* timings,
-                        const std::vector<std::shared_ptr<VariableState>>& states) {
+                        const std::vector<std::shared_ptr<sdk::HostVariableState>>& states) {
     const Graph& g = *m_graph;
     omp_set_num_threads(m_threads);
     for (size_t i = 0; i < g.parameter_values.size(); ++i) {
@@ -144,7 +144,8 @@ void GraphExecutor::run(const std::vector<Tensor>& inputs, const std::function<b
     }
 }
 
-void GraphExecutor::run_step(size_t s, const std::vector<std::shared_ptr<VariableState>>& states) {
+void GraphExecutor::run_step(size_t s,
+                             const std::vector<std::shared_ptr<sdk::HostVariableState>>& states) {
     const Step& step = m_graph->steps[s];
     if (step.kind == StepKind::kDnnl) {
         step.dnnl->primitive.execute(m_stream, m_args[s]);
@@ -179,8 +180,8 @@ void GraphExecutor::run_step(size_t s, const std::vector<std::shared_ptr<Variabl
     }
 }
 
-void GraphExecutor::run_dynamic_step(size_t s,
-                                     const std::vector<std::shared_ptr<VariableState>>& states) {
+void GraphExecutor::run_dynamic_step(
+    size_t s, const std::vector<std::shared_ptr<sdk::HostVariableState>>& states) {
     const Step& step = m_graph->steps[s];
     auto& ins = m_step_inputs[s];
     auto& outs = m_step_outputs[s];
@@ -263,7 +264,7 @@ void GraphExecutor::run_dynamic_step(size_t s,
 }
 
 void GraphExecutor::finish(std::vector<Tensor>& outputs,
-                           const std::vector<std::shared_ptr<VariableState>>& states) {
+                           const std::vector<std::shared_ptr<sdk::HostVariableState>>& states) {
     const Graph& g = *m_graph;
     for (size_t j = 0; j < g.result_values.size(); ++j) {
         const Tensor& src = m_values[g.result_values[j]];
@@ -302,7 +303,7 @@ void GraphExecutor::finish(std::vector<Tensor>& outputs,
     for (size_t i = 0; i < g.assign_steps.size(); ++i) {
         const Step& step = g.steps[g.assign_steps[i]];
         const size_t id = step.inputs[0];
-        VariableState& state = *states.at(step.variable);
+        sdk::HostVariableState& state = *states.at(step.variable);
         if (m_capacity[id] != 0 && values[i].data() == m_values[id].data() &&
             given.insert(id).second) {
             auto [buffer, capacity] = state.exchange(m_values[id], m_capacity[id]);

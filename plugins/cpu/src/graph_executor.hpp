@@ -10,7 +10,7 @@
 
 #include "graph.hpp"
 #include "subgraph_runner.hpp"
-#include "variable_state.hpp"
+#include "vireo/sdk/host_variable_state.hpp"
 
 namespace vireo::cpu_plugin {
 
@@ -40,11 +40,11 @@ class GraphExecutor {
     /// returns true the run ends with Cancelled. `timings` (or null) receives per-step times.
     void run(const std::vector<Tensor>& inputs, const std::function<bool()>& stop,
              std::vector<StepTiming>* timings,
-             const std::vector<std::shared_ptr<VariableState>>& states);
+             const std::vector<std::shared_ptr<sdk::HostVariableState>>& states);
     /// After a successful run: copies each result into `outputs` (resized for dynamic shapes) and
     /// commits the Assign values to `states`.
     void finish(std::vector<Tensor>& outputs,
-                const std::vector<std::shared_ptr<VariableState>>& states);
+                const std::vector<std::shared_ptr<sdk::HostVariableState>>& states);
     const std::shared_ptr<const Graph>& graph() const { return m_graph; }
     /// After a run: the value of model output `index` as computed (valid until the next run).
     const Tensor& result(size_t index) const {
@@ -52,8 +52,9 @@ class GraphExecutor {
     }
 
   private:
-    void run_step(size_t s, const std::vector<std::shared_ptr<VariableState>>& states);
-    void run_dynamic_step(size_t s, const std::vector<std::shared_ptr<VariableState>>& states);
+    void run_step(size_t s, const std::vector<std::shared_ptr<sdk::HostVariableState>>& states);
+    void run_dynamic_step(size_t s,
+                          const std::vector<std::shared_ptr<sdk::HostVariableState>>& states);
 
     std::shared_ptr<const Graph> m_graph;
     int m_threads;

@@ -50,7 +50,7 @@ InferRequest::InferRequest(const std::shared_ptr<const CompiledModel>& compiled_
       m_model(compiled_model),
       m_executor(compiled_model->graph(), compiled_model->config().omp_threads_per_stream()) {
     for (const auto& variable : m_model->graph()->variables)
-        m_states.push_back(std::make_shared<VariableState>(variable));
+        m_states.push_back(std::make_shared<sdk::HostVariableState>(variable));
 }
 
 InferRequest::~InferRequest() = default;

@@ -46,7 +46,7 @@ class InferRequest : public sdk::ISyncInferRequest {
     // A dynamic model's executors per input shapes seen (CompiledModel::graph_for); null: no
     // static graph for those shapes, m_executor runs them.
     std::map<std::vector<Shape>, std::unique_ptr<GraphExecutor>> m_specialized;
-    std::vector<std::shared_ptr<VariableState>> m_states;
+    std::vector<std::shared_ptr<sdk::HostVariableState>> m_states;
     std::vector<StepTiming> m_step_timings;
 };
 

@@ -7,6 +7,7 @@
 
 #include "vireo/exception.hpp"
 #include "vireo/reference/plan_runner.hpp"
+#include "vireo/sdk/support_check.hpp"
 
 namespace vireo::mock_remote {
 namespace {
@@ -27,49 +28,31 @@ reference::GraphPlanOptions plan_options() {
 }  // namespace
 
 std::shared_ptr<const Model> ExecutionPlan::checked(std::shared_ptr<const Model> model) {
-    const auto bad = unsupported_ops(*model);
-    if (!bad.empty()) {
-        std::string list;
-        for (const auto& [name, reason] : bad) list += "\n  '" + name + "' " + reason;
-        throw_error<NotImplemented>("model '", model->get_name(), "' has ", bad.size(),
-                                    " op(s) the device cannot run:", list);
-    }
+    sdk::check_supported(*model, "MOCK_REMOTE", runs, sdk::SupportScope::kAllNodes);
     return model;
 }
 
-std::vector<std::pair<std::string, std::string>> ExecutionPlan::unsupported_ops(
-    const Model& model) {
-    std::vector<std::pair<std::string, std::string>> out;
-    const auto& registry = reference::KernelRegistry::instance();
-    for (const auto& node : model.get_ordered_ops()) {
-        const auto& type = node->get_type_name();
-        if (type == "ReadValue" || type == "Assign") {
-            out.emplace_back(node->get_friendly_name(),
-                             type + ": variables (stateful models) are not supported");
-            continue;
-        }
-        if (type == "If" || type == "Loop") {
-            out.emplace_back(
-                node->get_friendly_name(),
-                type + ": sub-graph ops (If, Loop) are not supported (TEMPLATE runs them)");
-            continue;
-        }
-        std::string reason;
-        for (size_t i = 0; i < node->get_output_size() && reason.empty(); ++i) {
-            const auto& shape = node->get_output_partial_shape(i);
-            if (shape.is_dynamic())
-                reason = type + ": output " + std::to_string(i) + " has the dynamic shape " +
-                         shape.to_string() +
-                         " (the device runs static shapes only; reshape the model first)";
-            else if (!node->get_output_element_type(i).is_static())
-                reason = type + ": output " + std::to_string(i) + " has no static element type";
-        }
-        if (reason.empty() && type != "Parameter" && type != "Result" && type != "Constant" &&
-            !registry.supports(*node))
-            reason = type + ": no reference kernel for this configuration";
-        if (!reason.empty()) out.emplace_back(node->get_friendly_name(), reason);
+sdk::Support ExecutionPlan::runs(const Node& node) {
+    const auto& type = node.get_type_name();
+    if (type == "ReadValue" || type == "Assign")
+        return sdk::Support::refused("variables (stateful models) are not supported");
+    if (type == "If" || type == "Loop")
+        return sdk::Support::refused(
+            "sub-graph ops (If, Loop) are not supported (TEMPLATE runs them)");
+    for (size_t i = 0; i < node.get_output_size(); ++i) {
+        const auto& shape = node.get_output_partial_shape(i);
+        if (shape.is_dynamic())
+            return sdk::Support::refused(
+                "output " + std::to_string(i) + " has the dynamic shape " + shape.to_string() +
+                " (the device runs static shapes only; reshape the model first)");
+        if (!node.get_output_element_type(i).is_static())
+            return sdk::Support::refused("output " + std::to_string(i) +
+                                         " has no static element type");
     }
-    return out;
+    if (type != "Parameter" && type != "Result" && type != "Constant" &&
+        !reference::KernelRegistry::instance().supports(node))
+        return sdk::Support::refused("no reference kernel for this configuration");
+    return true;
 }
 
 ExecutionPlan::ExecutionPlan(std::shared_ptr<const Model> model)

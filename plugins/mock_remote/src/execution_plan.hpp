@@ -12,6 +12,7 @@
 #include "device_memory.hpp"
 #include "vireo/model.hpp"
 #include "vireo/reference/graph_plan.hpp"
+#include "vireo/sdk/support_check.hpp"
 
 namespace vireo::mock_remote {
 
@@ -36,8 +37,10 @@ class ExecutionPlan {
     /// ops without a reference kernel).
     explicit ExecutionPlan(std::shared_ptr<const Model> model);
 
-    /// Why each op of `model` cannot run here (friendly name -> reason); empty when all can.
-    static std::vector<std::pair<std::string, std::string>> unsupported_ops(const Model& model);
+    /// Whether the device runs `node` (every node is asked, Parameters and Results included:
+    /// dynamic shapes are refused wherever they appear), with the reason when it does not. The
+    /// one predicate behind query_model and compile_model (sdk::check_supported).
+    static sdk::Support runs(const Node& node);
 
     const std::shared_ptr<const Model>& model() const { return m_graph.model(); }
     /// The shared plan (built without a memory plan: the request gives each value a buffer).
@@ -61,7 +64,8 @@ class ExecutionPlan {
                                      std::vector<OpTiming>* timings) const;
 
   private:
-    /// Throws NotImplemented listing what unsupported_ops() finds; else returns `model`.
+    /// Throws NotImplemented listing every node runs() refuses, with its reason; else returns
+    /// `model`.
     static std::shared_ptr<const Model> checked(std::shared_ptr<const Model> model);
 
     reference::GraphPlan m_graph;

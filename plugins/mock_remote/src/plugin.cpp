@@ -11,6 +11,7 @@
 #include "remote_context.hpp"
 #include "vireo/mock_remote/properties.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
+#include "vireo/sdk/support_check.hpp"
 
 #ifndef VIREO_PLUGIN_VERSION
 #define VIREO_PLUGIN_VERSION "0.0.0"
@@ -155,15 +156,7 @@ sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& mod
     if (!model) throw_error<InvalidArgument>(kBaseName, ": query_model was given no model");
     const std::string name =
         instance_name(std::stoul(m_properties->resolve(properties).instance()));
-    const auto bad = ExecutionPlan::unsupported_ops(*model);
-    sdk::SupportedOpsMap supported;
-    for (const auto& node : model->get_ordered_ops()) {
-        const auto& friendly = node->get_friendly_name();
-        const bool unsupported =
-            std::any_of(bad.begin(), bad.end(), [&](const auto& b) { return b.first == friendly; });
-        if (!unsupported) supported[friendly] = name;
-    }
-    return supported;
+    return sdk::supported_ops(*model, name, ExecutionPlan::runs, sdk::SupportScope::kAllNodes);
 }
 
 void Plugin::set_property(const AnyMap& properties) {

@@ -21,18 +21,15 @@ CompiledModel::CompiledModel(std::shared_ptr<Model> model,
       m_profiling(m_config.enable_profiling) {
     m_where = instance_name + " (" + m_config.url + "), model '" + m_served.name + "'";
     m_config.instance = instance_id;
-    std::vector<sdk::PropertySpec> specs;
-    for (auto& spec :
-         sdk::common::compiled_model_keys(m_config, m_model->get_name(), instance_name, false))
-        if (spec.name != optimal_number_of_infer_requests.name()) specs.push_back(std::move(spec));
+    auto specs =
+        sdk::common::compiled_model_keys(m_config, m_model->get_name(), instance_name, false);
     const uint32_t optimal = m_config.optimal_requests();
-    specs.push_back(sdk::common::optimal_number_of_infer_requests([optimal] { return optimal; }));
+    sdk::set_spec(specs,
+                  sdk::common::optimal_number_of_infer_requests([optimal] { return optimal; }));
     specs.push_back(
         sdk::common::profiling(m_config.enable_profiling, sdk::PropertyScope::kCompiledModel));
     auto constant = [&](const std::string& name, Any value) {
-        specs.push_back(sdk::ro(
-            name, [value](const std::string&) { return value; },
-            sdk::PropertyScope::kCompiledModel));
+        specs.push_back(sdk::fixed(name, std::move(value), sdk::PropertyScope::kCompiledModel));
     };
     constant(url.name(), m_config.url);
     constant(model_name.name(), m_served.name);

@@ -5,7 +5,7 @@
 namespace vireo::template_plugin {
 namespace {
 
-const std::vector<std::shared_ptr<VariableState>> kNoStates;
+const std::vector<std::shared_ptr<sdk::HostVariableState>> kNoStates;
 
 }  // namespace
 
@@ -17,17 +17,17 @@ PlanExecutor::PlanExecutor(std::shared_ptr<const ExecutionPlan> plan,
 PlanExecutor::~PlanExecutor() = default;
 
 void PlanExecutor::run(const std::function<bool()>& stop, std::vector<StepTiming>* timings,
-                       const std::vector<std::shared_ptr<VariableState>>& states) {
+                       const std::vector<std::shared_ptr<sdk::HostVariableState>>& states) {
     // Held only while the run lasts: a body's run passes a temporary list.
     struct Clear {
-        const std::vector<std::shared_ptr<VariableState>>*& states;
+        const std::vector<std::shared_ptr<sdk::HostVariableState>>*& states;
         ~Clear() { states = nullptr; }
     } clear{m_states};
     m_states = &states;
     PlanRunner::run(stop, timings);
 }
 
-void PlanExecutor::finish(const std::vector<std::shared_ptr<VariableState>>& states) {
+void PlanExecutor::finish(const std::vector<std::shared_ptr<sdk::HostVariableState>>& states) {
     PlanRunner::finish();
     for (const size_t s : plan()->assign_steps()) {
         const PlanStep& step = plan()->steps()[s];
@@ -37,7 +37,7 @@ void PlanExecutor::finish(const std::vector<std::shared_ptr<VariableState>>& sta
 
 // After a reset, a ReadValue with an init input reads the init value; otherwise the state.
 Tensor PlanExecutor::read_value_source(const PlanStep& step, const std::vector<Tensor>& ins) const {
-    const VariableState& state = *(m_states ? *m_states : kNoStates).at(step.variable);
+    const sdk::HostVariableState& state = *(m_states ? *m_states : kNoStates).at(step.variable);
     return state.is_reset() && !ins.empty() ? ins[0] : state.get_state();
 }
 

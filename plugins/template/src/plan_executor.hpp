@@ -8,8 +8,8 @@
 
 #include "execution_plan.hpp"
 #include "subgraph_runner.hpp"
-#include "variable_state.hpp"
 #include "vireo/reference/plan_runner.hpp"
+#include "vireo/sdk/host_variable_state.hpp"
 
 namespace vireo::template_plugin {
 
@@ -26,10 +26,10 @@ class PlanExecutor : public reference::PlanRunner {
 
     /// Runs every step (PlanRunner::run) with `states` as the variables' values.
     void run(const std::function<bool()>& stop, std::vector<StepTiming>* timings,
-             const std::vector<std::shared_ptr<VariableState>>& states);
+             const std::vector<std::shared_ptr<sdk::HostVariableState>>& states);
     /// After a successful run: delivers the outputs (PlanRunner::finish) and commits Assign
     /// values to `states`.
-    void finish(const std::vector<std::shared_ptr<VariableState>>& states);
+    void finish(const std::vector<std::shared_ptr<sdk::HostVariableState>>& states);
 
   protected:
     std::vector<Shape> special_output_shapes(size_t step,
@@ -43,7 +43,7 @@ class PlanExecutor : public reference::PlanRunner {
     Tensor read_value_source(const PlanStep& step, const std::vector<Tensor>& ins) const;
 
     // The current run's states (null outside run(): the list may be a temporary).
-    const std::vector<std::shared_ptr<VariableState>>* m_states = nullptr;
+    const std::vector<std::shared_ptr<sdk::HostVariableState>>* m_states = nullptr;
     std::vector<std::unique_ptr<SubgraphRunner>> m_subgraphs;
 };
 

@@ -17,7 +17,7 @@ InferRequest::InferRequest(const std::shared_ptr<const CompiledModel>& compiled_
       m_executor(compiled_model->plan(),
                  [model = compiled_model.get()] { model->count_allocation(); }) {
     for (const auto& variable : m_model->plan()->variables())
-        m_states.push_back(std::make_shared<VariableState>(variable));
+        m_states.push_back(std::make_shared<sdk::HostVariableState>(variable));
 }
 
 InferRequest::~InferRequest() = default;

@@ -45,7 +45,7 @@ class InferRequest : public sdk::ISyncInferRequest {
   private:
     std::shared_ptr<const CompiledModel> m_model;
     PlanExecutor m_executor;
-    std::vector<std::shared_ptr<VariableState>> m_states;
+    std::vector<std::shared_ptr<sdk::HostVariableState>> m_states;
     std::vector<StepTiming> m_step_timings;  // of the last profiled inference
 };
 

@@ -20,9 +20,12 @@ using namespace vireo;
 
 constexpr const char* kFullName = "Vireo ECHO example device (reference kernels, no latency)";
 
-bool runs_on_echo(const Node& node) {
+// The one support predicate (query_model and compile_model): a refusal says why, and
+// compile_model's NotImplemented quotes it.
+sdk::Support runs_on_echo(const Node& node) {
     const std::string& type = node.get_type_name();
-    if (type == "ReadValue" || type == "Assign") return false;  // no variables on this device
+    if (type == "ReadValue" || type == "Assign")
+        return sdk::Support::refused("variables (stateful models) are not supported on ECHO");
     return reference::KernelRegistry::instance().supports(node);
 }
 

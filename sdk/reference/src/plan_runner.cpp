@@ -154,7 +154,7 @@ std::vector<Tensor> PlanRunner::run_subgraph(size_t step, const std::vector<Tens
     unsupported_step(*m_plan, step);
 }
 
-void PlanRunner::bind_input(size_t index, const Tensor& tensor) {
+void PlanRunner::bind_input(size_t index, const Tensor& tensor, InputBinding binding) {
     m_inputs.at(index) = tensor;
     const size_t id = m_plan->parameter_values()[index];
     const PlanValue& value = m_plan->values()[id];
@@ -165,7 +165,8 @@ void PlanRunner::bind_input(size_t index, const Tensor& tensor) {
             " ", value.shape, ", got ",
             tensor ? detail::concat(tensor.get_element_type(), " ", tensor.get_shape())
                    : std::string("an empty tensor"));
-    if (usable_in_place(tensor) || (tensor && !tensor.is_remote() && tensor.get_byte_size() == 0)) {
+    const bool empty_host = tensor && !tensor.is_remote() && tensor.get_byte_size() == 0;
+    if (empty_host || (binding == InputBinding::kInPlace && usable_in_place(tensor))) {
         m_values[id] = tensor;
         return;
     }
@@ -383,9 +384,9 @@ void* PlanRunner::grow_slot(size_t slot, size_t bytes) {
 void PlanRunner::finish() {
     const auto& results = m_plan->result_values();
     for (size_t j = 0; j < results.size(); ++j) {
-        if (m_out_in_place[j]) continue;
-        const Tensor& src = m_values[results[j]];
         Tensor& dst = m_outputs[j];
+        if (m_out_in_place[j] || !dst) continue;
+        const Tensor& src = m_values[results[j]];
         if (dst.get_shape() != src.get_shape()) {
             try {
                 dst.set_shape(src.get_shape());

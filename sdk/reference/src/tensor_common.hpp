@@ -162,6 +162,23 @@ const float* f32_view(const Tensor& t, std::vector<float>& storage);
 /// Writes `src` (dst.get_size() floats) into an f32/f16/bf16 tensor, rounding to nearest even.
 void store_f32(const float* src, Tensor& dst);
 
+/// Runs `kernel(a, b, y)` — an f32 computation of two inputs into one output — for f32, f16 and
+/// bf16 tensors: inputs other than f32 are widened to f32 copies, and an output other than f32 is
+/// computed into an f32 buffer and narrowed back (store_f32). f32 tensors are used in place.
+template <typename Kernel>
+void run_widened(const Tensor& a, const Tensor& b, Tensor& y, Kernel&& kernel) {
+    std::vector<float> wide_a, wide_b, wide_y;
+    const float* pa = f32_view(a, wide_a);
+    const float* pb = f32_view(b, wide_b);
+    if (y.get_element_type() == element::f32) {
+        kernel(pa, pb, tensor_data<float>(y));
+        return;
+    }
+    wide_y.resize(y.get_size());
+    kernel(pa, pb, wide_y.data());
+    store_f32(wide_y.data(), y);
+}
+
 /// Throws InvalidArgument naming `who` when the tensor counts differ from the kernel's needs.
 void check_arity(const std::vector<Tensor>& inputs, size_t min_inputs,
                  const std::vector<Tensor>& outputs, size_t min_outputs, const std::string& who);

@@ -46,16 +46,8 @@ class ConvolutionBackpropKernel final : public Kernel {
         const BackpropShape bs =
             backprop_shape(inputs[0].get_shape(), inputs[1].get_shape(), outputs[0].get_shape());
         if (runs_on_f32_engine(m_type)) {
-            std::vector<float> x, w, y;
-            const float* px = f32_view(inputs[0], x);
-            const float* pw = f32_view(inputs[1], w);
-            if (m_type == element::f32) {
-                run_f32(bs, px, pw, tensor_data<float>(outputs[0]));
-            } else {
-                y.resize(outputs[0].get_size());
-                run_f32(bs, px, pw, y.data());
-                store_f32(y.data(), outputs[0]);
-            }
+            run_widened(inputs[0], inputs[1], outputs[0],
+                        [&](const float* x, const float* w, float* y) { run_f32(bs, x, w, y); });
             return;
         }
         dispatch(BackpropTypes{}, m_type, m_who.c_str(), [&](auto tag) {

@@ -107,16 +107,8 @@ class MatMulKernel final : public Kernel {
             throw_error<InvalidArgument>(m_who, ": output holds ", outputs[0].get_size(),
                                          " elements, expected ", g.batch_count * g.m * g.n);
         if (runs_on_f32_engine(m_type)) {
-            std::vector<float> a, b, c;
-            const float* pa = f32_view(inputs[0], a);
-            const float* pb = f32_view(inputs[1], b);
-            if (m_type == element::f32) {
-                run_f32(g, pa, pb, tensor_data<float>(outputs[0]));
-            } else {
-                c.resize(outputs[0].get_size());
-                run_f32(g, pa, pb, c.data());
-                store_f32(c.data(), outputs[0]);
-            }
+            run_widened(inputs[0], inputs[1], outputs[0],
+                        [&](const float* a, const float* b, float* c) { run_f32(g, a, b, c); });
             return;
         }
         dispatch(MatMulTypes{}, m_type, m_who.c_str(), [&](auto tag) {

@@ -177,6 +177,31 @@ TEST(GraphPlan, DynamicPlanUsesSlotsAndReinfersShapesAtRunTime) {
     EXPECT_EQ(allocations, 4u);
 }
 
+TEST(GraphPlan, InputsInPlaceOrCopiedAndOutputsOptional) {
+    for (bool dynamic : {false, true}) {
+        SCOPED_TRACE(dynamic ? "dynamic plan" : "static plan");
+        const PartialShape shape =
+            dynamic ? PartialShape{Dimension::dynamic()} : PartialShape{kElems};
+        PlanRunner runner(std::make_shared<const GraphPlan>(chain(shape)), nullptr);
+        Tensor in = tensor_of(Shape{kElems}, std::vector<float>(kElems, 1.0f));
+        // In place (the default): the run reads the tensor as it is at run time.
+        runner.bind_input(0, in);
+        in.data<float>()[0] = 5.0f;
+        runner.run({}, nullptr);
+        runner.finish();  // no output bound: nothing to copy, no error
+        EXPECT_EQ(runner.result(0).data<float>()[0], 5.0f);
+        // Copied: the run reads the values the tensor had when it was bound.
+        runner.bind_input(0, in, PlanRunner::InputBinding::kCopy);
+        in.data<float>()[0] = 7.0f;
+        in.data<float>()[1] = -3.0f;
+        runner.run({}, nullptr);
+        runner.finish();
+        EXPECT_EQ(runner.result(0).data<float>()[0], 5.0f);
+        EXPECT_EQ(runner.result(0).data<float>()[1], 1.0f);
+        EXPECT_FALSE(runner.output_in_place(0));
+    }
+}
+
 TEST(GraphPlan, CancelCheckStopsBetweenSteps) {
     PlanRunner runner(std::make_shared<const GraphPlan>(chain(PartialShape{kElems})), nullptr);
     runner.bind_input(0, tensor_of(Shape{kElems}, ramp(kElems)));

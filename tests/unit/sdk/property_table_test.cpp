@@ -129,8 +129,49 @@ TEST(PropertyTable, SingleInstanceDeviceAcceptsEmptyAndZeroIds) {
     EXPECT_NO_THROW(t.set({{device::id.name(), ""}}));
     EXPECT_TRUE(t.get(enable_profiling.name()).as<bool>());
     EXPECT_THROW(t.set({{device::id.name(), "1"}}), InvalidArgument);
+    // The one instance is "0" wherever an id is read back (the core lists the device by its
+    // plain name all the same).
     EXPECT_EQ(t.get(available_devices.name()).as<std::vector<std::string>>(),
-              std::vector<std::string>{""});
+              std::vector<std::string>{"0"});
+    EXPECT_EQ(t.get(device::id.name()).as<std::string>(), "0");
+    EXPECT_EQ(t.resolve({}).device_name("ONE"), "ONE");
+    EXPECT_EQ(t.resolve({{device::id.name(), "0"}}).device_name("ONE"), "ONE");
+}
+
+TEST(PropertyTable, AnEmptyDeviceIdMeansTheDefaultInstance) {
+    const auto owned = make_table();
+    PropertyTable& t = *owned;
+    t.set({{device::id.name(), "1"}});  // the default instance is now 1
+    t.set({{device::id.name(), ""}, {depth.name(), 9}});
+    EXPECT_EQ(t.get(depth.name(), {{device::id.name(), "1"}}).as<uint32_t>(), 9u);
+    EXPECT_EQ(t.get(depth.name(), {{device::id.name(), "0"}}).as<uint32_t>(), 4u);
+    EXPECT_EQ(t.resolve({{device::id.name(), ""}}).instance(), "1");
+    // A multi-instance device's calls know the name the caller used.
+    EXPECT_EQ(t.resolve({}).device_name("DEV"), "DEV.1");
+    EXPECT_EQ(t.resolve({{device::id.name(), "0"}}).device_name("DEV"), "DEV.0");
+}
+
+TEST(PropertyTable, AKeyDeclaredTwiceIsRefusedAndSetSpecReplacesOne) {
+    std::string m = error_of<InvalidArgument>([] {
+        PropertyTable t("DEV", {common::profiling(), common::profiling(true)});
+    });
+    EXPECT_NE(m.find("DEV: property PERF_COUNT is declared twice"), std::string::npos) << m;
+    m = error_of<InvalidArgument>([] { PropertyTable t("DEV", {fixed(device::id.name(), 1)}); });
+    EXPECT_NE(m.find("DEVICE_ID is declared twice"), std::string::npos) << m;
+    // A compiled model's table declares no DEVICE_ID of its own: there the key is free.
+    EXPECT_NO_THROW(PropertyTable("DEV", {fixed(device::id.name(), std::string("0"))}, false));
+
+    std::vector<PropertySpec> specs{common::profiling(),
+                                    fixed(model_name.name(), std::string("a"))};
+    set_spec(specs, fixed(model_name.name(), std::string("b")));
+    set_spec(specs, fixed(execution_devices.name(), std::vector<std::string>{"DEV.3"}));
+    ASSERT_EQ(specs.size(), 3u);
+    PropertyTable t("DEV", specs, false);
+    EXPECT_EQ(t.get(model_name.name()).as<std::string>(), "b");
+    EXPECT_EQ(t.get(execution_devices.name()).as<std::vector<std::string>>(),
+              std::vector<std::string>{"DEV.3"});
+    m = error_of<InvalidArgument>([&] { t.set({{model_name.name(), "c"}}); });
+    EXPECT_NE(m.find("read-only"), std::string::npos) << m;
 }
 
 TEST(PropertyTable, CompiledModelTableHasNoDeviceKeys) {
@@ -162,6 +203,40 @@ TEST(SupportCheck, QueryAndCompileComeFromOnePredicate) {
               std::string::npos)
         << m;
     EXPECT_NO_THROW(check_supported(*model, "DEV", [](const Node&) { return true; }));
+}
+
+TEST(SupportCheck, ARefusalCarriesItsReasonAndAllNodesAsksAboutInputsToo) {
+    auto x = op::parameter(element::f64, Shape{2}, "x");
+    auto sum = op::add(x, x);
+    sum->set_friendly_name("sum");
+    auto model = std::make_shared<Model>(OutputVector{sum}, ParameterVector{x}, "m");
+    // An element-type limit, stated once: it refuses the f64 input and the f64 Add.
+    const OpSupport f32_only = [](const Node& n) -> Support {
+        if (n.get_output_size() > 0 && n.get_output_element_type(0) != element::f32)
+            return Support::refused("only f32 values");
+        return true;
+    };
+    // The default scope never asks about Parameters and Results.
+    SupportedOpsMap ops = supported_ops(*model, "DEV", f32_only);
+    EXPECT_EQ(ops.count("x"), 1u);
+    EXPECT_EQ(ops.count("sum"), 0u);
+    std::string m = error_of<NotImplemented>([&] { check_supported(*model, "DEV", f32_only); });
+    EXPECT_NE(m.find("does not run: Add 'sum' (only f32 values)"), std::string::npos) << m;
+    EXPECT_EQ(m.find("Parameter"), std::string::npos) << m;
+
+    ops = supported_ops(*model, "DEV", f32_only, SupportScope::kAllNodes);
+    EXPECT_EQ(ops.size(), 0u);  // the Result passes the f64 value on: refused as well
+    m = error_of<NotImplemented>(
+        [&] { check_supported(*model, "DEV", f32_only, SupportScope::kAllNodes); });
+    EXPECT_NE(m.find("does not run: Parameter 'x' (only f32 values), Add 'sum' (only f32 values), "
+                     "Result '"),
+              std::string::npos)
+        << m;
+    // A bool predicate still converts: a refusal without a reason is named alone.
+    m = error_of<NotImplemented>(
+        [&] { check_supported(*model, "DEV", [](const Node&) { return false; }); });
+    EXPECT_NE(m.find("does not run: Add 'sum'"), std::string::npos) << m;
+    EXPECT_EQ(m.find("'sum' ("), std::string::npos) << m;
 }
 
 }  // namespace

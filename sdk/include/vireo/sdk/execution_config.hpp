@@ -43,8 +43,10 @@ namespace common {
 /// A compiled model's standard read-only keys from the config it was compiled with:
 /// OPTIMAL_NUMBER_OF_INFER_REQUESTS (= resolved streams), NUM_STREAMS and INFERENCE_NUM_THREADS
 /// (resolved), PERFORMANCE_HINT, PERFORMANCE_HINT_NUM_REQUESTS, DEVICE_ID (the instance, "0" for
-/// a single-instance device), NETWORK_NAME, EXECUTION_DEVICES ({`device`}) and LOADED_FROM_CACHE.
-/// Add PERF_COUNT (common::profiling(value, PropertyScope::kCompiledModel)) and keys of your own.
+/// a single-instance device), NETWORK_NAME, EXECUTION_DEVICES ({`device`}: pass the name the
+/// caller used, PropertyValues::device_name(get_device_name())) and LOADED_FROM_CACHE.
+/// Add PERF_COUNT (common::profiling(value, PropertyScope::kCompiledModel)) and keys of your own;
+/// change one of these with set_spec (a device whose optimal request count is not its streams).
 std::vector<PropertySpec> compiled_model_keys(const ExecutionConfig& config,
                                               const std::string& network_name,
                                               const std::string& device, bool loaded_from_cache);

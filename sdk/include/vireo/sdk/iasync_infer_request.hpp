@@ -81,11 +81,24 @@ class IAsyncInferRequest {
     };
     using Pipeline = std::vector<Stage>;
 
+    /// What destroying a request does while its pipeline still runs.
+    enum class OnDestroy {
+        kWait,    ///< stop_and_wait(): the run completes first (the default)
+        kCancel,  ///< cancel_and_stop(): the run is cancelled first — for stages that may block
+                  ///< for long (a device that hangs, a worker of another device)
+    };
+
     /// Default pipelines: one stage {task_executor, request->infer(run)} for start_async, and
-    /// the same task inline for infer().
+    /// the same task inline for infer(). `on_destroy` is what the base destructor does; a
+    /// request with the default pipelines needs no subclass of its own:
+    ///
+    ///     return std::make_shared<sdk::IAsyncInferRequest>(
+    ///         create_sync_infer_request(), get_task_executor(), get_callback_executor(),
+    ///         sdk::IAsyncInferRequest::OnDestroy::kCancel);
     IAsyncInferRequest(const std::shared_ptr<ISyncInferRequest>& request,
                        const std::shared_ptr<ITaskExecutor>& task_executor,
-                       const std::shared_ptr<ITaskExecutor>& callback_executor);
+                       const std::shared_ptr<ITaskExecutor>& callback_executor,
+                       OnDestroy on_destroy = OnDestroy::kWait);
     virtual ~IAsyncInferRequest();
 
     virtual void start_async();
@@ -145,6 +158,7 @@ class IAsyncInferRequest {
 
     std::shared_ptr<ISyncInferRequest> m_sync_request;
     std::shared_ptr<ITaskExecutor> m_callback_executor;
+    OnDestroy m_on_destroy;
     mutable std::mutex m_mutex;
     std::condition_variable m_done_cv;
     State m_state = State::kIdle;

@@ -17,8 +17,10 @@
 /// public handles CompiledModel, InferRequest, RemoteContext and VariableState hold a
 /// PluginObject (their layout changed; ICore returns CompiledModel and RemoteContext by value).
 /// 5: the run context — ISyncInferRequest::infer(RunContext&) replaces infer() and cancel(),
-/// create_port_tensor() added, pipeline stages take a RunContext.
-#define VIREO_PLUGIN_ABI_VERSION 5
+/// create_port_tensor() added, pipeline stages take a RunContext. 6: IAsyncInferRequest gained
+/// its OnDestroy choice (a data member and a constructor argument), the support check's
+/// predicate returns sdk::Support (check_supported / supported_ops changed signature).
+#define VIREO_PLUGIN_ABI_VERSION 6
 
 /// Name of the single exported symbol.
 #define VIREO_PLUGIN_ENTRY_SYMBOL "vireo_plugin_entry"

@@ -72,6 +72,15 @@ PropertySpec in_range(const Property<T>& key, T default_value, T min, T max,
 PropertySpec ro(const std::string& name, std::function<Any(const std::string& instance)> read,
                 PropertyScope scope = PropertyScope::kPlugin);
 
+/// A read-only key with one fixed value (a compiled model's settings, a device's constant facts).
+PropertySpec fixed(const std::string& name, Any value,
+                   PropertyScope scope = PropertyScope::kPlugin);
+
+/// Puts `spec` into `specs`: replaces the spec of the same key, or appends it. For changing one
+/// of the common lists (compiled_model_keys) before building a table, which refuses a key
+/// declared twice.
+void set_spec(std::vector<PropertySpec>& specs, PropertySpec spec);
+
 /// The keys every plugin shares, declared once with one range and one wording. Use them rather
 /// than declaring these keys yourself, so every device accepts the same values.
 namespace common {
@@ -84,7 +93,9 @@ PropertySpec hint_num_requests();
 PropertySpec num_streams();
 /// INFERENCE_NUM_THREADS: 0 (all cores, default) to kMaxThreads (1024).
 PropertySpec inference_num_threads();
-/// PERF_COUNT: per-op and per-stage timings (default false).
+/// PERF_COUNT: per-op and per-stage timings (default false). With PropertyScope::kCompiledModel
+/// it is a compiled model's read-write key (set_property switches profiling for later runs: read
+/// it per run); a compiled model that cannot switch declares fixed(enable_profiling.name(), v).
 PropertySpec profiling(bool default_value = false, PropertyScope scope = PropertyScope::kInstance);
 /// OPTIMAL_NUMBER_OF_INFER_REQUESTS (compiled model, read-only) answered by `read`.
 PropertySpec optimal_number_of_infer_requests(std::function<uint32_t()> read);
@@ -96,8 +107,10 @@ PropertySpec capabilities(std::vector<std::string> capabilities);
 PropertySpec device_type(device::Type type);
 }  // namespace common
 
-/// Keys the core owns and may pass in compile/import arguments (CACHE_DIR, LOADED_FROM_CACHE):
-/// a table accepts them in resolve() and leaves them to the plugin (PropertyValues::call()).
+/// The keys the core owns (CACHE_DIR, LOADED_FROM_CACHE, ALLOW_FALLBACK): the one list the core
+/// and the SDK share. The core answers them for every device; those it passes in compile/import
+/// arguments (CACHE_DIR, LOADED_FROM_CACHE) a table accepts in resolve() and leaves to the
+/// plugin (PropertyValues::call()).
 bool is_core_key(const std::string& key);
 
 /// The values one call runs with (see PropertyTable::resolve): defaults, overridden by plugin-
@@ -116,9 +129,15 @@ class PropertyValues {
     const AnyMap& map() const { return m_values; }
     /// The call's arguments as given (including keys the core owns).
     const AnyMap& call() const { return m_call; }
+    /// The device name the caller used, for EXECUTION_DEVICES and messages: `device` for a
+    /// device serving one instance, "device.id" for the instance of a multi-instance one.
+    std::string device_name(const std::string& device) const {
+        return m_single_instance ? device : device + "." + m_instance;
+    }
 
   private:
     friend class PropertyTable;
+    bool m_single_instance = true;
     std::string m_instance;
     AnyMap m_values;
     AnyMap m_call;
@@ -134,7 +153,9 @@ class PropertyValues {
 /// A multi-key set() is atomic: every key and value is checked before any is applied.
 ///
 /// Instances: a table serves the ids given to set_instances() (default {""}: one instance,
-/// for which DEVICE_ID accepts "" and "0" and reads "0"). DEVICE_ID in a set() map selects the
+/// for which DEVICE_ID accepts "" and "0" and reads "0", and AVAILABLE_DEVICES is {"0"}; the core
+/// lists a device with one id by its plain name). DEVICE_ID "" always means the default instance.
+/// DEVICE_ID in a set() map selects the
 /// instance the other keys go to; a map with DEVICE_ID alone makes it the default instance
 /// (OpenVINO's meaning). Without DEVICE_ID, set() changes the plugin-wide value and drops the
 /// instances' own values of those keys. SUPPORTED_PROPERTIES, AVAILABLE_DEVICES and DEVICE_ID
@@ -150,6 +171,8 @@ class PropertyValues {
 class PropertyTable {
   public:
     /// `owner` starts every error message. `plugin_table` adds AVAILABLE_DEVICES and DEVICE_ID.
+    /// Throws InvalidArgument when `specs` declare a key twice or one the table answers itself
+    /// (set_spec replaces a key in a list).
     PropertyTable(std::string owner, std::vector<PropertySpec> specs, bool plugin_table = true);
 
     /// set_property: checks every key and value, then applies them all.

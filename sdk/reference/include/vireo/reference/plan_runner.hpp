@@ -86,17 +86,28 @@ class PlanRunner {
 
     const std::shared_ptr<const GraphPlan>& plan() const { return m_plan; }
 
-    /// Sets the tensor of model input `index` for the next run. Throws InvalidArgument naming
-    /// the input when the tensor's type (or, static plans, shape) does not match.
-    void bind_input(size_t index, const Tensor& tensor);
-    /// Sets the tensor that receives model output `index` in the next run.
+    /// How bind_input takes a tensor.
+    enum class InputBinding {
+        kInPlace,  ///< read in place when it is a contiguous host tensor, else copied (default)
+        kCopy,     ///< always copied into the runner's own memory (a device that models an
+                   ///< upload; a caller that may change the tensor while the run is in flight)
+    };
+    /// Sets the tensor of model input `index` for the next run (see InputBinding: by default a
+    /// contiguous host tensor is read in place, so it must stay unchanged until the run ends).
+    /// Throws InvalidArgument naming the input when the tensor's type (or, static plans, shape)
+    /// does not match.
+    void bind_input(size_t index, const Tensor& tensor,
+                    InputBinding binding = InputBinding::kInPlace);
+    /// Sets the tensor that receives model output `index` in the next run (written in place
+    /// when it is a contiguous host tensor of the right type and shape, else by finish()).
+    /// Optional: an output never bound (or bound to an empty Tensor) is only left in result().
     void bind_output(size_t index, const Tensor& tensor);
     /// Runs every step (run_steps). `stop` is polled before each step; when it returns true the
     /// run ends with Cancelled. `timings` (or null) receives one row per step.
     void run(const std::function<bool()>& stop, std::vector<StepTiming>* timings);
     /// After a successful run: copies the outputs that were not written in place into their
-    /// tensors (resizing them for dynamic shapes). Throws InvalidArgument naming the output when
-    /// its tensor cannot take the result's shape.
+    /// bound tensors (resizing them for dynamic shapes; unbound outputs are skipped). Throws
+    /// InvalidArgument naming the output when its tensor cannot take the result's shape.
     void finish();
 
     /// After a run: the value of model output `index` as computed, without copying it to the
