@@ -23,7 +23,7 @@ namespace vireo::cpu_plugin {
 /// way, recursively) run their own steps on reference kernels.
 ///
 /// Throws NotImplemented naming every op that cannot run (in one message): ops without a
-/// reference kernel, bodies with variables, and Loop slicing SubgraphRunner does not support.
+/// reference kernel and If/Loop bodies with variables.
 ///
 /// `packed` (from an imported blob) offers weights already in a primitive's layout: a weight
 /// whose source port and chosen layout both match an entry is used as it is instead of being

@@ -30,7 +30,7 @@ class Plugin : public sdk::IPlugin {
     std::shared_ptr<sdk::ICompiledModel> import_model(std::istream& blob,
                                                       const AnyMap& properties) const override;
     /// Every op (by friendly name) that has a reference kernel; If and Loop when every op of their
-    /// bodies does and their Loop slicing is supported (subgraph_runner.hpp).
+    /// bodies does and the bodies use no variables (subgraph_runner.hpp).
     sdk::SupportedOpsMap query_model(const std::shared_ptr<const Model>& model,
                                      const AnyMap& properties) const override;
     void set_property(const AnyMap& properties) override;

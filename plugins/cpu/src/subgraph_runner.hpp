@@ -1,5 +1,5 @@
-// Declares SubgraphRunner: one request's execution of an If or Loop step, by running the compiled
-// graphs of its bodies with their own executors.
+// Declares SubgraphRunner: CPU's If/Loop step — the SDK's sub-graph semantics
+// (reference::SubgraphRunner) over the compiled graphs of its bodies, each with its own executor.
 #pragma once
 
 #include <functional>
@@ -8,37 +8,27 @@
 #include <vector>
 
 #include "graph.hpp"
+#include "vireo/reference/subgraph_runner.hpp"
 
 namespace vireo::cpu_plugin {
 
 class GraphExecutor;
 
-/// Runs one If or Loop step for one request. Body executors are made on first use and kept, so
-/// their memory is reused by later runs and iterations. Loop supports whole (unsliced) inputs,
-/// back edges, the current-iteration input, the body condition, last-iteration outputs and outputs
-/// concatenated along an axis (start 0, stride 1, part size 1, end -1); the compiler refuses other
-/// slicing. Not thread-safe (one request).
-class SubgraphRunner {
+/// Runs one If or Loop step for one request (see reference::SubgraphRunner for the semantics).
+/// Body executors are made on first use and kept, so their memory is reused by later runs and
+/// iterations; a body's results are copies. Not thread-safe (one request).
+class SubgraphRunner final : public reference::SubgraphRunner {
   public:
     SubgraphRunner(const Step& step, int omp_threads);
-    ~SubgraphRunner();
-
-    /// Computes the node's outputs (new tensors) from its inputs. `stop` is polled before each body
-    /// run. Throws InvalidArgument naming the node for a non-scalar condition or trip count, or a
-    /// Loop output without a value after zero iterations.
-    std::vector<Tensor> run(const std::vector<Tensor>& inputs, const std::function<bool()>& stop);
+    ~SubgraphRunner() override;
 
     /// Why the compiler cannot run `node` (If or Loop) with this runner, or "" when it can.
     static std::string unsupported_reason(const Node& node);
 
   private:
-    std::vector<Tensor> run_if(const std::vector<Tensor>& inputs,
-                               const std::function<bool()>& stop);
-    std::vector<Tensor> run_loop(const std::vector<Tensor>& inputs,
-                                 const std::function<bool()>& stop);
     /// Runs body `b` on `inputs` (one per body Parameter) and returns copies of its Results.
     std::vector<Tensor> run_body(size_t b, const std::vector<Tensor>& inputs,
-                                 const std::function<bool()>& stop);
+                                 const std::function<bool()>& stop) override;
     /// The executor for body `b` on inputs of these shapes: a body compiled with dynamic shapes
     /// (its ops on reference kernels) is compiled again for the shapes it meets, so its
     /// convolutions, MatMuls and RNNs run on oneDNN as the main graph's do (CompiledModel::

@@ -501,6 +501,46 @@ TEST(Subgraphs, LoopWithBackEdgeAndConcatenatedOutput) {
         EXPECT_TRUE(all_close(actual[j], expected[j], 1e-5, 1e-6)) << "output " << j;
 }
 
+TEST(Subgraphs, LoopSlicesAnInputAndConcatenatesBackwardsLikeTemplate) {
+    // x [5, 3] sliced into rows, running sums carried back, the sums concatenated in reverse
+    // order and the rows concatenated forwards again; trip counts 5, 2 and 0 (the last sum is
+    // then the initial value, the concatenations empty). The SDK's Loop semantics
+    // (reference::SubgraphRunner), which CPU refused for sliced inputs before.
+    auto row = op::parameter(element::f32, {1, 3}, "row");
+    auto acc = op::parameter(element::f32, {1, 3}, "acc");
+    auto sum = op::add(acc, op::relu(row));
+    auto body = std::make_shared<Model>(OutputVector{sum, row}, ParameterVector{row, acc}, "body");
+    op::LoopPorts ports;
+    ports.input_ports = {2, 3};
+    ports.input_slicing = {0, 0, 1, -1, 1, -1, 0, 1, -1, 1};
+    ports.back_edges = {-1, 0};
+    ports.output_results = {0, 0, 1};
+    ports.output_slicing = {-1, 0, 1, -1, 1, 0, -1, -1, 0, 1, 0, 0, 1, -1, 1};
+    auto x = op::parameter(element::f32, {5, 3}, "x");
+    auto trips = op::parameter(element::i64, {}, "trips");
+    auto loop = op::loop(trips, op::constant<bool>(element::boolean, {}, {true}),
+                         {x, op::constant<float>(element::f32, {1, 3}, {1.f})}, body, ports);
+    loop->set_friendly_name("scan");
+    auto model =
+        std::make_shared<Model>(OutputVector{Output(loop, 0), Output(loop, 1), Output(loop, 2)},
+                                ParameterVector{x, trips}, "sliced_loop");
+    Core core = make_core();
+    EXPECT_EQ(core.query_model(model, "CPU").count("scan"), 1u);
+    const Tensor input = random_tensor({5, 3}, 35);
+    for (int64_t n : {5, 2, 0}) {
+        Tensor count(element::i64, Shape{});
+        *count.data<int64_t>() = n;
+        const auto expected = run_model(core, model, "TEMPLATE", {input, count});
+        const auto actual = run_model(core, model, "CPU", {input, count});
+        ASSERT_EQ(actual.size(), 3u);
+        EXPECT_EQ(actual[1].get_shape(), (Shape{static_cast<size_t>(n), 3})) << n;
+        for (size_t j = 0; j < 3; ++j) {
+            ASSERT_EQ(actual[j].get_shape(), expected[j].get_shape()) << n << " output " << j;
+            EXPECT_TRUE(all_close(actual[j], expected[j], 1e-6, 1e-6)) << n << " output " << j;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace vireo::cpu_test
 
