@@ -290,7 +290,9 @@ void CoreImpl::check_settable(const Plugin& plugin, const DeviceName& device,
     const std::vector<PropertyName> supported = plugin.supported_properties_or_empty();
     if (supported.empty()) return;
     for (const auto& [key, value] : properties) {
-        if (sdk::is_core_key(key)) continue;
+        // The core's settable keys are the core's; LOADED_FROM_CACHE is read-only and goes
+        // through the device's list like any other key (and is refused there).
+        if (sdk::is_core_key(key) && key != loaded_from_cache.name()) continue;
         auto it = std::find(supported.begin(), supported.end(), key);
         if (it == supported.end())
             throw_error<NotFound>("device '", device.full(), "': unknown property '", key,

@@ -155,11 +155,11 @@ class PropertyValues {
 /// Instances: a table serves the ids given to set_instances() (default {""}: one instance,
 /// for which DEVICE_ID accepts "" and "0" and reads "0", and AVAILABLE_DEVICES is {"0"}; the core
 /// lists a device with one id by its plain name). DEVICE_ID "" always means the default instance.
-/// DEVICE_ID in a set() map selects the
-/// instance the other keys go to; a map with DEVICE_ID alone makes it the default instance
-/// (OpenVINO's meaning). Without DEVICE_ID, set() changes the plugin-wide value and drops the
-/// instances' own values of those keys. SUPPORTED_PROPERTIES, AVAILABLE_DEVICES and DEVICE_ID
-/// are answered by the table itself (a compiled model's table: SUPPORTED_PROPERTIES only).
+/// DEVICE_ID in a set() map selects the instance the other keys go to; a map with DEVICE_ID alone
+/// makes it the default instance (OpenVINO's meaning). Without DEVICE_ID, set() changes the
+/// plugin-wide value and drops the instances' own values of those keys. SUPPORTED_PROPERTIES,
+/// AVAILABLE_DEVICES and DEVICE_ID are answered by the table itself (a compiled model's table:
+/// SUPPORTED_PROPERTIES only).
 ///
 /// Thread safety: every method may be called from several threads at once.
 ///
