@@ -92,6 +92,11 @@ TEST_F(Properties, UnknownKeyListsTheSupportedOnes) {
         core.compile_model(tiny_model(), "TEST", {{"NO_SUCH_KEY", 1}});
     });
     EXPECT_NE(message.find("NO_SUCH_KEY"), std::string::npos) << message;
+    // LOADED_FROM_CACHE is one of the core's keys, but a read-only one: not settable on a device.
+    message = error_of<NotFound>([&] {
+        core.set_property("TEST", {{loaded_from_cache.name(), true}});
+    });
+    EXPECT_NE(message.find("unknown property 'LOADED_FROM_CACHE'"), std::string::npos) << message;
     message = error_of<NotFound>([&] { core.get_property("TEST", "NO_SUCH_KEY"); });
     EXPECT_NE(message.find("PERF_COUNT"), std::string::npos) << message;
 }
