@@ -62,8 +62,13 @@ class ISyncInferRequest {
 
     /// Runs one inference on the current tensors. `run` carries the cancel token (poll
     /// run.cancelled() between ops; register run.on_cancel() around blocking waits) and the
-    /// profiling sink.
-    virtual void infer(RunContext& run) = 0;
+    /// profiling sink. (The trailing comment is what a compiler quotes to the author of a plugin
+    /// written for ABI 4, whose request does not implement it.)
+    virtual void infer(RunContext& run) = 0;  // ABI 5 replaced infer(), cancel(): CHANGELOG.md
+    /// Gone in ABI 5 (cancellation reaches infer() through its RunContext); declared final so
+    /// that a request written for ABI 4 that still overrides it fails to compile at this line,
+    /// which points at the migration note, and deprecated so that no one calls it.
+    [[deprecated("removed in ABI 5: CHANGELOG.md")]] virtual void cancel() final {}  // ABI 4 only
     /// Default: the rows recorded in the last finished run's RunContext (five stage rows, then
     /// op rows); before any run, the five stage rows NOT_RUN.
     virtual std::vector<ProfilingInfo> get_profiling_info() const;
