@@ -87,12 +87,11 @@ PropertySpec full_name(std::function<std::string(const std::string&)> read) {
 }
 
 PropertySpec capabilities(std::vector<std::string> capabilities) {
-    return ro(device::capabilities.name(),
-              [capabilities](const std::string&) { return Any(capabilities); });
+    return fixed(device::capabilities.name(), capabilities);
 }
 
 PropertySpec device_type(device::Type type) {
-    return ro(device::type.name(), [type](const std::string&) { return Any(type); });
+    return fixed(device::type.name(), type);
 }
 
 }  // namespace common

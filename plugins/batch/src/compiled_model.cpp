@@ -45,7 +45,7 @@ CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model,
     m_properties = std::make_unique<sdk::PropertyTable>(
         "BATCH",
         std::vector<sdk::PropertySpec>{
-            sdk::ro(model_name.name(), [name](const std::string&) { return Any(name); }),
+            sdk::fixed(model_name.name(), name),
             sdk::ro(execution_devices.name(),
                     [device](const std::string&) { return Any(std::vector<std::string>{device}); }),
             sdk::common::optimal_number_of_infer_requests([optimal] { return optimal; }),

@@ -37,8 +37,7 @@ CompiledModel::CompiledModel(std::shared_ptr<Model> model,
     specs.push_back(sdk::ro(arena_allocations.name(),
                             [this](const std::string&) { return Any(m_allocations.load()); }));
     const auto bytes = static_cast<uint64_t>(m_plan->arena_bytes());
-    specs.push_back(
-        sdk::ro(arena_bytes.name(), [bytes](const std::string&) { return Any(bytes); }));
+    specs.push_back(sdk::fixed(arena_bytes.name(), bytes));
     specs.push_back(
         sdk::common::profiling(m_config.enable_profiling, sdk::PropertyScope::kCompiledModel));
     m_properties = std::make_unique<sdk::PropertyTable>(kDeviceName, std::move(specs),
