@@ -10,6 +10,7 @@
 #include "compressed_matmul.hpp"
 #include "graph_compiler.hpp"
 #include "int8_patterns.hpp"
+#include "pad_folding.hpp"
 #include "subgraph_runner.hpp"
 #include "vireo/ir.hpp"
 #include "vireo/log.hpp"
@@ -57,6 +58,7 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> mode
     mark_quantized_weights(*model);
     protect_compressed_weights(*model);  // compressed MatMul weights stay integers
     reference::fold_model_constants(*model);
+    fold_pads(*model);  // zero Pads become the padding of the pooling or convolution after them
     auto graph =
         compile_graph(model, packed, config.resolved_precision(), config.dynamic_quantization);
     if (graph->dynamic) {

@@ -1,4 +1,5 @@
-// BatchNormInference, Split/VariadicSplit, ConvolutionBackpropData and Interpolate on oneDNN
+// BatchNormInference, Split/VariadicSplit, ConvolutionBackpropData and Interpolate on oneDNN,
+// and Pads folded into the pooling or convolution after them
 // (batch normalization as a per-channel multiply-add, splits as sub-memory reorders,
 // deconvolution, resampling): TEMPLATE's values, and no reference step where oneDNN computes the
 // same; the configurations oneDNN computes differently stay on the reference kernel.
@@ -155,6 +156,185 @@ TEST(NnOps, InterpolateOnOneDnnWhereItComputesTheSameValues) {
         const auto [rows, reference] = rows_and_reference(model, "Interpolate");
         EXPECT_EQ(rows, 1u);
         EXPECT_EQ(reference, c.on_onednn ? 0u : 1u);
+    }
+}
+
+// A constant-zero Pad in front of an AvgPool or a convolution is that op's padding (fold_pads:
+// PyTorch writes avg_pool2d with count_include_pad as Pad + AveragePool), and a Pad that pads
+// nothing is bypassed; every other Pad still runs, and every case gives TEMPLATE's values.
+TEST(NnOps, ZeroPadsFoldIntoThePoolingOrConvolutionAfterThem) {
+    struct Case {
+        const char* name;
+        std::vector<int64_t> begin, end;
+        std::string mode = "constant";
+        float value = 0.f;
+        std::string reader = "AvgPool";  // AvgPool, Convolution, GroupConvolution, Relu
+        std::vector<int64_t> own{0, 0};  // the reader's own pads (both ends)
+        bool exclude_pad = true;
+        std::string rounding = "floor";
+        bool also_output = false;  // the Pad is a model output too
+        size_t pad_rows;           // Pad steps that still run
+    };
+    const std::vector<Case> cases = {
+        {"zero pads before a pooling",
+         {0, 0, 0, 0},
+         {0, 0, 0, 0},
+         "constant",
+         0.f,
+         "AvgPool",
+         {0, 0},
+         true,
+         "floor",
+         false,
+         0},
+        {"zero pads of edge mode before a Relu",
+         {0, 0, 0, 0},
+         {0, 0, 0, 0},
+         "edge",
+         0.f,
+         "Relu",
+         {0, 0},
+         true,
+         "floor",
+         false,
+         0},
+        {"spatial pads, exclude-pad pooling without pads", {0, 0, 1, 1}, {0, 0, 1, 1}},
+        {"uneven pads added to an include-pad pooling's",
+         {0, 0, 1, 2},
+         {0, 0, 2, 0},
+         "constant",
+         0.f,
+         "AvgPool",
+         {1, 1},
+         false,
+         "floor",
+         false,
+         0},
+        {"exclude-pad pooling with pads of its own",
+         {0, 0, 1, 1},
+         {0, 0, 1, 1},
+         "constant",
+         0.f,
+         "AvgPool",
+         {1, 1},
+         true,
+         "floor",
+         false,
+         1},
+        {"ceil rounding that floor would change",
+         {0, 0, 1, 1},
+         {0, 0, 0, 0},
+         "constant",
+         0.f,
+         "AvgPool",
+         {0, 0},
+         true,
+         "ceil",
+         false,
+         1},
+        {"into a convolution's pads",
+         {0, 0, 2, 1},
+         {0, 0, 0, 1},
+         "constant",
+         0.f,
+         "Convolution",
+         {1, 1},
+         true,
+         "floor",
+         false,
+         0},
+        {"into a group convolution",
+         {0, 0, 1, 1},
+         {0, 0, 1, 1},
+         "constant",
+         0.f,
+         "GroupConvolution",
+         {0, 0},
+         true,
+         "floor",
+         false,
+         0},
+        {"a pad value other than zero",
+         {0, 0, 1, 1},
+         {0, 0, 1, 1},
+         "constant",
+         0.5f,
+         "AvgPool",
+         {0, 0},
+         true,
+         "floor",
+         false,
+         1},
+        {"reflect mode",
+         {0, 0, 1, 1},
+         {0, 0, 1, 1},
+         "reflect",
+         0.f,
+         "Convolution",
+         {0, 0},
+         true,
+         "floor",
+         false,
+         1},
+        {"channel pads",
+         {0, 1, 0, 0},
+         {0, 1, 0, 0},
+         "constant",
+         0.f,
+         "AvgPool",
+         {0, 0},
+         true,
+         "floor",
+         false,
+         1},
+        {"a pad that is a model output as well",
+         {0, 0, 1, 1},
+         {0, 0, 1, 1},
+         "constant",
+         0.f,
+         "AvgPool",
+         {0, 0},
+         true,
+         "floor",
+         true,
+         1},
+    };
+    for (bool after_conv : {false, true}) {
+        for (const auto& c : cases) {
+            SCOPED_TRACE(std::string(c.name) + (after_conv ? ", channels-last" : ", on the input"));
+            auto x = op::parameter(element::f32, {1, 4, 7, 9}, "x");
+            Output in = x;
+            if (after_conv)
+                in = op::convolution(x, nn_constant({4, 4, 1, 1}, 3), {1, 1}, {0, 0}, {0, 0},
+                                     {1, 1});
+            const Shape four{4};
+            auto pad = op::pad(in, op::constant<int64_t>(element::i64, four, c.begin),
+                               op::constant<int64_t>(element::i64, four, c.end), c.mode,
+                               c.value == 0.f
+                                   ? Output()
+                                   : Output(op::constant<float>(element::f32, Shape{}, {c.value})));
+            NodePtr reader;
+            if (c.reader == "AvgPool")
+                reader = op::avg_pool(pad, {2, 2}, c.own, c.own, {3, 3}, c.exclude_pad, c.rounding);
+            else if (c.reader == "Convolution")
+                reader = op::convolution(pad, nn_constant({3, 4, 3, 3}, 4), {1, 2}, c.own, c.own,
+                                         {1, 1});
+            else if (c.reader == "GroupConvolution")
+                reader = op::group_convolution(pad, nn_constant({4, 1, 1, 3, 3}, 5), {1, 1}, c.own,
+                                               c.own, {2, 1});
+            else
+                reader = op::relu(pad);
+            OutputVector outs{op::relu(reader)};
+            if (c.also_output) outs.push_back(pad);
+            auto model = nn_model(outs, {x});
+            const Shape shape = reader->get_output_shape(0);
+            expect_matches_template(model, 1e-5, 1e-5);
+            const auto [rows, reference] = rows_and_reference(model, "Pad");
+            EXPECT_EQ(rows, c.pad_rows);
+            // The model given to compile_model is not changed.
+            EXPECT_EQ(reader->input_value(0).get_node()->get_type_name(), "Pad");
+            EXPECT_EQ(reader->get_output_shape(0), shape);
+        }
     }
 }
 
