@@ -153,6 +153,25 @@ bool GraphCompiler::bf16_elementwise(Node& c, size_t input) const {
             if (out[i] != 1) return false;
         return true;
     }
+    // A Concat reads every input in bf16 (one an f32 step wrote converted by a reorder, as the
+    // value would have been after the Concat) and writes bf16: Inception's branches and
+    // DenseNet's feature maps reach the next convolution without an f32 round trip.
+    if (type == "Concat") return in.size() == out.size();
+    // Batch normalization not folded into a convolution (DenseNet's pre-activation), with
+    // constant statistics, as try_batch_norm runs it.
+    if (type == "BatchNormInference") {
+        const size_t data = c.get_version() >= 5 ? 0 : 2;
+        if (input != data || in != out || in.size() < 2) return false;
+        for (size_t i = 0; i < c.get_input_size(); ++i)
+            if (i != data && c.input_value(i).get_node()->get_type_name() != "Constant")
+                return false;
+        return true;
+    }
+    // A unary activation (the Relu after that batch normalization), as try_eltwise runs it.
+    if (c.get_input_size() == 1) {
+        std::vector<PostOp> steps;
+        return in == out && eltwise_form(c, 0, nullptr, &steps);
+    }
     if (!binary_algorithm(c) || input > 1 || in != out) return false;
     // The other operand: computed, f32 and broadcast (a constant one makes try_eltwise's
     // post-op form; a full-shaped one is a residual add a convolution absorbs as a post-op).
@@ -176,6 +195,7 @@ void GraphCompiler::add_dnnl_step_as(const NodePtr& anchor, const FusedChain& ch
     add_dnnl_step(anchor, chain, std::move(op), out_layout);
     if (dst_type != dt::bf16) return;
     const size_t out = m_graph->steps.back().outputs[0];
+    m_graph->steps.back().exec_type += " bf16";  // what it writes, for the profile
     m_graph->values[out].type = element::bf16;
     m_graph->values[out].name += " (bf16)";
     m_value_of.erase(chain.output);

@@ -399,12 +399,14 @@ bool GraphCompiler::try_eltwise(const NodePtr& node) {
     if (!is_f32(x) || shape_size(x.get_shape()) == 0) return false;  // empty: nothing to run
     std::vector<PostOp> steps;
     if (!eltwise_form(*node, input, other, &steps)) return false;
-    const size_t xv = value_of(x);
+    // bf16 in and out when a bf16 step wrote the input (bf16_elementwise).
+    const size_t xv = elementwise_source(*node, input);
     const Value& xval = m_graph->values[xv];
     if (xval.kind == ValueKind::kConstant) return false;
     const Layout layout = xval.layout;
+    const dt value_type = xval.type == element::bf16 ? dt::bf16 : dt::f32;
     const auto md = desc_of(xv);
-    const FusionTarget target = elementwise_target(md, layout, x.get_shape());
+    const FusionTarget target = elementwise_target(retyped(md, dt::f32), layout, x.get_shape());
     return add_with_chain(
         node, target, steps,
         [&](const std::vector<PostOp>& post_ops) {
@@ -443,7 +445,7 @@ bool GraphCompiler::try_eltwise(const NodePtr& node) {
             op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, md, {}});
             return op;
         },
-        layout);
+        layout, value_type);
 }
 
 std::optional<algorithm> binary_algorithm(const Node& node) {
@@ -563,8 +565,11 @@ bool GraphCompiler::try_batch_norm(const NodePtr& node) {
         scale[c] = static_cast<float>(params[0][c] / std::sqrt(double(params[3][c]) + eps));
         shift[c] = params[1][c] - params[2][c] * scale[c];
     }
-    const size_t xv = value_of(x);
+    // bf16 in and out when a bf16 step wrote the input (bf16_elementwise); the scale and shift
+    // stay f32.
+    const size_t xv = elementwise_source(*node, data);
     const Layout layout = m_graph->values[xv].layout;
+    const dt value_type = m_graph->values[xv].type == element::bf16 ? dt::bf16 : dt::f32;
     const auto md = desc_of(xv);
     Dims per_channel(shape.size(), 1);
     per_channel[1] = static_cast<dnnl::memory::dim>(channels);
@@ -574,7 +579,7 @@ bool GraphCompiler::try_batch_norm(const NodePtr& node) {
     add.algorithm = algorithm::binary_add;
     add.desc = channel_md;
     add.constant = make_constant(channel_md, shift.data(), channel_md);
-    FusionTarget target = elementwise_target(md, layout, shape);
+    FusionTarget target = elementwise_target(retyped(md, dt::f32), layout, shape);
     target.channel_axis = 1;
     target.channels = channels;
     target.channel_dims = per_channel;
@@ -598,7 +603,7 @@ bool GraphCompiler::try_batch_norm(const NodePtr& node) {
             op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, md, {}});
             return op;
         },
-        layout);
+        layout, value_type);
 }
 
 bool GraphCompiler::try_concat(const NodePtr& node) {
@@ -608,21 +613,29 @@ bool GraphCompiler::try_concat(const NodePtr& node) {
     if (axis < 0) axis += static_cast<int64_t>(out.size());
     // Channels-last when an input already is (a CNN's branches), else plain.
     Layout layout = Layout::kPlain;
-    for (const auto& in : node->input_values())
-        if (m_graph->values[value_of(in)].layout == Layout::kChannelsLast)
+    for (const auto& in : node->input_values()) {
+        const size_t written = bf16_source(in);  // looked at, not converted back to f32
+        if (m_graph->values[written != SIZE_MAX ? written : value_of(in)].layout ==
+            Layout::kChannelsLast)
             layout = Layout::kChannelsLast;
+    }
     if (!is_channel_layout_rank(out.size())) layout = Layout::kPlain;
+    // bf16 when every reader reads bf16 (bf16_elementwise): inputs a bf16 step wrote are read as
+    // they are, the others converted.
+    const bool bf16 = bf16_elementwise(*node, 0) && read_only_in_bf16(node->output(0));
+    const dt value_type = bf16 ? dt::bf16 : dt::f32;
     auto op = std::make_shared<DnnlOp>();
     std::vector<dnnl::memory::desc> srcs;
     for (size_t i = 0; i < node->get_input_size(); ++i) {
         const Output& in = node->input_value(i);
         if (!is_f32(in)) return false;
         if (shape_size(in.get_shape()) == 0) continue;  // oneDNN refuses empty sources
-        size_t v = value_of(in);
+        const size_t written = bf16 ? bf16_source(in) : SIZE_MAX;
+        size_t v = written != SIZE_MAX ? written : value_of(in);
         const Value& val = m_graph->values[v];
         if (val.kind == ValueKind::kConstant) {
             const auto md = dnnl::memory::desc(
-                dims_of(in.get_shape()), dt::f32,
+                dims_of(in.get_shape()), value_type,
                 layout == Layout::kPlain ? plain_tag(out.size()) : channels_last_tag(out.size()));
             const dnnl::memory::desc plain(md.dims(), dt::f32, plain_tag(out.size()));
             DnnlArg arg;
@@ -634,13 +647,14 @@ bool GraphCompiler::try_concat(const NodePtr& node) {
             continue;
         }
         v = in_layout(v, layout);
+        if (bf16 && written == SIZE_MAX) v = in_bf16(v);
         srcs.push_back(desc_of(v));
         op->args.push_back(
             {DNNL_ARG_MULTIPLE_SRC + static_cast<int>(srcs.size() - 1), true, v, srcs.back(), {}});
     }
     if (srcs.empty()) return false;
     const dnnl::memory::desc dst_md(
-        dims_of(out), dt::f32,
+        dims_of(out), value_type,
         layout == Layout::kPlain ? plain_tag(out.size()) : channels_last_tag(out.size()));
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -651,7 +665,7 @@ bool GraphCompiler::try_concat(const NodePtr& node) {
     op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, dst_md, {}});
     FusedChain chain;
     chain.output = node->output(0);
-    add_dnnl_step(node, chain, std::move(op), layout);
+    add_dnnl_step_as(node, chain, std::move(op), layout, value_type);
     return true;
 }
 

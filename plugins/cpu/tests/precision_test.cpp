@@ -1,10 +1,12 @@
 // hint::inference_precision on CPU: f32 by default; bf16 (where the CPU has AVX-512 BF16) runs
 // convolutions and weight MatMuls in bf16 with f32 accumulation, writing bf16 where every reader
-// reads bf16 (pooling and the squeeze-excitation gate then run in bf16 too), within bf16's
+// reads bf16 (pooling, the squeeze-excitation gate, Concat, batch normalization and activations
+// then run in bf16 too), within bf16's
 // rounding of TEMPLATE's f32 results; the choice is reported, survives export/import, and bad
 // values are refused by name.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <sstream>
 
 #include "test_utils.hpp"
@@ -209,6 +211,69 @@ TEST(Precision, Bf16PoolingAndTheSqueezeExcitationGateStayInBf16) {
     EXPECT_EQ(to_f32, 0u);
     const auto pooled = run_model(core, bf16_squeeze_excitation_model(true), "TEMPLATE", {x});
     EXPECT_TRUE(all_close(second.get_output_tensor(1), pooled[1], 3e-2, 3e-2));
+}
+
+// Branches joined by a Concat, then a pre-activation batch normalization with its Relu and a
+// convolution (Inception's and DenseNet's blocks): the Concat, the batch normalization and a
+// standalone activation read and write bf16. The Concat's inputs: two convolutions and a max
+// pool that write bf16, a convolution also read as a model output (f32, converted for the
+// Concat) and a constant.
+std::shared_ptr<Model> bf16_concat_model() {
+    auto x = op::parameter(element::f32, {1, 8, 10, 10}, "x");
+    auto conv = [](const Output& in, size_t out_c, size_t in_c, size_t k, unsigned seed) {
+        const int64_t pad = static_cast<int64_t>(k / 2);
+        return op::convolution(in,
+                               op::constant(random_tensor({out_c, in_c, k, k}, seed, -0.3f, 0.3f)),
+                               {1, 1}, {pad, pad}, {pad, pad}, {1, 1});
+    };
+    auto stem = op::relu(conv(x, 16, 8, 3, 31));
+    auto a = op::relu(conv(stem, 8, 16, 1, 32));
+    auto b = op::max_pool(stem, {1, 1}, {1, 1}, {1, 1}, {3, 3});
+    auto exposed = conv(stem, 4, 16, 1, 33);
+    auto fixed = op::constant(random_tensor({1, 2, 10, 10}, 34));
+    auto cat = op::concat({a, b, exposed, fixed}, 1);  // 30 channels
+    const size_t c = 30;
+    auto bn = op::batch_norm_inference(cat, op::constant(random_tensor({c}, 35, 0.5f, 1.5f)),
+                                       op::constant(random_tensor({c}, 36)),
+                                       op::constant(random_tensor({c}, 37)),
+                                       op::constant(random_tensor({c}, 38, 0.1f, 2.f)), 1e-5);
+    auto dense = conv(op::relu(bn), 8, c, 3, 39);
+    // A standalone activation between two convolutions (the first one's chain ends at a second
+    // reader, so the Tanh is its own step).
+    auto inner = conv(dense, 8, 8, 1, 40);
+    auto y = op::add(conv(op::tanh(inner), 8, 8, 1, 41), conv(inner, 8, 8, 1, 42));
+    return std::make_shared<Model>(OutputVector{y, exposed}, ParameterVector{x}, "bf16_concat");
+}
+
+TEST(Precision, Bf16ConcatBatchNormAndActivationsStayInBf16) {
+    Core core = make_core();
+    const auto model = bf16_concat_model();
+    CompiledModel compiled = core.compile_model(
+        model, "CPU",
+        {{enable_profiling.name(), true}, {hint::inference_precision.name(), std::string("bf16")}});
+    if (compiled.get_property(hint::inference_precision) != element::bf16)
+        GTEST_SKIP() << "this CPU has no AVX-512 BF16: bf16 runs as f32 (tested above)";
+    const Tensor x = random_tensor({1, 8, 10, 10}, 43);
+    InferRequest request = compiled.create_infer_request();
+    request.set_input_tensor(x);
+    request.infer();
+    size_t to_bf16 = 0, to_f32 = 0;
+    std::map<std::string, std::string> exec;  // op type -> exec_type
+    for (const auto& row : request.get_profiling_info()) {
+        to_bf16 += row.exec_type.find("f32->bf16") != std::string::npos;
+        to_f32 += row.exec_type.find("bf16->f32") != std::string::npos;
+        exec[row.node_type] = row.exec_type;
+    }
+    for (const char* type : {"Concat", "BatchNormInference+Relu", "Tanh", "MaxPool"}) {
+        ASSERT_EQ(exec.count(type), 1u) << type;
+        EXPECT_EQ(exec[type].substr(exec[type].size() - 5), " bf16") << type << ": " << exec[type];
+    }
+    // The model's input, and the convolution the model also outputs in f32 (for the Concat).
+    EXPECT_EQ(to_bf16, 2u);
+    EXPECT_EQ(to_f32, 0u);
+    const auto expected = run_model(core, model, "TEMPLATE", {x});
+    EXPECT_TRUE(all_close(request.get_output_tensor(0), expected[0], 3e-2, 3e-2));
+    EXPECT_TRUE(all_close(request.get_output_tensor(1), expected[1], 3e-2, 3e-2));
 }
 
 TEST(Precision, SurvivesExportAndImportWithItsWeights) {
