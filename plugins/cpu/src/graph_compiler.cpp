@@ -113,6 +113,8 @@ bool GraphCompiler::read_only_in_bf16(const Output& port) const {
         // A pooling or gate step runs in bf16 only for readers that read bf16 in turn: before a
         // residual add or a model output it stays f32, as it was.
         if (bf16_elementwise(c, use.input) && read_only_in_bf16(c.output(0))) continue;
+        // The residual operand of an Add a bf16 convolution's chain takes as a post-op.
+        if (bf16_residual_operand(c, use.input)) continue;
         const std::string& type = c.get_type_name();
         const bool conv = type == "Convolution" || type == "GroupConvolution";
         if ((!conv && type != "MatMul") || use.input != 0 || m_absorbed.count(&c) ||
@@ -131,6 +133,50 @@ bool GraphCompiler::read_only_in_bf16(const Output& port) const {
             return false;
     }
     return true;
+}
+
+bool GraphCompiler::bf16_residual_operand(Node& c, size_t input) const {
+    if (c.get_type_name() != "Add" || c.get_input_size() != 2 || input > 1 ||
+        m_absorbed.count(&c) || !is_f32(c.output(0)) || !c.get_output_partial_shape(0).is_static())
+        return false;
+    const auto& shape = c.get_output_partial_shape(0);
+    const Output& other = c.input_value(1 - input);
+    if (other == c.input_value(input) || other.get_partial_shape() != shape ||
+        c.input_value(input).get_partial_shape() != shape || shape.size() < 3 || shape.size() > 5)
+        return false;
+    // The other operand: the output of a convolution with constant weights, through links its
+    // chain takes (the bias Add, a unary activation, an op with a constant operand), each read
+    // by the next alone, so the convolution's chain reaches this Add (try_convolution,
+    // fuse_link).
+    Output port = other;
+    for (size_t links = 0; links < 4; ++links) {
+        if (consumers(port).size() != 1) return false;
+        const Node& n = *port.get_node();
+        const std::string& type = n.get_type_name();
+        if (type == "Convolution" || type == "GroupConvolution") {
+            const auto wv = m_value_of.find(n.input_value(1));
+            return is_f32(n.input_value(0)) && wv != m_value_of.end() &&
+                   m_graph->values[wv->second].kind == ValueKind::kConstant;
+        }
+        if (n.get_output_size() != 1 || n.get_output_element_type(0) != element::f32) return false;
+        if (n.get_input_size() == 1) {
+            std::vector<PostOp> steps;
+            if (!eltwise_form(n, 0, nullptr, &steps)) return false;
+            port = n.input_value(0);
+            continue;
+        }
+        // A binary op with one constant operand (the bias): follow the other.
+        if (n.get_input_size() != 2) return false;
+        size_t data = 2;
+        for (size_t i = 0; i < 2; ++i) {
+            const auto v = m_value_of.find(n.input_value(i));
+            if (v != m_value_of.end() && m_graph->values[v->second].kind == ValueKind::kConstant)
+                data = 1 - i;
+        }
+        if (data == 2 || !binary_algorithm(n)) return false;
+        port = n.input_value(data);
+    }
+    return false;
 }
 
 bool GraphCompiler::bf16_elementwise(Node& c, size_t input) const {
@@ -392,11 +438,11 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
         // A computed operand is a post-op only as a residual (below: every shape the same); one
         // a bf16 step wrote stays unconverted otherwise, for its bf16 reader (bf16_elementwise).
         const auto& shape = c.get_output_partial_shape(0);
-        if (bf16_source(other_port) != SIZE_MAX &&
-            (other_port.get_partial_shape() != shape ||
-             c.input_value(input).get_partial_shape() != shape))
+        const size_t written = bf16_source(other_port);
+        if (written != SIZE_MAX && (other_port.get_partial_shape() != shape ||
+                                    c.input_value(input).get_partial_shape() != shape))
             return false;
-        other = &m_graph->values[value_of(other_port)];
+        other = &m_graph->values[written != SIZE_MAX ? written : value_of(other_port)];
     }
     // Activations, math ops and scalar operands: eltwise post-ops.
     std::vector<PostOp> steps;
@@ -413,7 +459,12 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
         const auto& ab = c.get_attribute<std::string>("auto_broadcast");
         if (ab != "numpy" && ab != "none") return false;
     }
-    const size_t other_id = value_of(c.input_value(1 - input));
+    // A residual operand a bf16 step wrote: read in bf16 by a bf16 convolution's chain (oneDNN's
+    // binary post-ops take bf16 operands), converted to f32 for any other.
+    const Output& other_port = c.input_value(1 - input);
+    const size_t written = bf16_source(other_port);
+    const size_t other_id =
+        written != SIZE_MAX && target.bf16_residual ? written : value_of(other_port);
     const Value& ov = m_graph->values[other_id];
     const bool add = type == "Add", mul = type == "Multiply";
     const bool sub = type == "Subtract" && input == 0, div = type == "Divide" && input == 0;
@@ -448,7 +499,7 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
     p.kind = PostOp::Kind::kBinary;
     p.algorithm = add ? algorithm::binary_add : algorithm::binary_mul;
     p.value = static_cast<long>(in_layout(other_id, target.layout));
-    p.desc = target.dst;
+    p.desc = ov.type == element::bf16 ? retyped(target.dst, dt::bf16) : target.dst;
     chain.post_ops.push_back(p);
     return true;
 }

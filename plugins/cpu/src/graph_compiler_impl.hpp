@@ -100,6 +100,9 @@ struct FusionTarget {
     dnnl::memory::desc dst;  // the primitive's dst desc (full-tensor operands use it)
     Dims channel_dims;       // dims of a per-channel operand as the primitive sees it
     bool allow_bias = true;
+    /// A residual operand a bf16 step wrote is read in bf16 as it is (a bf16 convolution's
+    /// chain), not converted back to f32.
+    bool bf16_residual = false;
 };
 
 /// The fusion target of a MatMul writing `dst` (plain; per-channel operands along the last axis,
@@ -187,14 +190,21 @@ class GraphCompiler {
     /// reader that ends up in f32 gets value_of's reorder instead): the source of a
     /// Convolution, GroupConvolution or MatMul with constant 2-D weights, which would convert
     /// it to bf16 anyway, or of a step that runs in bf16 on a bf16 source (bf16_elementwise)
-    /// whose own output is read only in bf16.
+    /// whose own output is read only in bf16, or the residual operand of an Add a bf16
+    /// convolution's chain absorbs (bf16_residual_operand).
     bool read_only_in_bf16(const Output& port) const;
     /// bf16 mode: true when `c` runs in bf16 (source and destination) when its input `input`
-    /// arrives in bf16 — MaxPool, AvgPool, a global ReduceMean or ReduceMax, and a binary
+    /// arrives in bf16 — MaxPool, AvgPool, a global ReduceMean or ReduceMax, a binary
     /// element-wise op whose other operand is a computed tensor broadcast to this one (the
-    /// squeeze-excitation Multiply). It reads rounded values: unlike a convolution's source,
-    /// this changes results, by bf16's rounding.
+    /// squeeze-excitation Multiply), a Concat, a BatchNormInference with constant statistics
+    /// and a unary activation. It reads rounded values: unlike a convolution's source, this
+    /// changes results, by bf16's rounding.
     bool bf16_elementwise(Node& c, size_t input) const;
+    /// True when input `input` of `c` is the residual operand of an Add whose other operand is
+    /// the output of a convolution with constant weights read by that Add alone: the
+    /// convolution's chain takes the Add as a binary post-op, which reads a bf16 operand as it
+    /// is (FusionTarget::bf16_residual). ResNet's block outputs stay bf16 that way.
+    bool bf16_residual_operand(Node& c, size_t input) const;
     /// bf16 mode: `*pd = make(dst_type)` for the first destination type oneDNN takes — bf16 when
     /// read_only_in_bf16(port), then f32 — and that type; nothing when it refuses both (the step
     /// then computes in f32).

@@ -101,6 +101,7 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
     target.dst = dst_md;
     target.channel_dims = Dims(rank, 1);
     target.channel_dims[1] = static_cast<dnnl::memory::dim>(out[1]);
+    target.bf16_residual = m_bf16;
     FusedChain chain = fuse_chain(node->output(0), target);
 
     auto op = std::make_shared<DnnlOp>();
