@@ -82,6 +82,8 @@ struct Step {
     /// compressed weights reads only its activations): the output shapes for the actual inputs,
     /// in place of the node's shape inference.
     std::function<std::vector<Shape>(const std::vector<Tensor>&)> output_shapes;
+    /// kDnnl: at most this many OpenMP threads run the step (0: the request's own count).
+    int max_threads = 0;
 };
 
 /// Weights in the layout a primitive chose, as CompiledModel::export_model writes them and

@@ -148,8 +148,11 @@ void GraphExecutor::run_step(size_t s,
                              const std::vector<std::shared_ptr<sdk::HostVariableState>>& states) {
     const Step& step = m_graph->steps[s];
     if (step.kind == StepKind::kDnnl) {
+        const bool fewer = step.max_threads > 0 && step.max_threads < m_threads;
+        if (fewer) omp_set_num_threads(step.max_threads);
         step.dnnl->primitive.execute(m_stream, m_args[s]);
         m_stream.wait();
+        if (fewer) omp_set_num_threads(m_threads);
         return;
     }
     auto& ins = m_step_inputs[s];

@@ -206,7 +206,9 @@ TEST(Precision, Bf16PoolingAndTheSqueezeExcitationGateStayInBf16) {
     for (const auto& row : second.get_profiling_info()) {
         to_bf16 += row.exec_type.find("f32->bf16") != std::string::npos;
         to_f32 += row.exec_type.find("bf16->f32") != std::string::npos;
-        if (row.node_type == "MaxPool") EXPECT_EQ(row.exec_type.find("bf16"), std::string::npos);
+        if (row.node_type == "MaxPool") {
+            EXPECT_EQ(row.exec_type.find("bf16"), std::string::npos);
+        }
     }
     EXPECT_EQ(to_bf16, 2u);
     EXPECT_EQ(to_f32, 0u);

@@ -97,5 +97,41 @@ TEST(Rnn, WhatOneDnnDoesNotComputeStaysOnTheReferenceKernel) {
     }
 }
 
+// At two threads, a layer whose time step is too small to split runs its primitive on one
+// thread (Step::max_threads) and a large one on both; either way the values are TEMPLATE's and
+// the steps after it (a MatMul here) run on the request's full team again.
+TEST(Rnn, SmallAndLargeLayersAtTwoThreads) {
+    struct Size {
+        size_t batch, hidden;
+    };
+    for (const Size size : {Size{1, 16}, Size{32, 128}}) {
+        SCOPED_TRACE("batch " + std::to_string(size.batch) + ", hidden " +
+                     std::to_string(size.hidden));
+        const size_t N = size.batch, H = size.hidden, T = 6, I = 8;
+        auto x = op::parameter(element::f32, Shape{N, T, I}, "x");
+        auto h0 = op::parameter(element::f32, Shape{N, 1, H}, "h0");
+        auto c0 = op::parameter(element::f32, Shape{N, 1, H}, "c0");
+        auto lstm = make_node(
+            "LSTMSequence",
+            {x, h0, c0, op::constant<int64_t>(element::i64, Shape{N}, std::vector<int64_t>(N, 6)),
+             op::constant(random_tensor({1, 4 * H, I}, 21, -0.3f, 0.3f)),
+             op::constant(random_tensor({1, 4 * H, H}, 22, -0.3f, 0.3f)),
+             op::constant(random_tensor({1, 4 * H}, 23, -0.3f, 0.3f))},
+            {{"hidden_size", static_cast<int64_t>(H)}, {"direction", std::string("forward")}}, 5);
+        auto y = op::matmul(lstm->output(0), op::constant(random_tensor({H, 5}, 24)));
+        auto model = std::make_shared<Model>(OutputVector{y, lstm->output(1)},
+                                             ParameterVector{x, h0, c0}, "rnn_threads");
+        Core core = make_core();
+        const std::vector<Tensor> inputs{random_tensor({N, T, I}, 25), random_tensor({N, 1, H}, 26),
+                                         random_tensor({N, 1, H}, 27)};
+        const auto expected = run_model(core, model, "TEMPLATE", inputs);
+        const auto actual =
+            run_model(core, model, "CPU", inputs, {{inference_num_threads.name(), 2}});
+        ASSERT_EQ(actual.size(), 2u);
+        EXPECT_TRUE(all_close(actual[0], expected[0], 1e-4, 1e-5));
+        EXPECT_TRUE(all_close(actual[1], expected[1], 1e-4, 1e-5));
+    }
+}
+
 }  // namespace
 }  // namespace vireo::cpu_test
