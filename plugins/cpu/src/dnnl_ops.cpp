@@ -48,6 +48,10 @@ dnnl::primitive_attr make_attr(const std::vector<PostOp>& post_ops, DnnlOp* op) 
             ops.append_eltwise(1.f, p.algorithm, p.alpha, p.beta);
             continue;
         }
+        if (p.kind == PostOp::Kind::kSum) {
+            ops.append_sum(1.f);
+            continue;
+        }
         ops.append_binary(p.algorithm, p.desc);
         DnnlArg arg;
         arg.arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1;

@@ -55,7 +55,9 @@ struct DnnlOp {
 
 /// What one post-op of a fused primitive does, in compile order.
 struct PostOp {
-    enum class Kind { kEltwise, kBinary } kind = Kind::kEltwise;
+    /// kSum: the destination's prior contents (the residual operand `value`, which the step's
+    /// output overwrites in place) are added.
+    enum class Kind { kEltwise, kBinary, kSum } kind = Kind::kEltwise;
     dnnl::algorithm algorithm = dnnl::algorithm::undef;
     float alpha = 0.f;
     float beta = 0.f;

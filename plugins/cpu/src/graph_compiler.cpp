@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <set>
 
 #include "gemm_convolution.hpp"
 #include "gemm_matmul.hpp"
@@ -177,6 +178,28 @@ bool GraphCompiler::bf16_residual_operand(Node& c, size_t input) const {
         port = n.input_value(data);
     }
     return false;
+}
+
+bool GraphCompiler::overwritable(size_t id, const Node& reader) const {
+    if (m_graph->dynamic) return false;
+    const Value& v = m_graph->values[id];
+    if (v.kind != ValueKind::kComputed) return false;
+    const size_t root = v.alias == SIZE_MAX ? id : v.alias;
+    std::set<const Node*> emitted;  // the ops the steps made so far compute
+    for (const auto& step : m_graph->steps)
+        for (const auto& n : step.fused) emitted.insert(n.get());
+    for (const auto& [port, value] : m_value_of) {
+        if (value != root && m_graph->values[value].alias != root) continue;
+        for (const auto& use : consumers(port)) {
+            if (use.node == &reader) continue;
+            // A reader without a step yet (the anchor itself, a later op, a model output) or
+            // one that reads at the end of the run (Assign). A view has a value and no step.
+            if (use.node->get_output_size() == 0 ||
+                (!emitted.count(use.node) && !has_value(use.node->output(0))))
+                return false;
+        }
+    }
+    return true;
 }
 
 bool GraphCompiler::bf16_elementwise(Node& c, size_t input) const {
@@ -495,6 +518,19 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
     // A tensor of the same shape (the residual add): read in the destination's layout.
     if (!(add || mul) || ov.shape != c.get_output_partial_shape(0)) return false;
     if (target.layout == Layout::kChannelsLast && ov.shape.size() != target.rank) return false;
+    // Or, when nothing reads the operand afterwards, added in place: the step writes over it.
+    if (add && target.sum_in_place && ov.layout == target.layout && ov.type == element::f32 &&
+        desc_of(other_id) == target.dst && overwritable(other_id, c)) {
+        bool first = true;
+        for (const auto& q : chain.post_ops) first &= q.kind != PostOp::Kind::kSum;
+        if (first) {
+            PostOp p;
+            p.kind = PostOp::Kind::kSum;
+            p.value = static_cast<long>(other_id);
+            chain.post_ops.push_back(p);
+            return true;
+        }
+    }
     PostOp p;
     p.kind = PostOp::Kind::kBinary;
     p.algorithm = add ? algorithm::binary_add : algorithm::binary_mul;

@@ -103,6 +103,10 @@ struct FusionTarget {
     /// A residual operand a bf16 step wrote is read in bf16 as it is (a bf16 convolution's
     /// chain), not converted back to f32.
     bool bf16_residual = false;
+    /// A residual Add whose operand nothing reads afterwards becomes a sum post-op: the step
+    /// writes its output over the operand (an f32 convolution's chain; oneDNN picks its brgemm
+    /// 1x1 kernels for sum, not for a binary add).
+    bool sum_in_place = false;
 };
 
 /// The fusion target of a MatMul writing `dst` (plain; per-channel operands along the last axis,
@@ -205,6 +209,10 @@ class GraphCompiler {
     /// convolution's chain takes the Add as a binary post-op, which reads a bf16 operand as it
     /// is (FusionTarget::bf16_residual). ResNet's block outputs stay bf16 that way.
     bool bf16_residual_operand(Node& c, size_t input) const;
+    /// True when the memory of computed value `id` may be overwritten by the step being compiled
+    /// for `reader` (a static graph): every other reader of it, and of every view sharing its
+    /// memory, already has its step, and none is a model output or an Assign.
+    bool overwritable(size_t id, const Node& reader) const;
     /// bf16 mode: `*pd = make(dst_type)` for the first destination type oneDNN takes — bf16 when
     /// read_only_in_bf16(port), then f32 — and that type; nothing when it refuses both (the step
     /// then computes in f32).

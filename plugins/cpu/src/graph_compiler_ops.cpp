@@ -102,10 +102,14 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
     target.channel_dims = Dims(rank, 1);
     target.channel_dims[1] = static_cast<dnnl::memory::dim>(out[1]);
     target.bf16_residual = m_bf16;
+    target.sum_in_place = !m_bf16;
     FusedChain chain = fuse_chain(node->output(0), target);
+    size_t sum_value = SIZE_MAX;
+    for (const auto& p : chain.post_ops)
+        if (p.kind == PostOp::Kind::kSum) sum_value = static_cast<size_t>(p.value);
 
     auto op = std::make_shared<DnnlOp>();
-    const auto attr = make_attr(chain.post_ops, op.get());
+    auto attr = make_attr(chain.post_ops, op.get());
     const dnnl::memory::desc bias_md =
         chain.bias ? dnnl::memory::desc({static_cast<dnnl::memory::dim>(out[1])}, dt::f32, tag::a)
                    : dnnl::memory::desc();
@@ -127,7 +131,24 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
                      chain.output, [&](dt type) { return make_pd(dt::bf16, type); }, &pd)
                : std::nullopt;
     const bool bf16 = dst_type.has_value();
-    if (!bf16) pd = make_pd(dt::f32, dt::f32);
+    if (!bf16) {
+        try {
+            pd = make_pd(dt::f32, dt::f32);
+        } catch (const dnnl::error&) {
+            if (sum_value == SIZE_MAX) throw;
+            // No kernel takes the sum here: the residual as a binary post-op after all.
+            for (auto& p : chain.post_ops)
+                if (p.kind == PostOp::Kind::kSum) {
+                    p.kind = PostOp::Kind::kBinary;
+                    p.algorithm = algorithm::binary_add;
+                    p.desc = dst_md;
+                }
+            sum_value = SIZE_MAX;
+            op->args.clear();
+            attr = make_attr(chain.post_ops, op.get());
+            pd = make_pd(dt::f32, dt::f32);
+        }
+    }
     op->primitive = dnnl::convolution_forward(pd);
     op->scratchpad_bytes = pd.scratchpad_desc().get_size();
     op->impl = pd.impl_info_str();
@@ -146,6 +167,13 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
                             make_constant(bias_md, chain.bias.data(), pd.bias_desc())});
     op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, pd.dst_desc(), {}});
     add_dnnl_step_as(node, chain, std::move(op), Layout::kChannelsLast, dst_type.value_or(dt::f32));
+    if (sum_value != SIZE_MAX) {
+        // The output is the residual operand's memory, which the sum post-op accumulates into.
+        const size_t out = m_graph->steps.back().outputs[0];
+        const size_t alias = m_graph->values[sum_value].alias;
+        m_graph->values[out].alias = alias == SIZE_MAX ? sum_value : alias;
+        m_graph->steps.back().exec_type += " in-place";
+    }
     return true;
 }
 

@@ -244,6 +244,77 @@ TEST(Fusion, ResidualAddAfterTwoConvolutions) {
     EXPECT_EQ(rows_of_type(cpu_profile(model), "Convolution+Add+Add+Relu"), 1u);
 }
 
+// A residual Add whose operand nothing reads afterwards is a sum post-op: the convolution
+// writes its output over the operand (exec_type "... in-place"). Wherever the operand is still
+// needed — read later, a view of it read later, a model output, the model's input, the
+// convolution's own source — the Add stays a binary post-op; every case gives TEMPLATE's values.
+TEST(Fusion, ResidualAddInPlaceOnlyWhereTheOperandIsDead) {
+    struct Case {
+        const char* name;
+        size_t in_place;  // steps that write over their residual operand
+        std::function<ModelPtr()> make;
+    };
+    auto block = [](const Output& in, unsigned seed) {  // relu(conv(relu(conv(in))) + in)
+        auto c1 = op::relu(op::add(conv(in, 16, 16, 3, seed), weights({1, 16, 1, 1}, seed + 1)));
+        auto c2 = op::add(conv(c1, 16, 16, 1, seed + 2), weights({1, 16, 1, 1}, seed + 3));
+        return op::relu(op::add(c2, in));
+    };
+    auto input = [] { return op::parameter(element::f32, {1, 16, 6, 6}, "x"); };
+    const std::vector<Case> cases = {
+        {"three blocks in a row", 3,
+         [&] {
+             auto x = input();
+             auto stem = op::relu(conv(x, 16, 16, 3, 30));
+             return single_output(block(block(block(stem, 31), 35), 39), x);
+         }},
+        // The block's Add keeps the operand; the second Add, its last reader, writes over it.
+        {"the operand read again by a later residual Add", 1,
+         [&] {
+             auto x = input();
+             auto stem = op::relu(conv(x, 16, 16, 3, 30));
+             auto y = block(stem, 31);
+             return single_output(op::add(conv(y, 16, 16, 1, 40), stem), x);
+         }},
+        {"a view of the operand read after the Add", 0,
+         [&] {
+             auto x = input();
+             auto stem = op::relu(conv(x, 16, 16, 3, 30));
+             auto flat =
+                 op::reshape(stem, op::constant<int64_t>(element::i64, {2}, {16, 36}), false);
+             auto y = block(stem, 31);
+             auto out = op::matmul(flat, weights({36, 4}, 41));
+             return std::make_shared<Model>(OutputVector{y, out}, ParameterVector{x}, "fusion");
+         }},
+        {"the operand is a model output", 0,
+         [&] {
+             auto x = input();
+             auto stem = op::relu(conv(x, 16, 16, 3, 30));
+             return std::make_shared<Model>(OutputVector{block(stem, 31), stem}, ParameterVector{x},
+                                            "fusion");
+         }},
+        {"the operand is the model's input", 0,
+         [&] {
+             auto x = input();
+             return single_output(block(x, 31), x);
+         }},
+        {"the convolution reads the operand itself", 0,
+         [&] {
+             auto x = input();
+             auto stem = op::relu(conv(x, 16, 16, 3, 30));
+             return single_output(op::relu(op::add(conv(stem, 16, 16, 1, 42), stem)), x);
+         }},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.name);
+        const auto model = c.make();
+        expect_matches_template(model);
+        size_t in_place = 0;
+        for (const auto& row : cpu_profile(model))
+            in_place += row.exec_type.find(" in-place") != std::string::npos;
+        EXPECT_EQ(in_place, c.in_place);
+    }
+}
+
 TEST(Fusion, ScalarArithmeticAfterMatMul) {
     auto x = op::parameter(element::f32, {3, 32}, "x");
     auto m = op::matmul(x, weights({16, 32}, 20), false, true);  // weights stored [N, K]

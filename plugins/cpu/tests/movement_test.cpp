@@ -197,7 +197,9 @@ TEST(Movement, AChannelShuffleOfChannelsLastValuesIsOneReorderAndSlicesKeepTheLa
         size_t layout_changes = 0;
         for (const auto& r : rows) {
             layout_changes += r.node_type == "Reorder";
-            if (r.node_type == "Slice") EXPECT_NE(r.exec_type.find("nhwc"), std::string::npos);
+            if (r.node_type == "Slice") {
+                EXPECT_NE(r.exec_type.find("nhwc"), std::string::npos);
+            }
         }
         EXPECT_EQ(layout_changes, 2u) << groups;
     }
