@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "test_utils.hpp"
@@ -115,6 +116,37 @@ Bf16Run run_bf16_chain(Core& core, bool expose_inner, const Tensor& x, const Ten
     return run;
 }
 
+// One profiled bf16 inference of a one-input model on `x`: its outputs, its profile rows and
+// the precision conversions among them; nothing where the CPU has no AVX-512 BF16.
+struct ProfiledBf16Run : Bf16Run {
+    std::vector<ProfilingInfo> rows;
+};
+
+std::optional<ProfiledBf16Run> run_in_bf16(Core& core, const std::shared_ptr<Model>& model,
+                                           const Tensor& x) {
+    CompiledModel compiled = core.compile_model(
+        model, "CPU",
+        {{enable_profiling.name(), true}, {hint::inference_precision.name(), std::string("bf16")}});
+    if (compiled.get_property(hint::inference_precision) != element::bf16) return std::nullopt;
+    InferRequest request = compiled.create_infer_request();
+    request.set_input_tensor(x);
+    request.infer();
+    ProfiledBf16Run run;
+    for (size_t i = 0; i < compiled.outputs().size(); ++i)
+        run.outputs.push_back(request.get_output_tensor(i).clone());
+    run.rows = request.get_profiling_info();
+    for (const auto& row : run.rows) {
+        run.to_bf16 += row.exec_type.find("f32->bf16") != std::string::npos;
+        run.to_f32 += row.exec_type.find("bf16->f32") != std::string::npos;
+    }
+    return run;
+}
+
+// A profile row of a step that writes bf16 (its exec_type ends in " bf16").
+bool writes_bf16(const std::string& exec_type) {
+    return exec_type.size() >= 5 && exec_type.substr(exec_type.size() - 5) == " bf16";
+}
+
 TEST(Precision, Bf16ConvolutionsAndMatMulsHandBf16ToTheirBf16Readers) {
     Core core = make_core();
     if (core.compile_model(bf16_chain_model(false), "CPU",
@@ -168,19 +200,11 @@ std::shared_ptr<Model> bf16_squeeze_excitation_model(bool expose_pool = false) {
 TEST(Precision, Bf16PoolingAndTheSqueezeExcitationGateStayInBf16) {
     Core core = make_core();
     const auto model = bf16_squeeze_excitation_model();
-    CompiledModel compiled = core.compile_model(
-        model, "CPU",
-        {{enable_profiling.name(), true}, {hint::inference_precision.name(), std::string("bf16")}});
-    if (compiled.get_property(hint::inference_precision) != element::bf16)
-        GTEST_SKIP() << "this CPU has no AVX-512 BF16: bf16 runs as f32 (tested above)";
     const Tensor x = random_tensor({1, 8, 12, 12}, 26);
-    InferRequest request = compiled.create_infer_request();
-    request.set_input_tensor(x);
-    request.infer();
-    size_t to_bf16 = 0, to_f32 = 0, pools = 0;
-    for (const auto& row : request.get_profiling_info()) {
-        to_bf16 += row.exec_type.find("f32->bf16") != std::string::npos;
-        to_f32 += row.exec_type.find("bf16->f32") != std::string::npos;
+    const auto run = run_in_bf16(core, model, x);
+    if (!run) GTEST_SKIP() << "this CPU has no AVX-512 BF16: bf16 runs as f32 (tested above)";
+    size_t pools = 0;
+    for (const auto& row : run->rows) {
         if (row.node_type == "MaxPool" || row.node_type == "ReduceMean") {
             ++pools;
             EXPECT_NE(row.exec_type.find("bf16"), std::string::npos) << row.node_name;
@@ -189,31 +213,24 @@ TEST(Precision, Bf16PoolingAndTheSqueezeExcitationGateStayInBf16) {
     EXPECT_EQ(pools, 2u);
     // Only the model's input is converted; every value after it is written in bf16 by the step
     // that computes it, and the last convolution writes the f32 output.
-    EXPECT_EQ(to_bf16, 1u);
-    EXPECT_EQ(to_f32, 0u);
+    EXPECT_EQ(run->to_bf16, 1u);
+    EXPECT_EQ(run->to_f32, 0u);
     const auto expected = run_model(core, model, "TEMPLATE", {x});
-    EXPECT_TRUE(all_close(request.get_output_tensor(), expected[0], 3e-2, 3e-2));
+    EXPECT_TRUE(all_close(run->outputs[0], expected[0], 3e-2, 3e-2));
 
     // A pool whose output is also read in f32 (a model output here, a residual add in ResNet)
     // runs in f32 on the f32 its convolution writes, and its bf16 reader converts it.
-    CompiledModel exposed = core.compile_model(
-        bf16_squeeze_excitation_model(true), "CPU",
-        {{enable_profiling.name(), true}, {hint::inference_precision.name(), std::string("bf16")}});
-    InferRequest second = exposed.create_infer_request();
-    second.set_input_tensor(x);
-    second.infer();
-    to_bf16 = to_f32 = 0;
-    for (const auto& row : second.get_profiling_info()) {
-        to_bf16 += row.exec_type.find("f32->bf16") != std::string::npos;
-        to_f32 += row.exec_type.find("bf16->f32") != std::string::npos;
+    const auto second = run_in_bf16(core, bf16_squeeze_excitation_model(true), x);
+    ASSERT_TRUE(second);
+    for (const auto& row : second->rows) {
         if (row.node_type == "MaxPool") {
             EXPECT_EQ(row.exec_type.find("bf16"), std::string::npos);
         }
     }
-    EXPECT_EQ(to_bf16, 2u);
-    EXPECT_EQ(to_f32, 0u);
+    EXPECT_EQ(second->to_bf16, 2u);
+    EXPECT_EQ(second->to_f32, 0u);
     const auto pooled = run_model(core, bf16_squeeze_excitation_model(true), "TEMPLATE", {x});
-    EXPECT_TRUE(all_close(second.get_output_tensor(1), pooled[1], 3e-2, 3e-2));
+    EXPECT_TRUE(all_close(second->outputs[1], pooled[1], 3e-2, 3e-2));
 }
 
 // Branches joined by a Concat, then a pre-activation batch normalization with its Relu and a
@@ -251,32 +268,21 @@ std::shared_ptr<Model> bf16_concat_model() {
 TEST(Precision, Bf16ConcatBatchNormAndActivationsStayInBf16) {
     Core core = make_core();
     const auto model = bf16_concat_model();
-    CompiledModel compiled = core.compile_model(
-        model, "CPU",
-        {{enable_profiling.name(), true}, {hint::inference_precision.name(), std::string("bf16")}});
-    if (compiled.get_property(hint::inference_precision) != element::bf16)
-        GTEST_SKIP() << "this CPU has no AVX-512 BF16: bf16 runs as f32 (tested above)";
     const Tensor x = random_tensor({1, 8, 10, 10}, 43);
-    InferRequest request = compiled.create_infer_request();
-    request.set_input_tensor(x);
-    request.infer();
-    size_t to_bf16 = 0, to_f32 = 0;
+    const auto run = run_in_bf16(core, model, x);
+    if (!run) GTEST_SKIP() << "this CPU has no AVX-512 BF16: bf16 runs as f32 (tested above)";
     std::map<std::string, std::string> exec;  // op type -> exec_type
-    for (const auto& row : request.get_profiling_info()) {
-        to_bf16 += row.exec_type.find("f32->bf16") != std::string::npos;
-        to_f32 += row.exec_type.find("bf16->f32") != std::string::npos;
-        exec[row.node_type] = row.exec_type;
-    }
+    for (const auto& row : run->rows) exec[row.node_type] = row.exec_type;
     for (const char* type : {"Concat", "BatchNormInference+Relu", "Tanh", "MaxPool"}) {
         ASSERT_EQ(exec.count(type), 1u) << type;
-        EXPECT_EQ(exec[type].substr(exec[type].size() - 5), " bf16") << type << ": " << exec[type];
+        EXPECT_TRUE(writes_bf16(exec[type])) << type << ": " << exec[type];
     }
     // The model's input, and the convolution the model also outputs in f32 (for the Concat).
-    EXPECT_EQ(to_bf16, 2u);
-    EXPECT_EQ(to_f32, 0u);
+    EXPECT_EQ(run->to_bf16, 2u);
+    EXPECT_EQ(run->to_f32, 0u);
     const auto expected = run_model(core, model, "TEMPLATE", {x});
-    EXPECT_TRUE(all_close(request.get_output_tensor(0), expected[0], 3e-2, 3e-2));
-    EXPECT_TRUE(all_close(request.get_output_tensor(1), expected[1], 3e-2, 3e-2));
+    EXPECT_TRUE(all_close(run->outputs[0], expected[0], 3e-2, 3e-2));
+    EXPECT_TRUE(all_close(run->outputs[1], expected[1], 3e-2, 3e-2));
 }
 
 // Residual blocks (ResNet's: conv + bias + relu -> conv + bias -> Add(the block's input) ->
@@ -308,32 +314,24 @@ std::shared_ptr<Model> bf16_residual_model() {
 TEST(Precision, Bf16ResidualBlocksStayInBf16) {
     Core core = make_core();
     const auto model = bf16_residual_model();
-    CompiledModel compiled = core.compile_model(
-        model, "CPU",
-        {{enable_profiling.name(), true}, {hint::inference_precision.name(), std::string("bf16")}});
-    if (compiled.get_property(hint::inference_precision) != element::bf16)
-        GTEST_SKIP() << "this CPU has no AVX-512 BF16: bf16 runs as f32 (tested above)";
     const Tensor x = random_tensor({1, 8, 9, 9}, 60);
-    InferRequest request = compiled.create_infer_request();
-    request.set_input_tensor(x);
-    request.infer();
-    size_t to_bf16 = 0, to_f32 = 0, residual = 0, residual_bf16 = 0;
-    for (const auto& row : request.get_profiling_info()) {
-        to_bf16 += row.exec_type.find("f32->bf16") != std::string::npos;
-        to_f32 += row.exec_type.find("bf16->f32") != std::string::npos;
+    const auto run = run_in_bf16(core, model, x);
+    if (!run) GTEST_SKIP() << "this CPU has no AVX-512 BF16: bf16 runs as f32 (tested above)";
+    size_t residual = 0, residual_bf16 = 0;
+    for (const auto& row : run->rows) {
         if (row.node_type == "Convolution+Add+Add+Relu") {
             ++residual;
-            residual_bf16 += row.exec_type.substr(row.exec_type.size() - 5) == " bf16";
+            residual_bf16 += writes_bf16(row.exec_type);
         }
     }
     EXPECT_EQ(residual, 3u);  // each block's Add and Relu in its last convolution's step
     // The first two blocks write bf16; the last one's reader, the global pooling, writes the
     // model's (f32) output, so it reads f32.
     EXPECT_EQ(residual_bf16, 2u);
-    EXPECT_EQ(to_bf16, 1u);  // the model's input only
-    EXPECT_EQ(to_f32, 0u);
+    EXPECT_EQ(run->to_bf16, 1u);  // the model's input only
+    EXPECT_EQ(run->to_f32, 0u);
     const auto expected = run_model(core, model, "TEMPLATE", {x});
-    EXPECT_TRUE(all_close(request.get_output_tensor(), expected[0], 3e-2, 3e-2));
+    EXPECT_TRUE(all_close(run->outputs[0], expected[0], 3e-2, 3e-2));
 }
 
 TEST(Precision, SurvivesExportAndImportWithItsWeights) {
