@@ -2,6 +2,8 @@
 // results; the output is deterministic, Const offsets are 64-byte aligned and identical
 // constants share bytes; rt_info, tensor names and every attribute kind survive.
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <sstream>
 
