@@ -174,6 +174,12 @@ NodePtr range(const Output& start, const Output& stop, const Output& step,
 NodePtr broadcast(const Output& x, const Output& target_shape, const std::string& mode = "numpy",
                   const Output& axes_mapping = {});
 NodePtr tile(const Output& x, const Output& repeats);
+/// RandomUniform-8: a tensor of `output_type` (f16, bf16, f32, f64, i32, i64) and the shape the
+/// 1-D integer `shape` holds, values uniform in [min, max) (scalars of `output_type`, min < max).
+/// The same non-zero seeds give the same numbers on every run and device; global_seed and op_seed
+/// both 0 draw fresh numbers on every execution (docs/ops.md, "Random numbers"). Never folded.
+NodePtr random_uniform(const Output& shape, const Output& min, const Output& max,
+                       element::Type output_type, int64_t global_seed = 0, int64_t op_seed = 0);
 /// Pad-12 (negative pads crop); `pad_mode` is "constant", "edge", "reflect" or "symmetric".
 NodePtr pad(const Output& x, const Output& pads_begin, const Output& pads_end,
             const std::string& pad_mode = "constant", const Output& pad_value = {});

@@ -66,6 +66,13 @@ NodePtr range(const Output& start, const Output& stop, const Output& step,
     return make_node("Range", {start, stop, step}, {{"output_type", output_type}}, 4);
 }
 
+NodePtr random_uniform(const Output& shape, const Output& min, const Output& max,
+                       element::Type output_type, int64_t global_seed, int64_t op_seed) {
+    return make_node(
+        "RandomUniform", {shape, min, max},
+        {{"output_type", output_type}, {"global_seed", global_seed}, {"op_seed", op_seed}}, 8);
+}
+
 NodePtr broadcast(const Output& x, const Output& target_shape, const std::string& mode,
                   const Output& axes_mapping) {
     return make_node("Broadcast", with_optional({x, target_shape}, axes_mapping), {{"mode", mode}},

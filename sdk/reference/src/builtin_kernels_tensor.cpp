@@ -28,6 +28,7 @@ void register_tensor_kernels(KernelRegistry& registry) {
     tensor::register_grid_sample_kernels(registry);    // tensor_grid_sample.cpp
     tensor::register_recurrent_kernels(registry);      // tensor_recurrent.cpp
     tensor::register_signal_kernels(registry);         // tensor_signal.cpp
+    tensor::register_random_kernels(registry);         // tensor_random.cpp
 }
 
 }  // namespace vireo::reference

@@ -147,6 +147,14 @@ TEST(IrNewOps, IndexingSequenceAndNormalizationOpsRoundTrip) {
                        {f},
                        {{"alpha", 1e-4}, {"beta", 0.75}, {"bias", 2.0}, {"size", int64_t{3}}},
                        {axes}});
+    // Seeds past 32 bits (the ONNX reader's seeded op_seed is 2^32 + the seed's bits).
+    expect_round_trip({"RandomUniform",
+                       8,
+                       {{element::i64, "3"}, {element::f16, ""}, {element::f16, ""}},
+                       {{"output_type", element::f16},
+                        {"global_seed", int64_t{7}},
+                        {"op_seed", (int64_t{1} << 32) + 12345}},
+                       {}});
 }
 
 }  // namespace

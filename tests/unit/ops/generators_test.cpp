@@ -1,4 +1,4 @@
-// Shape inference of ShapeOf-1/3, Range-1/4, Broadcast-1/3, Tile-1 and Pad-1/12; values of
+// Shape inference of ShapeOf-1/3, Range-1/4, Broadcast-1/3, Tile-1, Pad-1/12 and RandomUniform-8;
 // Constants built from reals.
 #include <cmath>
 #include <limits>
@@ -188,6 +188,44 @@ TEST(Constant, RealValuesSaturateIntoIntegerTypes) {
     auto u64 = op::detail::constant_from_doubles(element::u64, Shape{2}, {-1.0, inf});
     EXPECT_EQ(u64->get_constant_value().data<uint64_t>()[0], 0u);
     EXPECT_EQ(u64->get_constant_value().data<uint64_t>()[1], std::numeric_limits<uint64_t>::max());
+}
+
+TEST(RandomUniform, ShapeFromTheShapeInputTypeFromOutputType) {
+    auto node = op::random_uniform(i64({2, 3}), f32_scalar(0.f), f32_scalar(1.f), element::f32);
+    EXPECT_EQ(shape_of(node), "[2,3]");
+    EXPECT_EQ(node->get_output_element_type(0), element::f32);
+    auto i32_shape =
+        op::random_uniform(i32({4}), i32_scalar(-5), i32_scalar(5), element::i32, 1, 2);
+    EXPECT_EQ(shape_of(i32_shape), "[4]");
+    EXPECT_EQ(i32_shape->get_output_element_type(0), element::i32);
+    // A run-time shape of static length 2 gives rank 2; an empty shape a scalar.
+    EXPECT_EQ(shape_of(op::random_uniform(param("2", element::i64), f32_scalar(0.f),
+                                          f32_scalar(1.f), element::f32)),
+              "[?,?]");
+    EXPECT_EQ(shape_of(op::random_uniform(i64({}), f32_scalar(0.f), f32_scalar(1.f), element::f32)),
+              "[]");
+}
+
+TEST(RandomUniform, RefusesMismatchedBoundsAndNegativeSeeds) {
+    expect_invalid(
+        [] { op::random_uniform(i64({2}), i32_scalar(0), f32_scalar(1.f), element::f32); },
+        {"RandomUniform '", "input 1 (min)", "f32", "i32"});
+    expect_invalid(
+        [] { op::random_uniform(i64({2}), f32_scalar(1.f), f32_scalar(1.f), element::f32); },
+        {"RandomUniform '", "min (1) must be less than max (1)"});
+    expect_invalid(
+        [] { op::random_uniform(i64({2}), f32_scalar(0.f), f32_scalar(1.f), element::f32, -1, 0); },
+        {"RandomUniform '", "global_seed must be non-negative"});
+    expect_invalid(
+        [] {
+            op::random_uniform(i64({2}), op::constant<int64_t>(element::boolean, Shape{}, {0}),
+                               op::constant<int64_t>(element::boolean, Shape{}, {1}),
+                               element::boolean);
+        },
+        {"RandomUniform '", "output_type must be f16, bf16, f32, f64, i32 or i64"});
+    expect_invalid(
+        [] { op::random_uniform(f32_scalar(2.f), f32_scalar(0.f), f32_scalar(1.f), element::f32); },
+        {"RandomUniform '", "shape"});
 }
 
 }  // namespace

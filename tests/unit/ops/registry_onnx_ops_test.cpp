@@ -1,5 +1,6 @@
-// The op versions added for the ONNX frontend: input counts, IR attribute names and defaults as
-// the OpenVINO specification has them (the ONNX translators target exactly these).
+// The op versions added for the ONNX frontend (RandomUniform-8 for its random ops): input counts,
+// IR attribute names and defaults as the OpenVINO specification has them (the ONNX translators
+// target exactly these).
 #include <set>
 
 #include "ops_test_utils.hpp"
@@ -82,6 +83,11 @@ std::vector<Entry> table() {
                  2,
                  2,
                  {{"align_corners", "false"}, {"mode", "bilinear"}, {"padding_mode", "zeros"}}});
+    t.push_back({"RandomUniform",
+                 8,
+                 3,
+                 3,
+                 {{"output_type", "<required>"}, {"global_seed", "0"}, {"op_seed", "0"}}});
     return t;
 }
 

@@ -118,3 +118,38 @@ TEST(ConstantFolding, AnIfWhoseConditionFoldsIsReplacedByTheBodyItTakes) {
 
 }  // namespace
 }  // namespace vireo
+
+namespace vireo {
+namespace {
+
+// RandomUniform of constant shape, min and max has only constant inputs, yet each run must draw
+// its own numbers: neither the readers' folding nor a plugin's may replace it by a Constant, and
+// what consumes it stays an op too.
+TEST(ConstantFolding, RandomUniformIsNeverFolded) {
+    auto random = [] {
+        return op::random_uniform(i64({2, 3}, Shape{2}),
+                                  op::constant<float>(element::f32, Shape{}, {0.f}),
+                                  op::constant<float>(element::f32, Shape{}, {1.f}), element::f32);
+    };
+    const auto out = reference::fold_constants({op::relu(random())}, {});
+    EXPECT_EQ(out[0].get_node()->get_type_name(), "Relu");
+    EXPECT_EQ(out[0].get_node()->input_value(0).get_node()->get_type_name(), "RandomUniform");
+
+    // Seeded too: its numbers are fixed, but folding them would freeze a fresh-per-run op for
+    // the unseeded case and hide the op from the device; neither kind is folded.
+    auto seeded =
+        op::random_uniform(i64({3}, Shape{1}), op::constant<float>(element::f32, Shape{}, {-1.f}),
+                           op::constant<float>(element::f32, Shape{}, {1.f}), element::f32, 7, 11);
+    auto x = op::parameter(element::f32, PartialShape{2, 3}, "x");
+    auto model = std::make_shared<Model>(
+        OutputVector{op::add(x, op::relu(random())), op::multiply(x, op::exp(seeded))},
+        ParameterVector{x}, "random");
+    reference::fold_model_constants(*model);
+    size_t randoms = 0;
+    for (const auto& node : model->get_ordered_ops())
+        if (node->get_type_name() == "RandomUniform") ++randoms;
+    EXPECT_EQ(randoms, 2u);
+}
+
+}  // namespace
+}  // namespace vireo
