@@ -55,6 +55,7 @@ const TranslatorRegistry& TranslatorRegistry::builtin() {
         register_sequence(r);
         register_control_flow(r);
         register_vision(r);
+        register_random(r);
         return r;
     }();
     return registry;

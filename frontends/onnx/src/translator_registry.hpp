@@ -58,5 +58,6 @@ void register_spectral(TranslatorRegistry& r);  // ops/spectral.cpp
 void register_sequence(TranslatorRegistry& r);  // ops/sequence.cpp
 void register_control_flow(TranslatorRegistry& r);
 void register_vision(TranslatorRegistry& r);
+void register_random(TranslatorRegistry& r);  // ops/random.cpp
 
 }  // namespace vireo::onnx_import

@@ -295,18 +295,65 @@ OutputVector gemm(const NodeContext& ctx) {
     return one(y);
 }
 
-OutputVector batch_norm(const NodeContext& ctx) {
-    if (ctx.attr_int("training_mode", 0) != 0)
-        ctx.unsupported("training_mode=1 is not supported (inference only)");
-    for (size_t i = 1; i < ctx.output_size(); ++i)
-        if (ctx.has_output(i))
-            ctx.unsupported("training outputs (running mean/variance) are not supported");
+// Training mode (BatchNormalization-14/15's training_mode=1; before opset 14, asking for the mean
+// and var outputs): y is normalised with the batch's own statistics, mean and population variance
+// over every axis but the channel axis 1, and the running statistics move towards them:
+// running = input * momentum + current * (1 - momentum), as ONNX's reference computes them.
+OutputVector batch_norm_training(const NodeContext& ctx, double eps) {
     const Output& x = ctx.input(0);
+    const int64_t rank = static_rank(ctx, x);
+    if (rank < 2) ctx.fail("input of rank ", rank, " has no channel axis (expected N, C, ...)");
+    const auto t = x.get_element_type();
+    std::vector<int64_t> axes{0};
+    for (int64_t a = 2; a < rank; ++a) axes.push_back(a);
+    const Output mean = op::reduce_mean(x, ints(axes), false);  // [C]
+    const Output centered = op::subtract(x, per_channel(mean, rank));
+    const Output var = op::reduce_mean(op::multiply(centered, centered), ints(axes), false);
+    auto in_type = [&](const Output& v) {
+        return v.get_element_type() == t ? v : op::convert(v, t)->output(0);
+    };
+    const Output scale = per_channel(in_type(ctx.input(1)), rank);
+    const Output bias = per_channel(in_type(ctx.input(2)), rank);
+    Output y = op::divide(op::multiply(scale, centered),
+                          op::sqrt(op::add(per_channel(var, rank), scalar(t, eps))));
+    y = op::add(y, bias);
+    const double momentum = ctx.attr_float("momentum", 0.9);
+    // The running statistics keep the type of the input mean and var (ONNX's T2).
+    auto running = [&](size_t input, const Output& current) -> Output {
+        const Output& old = ctx.input(input);
+        const auto t2 = old.get_element_type();
+        const Output cur = t2 == t ? current : op::convert(current, t2)->output(0);
+        return op::add(op::multiply(old, scalar(t2, momentum)),
+                       op::multiply(cur, scalar(t2, 1.0 - momentum)));
+    };
+    return {y, ctx.has_output(1) ? running(3, mean) : Output(),
+            ctx.has_output(2) ? running(4, var) : Output()};
+}
+
+OutputVector batch_norm(const NodeContext& ctx) {
     const double eps = ctx.attr_float("epsilon", 1e-5);
     if (ctx.opset() < 9 && ctx.attr_int("spatial", 1) == 0)
         ctx.unsupported("spatial=0 (per-element statistics) is not supported");
-    return one(
-        op::batch_norm_inference(x, ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4), eps));
+    const bool wants_running = ctx.has_output(1) || ctx.has_output(2);
+    bool training;
+    if (ctx.opset() >= 14) {
+        training = ctx.attr_int("training_mode", 0) != 0;
+        if (!training && wants_running)
+            ctx.fail("outputs running_mean and running_var exist only with training_mode=1");
+    } else {
+        // Before opset 14 the outputs say the mode: Y alone is inference, Y, mean, var, ... is
+        // training. saved_mean and saved_var (outputs 3 and 4) were left to each runtime (some
+        // give the variance, others its inverse square root), so they are refused.
+        for (size_t i = 3; i < ctx.output_size(); ++i)
+            if (ctx.has_output(i))
+                ctx.unsupported("output ", i, i == 3 ? " (saved_mean)" : " (saved_var)",
+                                " of BatchNormalization before opset 14 is not supported (its "
+                                "meaning is implementation-defined); mean and var are");
+        training = wants_running;
+    }
+    if (training) return batch_norm_training(ctx, eps);
+    return one(op::batch_norm_inference(ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3),
+                                        ctx.input(4), eps));
 }
 
 OutputVector instance_norm(const NodeContext& ctx) {
@@ -363,19 +410,50 @@ OutputVector lp_norm(const NodeContext& ctx) {
     ctx.fail("p must be 1 or 2, got ", p);
 }
 
+// Dropout's training mode: mask = U >= ratio with U uniform in [0, 1), y = x * mask / (1 - ratio)
+// (ONNX's scale), built from RandomUniform; training_mode and ratio may be run-time values. A
+// ratio of 0 keeps every element (U >= 0) with scale 1, so y is exactly x.
+OutputVector dropout_training(const NodeContext& ctx, bool always_training) {
+    const Output& x = ctx.input(0);
+    const auto t = x.get_element_type();
+    const element::Type ut = t == element::f64 ? element::f64 : element::f32;
+    const Output ratio = ctx.has_input(1) ? as_scalar(ctx.input(1)) : scalar(t, 0.5);
+    auto as_type = [](const Output& v, element::Type type) {
+        return v.get_element_type() == type ? v : op::convert(v, type)->output(0);
+    };
+    // ONNX's seed attribute makes the mask reproducible; without it every run draws a new one.
+    const int64_t op_seed = ctx.has_attribute("seed")
+                                ? (int64_t{1} << 32) | static_cast<uint32_t>(ctx.attr_int("seed"))
+                                : 0;
+    const Output u =
+        op::random_uniform(op::shape_of(x), scalar(ut, 0.0), scalar(ut, 1.0), ut, 0, op_seed);
+    Output keep = op::compare("GreaterEqual", u, as_type(ratio, ut));
+    const Output scale =
+        op::divide(scalar(t, 1.0), op::subtract(scalar(t, 1.0), as_type(ratio, t)));
+    // Select, not a product with the mask: ratio 1 has an infinite scale and drops everything.
+    Output y = op::select(keep, op::multiply(x, scale), scalar(t, 0.0));
+    if (!always_training) {
+        const Output training = as_type(as_scalar(ctx.input(2)), element::boolean);
+        y = op::select(training, y, x);
+        keep = op::logical_or(keep, op::logical_not(training));
+    }
+    return {y, ctx.has_output(1) ? keep : Output()};
+}
+
 OutputVector dropout(const NodeContext& ctx) {
-    // Inference: the output is the input; the optional mask is all true. In training mode that
-    // holds too when the ratio is a constant 0 (nothing is dropped, the scale is 1): exporters
-    // write training_mode true with ratio 0 for layers whose dropout is off (torchvision's Swin).
+    // Inference (before opset 12 always; after, training_mode absent or a constant false): the
+    // output is the input and the optional mask is all true. That holds in training mode too when
+    // the ratio is a constant 0 (nothing is dropped, the scale is 1): exporters write
+    // training_mode true with ratio 0 for layers whose dropout is off (torchvision's Swin), and
+    // those graphs keep no random op.
     const Output& x = ctx.input(0);
     if (ctx.opset() >= 12 && ctx.has_input(2)) {
-        auto training = ctx.const_ints(2);
+        const auto training = ctx.const_ints(2);
+        const bool constant_false = training && !training->empty() && (*training)[0] == 0;
         const auto ratio = ctx.has_input(1) ? ctx.const_floats(1) : std::nullopt;
         const bool drops_nothing = ratio && !ratio->empty() && (*ratio)[0] == 0.0;
-        if (!drops_nothing && (!training || (!training->empty() && (*training)[0] != 0)))
-            ctx.unsupported(
-                "training_mode must be a constant false (inference only), or the ratio a "
-                "constant 0");
+        if (!constant_false && !drops_nothing)
+            return dropout_training(ctx, training && !training->empty());
     }
     Output mask;
     if (ctx.has_output(1))
