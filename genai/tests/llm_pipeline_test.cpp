@@ -14,7 +14,10 @@
 #include <thread>
 
 #include "json_value.hpp"
+#include "vireo/core.hpp"
 #include "vireo/exception.hpp"
+#include "vireo/ir.hpp"
+#include "vireo/transformations.hpp"
 
 namespace {
 
