@@ -11,7 +11,9 @@
 #include "onnx_test_util.hpp"
 #include "vireo/core.hpp"
 
-namespace vireo {
+// A named namespace around the file's helpers: in CI's unity build other files of this target share
+// its translation unit and define kF32, int_attribute(), f32() ... of their own.
+namespace vireo::training_ops_test {
 namespace {
 
 using test::OnnxBuilder;
@@ -334,4 +336,4 @@ TEST(OnnxTraining, BernoulliIsOneWhereADrawIsBelowTheProbability) {
 }
 
 }  // namespace
-}  // namespace vireo
+}  // namespace vireo::training_ops_test

@@ -6,7 +6,7 @@
 #include "philox.hpp"
 #include "tensor_test_utils.hpp"
 
-namespace vireo::test {
+namespace vireo::test::random_kernel_test {  // its own names in CI's unity build
 namespace {
 
 using reference::tensor::philox4x32_10;
@@ -127,4 +127,4 @@ TEST(RandomUniformKernel, RefusesBoundsThatAreNotAnInterval) {
 }
 
 }  // namespace
-}  // namespace vireo::test
+}  // namespace vireo::test::random_kernel_test
