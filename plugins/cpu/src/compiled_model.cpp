@@ -64,6 +64,7 @@ CompiledModel::CompiledModel(std::shared_ptr<Model> model, std::shared_ptr<const
     specs.push_back(sdk::common::profiling(m_config.enable_profiling, scope));
     specs.push_back(sdk::fixed(shape_cache_size.name(), m_config.shape_cache_size, scope));
     specs.push_back(sdk::fixed(dynamic_quantization.name(), m_config.dynamic_quantization, scope));
+    specs.push_back(sdk::fixed(winograd.name(), m_config.winograd, scope));
     specs.push_back(sdk::fixed(reference_ops.name(), reference_op_types(*m_graph), scope));
     m_properties = std::make_unique<sdk::PropertyTable>(kDeviceName, std::move(specs),
                                                         /*plugin_table=*/false);
@@ -102,7 +103,7 @@ std::shared_ptr<const Graph> CompiledModel::graph_for(
         fold_pads(*copy);
         const OmpTeamScope team(m_config.omp_threads_per_stream());
         graph = compile_graph(std::move(copy), nullptr, m_config.resolved_precision(),
-                              m_config.dynamic_quantization);
+                              m_config.dynamic_quantization, m_config.winograd);
         // Still dynamic (value-dependent shapes): worth keeping when its static region now
         // runs on oneDNN, otherwise the generic graph does as well.
         if (graph->dynamic && !graph->has_region) graph = nullptr;
@@ -294,7 +295,9 @@ std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
                 average < 0 ? std::string("not_executed") : std::to_string(average);
             if (!step.outputs.empty())
                 info["outputLayouts"] = std::string(
-                    g.values[step.outputs[0]].layout == Layout::kPlain ? "plain" : "channels_last");
+                    g.values[step.outputs[0]].layout == Layout::kPlain       ? "plain"
+                    : g.values[step.outputs[0]].layout == Layout::kBlocked16 ? "nChw16c"
+                                                                             : "channels_last");
         }
         copies[node.get()] = copy;
     }

@@ -25,7 +25,8 @@ std::unique_ptr<sdk::PropertyTable> make_property_table() {
                                        return type == element::f32 || type == element::bf16;
                                    }),
             sdk::in_range<uint32_t>(cpu_plugin::shape_cache_size, 16, 0, 4096),
-            sdk::rw<bool>(cpu_plugin::dynamic_quantization, false, "YES or NO")});
+            sdk::rw<bool>(cpu_plugin::dynamic_quantization, false, "YES or NO"),
+            sdk::rw<bool>(cpu_plugin::winograd, true, "YES or NO")});
 }
 
 Config Config::from(const sdk::PropertyValues& v) {
@@ -34,6 +35,7 @@ Config Config::from(const sdk::PropertyValues& v) {
     c.inference_precision = v.get(hint::inference_precision);
     c.shape_cache_size = v.get(cpu_plugin::shape_cache_size);
     c.dynamic_quantization = v.get(cpu_plugin::dynamic_quantization);
+    c.winograd = v.get(cpu_plugin::winograd);
     return c;
 }
 

@@ -25,6 +25,10 @@ inline constexpr Property<uint32_t> shape_cache_size{"CPU_SHAPE_CACHE_SIZE"};
 /// the activation per tensor at every inference, as ONNX Runtime's quantize_dynamic models do.
 /// Faster and approximate (outputs within a few quanta of f32); false (default) keeps f32.
 inline constexpr Property<bool> dynamic_quantization{"CPU_DYNAMIC_QUANTIZATION"};
+/// CPU_WINOGRAD: f32 3x3 convolutions of stride 1 (16-multiple channels) may run oneDNN's
+/// Winograd kernels, which multiply 2.25-4x less and round differently from the direct kernel
+/// (relative differences around 1e-6). True (default); false keeps every convolution direct.
+inline constexpr Property<bool> winograd{"CPU_WINOGRAD"};
 /// CPU_REFERENCE_OPS (compiled model, read-only): the op types that run on reference kernels,
 /// each once, sorted ("" entries never); empty when every op runs on oneDNN or as a view.
 inline constexpr Property<std::vector<std::string>, PropertyMutability::RO> reference_ops{
@@ -44,6 +48,7 @@ struct Config : sdk::ExecutionConfig {
     element::Type inference_precision = element::f32;
     uint32_t shape_cache_size = 16;     ///< see the key above
     bool dynamic_quantization = false;  ///< CPU_DYNAMIC_QUANTIZATION
+    bool winograd = true;               ///< CPU_WINOGRAD
 
     static Config from(const sdk::PropertyValues& values);
 

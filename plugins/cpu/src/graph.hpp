@@ -19,7 +19,9 @@ namespace vireo::cpu_plugin {
 
 /// Physical layout of a computed value. Reference kernels read and write kPlain (the logical
 /// row-major layout); convolutions and pooling work on kChannelsLast (NHWC/NDHWC/NWC).
-enum class Layout { kPlain, kChannelsLast };
+/// kBlocked16: nChw16c (4-D f32 with channels a multiple of 16), only between Winograd
+/// convolutions and the reorders around them (GraphCompiler::try_convolution).
+enum class Layout { kPlain, kChannelsLast, kBlocked16 };
 
 enum class ValueKind {
     kParameter,  ///< a model input (the user's tensor, used in place when contiguous)
@@ -116,6 +118,7 @@ struct Graph {
     bool has_region = false;
     element::Type precision = element::f32;  ///< what compile_graph was asked for (bodies too)
     bool dynamic_quantization = false;       ///< likewise (CPU_DYNAMIC_QUANTIZATION)
+    bool winograd = true;                    ///< likewise (CPU_WINOGRAD)
     size_t arena_bytes = 0;
     size_t scratchpad_bytes = 0;  ///< the largest oneDNN scratchpad of any step
     size_t weights_bytes = 0;     ///< constant memory oneDNN primitives hold (reordered weights)

@@ -34,8 +34,9 @@ size_t GraphCompiler::add_value(const Output& port, ValueKind kind, Layout layou
 dnnl::memory::desc GraphCompiler::desc_of(size_t id) const {
     const Value& v = m_graph->values[id];
     const Shape shape = v.shape.to_shape();
-    const tag t =
-        v.layout == Layout::kPlain ? plain_tag(shape.size()) : channels_last_tag(shape.size());
+    const tag t = v.layout == Layout::kPlain       ? plain_tag(shape.size())
+                  : v.layout == Layout::kBlocked16 ? tag::nChw16c
+                                                   : channels_last_tag(shape.size());
     const dt type = v.type == element::bf16  ? dt::bf16
                     : v.type == element::u8  ? dt::u8
                     : v.type == element::i8  ? dt::s8
@@ -46,11 +47,11 @@ dnnl::memory::desc GraphCompiler::desc_of(size_t id) const {
 
 // A reorder step from value `id` into a new computed value like it with `layout` and `type`:
 // its own memory (never a view, even when `id` is one), made once per (value, layout, type).
-size_t GraphCompiler::converted(size_t id, Layout layout, element::Type type) {
+size_t GraphCompiler::converted(size_t id, Layout layout, element::Type type, bool shared) {
     const Value& from = m_graph->values[id];
-    if (from.layout == layout && from.type == type) return id;
+    if (shared && from.layout == layout && from.type == type) return id;
     const auto key = std::make_tuple(id, layout, type);
-    if (auto it = m_converted.find(key); it != m_converted.end()) return it->second;
+    if (auto it = m_converted.find(key); shared && it != m_converted.end()) return it->second;
     // Named by what changes: "nchw->nhwc" for a layout, "f32->bf16" for a precision.
     const size_t rank = from.shape.size();
     const bool retype = type != from.type;
@@ -76,7 +77,7 @@ size_t GraphCompiler::converted(size_t id, Layout layout, element::Type type) {
     step.exec_type = step.dnnl->impl + " " + source + "->" + target;
     step.outputs = {out};
     m_graph->steps.push_back(std::move(step));
-    m_converted[key] = out;
+    if (shared) m_converted[key] = out;
     return out;
 }
 
@@ -92,6 +93,13 @@ size_t GraphCompiler::in_bf16(size_t id) {
 
 size_t GraphCompiler::value_of(const Output& port) {
     if (const auto it = m_value_of.find(port); it != m_value_of.end()) return it->second;
+    if (const auto blocked = m_blocked_written.find(port); blocked != m_blocked_written.end()) {
+        // A reader other than a Winograd convolution: the channels-last copy every convolution
+        // output has, and later Winograd readers still take the blocked one (blocked_source).
+        const size_t nhwc = converted(blocked->second, Layout::kChannelsLast, element::f32);
+        m_value_of[port] = nhwc;
+        return nhwc;
+    }
     const auto written = m_bf16_written.find(port);
     if (written == m_bf16_written.end()) return m_value_of.at(port);
     // An f32 reader after all: the bf16 value converted back (rounded once, as a bf16 reader
@@ -294,7 +302,8 @@ bool GraphCompiler::fold_constant(const NodePtr& node) {
         return false;
     std::vector<Tensor> inputs;
     for (const auto& in : node->input_values()) {
-        if (!has_value(in) || bf16_source(in) != SIZE_MAX) return false;
+        if (!has_value(in) || bf16_source(in) != SIZE_MAX || blocked_source(in) != SIZE_MAX)
+            return false;
         const Value& v = m_graph->values[value_of(in)];
         if (v.kind != ValueKind::kConstant) return false;
         inputs.push_back(v.constant);
@@ -432,8 +441,9 @@ void GraphCompiler::add_subgraph_step(const NodePtr& node) {
     step.exec_type = "ref";
     for (const auto& body : node->get_bodies()) {
         try {
-            step.bodies.push_back(compile_graph(
-                body, nullptr, m_bf16 ? element::bf16 : element::f32, m_dynamic_quantization));
+            step.bodies.push_back(compile_graph(body, nullptr,
+                                                m_bf16 ? element::bf16 : element::f32,
+                                                m_dynamic_quantization, m_winograd));
         } catch (const Exception& e) {
             m_unsupported.push_back(node->describe() + ": its body cannot run: " + e.what());
             return;
@@ -767,9 +777,13 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
                                     ": the model has ops the CPU plugin cannot run:", message);
     }
     for (const auto& result : m_model->get_results()) materialize(result->input_value(0));
-    for (const auto& result : m_model->get_results())
+    for (const auto& result : m_model->get_results()) {
+        // A Winograd convolution's output goes to plain in one reorder, not through NHWC.
+        const size_t blocked = blocked_source(result->input_value(0));
         m_graph->result_values.push_back(
-            in_layout(value_of(result->input_value(0)), Layout::kPlain));
+            blocked != SIZE_MAX ? in_layout(blocked, Layout::kPlain)
+                                : in_layout(value_of(result->input_value(0)), Layout::kPlain));
+    }
     m_graph->plan_memory();
     return m_graph;
 }
@@ -778,9 +792,9 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
 
 std::shared_ptr<const Graph> compile_graph(std::shared_ptr<const Model> model,
                                            const PackedWeightsMap* packed, element::Type precision,
-                                           bool dynamic_quantization) {
+                                           bool dynamic_quantization, bool winograd) {
     return detail::GraphCompiler(std::move(model), packed, precision == element::bf16,
-                                 dynamic_quantization)
+                                 dynamic_quantization, winograd)
         .compile();
 }
 

@@ -36,9 +36,12 @@ namespace vireo::cpu_plugin {
 /// `dynamic_quantization` (CPU_DYNAMIC_QUANTIZATION, on a CPU with VNNI or AMX) runs MatMuls with
 /// constant f32 weights as u8 x s8 products: weights quantized here per output channel, the
 /// activation per tensor at every inference (dynamic_quantization.hpp).
+///
+/// `winograd` (CPU_WINOGRAD) lets f32 3x3 convolutions of stride 1 run oneDNN's Winograd
+/// kernels on nChw16c (GraphCompiler::try_winograd); false keeps every convolution direct.
 std::shared_ptr<const Graph> compile_graph(std::shared_ptr<const Model> model,
                                            const PackedWeightsMap* packed = nullptr,
                                            element::Type precision = element::f32,
-                                           bool dynamic_quantization = false);
+                                           bool dynamic_quantization = false, bool winograd = true);
 
 }  // namespace vireo::cpu_plugin

@@ -28,6 +28,14 @@ inline constexpr size_t kFoldBudgetBytes = 64u
 inline constexpr size_t kMaxPostOps = 8;
 /// CPU_DYNAMIC_QUANTIZATION leaves MatMuls with a shorter reduction (K) in f32.
 inline constexpr size_t kMinDynamicQuantizationDepth = 32;
+/// The smallest output (H x W) a Winograd convolution is chosen for: at 7x7 oneDNN's F(2x2,3x3)
+/// kernel was 4-35 % slower than brgconv on one thread (512, 256 and 128 channels), from 14x14 up
+/// 1.5-2.3x faster (README, "Winograd").
+inline constexpr size_t kWinogradMinPixels = 100;
+/// And the fewest multiply-adds (N x C_in x C_out x 9 x H x W): DenseNet-121's 128 -> 32
+/// convolutions at 28x28 and 14x14 (29M and 7M) ran no faster at 2 threads in the model, where the
+/// reorders around each step cost as much as the kernel saved (README, "Winograd").
+inline constexpr size_t kWinogradMinMacs = size_t{64} << 20;
 
 inline tag plain_tag(size_t rank) {
     static const tag tags[] = {tag::a,    tag::a,     tag::ab,    tag::abc,
@@ -41,6 +49,7 @@ inline tag channels_last_tag(size_t rank) {
 
 inline const char* layout_name(Layout layout, size_t rank) {
     if (layout == Layout::kPlain) return rank == 4 ? "nchw" : "plain";
+    if (layout == Layout::kBlocked16) return "nChw16c";
     return rank == 4 ? "nhwc" : rank == 5 ? "ndhwc" : "nwc";
 }
 
@@ -163,15 +172,17 @@ struct DynamicQuantized {
 class GraphCompiler {
   public:
     GraphCompiler(std::shared_ptr<const Model> model, const PackedWeightsMap* packed, bool bf16,
-                  bool dynamic_quantization = false)
+                  bool dynamic_quantization = false, bool winograd = true)
         : m_model(std::move(model)),
           m_packed(packed),
           m_bf16(bf16),
+          m_winograd(winograd),
           m_dynamic_quantization(dynamic_quantization) {
         m_graph = std::make_shared<Graph>();
         m_graph->model = m_model;
         m_graph->precision = bf16 ? element::bf16 : element::f32;
         m_graph->dynamic_quantization = dynamic_quantization;
+        m_graph->winograd = winograd;
     }
 
     std::shared_ptr<const Graph> compile();
@@ -182,7 +193,15 @@ class GraphCompiler {
     /// reorder step appended now, before the step of the caller that reads it.
     size_t value_of(const Output& port);
     bool has_value(const Output& port) const {
-        return m_value_of.count(port) != 0 || m_bf16_written.count(port) != 0;
+        return m_value_of.count(port) != 0 || m_bf16_written.count(port) != 0 ||
+               m_blocked_written.count(port) != 0;
+    }
+    /// The nChw16c value a Winograd convolution wrote for `port`, or SIZE_MAX: another Winograd
+    /// convolution reads it as it is; value_of converts it to channels-last for every other
+    /// reader (one reorder step, made when the first such reader is compiled).
+    size_t blocked_source(const Output& port) const {
+        const auto it = m_blocked_written.find(port);
+        return it == m_blocked_written.end() ? SIZE_MAX : it->second;
     }
     /// bf16 mode: the bf16 value a convolution or weight MatMul wrote for `port` because every
     /// reader converts it to bf16 anyway (a bf16 convolution or weight MatMul), or SIZE_MAX.
@@ -237,7 +256,9 @@ class GraphCompiler {
     void add_dnnl_step_as(const NodePtr& anchor, const FusedChain& chain,
                           std::shared_ptr<DnnlOp> op, Layout out_layout, dt dst_type);
     dnnl::memory::desc desc_of(size_t value) const;
-    size_t converted(size_t value, Layout layout, element::Type type);
+    /// A reorder step from `value` into a new value in `layout` and `type` (made once per
+    /// value, layout and type; `shared` false: a new one, which the caller may overwrite).
+    size_t converted(size_t value, Layout layout, element::Type type, bool shared = true);
     size_t in_layout(size_t value, Layout layout);
     size_t in_bf16(size_t value);
     bool fold_constant(const NodePtr& node);
@@ -253,6 +274,14 @@ class GraphCompiler {
     /// step when it holds convolutions, MatMuls or RNNs, and marks its ops m_skipped.
     void add_static_region(const NodeVector& nodes);
     bool try_convolution(const NodePtr& node);
+    /// `*pd` for `node` as a Winograd convolution on nChw16c when it qualifies (f32, 2-D 3x3,
+    /// stride and dilation 1, channels multiples of 16, an output of at least
+    /// kWinogradMinPixels pixels, eltwise post-ops only, CPU_WINOGRAD on) and oneDNN has a
+    /// kernel for it.
+    bool try_winograd(const NodePtr& node, const Shape& in, const Shape& out,
+                      const std::vector<size_t>& kernel, const Window& w, const FusedChain& chain,
+                      const dnnl::primitive_attr& attr, const dnnl::memory::desc& bias_md,
+                      dnnl::convolution_forward::primitive_desc* pd) const;
     bool try_matmul(const NodePtr& node);
     bool try_pooling(const NodePtr& node);
     bool try_softmax(const NodePtr& node);
@@ -337,7 +366,8 @@ class GraphCompiler {
 
     std::shared_ptr<const Model> m_model;
     const PackedWeightsMap* m_packed = nullptr;
-    bool m_bf16 = false;                  // convolutions and weight MatMuls compute in bf16
+    bool m_bf16 = false;     // convolutions and weight MatMuls compute in bf16
+    bool m_winograd = true;  // 3x3 convolutions may run oneDNN's Winograd kernels (CPU_WINOGRAD)
     bool m_dynamic_quantization = false;  // weight MatMuls run u8 x s8 (CPU_DYNAMIC_QUANTIZATION)
     std::set<std::string> m_ambiguous_names;  // friendly names of more than one op
     std::shared_ptr<Graph> m_graph;
@@ -360,6 +390,8 @@ class GraphCompiler {
     std::map<Output, DequantizeMatch> m_deferred;
     /// bf16 mode: ports whose producer wrote bf16 (bf16_source), until an f32 reader asks.
     std::map<Output, size_t> m_bf16_written;
+    // Ports a Winograd convolution wrote in nChw16c (blocked_source), not yet in m_value_of.
+    std::map<Output, size_t> m_blocked_written;
 };
 
 }  // namespace vireo::cpu_plugin::detail

@@ -122,7 +122,7 @@ void GraphCompiler::add_static_region(const NodeVector& nodes) {
 
     std::shared_ptr<const Graph> graph;
     try {
-        graph = GraphCompiler(model, nullptr, m_bf16, m_dynamic_quantization).compile();
+        graph = GraphCompiler(model, nullptr, m_bf16, m_dynamic_quantization, m_winograd).compile();
     } catch (const Exception&) {
         return;  // the ops run one by one in the main graph, which reports what is wrong
     }

@@ -59,8 +59,8 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> mode
     protect_compressed_weights(*model);  // compressed MatMul weights stay integers
     reference::fold_model_constants(*model);
     fold_pads(*model);  // zero Pads become the padding of the pooling or convolution after them
-    auto graph =
-        compile_graph(model, packed, config.resolved_precision(), config.dynamic_quantization);
+    auto graph = compile_graph(model, packed, config.resolved_precision(),
+                               config.dynamic_quantization, config.winograd);
     if (graph->dynamic) {
         VIREO_LOG(INFO) << kDeviceName << ": model '" << model->get_name()
                         << "' has dynamic shapes: each input-shape set is compiled on first use";

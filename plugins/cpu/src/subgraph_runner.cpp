@@ -58,7 +58,7 @@ GraphExecutor& SubgraphRunner::executor_for(size_t b, const std::vector<Tensor>&
             copy->reshape(reshaped);
             reference::fold_model_constants(*copy);  // shapes computed from shapes become static
             auto graph = compile_graph(std::move(copy), nullptr, generic->precision,
-                                       generic->dynamic_quantization);
+                                       generic->dynamic_quantization, generic->winograd);
             if (!graph->dynamic || graph->has_region)
                 executor = std::make_unique<GraphExecutor>(graph, m_threads);
         } catch (const Exception&) {

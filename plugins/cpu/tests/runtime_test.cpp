@@ -264,9 +264,9 @@ TEST(Properties, DeclaredOnceWithTheSdkTablesErrorsAndAtomicSets) {
     size_t rw = 0;
     for (const auto& key : keys) rw += key.is_mutable();
     // PERFORMANCE_HINT, NUM_STREAMS, INFERENCE_NUM_THREADS, PERFORMANCE_HINT_NUM_REQUESTS,
-    // PERF_COUNT, INFERENCE_PRECISION_HINT, CPU_SHAPE_CACHE_SIZE, CPU_DYNAMIC_QUANTIZATION and
-    // DEVICE_ID, then the core's CACHE_DIR and ALLOW_FALLBACK.
-    EXPECT_EQ(rw, 11u);
+    // PERF_COUNT, INFERENCE_PRECISION_HINT, CPU_SHAPE_CACHE_SIZE, CPU_DYNAMIC_QUANTIZATION,
+    // CPU_WINOGRAD and DEVICE_ID, then the core's CACHE_DIR and ALLOW_FALLBACK.
+    EXPECT_EQ(rw, 12u);
     // A compiled model's read-only keys refuse a set; PERF_COUNT may change.
     CompiledModel compiled =
         core.compile_model(mixed_layout_model(PartialShape{1, 3, 8, 8}), "CPU");

@@ -74,9 +74,11 @@ void expect_matches_template(const std::shared_ptr<Model>& model, double rel, do
         EXPECT_TRUE(all_close(actual[j], expected[j], rel, abs)) << "output " << j;
 }
 
-std::vector<ProfilingInfo> cpu_profile(const std::shared_ptr<Model>& model) {
+std::vector<ProfilingInfo> cpu_profile(const std::shared_ptr<Model>& model, const AnyMap& config) {
     Core core = make_core();
-    CompiledModel compiled = core.compile_model(model, "CPU", {{enable_profiling.name(), true}});
+    AnyMap with_profiling = config;
+    with_profiling[enable_profiling.name()] = true;
+    CompiledModel compiled = core.compile_model(model, "CPU", with_profiling);
     InferRequest request = compiled.create_infer_request();
     for (size_t i = 0; i < model->get_parameters().size(); ++i)
         request.set_input_tensor(i,

@@ -32,6 +32,7 @@ std::vector<Tensor> run_model(Core& core, const std::shared_ptr<Model>& model,
 void expect_matches_template(const std::shared_ptr<Model>& model, double rel = 1e-4,
                              double abs = 1e-5, unsigned seed = 1);
 /// Profiling rows of type `type_contains` executed by a CPU run of `model` (profiling on).
-std::vector<ProfilingInfo> cpu_profile(const std::shared_ptr<Model>& model);
+std::vector<ProfilingInfo> cpu_profile(const std::shared_ptr<Model>& model,
+                                       const AnyMap& config = {});
 
 }  // namespace vireo::cpu_test
