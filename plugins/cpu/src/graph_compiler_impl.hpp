@@ -276,8 +276,8 @@ class GraphCompiler {
     bool try_convolution(const NodePtr& node);
     /// `*pd` for `node` as a Winograd convolution on nChw16c when it qualifies (f32, 2-D 3x3,
     /// stride and dilation 1, channels multiples of 16, an output of at least
-    /// kWinogradMinPixels pixels, eltwise post-ops only, CPU_WINOGRAD on) and oneDNN has a
-    /// kernel for it.
+    /// kWinogradMinPixels pixels and kWinogradMinMacs multiply-adds, eltwise post-ops after at
+    /// most a leading residual sum, CPU_WINOGRAD on) and oneDNN has a kernel for it.
     bool try_winograd(const NodePtr& node, const Shape& in, const Shape& out,
                       const std::vector<size_t>& kernel, const Window& w, const FusedChain& chain,
                       const dnnl::primitive_attr& attr, const dnnl::memory::desc& bias_md,

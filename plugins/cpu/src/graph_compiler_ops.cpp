@@ -70,8 +70,9 @@ bool GraphCompiler::try_winograd(const NodePtr& node, const Shape& in, const Sha
                                  dnnl::convolution_forward::primitive_desc* pd) const {
     // oneDNN's Winograd kernels (F(2x2,3x3) and F(4x4,3x3), AVX-512) take a 2-D 3x3 f32
     // convolution of stride 1 and dilation 1 with 16-multiple channel counts, in nChw16c, with
-    // eltwise post-ops. They do half to a quarter of the direct kernel's multiplications and ran
-    // 1.4-2.3x faster than brgconv on NHWC on the layers measured (README, "Winograd").
+    // a sum and eltwise post-ops. They do a half to a quarter of the direct kernel's
+    // multiplications and ran 1.5-2.3x faster than brgconv on NHWC from 14x14 up (README,
+    // "Winograd").
     if (!m_winograd || m_bf16 || node->get_type_name() != "Convolution" || in.size() != 4 ||
         kernel != std::vector<size_t>{3, 3} || w.strides != Dims{1, 1} ||
         w.dilations != Dims{0, 0} || in[1] % 16 != 0 || out[1] % 16 != 0 ||
