@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "vireo/exception.hpp"
 #include "vireo/kserve/client.hpp"
 
 namespace vireo::remote {
@@ -57,6 +58,12 @@ std::vector<sdk::PropertySpec> config_specs() {
                                  valid_url),
             sdk::rw<std::string>(tls_ca, "", "the path of a readable PEM file, or empty",
                                  readable_file),
+            sdk::rw<std::string>(tls_cert, "",
+                                 "the path of a readable PEM file, or empty (with REMOTE_TLS_KEY)",
+                                 readable_file),
+            sdk::rw<std::string>(tls_key, "",
+                                 "the path of a readable PEM file, or empty (with REMOTE_TLS_CERT)",
+                                 readable_file),
             sdk::rw<std::string>(model_name, "",
                                  "a model name of the server's repository (letters, digits, "
                                  "'_', '-', '.'), or empty",
@@ -74,6 +81,8 @@ Config Config::from(const sdk::PropertyValues& values) {
     static_cast<sdk::ExecutionConfig&>(config) = sdk::ExecutionConfig::from(values);
     config.url = values.get(remote::url);
     config.tls_ca = values.get(remote::tls_ca);
+    config.tls_cert = values.get(remote::tls_cert);
+    config.tls_key = values.get(remote::tls_key);
     config.model_name = values.get(remote::model_name);
     config.model_version = values.get(remote::model_version);
     config.timeout = std::chrono::milliseconds(values.get(remote::timeout_ms));
@@ -81,6 +90,15 @@ Config Config::from(const sdk::PropertyValues& values) {
     config.unload_on_release = values.get(remote::unload_on_release);
     config.server_device = values.get(remote::server_device);
     return config;
+}
+
+void check_tls_pair(const std::string& where, const std::string& cert, const std::string& key) {
+    if (cert.empty() == key.empty()) return;
+    throw_error<InvalidArgument>(
+        where,
+        ": REMOTE_TLS_CERT and REMOTE_TLS_KEY go together (a client certificate and its "
+        "private key), but REMOTE_TLS_CERT is '",
+        cert, "' and REMOTE_TLS_KEY is '", key, "': set both in one call, or neither");
 }
 
 uint32_t Config::optimal_requests() const {

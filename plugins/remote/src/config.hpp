@@ -20,6 +20,8 @@ inline constexpr uint32_t kMaxInstances = 16;
 struct Config : sdk::ExecutionConfig {
     std::string url;
     std::string tls_ca;
+    std::string tls_cert;
+    std::string tls_key;
     std::string model_name;
     std::string model_version;
     std::chrono::milliseconds timeout{0};
@@ -32,6 +34,10 @@ struct Config : sdk::ExecutionConfig {
     /// pipelined on one channel), 1 for LATENCY; capped by PERFORMANCE_HINT_NUM_REQUESTS.
     uint32_t optimal_requests() const;
 };
+
+/// Throws InvalidArgument (naming `where`, both keys and their values) when exactly one of
+/// REMOTE_TLS_CERT and REMOTE_TLS_KEY is set.
+void check_tls_pair(const std::string& where, const std::string& cert, const std::string& key);
 
 /// The declared keys of the plugin (instance scope unless said otherwise), without the read-only
 /// device keys the plugin adds itself.

@@ -57,6 +57,22 @@ void pin_module() {
         dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
+// The text of the PEM file `path` that property `key` names; empty for no path. The table checked
+// the file was readable when the key was set; it may have gone since.
+std::string read_pem(const std::string& device, const std::string& key, const std::string& path) {
+    if (path.empty()) return {};
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw_error<InvalidArgument>(device, ": cannot read ", key, " '", path, "'");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A failed control call's exception, saying what to check when a TLS handshake may have failed.
+[[noreturn]] void throw_control_status(const grpc::Status& s, const Config& config,
+                                       const std::string& where, const char* what,
+                                       std::chrono::milliseconds timeout) {
+    throw_status(s, where, what, timeout, false, tls_hint(s, config.url, !config.tls_cert.empty()));
+}
+
 uint64_t fnv1a(uint64_t hash, const std::string& bytes) {
     for (unsigned char c : bytes) {
         hash ^= c;
@@ -156,24 +172,26 @@ Plugin::Instance Plugin::instance(const std::string& id, const Config& config) c
         throw_error<Unavailable>(name, ": no server is configured: set REMOTE_URL (",
                                  "core.set_property(\"", name,
                                  "\", {{\"REMOTE_URL\", \"host:port\"}})) or VIREO_REMOTE_URLS");
+    check_tls_pair(name, config.tls_cert, config.tls_key);  // compile_model's own arguments
     std::lock_guard<std::mutex> lock(m_mutex);
     Instance& instance = m_instances[id];
-    if (!instance.client || instance.url != config.url || instance.tls_ca != config.tls_ca) {
-        std::string ca;
-        if (!config.tls_ca.empty()) {
-            std::ifstream in(config.tls_ca, std::ios::binary);
-            if (!in)
-                throw_error<InvalidArgument>(name, ": cannot read REMOTE_TLS_CA '", config.tls_ca,
-                                             "'");
-            ca.assign(std::istreambuf_iterator<char>(in), {});
-        }
+    // The files are read when the channel is made: a certificate renewed under the same path is
+    // taken by the next channel, not by this one.
+    if (!instance.client || instance.url != config.url || instance.tls_ca != config.tls_ca ||
+        instance.tls_cert != config.tls_cert || instance.tls_key != config.tls_key) {
+        kserve::TlsOptions tls;
+        tls.ca_pem = read_pem(name, tls_ca.name(), config.tls_ca);
+        tls.cert_chain_pem = read_pem(name, tls_cert.name(), config.tls_cert);
+        tls.private_key_pem = read_pem(name, tls_key.name(), config.tls_key);
         try {
-            instance.client = std::make_shared<kserve::Client>(config.url, ca);
+            instance.client = std::make_shared<kserve::Client>(config.url, tls);
         } catch (const std::invalid_argument& e) {
             throw_error<InvalidArgument>(name, ": REMOTE_URL: ", e.what());
         }
         instance.url = config.url;
         instance.tls_ca = config.tls_ca;
+        instance.tls_cert = config.tls_cert;
+        instance.tls_key = config.tls_key;
     }
     if (!instance.host) {
         instance.host =
@@ -195,7 +213,8 @@ ServedModel Plugin::use_model(const Model& model, const Config& config, const st
     inference::ModelMetadataResponse metadata;
     grpc::Status s =
         client.model_metadata(served.name, served.version, &metadata, control_timeout(config));
-    if (!s.ok()) throw_status(s, model_where, "ModelMetadata", control_timeout(config));
+    if (!s.ok())
+        throw_control_status(s, config, model_where, "ModelMetadata", control_timeout(config));
     bind_ports(model, metadata, model_where, false, served);
     return served;
 }
@@ -235,7 +254,7 @@ ServedModel Plugin::load_model(const Model& model, const Config& config, const s
     grpc::Status s = client.model_ready(served.name, "", &ready, timeout);
     if (!s.ok() && s.error_code() != grpc::StatusCode::NOT_FOUND &&
         s.error_code() != grpc::StatusCode::INVALID_ARGUMENT)
-        throw_status(s, model_where, "ModelReady", timeout);
+        throw_control_status(s, config, model_where, "ModelReady", timeout);
     auto request = std::make_shared<inference::RepositoryModelLoadRequest>();
     {
         inference::RepositoryModelLoadRequest& load = *request;
@@ -250,11 +269,11 @@ ServedModel Plugin::load_model(const Model& model, const Config& config, const s
     served.load = request;
     if (!s.ok() || !ready) {
         s = client.load(*request, timeout);
-        if (!s.ok()) throw_status(s, model_where, "RepositoryModelLoad", timeout);
+        if (!s.ok()) throw_control_status(s, config, model_where, "RepositoryModelLoad", timeout);
     }
     inference::ModelMetadataResponse metadata;
     s = client.model_metadata(served.name, "", &metadata, timeout);
-    if (!s.ok()) throw_status(s, model_where, "ModelMetadata", timeout);
+    if (!s.ok()) throw_control_status(s, config, model_where, "ModelMetadata", timeout);
     bind_ports(model, metadata, model_where, true, served);
     return served;
 }
@@ -312,7 +331,8 @@ sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& mod
         // The server answers (ServerReady may say no while another client's model loads).
         inference::ServerMetadataResponse metadata;
         grpc::Status s = inst.client->server_metadata(&metadata, control_timeout(config));
-        if (!s.ok()) throw_status(s, where, "ServerMetadata", control_timeout(config));
+        if (!s.ok())
+            throw_control_status(s, config, where, "ServerMetadata", control_timeout(config));
     }
     // The server runs the whole model or refuses it at load: every op is on this instance.
     sdk::SupportedOpsMap supported;
@@ -334,10 +354,32 @@ void Plugin::set_property(const AnyMap& properties) {
         }
     }
     try {
+        check_tls_set(properties);
         m_properties->set(properties);
     } catch (...) {
         m_properties->set_instances(before);
         throw;
+    }
+}
+
+void Plugin::check_tls_set(const AnyMap& properties) const {
+    AnyMap pair;
+    for (const std::string key : {tls_cert.name(), tls_key.name()}) {
+        auto it = properties.find(key);
+        if (it != properties.end()) pair.insert(*it);
+    }
+    if (pair.empty()) return;
+    // Without DEVICE_ID the set is for every instance (and drops their own values of these keys).
+    // resolve() checks the values as set() will, and gives the pair each instance would have.
+    auto id = properties.find(device::id.name());
+    const std::vector<std::string> ids =
+        id != properties.end() ? std::vector<std::string>{id->second.as<std::string>()}
+                               : m_properties->instances();
+    for (const auto& each : ids) {
+        AnyMap call = pair;
+        call[device::id.name()] = each;
+        const Config after = Config::from(m_properties->resolve(call));
+        check_tls_pair(instance_name(each.empty() ? "0" : each), after.tls_cert, after.tls_key);
     }
 }
 

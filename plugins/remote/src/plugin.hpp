@@ -61,13 +61,19 @@ class Plugin : public sdk::IPlugin {
     struct Instance {
         std::string url;
         std::string tls_ca;
+        std::string tls_cert;
+        std::string tls_key;
         std::shared_ptr<kserve::Client> client;
         std::shared_ptr<sdk::ITaskExecutor> host;
         std::shared_ptr<sdk::ITaskExecutor> wait;
     };
-    /// The instance's client and executors, (re)made when its URL or CA changed. Throws
-    /// Unavailable when it has no URL, InvalidArgument for a bad URL or unreadable CA file.
+    /// The instance's client and executors, (re)made when its URL or one of its TLS files
+    /// (REMOTE_TLS_CA, REMOTE_TLS_CERT, REMOTE_TLS_KEY) changed. Throws Unavailable when it has no
+    /// URL, InvalidArgument for a bad URL, an unreadable TLS file or a certificate without its key.
     Instance instance(const std::string& id, const Config& config) const;
+    /// Throws InvalidArgument when `properties` (a set_property map) would leave an instance with
+    /// REMOTE_TLS_CERT but no REMOTE_TLS_KEY, or the other way round.
+    void check_tls_set(const AnyMap& properties) const;
     ServedModel load_model(const Model& model, const Config& config, const std::string& where,
                            kserve::Client& client) const;
     ServedModel use_model(const Model& model, const Config& config, const std::string& where,

@@ -23,11 +23,31 @@ std::string datatype_of(element::Type type) {
     return "";
 }
 
+std::string tls_hint(const grpc::Status& status, const std::string& url, bool client_certificate) {
+    if (status.error_code() != grpc::StatusCode::UNAVAILABLE) return "";
+    // Nobody listening: no handshake took place.
+    if (status.error_message().find("Connection refused") != std::string::npos) return "";
+    try {
+        if (!kserve::parse_url(url).tls) return "";
+    } catch (const std::invalid_argument&) {
+        return "";
+    }
+    std::string hint =
+        "over TLS this is also how a refused TLS handshake shows: check that REMOTE_TLS_CA (empty: "
+        "the system's roots) signed the server's certificate";
+    return hint + (client_certificate
+                       ? ", and that the server trusts the CA that signed REMOTE_TLS_CERT"
+                       : ", and if the server requires client certificates (mutual TLS), set "
+                         "REMOTE_TLS_CERT and REMOTE_TLS_KEY");
+}
+
 void throw_status(const grpc::Status& status, const std::string& where, const std::string& what,
-                  std::chrono::milliseconds timeout, bool not_found_unavailable) {
+                  std::chrono::milliseconds timeout, bool not_found_unavailable,
+                  const std::string& hint) {
     const std::string code = kserve::status_code_name(status.error_code());
     const std::string reason =
-        status.error_message().empty() ? code : code + ": " + status.error_message();
+        (status.error_message().empty() ? code : code + ": " + status.error_message()) +
+        (hint.empty() ? "" : "; " + hint);
     switch (status.error_code()) {
         case grpc::StatusCode::DEADLINE_EXCEEDED:
             throw_error<Unavailable>(where, ": ", what, " failed: the deadline of ",

@@ -18,9 +18,15 @@ std::string datatype_of(element::Type type);
 /// UNAVAILABLE, RESOURCE_EXHAUSTED and DEADLINE_EXCEEDED (with `timeout` named) -> Unavailable;
 /// INVALID_ARGUMENT, OUT_OF_RANGE, FAILED_PRECONDITION, NOT_FOUND -> InvalidArgument (or
 /// Unavailable when `not_found_unavailable`: a model that disappeared during inference);
-/// CANCELLED -> Cancelled; anything else -> Exception.
+/// CANCELLED -> Cancelled; anything else -> Exception. `hint` (optional) ends the message.
 [[noreturn]] void throw_status(const grpc::Status& status, const std::string& where,
                                const std::string& what, std::chrono::milliseconds timeout,
-                               bool not_found_unavailable = false);
+                               bool not_found_unavailable = false, const std::string& hint = "");
+
+/// What to check when a call to the grpcs:// `url` failed UNAVAILABLE other than by a refused
+/// connection: a TLS handshake the server refused (a client certificate it requires and did not
+/// get, or did not trust) reaches the client only as "Socket closed". `client_certificate`: one
+/// was presented (REMOTE_TLS_CERT). Empty for other statuses and for plaintext URLs.
+std::string tls_hint(const grpc::Status& status, const std::string& url, bool client_certificate);
 
 }  // namespace vireo::remote

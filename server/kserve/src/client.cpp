@@ -41,16 +41,23 @@ Endpoint parse_url(const std::string& url) {
     return endpoint;
 }
 
-Client::Client(const std::string& url, const std::string& tls_ca_pem) : m_url(url) {
+Client::Client(const std::string& url, const TlsOptions& tls) : m_url(url) {
     // gRPC stays initialised for the rest of the process, so that the last client's end does not
     // shut it down only for the next client to start it again.
     static std::once_flag initialised;
     std::call_once(initialised, [] { grpc_init(); });
     const Endpoint endpoint = parse_url(url);
+    if (tls.cert_chain_pem.empty() != tls.private_key_pem.empty())
+        throw std::invalid_argument(
+            "a TLS client certificate needs its private key and a key its certificate (" +
+            std::string(tls.cert_chain_pem.empty() ? "no certificate" : "no private key") +
+            " given)");
     std::shared_ptr<grpc::ChannelCredentials> credentials;
     if (endpoint.tls) {
         grpc::SslCredentialsOptions options;
-        options.pem_root_certs = tls_ca_pem;
+        options.pem_root_certs = tls.ca_pem;  // empty: gRPC's default roots
+        options.pem_cert_chain = tls.cert_chain_pem;
+        options.pem_private_key = tls.private_key_pem;
         credentials = grpc::SslCredentials(options);
     } else {
         credentials = grpc::InsecureChannelCredentials();

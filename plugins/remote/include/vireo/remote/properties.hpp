@@ -14,6 +14,11 @@ inline constexpr Property<std::string> url{"REMOTE_URL"};
 /// Path of the PEM file of the CA that signed the server's certificate (grpcs:// only; empty:
 /// the system's roots).
 inline constexpr Property<std::string> tls_ca{"REMOTE_TLS_CA"};
+/// Paths of the PEM files of the client's certificate (chain) and its private key, presented to a
+/// server that requires mutual TLS (grpcs:// only). Both or neither: set them in one set_property
+/// call (or one compile_model); a set that would leave one without the other is InvalidArgument.
+inline constexpr Property<std::string> tls_cert{"REMOTE_TLS_CERT"};
+inline constexpr Property<std::string> tls_key{"REMOTE_TLS_KEY"};
 /// Use this model of the server's repository instead of loading the compiled model (its metadata
 /// is checked against the model's inputs and outputs). Empty (default): load the model.
 inline constexpr Property<std::string> model_name{"REMOTE_MODEL_NAME"};

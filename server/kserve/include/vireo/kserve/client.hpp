@@ -26,14 +26,29 @@ struct Endpoint {
 /// another scheme, or has no ":port".
 Endpoint parse_url(const std::string& url);
 
+/// The TLS settings of a grpcs:// channel, as PEM text (not paths); ignored for plaintext URLs.
+/// Every field is optional.
+struct TlsOptions {
+    /// The CA that signed the server's certificate; empty: the system's roots.
+    std::string ca_pem;
+    /// The client's certificate (chain) and its private key, for servers that require mutual TLS
+    /// (vireo_server --tls_client_ca). Both or neither.
+    std::string cert_chain_pem;
+    std::string private_key_pem;
+};
+
 /// One HTTP/2 channel to one server; every call of every thread shares it (gRPC multiplexes the
 /// calls in flight). Thread-safe. `timeout` arguments: zero means no deadline.
+///
+///     kserve::Client client("grpcs://10.0.0.2:9000", {ca, cert, key});
+///     bool ready = false;
+///     grpc::Status s = client.server_ready(&ready, std::chrono::seconds(5));
 class Client {
   public:
-    /// `tls_ca_pem`: the PEM text of the CA that signed the server's certificate (grpcs:// only;
-    /// empty: the system's roots). Throws std::invalid_argument for a bad URL. Connecting is lazy:
-    /// an unreachable server shows as UNAVAILABLE on the first call.
-    explicit Client(const std::string& url, const std::string& tls_ca_pem = "");
+    /// Throws std::invalid_argument for a bad URL, or a client certificate without its key (or
+    /// the other way round). Connecting is lazy: an unreachable server, or a TLS handshake the
+    /// server refuses, shows as UNAVAILABLE on the first call.
+    explicit Client(const std::string& url, const TlsOptions& tls = {});
     /// Every infer_async call must have ended (its `done` called) before the client is destroyed.
     ~Client();
     Client(const Client&) = delete;
