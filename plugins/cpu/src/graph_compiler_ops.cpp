@@ -158,13 +158,11 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
     // or in bf16 when every reader converts it to bf16 anyway (the same rounding, one reorder
     // fewer). A case oneDNN has no bf16 kernel for stays f32.
     dnnl::convolution_forward::primitive_desc pd;
-    if (try_winograd(node, in, out, kernel, w, chain, attr, bias_md, &pd)) {
+    // The primitive of `pd` reading value `src_arg`, with the weights, bias and output.
+    auto set_primitive = [&](size_t src_arg) {
         op->primitive = dnnl::convolution_forward(pd);
         op->scratchpad_bytes = pd.scratchpad_desc().get_size();
         op->impl = pd.impl_info_str();
-        const size_t blocked = blocked_source(x);
-        const size_t src_arg =
-            blocked != SIZE_MAX ? blocked : in_layout(value_of(x), Layout::kBlocked16);
         op->args.push_back({DNNL_ARG_SRC, true, src_arg, pd.src_desc(), {}});
         op->args.push_back({DNNL_ARG_WEIGHTS,
                             false,
@@ -178,6 +176,10 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
                                 {},
                                 make_constant(bias_md, chain.bias.data(), pd.bias_desc())});
         op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, pd.dst_desc(), {}});
+    };
+    if (try_winograd(node, in, out, kernel, w, chain, attr, bias_md, &pd)) {
+        const size_t blocked = blocked_source(x);
+        set_primitive(blocked != SIZE_MAX ? blocked : in_layout(value_of(x), Layout::kBlocked16));
         // A residual sum accumulates into a blocked copy of the operand made for this step
         // alone (never shared with another reader), which the output then overwrites.
         const size_t residual = sum_value == SIZE_MAX
@@ -217,26 +219,9 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
             pd = make_pd(dt::f32, dt::f32);
         }
     }
-    op->primitive = dnnl::convolution_forward(pd);
-    op->scratchpad_bytes = pd.scratchpad_desc().get_size();
-    op->impl = pd.impl_info_str();
-    const size_t src_arg = !bf16 ? in_layout(value_of(x), Layout::kChannelsLast)
-                           : written != SIZE_MAX
-                               ? written
-                               : in_bf16(in_layout(value_of(x), Layout::kChannelsLast));
-    op->args.push_back({DNNL_ARG_SRC, true, src_arg, pd.src_desc(), {}});
-    op->args.push_back({DNNL_ARG_WEIGHTS,
-                        false,
-                        0,
-                        {},
-                        weights_constant(wport, w_plain, weights.data(), pd.weights_desc())});
-    if (chain.bias)
-        op->args.push_back({DNNL_ARG_BIAS,
-                            false,
-                            0,
-                            {},
-                            make_constant(bias_md, chain.bias.data(), pd.bias_desc())});
-    op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, pd.dst_desc(), {}});
+    set_primitive(!bf16                 ? in_layout(value_of(x), Layout::kChannelsLast)
+                  : written != SIZE_MAX ? written
+                                        : in_bf16(in_layout(value_of(x), Layout::kChannelsLast)));
     add_dnnl_step_as(node, chain, std::move(op), Layout::kChannelsLast, dst_type.value_or(dt::f32));
     if (sum_value != SIZE_MAX) {
         // The output is the residual operand's memory, which the sum post-op accumulates into.

@@ -11,15 +11,9 @@
 namespace vireo {
 namespace {
 
+using test::int_attribute;
 using test::OnnxBuilder;
 constexpr int32_t kF32 = onnx::TensorProto::FLOAT;
-
-void int_attribute(onnx::NodeProto& node, const std::string& name, int64_t value) {
-    auto* a = node.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::INT);
-    a->set_i(value);
-}
 
 std::vector<float> values(size_t n, float scale, float offset) {
     std::vector<float> v(n);

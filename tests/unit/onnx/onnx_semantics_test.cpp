@@ -17,16 +17,13 @@
 namespace vireo {
 namespace {
 
+using test::float_attribute;
+using test::int_attribute;
+using test::ints_attribute;
 using test::OnnxBuilder;
+using test::string_attribute;
 constexpr int32_t kF32 = onnx::TensorProto::FLOAT;
 constexpr int32_t kI64 = onnx::TensorProto::INT64;
-
-void int_attribute(onnx::NodeProto& node, const std::string& name, int64_t value) {
-    auto* a = node.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::INT);
-    a->set_i(value);
-}
 
 Tensor f32(const Shape& shape, const std::vector<float>& v) {
     Tensor t(element::f32, shape);
@@ -75,28 +72,6 @@ TEST(OnnxSemantics, ReductionWithAnEmptyRunTimeAxesInputReducesEveryAxis) {
         for (size_t i = 0; i < c.expected.size(); ++i)
             EXPECT_EQ(y.data<float>()[i], c.expected[i]) << what << " i=" << i;
     }
-}
-
-void string_attribute(onnx::NodeProto& node, const std::string& name, const std::string& value) {
-    auto* a = node.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::STRING);
-    a->set_s(value);
-}
-
-void ints_attribute(onnx::NodeProto& node, const std::string& name,
-                    const std::vector<int64_t>& values) {
-    auto* a = node.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::INTS);
-    for (int64_t v : values) a->add_ints(v);
-}
-
-void float_attribute(onnx::NodeProto& node, const std::string& name, float value) {
-    auto* a = node.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::FLOAT);
-    a->set_f(value);
 }
 
 // One Resize of x [1,1,h,w] (values 1, 2, ...) with `scales` (or roi and scales) as

@@ -88,4 +88,34 @@ TempDir::~TempDir() {
     std::filesystem::remove_all(m_path, ec);
 }
 
+namespace {
+
+onnx::AttributeProto& add_attribute(onnx::NodeProto& node, const std::string& name,
+                                    onnx::AttributeProto::AttributeType type) {
+    auto* a = node.add_attribute();
+    a->set_name(name);
+    a->set_type(type);
+    return *a;
+}
+
+}  // namespace
+
+void int_attribute(onnx::NodeProto& node, const std::string& name, int64_t value) {
+    add_attribute(node, name, onnx::AttributeProto::INT).set_i(value);
+}
+
+void float_attribute(onnx::NodeProto& node, const std::string& name, float value) {
+    add_attribute(node, name, onnx::AttributeProto::FLOAT).set_f(value);
+}
+
+void string_attribute(onnx::NodeProto& node, const std::string& name, const std::string& value) {
+    add_attribute(node, name, onnx::AttributeProto::STRING).set_s(value);
+}
+
+void ints_attribute(onnx::NodeProto& node, const std::string& name,
+                    const std::vector<int64_t>& values) {
+    auto& a = add_attribute(node, name, onnx::AttributeProto::INTS);
+    for (int64_t v : values) a.add_ints(v);
+}
+
 }  // namespace vireo::test

@@ -28,6 +28,13 @@ class OnnxBuilder {
     onnx::ModelProto m_model;
 };
 
+/// Attributes of a hand-built node, one per ONNX attribute type the tests set.
+void int_attribute(onnx::NodeProto& node, const std::string& name, int64_t value);
+void float_attribute(onnx::NodeProto& node, const std::string& name, float value);
+void string_attribute(onnx::NodeProto& node, const std::string& name, const std::string& value);
+void ints_attribute(onnx::NodeProto& node, const std::string& name,
+                    const std::vector<int64_t>& values);
+
 /// A fresh folder under the system temp dir, removed with its content on destruction.
 class TempDir {
   public:

@@ -16,31 +16,14 @@
 namespace vireo::training_ops_test {
 namespace {
 
+using test::float_attribute;
+using test::int_attribute;
+using test::ints_attribute;
 using test::OnnxBuilder;
 constexpr int32_t kF32 = onnx::TensorProto::FLOAT;
 constexpr int32_t kF64 = onnx::TensorProto::DOUBLE;
 constexpr int32_t kBool = onnx::TensorProto::BOOL;
 const std::vector<std::string> kDevices{"TEMPLATE", "CPU"};
-
-void int_attribute(onnx::NodeProto& node, const std::string& name, int64_t value) {
-    auto* a = node.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::INT);
-    a->set_i(value);
-}
-void float_attribute(onnx::NodeProto& node, const std::string& name, float value) {
-    auto* a = node.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::FLOAT);
-    a->set_f(value);
-}
-void ints_attribute(onnx::NodeProto& node, const std::string& name,
-                    const std::vector<int64_t>& values) {
-    auto* a = node.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::INTS);
-    for (int64_t v : values) a->add_ints(v);
-}
 
 Tensor f32(const Shape& shape, const std::vector<float>& v) {
     Tensor t(element::f32, shape);
