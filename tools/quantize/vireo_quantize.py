@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """vireo_quantize: post-training static quantization of an ONNX model into QDQ form.
 
-Min-max calibration on a directory of .npy inputs (or random data, with a warning), run on
-Vireo itself; per-channel symmetric s8 weights; u8 asymmetric (or s8 symmetric) activations;
-int32 biases. Writes QuantizeLinear/DequantizeLinear pairs the way ONNX Runtime's quantizer
-does, so ORT and Vireo's CPU plugin run the same file:
+Calibration (min-max, percentile or entropy) on samples from a data iterator, a directory of
+.npy inputs or random data (with a warning), run on Vireo itself; per-channel symmetric s8
+weights; u8 asymmetric (or s8 symmetric) activations; int32 biases, optionally bias-corrected.
+Writes QuantizeLinear/DequantizeLinear pairs the way ONNX Runtime's quantizer does, so ORT and
+Vireo's CPU plugin run the same file:
 
 - every Conv, Gemm and MatMul with constant weights gets its activation input quantized, its
   weights DequantizeLinear'd from s8 (per output channel) and its bias from int32 (scale
@@ -16,7 +17,14 @@ does, so ORT and Vireo's CPU plugin run the same file:
   the integers.
 Every quantized tensor has one QuantizeLinear/DequantizeLinear pair that all its consumers read.
 
-    python3 tools/quantize/vireo_quantize.py model.onnx model.int8.onnx --calib calib_dir/
+    python3 tools/quantize/vireo_quantize.py model.onnx model.int8.onnx --calib calib_dir/ \
+        --calibration entropy --bias-correction
+
+or from Python, with tools/quantize on sys.path:
+
+    from vireo_quantize import quantize
+    qmodel = quantize("model.onnx", "model.int8.onnx", calibration_data=batches(),
+                      calibration="percentile", percentile=99.99)
 """
 import argparse
 import glob
@@ -29,6 +37,8 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper, TensorProto
 
+from vireo_calibration import DEFAULT_BINS, METHODS, RangeCollector, check_method
+
 TARGETS = ("Conv", "Gemm", "MatMul")
 
 
@@ -39,6 +49,12 @@ def parse_args(argv):
     p.add_argument("--calib", help="directory of .npy calibration inputs: <input name>_<k>.npy, or "
                    "<k>.npy for a one-input model (default: random data, with a warning)")
     p.add_argument("--samples", type=int, default=8, help="random calibration samples (default 8)")
+    p.add_argument("--calibration", default="minmax", choices=METHODS,
+                   help="how activation ranges are chosen (default minmax)")
+    p.add_argument("--percentile", type=float, default=99.999,
+                   help="with --calibration percentile: the %% of values kept (default 99.999)")
+    p.add_argument("--bias-correction", action="store_true",
+                   help="shift int32 biases so each op's mean output per channel matches f32")
     p.add_argument("--symmetric-activations", action="store_true",
                    help="s8 activations with zero point 0 instead of u8 asymmetric")
     p.add_argument("--per-tensor-weights", action="store_true", help="one weight scale per tensor")
@@ -95,13 +111,32 @@ def fold_constant_nodes(model):
     model.graph.node.extend(kept)
 
 
-def plan(model, exclude):
-    """Which tensors get a Q/DQ pair: {tensor: (calibrated tensor, removed activation or None)}."""
+def plan(model, exclude, remove_relu=True):
+    """Which tensors get a Q/DQ pair: {tensor: (calibrated tensor, removed activation or None)}.
+
+    remove_relu: only with u8 activations, whose zero point 0 saturates like Relu; an s8 zero
+    point of 0 keeps the negative values, so with symmetric activations every Relu stays."""
     inits = initializers(model)
     uses = consumers_of(model)
     outputs = {o.name for o in model.graph.output}
     quantized, shared = {}, {}
     targets = []
+
+    def quantize_output(y):
+        """y gets a Q/DQ pair unless it is a model output; a Relu or Clip(0, max) that is its
+        only reader is removed and calibrated instead."""
+        if y in outputs:
+            return
+        after = uses.get(y, [])
+        if (remove_relu and len(after) == 1 and after[0][0].op_type in ("Relu", "Clip")
+                and after[0][0].name not in exclude):
+            act = after[0][0]
+            bounds = (0.0, np.inf) if act.op_type == "Relu" else clip_bounds(act, inits)
+            if bounds is not None and bounds[0] == 0.0 and act.output[0] not in outputs:
+                quantized[y] = (act.output[0], act)
+                return
+        quantized.setdefault(y, (y, None))
+
     for node in model.graph.node:
         if node.op_type not in TARGETS or node.name in exclude:
             continue
@@ -115,17 +150,22 @@ def plan(model, exclude):
         targets.append(node)
         if node.input[0] not in inits:
             quantized.setdefault(node.input[0], (node.input[0], None))
-        y = node.output[0]
-        if y in outputs:
+        quantize_output(node.output[0])
+    # Add of two activations and GlobalAveragePool: inputs and output quantized, the QDQ form
+    # ONNX Runtime fuses into QLinearAdd / QLinearGlobalAveragePool; Vireo's CPU runs the Add
+    # in int8 (docs/quantization.md) and the pooling on the dequantized values.
+    for node in model.graph.node:
+        if node.name in exclude:
             continue
-        after = uses.get(y, [])
-        if len(after) == 1 and after[0][0].op_type in ("Relu", "Clip"):
-            act = after[0][0]
-            bounds = (0.0, np.inf) if act.op_type == "Relu" else clip_bounds(act, inits)
-            if bounds is not None and bounds[0] == 0.0 and act.output[0] not in outputs:
-                quantized[y] = (act.output[0], act)
-                continue
-        quantized.setdefault(y, (y, None))
+        if node.op_type == "Add" and len(node.input) == 2 and not any(i in inits for i in node.input):
+            sources = list(node.input)
+        elif node.op_type == "GlobalAveragePool":
+            sources = [node.input[0]]
+        else:
+            continue
+        for src in sources:
+            quantized.setdefault(src, (src, None))
+        quantize_output(node.output[0])
     # The output of a removed activation is no tensor of its own any more.
     removed = {a.output[0] for _, a in quantized.values() if a is not None}
     for name in removed:
@@ -140,51 +180,131 @@ def plan(model, exclude):
     return targets, quantized, shared
 
 
-def calibrate(model, tensors, samples, device):
-    """Min and max of each tensor over the samples, from one Vireo run per sample."""
+def graph_inputs(model):
+    inits = initializers(model)
+    return [i for i in model.graph.input if i.name not in inits]
+
+
+def np_type(elem_type):
+    try:
+        return helper.tensor_dtype_to_np_dtype(elem_type)
+    except AttributeError:  # onnx < 1.13
+        return onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[elem_type]
+
+
+def checked_samples(model, data):
+    """Each calibration sample as a list of arrays in the model's input order, checked.
+
+    A sample is a dict {input name: array}, a list or tuple in input order, or (one-input
+    models) one array. Static dimensions must match; values are converted to the input's type.
+    """
+    inputs = graph_inputs(model)
+    names = [i.name for i in inputs]
+    for k, sample in enumerate(data):
+        if isinstance(sample, dict):
+            unknown = sorted(set(sample) - set(names))
+            if unknown:
+                raise ValueError(f"calibration sample {k} has {unknown[0]!r}, which is no model input "
+                                 f"(inputs: {', '.join(names)})")
+            missing = [n for n in names if n not in sample]
+            if missing:
+                raise ValueError(f"calibration sample {k} has no value for input {missing[0]!r} "
+                                 f"(inputs: {', '.join(names)})")
+            values = [sample[n] for n in names]
+        elif isinstance(sample, (list, tuple)):
+            if len(sample) != len(names):
+                raise ValueError(f"calibration sample {k} has {len(sample)} values for a model with "
+                                 f"{len(names)} inputs ({', '.join(names)})")
+            values = list(sample)
+        elif len(names) == 1:
+            values = [sample]
+        else:
+            raise ValueError(f"calibration sample {k} is one value for a model with {len(names)} "
+                             f"inputs ({', '.join(names)}): give a dict name -> array")
+        checked = []
+        for value, info in zip(values, inputs):
+            value = np.ascontiguousarray(value, dtype=np_type(info.type.tensor_type.elem_type))
+            dims = [d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else None
+                    for d in info.type.tensor_type.shape.dim]
+            if len(dims) != value.ndim or any(d is not None and d != v for d, v in zip(dims, value.shape)):
+                shown = ["?" if d is None else d for d in dims]
+                raise ValueError(f"calibration sample {k}: input {info.name!r} has shape "
+                                 f"{list(value.shape)}, the model expects {shown}")
+            checked.append(value)
+        yield checked
+
+
+def random_samples(model, count):
+    """`count` standard-normal samples (seeded), free dimensions set to 1."""
+    rng = np.random.default_rng(0)
+    for _ in range(count):
+        sample = []
+        for i in graph_inputs(model):
+            shape = [d.dim_value if d.dim_value > 0 else 1 for d in i.type.tensor_type.shape.dim]
+            sample.append(rng.standard_normal(shape).astype(np_type(i.type.tensor_type.elem_type)))
+        yield sample
+
+
+def directory_samples(model, calib):
+    """The .npy files of a directory: <input name>_<k>.npy, or <k>.npy for a one-input model."""
+    inputs = graph_inputs(model)
+    files = sorted(glob.glob(os.path.join(calib, "*.npy")))
+    if len(inputs) == 1:
+        for f in files:
+            yield [np.load(f)]
+        return
+    per_input = [sorted(f for f in files if os.path.basename(f).startswith(i.name + "_")) for i in inputs]
+    for fs in zip(*per_input):
+        yield [np.load(f) for f in fs]
+
+
+def run_model(model, tensors, samples, device, visit):
+    """Runs `model` on each sample on Vireo and calls visit(tensor, value) for each of `tensors`
+    (model inputs are read from the sample, the others made extra outputs); returns the count
+    of samples."""
     import vireo  # noqa: E402 (the build's python module, PYTHONPATH=build/python)
+    inputs = [i.name for i in graph_inputs(model)]
     probe = onnx.ModelProto()
     probe.CopyFrom(model)
     known = {o.name for o in probe.graph.output}
     for name in tensors:
-        if name not in known:
+        if name not in known and name not in inputs:
             probe.graph.output.append(helper.make_empty_tensor_value_info(name))
+    outputs = [o.name for o in probe.graph.output]
+    wanted = set(tensors)
+    count = 0
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "probe.onnx")
         onnx.save(probe, path)
-        core = vireo.Core()
-        compiled = core.compile_model(path, device)
-        request = compiled.create_infer_request()
-        names = [o.name for o in probe.graph.output]
-        lo = {n: np.inf for n in tensors}
-        hi = {n: -np.inf for n in tensors}
+        request = vireo.Core().compile_model(path, device).create_infer_request()
         for sample in samples:
-            results = request.infer(sample).to_tuple()
-            for name, value in zip(names, results):
-                if name in lo:
-                    lo[name] = min(lo[name], float(np.min(value)))
-                    hi[name] = max(hi[name], float(np.max(value)))
-    return lo, hi
+            for name, value in zip(inputs, sample):
+                if name in wanted:
+                    visit(name, value)
+            results = request.infer(list(sample)).to_tuple()
+            for name, value in zip(outputs, results):
+                if name in wanted:
+                    visit(name, np.asarray(value))
+            count += 1
+    return count
 
 
-def load_samples(model, calib, count):
-    inputs = [i for i in model.graph.input if i.name not in initializers(model)]
-    if calib:
-        files = sorted(glob.glob(os.path.join(calib, "*.npy")))
-        if len(inputs) == 1:
-            return [[np.load(f)] for f in files]
-        per_input = [sorted(f for f in files if os.path.basename(f).startswith(i.name + "_")) for i in inputs]
-        return [[np.load(f) for f in fs] for fs in zip(*per_input)]
-    warnings.warn("vireo_quantize: no --calib directory: calibrating on random data (accuracy will suffer)")
-    rng = np.random.default_rng(0)
-    samples = []
-    for _ in range(count):
-        sample = []
-        for i in inputs:
-            shape = [d.dim_value if d.dim_value > 0 else 1 for d in i.type.tensor_type.shape.dim]
-            sample.append(rng.standard_normal(shape).astype(np.float32))
-        samples.append(sample)
-    return samples
+class ChannelMeans:
+    """Mean of each channel (along `axis`) of one tensor over all samples, kept as running sums."""
+
+    def __init__(self, axis):
+        self.axis = axis
+        self.sum = None
+        self.count = 0
+
+    def add(self, value):
+        v = np.moveaxis(np.asarray(value, np.float64), self.axis, 0)
+        v = v.reshape(v.shape[0], -1)
+        self.sum = v.sum(axis=1) if self.sum is None else self.sum + v.sum(axis=1)
+        self.count += v.shape[1]
+
+    def mean(self):
+        return self.sum / self.count
 
 
 def activation_params(lo, hi, symmetric):
@@ -210,7 +330,12 @@ def weight_params(w, axis, per_tensor):
     return q, np.atleast_1d(scale)
 
 
-def quantize_model(model, targets, quantized, shared, params, per_tensor):
+def quantize_model(model, targets, quantized, shared, params, per_tensor, bias_shift=None):
+    """Rewrites `model` in place into QDQ form. bias_shift: {target output: int32 per channel}
+    added to the quantized biases (bias correction). Returns {target output: bias scale} of the
+    targets whose bias became int32."""
+    bias_shift = bias_shift or {}
+    bias_scales = {}
     graph = model.graph
     inits = initializers(model)
     new_inits, new_nodes = [], []
@@ -265,10 +390,13 @@ def quantize_model(model, targets, quantized, shared, params, per_tensor):
             x_scale = params[node.input[0]][0]
             b_scale = (x_scale * w_scale).astype(np.float32)
             if b.shape == b_scale.shape or b_scale.size == 1:
-                bq = np.round(b / b_scale).astype(np.int32)
+                b_scale = np.broadcast_to(b_scale, b.shape).astype(np.float32)
+                bq = np.round(b / b_scale) + bias_shift.get(node.output[0], 0)
+                bq = np.clip(bq, np.iinfo(np.int32).min, np.iinfo(np.int32).max).astype(np.int32)
+                bias_scales[node.output[0]] = b_scale
                 bbase = node.input[bias_index].replace("/", "_").replace(":", "_")
                 add(bq, bbase + "_quantized")
-                add(np.broadcast_to(b_scale, b.shape).astype(np.float32), bbase + "_scale")
+                add(b_scale, bbase + "_scale")
                 add(np.zeros(b.shape, np.int32), bbase + "_zp")
                 bdq = helper.make_node("DequantizeLinear", [bbase + "_quantized", bbase + "_scale", bbase + "_zp"],
                                        [bbase + "_dq"], name=bbase + "_DequantizeLinear")
@@ -298,7 +426,7 @@ def quantize_model(model, targets, quantized, shared, params, per_tensor):
         if o.name in dq_name:
             raise RuntimeError("a model output was quantized: " + o.name)
     del graph.value_info[:]
-    return model
+    return bias_scales
 
 
 def topological(nodes, available):
@@ -335,33 +463,131 @@ def check(f32_path, qdq_path, sample, device):
     return [sqnr_db(r, q) for r, q in zip(outs[0], outs[1])]
 
 
+def load_model(model_or_path):
+    if isinstance(model_or_path, onnx.ModelProto):
+        model = onnx.ModelProto()
+        model.CopyFrom(model_or_path)  # the caller's model is left as it is
+        return model
+    return onnx.load(os.fspath(model_or_path))
+
+
+def build(model, exclude, params, symmetric, per_tensor, bias_shift=None):
+    """A QDQ copy of the (constant-folded) f32 model and {target output: bias scale}."""
+    q = onnx.ModelProto()
+    q.CopyFrom(model)
+    targets, quantized, shared = plan(q, exclude, not symmetric)
+    shared = {out: src for out, src in shared.items() if src in params}
+    return q, quantize_model(q, targets, quantized, shared, params, per_tensor, bias_shift)
+
+
+def quantize(model_or_path, output_path=None, calibration_data=None, calibration="minmax",
+             percentile=99.999, bias_correction=False, symmetric_activations=False,
+             per_tensor_weights=False, exclude=(), device="CPU", random_samples_count=8,
+             histogram_bins=DEFAULT_BINS):
+    """Post-training static quantization of an f32 ONNX model into QDQ form; returns the
+    quantized onnx.ModelProto and, with output_path, also saves it there.
+
+    model_or_path: an onnx.ModelProto (not modified) or a path to an .onnx file.
+    calibration_data: an iterable (a list, a generator, any data iterator) of samples, each a
+        dict {input name: ndarray}, a list of arrays in input order, or for a one-input model
+        one ndarray. It is read once; with bias_correction a one-shot iterator's samples are
+        kept in memory for the second pass (a list is read again instead). None calibrates on
+        random_samples_count random normal inputs, with a warning.
+    calibration: "minmax", "percentile" (clip at `percentile` % of |x|, or of each tail for a
+        u8 tensor of both signs) or "entropy" (the KL-divergence threshold); the histogram
+        methods keep one `histogram_bins`-bin histogram per tensor, not the activations.
+    bias_correction: shift each int32 bias so the quantized op's mean output per channel over
+        the calibration samples equals the f32 model's (one extra run per biased op).
+    exclude: node names left in f32. device: the Vireo device the calibration runs on.
+    Raises ValueError for an unknown method, a percentile outside (0, 100], a sample that
+    does not fit the model's inputs, or no sample at all.
+    """
+    check_method(calibration, percentile)
+    if isinstance(exclude, str):
+        exclude = exclude.split(",")
+    exclude = set(filter(None, exclude))
+    model = load_model(model_or_path)
+    fold_constant_nodes(model)
+    if calibration_data is None:
+        warnings.warn("vireo_quantize: no calibration data: calibrating on random data (accuracy will suffer)")
+        calibration_data = random_samples(model, random_samples_count)
+    one_shot = iter(calibration_data) is calibration_data
+    cached = [] if bias_correction and one_shot else None
+
+    def samples():
+        for sample in checked_samples(model, calibration_data):
+            if cached is not None:
+                cached.append(sample)
+            yield sample
+
+    f32 = onnx.ModelProto()
+    f32.CopyFrom(model)
+    targets, quantized, _ = plan(f32, exclude, not symmetric_activations)
+    calibrated = sorted({c for c, _ in quantized.values()})
+    ranges = {n: RangeCollector(calibration, percentile, histogram_bins) for n in calibrated}
+    biased = [n for n in targets if len(n.input) > 2 and n.input[2]]
+    means = {n.output[0]: ChannelMeans(1) for n in biased} if bias_correction else {}
+
+    def visit(name, value):
+        if name in ranges:
+            ranges[name].add(value)
+        if name in means:
+            means[name].add(value)
+
+    if run_model(model, calibrated + list(means), samples(), device, visit) == 0:
+        raise ValueError("calibration_data gave no sample: at least one is needed")
+    params = {}
+    for tensor, (cal, _) in quantized.items():
+        params[tensor] = activation_params(*ranges[cal].range(symmetric_activations), symmetric_activations)
+    for name in calibrated:
+        params.setdefault(name, activation_params(*ranges[name].range(symmetric_activations),
+                                                  symmetric_activations))
+
+    shift = {}
+    options = (exclude, params, symmetric_activations, per_tensor_weights)
+    q, bias_scales = build(model, *options)
+    if bias_correction:
+        again = cached if cached is not None else calibration_data
+        # One op at a time in graph order, each measured with the ops before it corrected: an
+        # op's mean error depends on the inputs they give it.
+        for name in [n.output[0] for n in biased if n.output[0] in bias_scales]:
+            current = ChannelMeans(1)
+            run_model(q, [name], checked_samples(model, again), device, lambda _, v: current.add(v))
+            delta = (means[name].mean() - current.mean()) / bias_scales[name].astype(np.float64)
+            shift[name] = np.round(delta).astype(np.int64)
+            q, bias_scales = build(model, *options, shift)
+    onnx.checker.check_model(q)
+    if output_path is not None:
+        onnx.save(q, os.fspath(output_path))
+    return q
+
+
 def main(argv):
     args = parse_args(argv)
-    model = onnx.load(args.input)
-    fold_constant_nodes(model)
-    exclude = set(filter(None, args.exclude.split(",")))
-    targets, quantized, shared = plan(model, exclude)
-    calibrated = sorted({c for c, _ in quantized.values()})
-    samples = load_samples(model, args.calib, args.samples)
-    lo, hi = calibrate(model, calibrated, samples, args.device)
-    params = {}
-    for tensor, (cal, act) in quantized.items():
-        params[tensor] = activation_params(lo[cal], hi[cal], args.symmetric_activations)
-    for name in calibrated:
-        params.setdefault(name, activation_params(lo[name], hi[name], args.symmetric_activations))
-    # Readers of the original tensor may need the source's parameters (MaxPool).
-    for out, src in list(shared.items()):
-        if src not in params:
-            del shared[out]
-    model = quantize_model(model, targets, quantized, shared, params, args.per_tensor_weights)
-    onnx.checker.check_model(model)
-    onnx.save(model, args.output)
+    try:
+        model = onnx.load(args.input)
+        data = directory_samples(model, args.calib) if args.calib else None
+        q = quantize(model, args.output, data, calibration=args.calibration, percentile=args.percentile,
+                     bias_correction=args.bias_correction,
+                     symmetric_activations=args.symmetric_activations,
+                     per_tensor_weights=args.per_tensor_weights, exclude=args.exclude,
+                     device=args.device, random_samples_count=args.samples)
+    except ValueError as e:
+        sys.exit(f"vireo_quantize: {e}")
     if args.check is not None:
-        sample = [np.load(f) for f in args.check] if args.check else samples[0]
+        if args.check:
+            sample = [np.load(f) for f in args.check]
+        else:
+            fold_constant_nodes(model)
+            sample = next(directory_samples(model, args.calib) if args.calib else random_samples(model, 1))
         for i, db in enumerate(check(args.input, args.output, sample, args.device)):
             print(f"vireo_quantize: output {i}: SQNR {db:.1f} dB against f32")
-    print(f"vireo_quantize: {len(targets)} ops with int8 weights, {len(quantized) + len(shared)} "
-          f"quantized activations -> {args.output}")
+    inits = initializers(q)
+    weight_dq = {n.output[0] for n in q.graph.node if n.op_type == "DequantizeLinear" and n.input[0] in inits}
+    weights = sum(1 for n in q.graph.node if n.op_type in TARGETS and len(n.input) > 1 and n.input[1] in weight_dq)
+    ops = [n.op_type for n in q.graph.node]
+    print(f"vireo_quantize: {args.calibration} calibration: {weights} ops with int8 weights, "
+          f"{ops.count('QuantizeLinear')} quantized activations -> {args.output}")
 
 
 if __name__ == "__main__":
