@@ -24,6 +24,13 @@ void Graph::plan_memory() {
             for (const auto& a : steps[s].dnnl->args)
                 if (a.is_value) use(a.value);
     }
+    // Two steps that run at the same time are one step for lifetimes: what the first reads
+    // lives until the second is done, so the second's outputs cannot take its memory.
+    for (size_t s = 0; s + 1 < steps.size(); ++s) {
+        if (!steps[s].concurrent_with_next) continue;
+        for (auto& v : values)
+            if (v.last_use == s) v.last_use = s + 1;
+    }
     for (size_t id : result_values) values[id].last_use = end;
     for (size_t s : assign_steps)
         for (size_t id : steps[s].inputs) values[id].last_use = end;
@@ -35,9 +42,18 @@ void Graph::plan_memory() {
         Value& source = values[v.alias];
         source.last_use = std::max({source.last_use, v.last_use, v.producer});
     }
+    // One scratchpad every step uses in turn; the second of two concurrent steps has its own
+    // after the first's.
     scratchpad_bytes = 0;
-    for (const auto& step : steps)
-        if (step.dnnl) scratchpad_bytes = std::max(scratchpad_bytes, step.dnnl->scratchpad_bytes);
+    for (size_t s = 0; s < steps.size(); ++s) {
+        Step& step = steps[s];
+        if (!step.dnnl) continue;
+        step.scratchpad_offset = 0;
+        if (s > 0 && steps[s - 1].concurrent_with_next && steps[s - 1].dnnl)
+            step.scratchpad_offset = align_up(steps[s - 1].dnnl->scratchpad_bytes);
+        scratchpad_bytes =
+            std::max(scratchpad_bytes, step.scratchpad_offset + step.dnnl->scratchpad_bytes);
+    }
     arena_bytes = 0;
     if (dynamic) return;
 

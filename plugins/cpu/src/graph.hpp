@@ -86,6 +86,13 @@ struct Step {
     std::function<std::vector<Shape>(const std::vector<Tensor>&)> output_shapes;
     /// kDnnl: at most this many OpenMP threads run the step (0: the request's own count).
     int max_threads = 0;
+    /// kDnnl with max_threads 1, followed by another such step that does not read this one's
+    /// outputs: with two or more threads the two run at the same time, one thread each (the
+    /// directions of a small bidirectional RNN layer). Graph::plan_memory keeps both steps'
+    /// values apart and gives them separate scratchpads.
+    bool concurrent_with_next = false;
+    /// kDnnl: where the step's scratchpad starts in the request's (set by plan_memory).
+    size_t scratchpad_offset = 0;
 };
 
 /// Weights in the layout a primitive chose, as CompiledModel::export_model writes them and

@@ -312,9 +312,12 @@ class GraphCompiler {
     size_t add_internal_value(const Dims& dims, const std::string& name,
                               element::Type type = element::f32);
     /// A reorder step writing internal or port value `to_value` (plain) from `from_value` read
-    /// through `from`.
+    /// through `from`; with `to_view`, only the part of `to_value` that view (strides, offset)
+    /// selects, one of several writes the first of which must come right after the value was
+    /// made (it stays the value's producer).
     void add_internal_reorder(const dnnl::memory::desc& from, size_t from_value, size_t to_value,
-                              const NodePtr& node, const std::string& what);
+                              const NodePtr& node, const std::string& what,
+                              const dnnl::memory::desc* to_view = nullptr);
     bool try_reduce(const NodePtr& node);
     // Quantized models (graph_compiler_int8.cpp).
     /// Runs before the f32 builders: defers a DequantizeLinear chain (its integer input is what

@@ -50,9 +50,13 @@ size_t GraphCompiler::add_internal_value(const Dims& dims, const std::string& na
 
 void GraphCompiler::add_internal_reorder(const dnnl::memory::desc& from, size_t from_value,
                                          size_t to_value, const NodePtr& node,
-                                         const std::string& what) {
+                                         const std::string& what,
+                                         const dnnl::memory::desc* to_view) {
     const Value& to = m_graph->values[to_value];
-    const dnnl::memory::desc dst(dims_of(to.shape.to_shape()), dt::f32, plain_tag(to.shape.size()));
+    const dnnl::memory::desc dst =
+        to_view
+            ? *to_view
+            : dnnl::memory::desc(dims_of(to.shape.to_shape()), dt::f32, plain_tag(to.shape.size()));
     Step step;
     step.kind = StepKind::kDnnl;
     step.node = node;
@@ -62,7 +66,9 @@ void GraphCompiler::add_internal_reorder(const dnnl::memory::desc& from, size_t 
     step.dnnl = make_reorder(from, dst, from_value, to_value);
     step.exec_type = step.dnnl->impl + " " + what;
     step.outputs = {to_value};
-    m_graph->values[to_value].producer = m_graph->steps.size();
+    // A write through a view may be one of several (the value's producer is the first of them,
+    // set where the value was made).
+    if (!to_view) m_graph->values[to_value].producer = m_graph->steps.size();
     m_graph->steps.push_back(std::move(step));
 }
 
@@ -122,136 +128,6 @@ bool GraphCompiler::try_rnn(const NodePtr& node) {
         const char* onednn = "ifco";
         for (size_t g = 0; g < 4; ++g) gate[g] = format.find(onednn[g]);
     }
-    // Weights [1, D, in, G, H] (ldigo) and bias [1, D, G (+1), H] (ldgo) from W [D, G*H, in],
-    // R [D, G*H, H] and B [D, G*H] (lbr GRU: [D, 4*H], the last H the candidate's recurrent bias).
-    auto pack_weights = [&](const float* src, size_t in) {
-        std::vector<float> out(D * in * G * H);
-        for (size_t d = 0; d < D; ++d)
-            for (size_t i = 0; i < in; ++i)
-                for (size_t g = 0; g < G; ++g)
-                    for (size_t h = 0; h < H; ++h)
-                        out[((d * in + i) * G + g) * H + h] =
-                            src[(d * G * H + gate[g] * H + h) * in + i];
-        return out;
-    };
-    const std::vector<float> w_layer = pack_weights(W, I), w_iter = pack_weights(R, H);
-    const size_t bias_gates = lbr ? 4 : G;
-    std::vector<float> bias(D * bias_gates * H);
-    for (size_t d = 0; d < D; ++d)
-        for (size_t g = 0; g < bias_gates; ++g)
-            for (size_t h = 0; h < H; ++h)
-                bias[(d * bias_gates + g) * H + h] =
-                    B[d * bias_gates * H + (g < G ? gate[g] : g) * H + h];
-
-    const auto dim = [](size_t v) { return static_cast<dnnl::memory::dim>(v); };
-    const dnnl::memory::desc src_layer({dim(T), dim(N), dim(I)}, dt::f32, tag::tnc);
-    const dnnl::memory::desc iter({1, dim(D), dim(N), dim(H)}, dt::f32, tag::ldnc);
-    const dnnl::memory::desc w_layer_plain({1, dim(D), dim(I), dim(G), dim(H)}, dt::f32,
-                                           tag::ldigo);
-    const dnnl::memory::desc w_iter_plain({1, dim(D), dim(H), dim(G), dim(H)}, dt::f32, tag::ldigo);
-    // The weights are given plain (ldigo), not `any`: with `any` oneDNN 2.6 picks its brgemm
-    // kernels, which multiply the layer input one time step at a time; a 2-layer bidirectional LSTM
-    // (input 512, hidden 256, 64 steps, batch 1) took 15.7 ms a layer there against 2.5 ms in the
-    // GEMM-based implementation plain weights select, which does the input GEMM for all steps at
-    // once.
-    const dnnl::memory::desc bias_md({1, dim(D), dim(bias_gates), dim(H)}, dt::f32, tag::ldgo);
-    const dnnl::memory::desc dst_layer({dim(T), dim(N), dim(D * H)}, dt::f32, tag::tnc);
-    const auto dir = direction == "forward"   ? dnnl::rnn_direction::unidirectional_left2right
-                     : direction == "reverse" ? dnnl::rnn_direction::unidirectional_right2left
-                                              : dnnl::rnn_direction::bidirectional_concat;
-    const auto prop = dnnl::prop_kind::forward_inference;
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    auto op = std::make_shared<DnnlOp>();
-    dnnl::memory::desc w_layer_md, w_iter_md;
-    if (lstm) {
-        dnnl::lstm_forward::desc desc(prop, dir, src_layer, iter, iter, w_layer_plain, w_iter_plain,
-                                      bias_md, dst_layer, iter, iter);
-        dnnl::lstm_forward::primitive_desc pd(desc, attr, cpu_engine());
-        op->primitive = dnnl::lstm_forward(pd);
-        op->scratchpad_bytes = pd.scratchpad_desc().get_size();
-        op->impl = pd.impl_info_str();
-        w_layer_md = pd.weights_layer_desc();
-        w_iter_md = pd.weights_iter_desc();
-    } else if (lbr) {
-        dnnl::lbr_gru_forward::desc desc(prop, dir, src_layer, iter, w_layer_plain, w_iter_plain,
-                                         bias_md, dst_layer, iter);
-        dnnl::lbr_gru_forward::primitive_desc pd(desc, attr, cpu_engine());
-        op->primitive = dnnl::lbr_gru_forward(pd);
-        op->scratchpad_bytes = pd.scratchpad_desc().get_size();
-        op->impl = pd.impl_info_str();
-        w_layer_md = pd.weights_layer_desc();
-        w_iter_md = pd.weights_iter_desc();
-    } else if (gru) {
-        dnnl::gru_forward::desc desc(prop, dir, src_layer, iter, w_layer_plain, w_iter_plain,
-                                     bias_md, dst_layer, iter);
-        dnnl::gru_forward::primitive_desc pd(desc, attr, cpu_engine());
-        op->primitive = dnnl::gru_forward(pd);
-        op->scratchpad_bytes = pd.scratchpad_desc().get_size();
-        op->impl = pd.impl_info_str();
-        w_layer_md = pd.weights_layer_desc();
-        w_iter_md = pd.weights_iter_desc();
-    } else {
-        dnnl::vanilla_rnn_forward::desc desc(prop, algorithm::eltwise_tanh, dir, src_layer, iter,
-                                             w_layer_plain, w_iter_plain, bias_md, dst_layer, iter);
-        dnnl::vanilla_rnn_forward::primitive_desc pd(desc, attr, cpu_engine());
-        op->primitive = dnnl::vanilla_rnn_forward(pd);
-        op->scratchpad_bytes = pd.scratchpad_desc().get_size();
-        op->impl = pd.impl_info_str();
-        w_layer_md = pd.weights_layer_desc();
-        w_iter_md = pd.weights_iter_desc();
-    }
-    // The primitive is made: from here on nothing throws a dnnl::error the caller would catch
-    // with steps half added.
-    const std::string base = node->get_friendly_name();
-    // X [N, T, I] read as [T, N, I]; states [N, D, H] read as [1, D, N, H].
-    const size_t x = in_layout(value_of(node->input_value(0)), Layout::kPlain);
-    const dnnl::memory::desc x_view = permuted_view(dims_of(xs), {1, 0, 2});  // dims [T, N, I]
-    const size_t x_tnc = add_internal_value({dim(T), dim(N), dim(I)}, base + " input (tnc)");
-    add_internal_reorder(x_view, x, x_tnc, node, "x->tnc");
-    std::vector<size_t> iter_in;
-    for (size_t s = 0; s < states; ++s) {
-        const size_t v = in_layout(value_of(node->input_value(1 + s)), Layout::kPlain);
-        const dnnl::memory::desc view =
-            permuted_view({1, dim(N), dim(D), dim(H)}, {0, 2, 1, 3});  // [1, D, N, H]
-        const size_t to = add_internal_value({1, dim(D), dim(N), dim(H)},
-                                             base + " state " + std::to_string(s) + " (ldnc)");
-        add_internal_reorder(view, v, to, node, "state->ldnc");
-        iter_in.push_back(to);
-    }
-    const size_t y_tnc = add_internal_value({dim(T), dim(N), dim(D * H)}, base + " output (tnc)");
-    std::vector<size_t> iter_out;
-    for (size_t s = 0; s < states; ++s)
-        iter_out.push_back(add_internal_value({1, dim(D), dim(N), dim(H)},
-                                              base + " final state " + std::to_string(s)));
-    op->args.push_back({DNNL_ARG_SRC_LAYER, true, x_tnc, src_layer, {}});
-    op->args.push_back({DNNL_ARG_SRC_ITER, true, iter_in[0], iter, {}});
-    if (lstm) op->args.push_back({DNNL_ARG_SRC_ITER_C, true, iter_in[1], iter, {}});
-    DnnlArg arg;
-    arg.is_value = false;
-    arg.arg = DNNL_ARG_WEIGHTS_LAYER;
-    arg.constant = make_constant(w_layer_plain, w_layer.data(), w_layer_md);
-    op->args.push_back(arg);
-    arg.arg = DNNL_ARG_WEIGHTS_ITER;
-    arg.constant = make_constant(w_iter_plain, w_iter.data(), w_iter_md);
-    op->args.push_back(arg);
-    arg.arg = DNNL_ARG_BIAS;
-    arg.constant = make_constant(bias_md, bias.data(), bias_md);
-    op->args.push_back(arg);
-    op->args.push_back({DNNL_ARG_DST_LAYER, true, y_tnc, dst_layer, {}});
-    op->args.push_back({DNNL_ARG_DST_ITER, true, iter_out[0], iter, {}});
-    if (lstm) op->args.push_back({DNNL_ARG_DST_ITER_C, true, iter_out[1], iter, {}});
-    for (const auto& a : op->args)
-        if (!a.is_value) m_graph->weights_bytes += a.constant.get_desc().get_size();
-    Step step;
-    step.kind = StepKind::kDnnl;
-    step.node = node;
-    step.fused = {node};
-    step.name = base;
-    step.type = type;
-    // oneDNN names its RNN driver "ref" even where the cells run on its jit GEMMs: keep it
-    // apart from the reference kernels ("ref").
-    step.exec_type = "dnnl_rnn:" + op->impl + " tnc";
     // Each time step waits for the one before, so oneDNN splits one step's recurrent GEMM and
     // gates over the threads and meets them at a barrier T times: below about 512K
     // multiply-adds per thread and step (batch x gates x hidden^2) the barrier costs more than
@@ -259,21 +135,202 @@ bool GraphCompiler::try_rnn(const NodePtr& node) {
     // the corpus 1.89 -> 1.04 ms on one thread; batch 4 hidden 64 0.57 -> 0.21 ms; batch 16
     // hidden 256 (3.1M) 3.61 ms on two against 4.46 on one.
     constexpr size_t kRecurrentMacsPerThread = size_t{1} << 19;
-    step.max_threads =
-        static_cast<int>(std::clamp<size_t>(N * G * H * H / kRecurrentMacsPerThread, 1, 1024));
-    step.outputs = {y_tnc};
-    step.outputs.insert(step.outputs.end(), iter_out.begin(), iter_out.end());
-    for (size_t v : step.outputs) m_graph->values[v].producer = m_graph->steps.size();
-    step.dnnl = std::move(op);
-    m_graph->steps.push_back(std::move(step));
-    // Y [N, D, T, H] from [T, N, D * H] = [T, N, D, H]; final states [N, D, H] from [1, D, N, H].
+    const size_t useful_threads =
+        std::clamp<size_t>(N * G * H * H / kRecurrentMacsPerThread, 1, 1024);
+    // A bidirectional layer too small for two threads a step runs as two unidirectional
+    // primitives, one per direction, side by side on their own threads (Step::concurrent_with_next)
+    // — what ORT does — instead of one primitive that runs the directions one after the other.
+    const bool split = D == 2 && useful_threads == 1;
+    const size_t parts = split ? 2 : 1, Dp = D / parts;  // primitives, directions in each
+
+    // Weights [1, Dp, in, G, H] (ldigo) and bias [1, Dp, G (+1), H] (ldgo) of the directions
+    // first..first+Dp-1 from W [D, G*H, in], R [D, G*H, H] and B [D, G*H] (lbr GRU: [D, 4*H], the
+    // last H the candidate's recurrent bias).
+    auto pack_weights = [&](const float* src, size_t in, size_t first) {
+        std::vector<float> out(Dp * in * G * H);
+        for (size_t d = 0; d < Dp; ++d)
+            for (size_t i = 0; i < in; ++i)
+                for (size_t g = 0; g < G; ++g)
+                    for (size_t h = 0; h < H; ++h)
+                        out[((d * in + i) * G + g) * H + h] =
+                            src[((first + d) * G * H + gate[g] * H + h) * in + i];
+        return out;
+    };
+    const size_t bias_gates = lbr ? 4 : G;
+    auto pack_bias = [&](size_t first) {
+        std::vector<float> out(Dp * bias_gates * H);
+        for (size_t d = 0; d < Dp; ++d)
+            for (size_t g = 0; g < bias_gates; ++g)
+                for (size_t h = 0; h < H; ++h)
+                    out[(d * bias_gates + g) * H + h] =
+                        B[(first + d) * bias_gates * H + (g < G ? gate[g] : g) * H + h];
+        return out;
+    };
+
+    const auto dim = [](size_t v) { return static_cast<dnnl::memory::dim>(v); };
+    const dnnl::memory::desc src_layer({dim(T), dim(N), dim(I)}, dt::f32, tag::tnc);
+    const dnnl::memory::desc iter({1, dim(Dp), dim(N), dim(H)}, dt::f32, tag::ldnc);
+    const dnnl::memory::desc w_layer_plain({1, dim(Dp), dim(I), dim(G), dim(H)}, dt::f32,
+                                           tag::ldigo);
+    const dnnl::memory::desc w_iter_plain({1, dim(Dp), dim(H), dim(G), dim(H)}, dt::f32,
+                                          tag::ldigo);
+    // The weights are given plain (ldigo), not `any`: with `any` oneDNN 2.6 picks its brgemm
+    // kernels, which multiply the layer input one time step at a time; a 2-layer bidirectional LSTM
+    // (input 512, hidden 256, 64 steps, batch 1) took 15.7 ms a layer there against 2.5 ms in the
+    // GEMM-based implementation plain weights select, which does the input GEMM for all steps at
+    // once.
+    const dnnl::memory::desc bias_md({1, dim(Dp), dim(bias_gates), dim(H)}, dt::f32, tag::ldgo);
+    const dnnl::memory::desc dst_layer({dim(T), dim(N), dim(Dp * H)}, dt::f32, tag::tnc);
+    const auto prop = dnnl::prop_kind::forward_inference;
+    struct Part {
+        std::shared_ptr<DnnlOp> op = std::make_shared<DnnlOp>();
+        dnnl::memory::desc w_layer_md, w_iter_md;
+    };
+    auto make_part = [&](dnnl::rnn_direction dir) {
+        dnnl::primitive_attr attr;
+        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        Part part;
+        auto take = [&](auto pd, auto primitive) {
+            part.op->primitive = primitive;
+            part.op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+            part.op->impl = pd.impl_info_str();
+            part.w_layer_md = pd.weights_layer_desc();
+            part.w_iter_md = pd.weights_iter_desc();
+        };
+        if (lstm) {
+            dnnl::lstm_forward::desc desc(prop, dir, src_layer, iter, iter, w_layer_plain,
+                                          w_iter_plain, bias_md, dst_layer, iter, iter);
+            dnnl::lstm_forward::primitive_desc pd(desc, attr, cpu_engine());
+            take(pd, dnnl::lstm_forward(pd));
+        } else if (lbr) {
+            dnnl::lbr_gru_forward::desc desc(prop, dir, src_layer, iter, w_layer_plain,
+                                             w_iter_plain, bias_md, dst_layer, iter);
+            dnnl::lbr_gru_forward::primitive_desc pd(desc, attr, cpu_engine());
+            take(pd, dnnl::lbr_gru_forward(pd));
+        } else if (gru) {
+            dnnl::gru_forward::desc desc(prop, dir, src_layer, iter, w_layer_plain, w_iter_plain,
+                                         bias_md, dst_layer, iter);
+            dnnl::gru_forward::primitive_desc pd(desc, attr, cpu_engine());
+            take(pd, dnnl::gru_forward(pd));
+        } else {
+            dnnl::vanilla_rnn_forward::desc desc(prop, algorithm::eltwise_tanh, dir, src_layer,
+                                                 iter, w_layer_plain, w_iter_plain, bias_md,
+                                                 dst_layer, iter);
+            dnnl::vanilla_rnn_forward::primitive_desc pd(desc, attr, cpu_engine());
+            take(pd, dnnl::vanilla_rnn_forward(pd));
+        }
+        return part;
+    };
+    std::vector<Part> made;
+    if (split) {
+        made.push_back(make_part(dnnl::rnn_direction::unidirectional_left2right));
+        made.push_back(make_part(dnnl::rnn_direction::unidirectional_right2left));
+    } else {
+        made.push_back(
+            make_part(direction == "forward"   ? dnnl::rnn_direction::unidirectional_left2right
+                      : direction == "reverse" ? dnnl::rnn_direction::unidirectional_right2left
+                                               : dnnl::rnn_direction::bidirectional_concat));
+    }
+    // The primitives are made: from here on nothing throws a dnnl::error the caller would catch
+    // with steps half added.
+    const std::string base = node->get_friendly_name();
+    // X [N, T, I] read as [T, N, I] (one copy both parts read); states [N, D, H] read as
+    // [1, Dp, N, H] from direction `first` on: a strided view starting `first * H` in.
+    const size_t x = in_layout(value_of(node->input_value(0)), Layout::kPlain);
+    const dnnl::memory::desc x_view = permuted_view(dims_of(xs), {1, 0, 2});  // dims [T, N, I]
+    const size_t x_tnc = add_internal_value({dim(T), dim(N), dim(I)}, base + " input (tnc)");
+    add_internal_reorder(x_view, x, x_tnc, node, "x->tnc");
+    auto state_view = [&](size_t first) {  // [1, Dp, N, H] of a stored [N, D, H]
+        dnnl::memory::desc view = permuted_view({1, dim(N), dim(D), dim(H)}, {0, 2, 1, 3});
+        view = view.submemory_desc({1, dim(Dp), dim(N), dim(H)}, {0, dim(first), 0, 0});
+        return view;
+    };
+    const std::vector<std::string> part_names =
+        split ? std::vector<std::string>{"forward", "reverse"} : std::vector<std::string>{""};
+    struct PartValues {
+        std::vector<size_t> iter_in, iter_out;
+        size_t y = 0;
+    };
+    std::vector<PartValues> values(parts);
+    for (size_t p = 0; p < parts; ++p) {
+        const std::string suffix = split ? " " + part_names[p] : "";
+        for (size_t s = 0; s < states; ++s) {
+            const size_t v = in_layout(value_of(node->input_value(1 + s)), Layout::kPlain);
+            const size_t to =
+                add_internal_value({1, dim(Dp), dim(N), dim(H)},
+                                   base + suffix + " state " + std::to_string(s) + " (ldnc)");
+            add_internal_reorder(state_view(p * Dp), v, to, node, "state->ldnc");
+            values[p].iter_in.push_back(to);
+        }
+    }
+    for (size_t p = 0; p < parts; ++p) {
+        const std::string suffix = split ? " " + part_names[p] : "";
+        values[p].y =
+            add_internal_value({dim(T), dim(N), dim(Dp * H)}, base + suffix + " output (tnc)");
+        for (size_t s = 0; s < states; ++s)
+            values[p].iter_out.push_back(add_internal_value(
+                {1, dim(Dp), dim(N), dim(H)}, base + suffix + " final state " + std::to_string(s)));
+    }
+    for (size_t p = 0; p < parts; ++p) {
+        const std::shared_ptr<DnnlOp>& op = made[p].op;
+        const PartValues& pv = values[p];
+        op->args.push_back({DNNL_ARG_SRC_LAYER, true, x_tnc, src_layer, {}});
+        op->args.push_back({DNNL_ARG_SRC_ITER, true, pv.iter_in[0], iter, {}});
+        if (lstm) op->args.push_back({DNNL_ARG_SRC_ITER_C, true, pv.iter_in[1], iter, {}});
+        const std::vector<float> w_layer = pack_weights(W, I, p * Dp),
+                                 w_iter = pack_weights(R, H, p * Dp), bias = pack_bias(p * Dp);
+        DnnlArg arg;
+        arg.is_value = false;
+        arg.arg = DNNL_ARG_WEIGHTS_LAYER;
+        arg.constant = make_constant(w_layer_plain, w_layer.data(), made[p].w_layer_md);
+        op->args.push_back(arg);
+        arg.arg = DNNL_ARG_WEIGHTS_ITER;
+        arg.constant = make_constant(w_iter_plain, w_iter.data(), made[p].w_iter_md);
+        op->args.push_back(arg);
+        arg.arg = DNNL_ARG_BIAS;
+        arg.constant = make_constant(bias_md, bias.data(), bias_md);
+        op->args.push_back(arg);
+        op->args.push_back({DNNL_ARG_DST_LAYER, true, pv.y, dst_layer, {}});
+        op->args.push_back({DNNL_ARG_DST_ITER, true, pv.iter_out[0], iter, {}});
+        if (lstm) op->args.push_back({DNNL_ARG_DST_ITER_C, true, pv.iter_out[1], iter, {}});
+        for (const auto& a : op->args)
+            if (!a.is_value) m_graph->weights_bytes += a.constant.get_desc().get_size();
+        Step step;
+        step.kind = StepKind::kDnnl;
+        step.node = node;
+        step.fused = {node};
+        step.name = split ? base + ":" + part_names[p] : base;
+        step.type = type;
+        // oneDNN names its RNN driver "ref" even where the cells run on its jit GEMMs: keep it
+        // apart from the reference kernels ("ref").
+        step.exec_type = "dnnl_rnn:" + op->impl + " tnc";
+        step.max_threads = static_cast<int>(split ? 1 : useful_threads);
+        step.concurrent_with_next = split && p == 0;
+        step.outputs = {pv.y};
+        step.outputs.insert(step.outputs.end(), pv.iter_out.begin(), pv.iter_out.end());
+        for (size_t v : step.outputs) m_graph->values[v].producer = m_graph->steps.size();
+        step.dnnl = op;
+        m_graph->steps.push_back(std::move(step));
+    }
+    // Y [N, D, T, H] from each part's [T, N, Dp * H] = [T, N, Dp, H]; final states [N, D, H] from
+    // [1, Dp, N, H]. A split layer's parts each write their direction's slice of the outputs.
     const size_t y = add_value(node->output(0), ValueKind::kComputed);
-    add_internal_reorder(permuted_view({dim(T), dim(N), dim(D), dim(H)}, {1, 2, 0, 3}), y_tnc, y,
-                         node, "tnc->y");
-    for (size_t s = 0; s < states; ++s) {
-        const size_t out = add_value(node->output(1 + s), ValueKind::kComputed);
-        add_internal_reorder(permuted_view({1, dim(D), dim(N), dim(H)}, {2, 1, 3}), iter_out[s],
-                             out, node, "ldnc->state");
+    std::vector<size_t> state_out;
+    for (size_t s = 0; s < states; ++s)
+        state_out.push_back(add_value(node->output(1 + s), ValueKind::kComputed));
+    for (size_t p = 0; p < parts; ++p) {
+        const dnnl::memory::desc y_slice =  // Y's [T, N, Dp, H] from direction p * Dp on
+            permuted_view({dim(N), dim(D), dim(T), dim(H)}, {2, 0, 1, 3})
+                .submemory_desc({dim(T), dim(N), dim(Dp), dim(H)}, {0, 0, dim(p * Dp), 0});
+        add_internal_reorder(
+            dnnl::memory::desc({dim(T), dim(N), dim(Dp), dim(H)}, dt::f32, tag::abcd), values[p].y,
+            y, node, "tnc->y", &y_slice);
+        for (size_t s = 0; s < states; ++s) {
+            const dnnl::memory::desc state_slice = state_view(p * Dp);
+            add_internal_reorder(
+                dnnl::memory::desc({1, dim(Dp), dim(N), dim(H)}, dt::f32, tag::abcd),
+                values[p].iter_out[s], state_out[s], node, "ldnc->state", &state_slice);
+        }
     }
     return true;
 }

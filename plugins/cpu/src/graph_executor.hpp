@@ -53,6 +53,8 @@ class GraphExecutor {
 
   private:
     void run_step(size_t s, const std::vector<std::shared_ptr<sdk::HostVariableState>>& states);
+    /// Steps s and s + 1 (Step::concurrent_with_next) at the same time, one thread each.
+    void run_concurrent_pair(size_t s);
     void run_dynamic_step(size_t s,
                           const std::vector<std::shared_ptr<sdk::HostVariableState>>& states);
 
@@ -61,6 +63,7 @@ class GraphExecutor {
     std::shared_ptr<void> m_arena;
     std::shared_ptr<void> m_scratchpad;
     dnnl::stream m_stream;
+    dnnl::stream m_pair_stream;    // the second thread's, made on first use
     std::vector<Tensor> m_values;  // the current tensor of each value
     // Dynamic graphs: elements each value's own buffer holds (0: none, or a tensor it does not
     // own, such as an If's output). A value that grows (a KV cache, one token per inference) gets

@@ -73,7 +73,9 @@ TEST(Rnn, EveryCellAndDirectionOnOneDnn) {
             auto model = layer_model(l, direction);
             expect_matches_template(model, 1e-4, 1e-5);
             bool reference = true;
-            EXPECT_EQ(layer_rows(model, l.type, &reference), 1u);
+            // A small bidirectional layer is one primitive per direction (run side by side).
+            EXPECT_EQ(layer_rows(model, l.type, &reference),
+                      std::string(direction) == "bidirectional" ? 2u : 1u);
             EXPECT_FALSE(reference);
         }
 }
@@ -130,6 +132,89 @@ TEST(Rnn, SmallAndLargeLayersAtTwoThreads) {
         ASSERT_EQ(actual.size(), 2u);
         EXPECT_TRUE(all_close(actual[0], expected[0], 1e-4, 1e-5));
         EXPECT_TRUE(all_close(actual[1], expected[1], 1e-4, 1e-5));
+    }
+}
+
+// Two stacked bidirectional LSTM layers (the second reads the first's output through a
+// Transpose and Reshape) with initial states, then a MatMul. Where a time step is too small for
+// two threads the directions of each layer are two steps that run at the same time at two
+// threads; a large layer stays one primitive on both threads. TEMPLATE's values at one and two
+// threads either way: the steps that run together must not share memory or scratchpad.
+TEST(Rnn, BidirectionalLayersRunTheirDirectionsSideBySide) {
+    struct Size {
+        size_t batch, hidden, steps_per_layer;
+    };
+    for (const Size size : {Size{1, 24, 2}, Size{3, 16, 2}, Size{32, 128, 1}}) {
+        SCOPED_TRACE("batch " + std::to_string(size.batch) + ", hidden " +
+                     std::to_string(size.hidden));
+        const size_t N = size.batch, H = size.hidden, T = 7, I = 10;
+        auto x = op::parameter(element::f32, Shape{N, T, I}, "x");
+        ParameterVector params{x};
+        std::vector<Tensor> inputs{random_tensor({N, T, I}, 30)};
+        Output in = x;
+        std::vector<NodePtr> layers;
+        for (size_t layer = 0; layer < 2; ++layer) {
+            const size_t width = layer == 0 ? I : 2 * H;
+            OutputVector args{in};
+            for (const char* state : {"h", "c"}) {
+                auto p = op::parameter(element::f32, Shape{N, 2, H}, state + std::to_string(layer));
+                params.push_back(p);
+                inputs.push_back(random_tensor({N, 2, H}, 31 + inputs.size()));
+                args.push_back(p);
+            }
+            const auto seed = static_cast<unsigned>(40 + 10 * layer);
+            args.push_back(op::constant<int64_t>(element::i64, Shape{N},
+                                                 std::vector<int64_t>(N, static_cast<int64_t>(T))));
+            args.push_back(op::constant(random_tensor({2, 4 * H, width}, seed, -0.3f, 0.3f)));
+            args.push_back(op::constant(random_tensor({2, 4 * H, H}, seed + 1, -0.3f, 0.3f)));
+            args.push_back(op::constant(random_tensor({2, 4 * H}, seed + 2, -0.3f, 0.3f)));
+            auto lstm = make_node("LSTMSequence", args,
+                                  {{"hidden_size", static_cast<int64_t>(H)},
+                                   {"direction", std::string("bidirectional")}},
+                                  5);
+            layers.push_back(lstm);
+            // Y [N, 2, T, H] -> [N, T, 2, H] -> [N, T, 2H]
+            auto t = op::transpose(lstm->output(0),
+                                   op::constant<int64_t>(element::i64, Shape{4}, {0, 2, 1, 3}));
+            in =
+                op::reshape(t,
+                            op::constant<int64_t>(element::i64, Shape{3},
+                                                  {static_cast<int64_t>(N), static_cast<int64_t>(T),
+                                                   static_cast<int64_t>(2 * H)}),
+                            false);
+        }
+        auto y = op::matmul(in, op::constant(random_tensor({2 * H, 5}, 60)));
+        auto model =
+            std::make_shared<Model>(OutputVector{y, layers[0]->output(1), layers[0]->output(2),
+                                                 layers[1]->output(1), layers[1]->output(2)},
+                                    params, "bidirectional");
+        Core core = make_core();
+        const auto expected = run_model(core, model, "TEMPLATE", inputs);
+        for (int threads : {1, 2}) {
+            SCOPED_TRACE(std::to_string(threads) + " thread(s)");
+            const auto actual =
+                run_model(core, model, "CPU", inputs, {{inference_num_threads.name(), threads}});
+            ASSERT_EQ(actual.size(), expected.size());
+            for (size_t i = 0; i < actual.size(); ++i)
+                EXPECT_TRUE(all_close(actual[i], expected[i], 1e-4, 1e-5)) << "output " << i;
+        }
+        size_t rows = 0, forward = 0, reverse = 0;
+        for (const auto& r : cpu_profile(model, {{inference_num_threads.name(), 2}})) {
+            if (r.node_type != "LSTMSequence") continue;
+            ++rows;
+            EXPECT_EQ(r.status, ProfilingInfo::Status::EXECUTED) << r.node_name;
+            EXPECT_NE(r.exec_type, "ref") << r.node_name;
+            const auto ends_with = [&](const std::string& suffix) {
+                return r.node_name.size() > suffix.size() &&
+                       r.node_name.compare(r.node_name.size() - suffix.size(), suffix.size(),
+                                           suffix) == 0;
+            };
+            forward += ends_with(":forward");
+            reverse += ends_with(":reverse");
+        }
+        EXPECT_EQ(rows, 2 * size.steps_per_layer);
+        EXPECT_EQ(forward, size.steps_per_layer == 2 ? 2u : 0u);
+        EXPECT_EQ(reverse, size.steps_per_layer == 2 ? 2u : 0u);
     }
 }
 
