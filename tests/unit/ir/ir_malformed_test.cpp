@@ -146,8 +146,6 @@ std::pair<ErrorKind, std::string> read_failure(const std::string& path) {
     return {ErrorKind::kGeneral, ""};
 }
 
-}  // namespace
-
 TEST_P(IrMalformed, FailsWithKindAndMessage) {
     const auto& c = GetParam();
     const auto [kind, message] = read_failure(data_path(std::string("ir_malformed/") + c.file));
@@ -231,3 +229,5 @@ TEST(IrMalformedData, UnknownAttributeIsIgnoredWithAWarning) {
         std::string::npos)
         << log;
 }
+
+}  // namespace

@@ -190,8 +190,12 @@ TEST(NmsKernel, HardNmsSelectsWhatTheGreedyDefinitionSelects) {
             const Ints expected = greedy_nms(corners, scores, iou, score_threshold, n);
             EXPECT_EQ(selected_boxes(out), expected)
                 << "iou " << iou << " score " << score_threshold;
-            if (iou < 0) EXPECT_EQ(expected.size(), 1u);
-            if (iou == 0.9) EXPECT_GT(expected.size(), n / 2);
+            if (iou < 0) {
+                EXPECT_EQ(expected.size(), 1u);
+            }
+            if (iou == 0.9) {
+                EXPECT_GT(expected.size(), n / 2);
+            }
         }
     // The same with a box at infinity (the kernel compares with every kept box then), and with
     // max_output_boxes_per_class cutting the selection short.
