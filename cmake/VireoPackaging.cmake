@@ -63,7 +63,10 @@ set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-vireo)
 set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
 set(CPACK_COMPONENT_PYTHON_DEPENDS runtime plugins)
 set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3 (>= 3.11), python3-numpy")
-set(CPACK_COMPONENT_PYTHON_DESCRIPTION "Python bindings of Vireo, shaped like OpenVINO's")
+# vireo_quantize reads and writes ONNX files; the bindings themselves do not need it.
+set(CPACK_DEBIAN_PYTHON_PACKAGE_RECOMMENDS "python3-onnx")
+set(CPACK_COMPONENT_PYTHON_DESCRIPTION
+    "Python bindings of Vireo, shaped like OpenVINO's, and the vireo_quantize tool")
 
 set(CPACK_DEBIAN_SERVER_PACKAGE_NAME vireo-server)
 set(CPACK_DEBIAN_SERVER_PACKAGE_SECTION net)

@@ -172,5 +172,33 @@ y = result[compiled.output(0)]
 assert np.allclose(y, np.load(folder + "/output_y.npy"), atol=1e-5), y
 print("   %s: TEMPLATE ran the ONNX model" % vireo.__file__)
 EOF
+  echo "== the installed vireo_quantize"
+  [[ -x $prefix/bin/vireo_quantize ]] || fail "the install has no bin/vireo_quantize"
+  PYTHONPATH=$site /usr/bin/python3 - "$work/mlp.onnx" <<'EOF' || fail "writing the model for vireo_quantize"
+import sys
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, TensorProto
+rng = np.random.default_rng(3)
+w = numpy_helper.from_array(rng.standard_normal((16, 8)).astype(np.float32), "w")
+graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "mlp",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 16])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])], [w])
+onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[1])
+EOF
+  PYTHONPATH=$site "$prefix/bin/vireo_quantize" "$work/mlp.onnx" "$work/mlp.qdq.onnx" --samples 2 \
+      --device TEMPLATE >"$work/quantize.log" 2>&1 || { cat "$work/quantize.log"; fail "vireo_quantize"; }
+  PYTHONPATH=$site /usr/bin/python3 - "$work/mlp.qdq.onnx" <<'EOF' || fail "the quantized model"
+import sys
+import numpy as np
+import onnx
+import vireo
+ops = [n.op_type for n in onnx.load(sys.argv[1]).graph.node]
+assert ops.count("QuantizeLinear") == 1 and ops.count("DequantizeLinear") == 2, ops
+compiled = vireo.Core().compile_model(sys.argv[1], "TEMPLATE")
+y = compiled({0: np.ones((4, 16), np.float32)})[compiled.output(0)]
+assert y.shape == (4, 8) and np.isfinite(y).all(), y
+print("   vireo_quantize wrote a QDQ MatMul that TEMPLATE runs")
+EOF
 fi
 echo "out_of_tree_check: OK"
