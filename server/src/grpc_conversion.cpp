@@ -1,7 +1,9 @@
 // ModelInferRequest -> InferJob and outputs -> ModelInferResponse.
 #include "grpc_conversion.hpp"
 
+#include <cstdint>
 #include <cstring>
+#include <optional>
 #include <set>
 
 #include "datatype.hpp"
@@ -71,6 +73,57 @@ Status fill_typed(const std::string& prefix, const inference::InferTensorContent
     }
 }
 
+using ParameterMap = google::protobuf::Map<std::string, inference::InferParameter>;
+
+constexpr const char* kShmRegion = "shared_memory_region";
+constexpr const char* kShmByteSize = "shared_memory_byte_size";
+constexpr const char* kShmOffset = "shared_memory_offset";
+
+bool has_shm_parameters(const ParameterMap& p) {
+    return p.count(kShmRegion) || p.count(kShmByteSize) || p.count(kShmOffset);
+}
+
+// tritonclient sends the sizes as int64_param; uint64_param is taken too when it fits.
+Status read_size_parameter(const std::string& field, const ParameterMap& p, const char* key,
+                           std::optional<int64_t>& out) {
+    auto it = p.find(key);
+    if (it == p.end()) return {};
+    const auto& v = it->second;
+    if (v.parameter_choice_case() == inference::InferParameter::kInt64Param) {
+        out = v.int64_param();
+    } else if (v.parameter_choice_case() == inference::InferParameter::kUint64Param &&
+               v.uint64_param() <= static_cast<uint64_t>(INT64_MAX)) {
+        out = static_cast<int64_t>(v.uint64_param());
+    } else {
+        return invalid(field + ".parameters." + key + " must be an int64_param");
+    }
+    return {};
+}
+
+Status shm_parameters_of(const std::string& field, const ParameterMap& p, SharedMemoryParams& out) {
+    auto region = p.find(kShmRegion);
+    if (region != p.end()) {
+        if (region->second.parameter_choice_case() != inference::InferParameter::kStringParam) {
+            return invalid(field + ".parameters." + kShmRegion + " must be a string_param");
+        }
+        out.region = region->second.string_param();
+    }
+    Status s = read_size_parameter(field, p, kShmByteSize, out.byte_size);
+    if (!s.ok()) return s;
+    return read_size_parameter(field, p, kShmOffset, out.offset);
+}
+
+Status resolve_shm(const std::string& field, const std::string& tensor, const ParameterMap& p,
+                   const SharedMemory* shared_memory, SharedMemoryRef& ref) {
+    if (!shared_memory) {
+        return invalid(field + ": shared memory parameters are not accepted here");
+    }
+    SharedMemoryParams params;
+    Status s = shm_parameters_of(field, p, params);
+    if (!s.ok()) return s;
+    return shared_memory->resolve(tensor, params, ref);
+}
+
 template <typename T, typename Add>
 void append_values(const OutputData& out, Add add) {
     const size_t n = out.bytes.size() / sizeof(T);
@@ -124,21 +177,30 @@ void fill_typed_output(const OutputData& out, inference::InferTensorContents& c)
 }  // namespace
 
 Status job_from_grpc(const inference::ModelInferRequest& request, const ModelVersion& version,
-                     size_t max_bytes, InferJob& job, GrpcReplyForm& form) {
-    return job_from_grpc(request, version.inputs(), version.outputs(), max_bytes, job, form);
+                     size_t max_bytes, InferJob& job, GrpcReplyForm& form,
+                     const SharedMemory* shared_memory) {
+    return job_from_grpc(request, version.inputs(), version.outputs(), max_bytes, job, form,
+                         shared_memory);
 }
 
 Status job_from_grpc(const inference::ModelInferRequest& request,
                      const std::vector<TensorInfo>& inputs, const std::vector<TensorInfo>& outputs,
-                     size_t max_bytes, InferJob& job, GrpcReplyForm& form) {
+                     size_t max_bytes, InferJob& job, GrpcReplyForm& form,
+                     const SharedMemory* shared_memory) {
+    // Inputs in shared memory have no raw_input_contents entry: the entries go to the others.
+    int in_band = 0;
+    for (const auto& in : request.inputs()) {
+        if (!has_shm_parameters(in.parameters())) ++in_band;
+    }
     const bool raw = request.raw_input_contents_size() > 0;
-    if (raw && request.raw_input_contents_size() != request.inputs_size()) {
+    if (raw && request.raw_input_contents_size() != in_band) {
         return invalid("raw_input_contents has " +
                        std::to_string(request.raw_input_contents_size()) + " entries for " +
-                       std::to_string(request.inputs_size()) +
-                       " inputs; give one per input or none");
+                       std::to_string(in_band) +
+                       " inputs not in shared memory; give one per such input or none");
     }
-    form.raw = raw || request.inputs_size() == 0;
+    form.raw = raw || in_band == 0;
+    int raw_index = 0;
     std::set<std::string> seen;
     for (int i = 0; i < request.inputs_size(); ++i) {
         const auto& in = request.inputs(i);
@@ -159,13 +221,23 @@ Status job_from_grpc(const inference::ModelInferRequest& request,
         Tensor tensor;
         Status s = prepare_input(inputs[index], in.datatype(), shape, max_bytes, tensor);
         if (!s.ok()) return s;
-        if (raw) {
+        if (has_shm_parameters(in.parameters())) {
+            if (in.has_contents() && has_typed_contents(in.contents())) {
+                return invalid(field +
+                               ": contents must be empty when the input is in shared memory");
+            }
+            SharedMemoryRef ref;
+            s = resolve_shm(field, "input '" + in.name() + "'", in.parameters(), shared_memory,
+                            ref);
+            if (s.ok()) s = read_shared_memory_input(in.name(), ref, tensor);
+        } else if (raw) {
             if (in.has_contents() && has_typed_contents(in.contents())) {
                 return invalid(field + ": contents must be empty when raw_input_contents is used");
             }
-            const std::string& bytes = request.raw_input_contents(i);
+            const int r = raw_index++;
+            const std::string& bytes = request.raw_input_contents(r);
             s = fill_raw(
-                "raw_input_contents[" + std::to_string(i) + "] (input '" + in.name() + "')", tensor,
+                "raw_input_contents[" + std::to_string(r) + "] (input '" + in.name() + "')", tensor,
                 bytes.data(), bytes.size());
         } else {
             s = fill_typed(field + ".contents", in.contents(), tensor);
@@ -183,15 +255,22 @@ Status job_from_grpc(const inference::ModelInferRequest& request,
     }
     std::set<std::string> requested;
     for (int i = 0; i < request.outputs_size(); ++i) {
-        const auto& name = request.outputs(i).name();
+        const auto& out = request.outputs(i);
+        const std::string& name = out.name();
+        const std::string field = "outputs[" + std::to_string(i) + "]";
         size_t index = outputs.size();
         for (size_t k = 0; k < outputs.size(); ++k) {
             if (outputs[k].name == name) index = k;
         }
-        if (index == outputs.size()) {
-            return invalid("outputs[" + std::to_string(i) + "]: unknown output '" + name + "'");
-        }
+        if (index == outputs.size()) return invalid(field + ": unknown output '" + name + "'");
         if (requested.insert(name).second) job.outputs.push_back(index);
+        if (has_shm_parameters(out.parameters())) {
+            SharedMemoryRef ref;
+            Status s =
+                resolve_shm(field, "output '" + name + "'", out.parameters(), shared_memory, ref);
+            if (!s.ok()) return s;
+            form.shm_outputs[name] = std::move(ref);
+        }
     }
     if (request.outputs_size() == 0) {
         for (size_t k = 0; k < outputs.size(); ++k) job.outputs.push_back(k);
@@ -219,7 +298,14 @@ void fill_grpc_response(std::vector<OutputData>& outputs, const GrpcReplyForm& f
         tensor->set_name(out.name);
         tensor->set_datatype(datatype_of(out.type));
         for (int64_t d : out.shape) tensor->add_shape(d);
-        if (form.raw) {
+        auto shm = form.shm_outputs.find(out.name);
+        if (shm != form.shm_outputs.end()) {
+            auto& p = *tensor->mutable_parameters();
+            p[kShmRegion].set_string_param(shm->second.region->name());
+            p[kShmOffset].set_int64_param(static_cast<int64_t>(shm->second.offset));
+            p[kShmByteSize].set_int64_param(static_cast<int64_t>(out.bytes.size()));
+            if (form.raw) response.add_raw_output_contents();
+        } else if (form.raw) {
             *response.add_raw_output_contents() = std::move(out.bytes);
         } else {
             fill_typed_output(out, *tensor->mutable_contents());

@@ -79,10 +79,13 @@ class InferReactor final : public grpc::ServerUnaryReactor {
             const auto left = deadline - std::chrono::system_clock::now();
             job->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(left);
         }
-        s = job_from_grpc(*m_request, *version, m_serving.options.max_request_bytes, *job, m_form);
+        m_form = GrpcReplyForm{};
+        s = job_from_grpc(*m_request, *version, m_serving.options.max_request_bytes, *job, m_form,
+                          &m_serving.shared_memory);
         if (!s.ok()) return s;
         m_version_number = version->version();
         job->on_done = [this](Status status, std::vector<OutputData> outputs) {
+            if (status.ok()) status = write_shared_memory_outputs(m_form.shm_outputs, outputs);
             if (status.ok()) {
                 m_response->set_model_name(m_request->model_name());
                 m_response->set_model_version(std::to_string(m_version_number));
@@ -126,6 +129,8 @@ grpc::Status to_grpc(const Status& status) {
             return {grpc::StatusCode::INVALID_ARGUMENT, status.message};
         case StatusCode::kNotFound:
             return {grpc::StatusCode::NOT_FOUND, status.message};
+        case StatusCode::kAlreadyExists:
+            return {grpc::StatusCode::ALREADY_EXISTS, status.message};
         case StatusCode::kUnavailable:
             return {grpc::StatusCode::UNAVAILABLE, status.message};
         case StatusCode::kResourceExhausted:
@@ -296,6 +301,38 @@ grpc::ServerUnaryReactor* GrpcService::RepositoryModelLoad(
         m_loads_done.notify_all();
     }).detach();
     return reactor;
+}
+
+grpc::ServerUnaryReactor* GrpcService::SystemSharedMemoryStatus(
+    grpc::CallbackServerContext* context, const inference::SystemSharedMemoryStatusRequest* request,
+    inference::SystemSharedMemoryStatusResponse* response) {
+    std::vector<std::shared_ptr<const SharedMemoryRegion>> regions;
+    const Status s = m_context.shared_memory.status(request->name(), regions);
+    for (const auto& region : regions) {
+        auto& entry = (*response->mutable_regions())[region->name()];
+        entry.set_name(region->name());
+        entry.set_key(region->key());
+        entry.set_offset(region->offset());
+        entry.set_byte_size(region->byte_size());
+    }
+    return finish(context, s, "", "SystemSharedMemoryStatus", Clock::now());
+}
+
+grpc::ServerUnaryReactor* GrpcService::SystemSharedMemoryRegister(
+    grpc::CallbackServerContext* context,
+    const inference::SystemSharedMemoryRegisterRequest* request,
+    inference::SystemSharedMemoryRegisterResponse*) {
+    const Status s = m_context.shared_memory.register_region(
+        request->name(), request->key(), request->offset(), request->byte_size());
+    return finish(context, s, "", "SystemSharedMemoryRegister", Clock::now());
+}
+
+grpc::ServerUnaryReactor* GrpcService::SystemSharedMemoryUnregister(
+    grpc::CallbackServerContext* context,
+    const inference::SystemSharedMemoryUnregisterRequest* request,
+    inference::SystemSharedMemoryUnregisterResponse*) {
+    m_context.shared_memory.unregister(request->name());
+    return finish(context, {}, "", "SystemSharedMemoryUnregister", Clock::now());
 }
 
 grpc::ServerUnaryReactor* GrpcService::RepositoryModelUnload(

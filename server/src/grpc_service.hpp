@@ -1,5 +1,6 @@
 // Declares GrpcService: the KServe v2 gRPC service (inference.GRPCInferenceService) on gRPC's
-// callback API, with Triton's repository, ModelConfig and ModelStatistics RPCs.
+// callback API, with Triton's repository, ModelConfig, ModelStatistics and system shared memory
+// RPCs.
 #pragma once
 
 #include <condition_variable>
@@ -57,6 +58,18 @@ class GrpcService final : public inference::GRPCInferenceService::CallbackServic
         grpc::CallbackServerContext* context,
         const inference::RepositoryModelUnloadRequest* request,
         inference::RepositoryModelUnloadResponse* response) override;
+    grpc::ServerUnaryReactor* SystemSharedMemoryStatus(
+        grpc::CallbackServerContext* context,
+        const inference::SystemSharedMemoryStatusRequest* request,
+        inference::SystemSharedMemoryStatusResponse* response) override;
+    grpc::ServerUnaryReactor* SystemSharedMemoryRegister(
+        grpc::CallbackServerContext* context,
+        const inference::SystemSharedMemoryRegisterRequest* request,
+        inference::SystemSharedMemoryRegisterResponse* response) override;
+    grpc::ServerUnaryReactor* SystemSharedMemoryUnregister(
+        grpc::CallbackServerContext* context,
+        const inference::SystemSharedMemoryUnregisterRequest* request,
+        inference::SystemSharedMemoryUnregisterResponse* response) override;
 
   private:
     grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* context, const Status& status,

@@ -27,6 +27,41 @@ bool get_bool_param(const rapidjson::Value& object, const char* key) {
     return p.IsObject() && p.HasMember(key) && p[key].IsBool() && p[key].GetBool();
 }
 
+constexpr const char* kShmRegion = "shared_memory_region";
+constexpr const char* kShmByteSize = "shared_memory_byte_size";
+constexpr const char* kShmOffset = "shared_memory_offset";
+
+bool has_shm_parameters(const rapidjson::Value& tensor) {
+    if (!tensor.HasMember("parameters") || !tensor["parameters"].IsObject()) return false;
+    const auto& p = tensor["parameters"];
+    return p.HasMember(kShmRegion) || p.HasMember(kShmByteSize) || p.HasMember(kShmOffset);
+}
+
+// Finds the region a tensor's shared_memory_* parameters name (has_shm_parameters was true).
+Status resolve_shm(const std::string& field, const std::string& tensor,
+                   const rapidjson::Value& parameters, const SharedMemory* shared_memory,
+                   SharedMemoryRef& ref) {
+    if (!shared_memory) {
+        return invalid(field + ": shared memory parameters are not accepted here");
+    }
+    SharedMemoryParams params;
+    if (parameters.HasMember(kShmRegion)) {
+        if (!parameters[kShmRegion].IsString()) {
+            return invalid(field + ".parameters." + kShmRegion + " must be a string");
+        }
+        params.region = parameters[kShmRegion].GetString();
+    }
+    for (auto [key, target] :
+         {std::pair{kShmByteSize, &params.byte_size}, std::pair{kShmOffset, &params.offset}}) {
+        if (!parameters.HasMember(key)) continue;
+        if (!parameters[key].IsInt64()) {
+            return invalid(field + ".parameters." + key + " must be an integer");
+        }
+        *target = parameters[key].GetInt64();
+    }
+    return shared_memory->resolve(tensor, params, ref);
+}
+
 // Writes the elements of `data` (flat or nested arrays) into `tensor` in row-major order.
 // The depth was bounded before parsing; the walk uses an explicit stack all the same.
 Status fill_json(const std::string& field, const rapidjson::Value& data, Tensor& tensor) {
@@ -110,7 +145,8 @@ int json_depth(std::string_view json, int stop_at) {
 
 Status job_from_rest(std::string_view body, size_t header_length,
                      const std::vector<TensorInfo>& inputs, const std::vector<TensorInfo>& outputs,
-                     const RestLimits& limits, InferJob& job, RestReplyForm& form) {
+                     const RestLimits& limits, InferJob& job, RestReplyForm& form,
+                     const SharedMemory* shared_memory) {
     std::string_view json = body;
     std::string_view binary;
     if (header_length != std::string_view::npos) {
@@ -188,7 +224,15 @@ Status job_from_rest(std::string_view body, size_t header_length,
         if (!s.ok()) return s;
         const bool has_binary = in.HasMember("parameters") && in["parameters"].IsObject() &&
                                 in["parameters"].HasMember("binary_data_size");
-        if (has_binary) {
+        if (has_shm_parameters(in)) {
+            if (in.HasMember("data") || has_binary) {
+                return invalid(field +
+                               ": an input in shared memory has no data or binary_data_size");
+            }
+            SharedMemoryRef ref;
+            s = resolve_shm(field, "input '" + name + "'", in["parameters"], shared_memory, ref);
+            if (s.ok()) s = read_shared_memory_input(name, ref, tensor);
+        } else if (has_binary) {
             const auto& size = in["parameters"]["binary_data_size"];
             if (!size.IsUint64())
                 return invalid(field + ".parameters.binary_data_size must be >= 0");
@@ -238,6 +282,13 @@ Status job_from_rest(std::string_view body, size_t header_length,
             if (index == outputs.size()) return invalid(field + ": unknown output '" + name + "'");
             if (requested.insert(name).second) job.outputs.push_back(index);
             if (get_bool_param(outs[i], "binary_data")) form.binary_outputs.insert(name);
+            if (has_shm_parameters(outs[i])) {
+                SharedMemoryRef ref;
+                Status s = resolve_shm(field, "output '" + name + "'", outs[i]["parameters"],
+                                       shared_memory, ref);
+                if (!s.ok()) return s;
+                form.shm_outputs[name] = std::move(ref);
+            }
         }
     }
     if (job.outputs.empty()) {
@@ -273,7 +324,19 @@ std::string render_rest_response(const std::string& model, int64_t version,
         w.StartArray();
         for (int64_t d : out.shape) w.Int64(d);
         w.EndArray();
-        if (form.all_binary || form.binary_outputs.count(out.name)) {
+        auto shm = form.shm_outputs.find(out.name);
+        if (shm != form.shm_outputs.end()) {
+            w.Key("parameters");
+            w.StartObject();
+            w.Key(kShmRegion);
+            w.String(shm->second.region->name().c_str(),
+                     static_cast<rapidjson::SizeType>(shm->second.region->name().size()));
+            w.Key(kShmOffset);
+            w.Uint64(shm->second.offset);
+            w.Key(kShmByteSize);
+            w.Uint64(out.bytes.size());
+            w.EndObject();
+        } else if (form.all_binary || form.binary_outputs.count(out.name)) {
             w.Key("parameters");
             w.StartObject();
             w.Key("binary_data_size");

@@ -1,8 +1,10 @@
-// KServe v2 REST endpoints on cpp-httplib, with RapidJSON for bodies.
+// KServe v2 REST endpoints on cpp-httplib, with RapidJSON for bodies: health, metadata, infer,
+// Triton's repository, configuration, statistics and system shared memory extensions.
 #include "rest_server.hpp"
 
 #include <google/protobuf/util/json_util.h>
 #include <httplib.h>
+#include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -234,7 +236,7 @@ void RestServer::add_routes() {
             form = RestReplyForm{};
             RestLimits limits{ctx.options.max_request_bytes, ctx.options.max_json_depth};
             s = job_from_rest(req.body, header_length, version->inputs(), version->outputs(),
-                              limits, *job, form);
+                              limits, *job, form, &ctx.shared_memory);
             if (!s.ok()) return fail(s);
             job->on_done = [&promise](Status status, std::vector<OutputData> outputs) {
                 promise.set_value({std::move(status), std::move(outputs)});
@@ -254,6 +256,7 @@ void RestServer::add_routes() {
             version->cancel(job, StatusCode::kDeadlineExceeded, "request timeout exceeded");
         }
         auto [status, outputs] = future.get();
+        if (status.ok()) status = write_shared_memory_outputs(form.shm_outputs, outputs);
         if (!status.ok()) return fail(status);
         size_t json_length = std::string::npos;
         std::string body = render_rest_response(name, version_number, form, outputs, json_length);
@@ -295,6 +298,7 @@ void RestServer::add_routes() {
         w.EndArray();
         res.set_content(buffer.GetString(), kJson);
     });
+    add_shared_memory_routes();
     m_server->Post("/v1/config/reload", [&ctx](const httplib::Request&, httplib::Response& res) {
         Status s = ctx.reload ? ctx.reload() : Status{StatusCode::kUnimplemented, "no reload"};
         if (!s.ok()) return reply_error(res, s);
@@ -305,6 +309,71 @@ void RestServer::add_routes() {
             res.set_content(ctx.metrics.render(), "text/plain; version=0.0.4");
         });
     }
+}
+
+// Triton's system shared memory extension: /v2/systemsharedmemory[/region/{name}]/status,
+// .../region/{name}/register (body {"key", "offset", "byte_size"}) and
+// /v2/systemsharedmemory[/region/{name}]/unregister.
+void RestServer::add_shared_memory_routes() {
+    auto& shm = m_context.shared_memory;
+    constexpr const char* kRegion = R"(/v2/systemsharedmemory(?:/region/([^/]+))?)";
+    auto region_of = [](const httplib::Request& req) {
+        return req.matches.size() > 1 ? req.matches[1].str() : std::string();
+    };
+    m_server->Get(std::string(kRegion) + "/status", [&shm, region_of](const httplib::Request& req,
+                                                                      httplib::Response& res) {
+        std::vector<std::shared_ptr<const SharedMemoryRegion>> regions;
+        const Status s = shm.status(region_of(req), regions);
+        if (!s.ok()) return reply_error(res, s);
+        rapidjson::StringBuffer buffer;
+        rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+        w.StartArray();
+        for (const auto& region : regions) {
+            w.StartObject();
+            w.Key("name");
+            w.String(region->name().c_str(),
+                     static_cast<rapidjson::SizeType>(region->name().size()));
+            w.Key("key");
+            w.String(region->key().c_str(), static_cast<rapidjson::SizeType>(region->key().size()));
+            w.Key("offset");
+            w.Uint64(region->offset());
+            w.Key("byte_size");
+            w.Uint64(region->byte_size());
+            w.EndObject();
+        }
+        w.EndArray();
+        res.set_content(buffer.GetString(), kJson);
+    });
+    m_server->Post(
+        R"(/v2/systemsharedmemory/region/([^/]+)/register)",
+        [&shm](const httplib::Request& req, httplib::Response& res) {
+            const std::string name = req.matches[1];
+            rapidjson::Document doc;
+            doc.Parse<rapidjson::kParseIterativeFlag>(req.body.data(), req.body.size());
+            const auto member = [&doc](const char* key) -> const rapidjson::Value* {
+                return doc.IsObject() && doc.HasMember(key) ? &doc[key] : nullptr;
+            };
+            const auto* key = member("key");
+            const auto* offset = member("offset");
+            const auto* size = member("byte_size");
+            if (doc.HasParseError() || !key || !key->IsString() || !size || !size->IsUint64() ||
+                (offset && !offset->IsUint64())) {
+                return reply_error(res, {StatusCode::kInvalidArgument,
+                                         "register of shared memory region '" + name +
+                                             "': the body must be {\"key\": string, \"offset\": "
+                                             "unsigned integer (optional), \"byte_size\": unsigned "
+                                             "integer}"});
+            }
+            const Status s = shm.register_region(
+                name, key->GetString(), offset ? offset->GetUint64() : 0, size->GetUint64());
+            if (!s.ok()) return reply_error(res, s);
+            res.set_content("{}", kJson);
+        });
+    m_server->Post(std::string(kRegion) + "/unregister",
+                   [&shm, region_of](const httplib::Request& req, httplib::Response& res) {
+                       shm.unregister(region_of(req));
+                       res.set_content("{}", kJson);
+                   });
 }
 
 }  // namespace vireo::server

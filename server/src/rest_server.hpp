@@ -1,5 +1,5 @@
-// Declares RestServer: the KServe v2 REST endpoints (and Triton's binary tensor extension, OVMS's
-// config reload and Prometheus /metrics) on cpp-httplib.
+// Declares RestServer: the KServe v2 REST endpoints (and Triton's binary tensor and system shared
+// memory extensions, OVMS's config reload and Prometheus /metrics) on cpp-httplib.
 #pragma once
 
 #include <memory>
@@ -33,6 +33,7 @@ class RestServer {
 
   private:
     void add_routes();
+    void add_shared_memory_routes();
 
     ServingContext& m_context;
     std::unique_ptr<httplib::Server> m_server;

@@ -1,5 +1,5 @@
-// Declares ServingContext: what both front ends share — the models, the metrics, the limits and
-// whether the server is draining.
+// Declares ServingContext: what both front ends share — the models, the metrics, the limits, the
+// registered shared memory regions and whether the server is draining.
 #pragma once
 
 #include <atomic>
@@ -8,6 +8,7 @@
 #include "metrics.hpp"
 #include "model_manager.hpp"
 #include "server_config.hpp"
+#include "shared_memory.hpp"
 
 namespace vireo::server {
 
@@ -18,6 +19,9 @@ struct ServingContext {
     const ServerOptions& options;
     /// Set on SIGTERM: readiness turns false and new inference requests get UNAVAILABLE.
     std::atomic<bool> draining{false};
+    /// Regions registered over either transport; usable by requests on both. Unmapped when the
+    /// context goes (server exit) or when unregistered and no request holds them.
+    SharedMemory shared_memory;
     /// Called by the REST reload endpoint (POST /v1/config/reload); returns its outcome.
     std::function<Status()> reload;
 
@@ -31,6 +35,6 @@ struct ServingContext {
 inline constexpr const char* kServerName = "vireo_server";
 /// The protocol extensions this server implements.
 inline const char* const kExtensions[] = {"model_repository", "statistics", "binary_tensor_data",
-                                          "model_configuration"};
+                                          "model_configuration", "system_shared_memory"};
 
 }  // namespace vireo::server

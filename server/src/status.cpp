@@ -11,6 +11,8 @@ int http_status(StatusCode code) {
             return 400;
         case StatusCode::kNotFound:
             return 404;
+        case StatusCode::kAlreadyExists:
+            return 400;  // as Triton answers
         case StatusCode::kUnavailable:
             return 503;
         case StatusCode::kResourceExhausted:
@@ -35,6 +37,8 @@ const char* to_string(StatusCode code) {
             return "INVALID_ARGUMENT";
         case StatusCode::kNotFound:
             return "NOT_FOUND";
+        case StatusCode::kAlreadyExists:
+            return "ALREADY_EXISTS";
         case StatusCode::kUnavailable:
             return "UNAVAILABLE";
         case StatusCode::kResourceExhausted:

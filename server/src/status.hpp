@@ -12,11 +12,13 @@ namespace vireo::server {
 /// kInvalidArgument for anything the client can fix in its request (names the field);
 /// kNotFound for an unknown model or version; kUnavailable when the model exists but is not
 /// loaded or the server is shutting down; kResourceExhausted when the model's queue is full;
-/// kDeadlineExceeded / kCancelled for requests that ran out of time or were abandoned.
+/// kDeadlineExceeded / kCancelled for requests that ran out of time or were abandoned;
+/// kAlreadyExists for registering a name in use (a shared memory region).
 enum class StatusCode {
     kOk,
     kInvalidArgument,
     kNotFound,
+    kAlreadyExists,
     kUnavailable,
     kResourceExhausted,
     kDeadlineExceeded,

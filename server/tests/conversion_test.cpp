@@ -200,7 +200,7 @@ TEST(GrpcResponse, TypedWhenTheRequestWasTypedRawOtherwise) {
     std::vector<OutputData> outputs = {
         {"y", element::i16, {2}, std::string("\x01\x00\xff\xff", 4)}};
     inference::ModelInferResponse typed;
-    fill_grpc_response(outputs, GrpcReplyForm{false}, typed);
+    fill_grpc_response(outputs, GrpcReplyForm{false, {}}, typed);
     ASSERT_EQ(typed.outputs_size(), 1);
     EXPECT_EQ(typed.outputs(0).datatype(), "INT16");
     EXPECT_EQ(typed.outputs(0).shape(0), 2);
@@ -211,7 +211,7 @@ TEST(GrpcResponse, TypedWhenTheRequestWasTypedRawOtherwise) {
 
     std::vector<OutputData> again = {{"y", element::i16, {2}, std::string("\x01\x00\xff\xff", 4)}};
     inference::ModelInferResponse raw;
-    fill_grpc_response(again, GrpcReplyForm{true}, raw);
+    fill_grpc_response(again, GrpcReplyForm{true, {}}, raw);
     ASSERT_EQ(raw.raw_output_contents_size(), 1);
     EXPECT_EQ(raw.raw_output_contents(0), std::string("\x01\x00\xff\xff", 4));
     EXPECT_FALSE(raw.outputs(0).has_contents());
