@@ -65,6 +65,10 @@ struct PostOp {
     dnnl::memory::desc desc;
     long value = -1;
     dnnl::memory constant;
+    /// kBinary: one of the pair (binary_mul by `alpha`, then binary_add of `alpha`) that stands
+    /// for a linear step append_post_ops could not add as an eltwise one; later linear steps
+    /// merge into the pair.
+    bool scalar_linear = false;
 };
 
 /// Appends `post_ops` to `attr` and to `op->args` (binary operands), with user scratchpad mode.

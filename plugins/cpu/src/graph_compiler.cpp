@@ -481,7 +481,9 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
     std::vector<PostOp> steps;
     if (eltwise_form(c, input, other, &steps)) {
         std::vector<PostOp> joined = chain.post_ops;
-        if (!append_eltwise(joined, steps) || joined.size() > kMaxPostOps) return false;
+        if (!append_post_ops(joined, steps, target.channel_dims.size()) ||
+            joined.size() > kMaxPostOps)
+            return false;
         chain.post_ops = std::move(joined);
         return true;
     }
@@ -571,7 +573,7 @@ FusedChain GraphCompiler::fuse_chain(const Output& start, const FusionTarget& ta
                 continue;
             }
             // Any other activation written out (GPT-2's tanh Gelu, SiLU, HardSwish, Mish).
-            if (fuse_activation_region(chain)) continue;
+            if (fuse_activation_region(chain, target)) continue;
         }
         if (uses.size() != 1) break;
         Node& c = *uses[0].node;

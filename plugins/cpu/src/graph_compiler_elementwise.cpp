@@ -80,6 +80,46 @@ bool append_eltwise(std::vector<PostOp>& ops, const std::vector<PostOp>& more) {
     return true;
 }
 
+namespace {
+
+// The binary_mul / binary_add post-op by the scalar `v` over a destination of rank `rank`.
+PostOp scalar_binary(algorithm alg, float v, size_t rank) {
+    PostOp p;
+    p.kind = PostOp::Kind::kBinary;
+    p.algorithm = alg;
+    p.alpha = v;
+    p.scalar_linear = true;
+    const Dims ones(std::max<size_t>(rank, 1), 1);
+    p.desc = dnnl::memory::desc(ones, dt::f32, plain_tag(ones.size()));
+    p.constant = make_constant(p.desc, &v, p.desc);
+    return p;
+}
+
+}  // namespace
+
+bool append_post_ops(std::vector<PostOp>& ops, const std::vector<PostOp>& more, size_t rank) {
+    std::vector<PostOp> joined = ops;
+    for (const auto& p : more) {
+        if (p.kind != PostOp::Kind::kEltwise || append_eltwise(joined, p)) {
+            if (p.kind != PostOp::Kind::kEltwise) joined.push_back(p);
+            continue;
+        }
+        if (p.algorithm != algorithm::eltwise_linear) return false;
+        // y = alpha x + beta after the pair's a x + b: (alpha a) x + (alpha b + beta).
+        const size_t n = joined.size();
+        if (n >= 2 && joined[n - 2].scalar_linear && joined[n - 1].scalar_linear) {
+            const float a = joined[n - 2].alpha, b = joined[n - 1].alpha;
+            joined[n - 2] = scalar_binary(algorithm::binary_mul, p.alpha * a, rank);
+            joined[n - 1] = scalar_binary(algorithm::binary_add, p.alpha * b + p.beta, rank);
+        } else {
+            joined.push_back(scalar_binary(algorithm::binary_mul, p.alpha, rank));
+            joined.push_back(scalar_binary(algorithm::binary_add, p.beta, rank));
+        }
+    }
+    ops = std::move(joined);
+    return true;
+}
+
 bool eltwise_form(const Node& c, size_t input, const Value* other, std::vector<PostOp>* out) {
     const std::string& type = c.get_type_name();
     if (c.get_output_size() != 1 || c.get_output_element_type(0) != element::f32) return false;
@@ -220,7 +260,7 @@ bool same_function(const F& f, const G& g, double c) {
 // ops of the region and scalar constants, until exactly one value of the region is read outside
 // it; each time that happens the region is a function f of x alone, evaluated at kPoints and
 // compared with the activations oneDNN has (times a constant c: f = c * act(t)).
-bool GraphCompiler::fuse_activation_region(FusedChain& chain) {
+bool GraphCompiler::fuse_activation_region(FusedChain& chain, const FusionTarget& target) {
     const Output x = chain.output;
     if (!is_f32(x) || !x.get_partial_shape().is_static() || chain.post_ops.size() + 2 > kMaxPostOps)
         return false;
@@ -312,7 +352,9 @@ bool GraphCompiler::fuse_activation_region(FusedChain& chain) {
         if (std::fabs(c - 1) > 1e-6)
             found.push_back(eltwise_op(algorithm::eltwise_linear, static_cast<float>(c), 0.f));
         std::vector<PostOp> post_ops = chain.post_ops;
-        if (!append_eltwise(post_ops, found)) return false;
+        if (!append_post_ops(post_ops, found, target.channel_dims.size()) ||
+            post_ops.size() > kMaxPostOps)
+            return false;
         chain.post_ops = std::move(post_ops);
         for (Node* n : region) {
             chain.nodes.push_back(n->shared_from_this());

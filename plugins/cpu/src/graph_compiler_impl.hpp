@@ -150,6 +150,12 @@ std::optional<algorithm> binary_algorithm(const Node& node);
 bool append_eltwise(std::vector<PostOp>& ops, const PostOp& p);
 /// Appends every post-op of `more` (eltwise ones as above), or none when one cannot be.
 bool append_eltwise(std::vector<PostOp>& ops, const std::vector<PostOp>& more);
+/// As append_eltwise, but a linear step that cannot join (there is a linear post-op already,
+/// and another eltwise one after it) becomes a multiplication and an addition by scalar
+/// constants: two binary post-ops broadcast over a destination of rank `rank` (or merged into
+/// such a pair at the end of `ops`). An affine map before an activation and another after it
+/// (PP-LCNet's learnable affine blocks around HardSwish) then fuse into one step.
+bool append_post_ops(std::vector<PostOp>& ops, const std::vector<PostOp>& more, size_t rank);
 
 /// The eltwise post-ops computing consumer `c` of a value that arrives at its input `input`: a
 /// unary activation or math op, or a binary op whose other operand (`other`, may be null) is a
@@ -354,7 +360,7 @@ class GraphCompiler {
     /// with one value read outside it), recognised by evaluating the region: Gelu (erf and tanh
     /// forms), HardSwish, Mish, Swish(beta) and Sigmoid, times a constant, become one post-op
     /// (and a linear one for the constant). False, chain unchanged, otherwise.
-    bool fuse_activation_region(FusedChain& chain);
+    bool fuse_activation_region(FusedChain& chain, const FusionTarget& target);
     bool fuse_link(Node& consumer, size_t input, const FusionTarget& target, FusedChain& chain);
     /// The weights produced by `port` (plain layout `plain`, data `data`) in the primitive's
     /// layout `desc`: from the imported blob when it has them, else copied or reordered now.

@@ -184,6 +184,42 @@ TEST(Fusion, ActivationsAsExportersWriteThem) {
     }
 }
 
+// PP-LCNet (the PaddleOCR backbones) puts a learnable affine map before and after each
+// HardSwish: conv -> a x + b -> x * relu6(x + 3) / 6 -> c x + d. The first map is an eltwise
+// linear post-op; oneDNN 2.6 allows one eltwise post-op of each algorithm, so the second, and the
+// region's own factor, become one scalar multiply-add pair of binary post-ops, into which every
+// later scalar step merges. One step, TEMPLATE's values; also with a Relu after it (an eltwise
+// post-op after the pair) and a further scale after that (another pair).
+TEST(Fusion, AffineMapsAroundAnActivationFuseAsScalarBinaryPostOps) {
+    struct Case {
+        std::string name;
+        std::function<Output(const Output&)> tail;  // after the second affine map
+        std::string fused_type;
+    };
+    const std::vector<Case> cases{
+        {"affine, HardSwish, affine", [](const Output& v) { return v; },
+         "Convolution+Add+Multiply+Add+HSwish+Divide+Multiply+Add"},
+        {"then Relu", [](const Output& v) { return op::relu(v); },
+         "Convolution+Add+Multiply+Add+HSwish+Divide+Multiply+Add+Relu"},
+        {"then Relu and a scale",
+         [](const Output& v) { return op::multiply(op::relu(v), scalar(-0.75f)); },
+         "Convolution+Add+Multiply+Add+HSwish+Divide+Multiply+Add+Relu+Multiply"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.name);
+        auto x = op::parameter(element::f32, {1, 4, 9, 9}, "x");
+        Output v = op::add(conv(x, 8, 4, 3, 51), weights({1, 8, 1, 1}, 52));
+        v = op::add(op::multiply(scalar(1.38f), v), scalar(0.59f));
+        v = op::divide(op::multiply(v, op::clamp(op::add(v, scalar(3.f)), 0, 6)), scalar(6.f));
+        v = op::add(op::multiply(scalar(0.17f), v), scalar(-0.2f));
+        auto model = single_output(c.tail(v), x);
+        expect_matches_template(model, 1e-4, 1e-5);
+        const auto rows = cpu_profile(model);
+        EXPECT_EQ(rows_of_type(rows, c.fused_type), 1u);
+        EXPECT_EQ(rows.size(), 3u);  // the two layout reorders and the convolution
+    }
+}
+
 TEST(Fusion, SelfGateReadElsewhereIsNotFused) {
     auto x = op::parameter(element::f32, {2, 64}, "x");
     auto mm = op::matmul(x, weights({64, 32}, 43));
