@@ -462,6 +462,29 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
     const std::string& type = c.get_type_name();
     if (c.get_output_size() != 1 || !is_f32(c.output(0))) return false;
     if (chain.post_ops.size() >= kMaxPostOps) return false;
+    // A batch normalization after the step (models exported without folding it: Paddle, Keras,
+    // TensorFlow): its per-channel scale and shift as two binary post-ops.
+    if (c.get_type_name() == "BatchNormInference") {
+        const size_t data = c.get_version() >= 5 ? 0 : 2;
+        std::vector<float> scale, shift;
+        if (!target.fuse_batch_norm || input != data || chain.post_ops.size() + 2 > kMaxPostOps ||
+            target.channel_axis != 1 || c.input_value(data).get_shape().size() != target.rank ||
+            c.input_value(data).get_shape()[1] != target.channels ||
+            !batch_norm_affine(c, &scale, &shift))
+            return false;
+        const dnnl::memory::desc md(target.channel_dims, dt::f32,
+                                    plain_tag(target.channel_dims.size()));
+        for (const auto& [alg, values] :
+             {std::pair{algorithm::binary_mul, &scale}, std::pair{algorithm::binary_add, &shift}}) {
+            PostOp p;
+            p.kind = PostOp::Kind::kBinary;
+            p.algorithm = alg;
+            p.desc = md;
+            p.constant = make_constant(md, values->data(), md);
+            chain.post_ops.push_back(p);
+        }
+        return true;
+    }
     if (c.get_input_size() != 1 && c.get_input_size() != 2) return false;
     const Value* other = nullptr;
     if (c.get_input_size() == 2) {

@@ -580,33 +580,46 @@ bool GraphCompiler::try_binary(const NodePtr& node) {
         layout, dst_type);
 }
 
-bool GraphCompiler::try_batch_norm(const NodePtr& node) {
-    // BatchNormInference with constant statistics not folded into a convolution (DenseNet's
-    // pre-activation blocks): x * scale + shift per channel, scale = gamma / sqrt(var + eps),
-    // shift = beta - mean * scale, as a binary multiply with a per-channel add post-op and the
-    // chain after it.
-    const size_t data = node->get_version() >= 5 ? 0 : 2;
+bool GraphCompiler::batch_norm_affine(Node& node, std::vector<float>* scale,
+                                      std::vector<float>* shift) {
+    const size_t data = node.get_version() >= 5 ? 0 : 2;
     const size_t gamma = data == 0 ? 1 : 0, beta = gamma + 1;
     const size_t mean = 3, variance = 4;
-    const Output& x = node->input_value(data);
-    if (!is_f32(x) || !is_f32(node->output(0))) return false;
+    const Output& x = node.input_value(data);
+    if (!is_f32(x) || !is_f32(node.output(0)) || !x.get_partial_shape().is_static()) return false;
     const Shape shape = x.get_shape();
     if (shape.size() < 2 || shape_size(shape) == 0) return false;
     const size_t channels = shape[1];
     std::vector<const float*> params;
     for (size_t i : {gamma, beta, mean, variance}) {
-        const Value& v = m_graph->values[value_of(node->input_value(i))];
+        const Output& port = node.input_value(i);
+        if (!has_value(port)) return false;
+        const Value& v = m_graph->values[value_of(port)];
         if (v.kind != ValueKind::kConstant || v.constant.get_element_type() != element::f32 ||
             v.constant.get_size() != channels)
             return false;
         params.push_back(static_cast<const float*>(v.constant.data()));
     }
-    const double eps = node->get_attribute<double>("epsilon");
-    std::vector<float> scale(channels), shift(channels);
+    const double eps = node.get_attribute<double>("epsilon");
+    scale->resize(channels);
+    shift->resize(channels);
     for (size_t c = 0; c < channels; ++c) {
-        scale[c] = static_cast<float>(params[0][c] / std::sqrt(double(params[3][c]) + eps));
-        shift[c] = params[1][c] - params[2][c] * scale[c];
+        (*scale)[c] = static_cast<float>(params[0][c] / std::sqrt(double(params[3][c]) + eps));
+        (*shift)[c] = params[1][c] - params[2][c] * (*scale)[c];
     }
+    return true;
+}
+
+bool GraphCompiler::try_batch_norm(const NodePtr& node) {
+    // BatchNormInference with constant statistics not fused into the step before it (DenseNet's
+    // pre-activation blocks): x * scale + shift per channel, scale = gamma / sqrt(var + eps),
+    // shift = beta - mean * scale, as a binary multiply with a per-channel add post-op and the
+    // chain after it.
+    const size_t data = node->get_version() >= 5 ? 0 : 2;
+    std::vector<float> scale, shift;
+    if (!batch_norm_affine(*node, &scale, &shift)) return false;
+    const Shape shape = node->input_value(data).get_shape();
+    const size_t channels = shape[1];
     // bf16 in and out when a bf16 step wrote the input (bf16_elementwise); the scale and shift
     // stay f32.
     const size_t xv = elementwise_source(*node, data);

@@ -116,6 +116,10 @@ struct FusionTarget {
     /// writes its output over the operand (an f32 convolution's chain; oneDNN picks its brgemm
     /// 1x1 kernels for sum, not for a binary add).
     bool sum_in_place = false;
+    /// A BatchNormInference after the anchor becomes two per-channel binary post-ops: set for
+    /// convolutions and MatMuls. Not for a deconvolution: oneDNN 2.6's deconvolution with
+    /// binary post-ops runs a kernel 30x slower (PP-OCR's detection head: 346 ms for one step).
+    bool fuse_batch_norm = false;
 };
 
 /// The fusion target of a MatMul writing `dst` (plain; per-channel operands along the last axis,
@@ -129,6 +133,7 @@ inline FusionTarget matmul_target(size_t rank, size_t channels, const dnnl::memo
     target.dst = dst;
     target.channel_dims = Dims(dst.dims().size(), 1);
     target.channel_dims.back() = static_cast<dnnl::memory::dim>(channels);
+    target.fuse_batch_norm = true;
     return target;
 }
 
@@ -306,6 +311,10 @@ class GraphCompiler {
     bool try_concat(const NodePtr& node);
     /// BatchNormInference with constant statistics: a per-channel multiply-add.
     bool try_batch_norm(const NodePtr& node);
+    /// The per-channel scale gamma / sqrt(var + eps) and shift beta - mean * scale of a static
+    /// f32 BatchNormInference (either input order) whose statistics are constants; false when
+    /// it is not one.
+    bool batch_norm_affine(Node& node, std::vector<float>* scale, std::vector<float>* shift);
     /// Split and VariadicSplit: one reorder per output from its sub-memory.
     bool try_split(const NodePtr& node);
     /// ConvolutionBackpropData (ConvTranspose) as oneDNN's deconvolution.

@@ -135,6 +135,7 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
     target.channel_dims[1] = static_cast<dnnl::memory::dim>(out[1]);
     target.bf16_residual = m_bf16;
     target.sum_in_place = !m_bf16;
+    target.fuse_batch_norm = true;
     FusedChain chain = fuse_chain(node->output(0), target);
     size_t sum_value = SIZE_MAX;
     for (const auto& p : chain.post_ops)

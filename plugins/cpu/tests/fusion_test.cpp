@@ -220,6 +220,70 @@ TEST(Fusion, AffineMapsAroundAnActivationFuseAsScalarBinaryPostOps) {
     }
 }
 
+// A batch normalization left after a convolution or a MatMul (Paddle, Keras and TensorFlow
+// exports do not fold it): its per-channel scale and shift are two binary post-ops of the step,
+// in either input order of BatchNormInference, with or without a bias before it and with the
+// Relu after it. Statistics computed at run time keep it a step of its own.
+TEST(Fusion, BatchNormAfterConvolutionAndMatMul) {
+    const auto bn = [](const Output& v, size_t c, int version, unsigned seed) {
+        const Output gamma = weights({c}, seed, 1.5f), beta = weights({c}, seed + 1);
+        const Output mean = weights({c}, seed + 2);
+        const Output var = op::constant(random_tensor({c}, seed + 3, 0.1f, 2.f));
+        const std::map<std::string, AttrValue> eps{{"epsilon", 1e-5}};
+        return version == 5 ? make_node("BatchNormInference", {v, gamma, beta, mean, var}, eps, 5)
+                            : make_node("BatchNormInference", {gamma, beta, v, mean, var}, eps, 1);
+    };
+    for (int version : {5, 1})
+        for (bool bias : {false, true}) {
+            SCOPED_TRACE("BatchNormInference-" + std::to_string(version) +
+                         (bias ? ", convolution with bias" : ""));
+            auto x = op::parameter(element::f32, {1, 4, 9, 9}, "x");
+            Output v = conv(x, 8, 4, 3, 61);
+            if (bias) v = op::add(v, weights({1, 8, 1, 1}, 62));
+            auto model = single_output(op::relu(bn(v, 8, version, 63)), x);
+            expect_matches_template(model, 1e-4, 1e-5);
+            const auto rows = cpu_profile(model);
+            EXPECT_EQ(rows_of_type(rows, bias ? "Convolution+Add+BatchNormInference+Relu"
+                                              : "Convolution+BatchNormInference+Relu"),
+                      1u);
+            EXPECT_EQ(rows.size(), 3u);  // the two layout reorders and the convolution
+        }
+    {
+        SCOPED_TRACE("MatMul [N, C]");
+        auto x = op::parameter(element::f32, {3, 16}, "x");
+        auto model = single_output(bn(op::matmul(x, weights({16, 8}, 71)), 8, 5, 72), x);
+        expect_matches_template(model, 1e-4, 1e-5);
+        EXPECT_EQ(rows_of_type(cpu_profile(model), "MatMul+BatchNormInference"), 1u);
+    }
+    {
+        // oneDNN 2.6's deconvolution with binary post-ops is many times slower than without:
+        // there the normalization stays a step of its own.
+        SCOPED_TRACE("after a deconvolution");
+        auto x = op::parameter(element::f32, {1, 4, 9, 9}, "x");
+        auto d = op::convolution_backprop_data(x, weights({4, 8, 2, 2}, 75), {2, 2}, {0, 0}, {0, 0},
+                                               {1, 1});
+        auto model = single_output(op::relu(bn(d, 8, 5, 76)), x);
+        expect_matches_template(model, 1e-4, 1e-5);
+        const auto rows = cpu_profile(model);
+        EXPECT_EQ(rows_of_type(rows, "ConvolutionBackpropData"), 1u);
+        EXPECT_EQ(rows_of_type(rows, "BatchNormInference+Relu"), 1u);
+    }
+    {
+        SCOPED_TRACE("statistics computed at run time");
+        auto x = op::parameter(element::f32, {1, 4, 9, 9}, "x");
+        auto var = op::parameter(element::f32, {8}, "var");
+        const Output c = conv(x, 8, 4, 3, 81);
+        auto node = make_node("BatchNormInference",
+                              {c, weights({8}, 82), weights({8}, 83), weights({8}, 84),
+                               op::add(op::multiply(var, var), scalar(0.5f))},
+                              {{"epsilon", 1e-5}}, 5);
+        auto model = std::make_shared<Model>(OutputVector{node}, ParameterVector{x, var}, "bn");
+        expect_matches_template(model, 1e-4, 1e-5);
+        const auto rows = cpu_profile(model);
+        EXPECT_EQ(rows_of_type(rows, "Convolution"), 1u);
+    }
+}
+
 TEST(Fusion, SelfGateReadElsewhereIsNotFused) {
     auto x = op::parameter(element::f32, {2, 64}, "x");
     auto mm = op::matmul(x, weights({64, 32}, 43));
