@@ -195,7 +195,8 @@ grpc::ServerUnaryReactor* GrpcService::ServerMetadata(grpc::CallbackServerContex
                                                       inference::ServerMetadataResponse* response) {
     response->set_name(kServerName);
     response->set_version(get_version().build_number);
-    for (const char* e : kExtensions) response->add_extensions(e);
+    for (const char* e : kExtensions)
+        if (extension_listed(m_context, e)) response->add_extensions(e);
     return finish(context, {}, "", "ServerMetadata", Clock::now());
 }
 

@@ -135,7 +135,7 @@ void RestServer::add_routes() {
     m_server->Get("/v2/health/ready", [&ctx](const httplib::Request&, httplib::Response& res) {
         res.status = ctx.ready() ? 200 : 400;
     });
-    m_server->Get("/v2", [](const httplib::Request&, httplib::Response& res) {
+    m_server->Get("/v2", [&ctx](const httplib::Request&, httplib::Response& res) {
         rapidjson::StringBuffer buffer;
         rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
         w.StartObject();
@@ -145,7 +145,8 @@ void RestServer::add_routes() {
         w.String(get_version().build_number.c_str());
         w.Key("extensions");
         w.StartArray();
-        for (const char* e : kExtensions) w.String(e);
+        for (const char* e : kExtensions)
+            if (extension_listed(ctx, e)) w.String(e);
         w.EndArray();
         w.EndObject();
         res.set_content(buffer.GetString(), kJson);

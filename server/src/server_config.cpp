@@ -305,6 +305,7 @@ std::string usage_text() {
            "  --rest_bind_address A     default 0.0.0.0\n"
            "  --rest_workers N          REST worker threads (default 64)\n"
            "  --metrics_enable          serve Prometheus metrics at GET /metrics on the REST port\n"
+           "  --allow_client_shm        let clients register system shared memory regions (off)\n"
            "  --shutdown_grace_seconds N  drain time on SIGTERM/SIGINT (default 30)\n"
            "  --max_request_bytes N     gRPC message / REST body limit (default 256 MiB)\n"
            "  --max_json_depth N        JSON nesting limit of REST bodies (default 32)\n"
@@ -336,6 +337,12 @@ Status parse_command_line(int argc, const char* const argv[], ServerOptions& opt
         }
         if (key == "metrics_enable") {
             options.metrics_enable = !has_value || value == "true" || value == "1";
+            continue;
+        }
+        if (key == "allow_client_shm") {
+            if (has_value && value != "true" && value != "1" && value != "false" && value != "0")
+                return invalid("--allow_client_shm takes true or false, got '" + value + "'");
+            options.allow_client_shm = !has_value || value == "true" || value == "1";
             continue;
         }
         if (!has_value) {

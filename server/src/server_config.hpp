@@ -58,6 +58,11 @@ struct ServerOptions {
     std::string config_path;
     std::vector<ModelConfig> models;
     bool metrics_enable = false;
+    /// --allow_client_shm: clients may register POSIX shared memory objects of this host as
+    /// input and output regions (Triton's system shared memory extension). Off by default, as in
+    /// Triton since 2026: a client that reaches the ports could otherwise map any object the
+    /// server's user can open and read it back through a model's outputs.
+    bool allow_client_shm = false;
     int shutdown_grace_seconds = 30;
     int poll_wait_seconds = 0;  // --file_system_poll_wait_seconds; 0: no polling
     int rest_workers = 64;      // cpp-httplib pool threads = concurrent keep-alive clients

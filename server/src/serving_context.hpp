@@ -26,15 +26,20 @@ struct ServingContext {
     std::function<Status()> reload;
 
     ServingContext(ModelManager& m, Metrics& x, const ServerOptions& o)
-        : models(m), metrics(x), options(o) {}
+        : models(m), metrics(x), options(o), shared_memory(o.allow_client_shm) {}
 
     bool ready() const { return !draining.load() && models.all_ready(); }
 };
 
 /// The server's name and version as ServerMetadata reports them.
 inline constexpr const char* kServerName = "vireo_server";
-/// The protocol extensions this server implements.
+/// The protocol extensions this server implements (system_shared_memory only when enabled).
 inline const char* const kExtensions[] = {"model_repository", "statistics", "binary_tensor_data",
                                           "model_configuration", "system_shared_memory"};
+
+/// Whether ServerMetadata lists extension `name` on this server.
+inline bool extension_listed(const ServingContext& context, const std::string& name) {
+    return name != "system_shared_memory" || context.shared_memory.enabled();
+}
 
 }  // namespace vireo::server

@@ -24,6 +24,13 @@ std::string quoted(const std::string& name) {
     return "'" + name + "'";
 }
 
+Status disabled(const std::string& what) {
+    return {StatusCode::kUnavailable,
+            what +
+                ": system shared memory is off on this server (start vireo_server with "
+                "--allow_client_shm to let clients register regions)"};
+}
+
 // Closes a descriptor on every path out of register_region.
 struct FdCloser {
     int fd;
@@ -52,6 +59,7 @@ SharedMemoryRegion::~SharedMemoryRegion() {
 Status SharedMemory::register_region(const std::string& name, const std::string& key,
                                      uint64_t offset, uint64_t byte_size) {
     const std::string what = "shared memory region " + quoted(name);
+    if (!m_enabled) return disabled(what);
     if (name.empty()) return invalid("a shared memory region needs a name");
     if (key.empty()) return invalid(what + ": the key (shared memory object name) is empty");
     if (byte_size == 0) return invalid(what + ": byte_size must be positive");
@@ -125,6 +133,7 @@ Status SharedMemory::status(const std::string& name,
 
 Status SharedMemory::resolve(const std::string& tensor, const SharedMemoryParams& params,
                              SharedMemoryRef& out) const {
+    if (!m_enabled) return disabled(tensor);
     if (!params.region || !params.byte_size) {
         return invalid(tensor +
                        ": shared_memory_region and shared_memory_byte_size must be given together"

@@ -81,7 +81,9 @@ using SharedMemoryOutputs = std::map<std::string, SharedMemoryRef>;
 /// bad parameters or sizes, naming the region and the tensor.
 class SharedMemory {
   public:
-    SharedMemory() = default;
+    /// `enabled` false (vireo_server without --allow_client_shm): register_region and resolve
+    /// answer kUnavailable saying how to turn the extension on; status lists nothing.
+    explicit SharedMemory(bool enabled = true) : m_enabled(enabled) {}
     SharedMemory(const SharedMemory&) = delete;
     SharedMemory& operator=(const SharedMemory&) = delete;
 
@@ -104,7 +106,10 @@ class SharedMemory {
     Status resolve(const std::string& tensor, const SharedMemoryParams& params,
                    SharedMemoryRef& out) const;
 
+    bool enabled() const { return m_enabled; }
+
   private:
+    const bool m_enabled;
     mutable std::mutex m_mutex;
     std::map<std::string, std::shared_ptr<const SharedMemoryRegion>> m_regions;
 };

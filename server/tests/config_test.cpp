@@ -136,6 +136,7 @@ TEST(CommandLine, OneModelLikeOvms) {
     EXPECT_EQ(options.grpc_port, 9000);
     EXPECT_EQ(options.rest_port, 8000);
     EXPECT_TRUE(options.metrics_enable);
+    EXPECT_FALSE(options.allow_client_shm);  // off unless asked for
     ASSERT_EQ(options.models.size(), 1u);
     EXPECT_EQ(options.models[0].base_path, "/models/m");
     EXPECT_EQ(options.models[0].target_device, "TEMPLATE");
@@ -143,6 +144,22 @@ TEST(CommandLine, OneModelLikeOvms) {
     EXPECT_EQ(options.models[0].plugin_config.at("NUM_STREAMS"), "2");
     EXPECT_EQ(options.models[0].shapes.at(""), "(1,3,224,224)");
     EXPECT_EQ(options.models[0].batch_size, 2);
+}
+
+TEST(CommandLine, AllowClientShm) {
+    for (const auto& [flag, expected] :
+         std::vector<std::pair<const char*, bool>>{{"--allow_client_shm", true},
+                                                   {"--allow_client_shm=true", true},
+                                                   {"--allow_client_shm=1", true},
+                                                   {"--allow_client_shm=false", false},
+                                                   {"--allow_client_shm=0", false}}) {
+        ServerOptions options;
+        ASSERT_TRUE(
+            parse_args({"--model_path", "/m", "--model_name", "m", "--port", "1", flag}, options)
+                .ok())
+            << flag;
+        EXPECT_EQ(options.allow_client_shm, expected) << flag;
+    }
 }
 
 TEST(CommandLine, ErrorsNameTheFlag) {
@@ -160,6 +177,7 @@ TEST(CommandLine, ErrorsNameTheFlag) {
          "--plugin_config"},
         {{"--model_path", "/x", "--model_name", "m"}, "--port"},
         {{"--port"}, "needs a value"},
+        {{"--port", "1", "--allow_client_shm=yes"}, "--allow_client_shm takes true or false"},
     };
     for (const auto& c : cases) {
         ServerOptions options;

@@ -99,6 +99,27 @@ TEST(SharedMemory, RegisterStatusUnregister) {
     EXPECT_TRUE(regions.empty());
 }
 
+// Without --allow_client_shm the registry opens nothing: register and resolve are Unavailable and
+// say how to turn it on; status lists nothing.
+TEST(SharedMemory, OffUnlessAllowed) {
+    ShmObject object(4096);
+    SharedMemory shm(false);
+    EXPECT_FALSE(shm.enabled());
+    const Status s = shm.register_region("a", object.key(), 0, 64);
+    EXPECT_EQ(s.code, StatusCode::kUnavailable);
+    EXPECT_TRUE(mentions(s, "shared memory region 'a'")) << s.message;
+    EXPECT_TRUE(mentions(s, "--allow_client_shm")) << s.message;
+    SharedMemoryRef ref;
+    const Status r = shm.resolve("input 'x'", shm_params("a", 16), ref);
+    EXPECT_EQ(r.code, StatusCode::kUnavailable);
+    EXPECT_TRUE(mentions(r, "input 'x'")) << r.message;
+    EXPECT_FALSE(ref.region);
+    std::vector<std::shared_ptr<const SharedMemoryRegion>> regions;
+    ASSERT_TRUE(shm.status("", regions).ok());
+    EXPECT_TRUE(regions.empty());
+    EXPECT_TRUE(SharedMemory().enabled());
+}
+
 TEST(SharedMemory, RegisterRefusesBadKeysAndWindows) {
     ShmObject object(100);
     SharedMemory shm;

@@ -115,7 +115,7 @@ def setUpModule():
     path = os.path.join(WORK, "config.json")
     with open(path, "w") as f:
         json.dump(config, f)
-    SERVER = Server(["--config_path", path])
+    SERVER = Server(["--config_path", path, "--allow_client_shm"])
     STUB = pb_grpc.GRPCInferenceServiceStub(grpc.insecure_channel(SERVER.grpc_address))
 
 
@@ -390,6 +390,51 @@ class B_Rest(ShmTestCase):
         self.assertEqual(status, 200)
         status, body = self.call("GET", "/v2/systemsharedmemory/status")
         self.assertEqual(body, [])
+
+
+class D_Off(unittest.TestCase):
+    """A server started without --allow_client_shm: no region can be registered or used."""
+
+    def test_everything_refused_and_not_listed(self):
+        path = os.path.join(WORK, "config.json")
+        server = Server(["--config_path", path])
+        try:
+            stub = pb_grpc.GRPCInferenceServiceStub(grpc.insecure_channel(server.grpc_address))
+            meta = stub.ServerMetadata(pb.ServerMetadataRequest())
+            self.assertNotIn("system_shared_memory", meta.extensions)
+            self.assertIn("model_repository", meta.extensions)
+            obj = ShmObject(32)
+            try:
+                code, details = error_of(stub.SystemSharedMemoryRegister,
+                                         pb.SystemSharedMemoryRegisterRequest(
+                                             name="r", key=obj.key, offset=0, byte_size=32))
+                self.assertEqual(code, grpc.StatusCode.UNAVAILABLE)
+                self.assertIn("shared memory region 'r'", details)
+                self.assertIn("--allow_client_shm", details)
+                code, details = error_of(stub.ModelInfer, add_request(x_region="r"))
+                self.assertEqual(code, grpc.StatusCode.UNAVAILABLE)
+                self.assertIn("input 'x'", details)
+                self.assertIn("--allow_client_shm", details)
+                status = stub.SystemSharedMemoryStatus(pb.SystemSharedMemoryStatusRequest())
+                self.assertEqual(len(status.regions), 0)
+                # In-band inference is unaffected.
+                reply = stub.ModelInfer(add_request())
+                self.assertEqual(struct.unpack("<4f", reply.raw_output_contents[0]),
+                                 (2.0, 3.0, 4.0, 5.0))
+                # REST: the same refusal, as 503.
+                status, body, _ = server.http(
+                    "POST", "/v2/systemsharedmemory/region/r/register",
+                    json.dumps({"key": obj.key, "offset": 0, "byte_size": 32}).encode(),
+                    {"Content-Type": "application/json"})
+                self.assertEqual(status, 503, body)
+                self.assertIn("--allow_client_shm", body.decode())
+                status, body, _ = server.http("GET", "/v2", None, {})
+                self.assertEqual(status, 200, body)
+                self.assertNotIn("system_shared_memory", json.loads(body)["extensions"])
+            finally:
+                obj.close()
+        finally:
+            server.stop()
 
 
 class C_Stop(unittest.TestCase):
