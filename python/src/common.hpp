@@ -83,6 +83,12 @@ struct PyInferRequest {
     vireo::OutputVector inputs;
     vireo::OutputVector outputs;
     std::shared_ptr<CallbackState> state;
+    /// Blocking runs (infer(), CompiledModel.__call__) so far, and how long they took on the
+    /// calling thread and through the stream (a running average, in microseconds; -1 before the
+    /// first): run_blocking() picks its way from them.
+    std::atomic<uint64_t> blocking_runs{0};
+    std::atomic<int64_t> caller_thread_us{-1};
+    std::atomic<int64_t> stream_us{-1};
 };
 
 /// Makes the shared_ptr every Python handle of a request lives in: the last reference drops
@@ -95,6 +101,17 @@ void set_inputs(PyInferRequest& request, const py::object& inputs, bool share);
 /// Waits for the request's run, GIL released, raising KeyboardInterrupt on Ctrl-C; with
 /// `cancel_on_interrupt` the run is cancelled and ended first (infer_request.cpp).
 void wait_interruptibly(vireo::InferRequest& request, bool cancel_on_interrupt);
+/// One blocking run of the request with the GIL released (infer(), CompiledModel.__call__),
+/// on the device's stream (start_async) while this thread waits, so that Ctrl-C cancels it at
+/// once; or on the calling thread, where Ctrl-C takes effect when the run returns: always when
+/// a callback is set (start_async would call it), and for runs on the host's devices (CPU,
+/// TEMPLATE) that take under 10 ms through the stream when the calling thread has been the
+/// faster way for this request (each way is timed; the other is tried again every 32nd run).
+/// Handing a run to a stream thread and back costs about 70-90 us on a 2-vCPU VM, ten times a
+/// small model's whole inference on one thread (a 12-op wake-word classifier: 81 -> 10 us); at
+/// two threads the calling thread's OpenMP team woke slower than the stream's (346 against
+/// 113 us), which the timing catches.
+void run_blocking(PyInferRequest& request);
 
 /// The results of the last run as a vireo.InferResults (views or copies of the outputs).
 py::object make_results(PyInferRequest& request, bool share);

@@ -77,11 +77,7 @@ void register_core(py::module_& m) {
                     if (!c.internal) c.internal = make_request(c.compiled.create_infer_request());
                 }
                 set_inputs(*c.internal, inputs, share_inputs);
-                {
-                    py::gil_scoped_release release;
-                    c.internal->request.start_async();  // the internal request has no callback
-                }
-                wait_interruptibly(c.internal->request, true);  // Ctrl-C cancels the run
+                run_blocking(*c.internal);  // Ctrl-C cancels a run that may be long
                 return make_results(*c.internal, share_outputs);
             },
             py::arg("inputs") = py::none(), py::arg("share_inputs") = true,
