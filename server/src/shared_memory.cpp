@@ -43,17 +43,35 @@ struct FdCloser {
 
 SharedMemoryRegion::SharedMemoryRegion(std::string name, std::string key, uint64_t offset,
                                        uint64_t byte_size, void* mapping, size_t mapping_length,
-                                       size_t page_offset)
+                                       size_t page_offset, int fd)
     : m_name(std::move(name)),
       m_key(std::move(key)),
       m_offset(offset),
       m_byte_size(byte_size),
       m_mapping(mapping),
       m_mapping_length(mapping_length),
-      m_page_offset(page_offset) {}
+      m_page_offset(page_offset),
+      m_fd(fd) {}
+
+Status SharedMemoryRegion::check_backed(const std::string& what) const {
+    struct stat info {};
+    if (::fstat(m_fd, &info) != 0) {
+        return invalid(what + ": cannot stat shared memory object " + quoted(m_key) + ": " +
+                       std::strerror(errno));
+    }
+    const uint64_t size = info.st_size > 0 ? static_cast<uint64_t>(info.st_size) : 0;
+    if (size < m_offset + m_byte_size) {
+        return invalid(what + ": shared memory object " + quoted(m_key) + " of region " +
+                       quoted(m_name) + " was cut to " + std::to_string(size) +
+                       " bytes after it was registered; the region needs " +
+                       std::to_string(m_offset + m_byte_size));
+    }
+    return {};
+}
 
 SharedMemoryRegion::~SharedMemoryRegion() {
     ::munmap(m_mapping, m_mapping_length);
+    ::close(m_fd);
 }
 
 Status SharedMemory::register_region(const std::string& name, const std::string& key,
@@ -97,7 +115,8 @@ Status SharedMemory::register_region(const std::string& name, const std::string&
                        std::strerror(errno));
     }
     auto region = std::make_shared<const SharedMemoryRegion>(name, key, offset, byte_size, mapping,
-                                                             length, page_offset);
+                                                             length, page_offset, fd.fd);
+    fd.fd = -1;  // the region owns it now
     std::lock_guard<std::mutex> lock(m_mutex);
     // Another register of the same name may have won while this one mapped: that one stays and
     // this mapping goes with `region`.
@@ -170,6 +189,8 @@ Status SharedMemory::resolve(const std::string& tensor, const SharedMemoryParams
 
 Status read_shared_memory_input(const std::string& name, const SharedMemoryRef& ref,
                                 Tensor& tensor) {
+    Status backed = ref.region->check_backed("input " + quoted(name));
+    if (!backed.ok()) return backed;
     // fill_raw checks the declared size against shape x datatype and names this field.
     return fill_raw("input " + quoted(name) + " in shared memory region " +
                         quoted(ref.region->name()) + " (shared_memory_byte_size)",
@@ -187,6 +208,8 @@ Status write_shared_memory_outputs(const SharedMemoryOutputs& targets,
                 " bytes, its shared_memory_byte_size in region " +
                 quoted(it->second.region->name()) + " is " + std::to_string(it->second.byte_size));
         }
+        Status backed = it->second.region->check_backed("output " + quoted(out.name));
+        if (!backed.ok()) return backed;
     }
     for (const auto& out : outputs) {
         auto it = targets.find(out.name);

@@ -18,12 +18,14 @@
 namespace vireo::server {
 
 /// One registered region: the window [offset, offset + byte_size) of the POSIX shared memory
-/// object `key`, mapped read-write into the server. The mapping is released when the last
-/// shared_ptr to the region goes, so a request that holds one keeps it usable after an unregister.
+/// object `key`, mapped read-write into the server. The mapping (and the object's descriptor,
+/// which `check_backed` reads) is released when the last shared_ptr to the region goes, so a
+/// request that holds one keeps it usable after an unregister.
 class SharedMemoryRegion {
   public:
+    /// Takes ownership of `fd`, the object's descriptor.
     SharedMemoryRegion(std::string name, std::string key, uint64_t offset, uint64_t byte_size,
-                       void* mapping, size_t mapping_length, size_t page_offset);
+                       void* mapping, size_t mapping_length, size_t page_offset, int fd);
     ~SharedMemoryRegion();
     SharedMemoryRegion(const SharedMemoryRegion&) = delete;
     SharedMemoryRegion& operator=(const SharedMemoryRegion&) = delete;
@@ -34,6 +36,11 @@ class SharedMemoryRegion {
     uint64_t byte_size() const { return m_byte_size; }
     /// The region's first byte (the object's byte `offset`).
     char* data() const { return static_cast<char*>(m_mapping) + m_page_offset; }
+    /// Whether the object still holds the whole window: a client that shrank it (ftruncate)
+    /// after registering would make an access past its new end fault (SIGBUS). kInvalidArgument
+    /// naming `what`, the region and the sizes when it does not. Checked right before every read
+    /// and write; a client that shrinks the object during the copy itself still faults the server.
+    Status check_backed(const std::string& what) const;
 
   private:
     std::string m_name;
@@ -43,6 +50,7 @@ class SharedMemoryRegion {
     void* m_mapping;  // mmap's result: starts at the page holding `offset`
     size_t m_mapping_length;
     size_t m_page_offset;  // offset - the page-aligned start of the mapping
+    int m_fd;              // the object, open for check_backed
 };
 
 /// The shared_memory_* parameters of one input or requested output, as the request gave them

@@ -168,6 +168,38 @@ TEST(SharedMemory, ResolveChecksParametersAndBounds) {
     EXPECT_TRUE(mentions(s, "must be given together")) << s.message;
 }
 
+// A client that cuts its object (ftruncate) after registering a window of it: the server would
+// fault (SIGBUS) touching pages past the object's new end, so reads and writes are refused,
+// naming the tensor, the region and the sizes, and nothing is copied.
+TEST(SharedMemory, ObjectCutAfterRegisterIsRefusedNotTouched) {
+    ShmObject object(8192);
+    SharedMemory shm;
+    ASSERT_TRUE(shm.register_region("r", object.key(), 4096, 4096).ok());
+    SharedMemoryRef in, out;
+    ASSERT_TRUE(shm.resolve("input 'x'", shm_params("r", 12, 0), in).ok());
+    ASSERT_TRUE(shm.resolve("output 'y'", shm_params("r", 12, 16), out).ok());
+    const int fd = ::shm_open(object.key().c_str(), O_RDWR, 0);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::ftruncate(fd, 100), 0);
+    ::close(fd);
+
+    Tensor tensor(element::f32, Shape{1, 3});
+    const Status r = read_shared_memory_input("x", in, tensor);
+    EXPECT_EQ(r.code, StatusCode::kInvalidArgument);
+    EXPECT_TRUE(mentions(r, "input 'x'")) << r.message;
+    EXPECT_TRUE(mentions(r, "region 'r' was cut to 100 bytes")) << r.message;
+    EXPECT_TRUE(mentions(r, "needs 8192")) << r.message;
+
+    std::vector<float> y = {7, 8, 9};
+    const std::vector<OutputData> outputs = {
+        {"y", element::f32, {3}, std::string(reinterpret_cast<char*>(y.data()), 12)}};
+    const SharedMemoryOutputs targets{{"y", out}};
+    const Status w = write_shared_memory_outputs(targets, outputs);
+    EXPECT_EQ(w.code, StatusCode::kInvalidArgument);
+    EXPECT_TRUE(mentions(w, "output 'y'")) << w.message;
+    EXPECT_TRUE(mentions(w, "cut to 100 bytes")) << w.message;
+}
+
 TEST(SharedMemory, InputSizeMustMatchAndOutputsMustFit) {
     ShmObject object(64);
     SharedMemory shm;
