@@ -1,11 +1,16 @@
 // Implements JsonValue::parse on RapidJSON's SAX reader (iterative, so nesting depth costs no
-// stack; UTF-8 validated; numbers at full precision) and JsonValue's typed accessors.
+// stack; UTF-8 validated) and JsonValue's typed accessors. Numbers come as their text and are
+// converted by std::from_chars (correctly rounded): RapidJSON 1.1.0's own full-precision
+// conversion computes __builtin_clzll(0) and then shifts by a garbage exponent for a number whose
+// digits are all zero after trimming (undefined behaviour the tokenizer fuzz target found; its
+// reproducer is tests/fuzz/corpus/tokenizer/rapidjson_zero_significand).
 #include "json_value.hpp"
 
 #include <rapidjson/error/en.h>
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
+#include <charconv>
 #include <cmath>
 #include <vireo/exception.hpp>
 
@@ -21,6 +26,7 @@ class JsonParser {
 
     JsonValue root;
     bool too_deep = false;
+    std::string bad_number;  // a number std::from_chars cannot take (out of double's range)
 
     bool Null() { return add(JsonValue::Type::kNull) != nullptr; }
     bool Bool(bool b) {
@@ -28,12 +34,30 @@ class JsonParser {
         v->m_bool = b;
         return true;
     }
+    // Every number arrives here (kParseNumbersAsStringsFlag), as the JSON grammar spells it.
+    bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
+        double d = 0;
+        const auto [end, error] = std::from_chars(s, s + n, d);
+        if (error == std::errc::result_out_of_range && end == s + n) {
+            // Too small for a double is zero (as a parser that rounds would give); too large is
+            // an error, as RapidJSON's own conversion made it.
+            const std::string_view text(s, n);
+            const size_t e = text.find_first_of("eE");
+            if (e != std::string_view::npos && e + 1 < n && text[e + 1] == '-')
+                return number(text[0] == '-' ? -0.0 : 0.0);
+        }
+        if (error != std::errc() || end != s + n) {
+            bad_number.assign(s, std::min<size_t>(n, 40));
+            return false;
+        }
+        return number(d);
+    }
+    // Not called with kParseNumbersAsStringsFlag; RapidJSON's handler concept needs them.
     bool Int(int i) { return number(i); }
     bool Uint(unsigned u) { return number(u); }
     bool Int64(int64_t i) { return number(static_cast<double>(i)); }
     bool Uint64(uint64_t u) { return number(static_cast<double>(u)); }
     bool Double(double d) { return number(d); }
-    bool RawNumber(const char*, rapidjson::SizeType, bool) { return false; }  // not requested
     bool String(const char* s, rapidjson::SizeType n, bool) {
         add(JsonValue::Type::kString)->m_string.assign(s, n);
         return true;
@@ -91,12 +115,17 @@ JsonValue JsonValue::parse(std::string_view text, std::string_view what) {
     rapidjson::MemoryStream stream(text.data(), text.size());
     constexpr unsigned kFlags = rapidjson::kParseIterativeFlag |
                                 rapidjson::kParseValidateEncodingFlag |
-                                rapidjson::kParseFullPrecisionFlag;
+                                rapidjson::kParseNumbersAsStringsFlag;
     const rapidjson::ParseResult result = reader.Parse<kFlags>(stream, builder);
-    if (result.IsError())
+    if (result.IsError()) {
+        if (!builder.bad_number.empty())
+            throw_error<InvalidArgument>(what, ": JSON error at byte ", result.Offset(),
+                                         ": the number '", builder.bad_number,
+                                         "' is out of range of a double");
         throw_error<InvalidArgument>(what, ": JSON error at byte ", result.Offset(), ": ",
                                      builder.too_deep ? "nesting deeper than 256 levels"
                                                       : rapidjson::GetParseError_En(result.Code()));
+    }
     return std::move(builder.root);
 }
 

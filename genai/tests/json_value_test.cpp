@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 #include <vireo/exception.hpp>
 
 namespace vireo::genai::detail {
@@ -41,6 +46,43 @@ TEST(JsonValue, RejectsMalformedText) {
     } catch (const InvalidArgument& e) {
         EXPECT_NE(std::string(e.what()).find("file.json: JSON error at byte 6"), std::string::npos)
             << e.what();
+    }
+}
+
+// Numbers are converted from their text, correctly rounded, including the zero significand that
+// made RapidJSON's own full-precision conversion compute clz(0) (the fuzz target's find) and
+// numbers below a double's range (zero); one above it is an error that quotes it.
+TEST(JsonValue, NumbersAtTheEdgesOfADouble) {
+    const auto v = JsonValue::parse(
+        "[0.00000000000000000000000000000000e5, 5e-324, 1.7976931348623157e308, 1e-999, -1e-999, "
+        "0.1, -0, 12345678901234567890, 2.2250738585072011e-308]",
+        "t");
+    const auto& a = v.as_array();
+    ASSERT_EQ(a.size(), 9u);
+    EXPECT_EQ(a[0].as_number(), 0.0);
+    EXPECT_EQ(a[1].as_number(), std::numeric_limits<double>::denorm_min());
+    EXPECT_EQ(a[2].as_number(), std::numeric_limits<double>::max());
+    EXPECT_EQ(a[3].as_number(), 0.0);
+    EXPECT_EQ(a[4].as_number(), 0.0);
+    EXPECT_TRUE(std::signbit(a[4].as_number()));
+    EXPECT_EQ(a[5].as_number(), 0.1);
+    EXPECT_TRUE(std::signbit(a[6].as_number()));
+    EXPECT_EQ(a[7].as_number(), 12345678901234567890.0);
+    EXPECT_EQ(a[8].as_number(), 2.2250738585072011e-308);
+    // RapidJSON refuses an exponent past 308 itself; a larger value with a smaller exponent
+    // reaches the conversion.
+    for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
+             {"-1e999", "Number too big"},
+             {"18e307", "the number '18e307' is out of range of a double"}}) {
+        try {
+            JsonValue::parse("{\"temperature\": " + text + "}", "config.json");
+            ADD_FAILURE() << text;
+        } catch (const InvalidArgument& e) {
+            EXPECT_NE(std::string(e.what()).find("config.json: JSON error at byte "),
+                      std::string::npos)
+                << e.what();
+            EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+        }
     }
 }
 

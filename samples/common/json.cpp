@@ -49,9 +49,10 @@ JsonValue copy(const rapidjson::Value& from, int depth) {
 
 JsonValue parse_json(const std::string& text) {
     rapidjson::Document document;
-    constexpr unsigned kFlags = rapidjson::kParseIterativeFlag |
-                                rapidjson::kParseValidateEncodingFlag |
-                                rapidjson::kParseFullPrecisionFlag;
+    // Not kParseFullPrecisionFlag: RapidJSON 1.1.0's full-precision conversion has undefined
+    // behaviour on some numbers (genai/src/json_value.cpp); a setting's number needs no last bit.
+    constexpr unsigned kFlags =
+        rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
     document.Parse<kFlags>(text.data(), text.size());
     if (document.HasParseError())
         throw std::runtime_error("invalid JSON at offset " +
