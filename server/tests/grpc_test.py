@@ -20,7 +20,7 @@ import grpc  # noqa: E402
 import grpc_service_pb2 as pb  # noqa: E402
 import grpc_service_pb2_grpc as pb_grpc  # noqa: E402
 import model_ir  # noqa: E402
-from server_harness import Server  # noqa: E402
+from server_harness import Server, error_of  # noqa: E402
 
 # (datatype, struct format, three values) — BF16 as its bit patterns (1.0, -2.0, 3.140625).
 VALUES = {
@@ -110,14 +110,6 @@ def tearDownModule():
     if SERVER and SERVER.proc.poll() is None:
         SERVER.stop()
     shutil.rmtree(WORK, ignore_errors=True)
-
-
-def error_of(call, *args, **kwargs):
-    try:
-        call(*args, **kwargs)
-    except grpc.RpcError as e:
-        return e.code(), e.details()
-    raise AssertionError("the call succeeded, an error was expected")
 
 
 class A_Health(unittest.TestCase):

@@ -81,3 +81,14 @@ class Server:
         self.proc.stderr.close()
         assert code == expect_code, f"server exited with {code}, expected {expect_code}:\n" + self.log()
         return code
+
+
+def error_of(call, *args, **kwargs):
+    """The (code, details) of the gRPC error `call(*args, **kwargs)` raises; fails if it succeeds."""
+    import grpc  # only the gRPC tests need it
+
+    try:
+        call(*args, **kwargs)
+    except grpc.RpcError as e:
+        return e.code(), e.details()
+    raise AssertionError("the call succeeded, an error was expected")

@@ -24,7 +24,7 @@ import grpc  # noqa: E402
 import grpc_service_pb2 as pb  # noqa: E402
 import grpc_service_pb2_grpc as pb_grpc  # noqa: E402
 import model_ir  # noqa: E402
-from server_harness import Server  # noqa: E402
+from server_harness import Server, error_of  # noqa: E402
 
 WORK = tempfile.mkdtemp(prefix="vireo_server_shm_")
 SERVER = None
@@ -88,14 +88,6 @@ def add_request(x_region=None, x_size=16, x_offset=None, y_region=None, y_size=1
 def register(name, obj, offset=0, byte_size=None):
     STUB.SystemSharedMemoryRegister(pb.SystemSharedMemoryRegisterRequest(
         name=name, key=obj.key, offset=offset, byte_size=obj.size - offset if byte_size is None else byte_size))
-
-
-def error_of(call, *args, **kwargs):
-    try:
-        call(*args, **kwargs)
-    except grpc.RpcError as e:
-        return e.code(), e.details()
-    raise AssertionError("the call succeeded, an error was expected")
 
 
 def setUpModule():
