@@ -41,6 +41,7 @@ struct DnnlArg {
     size_t value = 0;         ///< is_value: the value id
     dnnl::memory::desc desc;  ///< is_value: how the primitive sees the value's memory
     dnnl::memory constant;    ///< !is_value: shared by every request (read only)
+    size_t offset = 0;        ///< is_value: bytes into the value where that memory starts
 };
 
 /// A primitive made at compile time and shared by every request of a compiled model. oneDNN

@@ -23,6 +23,11 @@ void Graph::plan_memory() {
         if (steps[s].dnnl)
             for (const auto& a : steps[s].dnnl->args)
                 if (a.is_value) use(a.value);
+        if (steps[s].wavefront)  // the deferred first layer's values too
+            for (const auto& layer : steps[s].wavefront->chunks)
+                for (const auto& op : layer)
+                    for (const auto& a : op->args)
+                        if (a.is_value) use(a.value);
     }
     // Two steps that run at the same time are one step for lifetimes: what the first reads
     // lives until the second is done, so the second's outputs cannot take its memory.
@@ -53,6 +58,17 @@ void Graph::plan_memory() {
             step.scratchpad_offset = align_up(steps[s - 1].dnnl->scratchpad_bytes);
         scratchpad_bytes =
             std::max(scratchpad_bytes, step.scratchpad_offset + step.dnnl->scratchpad_bytes);
+        if (step.wavefront) {  // both layers' chunks at once: the second's after the first's
+            size_t offset = 0;
+            for (size_t layer = 0; layer < 2; ++layer) {
+                size_t most = 0;
+                for (const auto& op : step.wavefront->chunks[layer])
+                    most = std::max(most, op->scratchpad_bytes);
+                step.wavefront->scratchpad_offset[layer] = offset;
+                offset = align_up(offset + most);
+            }
+            scratchpad_bytes = std::max(scratchpad_bytes, offset);
+        }
     }
     arena_bytes = 0;
     if (dynamic) return;

@@ -62,6 +62,18 @@ enum class StepKind {
 
 struct Graph;
 
+/// Two stacked forward RNN layers, each too small for a second thread, run as a wavefront over
+/// chunks of their time steps: with two or more threads the second layer computes chunk k while
+/// the first computes chunk k + 1, one thread each. Held by the second layer's step; the first
+/// layer's step is Step::deferred and runs whole, before the second, on one thread.
+struct RnnWavefront {
+    size_t first_step = 0;  ///< the first layer's step
+    /// Per layer, its primitive per chunk in time order: each reads and writes its chunk of the
+    /// layer's sequence (DnnlArg::offset) and passes its final states to the next chunk.
+    std::vector<std::shared_ptr<const DnnlOp>> chunks[2];
+    size_t scratchpad_offset[2] = {0, 0};  ///< per layer (set by plan_memory)
+};
+
 struct Step {
     StepKind kind = StepKind::kReference;
     std::string name;       ///< friendly names of the fused ops joined by '+' ("conv1+add+relu")
@@ -93,6 +105,11 @@ struct Step {
     bool concurrent_with_next = false;
     /// kDnnl: where the step's scratchpad starts in the request's (set by plan_memory).
     size_t scratchpad_offset = 0;
+    /// Not run in its place: the first layer of an RnnWavefront (run by the wavefront's step),
+    /// or a reorder after it whose output nothing reads.
+    bool deferred = false;
+    /// kDnnl: this RNN layer and the one it reads (RnnWavefront::first_step) run together.
+    std::shared_ptr<RnnWavefront> wavefront;
 };
 
 /// Weights in the layout a primitive chose, as CompiledModel::export_model writes them and

@@ -173,6 +173,37 @@ std::shared_ptr<DnnlOp> make_reorder(const dnnl::memory::desc& from, const dnnl:
                                      size_t from_value, size_t to_value,
                                      const dnnl::primitive_attr& extra = dnnl::primitive_attr());
 
+/// What one oneDNN RNN primitive computes: a layer, or a chunk of a layer's time steps.
+struct RnnConfig {
+    enum class Cell { kLstm, kGru, kLbrGru, kVanilla };
+    Cell cell = Cell::kLstm;
+    size_t T = 0, N = 0, I = 0, H = 0;
+    size_t Dp = 1;          ///< directions the primitive computes
+    size_t G = 1;           ///< gates
+    size_t bias_gates = 1;  ///< G, or 4 for the linear-before-reset GRU
+};
+
+/// One oneDNN RNN primitive for an RnnConfig (its arguments added by the caller).
+struct RnnPrimitive {
+    std::shared_ptr<DnnlOp> op = std::make_shared<DnnlOp>();
+    dnnl::memory::desc src_layer, iter, w_layer_plain, w_iter_plain, bias, dst_layer;
+    dnnl::memory::desc w_layer_md, w_iter_md;  ///< the weights layouts the primitive chose
+};
+
+/// A forward RNN layer that try_rnn compiled to one single-threaded primitive over a whole batch
+/// of sequences: a stacked layer that reads its output may run in a wavefront with it.
+struct RnnLayer {
+    NodePtr node;
+    RnnConfig config;
+    size_t step = 0;              ///< its primitive's step
+    std::vector<size_t> after;    ///< the reorders try_rnn added after it
+    size_t x = 0, y = 0;          ///< its tnc input and output values
+    size_t y_port_value = 0;      ///< the op's Y value ([N, 1, T, H])
+    std::vector<size_t> iter_in;  ///< initial states ([1, 1, N, H] each)
+    std::vector<size_t> iter_out;
+    std::vector<DnnlArg> constants;  ///< weights and bias, in the primitive's layouts
+};
+
 /// CPU_DYNAMIC_QUANTIZATION: the values a DynamicQuantize step writes for one activation.
 struct DynamicQuantized {
     size_t q = 0;           ///< u8, the activation's shape
@@ -323,6 +354,14 @@ class GraphCompiler {
     bool try_interpolate(const NodePtr& node);
     /// LSTMSequence, GRUSequence, RNNSequence on oneDNN's RNN primitives (graph_compiler_rnn.cpp).
     bool try_rnn(const NodePtr& node);
+    /// The layer an RNN op with `config` reading `x` may run in a wavefront with: a forward
+    /// layer of one single-threaded primitive (m_rnn_layers) whose Y only `node` reads (through
+    /// views) and whose final states nothing reads. Null otherwise.
+    const RnnLayer* wavefront_source(const NodePtr& node, const RnnConfig& config) const;
+    /// Makes layer `second` run in a wavefront with `first` over `chunks` (per layer, the
+    /// primitive of each chunk of time steps, without arguments yet).
+    void add_wavefront(const RnnLayer& first, const RnnLayer& second,
+                       std::vector<RnnPrimitive> (&chunks)[2]);
     /// A computed value no model port names (an intermediate layout of a step), dims `dims`.
     size_t add_internal_value(const Dims& dims, const std::string& name,
                               element::Type type = element::f32);
@@ -410,6 +449,7 @@ class GraphCompiler {
     std::map<Output, size_t> m_bf16_written;
     // Ports a Winograd convolution wrote in nChw16c (blocked_source), not yet in m_value_of.
     std::map<Output, size_t> m_blocked_written;
+    std::map<const Node*, RnnLayer> m_rnn_layers;  ///< see RnnLayer
 };
 
 }  // namespace vireo::cpu_plugin::detail

@@ -6,6 +6,7 @@
 // activations, clip, peepholes, input_forget, per-entry sequence lengths) stay on the reference
 // kernel.
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "graph_compiler_impl.hpp"
@@ -31,6 +32,68 @@ dnnl::memory::desc permuted_view(const Dims& stored, const std::vector<size_t>& 
         view_strides.push_back(strides[axis]);
     }
     return dnnl::memory::desc(dims, dt::f32, view_strides);
+}
+
+dnnl::memory::dim dim(size_t v) {
+    return static_cast<dnnl::memory::dim>(v);
+}
+
+// The primitive computing `c` in direction `dir`, with a user scratchpad. The weights are given
+// plain (ldigo), not `any`: with `any` oneDNN 2.6 picks its brgemm kernels, which multiply the
+// layer input one time step at a time; a 2-layer bidirectional LSTM (input 512, hidden 256, 64
+// steps, batch 1) took 15.7 ms a layer there against 2.5 ms in the GEMM-based implementation
+// plain weights select, which does the input GEMM for all steps at once.
+RnnPrimitive make_rnn_primitive(const RnnConfig& c, dnnl::rnn_direction dir) {
+    RnnPrimitive p;
+    p.src_layer = dnnl::memory::desc({dim(c.T), dim(c.N), dim(c.I)}, dt::f32, tag::tnc);
+    p.iter = dnnl::memory::desc({1, dim(c.Dp), dim(c.N), dim(c.H)}, dt::f32, tag::ldnc);
+    p.w_layer_plain =
+        dnnl::memory::desc({1, dim(c.Dp), dim(c.I), dim(c.G), dim(c.H)}, dt::f32, tag::ldigo);
+    p.w_iter_plain =
+        dnnl::memory::desc({1, dim(c.Dp), dim(c.H), dim(c.G), dim(c.H)}, dt::f32, tag::ldigo);
+    p.bias = dnnl::memory::desc({1, dim(c.Dp), dim(c.bias_gates), dim(c.H)}, dt::f32, tag::ldgo);
+    p.dst_layer = dnnl::memory::desc({dim(c.T), dim(c.N), dim(c.Dp * c.H)}, dt::f32, tag::tnc);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    auto take = [&](auto pd, auto primitive) {
+        p.op->primitive = primitive;
+        p.op->scratchpad_bytes = pd.scratchpad_desc().get_size();
+        p.op->impl = pd.impl_info_str();
+        p.w_layer_md = pd.weights_layer_desc();
+        p.w_iter_md = pd.weights_iter_desc();
+    };
+    const auto prop = dnnl::prop_kind::forward_inference;
+    using Cell = RnnConfig::Cell;
+    if (c.cell == Cell::kLstm) {
+        dnnl::lstm_forward::desc desc(prop, dir, p.src_layer, p.iter, p.iter, p.w_layer_plain,
+                                      p.w_iter_plain, p.bias, p.dst_layer, p.iter, p.iter);
+        dnnl::lstm_forward::primitive_desc pd(desc, attr, cpu_engine());
+        take(pd, dnnl::lstm_forward(pd));
+    } else if (c.cell == Cell::kLbrGru) {
+        dnnl::lbr_gru_forward::desc desc(prop, dir, p.src_layer, p.iter, p.w_layer_plain,
+                                         p.w_iter_plain, p.bias, p.dst_layer, p.iter);
+        dnnl::lbr_gru_forward::primitive_desc pd(desc, attr, cpu_engine());
+        take(pd, dnnl::lbr_gru_forward(pd));
+    } else if (c.cell == Cell::kGru) {
+        dnnl::gru_forward::desc desc(prop, dir, p.src_layer, p.iter, p.w_layer_plain,
+                                     p.w_iter_plain, p.bias, p.dst_layer, p.iter);
+        dnnl::gru_forward::primitive_desc pd(desc, attr, cpu_engine());
+        take(pd, dnnl::gru_forward(pd));
+    } else {
+        dnnl::vanilla_rnn_forward::desc desc(prop, algorithm::eltwise_tanh, dir, p.src_layer,
+                                             p.iter, p.w_layer_plain, p.w_iter_plain, p.bias,
+                                             p.dst_layer, p.iter);
+        dnnl::vanilla_rnn_forward::primitive_desc pd(desc, attr, cpu_engine());
+        take(pd, dnnl::vanilla_rnn_forward(pd));
+    }
+    return p;
+}
+
+// Time steps per chunk of a wavefront over a sequence of `steps`: about twelve chunks, each of
+// at least four steps (a chunk's primitive call and the barrier after it cost a few
+// microseconds, a GRU step of hidden size 256 about nine).
+size_t wavefront_chunk(size_t steps) {
+    return std::max<size_t>(4, (steps + 11) / 12);
 }
 
 }  // namespace
@@ -167,60 +230,18 @@ bool GraphCompiler::try_rnn(const NodePtr& node) {
         return out;
     };
 
-    const auto dim = [](size_t v) { return static_cast<dnnl::memory::dim>(v); };
-    const dnnl::memory::desc src_layer({dim(T), dim(N), dim(I)}, dt::f32, tag::tnc);
-    const dnnl::memory::desc iter({1, dim(Dp), dim(N), dim(H)}, dt::f32, tag::ldnc);
-    const dnnl::memory::desc w_layer_plain({1, dim(Dp), dim(I), dim(G), dim(H)}, dt::f32,
-                                           tag::ldigo);
-    const dnnl::memory::desc w_iter_plain({1, dim(Dp), dim(H), dim(G), dim(H)}, dt::f32,
-                                          tag::ldigo);
-    // The weights are given plain (ldigo), not `any`: with `any` oneDNN 2.6 picks its brgemm
-    // kernels, which multiply the layer input one time step at a time; a 2-layer bidirectional LSTM
-    // (input 512, hidden 256, 64 steps, batch 1) took 15.7 ms a layer there against 2.5 ms in the
-    // GEMM-based implementation plain weights select, which does the input GEMM for all steps at
-    // once.
-    const dnnl::memory::desc bias_md({1, dim(Dp), dim(bias_gates), dim(H)}, dt::f32, tag::ldgo);
-    const dnnl::memory::desc dst_layer({dim(T), dim(N), dim(Dp * H)}, dt::f32, tag::tnc);
-    const auto prop = dnnl::prop_kind::forward_inference;
-    struct Part {
-        std::shared_ptr<DnnlOp> op = std::make_shared<DnnlOp>();
-        dnnl::memory::desc w_layer_md, w_iter_md;
-    };
-    auto make_part = [&](dnnl::rnn_direction dir) {
-        dnnl::primitive_attr attr;
-        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-        Part part;
-        auto take = [&](auto pd, auto primitive) {
-            part.op->primitive = primitive;
-            part.op->scratchpad_bytes = pd.scratchpad_desc().get_size();
-            part.op->impl = pd.impl_info_str();
-            part.w_layer_md = pd.weights_layer_desc();
-            part.w_iter_md = pd.weights_iter_desc();
-        };
-        if (lstm) {
-            dnnl::lstm_forward::desc desc(prop, dir, src_layer, iter, iter, w_layer_plain,
-                                          w_iter_plain, bias_md, dst_layer, iter, iter);
-            dnnl::lstm_forward::primitive_desc pd(desc, attr, cpu_engine());
-            take(pd, dnnl::lstm_forward(pd));
-        } else if (lbr) {
-            dnnl::lbr_gru_forward::desc desc(prop, dir, src_layer, iter, w_layer_plain,
-                                             w_iter_plain, bias_md, dst_layer, iter);
-            dnnl::lbr_gru_forward::primitive_desc pd(desc, attr, cpu_engine());
-            take(pd, dnnl::lbr_gru_forward(pd));
-        } else if (gru) {
-            dnnl::gru_forward::desc desc(prop, dir, src_layer, iter, w_layer_plain, w_iter_plain,
-                                         bias_md, dst_layer, iter);
-            dnnl::gru_forward::primitive_desc pd(desc, attr, cpu_engine());
-            take(pd, dnnl::gru_forward(pd));
-        } else {
-            dnnl::vanilla_rnn_forward::desc desc(prop, algorithm::eltwise_tanh, dir, src_layer,
-                                                 iter, w_layer_plain, w_iter_plain, bias_md,
-                                                 dst_layer, iter);
-            dnnl::vanilla_rnn_forward::primitive_desc pd(desc, attr, cpu_engine());
-            take(pd, dnnl::vanilla_rnn_forward(pd));
-        }
-        return part;
-    };
+    using Cell = RnnConfig::Cell;
+    RnnConfig config;
+    config.cell = lstm ? Cell::kLstm : lbr ? Cell::kLbrGru : gru ? Cell::kGru : Cell::kVanilla;
+    config.T = T;
+    config.N = N;
+    config.I = I;
+    config.H = H;
+    config.Dp = Dp;
+    config.G = G;
+    config.bias_gates = bias_gates;
+    using Part = RnnPrimitive;
+    auto make_part = [&](dnnl::rnn_direction dir) { return make_rnn_primitive(config, dir); };
     std::vector<Part> made;
     if (split) {
         made.push_back(make_part(dnnl::rnn_direction::unidirectional_left2right));
@@ -231,15 +252,49 @@ bool GraphCompiler::try_rnn(const NodePtr& node) {
                       : direction == "reverse" ? dnnl::rnn_direction::unidirectional_right2left
                                                : dnnl::rnn_direction::bidirectional_concat));
     }
+    // A forward layer too small for a second thread that reads another such layer's output runs
+    // in a wavefront with it (RnnWavefront): the chunks' primitives, per layer, made here.
+    const bool single_forward = !split && D == 1 && direction == "forward" && useful_threads == 1;
+    const RnnLayer* source = single_forward ? wavefront_source(node, config) : nullptr;
+    std::vector<RnnPrimitive> chunks[2];
+    if (source) {
+        const size_t length = wavefront_chunk(T);
+        try {
+            for (size_t layer = 0; layer < 2 && source; ++layer) {
+                for (size_t start = 0; start < T; start += length) {
+                    RnnConfig c = layer == 0 ? source->config : config;
+                    c.T = std::min(length, T - start);
+                    chunks[layer].push_back(
+                        make_rnn_primitive(c, dnnl::rnn_direction::unidirectional_left2right));
+                    // The chunks share the whole layer's weights: the same layouts, or no
+                    // wavefront.
+                    const RnnPrimitive& chunk = chunks[layer].back();
+                    const dnnl::memory::desc w_layer =
+                        layer == 0 ? source->constants[0].constant.get_desc() : made[0].w_layer_md;
+                    const dnnl::memory::desc w_iter =
+                        layer == 0 ? source->constants[1].constant.get_desc() : made[0].w_iter_md;
+                    if (chunk.w_layer_md != w_layer || chunk.w_iter_md != w_iter) source = nullptr;
+                }
+            }
+        } catch (const dnnl::error&) {
+            source = nullptr;
+        }
+    }
     // The primitives are made: from here on nothing throws a dnnl::error the caller would catch
     // with steps half added.
     const std::string base = node->get_friendly_name();
-    // X [N, T, I] read as [T, N, I] (one copy both parts read); states [N, D, H] read as
-    // [1, Dp, N, H] from direction `first` on: a strided view starting `first * H` in.
-    const size_t x = in_layout(value_of(node->input_value(0)), Layout::kPlain);
-    const dnnl::memory::desc x_view = permuted_view(dims_of(xs), {1, 0, 2});  // dims [T, N, I]
-    const size_t x_tnc = add_internal_value({dim(T), dim(N), dim(I)}, base + " input (tnc)");
-    add_internal_reorder(x_view, x, x_tnc, node, "x->tnc");
+    // X [N, T, I] read as [T, N, I] (one copy both parts read; in a wavefront the first layer's
+    // output, which is X's bytes); states [N, D, H] read as [1, Dp, N, H] from direction `first`
+    // on: a strided view starting `first * H` in.
+    size_t x_tnc = 0;
+    if (source) {
+        x_tnc = source->y;
+    } else {
+        const size_t x = in_layout(value_of(node->input_value(0)), Layout::kPlain);
+        const dnnl::memory::desc x_view = permuted_view(dims_of(xs), {1, 0, 2});  // [T, N, I]
+        x_tnc = add_internal_value({dim(T), dim(N), dim(I)}, base + " input (tnc)");
+        add_internal_reorder(x_view, x, x_tnc, node, "x->tnc");
+    }
     auto state_view = [&](size_t first) {  // [1, Dp, N, H] of a stored [N, D, H]
         dnnl::memory::desc view = permuted_view({1, dim(N), dim(D), dim(H)}, {0, 2, 1, 3});
         view = view.submemory_desc({1, dim(Dp), dim(N), dim(H)}, {0, dim(first), 0, 0});
@@ -252,6 +307,7 @@ bool GraphCompiler::try_rnn(const NodePtr& node) {
         size_t y = 0;
     };
     std::vector<PartValues> values(parts);
+    size_t main_step = 0;  // the (last) primitive's step
     for (size_t p = 0; p < parts; ++p) {
         const std::string suffix = split ? " " + part_names[p] : "";
         for (size_t s = 0; s < states; ++s) {
@@ -274,25 +330,26 @@ bool GraphCompiler::try_rnn(const NodePtr& node) {
     for (size_t p = 0; p < parts; ++p) {
         const std::shared_ptr<DnnlOp>& op = made[p].op;
         const PartValues& pv = values[p];
-        op->args.push_back({DNNL_ARG_SRC_LAYER, true, x_tnc, src_layer, {}});
-        op->args.push_back({DNNL_ARG_SRC_ITER, true, pv.iter_in[0], iter, {}});
-        if (lstm) op->args.push_back({DNNL_ARG_SRC_ITER_C, true, pv.iter_in[1], iter, {}});
+        const RnnPrimitive& made_p = made[p];
+        op->args.push_back({DNNL_ARG_SRC_LAYER, true, x_tnc, made_p.src_layer, {}});
+        op->args.push_back({DNNL_ARG_SRC_ITER, true, pv.iter_in[0], made_p.iter, {}});
+        if (lstm) op->args.push_back({DNNL_ARG_SRC_ITER_C, true, pv.iter_in[1], made_p.iter, {}});
         const std::vector<float> w_layer = pack_weights(W, I, p * Dp),
                                  w_iter = pack_weights(R, H, p * Dp), bias = pack_bias(p * Dp);
         DnnlArg arg;
         arg.is_value = false;
         arg.arg = DNNL_ARG_WEIGHTS_LAYER;
-        arg.constant = make_constant(w_layer_plain, w_layer.data(), made[p].w_layer_md);
+        arg.constant = make_constant(made_p.w_layer_plain, w_layer.data(), made_p.w_layer_md);
         op->args.push_back(arg);
         arg.arg = DNNL_ARG_WEIGHTS_ITER;
-        arg.constant = make_constant(w_iter_plain, w_iter.data(), made[p].w_iter_md);
+        arg.constant = make_constant(made_p.w_iter_plain, w_iter.data(), made_p.w_iter_md);
         op->args.push_back(arg);
         arg.arg = DNNL_ARG_BIAS;
-        arg.constant = make_constant(bias_md, bias.data(), bias_md);
+        arg.constant = make_constant(made_p.bias, bias.data(), made_p.bias);
         op->args.push_back(arg);
-        op->args.push_back({DNNL_ARG_DST_LAYER, true, pv.y, dst_layer, {}});
-        op->args.push_back({DNNL_ARG_DST_ITER, true, pv.iter_out[0], iter, {}});
-        if (lstm) op->args.push_back({DNNL_ARG_DST_ITER_C, true, pv.iter_out[1], iter, {}});
+        op->args.push_back({DNNL_ARG_DST_LAYER, true, pv.y, made_p.dst_layer, {}});
+        op->args.push_back({DNNL_ARG_DST_ITER, true, pv.iter_out[0], made_p.iter, {}});
+        if (lstm) op->args.push_back({DNNL_ARG_DST_ITER_C, true, pv.iter_out[1], made_p.iter, {}});
         for (const auto& a : op->args)
             if (!a.is_value) m_graph->weights_bytes += a.constant.get_desc().get_size();
         Step step;
@@ -310,6 +367,7 @@ bool GraphCompiler::try_rnn(const NodePtr& node) {
         step.outputs.insert(step.outputs.end(), pv.iter_out.begin(), pv.iter_out.end());
         for (size_t v : step.outputs) m_graph->values[v].producer = m_graph->steps.size();
         step.dnnl = op;
+        main_step = m_graph->steps.size();
         m_graph->steps.push_back(std::move(step));
     }
     // Y [N, D, T, H] from each part's [T, N, Dp * H] = [T, N, Dp, H]; final states [N, D, H] from
@@ -332,7 +390,118 @@ bool GraphCompiler::try_rnn(const NodePtr& node) {
                 values[p].iter_out[s], state_out[s], node, "ldnc->state", &state_slice);
         }
     }
+    if (!single_forward) return true;
+    RnnLayer layer;
+    layer.node = node;
+    layer.config = config;
+    layer.step = main_step;
+    for (size_t s = main_step + 1; s < m_graph->steps.size(); ++s) layer.after.push_back(s);
+    layer.x = x_tnc;
+    layer.y = values[0].y;
+    layer.y_port_value = y;
+    layer.iter_in = values[0].iter_in;
+    layer.iter_out = values[0].iter_out;
+    for (const auto& a : made[0].op->args)
+        if (!a.is_value) layer.constants.push_back(a);  // weights layer, weights iter, bias
+    if (source) {
+        add_wavefront(*source, layer, chunks);
+    } else {
+        m_rnn_layers[node.get()] = std::move(layer);  // a layer after it may pair with it
+    }
     return true;
+}
+
+const RnnLayer* GraphCompiler::wavefront_source(const NodePtr& node,
+                                                const RnnConfig& config) const {
+    if (m_graph->dynamic || config.T < 8) return nullptr;
+    const auto x = m_value_of.find(node->input_value(0));
+    if (x == m_value_of.end()) return nullptr;
+    const Value& xv = m_graph->values[x->second];
+    const size_t root = xv.alias == SIZE_MAX ? x->second : xv.alias;
+    for (const auto& [op, layer] : m_rnn_layers) {
+        if (layer.y_port_value != root) continue;
+        const RnnConfig& c = layer.config;
+        if (c.T != config.T || c.N != config.N || c.H != config.I) return nullptr;
+        // The first layer runs at the second's step: nothing else may read what it writes. Its
+        // Y is read by `node` alone, through views (of the same bytes); its final states by
+        // nothing.
+        for (size_t k = 1; k < op->get_output_size(); ++k)
+            if (!consumers(layer.node->output(k)).empty()) return nullptr;
+        for (const auto& [port, value] : m_value_of) {
+            if (value != root && m_graph->values[value].alias != root) continue;
+            for (const auto& use : consumers(port)) {
+                if (use.node == node.get()) continue;
+                if (use.node->get_output_size() == 0) return nullptr;  // a model output
+                const auto v = m_value_of.find(use.node->output(0));
+                if (v == m_value_of.end() || m_graph->values[v->second].alias != root)
+                    return nullptr;
+            }
+        }
+        return &layer;
+    }
+    return nullptr;
+}
+
+void GraphCompiler::add_wavefront(const RnnLayer& first, const RnnLayer& second,
+                                  std::vector<RnnPrimitive> (&chunks)[2]) {
+    auto wave = std::make_shared<RnnWavefront>();
+    wave->first_step = first.step;
+    const size_t length = wavefront_chunk(first.config.T);
+    for (size_t index = 0; index < 2; ++index) {
+        const RnnLayer& layer = index == 0 ? first : second;
+        const RnnConfig& c = layer.config;
+        // Each state passes from chunk to chunk through two buffers in turn (a primitive's source
+        // and destination states must not overlap).
+        std::vector<std::array<size_t, 2>> passed;
+        for (size_t s = 0; s < layer.iter_in.size(); ++s) {
+            std::array<size_t, 2> buffers{};
+            for (size_t b = 0; b < 2; ++b) {
+                buffers[b] = add_internal_value({1, 1, dim(c.N), dim(c.H)},
+                                                m_graph->values[layer.iter_in[s]].name +
+                                                    " (wavefront " + std::to_string(b) + ")");
+                m_graph->values[buffers[b]].producer = second.step;
+            }
+            passed.push_back(buffers);
+        }
+        const size_t count = chunks[index].size();
+        for (size_t k = 0; k < count; ++k) {
+            RnnPrimitive& chunk = chunks[index][k];
+            auto& args = chunk.op->args;
+            const int src_iter[2] = {DNNL_ARG_SRC_ITER, DNNL_ARG_SRC_ITER_C};
+            const int dst_iter[2] = {DNNL_ARG_DST_ITER, DNNL_ARG_DST_ITER_C};
+            args.push_back({DNNL_ARG_SRC_LAYER,
+                            true,
+                            layer.x,
+                            chunk.src_layer,
+                            {},
+                            k * length * c.N * c.I * sizeof(float)});
+            for (size_t s = 0; s < passed.size(); ++s)
+                args.push_back({src_iter[s],
+                                true,
+                                k == 0 ? layer.iter_in[s] : passed[s][(k - 1) % 2],
+                                chunk.iter,
+                                {}});
+            for (const DnnlArg& weights : layer.constants) args.push_back(weights);
+            args.push_back({DNNL_ARG_DST_LAYER,
+                            true,
+                            layer.y,
+                            chunk.dst_layer,
+                            {},
+                            k * length * c.N * c.H * sizeof(float)});
+            for (size_t s = 0; s < passed.size(); ++s)
+                args.push_back({dst_iter[s],
+                                true,
+                                k + 1 == count ? layer.iter_out[s] : passed[s][k % 2],
+                                chunk.iter,
+                                {}});
+            wave->chunks[index].push_back(chunk.op);
+        }
+    }
+    m_graph->steps[first.step].deferred = true;
+    // The reorders of the first layer's outputs write values nothing reads (wavefront_source).
+    for (size_t s : first.after) m_graph->steps[s].deferred = true;
+    for (size_t s : {first.step, second.step}) m_graph->steps[s].exec_type += " wavefront";
+    m_graph->steps[second.step].wavefront = std::move(wave);
 }
 
 }  // namespace vireo::cpu_plugin::detail

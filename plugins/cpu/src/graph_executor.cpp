@@ -85,24 +85,45 @@ GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads
         m_step_inputs[s].resize(step.inputs.size());
         m_step_outputs[s].resize(step.outputs.size());
         if (!step.dnnl) continue;
-        auto& args = m_args[s];
-        for (const auto& a : step.dnnl->args) {
-            if (!a.is_value) {
-                args[a.arg] = a.constant;
-                continue;
-            }
-            const Value& v = g.values[a.value];
-            void* data = v.kind == ValueKind::kParameter ? nullptr : m_values[a.value].data();
-            args[a.arg] = dnnl::memory(a.desc, cpu_engine(), data);
-            if (v.kind == ValueKind::kParameter) m_input_args.push_back({s, a.arg, a.value});
+        m_args[s] = bind(*step.dnnl, s, step.scratchpad_offset);
+        if (step.wavefront) {
+            auto& chunks = m_wavefront_args[s];
+            for (size_t layer = 0; layer < 2; ++layer)
+                for (const auto& op : step.wavefront->chunks[layer])
+                    chunks[layer].push_back(
+                        bind(*op, SIZE_MAX, step.wavefront->scratchpad_offset[layer]));
         }
-        if (step.dnnl->scratchpad_bytes != 0)
-            args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(
-                dnnl::memory::desc(
-                    {static_cast<dnnl::memory::dim>(g.scratchpad_bytes - step.scratchpad_offset)},
-                    dnnl::memory::data_type::u8, dnnl::memory::format_tag::a),
-                cpu_engine(), static_cast<char*>(m_scratchpad.get()) + step.scratchpad_offset);
     }
+}
+
+std::unordered_map<int, dnnl::memory> GraphExecutor::bind(const DnnlOp& op, size_t step,
+                                                          size_t scratchpad_offset) {
+    const Graph& g = *m_graph;
+    std::unordered_map<int, dnnl::memory> args;
+    for (const auto& a : op.args) {
+        if (!a.is_value) {
+            args[a.arg] = a.constant;
+            continue;
+        }
+        const Value& v = g.values[a.value];
+        if (v.kind == ValueKind::kParameter) {  // bound at each run (a wavefront's never are)
+            if (step == SIZE_MAX)
+                throw_error<Exception>(kDeviceName, ": a wavefront chunk reads model input '",
+                                       v.name, "'");
+            m_input_args.push_back({step, a.arg, a.value});
+            args[a.arg] = dnnl::memory(a.desc, cpu_engine(), nullptr);
+            continue;
+        }
+        args[a.arg] = dnnl::memory(a.desc, cpu_engine(),
+                                   static_cast<char*>(m_values[a.value].data()) + a.offset);
+    }
+    if (op.scratchpad_bytes != 0)
+        args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(
+            dnnl::memory::desc(
+                {static_cast<dnnl::memory::dim>(g.scratchpad_bytes - scratchpad_offset)},
+                dnnl::memory::data_type::u8, dnnl::memory::format_tag::a),
+            cpu_engine(), static_cast<char*>(m_scratchpad.get()) + scratchpad_offset);
+    return args;
 }
 
 GraphExecutor::~GraphExecutor() = default;
@@ -135,6 +156,11 @@ void GraphExecutor::run(const std::vector<Tensor>& inputs, const std::function<b
         if (!g.dynamic && g.steps[s].concurrent_with_next && m_threads > 1) {
             run_concurrent_pair(s);
             ++s;
+            continue;
+        }
+        if (g.steps[s].deferred) continue;
+        if (g.steps[s].wavefront) {
+            run_wavefront(s, states);
             continue;
         }
         const auto start = timings ? Clock::now() : Clock::time_point{};
@@ -188,6 +214,54 @@ void GraphExecutor::run_step(size_t s,
         case StepKind::kRegion:
             break;
     }
+}
+
+void GraphExecutor::run_wavefront(
+    size_t s, const std::vector<std::shared_ptr<sdk::HostVariableState>>& states) {
+    const RnnWavefront& wave = *m_graph->steps[s].wavefront;
+    auto timed = [&](size_t step, auto&& body) {
+        const auto start = m_timings ? Clock::now() : Clock::time_point{};
+        body();
+        if (m_timings) {
+            (*m_timings)[step].executed = true;
+            (*m_timings)[step].real +=
+                std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
+        }
+    };
+    if (m_threads < 2) {  // each layer whole, one after the other
+        for (size_t step : {wave.first_step, s}) timed(step, [&] { run_step(step, states); });
+        return;
+    }
+    // Stage k: the first layer's chunk k on thread 0 and the second layer's chunk k - 1 (which
+    // reads the first layer's chunk k - 1, written in stage k - 1) on thread 1, each with its own
+    // stream and scratchpad; a barrier between stages.
+    if (!m_pair_stream) m_pair_stream = dnnl::stream(cpu_engine());
+    const auto& args = m_wavefront_args.at(s);
+    const size_t chunks = args[0].size(), step_of[2] = {wave.first_step, s};
+    std::exception_ptr failed[2];
+#pragma omp parallel num_threads(2)
+    {
+        for (size_t stage = 0; stage <= chunks; ++stage) {
+            // A team of one (the runtime's limits) runs both layers' chunks in turn.
+            for (int t = omp_get_thread_num(); t < 2; t += omp_get_num_threads()) {
+                const auto layer = static_cast<size_t>(t);
+                if (stage < layer || stage - layer >= chunks || failed[layer]) continue;
+                timed(step_of[layer], [&] {
+                    try {
+                        dnnl::stream& stream = layer == 0 ? m_stream : m_pair_stream;
+                        wave.chunks[layer][stage - layer]->primitive.execute(
+                            stream, args[layer][stage - layer]);
+                        stream.wait();
+                    } catch (...) {
+                        failed[layer] = std::current_exception();
+                    }
+                });
+            }
+#pragma omp barrier
+        }
+    }
+    for (const auto& e : failed)
+        if (e) std::rethrow_exception(e);
 }
 
 void GraphExecutor::run_concurrent_pair(size_t s) {

@@ -2,6 +2,7 @@
 // runs its steps.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -55,6 +56,13 @@ class GraphExecutor {
     void run_step(size_t s, const std::vector<std::shared_ptr<sdk::HostVariableState>>& states);
     /// Steps s and s + 1 (Step::concurrent_with_next) at the same time, one thread each.
     void run_concurrent_pair(size_t s);
+    /// Step s and its Step::wavefront's first layer, chunk by chunk on two threads.
+    void run_wavefront(size_t s,
+                       const std::vector<std::shared_ptr<sdk::HostVariableState>>& states);
+    /// `op`'s argument map on this request's memory (model inputs: bound at each run, listed in
+    /// m_input_args for step `step`), its scratchpad from `scratchpad_offset` on.
+    std::unordered_map<int, dnnl::memory> bind(const DnnlOp& op, size_t step,
+                                               size_t scratchpad_offset);
     void run_dynamic_step(size_t s,
                           const std::vector<std::shared_ptr<sdk::HostVariableState>>& states);
 
@@ -81,6 +89,9 @@ class GraphExecutor {
         size_t value;
     };
     std::vector<InputArg> m_input_args;
+    // Per step with a Step::wavefront: per layer, each chunk's argument map.
+    std::unordered_map<size_t, std::array<std::vector<std::unordered_map<int, dnnl::memory>>, 2>>
+        m_wavefront_args;
     std::vector<std::unique_ptr<SubgraphRunner>> m_subgraphs;  // per step, made on first use
     std::vector<std::unique_ptr<GraphExecutor>> m_regions;     // per kRegion step, likewise
     const std::function<bool()>* m_stop = nullptr;             // of the current run

@@ -218,5 +218,88 @@ TEST(Rnn, BidirectionalLayersRunTheirDirectionsSideBySide) {
     }
 }
 
+// Stacked forward layers whose time step is too small for two threads: a layer reading another
+// such layer's output (through a Squeeze, as exporters write it) runs in a wavefront with it, one
+// thread per layer over chunks of the sequence; a third layer stays on its own. Every cell, a
+// batch of one and of three, a sequence whose length is not a multiple of the chunk. Where the
+// first layer's final state is a model output it runs alone and the other two pair. TEMPLATE's
+// values at one and two threads either way.
+TEST(Rnn, StackedLayersRunAsAWavefront) {
+    struct Case {
+        std::string type;
+        size_t gates;
+        bool lbr;
+        size_t batch;
+        bool first_state_read;
+    };
+    const std::vector<Case> cases{{"GRUSequence", 3, false, 1, false},
+                                  {"GRUSequence", 3, true, 3, false},
+                                  {"LSTMSequence", 4, false, 1, false},
+                                  {"LSTMSequence", 4, false, 2, true},
+                                  {"RNNSequence", 1, false, 1, false}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.type + (c.lbr ? " linear_before_reset" : "") + ", batch " +
+                     std::to_string(c.batch) + (c.first_state_read ? ", state read" : ""));
+        const size_t N = c.batch, H = 24, T = 37, I = 10;
+        const bool lstm = c.type == "LSTMSequence";
+        auto x = op::parameter(element::f32, Shape{N, T, I}, "x");
+        ParameterVector params{x};
+        std::vector<Tensor> inputs{random_tensor({N, T, I}, 70)};
+        Output in = x;
+        std::vector<NodePtr> layers;
+        for (size_t layer = 0; layer < 3; ++layer) {
+            const size_t width = layer == 0 ? I : H;
+            OutputVector args{in};
+            for (size_t s = 0; s < (lstm ? 2u : 1u); ++s) {
+                auto p = op::parameter(element::f32, Shape{N, 1, H},
+                                       "s" + std::to_string(layer) + std::to_string(s));
+                params.push_back(p);
+                inputs.push_back(
+                    random_tensor({N, 1, H}, 71 + static_cast<unsigned>(inputs.size())));
+                args.push_back(p);
+            }
+            const auto seed = static_cast<unsigned>(80 + 10 * layer);
+            args.push_back(op::constant<int64_t>(element::i64, Shape{N},
+                                                 std::vector<int64_t>(N, static_cast<int64_t>(T))));
+            args.push_back(op::constant(random_tensor({1, c.gates * H, width}, seed, -0.3f, 0.3f)));
+            args.push_back(op::constant(random_tensor({1, c.gates * H, H}, seed + 1, -0.3f, 0.3f)));
+            args.push_back(
+                op::constant(random_tensor({1, (c.lbr ? 4 : c.gates) * H}, seed + 2, -0.3f, 0.3f)));
+            std::map<std::string, AttrValue> attrs{{"hidden_size", static_cast<int64_t>(H)},
+                                                   {"direction", std::string("forward")}};
+            if (c.lbr) attrs["linear_before_reset"] = true;
+            auto node = make_node(c.type, args, attrs, 5);
+            layers.push_back(node);
+            // Y [N, 1, T, H] -> [N, T, H]
+            in = op::squeeze(node->output(0), op::constant<int64_t>(element::i64, Shape{1}, {1}));
+        }
+        auto y = op::matmul(in, op::constant(random_tensor({H, 5}, 99)));
+        OutputVector outputs{y, layers[2]->output(1)};
+        if (c.first_state_read) outputs.push_back(layers[0]->output(1));
+        auto model = std::make_shared<Model>(outputs, params, "stacked");
+        Core core = make_core();
+        const auto expected = run_model(core, model, "TEMPLATE", inputs);
+        for (int threads : {1, 2}) {
+            SCOPED_TRACE(std::to_string(threads) + " thread(s)");
+            const auto actual =
+                run_model(core, model, "CPU", inputs, {{inference_num_threads.name(), threads}});
+            ASSERT_EQ(actual.size(), expected.size());
+            for (size_t i = 0; i < actual.size(); ++i)
+                EXPECT_TRUE(all_close(actual[i], expected[i], 1e-4, 1e-5)) << "output " << i;
+        }
+        // Pairs in model order: the first two layers, or (the first's state read) the last two.
+        const NodePtr alone = c.first_state_read ? layers[0] : layers[2];
+        size_t rows = 0;
+        for (const auto& r : cpu_profile(model, {{inference_num_threads.name(), 2}})) {
+            if (r.node_type != c.type) continue;
+            ++rows;
+            EXPECT_EQ(r.status, ProfilingInfo::Status::EXECUTED) << r.node_name;
+            const bool wavefront = r.exec_type.find("wavefront") != std::string::npos;
+            EXPECT_EQ(wavefront, r.node_name != alone->get_friendly_name()) << r.node_name;
+        }
+        EXPECT_EQ(rows, 3u);
+    }
+}
+
 }  // namespace
 }  // namespace vireo::cpu_test
