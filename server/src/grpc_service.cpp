@@ -104,6 +104,10 @@ class InferReactor final : public grpc::ServerUnaryReactor {
     void complete(const Status& status) {
         m_serving.metrics.record_request(m_request->model_name(), m_version_number, "gRPC",
                                          "ModelInfer", status.ok(), micros_since(m_start));
+        // kCancelled comes only from OnCancel's cancel (or the device run it cancelled).
+        if (status.code == StatusCode::kCancelled) {
+            m_serving.metrics.record_cancelled(m_request->model_name(), m_version_number, "gRPC");
+        }
         Finish(to_grpc(status));
     }
 

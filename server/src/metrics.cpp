@@ -80,6 +80,12 @@ void Metrics::record_request(const std::string& model, int64_t version,
     }
 }
 
+void Metrics::record_cancelled(const std::string& model, int64_t version,
+                               const std::string& interface) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_cancelled[{model, version, interface}] += 1;
+}
+
 uint64_t Metrics::requests(const std::string& model, int64_t version, const std::string& interface,
                            const std::string& method, bool success) const {
     std::lock_guard<std::mutex> lock(m_mutex);
@@ -102,6 +108,16 @@ std::string Metrics::render() const {
                    method + "\"," + version_labels(model, version) + "} " +
                    std::to_string(pass == 0 ? series.success : series.fail) + "\n";
         }
+    }
+    // Vireo's addition (OVMS has no such counter); a series appears with its first cancel.
+    header(out, "vireo_requests_cancelled", "counter",
+           "Number of inference requests whose client went away before they completed (also "
+           "counted as failed).");
+    for (const auto& [key, count] : m_cancelled) {
+        const auto& [model, version, interface] = key;
+        out += "vireo_requests_cancelled{api=\"KServe\",interface=\"" + interface +
+               "\",method=\"ModelInfer\"," + version_labels(model, version) + "} " +
+               std::to_string(count) + "\n";
     }
     header(out, "vireo_request_time_us", "histogram",
            "Processing time of requests to a model or a model version, in microseconds.");

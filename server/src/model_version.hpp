@@ -61,7 +61,10 @@ class ModelVersion : public std::enable_shared_from_this<ModelVersion> {
     /// Queues or starts `job`. Returns non-OK (and does not call on_done) when the queue is full
     /// or the version is stopping.
     Status submit(const std::shared_ptr<InferJob>& job);
-    /// Completes `job` with kCancelled: removed from the queue, or its infer request cancelled.
+    /// Completes `job` with `code` (kCancelled by default): removed from the queue, or its infer
+    /// request cancelled (the slot returns to the pool when the device's callback comes, which
+    /// may complete the job first, with the device's Cancelled error). Does nothing to a job
+    /// already completed.
     void cancel(const std::shared_ptr<InferJob>& job, StatusCode code = StatusCode::kCancelled,
                 const std::string& why = "request cancelled by the client");
     /// Refuses new jobs; queued and running ones still complete.

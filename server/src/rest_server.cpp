@@ -8,11 +8,14 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <future>
 
+#include "client_connection.hpp"
 #include "datatype.hpp"
 #include "model_info.hpp"
 #include "rest_conversion.hpp"
+#include "server_log.hpp"
 #include "vireo/version.hpp"
 
 namespace vireo::server {
@@ -63,6 +66,36 @@ void write_tensor_list(rapidjson::Writer<rapidjson::StringBuffer>& w, const char
         w.EndObject();
     }
     w.EndArray();
+}
+
+// How often a handler waiting for a job checks whether its client is still connected; also the
+// time a request runs before its connection's socket is first looked up.
+constexpr auto kConnectionCheckInterval = std::chrono::milliseconds(20);
+
+// Waits until `future` is ready. On the way, cancels the job with kDeadlineExceeded at its deadline
+// or with kCancelled when the client closes the connection (cpp-httplib only notices when it
+// writes the answer, so without this a client that gave up would keep an infer request busy).
+void await_job(std::future<std::pair<Status, std::vector<OutputData>>>& future,
+               ModelVersion& version, const std::shared_ptr<InferJob>& job,
+               const ConnectionEnds& ends) {
+    int socket = -1;
+    bool looked_up = false;
+    while (true) {
+        const auto next = std::min(job->deadline, Clock::now() + kConnectionCheckInterval);
+        if (future.wait_until(next) == std::future_status::ready) return;
+        if (Clock::now() >= job->deadline) {
+            version.cancel(job, StatusCode::kDeadlineExceeded, "request timeout exceeded");
+            return;
+        }
+        if (!looked_up) {  // only requests still running after one interval pay for the search
+            socket = find_connection_socket(ends);
+            looked_up = true;
+        }
+        if (socket >= 0 && peer_closed(socket)) {
+            version.cancel(job, StatusCode::kCancelled, "the client closed the connection (REST)");
+            return;
+        }
+    }
 }
 
 }  // namespace
@@ -252,11 +285,18 @@ void RestServer::add_routes() {
             }
         }
         auto future = promise.get_future();
-        if (job->deadline != Clock::time_point::max() &&
-            future.wait_until(job->deadline) == std::future_status::timeout) {
-            version->cancel(job, StatusCode::kDeadlineExceeded, "request timeout exceeded");
-        }
+        const ConnectionEnds ends{req.local_addr, req.local_port, req.remote_addr, req.remote_port};
+        await_job(future, *version, job, ends);
         auto [status, outputs] = future.get();
+        // Only a closed connection cancels a REST job. The job may also have been completed by the
+        // device's callback for the cancelled run (same status) or, just before, by its success.
+        if (status.code == StatusCode::kCancelled) {
+            ctx.metrics.record_cancelled(name, version_number, "REST");
+            log_line("info", "REST client " + req.remote_addr + ":" +
+                                 std::to_string(req.remote_port) +
+                                 " closed its connection: inference of model '" + name +
+                                 "' version " + std::to_string(version_number) + " cancelled");
+        }
         if (status.ok()) status = write_shared_memory_outputs(form.shm_outputs, outputs);
         if (!status.ok()) return fail(status);
         size_t json_length = std::string::npos;

@@ -1,11 +1,13 @@
 """Integration test of vireo_server's REST endpoints driven with curl: health, metadata, JSON
 inference for every datatype, the binary tensor extension, validation errors (including a body
 nested to exhaust a parser and one over the size limit), version selection, POST
-/v1/config/reload picking up a new version, /metrics values and SIGTERM."""
+/v1/config/reload picking up a new version, /metrics values, a client that closes its connection
+mid-request (its running and queued inferences cancelled) and SIGTERM."""
 import json
 import os
 import re
 import shutil
+import socket
 import struct
 import subprocess
 import sys
@@ -22,6 +24,7 @@ CURL = os.environ.get("VIREO_CURL", "curl")
 WORK = tempfile.mkdtemp(prefix="vireo_server_rest_")
 SERVER = None
 SENT_OK = {"1": 0, "2": 0, "3": 0}
+SLOW_US = 4000000
 
 # JSON values per datatype, chosen to survive the round trip exactly.
 JSON_VALUES = {
@@ -86,6 +89,11 @@ def setUpModule():
         {"config": {"name": "add", "base_path": os.path.join(repo, "add"), "target_device": "TEMPLATE",
                     "model_version_policy": {"all": {}}}},
         {"config": {"name": "identity", "base_path": os.path.join(repo, "identity"), "target_device": "TEMPLATE"}},
+        # y = x + 1 on MOCK_REMOTE, whose modelled device time makes every inference last 4 s (a
+        # cancel ends that wait at once); one infer request, so a second request queues.
+        {"config": {"name": "slow", "base_path": os.path.join(repo, "add"), "target_device": "MOCK_REMOTE",
+                    "nireq": 1, "model_version_policy": {"specific": {"versions": [1]}},
+                    "plugin_config": {"MOCK_REMOTE_LATENCY_US": SLOW_US}}},
     ]}
     path = os.path.join(WORK, "config.json")
     with open(path, "w") as f:
@@ -292,6 +300,64 @@ class G_Readiness(unittest.TestCase):
             self.assertEqual(server.http("GET", "/v2/health/ready")[0], 200)
         finally:
             server.stop()
+
+
+class H_Disconnect(unittest.TestCase):
+    def metric(self, name, labels):
+        text = SERVER.http("GET", "/metrics")[1].decode()
+        m = re.search(r"%s\{%s\} (-?\d+)" % (name, re.escape(labels)), text)
+        return int(m.group(1)) if m else None
+
+    def wait_for(self, predicate, seconds=30):
+        # Bounded by far more than the server needs (20 ms checks), far less than a hang.
+        for _ in range(int(seconds / 0.01)):
+            if predicate():
+                return True
+            time.sleep(0.01)
+        return False
+
+    def open_infer(self, model, values):
+        """Sends a JSON infer request on a new connection and returns the socket, unread."""
+        body = add_body(values).encode()
+        sock = socket.create_connection(("127.0.0.1", SERVER.rest_port))
+        sock.sendall(f"POST /v2/models/{model}/infer HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                     f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+        return sock
+
+    def test_closed_connection_cancels_running_and_queued_requests(self):
+        version = 'name="slow",version="1"'
+        rest = 'api="KServe",interface="REST",method="ModelInfer",' + version
+        running = self.open_infer("slow", [1, 2, 3, 4])
+        self.assertTrue(self.wait_for(lambda: self.metric("vireo_infer_req_active", version) == 1))
+        queued = self.open_infer("slow", [5, 6, 7, 8])
+        self.assertTrue(self.wait_for(lambda: self.metric("vireo_infer_req_queue_size", version) == 1))
+        # Both clients give up well before the 4 s inference could end.
+        queued.close()
+        running.close()
+        self.assertTrue(self.wait_for(lambda: self.metric("vireo_requests_cancelled", rest) == 2),
+                        SERVER.log() + "\n" + SERVER.http("GET", "/metrics")[1].decode())
+        self.assertEqual(self.metric("vireo_requests_fail", rest), 2)
+        self.assertEqual(self.metric("vireo_requests_success", rest), 0)  # neither completed
+        self.assertEqual(SERVER.log().count("closed its connection: inference of model 'slow'"), 2)
+        # The queue is empty and the infer request back in the pool once the device's callback
+        # came; the statistics count two failures and no success.
+        self.assertTrue(self.wait_for(lambda: self.metric("vireo_current_requests", version) == 0))
+        self.assertEqual(self.metric("vireo_infer_req_active", version), 0)
+        self.assertEqual(self.metric("vireo_infer_req_queue_size", version), 0)
+        stats = json.loads(curl("GET", "/v2/models/slow/stats")[1])["model_stats"][0]["inference_stats"]
+        self.assertEqual(stats["fail"]["count"], "2")
+        self.assertNotIn("count", stats["success"])  # proto3 JSON leaves a zero out
+        # The next request on the same (only) infer request is served, with the right values.
+        status, body, _ = curl("POST", "/v2/models/slow/infer", add_body([1, 2, 3, 4]))
+        self.assertEqual(status, 200, body)
+        self.assertEqual(json.loads(body)["outputs"][0]["data"], [2.0, 3.0, 4.0, 5.0])
+        self.assertEqual(self.metric("vireo_requests_success", rest), 1)
+        self.assertEqual(self.metric("vireo_requests_cancelled", rest), 2)
+        # A request answered before its client leaves is not counted as cancelled.
+        status, body, _ = curl("POST", "/v2/models/add/infer", add_body([0, 0, 0, 0]))
+        self.assertEqual(status, 200, body)
+        self.assertIsNone(self.metric("vireo_requests_cancelled",
+                                      'api="KServe",interface="REST",method="ModelInfer",name="add",version="3"'))
 
 
 class Z_Shutdown(unittest.TestCase):
