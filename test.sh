@@ -87,7 +87,7 @@ case "$mode" in
     # itself (tsan_targets), so a new test with one of these labels is built without being named
     # here (a conformance run's plugins are dependencies of the vireo_conformance target).
     start=$SECONDS
-    tsan_labels="threading|sdk|mock_remote"
+    tsan_labels="threading|sdk|mock_remote|server_cpp"
     cmake -S . -B build-tsan -G Ninja "${sanitize_flags[@]}" -DVIREO_SANITIZE=thread \
       -DVIREO_BUILD_SAMPLES=OFF >/dev/null
     mapfile -t tsan_targets < <(tsan_targets build-tsan "$tsan_labels")

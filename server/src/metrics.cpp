@@ -60,11 +60,11 @@ void Histogram::render(std::string& out, const std::string& name, const std::str
     out += name + "_count{" + labels + "} " + std::to_string(count) + "\n";
 }
 
-VersionMetrics& Metrics::version(const std::string& model, int64_t version) {
+std::shared_ptr<VersionMetrics> Metrics::version(const std::string& model, int64_t version) {
     std::lock_guard<std::mutex> lock(m_mutex);
     auto& slot = m_versions[{model, version}];
-    if (!slot) slot = std::make_unique<VersionMetrics>();
-    return *slot;
+    if (!slot) slot = std::make_shared<VersionMetrics>();
+    return slot;
 }
 
 void Metrics::record_request(const std::string& model, int64_t version,

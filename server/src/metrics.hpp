@@ -51,13 +51,14 @@ struct VersionMetrics {
     std::atomic<uint64_t> streams{0};  // infer requests in the pool (OVMS's ovms_streams)
 };
 
-/// Every metric of the server. Ownership: the server owns one; VersionMetrics pointers it hands
-/// out stay valid for the life of the Metrics (versions unloaded keep their series, as OVMS does).
+/// Every metric of the server. Ownership: the server owns one; the VersionMetrics it hands out are
+/// shared with it, so a model version whose last completion callback runs after the server's
+/// Metrics is gone still updates live series (versions unloaded keep their series, as OVMS does).
 /// Thread safety: all methods may be called from any thread.
 class Metrics {
   public:
     /// The series of one model version; created on first use.
-    VersionMetrics& version(const std::string& model, int64_t version);
+    std::shared_ptr<VersionMetrics> version(const std::string& model, int64_t version);
 
     /// Counts one finished request of `method` ("ModelInfer", "ModelMetadata", ...) over
     /// `interface` ("gRPC" or "REST"); `version` 0 when no version was resolved.
@@ -83,7 +84,7 @@ class Metrics {
         uint64_t fail = 0;
     };
     mutable std::mutex m_mutex;
-    std::map<std::pair<std::string, int64_t>, std::unique_ptr<VersionMetrics>> m_versions;
+    std::map<std::pair<std::string, int64_t>, std::shared_ptr<VersionMetrics>> m_versions;
     std::map<RequestKey, RequestSeries> m_requests;
     std::map<std::tuple<std::string, int64_t, std::string>, std::unique_ptr<Histogram>> m_latency;
     std::map<std::tuple<std::string, int64_t, std::string>, uint64_t> m_cancelled;

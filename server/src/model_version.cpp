@@ -107,7 +107,7 @@ std::shared_ptr<ModelVersion> ModelVersion::load(Core& core, const ModelConfig& 
         }
         if (nireq == 0) nireq = 1;
     }
-    self->m_metrics = &metrics.version(config.name, version);
+    self->m_metrics = metrics.version(config.name, version);
     self->m_metrics->streams.store(nireq);
     std::weak_ptr<ModelVersion> weak = self;
     for (size_t slot = 0; slot < nireq; ++slot) {

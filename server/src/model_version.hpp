@@ -104,7 +104,9 @@ class ModelVersion : public std::enable_shared_from_this<ModelVersion> {
     std::string m_device;
     CompiledModel m_compiled;
     std::vector<TensorInfo> m_inputs, m_outputs;
-    VersionMetrics* m_metrics = nullptr;
+    // Shared with the server's Metrics: a completion callback still running when the server (or a
+    // test) has destroyed its Metrics keeps writing to a live object.
+    std::shared_ptr<VersionMetrics> m_metrics;
 
     mutable std::mutex m_mutex;
     std::condition_variable m_idle_cv;

@@ -350,7 +350,7 @@ TEST(MetricsText, CountsAndHistogramsAsRecorded) {
     metrics.record_request("m", 1, "gRPC", "ModelInfer", true, 40);
     metrics.record_request("m", 1, "gRPC", "ModelInfer", true, 400);
     metrics.record_request("m", 1, "REST", "ModelInfer", false, 4000);
-    metrics.version("m", 1).inference_us.observe(120);
+    metrics.version("m", 1)->inference_us.observe(120);
     EXPECT_EQ(metrics.requests("m", 1, "gRPC", "ModelInfer", true), 2u);
     EXPECT_EQ(metrics.requests("m", 1, "REST", "ModelInfer", false), 1u);
     const std::string text = metrics.render();
