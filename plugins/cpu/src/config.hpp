@@ -34,6 +34,11 @@ inline constexpr Property<bool> winograd{"CPU_WINOGRAD"};
 inline constexpr Property<std::vector<std::string>, PropertyMutability::RO> reference_ops{
     "CPU_REFERENCE_OPS"};
 
+/// CPU_SERIAL_RUNS (compiled model, read-only): how many runs of its requests used one thread
+/// instead of their team because other work took the cores (plugins/cpu/README.md, "Threading
+/// model"); 0 on a quiet machine.
+inline constexpr Property<uint64_t, PropertyMutability::RO> serial_runs{"CPU_SERIAL_RUNS"};
+
 /// The plugin's properties, declared once: the SDK's common keys (PERFORMANCE_HINT,
 /// PERFORMANCE_HINT_NUM_REQUESTS, NUM_STREAMS, INFERENCE_NUM_THREADS, PERF_COUNT), the RO device
 /// keys, and INFERENCE_PRECISION_HINT (f32 or bf16). The table gives the errors, DEVICE_ID ("" or

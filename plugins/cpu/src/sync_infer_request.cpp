@@ -48,7 +48,8 @@ void append_rows(const Graph& graph, const std::vector<StepTiming>& timings,
 InferRequest::InferRequest(const std::shared_ptr<const CompiledModel>& compiled_model)
     : ISyncInferRequest(compiled_model),
       m_model(compiled_model),
-      m_executor(compiled_model->graph(), compiled_model->config().omp_threads_per_stream()) {
+      m_executor(compiled_model->graph(), compiled_model->config().omp_threads_per_stream(),
+                 compiled_model->serial_run_counter()) {
     for (const auto& variable : m_model->graph()->variables)
         m_states.push_back(std::make_shared<sdk::HostVariableState>(variable));
 }
@@ -76,7 +77,8 @@ void InferRequest::infer(sdk::RunContext& run) {
                 std::unique_ptr<GraphExecutor> made;
                 if (auto graph = m_model->graph_for(shapes))
                     made = std::make_unique<GraphExecutor>(
-                        graph, m_model->config().omp_threads_per_stream());
+                        graph, m_model->config().omp_threads_per_stream(),
+                        m_model->serial_run_counter());
                 it = m_specialized.emplace(shapes, std::move(made)).first;
             }
             if (it->second) executor = it->second.get();
