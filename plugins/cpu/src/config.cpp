@@ -1,6 +1,8 @@
 // Implements the CPU plugin's property table and Config.
 #include "config.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 
 #include "dnnl_ops.hpp"
@@ -41,7 +43,12 @@ Config Config::from(const sdk::PropertyValues& v) {
 
 int Config::omp_threads_per_stream() const {
     const int share = std::max(1, sdk::available_cores() / resolved_streams());
-    return std::min(resolved_threads_per_stream(), share);
+    // A oneDNN primitive made for a team of N asks each parallel region for N threads and gives
+    // each thread 1/N of the work: if OpenMP gives fewer (OMP_THREAD_LIMIT,
+    // OMP_MAX_ACTIVE_LEVELS=0) part of the work is never done. The team never exceeds what OpenMP
+    // will give.
+    const int limit = omp_get_max_active_levels() < 1 ? 1 : omp_get_thread_limit();
+    return std::min({resolved_threads_per_stream(), share, limit});
 }
 
 element::Type Config::resolved_precision() const {

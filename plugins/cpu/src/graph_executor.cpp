@@ -146,6 +146,9 @@ void GraphExecutor::run(const std::vector<Tensor>& inputs, const std::function<b
                         const std::vector<std::shared_ptr<sdk::HostVariableState>>& states) {
     const Graph& g = *m_graph;
     omp_set_num_threads(m_threads);
+    // With OMP_DYNAMIC the runtime may give a region fewer threads than a primitive was made for,
+    // which then leaves part of its work undone (Config::omp_threads_per_stream).
+    omp_set_dynamic(0);
     for (size_t i = 0; i < g.parameter_values.size(); ++i) {
         const Tensor& t = inputs.at(i);
         if (t.is_remote() || !t.is_continuous()) {
@@ -182,12 +185,14 @@ void GraphExecutor::run(const std::vector<Tensor>& inputs, const std::function<b
 void GraphExecutor::run_serially(
     const std::function<bool()>& stop,
     const std::vector<std::shared_ptr<sdk::HostVariableState>>& states) {
-    // Every oneDNN primitive called inside an active parallel region runs on its calling thread
-    // alone (whatever team it was made for), and so do our OpenMP loops (one active level). The
-    // region's second thread sleeps until the steps are done instead of spinning at the region's
-    // end, so it leaves its core to whoever is busy there.
+    // Inside an active parallel region oneDNN runs every primitive on its calling thread alone,
+    // computing all its work whatever team it was made for (a region merely limited to one
+    // thread is not the same: a primitive made for two would compute half its work), and our
+    // OpenMP loops get a team of one (one active level). So the steps run on the region's first
+    // thread; the second goes straight to the region's end, where it waits (spinning, then
+    // asleep) and is already there when the steps are done, so the run never waits for a thread
+    // the busy machine has not scheduled.
     std::exception_ptr failed;
-    std::atomic<bool> done{false};
 #pragma omp parallel num_threads(2)
     {
         if (omp_get_thread_num() == 0) {
@@ -196,10 +201,6 @@ void GraphExecutor::run_serially(
             } catch (...) {
                 failed = std::current_exception();
             }
-            done.store(true);
-            done.notify_all();
-        } else {
-            done.wait(false);
         }
     }
     if (failed) std::rethrow_exception(failed);

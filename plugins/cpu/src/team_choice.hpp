@@ -12,23 +12,26 @@ namespace vireo::cpu_plugin {
 /// oneDNN splits each step evenly over the team and joins it at a barrier, so when another
 /// process takes one of the cores a step waits for a thread that is not running: on 2 cores next
 /// to two compile jobs RegNetX-400MF took 24 ms a run at 2 threads against 7 ms on one thread
-/// (3 ms quiet). The team stays the choice while the calling thread gets its core: the share of
-/// the run's wall time it spent on a CPU is about 1 on a quiet machine (it computes or spins at
-/// the barriers). Once a team run's share falls below kContended, the next run tries one thread
-/// (a probe); a probe faster than the team's recent runs by kMargin switches to one thread, and
-/// from then on every `interval`-th run probes the team again, which switches back when it is
-/// the faster. A probe that loses doubles the interval before the next (up to kMaxInterval), so
-/// a model whose runs are slow for other reasons pays a slow probe rarely.
+/// (3 ms quiet). The team stays the choice while its runs look uncontended: the calling thread
+/// spent at least kContended of the run's wall time on a CPU (about all of it on a quiet machine,
+/// where it computes or spins at the barriers) and the run took under kSlower times the fastest
+/// team run so far (a thread spinning at a barrier for a descheduled one keeps its CPU share).
+/// After two team runs in a row that fail either (one slow run is a hiccup), the next run tries
+/// one thread (a probe); a probe faster than the team's recent runs by kMargin switches to one
+/// thread, and from then on every `interval`-th run probes the team again, which switches back when
+/// it is the faster. A probe that loses doubles the interval before the next (up to kMaxInterval),
+/// so a model whose runs are slow for other reasons pays a slow probe rarely.
 class TeamChoice {
   public:
     static constexpr double kContended = 0.8;  ///< CPU share below which the one thread is tried
     static constexpr double kMargin = 0.9;     ///< a probe must take under this times the other
+    static constexpr double kSlower = 1.5;     ///< a team run this much slower than the fastest
     static constexpr uint32_t kFirstInterval = 16, kMaxInterval = 256;
 
     /// True: the next run uses one thread.
     bool serial_next() const {
         if (m_serial) return m_runs < m_next_probe;  // probe the team at m_next_probe
-        return m_contended && m_runs >= m_next_probe;
+        return m_contended >= 2 && m_runs >= m_next_probe;
     }
 
     /// A run ended: `serial` as serial_next() said, its wall time and the calling thread's CPU
@@ -36,10 +39,14 @@ class TeamChoice {
     void record(bool serial, double wall, double cpu) {
         const bool probe = serial != m_serial;
         ++m_runs;
+        if (!serial && (m_fastest_team == 0 || wall < m_fastest_team)) m_fastest_team = wall;
         double& mine = serial ? m_serial_time : m_team_time;
         if (!probe) {
             mine = mine == 0 ? wall : kSmoothing * wall + (1 - kSmoothing) * mine;
-            if (!serial) m_contended = wall > 0 && cpu < kContended * wall;
+            if (!serial) {
+                const bool contended = cpu < kContended * wall || wall > kSlower * m_fastest_team;
+                m_contended = contended ? m_contended + 1 : 0;
+            }
             return;
         }
         const double other = serial ? m_team_time : m_serial_time;
@@ -47,7 +54,7 @@ class TeamChoice {
         if (other == 0 || wall < kMargin * other) {  // the probe wins: switch
             m_serial = serial;
             m_interval = kFirstInterval;
-            m_contended = false;
+            m_contended = 0;
         } else {
             m_interval = std::min(m_interval * 2, kMaxInterval);
         }
@@ -57,13 +64,14 @@ class TeamChoice {
     bool serial() const { return m_serial; }
 
   private:
-    static constexpr double kSmoothing = 0.3;
+    static constexpr double kSmoothing = 0.5;
     bool m_serial = false;     // the current choice
-    bool m_contended = false;  // the last team run's CPU share was below kContended
+    uint32_t m_contended = 0;  // team runs in a row that looked contended
     uint64_t m_runs = 0;
     uint64_t m_next_probe = 0;
     uint32_t m_interval = kFirstInterval;
     double m_team_time = 0, m_serial_time = 0;  // smoothed wall times of each choice's runs
+    double m_fastest_team = 0;                  // the fastest team run
 };
 
 }  // namespace vireo::cpu_plugin
