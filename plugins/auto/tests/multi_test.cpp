@@ -190,12 +190,22 @@ TEST(Multi, DroppingARequestWhoseWorkerHangs) {
     }
     EXPECT_EQ(callbacks.load(), 0);
     EXPECT_EQ(jobs_cancelled(core, "MOCK_REMOTE.0") + jobs_cancelled(core, "MOCK_REMOTE.1"), 1u);
-    // The worker went back to the pool and serves the next request.
-    InferRequest next = compiled.create_infer_request();
+    // The worker went back to the pool and serves the next request. MULTI may send that one to
+    // the other instance, whose first job hangs too (MOCK_REMOTE_HANG_NTH counts per compiled
+    // model; a loaded machine made that happen): it is dropped the same way, and the request after
+    // it is served.
     const Tensor x = make_input(2.f);
-    next.set_input_tensor(x);
-    next.infer();
-    expect_near(values_of(next.get_output_tensor()), small_expected(x));
+    bool served = false;
+    for (int attempt = 0; attempt < 2 && !served; ++attempt) {
+        InferRequest next = compiled.create_infer_request();
+        next.set_input_tensor(x);
+        next.start_async();
+        if (!next.wait_for(std::chrono::seconds(10))) continue;  // hung: dropped, cancelled
+        expect_near(values_of(next.get_output_tensor()), small_expected(x));
+        served = true;
+    }
+    EXPECT_TRUE(served);
+    EXPECT_EQ(callbacks.load(), 0);
 }
 
 }  // namespace
