@@ -339,3 +339,182 @@ def test_percentile_and_entropy_thresholds():
     assert abs(lo + 2.576) < 0.1 and abs(hi - 2.576) < 0.1
     t = vireo_calibration.entropy_abs(h, 128)
     assert 2.0 < t < 10.0, t
+
+
+def inception_model(seed=6):
+    """x[1, 4, 8, 8] -> three branches concatenated along channels -> Conv 1x1 -> Relu ->
+    GlobalAveragePool -> Flatten -> Gemm(6->3). Branches: r1 = Relu(Conv 1x1(x)), which the
+    second branch reads too; r2 = Relu(Conv 3x3(r1)); r3 = Relu(Conv 1x1(MaxPool 3x3(x)))."""
+    rng = np.random.default_rng(seed)
+    arrays = {"w1": rng.standard_normal((4, 4, 1, 1)) * 0.5, "b1": rng.standard_normal(4) * 0.1,
+              "w2": rng.standard_normal((3, 4, 3, 3)) * 0.5, "b2": rng.standard_normal(3) * 0.1,
+              "w3": rng.standard_normal((2, 4, 1, 1)) * 1.5, "b3": rng.standard_normal(2) * 0.1,
+              "w4": rng.standard_normal((6, 9, 1, 1)) * 0.4, "b4": rng.standard_normal(6) * 0.1,
+              "w5": rng.standard_normal((3, 6)), "b5": rng.standard_normal(3) * 0.1}
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", kernel_shape=[1, 1]),
+             helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+             helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], name="conv2", kernel_shape=[3, 3],
+                              pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+             helper.make_node("MaxPool", ["x"], ["p"], name="pool", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             helper.make_node("Conv", ["p", "w3", "b3"], ["c3"], name="conv3", kernel_shape=[1, 1]),
+             helper.make_node("Relu", ["c3"], ["r3"], name="relu3"),
+             helper.make_node("Concat", ["r1", "r2", "r3"], ["cat"], name="concat", axis=1),
+             helper.make_node("Conv", ["cat", "w4", "b4"], ["c4"], name="conv4", kernel_shape=[1, 1]),
+             helper.make_node("Relu", ["c4"], ["r4"], name="relu4"),
+             helper.make_node("GlobalAveragePool", ["r4"], ["g"], name="gap"),
+             helper.make_node("Flatten", ["g"], ["f"], name="flatten"),
+             helper.make_node("Gemm", ["f", "w5", "b5"], ["y"], name="fc", transB=1)]
+    graph = helper.make_graph(
+        nodes, "inception", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3])],
+        [numpy_helper.from_array(a.astype(np.float32), n) for n, a in arrays.items()])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def test_concat_shares_parameters(core):
+    """The Concat reads dequantized inputs and its output is quantized; the inputs it alone reads
+    (r2, r3) share the output's scale and zero point, the range of all the concatenated values,
+    so the integers concatenate as they are; r1, read by conv2 too, keeps its own."""
+    model = inception_model()
+    samples = list(batches([1, 4, 8, 8], 4, seed=11))
+    q = quantize(model, calibration_data=samples)
+    concat = by_type(q, "Concat")[0]
+    dqs = [producer(q, i) for i in concat.input]
+    assert [d.op_type for d in dqs] == ["DequantizeLinear"] * 3
+    sources = [producer(q, d.input[0]).input[0] for d in dqs]
+    assert sources == ["c1", "c2", "c3"], "each input's Relu was removed and its Conv output quantized"
+    readers = [n for n in q.graph.node if concat.output[0] in n.input]
+    assert [n.op_type for n in readers] == ["QuantizeLinear"]
+    cat_params = activation_scale(q, "cat")
+    assert activation_scale(q, "c2") == cat_params and activation_scale(q, "c3") == cat_params
+    assert activation_scale(q, "c1") != cat_params
+    # The shared range is the concatenated values' (min-max): all >= 0 after the Relus.
+    top = max(float(np.max(np.maximum(run_tensor(core, model, "cat", x), 0))) for x in samples)
+    assert cat_params[1] == 0
+    np.testing.assert_allclose(cat_params[0], top / 255, rtol=1e-5)
+    assert activation_scale(q, "c1")[0] < cat_params[0]
+
+
+def run_tensor(core, model, name, x):
+    """The value of an inner tensor of `model` on x, as an extra output."""
+    probe = onnx.ModelProto()
+    probe.CopyFrom(model)
+    probe.graph.output.append(helper.make_empty_tensor_value_info(name))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.onnx")
+        onnx.save(probe, path)
+        outs = core.compile_model(path, "CPU").create_infer_request().infer([x]).to_tuple()
+    return np.array(outs[-1])
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_concat_model_accuracy_on_cpu(core, method):
+    model = inception_model()
+    q = quantize(model, calibration_data=batches([1, 4, 8, 8], 6, seed=12), calibration=method)
+    concat = by_type(q, "Concat")[0]
+    assert producer(q, concat.input[1]).op_type == "DequantizeLinear"
+    assert [n.op_type for n in q.graph.node if concat.output[0] in n.input] == ["QuantizeLinear"]
+    for seed in (90, 91, 92):
+        held_out = next(batches([1, 4, 8, 8], 1, seed=seed))
+        assert sqnr_db(run(core, model, held_out), run(core, q, held_out)) >= 30.0
+
+
+def test_integer_concat_stays(core):
+    """A Concat of shape values (int64) gets no Q/DQ pair; the model still runs."""
+    rng = np.random.default_rng(8)
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv", kernel_shape=[1, 1]),
+             helper.make_node("Shape", ["c"], ["s"], name="shape"),
+             helper.make_node("Slice", ["s", "zero", "two"], ["s01"], name="head"),
+             helper.make_node("Slice", ["s", "two", "four"], ["s23"], name="tail"),
+             helper.make_node("Concat", ["s01", "s23"], ["dims"], name="concat", axis=0),
+             helper.make_node("Reshape", ["c", "dims"], ["y"], name="reshape")]
+    inits = [numpy_helper.from_array((rng.standard_normal((4, 4, 1, 1))).astype(np.float32), "w"),
+             numpy_helper.from_array(np.zeros(4, np.float32), "b")]
+    inits += [numpy_helper.from_array(np.array([v], np.int64), n) for n, v in (("zero", 0), ("two", 2), ("four", 4))]
+    graph = helper.make_graph(nodes, "shape_concat",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 3, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 3, 3])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    q = quantize(model, calibration_data=batches([1, 4, 3, 3], 2))
+    assert by_type(q, "Concat")[0].input[:] == ["s01", "s23"]
+    assert [n.input[0] for n in by_type(q, "QuantizeLinear")] == ["x", "c"], "the Conv's input and output only"
+    x = next(batches([1, 4, 3, 3], 1, seed=5))
+    assert sqnr_db(run(core, model, x), run(core, q, x)) >= 30.0
+
+
+def test_old_opset_is_converted(core):
+    """An opset 9 model (PaddlePaddle's exports) is converted to opset 13 first: Clip's bounds
+    become inputs (and the Clip(0, 6) after the Conv is still removed), Softmax keeps opset 9's
+    meaning (over everything after `axis`), and the result matches the f32 model."""
+    rng = np.random.default_rng(9)
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             helper.make_node("Clip", ["c"], ["r"], name="clip", min=0.0, max=6.0),
+             helper.make_node("Reshape", ["r", "shape"], ["f"], name="reshape"),
+             helper.make_node("Softmax", ["f"], ["y"], name="softmax", axis=1)]
+    inits = [numpy_helper.from_array((rng.standard_normal((2, 3, 3, 3)) * 0.3).astype(np.float32), "w"),
+             numpy_helper.from_array((rng.standard_normal(2) * 0.1).astype(np.float32), "b"),
+             numpy_helper.from_array(np.array([1, 2, 144], np.int64), "shape")]
+    graph = helper.make_graph(nodes, "opset9", [helper.make_tensor_value_info("x", TensorProto.FLOAT, CNN_INPUT)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 144])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 9)])
+    q = quantize(model, calibration_data=batches(CNN_INPUT, 3))
+    assert vireo_quantize.default_opset(q) == 13
+    assert not by_type(q, "Clip")
+    x = next(batches(CNN_INPUT, 1, seed=21))
+    reference = run(core, model, x)
+    assert reference.shape == (1, 2, 144) and abs(float(reference.sum()) - 1) < 1e-4, "one softmax over 288 values"
+    assert sqnr_db(reference, run(core, q, x)) >= 30.0
+
+
+def test_batch_norm_folded_into_conv(core):
+    """Conv -> BatchNormalization -> Relu: the normalization is folded into the Conv's weights
+    and bias before quantizing, so the weight scales carry it and no f32 BatchNormalization
+    is left between the int8 Conv and its quantized output."""
+    rng = np.random.default_rng(10)
+    model = cnn_model(seed=10)
+    gamma = rng.uniform(0.2, 3.0, 8)
+    beta, mean, var = rng.standard_normal(8) * 0.2, rng.standard_normal(8) * 0.1, rng.uniform(0.5, 2.0, 8)
+    for n, a in (("gamma", gamma), ("beta", beta), ("mean", mean), ("var", var)):
+        model.graph.initializer.append(numpy_helper.from_array(a.astype(np.float32), n))
+    model.graph.node[0].output[0] = "c0"
+    model.graph.node.insert(1, helper.make_node("BatchNormalization", ["c0", "gamma", "beta", "mean", "var"], ["c1"],
+                                                name="bn", epsilon=1e-5))
+    q = quantize(model, calibration_data=batches(CNN_INPUT, 4))
+    assert not by_type(q, "BatchNormalization") and not by_type(q, "Relu")
+    wq, w_scale, _ = (init(q, n) for n in producer(q, by_type(q, "Conv")[0].input[1]).input)
+    folded = init(model, "w1") * (gamma / np.sqrt(var + 1e-5)).reshape(-1, 1, 1, 1)
+    np.testing.assert_allclose(w_scale, np.abs(folded).reshape(8, -1).max(axis=1) / 127, rtol=1e-5)
+    x = next(batches(CNN_INPUT, 1, seed=22))
+    assert sqnr_db(run(core, model, x), run(core, q, x)) >= 30.0
+
+
+def test_outputs_only_f32_ops_read_stay_f32(core):
+    """quantize_all_outputs=False: the classifier's input keeps its pair (the Gemm reads the
+    integers); the Conv's output, which only an f32 Sigmoid reads, gets none (ONNX Runtime's
+    layout, the default, gives it one)."""
+    model = cnn_model(seed=12)
+    model.graph.node[1].op_type = "Sigmoid"  # Conv -> Sigmoid -> MaxPool -> Flatten -> Gemm
+    everything = quantize(model, calibration_data=batches(CNN_INPUT, 3))
+    assert "c1" in [n.input[0] for n in by_type(everything, "QuantizeLinear")]
+    q = quantize(model, calibration_data=batches(CNN_INPUT, 3), quantize_all_outputs=False)
+    assert sorted(n.input[0] for n in by_type(q, "QuantizeLinear")) == ["f1", "x"]
+    assert by_type(q, "Sigmoid")[0].input[0] == "c1", "the Conv's f32 output feeds the Sigmoid"
+    x = next(batches(CNN_INPUT, 1, seed=23))
+    assert sqnr_db(run(core, model, x), run(core, q, x)) >= 30.0
+
+
+def test_entropy_gives_a_mostly_positive_tensor_its_levels():
+    """HardSwish of a heavy-tailed signal: u8, both signs, the negative side at most 0.375. Its
+    255 steps go nearly all to the positive side, so the KL search there uses about 250 levels
+    and keeps more of the tail than a 128-level search on |x| would (9.4 -> 13.4 here); the
+    short negative side is kept whole."""
+    rng = np.random.default_rng(5)
+    z = rng.standard_t(5, 200000) * 1.5
+    x = z * np.clip(z + 3, 0, 6) / 6
+    c = vireo_calibration.RangeCollector("entropy")
+    c.add(x)
+    lo, hi = c.range(symmetric=False)
+    assert lo == pytest.approx(x.min())
+    assert hi > 1.25 * vireo_calibration.entropy_abs(c.hist, 128), (lo, hi)
+    assert hi < x.max()

@@ -92,8 +92,10 @@ def percentile_tails(hist, percentile):
     return (lower - half) * hist.width, (upper + 1 - half) * hist.width
 
 
-def entropy_abs(hist, levels, eps=1e-4):
+def entropy_abs(hist, levels, eps=1e-4, side=None):
     """|x| threshold whose `levels`-level quantization loses the least information (KL).
+
+    side: None searches the |x| histogram; "positive" or "negative" only that side's values.
 
     For each candidate i (in bins of |x|): P is the first i bins with everything beyond added to
     the last one (what clipping at i does to the distribution); Q is the first i bins alone
@@ -103,7 +105,9 @@ def entropy_abs(hist, levels, eps=1e-4):
     not (counts clipped into an empty bin), Q gets `eps` before both are normalized, so KL stays
     finite but large.
     """
-    counts = hist.magnitudes().astype(np.float64)
+    half = hist.bins // 2
+    counts = {None: hist.magnitudes, "positive": lambda: hist.counts[half:],
+              "negative": lambda: hist.counts[:half][::-1]}[side]().astype(np.float64)
     nonzero = np.nonzero(counts)[0]
     if nonzero.size == 0:
         return 0.0
@@ -160,7 +164,7 @@ class RangeCollector:
 
         symmetric: the tensor becomes s8 with zero point 0, so one |x| threshold is wanted.
         Non-negative tensors are clipped at |x| too; tensors of both signs going to u8 by their
-        two tails (percentile) or at the |x| threshold on each side (entropy).
+        two tails (percentile) or each side at its own KL threshold (entropy).
         """
         if self.lo > self.hi:
             raise ValueError("no finite value was seen in the calibration samples")
@@ -173,12 +177,21 @@ class RangeCollector:
                 lo, hi = -t, t
             else:
                 lo, hi = percentile_tails(self.hist, self.percentile)
-        else:
-            # A u8 tensor of non-negative values has 256 levels over [0, t]; otherwise about
-            # 128 levels lie on each side of zero.
-            levels = 256 if self.lo >= 0.0 and not symmetric else 128
-            t = entropy_abs(self.hist, levels)
+        elif one_sided:
+            # A u8 tensor of non-negative values has 256 levels over [0, t]; an s8 one 128 on
+            # each side of zero.
+            t = entropy_abs(self.hist, 128 if symmetric else 256)
             lo, hi = -t, t
+        else:
+            # A u8 tensor of both signs: its 255 steps are shared by the two sides in proportion
+            # to their extents, so each side is searched with its share of the levels (a mostly
+            # positive tensor, as after HardSwish, keeps nearly 256 on its positive side; with
+            # 128 there the search clipped its long tail hard).
+            share = self.hi / (self.hi - self.lo)
+            positive = max(8, int(round(255 * share)))
+            negative = max(8, 255 - positive)
+            lo = -entropy_abs(self.hist, negative, side="negative")
+            hi = entropy_abs(self.hist, positive, side="positive")
         return max(self.lo, lo), min(self.hi, hi)
 
 

@@ -10,12 +10,13 @@ Vireo's CPU plugin run the same file:
 - every Conv, Gemm and MatMul with constant weights gets its activation input quantized, its
   weights DequantizeLinear'd from s8 (per output channel) and its bias from int32 (scale
   x_scale * w_scale);
-- its output is quantized too, unless it is a model output; a Relu or Clip(0, max) that is the
-  output's only consumer is removed and its range used instead (a u8 zero point of 0 saturates
-  exactly like the activation);
+- its output is quantized too, unless it is a model output (or, with --quantize-outputs
+  int8-read, only f32 ops read it); a Relu or Clip(0, max) that is the output's only consumer is
+  removed and its range used instead (a u8 zero point of 0 saturates exactly like the activation);
 - MaxPool keeps its input's parameters (it commutes with dequantization), so the CPU runs it on
-  the integers.
+  the integers; a Concat's inputs that only it reads share its output's parameters.
 Every quantized tensor has one QuantizeLinear/DequantizeLinear pair that all its consumers read.
+Models below opset 13 are converted to 13 first; a BatchNormalization after a Conv is folded in.
 
     python3 tools/quantize/vireo_quantize.py model.onnx model.int8.onnx --calib calib_dir/ \
         --calibration entropy --bias-correction
@@ -28,6 +29,7 @@ or from Python, with tools/quantize on sys.path:
 """
 import argparse
 import glob
+import itertools
 import os
 import sys
 import tempfile
@@ -40,6 +42,8 @@ from onnx import helper, numpy_helper, TensorProto
 from vireo_calibration import DEFAULT_BINS, METHODS, RangeCollector, check_method
 
 TARGETS = ("Conv", "Gemm", "MatMul")
+# DequantizeLinear per channel (the `axis` attribute) needs opset 13 of the default domain.
+QDQ_OPSET = 13
 
 
 def parse_args(argv):
@@ -58,6 +62,10 @@ def parse_args(argv):
     p.add_argument("--symmetric-activations", action="store_true",
                    help="s8 activations with zero point 0 instead of u8 asymmetric")
     p.add_argument("--per-tensor-weights", action="store_true", help="one weight scale per tensor")
+    p.add_argument("--quantize-outputs", default="all", choices=("all", "int8-read"),
+                   help="all (default, ONNX Runtime's layout): every quantized op's output gets a Q/DQ "
+                   "pair; int8-read: only outputs some integer op reads (Vireo's CPU then runs an int8 "
+                   "op followed by f32 ops with an f32 output, one rounding and two steps fewer)")
     p.add_argument("--exclude", default="", help="comma-separated node names left in f32")
     p.add_argument("--device", default="CPU", help="Vireo device that runs calibration")
     p.add_argument("--check", nargs="*", metavar="NPY",
@@ -111,22 +119,115 @@ def fold_constant_nodes(model):
     model.graph.node.extend(kept)
 
 
-def plan(model, exclude, remove_relu=True):
+def fold_batch_norms(model):
+    """A BatchNormalization that is the only reader of a Conv with constant weights (and bias)
+    is folded into them, as ONNX Runtime's pre-processing and NNCF do before quantizing: the
+    weights are then quantized with the normalization's per-channel scale in them, and the
+    quantized Conv's output is the normalized value, not an intermediate one the f32
+    BatchNormalization reads through a Dequantize step. PaddlePaddle's exports keep them apart."""
+    inits = initializers(model)
+    uses = consumers_of(model)
+    producers = {o: n for n in model.graph.node for o in n.output}
+    outputs = {o.name for o in model.graph.output}
+    folded = set()
+    for bn in model.graph.node:
+        if bn.op_type != "BatchNormalization" or len(bn.output) != 1 or len(bn.input) != 5:
+            continue
+        conv = producers.get(bn.input[0])
+        if (conv is None or conv.op_type != "Conv" or len(uses.get(bn.input[0], [])) != 1
+                or bn.input[0] in outputs or any(i not in inits for i in bn.input[1:])
+                or len(conv.input) < 2 or conv.input[1] not in inits
+                or (len(conv.input) > 2 and conv.input[2] and conv.input[2] not in inits)):
+            continue
+        eps = next((a.f for a in bn.attribute if a.name == "epsilon"), 1e-5)
+        gamma, beta, mean, var = (numpy_helper.to_array(inits[i]).astype(np.float64) for i in bn.input[1:])
+        w = numpy_helper.to_array(inits[conv.input[1]]).astype(np.float64)
+        b = (numpy_helper.to_array(inits[conv.input[2]]).astype(np.float64)
+             if len(conv.input) > 2 and conv.input[2] else np.zeros(w.shape[0]))
+        scale = gamma / np.sqrt(var + eps)
+        base = conv.output[0].replace("/", "_").replace(":", "_")
+        model.graph.initializer.extend([
+            numpy_helper.from_array((w * scale.reshape([-1] + [1] * (w.ndim - 1))).astype(np.float32),
+                                    base + "_bn_folded_w"),
+            numpy_helper.from_array(((b - mean) * scale + beta).astype(np.float32), base + "_bn_folded_b")])
+        del conv.input[1:]
+        conv.input.extend([base + "_bn_folded_w", base + "_bn_folded_b"])
+        conv.output[0] = bn.output[0]
+        folded.add(id(bn))
+    kept = [n for n in model.graph.node if id(n) not in folded]
+    del model.graph.node[:]
+    model.graph.node.extend(kept)
+    referenced = {i for n in model.graph.node for i in n.input}
+    keep = [t for t in model.graph.initializer if t.name in referenced]
+    del model.graph.initializer[:]
+    model.graph.initializer.extend(keep)
+    return len(folded)
+
+
+def default_opset(model):
+    return next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+
+
+def upgrade_opset(model, sample, device):
+    """A copy of `model` converted to opset QDQ_OPSET by onnx's version converter when it is
+    older (PaddlePaddle and older PyTorch exports are at opset 9-11, where QuantizeLinear is
+    missing or has no axis).
+
+    The converter's adapters need each converted op's input rank (Softmax 12 -> 13 changes its
+    axis semantics and is rewritten when the axis is not the last), which ONNX shape inference
+    cannot give past a Reshape to a computed shape; so the model runs once on `sample` and every
+    tensor's type and rank are written into value_info (symbolic dimensions: nothing is fixed to
+    this sample)."""
+    from onnx import version_converter
+    probe = onnx.ModelProto()
+    probe.CopyFrom(model)
+    names = [o for n in probe.graph.node for o in n.output if o]
+    ranks = {}
+    run_model(probe, names, [sample], device, lambda name, value: ranks.setdefault(name, value))
+    del probe.graph.value_info[:]
+    outputs = {o.name for o in probe.graph.output}
+    for name, value in ranks.items():
+        if name in outputs:
+            continue
+        try:
+            elem = helper.np_dtype_to_tensor_dtype(value.dtype)
+        except AttributeError:  # onnx < 1.13
+            elem = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[value.dtype]
+        probe.graph.value_info.append(helper.make_tensor_value_info(
+            name, elem, [f"{name}_d{i}" for i in range(value.ndim)]))
+    try:
+        converted = version_converter.convert_version(probe, QDQ_OPSET)
+    except Exception as e:  # the converter raises RuntimeError or its own C++ errors
+        raise ValueError(f"the model is at opset {default_opset(model)}; QDQ needs {QDQ_OPSET} and onnx's "
+                         f"version converter failed: {e}") from e
+    del converted.graph.value_info[:]
+    fold_constant_nodes(converted)
+    return converted
+
+
+def plan(model, exclude, remove_relu=True, all_outputs=True):
     """Which tensors get a Q/DQ pair: {tensor: (calibrated tensor, removed activation or None)}.
 
     remove_relu: only with u8 activations, whose zero point 0 saturates like Relu; an s8 zero
-    point of 0 keeps the negative values, so with symmetric activations every Relu stays."""
+    point of 0 keeps the negative values, so with symmetric activations every Relu stays.
+    Also returns `shared` ({MaxPool output: its input}) and `groups`: lists of tensors of
+    `quantized` that must get one scale and zero point (a Concat's output and its inputs).
+    all_outputs: False leaves a quantized op's output in f32 when no reader of it runs on the
+    integers (every reader is an f32 op: the pair would only add a rounding and two steps)."""
     inits = initializers(model)
+    floats = float_tensors(model)
     uses = consumers_of(model)
     outputs = {o.name for o in model.graph.output}
     quantized, shared = {}, {}
     targets = []
+    needed, produced = set(), []  # tensors a quantized op reads; outputs quantize_output gave a pair
 
     def quantize_output(y):
         """y gets a Q/DQ pair unless it is a model output; a Relu or Clip(0, max) that is its
         only reader is removed and calibrated instead."""
         if y in outputs:
             return
+        produced.append(y)
         after = uses.get(y, [])
         if (remove_relu and len(after) == 1 and after[0][0].op_type in ("Relu", "Clip")
                 and after[0][0].name not in exclude):
@@ -150,6 +251,7 @@ def plan(model, exclude, remove_relu=True):
         targets.append(node)
         if node.input[0] not in inits:
             quantized.setdefault(node.input[0], (node.input[0], None))
+            needed.add(node.input[0])
         quantize_output(node.output[0])
     # Add of two activations and GlobalAveragePool: inputs and output quantized, the QDQ form
     # ONNX Runtime fuses into QLinearAdd / QLinearGlobalAveragePool; Vireo's CPU runs the Add
@@ -157,7 +259,8 @@ def plan(model, exclude, remove_relu=True):
     for node in model.graph.node:
         if node.name in exclude:
             continue
-        if node.op_type == "Add" and len(node.input) == 2 and not any(i in inits for i in node.input):
+        if (node.op_type == "Add" and len(node.input) == 2 and not any(i in inits for i in node.input)
+                and all(i in floats for i in node.input)):
             sources = list(node.input)
         elif node.op_type == "GlobalAveragePool":
             sources = [node.input[0]]
@@ -165,11 +268,46 @@ def plan(model, exclude, remove_relu=True):
             continue
         for src in sources:
             quantized.setdefault(src, (src, None))
+            needed.add(src)
         quantize_output(node.output[0])
+    # Concat of float activations: its inputs and its output quantized (its Relu removed), all
+    # with one scale and zero point where an input has no other reader, so a runtime can
+    # concatenate the integers (see `groups`). ONNX Runtime's quantizer gives each its own
+    # parameters and its QLinearConcat requantizes the inputs that differ; NNCF and TFLite
+    # unify them as done here.
+    concats = []
+    for node in model.graph.node:
+        if (node.op_type != "Concat" or node.name in exclude or node.output[0] in outputs
+                or any(i in inits or i not in floats for i in node.input)):
+            continue
+        for src in node.input:
+            quantized.setdefault(src, (src, None))
+            needed.add(src)
+        quantize_output(node.output[0])
+        concats.append(node)
+    if not all_outputs:
+        for y in produced:
+            if y not in quantized or y in needed:
+                continue
+            act = quantized[y][1]
+            read = act.output[0] if act is not None else y
+            if read not in needed and not any(n.op_type == "MaxPool" for n, _ in uses.get(read, [])):
+                del quantized[y]  # an activation it was to replace stays
     # The output of a removed activation is no tensor of its own any more.
-    removed = {a.output[0] for _, a in quantized.values() if a is not None}
+    removed = {a.output[0]: t for t, (_, a) in quantized.items() if a is not None}
     for name in removed:
         quantized.pop(name, None)
+    groups = []
+    for node in concats:
+        members = [node.output[0]] if node.output[0] in quantized else []
+        for src in node.input:
+            key = removed.get(src, src)
+            # An input read elsewhere too keeps its own parameters: the Concat's range (and a
+            # Relu removed after it) must not change what its other readers see.
+            if key in quantized and len(uses.get(src, [])) == 1 and (key == src or len(uses.get(key, [])) == 1):
+                members.append(key)
+        groups.append(members)
+    groups = merge_groups(groups)
     # MaxPool of a quantized tensor: quantized with its input's parameters.
     for node in model.graph.node:
         if node.op_type == "MaxPool" and len(node.output) == 1 and node.output[0] not in outputs:
@@ -177,7 +315,35 @@ def plan(model, exclude, remove_relu=True):
             if src in quantized or src in removed:
                 quantized.pop(node.output[0], None)
                 shared[node.output[0]] = src
-    return targets, quantized, shared
+                for g in groups:
+                    if node.output[0] in g:
+                        g.remove(node.output[0])
+    return targets, quantized, shared, [g for g in groups if len(g) > 1]
+
+
+def merge_groups(groups):
+    """Groups that share a tensor become one (a Concat of a Concat's output)."""
+    merged = []
+    for g in groups:
+        g = list(dict.fromkeys(g))
+        for other in [m for m in merged if set(m) & set(g)]:
+            merged.remove(other)
+            g = list(dict.fromkeys(other + g))
+        merged.append(g)
+    return merged
+
+
+def float_tensors(model):
+    """Names of the tensors ONNX type inference finds to be float (the graph's inputs, its
+    initializers and what the ops compute from them); empty when inference fails."""
+    kinds = (TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.BFLOAT16, TensorProto.DOUBLE)
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model)
+    except Exception:  # a model the checker rejects: no Concat or Add of activations is quantized
+        return set()
+    infos = list(inferred.graph.input) + list(inferred.graph.value_info) + list(inferred.graph.output)
+    names = {i.name for i in infos if i.type.tensor_type.elem_type in kinds}
+    return names | {t.name for t in model.graph.initializer if t.data_type in kinds}
 
 
 def graph_inputs(model):
@@ -471,11 +637,11 @@ def load_model(model_or_path):
     return onnx.load(os.fspath(model_or_path))
 
 
-def build(model, exclude, params, symmetric, per_tensor, bias_shift=None):
+def build(model, exclude, params, symmetric, per_tensor, all_outputs, bias_shift=None):
     """A QDQ copy of the (constant-folded) f32 model and {target output: bias scale}."""
     q = onnx.ModelProto()
     q.CopyFrom(model)
-    targets, quantized, shared = plan(q, exclude, not symmetric)
+    targets, quantized, shared, _ = plan(q, exclude, not symmetric, all_outputs)
     shared = {out: src for out, src in shared.items() if src in params}
     return q, quantize_model(q, targets, quantized, shared, params, per_tensor, bias_shift)
 
@@ -483,7 +649,7 @@ def build(model, exclude, params, symmetric, per_tensor, bias_shift=None):
 def quantize(model_or_path, output_path=None, calibration_data=None, calibration="minmax",
              percentile=99.999, bias_correction=False, symmetric_activations=False,
              per_tensor_weights=False, exclude=(), device="CPU", random_samples_count=8,
-             histogram_bins=DEFAULT_BINS):
+             histogram_bins=DEFAULT_BINS, quantize_all_outputs=True):
     """Post-training static quantization of an f32 ONNX model into QDQ form; returns the
     quantized onnx.ModelProto and, with output_path, also saves it there.
 
@@ -499,6 +665,11 @@ def quantize(model_or_path, output_path=None, calibration_data=None, calibration
     bias_correction: shift each int32 bias so the quantized op's mean output per channel over
         the calibration samples equals the f32 model's (one extra run per biased op).
     exclude: node names left in f32. device: the Vireo device the calibration runs on.
+    quantize_all_outputs: True (ONNX Runtime's layout) quantizes every quantized op's output;
+        False only those that an op running on the integers reads (a quantized op, MaxPool,
+        Concat): an output only f32 ops read stays f32.
+    A model below opset 13 is converted to 13 first (onnx's version converter, after one run
+    on the first sample for the tensors' ranks); BatchNormalization after a Conv is folded.
     Raises ValueError for an unknown method, a percentile outside (0, 100], a sample that
     does not fit the model's inputs, or no sample at all.
     """
@@ -520,9 +691,18 @@ def quantize(model_or_path, output_path=None, calibration_data=None, calibration
                 cached.append(sample)
             yield sample
 
+    stream = samples()
+    first = next(stream, None)
+    if first is None:
+        raise ValueError("calibration_data gave no sample: at least one is needed")
+    stream = itertools.chain([first], stream)
+    if default_opset(model) is not None and default_opset(model) < QDQ_OPSET:
+        model = upgrade_opset(model, first, device)
+    fold_batch_norms(model)
+
     f32 = onnx.ModelProto()
     f32.CopyFrom(model)
-    targets, quantized, _ = plan(f32, exclude, not symmetric_activations)
+    targets, quantized, _, groups = plan(f32, exclude, not symmetric_activations, quantize_all_outputs)
     calibrated = sorted({c for c, _ in quantized.values()})
     ranges = {n: RangeCollector(calibration, percentile, histogram_bins) for n in calibrated}
     biased = [n for n in targets if len(n.input) > 2 and n.input[2]]
@@ -534,17 +714,22 @@ def quantize(model_or_path, output_path=None, calibration_data=None, calibration
         if name in means:
             means[name].add(value)
 
-    if run_model(model, calibrated + list(means), samples(), device, visit) == 0:
-        raise ValueError("calibration_data gave no sample: at least one is needed")
+    run_model(model, calibrated + list(means), stream, device, visit)
+    bounds = {name: ranges[name].range(symmetric_activations) for name in calibrated}
+    # A Concat's group: one range, the union of its members' (for min-max, the output's own).
+    for group in groups:
+        cals = [quantized[t][0] for t in group]
+        union = (min(bounds[c][0] for c in cals), max(bounds[c][1] for c in cals))
+        for c in cals:
+            bounds[c] = union
     params = {}
     for tensor, (cal, _) in quantized.items():
-        params[tensor] = activation_params(*ranges[cal].range(symmetric_activations), symmetric_activations)
+        params[tensor] = activation_params(*bounds[cal], symmetric_activations)
     for name in calibrated:
-        params.setdefault(name, activation_params(*ranges[name].range(symmetric_activations),
-                                                  symmetric_activations))
+        params.setdefault(name, activation_params(*bounds[name], symmetric_activations))
 
     shift = {}
-    options = (exclude, params, symmetric_activations, per_tensor_weights)
+    options = (exclude, params, symmetric_activations, per_tensor_weights, quantize_all_outputs)
     q, bias_scales = build(model, *options)
     if bias_correction:
         again = cached if cached is not None else calibration_data
@@ -571,7 +756,8 @@ def main(argv):
                      bias_correction=args.bias_correction,
                      symmetric_activations=args.symmetric_activations,
                      per_tensor_weights=args.per_tensor_weights, exclude=args.exclude,
-                     device=args.device, random_samples_count=args.samples)
+                     device=args.device, random_samples_count=args.samples,
+                     quantize_all_outputs=args.quantize_outputs == "all")
     except ValueError as e:
         sys.exit(f"vireo_quantize: {e}")
     if args.check is not None:
