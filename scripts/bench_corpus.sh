@@ -67,6 +67,9 @@ for n in $reps $niter_override $threads $tmo $budget; do
 done
 bin=$build/bin
 [ -x "$bin/benchmark_app" ] || { echo "bench_corpus.sh: $bin/benchmark_app is missing (build it first)" >&2; exit 1; }
+# The build's own libraries and plugins: a copied build directory keeps its RUNPATH into the tree it
+# was copied from, and would time that tree's plugins.
+export LD_LIBRARY_PATH="$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 log() { echo "[bench_corpus $(date +%H:%M:%S)] $*" >&2; }
 
 # ---- the corpus: export what is missing when PyTorch is installed

@@ -14,6 +14,7 @@
 #include "plugin.hpp"
 #include "sync_infer_request.hpp"
 #include "vireo/ir.hpp"
+#include "vireo/log.hpp"
 #include "vireo/ops.hpp"
 #include "vireo/reference/constant_folding.hpp"
 #include "vireo/sdk/blob_io.hpp"
@@ -120,6 +121,35 @@ std::shared_ptr<const Graph> CompiledModel::graph_for(
     return graph;
 }
 
+std::shared_ptr<const Graph> CompiledModel::one_thread_graph() const {
+    std::lock_guard<std::mutex> lock(m_one_thread_mutex);
+    if (m_one_thread_tried) return m_one_thread_graph;
+    m_one_thread_tried = true;
+    if (m_graph->dynamic || m_config.omp_threads_per_stream() < 2) return nullptr;
+    // The team graph's packed weights, by the same keys the import path uses: a primitive made
+    // for one thread that wants the same layout reads them in place (no second copy).
+    PackedWeightsMap packed;
+    for (const auto& [key, memory] : m_graph->packed) {
+        const dnnl::memory::desc desc = memory.get_desc();
+        packed[key] = PackedWeights{
+            desc, Tensor(element::u8, Shape{desc.get_size()}, memory.get_data_handle())};
+    }
+    try {
+        const OmpTeamScope team(1);
+        auto graph = compile_graph(m_model, &packed, m_config.resolved_precision(),
+                                   m_config.dynamic_quantization, m_config.winograd);
+        VIREO_LOG(INFO) << kDeviceName << ": model '" << m_model->get_name()
+                        << "': one-thread graph compiled for a busy machine ("
+                        << graph->weights_from_blob << " packed weights shared, "
+                        << graph->weights_reordered << " reordered)";
+        if (!graph->dynamic) m_one_thread_graph = std::move(graph);
+    } catch (const std::exception& e) {
+        VIREO_LOG(WARNING) << kDeviceName << ": model '" << m_model->get_name()
+                           << "': no one-thread graph for a busy machine: " << e.what();
+    }
+    return m_one_thread_graph;
+}
+
 CompiledModel::~CompiledModel() = default;
 
 std::shared_ptr<sdk::ISyncInferRequest> CompiledModel::create_sync_infer_request() const {
@@ -169,7 +199,7 @@ void CompiledModel::set_property(const AnyMap& properties) {
 }
 
 Any CompiledModel::get_property(const std::string& name) const {
-    if (name == serial_runs.name()) return m_serial_runs->load(std::memory_order_relaxed);
+    if (name == serial_runs.name()) return m_serial_runs.load(std::memory_order_relaxed);
     return m_properties->get(name);
 }
 

@@ -65,10 +65,12 @@ class CompiledModel : public sdk::ICompiledModel {
     bool specializable() const { return m_specializable; }
     const Config& config() const { return m_config; }
     bool profiling_enabled() const { return m_profiling.load(std::memory_order_relaxed); }
-    /// Counts the runs of this model's requests that used one thread (CPU_SERIAL_RUNS).
-    const std::shared_ptr<std::atomic<uint64_t>>& serial_run_counter() const {
-        return m_serial_runs;
-    }
+    /// A static model compiled for one thread, for runs TeamChoice moves off a busy team: made on
+    /// first use (thread-safe), its packed weights shared with graph()'s. Null when graph() is
+    /// dynamic or already one thread, or when compiling failed.
+    std::shared_ptr<const Graph> one_thread_graph() const;
+    /// Counts a run on one_thread_graph() (CPU_SERIAL_RUNS).
+    void count_serial_run() const { m_serial_runs.fetch_add(1, std::memory_order_relaxed); }
     void record_step_times(const std::vector<StepTiming>& timings) const;
     /// Average time of step `s` (of step `inner` of the static region that is step `s`) in
     /// microseconds, or -1 if it never ran with profiling on.
@@ -89,8 +91,10 @@ class CompiledModel : public sdk::ICompiledModel {
     Config m_config;
     bool m_loaded_from_cache;
     std::atomic<bool> m_profiling;
-    std::shared_ptr<std::atomic<uint64_t>> m_serial_runs =
-        std::make_shared<std::atomic<uint64_t>>(0);
+    mutable std::atomic<uint64_t> m_serial_runs{0};
+    mutable std::mutex m_one_thread_mutex;
+    mutable bool m_one_thread_tried = false;
+    mutable std::shared_ptr<const Graph> m_one_thread_graph;
     std::unique_ptr<StepStats[]> m_step_stats;
     std::map<size_t, std::unique_ptr<StepStats[]>> m_region_stats;  ///< per kRegion step, its steps
     std::unique_ptr<sdk::PropertyTable> m_properties;

@@ -2,10 +2,8 @@
 #include "graph_executor.hpp"
 
 #include <omp.h>
-#include <time.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <exception>
 #include <set>
@@ -17,13 +15,6 @@ namespace vireo::cpu_plugin {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// CPU time of the calling thread, in seconds.
-double thread_cpu_seconds() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
 
 std::shared_ptr<void> allocate(size_t bytes) {
     if (bytes == 0) return {};
@@ -67,12 +58,8 @@ bool is_identity_gather(const Node& node, const std::vector<Tensor>& ins) {
 
 }  // namespace
 
-GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads,
-                             std::shared_ptr<std::atomic<uint64_t>> serial_runs)
-    : m_graph(std::move(graph)),
-      m_threads(omp_threads),
-      m_serial_runs(std::move(serial_runs)),
-      m_stream(cpu_engine()) {
+GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads)
+    : m_graph(std::move(graph)), m_threads(omp_threads), m_stream(cpu_engine()) {
     const Graph& g = *m_graph;
     m_values.resize(g.values.size());
     m_capacity.assign(g.values.size(), 0);
@@ -165,45 +152,7 @@ void GraphExecutor::run(const std::vector<Tensor>& inputs, const std::function<b
     if (timings) timings->assign(g.steps.size(), StepTiming{});
     m_stop = &stop;
     m_timings = timings;
-    if (!m_serial_runs || g.dynamic || m_threads < 2) {
-        run_steps(stop, states);
-        return;
-    }
-    const bool serial = m_team.serial_next();
-    const auto wall = Clock::now();
-    const double cpu = thread_cpu_seconds();
-    if (serial) {
-        run_serially(stop, states);
-        m_serial_runs->fetch_add(1, std::memory_order_relaxed);
-    } else {
-        run_steps(stop, states);
-    }
-    m_team.record(serial, std::chrono::duration<double>(Clock::now() - wall).count(),
-                  thread_cpu_seconds() - cpu);
-}
-
-void GraphExecutor::run_serially(
-    const std::function<bool()>& stop,
-    const std::vector<std::shared_ptr<sdk::HostVariableState>>& states) {
-    // Inside an active parallel region oneDNN runs every primitive on its calling thread alone,
-    // computing all its work whatever team it was made for (a region merely limited to one
-    // thread is not the same: a primitive made for two would compute half its work), and our
-    // OpenMP loops get a team of one (one active level). So the steps run on the region's first
-    // thread; the second goes straight to the region's end, where it waits (spinning, then
-    // asleep) and is already there when the steps are done, so the run never waits for a thread
-    // the busy machine has not scheduled.
-    std::exception_ptr failed;
-#pragma omp parallel num_threads(2)
-    {
-        if (omp_get_thread_num() == 0) {
-            try {
-                run_steps(stop, states);
-            } catch (...) {
-                failed = std::current_exception();
-            }
-        }
-    }
-    if (failed) std::rethrow_exception(failed);
+    run_steps(stop, states);
 }
 
 void GraphExecutor::run_steps(const std::function<bool()>& stop,

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <array>
-#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -12,7 +11,6 @@
 
 #include "graph.hpp"
 #include "subgraph_runner.hpp"
-#include "team_choice.hpp"
 #include "vireo/sdk/host_variable_state.hpp"
 
 namespace vireo::cpu_plugin {
@@ -36,10 +34,7 @@ struct StepTiming {
 /// team from the calling thread). Not thread-safe: one request uses it at a time.
 class GraphExecutor {
   public:
-    /// `serial_runs`: when given, each run of a static graph on two or more threads chooses
-    /// between the team and one thread (TeamChoice) and counts its one-thread runs there.
-    GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads,
-                  std::shared_ptr<std::atomic<uint64_t>> serial_runs = nullptr);
+    GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads);
     ~GraphExecutor();
 
     /// Runs every step on `inputs` (per model input). `stop` is polled before each step; when it
@@ -60,9 +55,6 @@ class GraphExecutor {
   private:
     void run_steps(const std::function<bool()>& stop,
                    const std::vector<std::shared_ptr<sdk::HostVariableState>>& states);
-    /// run_steps on the calling thread alone (TeamChoice said so).
-    void run_serially(const std::function<bool()>& stop,
-                      const std::vector<std::shared_ptr<sdk::HostVariableState>>& states);
     void run_step(size_t s, const std::vector<std::shared_ptr<sdk::HostVariableState>>& states);
     /// Steps s and s + 1 (Step::concurrent_with_next) at the same time, one thread each.
     void run_concurrent_pair(size_t s);
@@ -78,8 +70,6 @@ class GraphExecutor {
 
     std::shared_ptr<const Graph> m_graph;
     int m_threads;
-    std::shared_ptr<std::atomic<uint64_t>> m_serial_runs;  // null: always the team
-    TeamChoice m_team;
     std::shared_ptr<void> m_arena;
     std::shared_ptr<void> m_scratchpad;
     dnnl::stream m_stream;

@@ -1,7 +1,10 @@
 // Implements InferRequest: one CPU inference, its states and its profiling rows.
 #include "sync_infer_request.hpp"
 
+#include <time.h>
+
 #include <algorithm>
+#include <chrono>
 
 #include "compiled_model.hpp"
 
@@ -43,13 +46,21 @@ void append_rows(const Graph& graph, const std::vector<StepTiming>& timings,
     }
 }
 
+// CPU time of the calling thread, in seconds.
+double thread_cpu_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
 }  // namespace
 
 InferRequest::InferRequest(const std::shared_ptr<const CompiledModel>& compiled_model)
     : ISyncInferRequest(compiled_model),
       m_model(compiled_model),
-      m_executor(compiled_model->graph(), compiled_model->config().omp_threads_per_stream(),
-                 compiled_model->serial_run_counter()) {
+      m_executor(compiled_model->graph(), compiled_model->config().omp_threads_per_stream()),
+      m_choose_team(!compiled_model->graph()->dynamic &&
+                    compiled_model->config().omp_threads_per_stream() > 1) {
     for (const auto& variable : m_model->graph()->variables)
         m_states.push_back(std::make_shared<sdk::HostVariableState>(variable));
 }
@@ -77,8 +88,7 @@ void InferRequest::infer(sdk::RunContext& run) {
                 std::unique_ptr<GraphExecutor> made;
                 if (auto graph = m_model->graph_for(shapes))
                     made = std::make_unique<GraphExecutor>(
-                        graph, m_model->config().omp_threads_per_stream(),
-                        m_model->serial_run_counter());
+                        graph, m_model->config().omp_threads_per_stream());
                 it = m_specialized.emplace(shapes, std::move(made)).first;
             }
             if (it->second) executor = it->second.get();
@@ -90,11 +100,33 @@ void InferRequest::infer(sdk::RunContext& run) {
     if (profiled)
         run.op_rows([graph = executor->graph(), timings = &m_step_timings](
                         std::vector<ProfilingInfo>& rows) { append_rows(*graph, *timings, rows); });
+    // On a busy machine a static model's run may go to its one-thread graph (TeamChoice).
+    bool one_thread = false;
+    if (m_choose_team && m_team.serial_next()) {
+        if (!m_one_thread)
+            if (auto graph = m_model->one_thread_graph())
+                m_one_thread = std::make_unique<GraphExecutor>(std::move(graph), 1);
+        if (m_one_thread) {
+            executor = m_one_thread.get();
+            one_thread = true;
+        } else {
+            m_choose_team = false;  // no such graph: the team it is
+        }
+    }
+    const auto wall = std::chrono::steady_clock::now();
+    const double cpu = m_choose_team ? thread_cpu_seconds() : 0;
     {
         auto timer = run.time_stage(PipelineStage::kExecution);
         executor->run(
             input_tensors(), [&run] { return run.cancelled(); },
             profiled ? &m_step_timings : nullptr, m_states);
+    }
+    if (m_choose_team) {
+        m_team.record(
+            one_thread,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count(),
+            thread_cpu_seconds() - cpu);
+        if (one_thread) m_model->count_serial_run();
     }
     run.stage(PipelineStage::kOutputTransfer, {}, Status::OPTIMIZED_OUT);
     if (profiled && executor == &m_executor) m_model->record_step_times(m_step_timings);

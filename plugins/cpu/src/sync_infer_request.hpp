@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "graph_executor.hpp"
+#include "team_choice.hpp"
 #include "vireo/sdk/isync_infer_request.hpp"
 
 namespace vireo::cpu_plugin {
@@ -48,6 +49,11 @@ class InferRequest : public sdk::ISyncInferRequest {
     std::map<std::vector<Shape>, std::unique_ptr<GraphExecutor>> m_specialized;
     std::vector<std::shared_ptr<sdk::HostVariableState>> m_states;
     std::vector<StepTiming> m_step_timings;
+    // A static model on two or more threads: which runs go to the one-thread graph
+    // (CompiledModel::one_thread_graph), and its executor, made on the first such run.
+    bool m_choose_team = false;
+    TeamChoice m_team;
+    std::unique_ptr<GraphExecutor> m_one_thread;
 };
 
 }  // namespace vireo::cpu_plugin

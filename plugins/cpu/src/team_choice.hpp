@@ -1,5 +1,5 @@
 // Declares TeamChoice: whether a request's next run uses its OpenMP team or one thread, from the
-// times of its earlier runs (GraphExecutor::run).
+// times of its earlier runs (InferRequest::infer runs the model compiled for one thread then).
 #pragma once
 
 #include <algorithm>
