@@ -518,3 +518,25 @@ def test_entropy_gives_a_mostly_positive_tensor_its_levels():
     assert lo == pytest.approx(x.min())
     assert hi > 1.25 * vireo_calibration.entropy_abs(c.hist, 128), (lo, hi)
     assert hi < x.max()
+
+
+def test_bias_of_a_near_zero_channel_fits_int32(core):
+    """A Conv channel whose weights are nearly zero but whose bias is not: the int32 bias
+    b / (x_scale * w_scale) would overflow and be clipped, so that channel's weight scale is
+    raised until it fits; the dequantized bias is the f32 one and the output stays accurate."""
+    model = cnn_model(seed=13)
+    w1 = next(t for t in model.graph.initializer if t.name == "w1")
+    w = numpy_helper.to_array(w1).copy()
+    w[3] *= 1e-9
+    w1.CopyFrom(numpy_helper.from_array(w, "w1"))
+    b1 = next(t for t in model.graph.initializer if t.name == "b1")
+    b = numpy_helper.to_array(b1).copy()
+    b[3] = 0.5
+    b1.CopyFrom(numpy_helper.from_array(b, "b1"))
+    q = quantize(model, calibration_data=batches(CNN_INPUT, 4))
+    bq, b_scale, _ = (init(q, n) for n in producer(q, by_type(q, "Conv")[0].input[2]).input)
+    assert np.abs(bq.astype(np.int64)).max() <= 2 ** 30 * (1 + 1e-6), "not clipped: within 2^30 (float rounding)"
+    assert np.all(np.abs(bq * b_scale.astype(np.float64) - b) <= b_scale * (0.5 + 1e-3)), "each bias within half a step"
+    assert abs(bq[3] * float(b_scale[3]) - 0.5) < 1e-6
+    x = next(batches(CNN_INPUT, 1, seed=24))
+    assert sqnr_db(run(core, model, x), run(core, q, x)) >= 30.0

@@ -44,6 +44,8 @@ from vireo_calibration import DEFAULT_BINS, METHODS, RangeCollector, check_metho
 TARGETS = ("Conv", "Gemm", "MatMul")
 # DequantizeLinear per channel (the `axis` attribute) needs opset 13 of the default domain.
 QDQ_OPSET = 13
+# Largest |int32 bias| the quantizer writes before bias correction (2^30: room for its shift).
+BIAS_LIMIT = float(2 ** 30)
 
 
 def parse_args(argv):
@@ -485,9 +487,13 @@ def activation_params(lo, hi, symmetric):
     return scale, zp, TensorProto.UINT8
 
 
-def weight_params(w, axis, per_tensor):
+def weight_params(w, axis, per_tensor, floor=None):
+    """s8 weights (symmetric, per channel along `axis` or per tensor) and their scales; `floor`
+    (per channel, or one value) is the smallest scale each may get."""
     reduce_axes = tuple(i for i in range(w.ndim) if per_tensor or i != axis)
     scale = np.max(np.abs(w), axis=reduce_axes) / 127.0
+    if floor is not None:
+        scale = np.maximum(scale, np.max(floor) if per_tensor else floor)
     scale = np.where(scale > 0, scale, 1.0).astype(np.float32)  # an all-zero channel: any scale
     shape = [1] * w.ndim
     if not per_tensor:
@@ -539,7 +545,19 @@ def quantize_model(model, targets, quantized, shared, params, per_tensor, bias_s
         w = numpy_helper.to_array(inits[node.input[1]]).astype(np.float32)
         trans_b = any(a.name == "transB" and a.i for a in node.attribute)
         axis = 0 if node.op_type == "Conv" or (node.op_type == "Gemm" and trans_b) else 1
-        q, w_scale = weight_params(w, axis, per_tensor)
+        bias_index = 2
+        has_bias = len(node.input) > bias_index and node.input[bias_index] in inits and node.input[0] in params
+        floor = None
+        if has_bias:
+            b = numpy_helper.to_array(inits[node.input[bias_index]]).astype(np.float32)
+            if b.shape == (w.shape[axis],):
+                # The int32 bias is b / (x_scale * w_scale): a channel whose weights are all
+                # (nearly) zero but whose bias is not would overflow it and be clipped, wrong by
+                # orders of magnitude (PP-OCR has such channels), so its weight scale is raised
+                # until the bias fits, with room left for bias correction's shift. ONNX Runtime's
+                # quantizer adjusts weight scales for int32 biases the same way.
+                floor = np.abs(b.astype(np.float64)) / (params[node.input[0]][0] * BIAS_LIMIT)
+        q, w_scale = weight_params(w, axis, per_tensor, floor)
         base = node.input[1].replace("/", "_").replace(":", "_")
         add(q, base + "_quantized")
         add(w_scale, base + "_scale")
@@ -550,14 +568,12 @@ def quantize_model(model, targets, quantized, shared, params, per_tensor, bias_s
         dq.attribute.extend(attrs)
         new_nodes.append(dq)
         node.input[1] = base + "_dq"
-        bias_index = 2
-        if len(node.input) > bias_index and node.input[bias_index] in inits and node.input[0] in params:
-            b = numpy_helper.to_array(inits[node.input[bias_index]]).astype(np.float32)
+        if has_bias:
             x_scale = params[node.input[0]][0]
             b_scale = (x_scale * w_scale).astype(np.float32)
             if b.shape == b_scale.shape or b_scale.size == 1:
                 b_scale = np.broadcast_to(b_scale, b.shape).astype(np.float32)
-                bq = np.round(b / b_scale) + bias_shift.get(node.output[0], 0)
+                bq = np.round(b.astype(np.float64) / b_scale) + bias_shift.get(node.output[0], 0)
                 bq = np.clip(bq, np.iinfo(np.int32).min, np.iinfo(np.int32).max).astype(np.int32)
                 bias_scales[node.output[0]] = b_scale
                 bbase = node.input[bias_index].replace("/", "_").replace(":", "_")
