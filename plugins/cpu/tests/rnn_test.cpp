@@ -56,6 +56,21 @@ size_t layer_rows(const std::shared_ptr<Model>& model, const std::string& type, 
     return n;
 }
 
+// CPU's outputs at 1 and 2 threads: TEMPLATE's.
+void expect_templates_values(const std::shared_ptr<Model>& model,
+                             const std::vector<Tensor>& inputs) {
+    Core core = make_core();
+    const auto expected = run_model(core, model, "TEMPLATE", inputs);
+    for (int threads : {1, 2}) {
+        SCOPED_TRACE(std::to_string(threads) + " thread(s)");
+        const auto actual =
+            run_model(core, model, "CPU", inputs, {{inference_num_threads.name(), threads}});
+        ASSERT_EQ(actual.size(), expected.size());
+        for (size_t i = 0; i < actual.size(); ++i)
+            EXPECT_TRUE(all_close(actual[i], expected[i], 1e-4, 1e-5)) << "output " << i;
+    }
+}
+
 TEST(Rnn, EveryCellAndDirectionOnOneDnn) {
     const std::vector<Layer> layers{
         {"LSTMSequence", 5, 4, {}},
@@ -188,16 +203,7 @@ TEST(Rnn, BidirectionalLayersRunTheirDirectionsSideBySide) {
             std::make_shared<Model>(OutputVector{y, layers[0]->output(1), layers[0]->output(2),
                                                  layers[1]->output(1), layers[1]->output(2)},
                                     params, "bidirectional");
-        Core core = make_core();
-        const auto expected = run_model(core, model, "TEMPLATE", inputs);
-        for (int threads : {1, 2}) {
-            SCOPED_TRACE(std::to_string(threads) + " thread(s)");
-            const auto actual =
-                run_model(core, model, "CPU", inputs, {{inference_num_threads.name(), threads}});
-            ASSERT_EQ(actual.size(), expected.size());
-            for (size_t i = 0; i < actual.size(); ++i)
-                EXPECT_TRUE(all_close(actual[i], expected[i], 1e-4, 1e-5)) << "output " << i;
-        }
+        expect_templates_values(model, inputs);
         size_t rows = 0, forward = 0, reverse = 0;
         for (const auto& r : cpu_profile(model, {{inference_num_threads.name(), 2}})) {
             if (r.node_type != "LSTMSequence") continue;
@@ -277,16 +283,7 @@ TEST(Rnn, StackedLayersRunAsAWavefront) {
         OutputVector outputs{y, layers[2]->output(1)};
         if (c.first_state_read) outputs.push_back(layers[0]->output(1));
         auto model = std::make_shared<Model>(outputs, params, "stacked");
-        Core core = make_core();
-        const auto expected = run_model(core, model, "TEMPLATE", inputs);
-        for (int threads : {1, 2}) {
-            SCOPED_TRACE(std::to_string(threads) + " thread(s)");
-            const auto actual =
-                run_model(core, model, "CPU", inputs, {{inference_num_threads.name(), threads}});
-            ASSERT_EQ(actual.size(), expected.size());
-            for (size_t i = 0; i < actual.size(); ++i)
-                EXPECT_TRUE(all_close(actual[i], expected[i], 1e-4, 1e-5)) << "output " << i;
-        }
+        expect_templates_values(model, inputs);
         // Pairs in model order: the first two layers, or (the first's state read) the last two.
         const NodePtr alone = c.first_state_read ? layers[0] : layers[2];
         size_t rows = 0;
