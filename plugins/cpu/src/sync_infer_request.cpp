@@ -94,12 +94,6 @@ void InferRequest::infer(sdk::RunContext& run) {
             if (it->second) executor = it->second.get();
         }
     }
-    // Host memory is the device's memory: there is nothing to transfer.
-    run.stage(PipelineStage::kInputTransfer, {}, Status::OPTIMIZED_OUT);
-    // Built when asked for, from the request's timings, which stay those of its last run.
-    if (profiled)
-        run.op_rows([graph = executor->graph(), timings = &m_step_timings](
-                        std::vector<ProfilingInfo>& rows) { append_rows(*graph, *timings, rows); });
     // On a busy machine a static model's run may go to its one-thread graph (TeamChoice).
     bool one_thread = false;
     if (m_choose_team && m_team.serial_next()) {
@@ -113,6 +107,12 @@ void InferRequest::infer(sdk::RunContext& run) {
             m_choose_team = false;  // no such graph: the team it is
         }
     }
+    // Host memory is the device's memory: there is nothing to transfer.
+    run.stage(PipelineStage::kInputTransfer, {}, Status::OPTIMIZED_OUT);
+    // Built when asked for, from the request's timings, which stay those of its last run.
+    if (profiled)
+        run.op_rows([graph = executor->graph(), timings = &m_step_timings](
+                        std::vector<ProfilingInfo>& rows) { append_rows(*graph, *timings, rows); });
     const auto wall = std::chrono::steady_clock::now();
     const double cpu = m_choose_team ? thread_cpu_seconds() : 0;
     {
