@@ -92,7 +92,8 @@ const Output* GraphImporter::find_value(const std::string& name) const {
 
 ImportedBody GraphImporter::import_body(
     const onnx::GraphProto& body,
-    const std::vector<std::pair<element::Type, PartialShape>>& fallback) const {
+    const std::vector<std::pair<element::Type, PartialShape>>& fallback,
+    const OutputVector& bound) const {
     GraphImporter child(body, m_opsets, m_registry, m_owner, m_external, this);
     child.m_capturing = true;
     if (static_cast<size_t>(body.input_size()) != fallback.size())
@@ -102,6 +103,11 @@ ImportedBody GraphImporter::import_body(
     ImportedBody out;
     for (int i = 0; i < body.input_size(); ++i) {
         const auto& info = body.input(i);
+        if (static_cast<size_t>(i) < bound.size() && bound[static_cast<size_t>(i)]) {
+            child.m_values[info.name()] = bound[static_cast<size_t>(i)];
+            out.inputs.push_back(nullptr);
+            continue;
+        }
         const auto& tensor_type = info.type().tensor_type();
         element::Type type = fallback[static_cast<size_t>(i)].first;
         if (info.type().has_tensor_type() && tensor_type.elem_type() != 0)

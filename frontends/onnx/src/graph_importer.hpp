@@ -56,13 +56,15 @@ class GraphImporter {
 
     /// Converts `body` (a subgraph attribute of a node of this graph) into a separate graph. Its
     /// inputs become Parameters of the type and shape the body declares, else `fallback`'s (one
-    /// per input). A name the body (or a subgraph inside it) reads but does not define and that
+    /// per input), except where `bound[i]` is set: input i then takes that value (a node of the
+    /// body the caller built, e.g. a Squeeze of its own Parameter) and ImportedBody::inputs holds
+    /// null for it. A name the body (or a subgraph inside it) reads but does not define and that
     /// resolves in this graph or its parents becomes a capture Parameter fed by that outer value,
     /// once per name; a captured Constant is copied into the body instead. Throws as
     /// inline_subgraph.
-    ImportedBody import_body(
-        const onnx::GraphProto& body,
-        const std::vector<std::pair<element::Type, PartialShape>>& fallback) const;
+    ImportedBody import_body(const onnx::GraphProto& body,
+                             const std::vector<std::pair<element::Type, PartialShape>>& fallback,
+                             const OutputVector& bound = {}) const;
 
     /// Sequences whose length and positions are known at import (SequenceConstruct, Insert at a
     /// constant position, SplitToSequence of a static axis...) are kept as the list of their

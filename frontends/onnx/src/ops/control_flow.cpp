@@ -1,7 +1,8 @@
 // Translators for ONNX's control flow: If (the taken branch inlined when the condition is a
 // constant, else a core If over both branches imported as bodies), Loop (a core Loop whose body
-// captures outer values as extra inputs) and Scan (unrolled over its static sequence length, at
-// most kMaxScanUnrolledNodes nodes; Scan-8's batch form per static batch entry).
+// captures outer values as extra inputs) and Scan (unrolled over a static sequence length of at
+// most kMaxScanUnrolledNodes nodes, else a core Loop that slices the scan inputs per iteration;
+// Scan-8's batch form unrolled per static batch entry).
 #include <algorithm>
 
 #include "graph_importer.hpp"
@@ -128,8 +129,7 @@ OutputVector unroll_scan(const NodeContext& ctx, const onnx::GraphProto& g, Outp
         const int64_t rank = static_rank(ctx, x);
         in_axes[j] = normalize_axis(ctx, in_axes[j], rank);
         const auto& d = x.get_partial_shape()[static_cast<size_t>(in_axes[j])];
-        if (d.is_dynamic())
-            ctx.unsupported("the scan length must be static (the loop is unrolled)");
+        if (d.is_dynamic()) ctx.unsupported("the scan length must be static (Scan-8 is unrolled)");
         if (steps >= 0 && d.get_length() != steps)
             ctx.fail("scan inputs disagree on the sequence length");
         steps = d.get_length();
@@ -139,10 +139,10 @@ OutputVector unroll_scan(const NodeContext& ctx, const onnx::GraphProto& g, Outp
     const int64_t per_step = g.node_size() + 2 * m;
     if (steps > kMaxScanUnrolledNodes / std::max<int64_t>(per_step, 1))
         ctx.unsupported("the scan has ", steps, " steps of about ", per_step,
-                        " nodes each; Scan is unrolled at import and at most ",
+                        " nodes each; Scan-8 is unrolled at import and at most ",
                         kMaxScanUnrolledNodes, " nodes are unrolled");
     if (steps == 0 && k > 0)
-        ctx.unsupported("a scan of length 0 with scan outputs is not supported");
+        ctx.unsupported("a Scan-8 of length 0 with scan outputs is not supported");
     std::vector<OutputVector> collected(static_cast<size_t>(k),
                                         OutputVector(static_cast<size_t>(steps)));
     for (int64_t t = 0; t < steps; ++t) {
@@ -172,6 +172,94 @@ OutputVector unroll_scan(const NodeContext& ctx, const onnx::GraphProto& g, Outp
     return out;
 }
 
+/// Scan as a core Loop, for a sequence length known only at run time or too long to unroll: the
+/// trip count is the first scan input's length; each state variable is a body Parameter carried
+/// back from its Result; each scan input is sliced one position per iteration (backwards for
+/// direction 1) into a body Parameter whose Squeeze the ONNX body reads; each scan output is
+/// unsqueezed in the body and concatenated by the Loop on its axis (in reverse order for direction
+/// 1). Values the body captures from outer graphs enter whole. Scan inputs of unequal lengths fail
+/// at run time, naming the Loop: the trip count is the longest length, so the shorter input runs
+/// out.
+OutputVector scan_as_loop(const NodeContext& ctx, const onnx::GraphProto& g,
+                          const OutputVector& state, const OutputVector& scan_inputs,
+                          const std::vector<int64_t>& in_axes, const std::vector<int64_t>& in_dirs,
+                          const std::vector<int64_t>& out_axes,
+                          const std::vector<int64_t>& out_dirs) {
+    const size_t n = state.size();
+    const size_t m = scan_inputs.size();
+    const size_t k = out_axes.size();
+    std::vector<std::pair<element::Type, PartialShape>> types;
+    for (const auto& v : state) types.emplace_back(v.get_element_type(), PartialShape::dynamic());
+    OutputVector bound(n);
+    ParameterVector slices;
+    for (size_t j = 0; j < m; ++j) {
+        PartialShape shape = scan_inputs[j].get_partial_shape();  // static rank: checked
+        shape[static_cast<size_t>(in_axes[j])] = Dimension(1);
+        auto p = op::parameter(scan_inputs[j].get_element_type(), shape);
+        p->set_friendly_name(g.input_size() > static_cast<int>(n + j)
+                                 ? g.input(static_cast<int>(n + j)).name()
+                                 : ctx.name() + "/scan_input_" + std::to_string(j));
+        slices.push_back(p);
+        bound.push_back(op::squeeze(p, ints({in_axes[j]})));
+        types.emplace_back(scan_inputs[j].get_element_type(), PartialShape::dynamic());
+    }
+    ImportedBody b = ctx.graph().import_body(g, types, bound);
+    if (b.outputs.size() != n + k)
+        ctx.fail("the body has ", b.outputs.size(), " outputs, expected ", n + k);
+    OutputVector results = b.outputs;
+    std::vector<int64_t> stacked_axes(k);  // each scan output's axis, normalized
+    for (size_t j = 0; j < k; ++j) {
+        const Output& r = results[n + j];
+        if (!r.get_partial_shape().rank_is_static() && out_axes[j] < 0)
+            ctx.unsupported("scan output ", j, " has a dynamic rank and a negative axis ",
+                            out_axes[j]);
+        const int64_t rank = r.get_partial_shape().rank_is_static()
+                                 ? static_cast<int64_t>(r.get_partial_shape().size()) + 1
+                                 : out_axes[j] + 1;
+        stacked_axes[j] = normalize_axis(ctx, out_axes[j], rank);
+        results[n + j] = op::unsqueeze(r, ints({stacked_axes[j]}));
+    }
+    ParameterVector params(b.inputs.begin(), b.inputs.begin() + static_cast<std::ptrdiff_t>(n));
+    params.insert(params.end(), slices.begin(), slices.end());
+    params.insert(params.end(), b.captures.begin(), b.captures.end());
+    auto model = std::make_shared<Model>(results, params, ctx.name() + "/body");
+
+    // Slicing fields per port: axis, start, stride, end, part size (-1 axis: whole value).
+    const std::vector<int64_t> whole{-1, 0, 1, -1, 1};
+    auto sliced = [](int64_t axis, int64_t backwards) {
+        return backwards ? std::vector<int64_t>{axis, -1, -1, 0, 1}
+                         : std::vector<int64_t>{axis, 0, 1, -1, 1};
+    };
+    op::LoopPorts ports;
+    for (size_t p = 0; p < params.size(); ++p) {
+        ports.input_ports.push_back(static_cast<int64_t>(2 + p));
+        ports.back_edges.push_back(p < n ? static_cast<int64_t>(p) : -1);
+        const auto f = p >= n && p < n + m ? sliced(in_axes[p - n], in_dirs[p - n]) : whole;
+        ports.input_slicing.insert(ports.input_slicing.end(), f.begin(), f.end());
+    }
+    for (size_t r = 0; r < n + k; ++r) {
+        ports.output_results.push_back(static_cast<int64_t>(r));
+        const auto f = r < n ? whole : sliced(stacked_axes[r - n], out_dirs[r - n]);
+        ports.output_slicing.insert(ports.output_slicing.end(), f.begin(), f.end());
+    }
+    // The trip count is the longest scan input's length, so that inputs of unequal lengths fail
+    // (a shorter one runs out) instead of being read partly.
+    Output trip;
+    for (size_t j = 0; j < m; ++j) {
+        const auto& d = scan_inputs[j].get_partial_shape()[static_cast<size_t>(in_axes[j])];
+        const Output length =
+            d.is_static() ? Output(op::int64_scalar(d.get_length()))
+                          : Output(op::gather(op::shape_of(scan_inputs[j]),
+                                              op::int64_scalar(in_axes[j]), op::int64_scalar(0)));
+        trip = trip ? Output(op::maximum(trip, length)) : length;
+    }
+    OutputVector inputs = state;
+    inputs.insert(inputs.end(), scan_inputs.begin(), scan_inputs.end());
+    inputs.insert(inputs.end(), b.captured.begin(), b.captured.end());
+    return op::loop(trip, op::constant<int>(element::boolean, Shape{}, {1}), inputs, model, ports)
+        ->outputs();
+}
+
 OutputVector scan(const NodeContext& ctx) {
     const auto& g = body(ctx, "body");
     const int64_t m = ctx.attr_int("num_scan_inputs");
@@ -179,16 +267,40 @@ OutputVector scan(const NodeContext& ctx) {
     if (m < 1 || n < 0)
         ctx.fail("num_scan_inputs ", m, " does not fit ", ctx.input_size(), " inputs");
     const int64_t k = g.output_size() - n;
+    if (k < 0) ctx.fail("the body has fewer outputs than state variables");
     const auto zeros = [](int64_t count) {
         return std::vector<int64_t>(static_cast<size_t>(std::max<int64_t>(count, 0)), 0);
     };
     OutputVector state, scan_inputs;
     for (int64_t i = 0; i < n; ++i) state.push_back(ctx.input(static_cast<size_t>(i)));
     for (int64_t j = 0; j < m; ++j) scan_inputs.push_back(ctx.input(static_cast<size_t>(n + j)));
-    return unroll_scan(ctx, g, state, scan_inputs, ctx.attr_ints("scan_input_axes", zeros(m)),
-                       ctx.attr_ints("scan_input_directions", zeros(m)),
-                       ctx.attr_ints("scan_output_axes", zeros(k)),
-                       ctx.attr_ints("scan_output_directions", zeros(k)));
+    std::vector<int64_t> in_axes = ctx.attr_ints("scan_input_axes", zeros(m));
+    const auto in_dirs = ctx.attr_ints("scan_input_directions", zeros(m));
+    const auto out_axes = ctx.attr_ints("scan_output_axes", zeros(k));
+    const auto out_dirs = ctx.attr_ints("scan_output_directions", zeros(k));
+    if (static_cast<int64_t>(in_axes.size()) != m || static_cast<int64_t>(in_dirs.size()) != m ||
+        static_cast<int64_t>(out_axes.size()) != k || static_cast<int64_t>(out_dirs.size()) != k)
+        ctx.fail("scan axes/directions attributes do not match the inputs and outputs");
+    // Unrolled when the length is static and short enough (the device then sees one flat graph);
+    // otherwise a Loop.
+    int64_t steps = -1;
+    for (int64_t j = 0; j < m; ++j) {
+        const Output& x = scan_inputs[static_cast<size_t>(j)];
+        in_axes[j] = normalize_axis(ctx, in_axes[j], static_rank(ctx, x));
+        const auto& d = x.get_partial_shape()[static_cast<size_t>(in_axes[j])];
+        if (d.is_dynamic()) {
+            steps = -1;
+            break;
+        }
+        if (steps >= 0 && d.get_length() != steps)
+            ctx.fail("scan inputs disagree on the sequence length");
+        steps = d.get_length();
+    }
+    const int64_t per_step = g.node_size() + 2 * m;
+    if (steps < 0 || steps > kMaxScanUnrolledNodes / std::max<int64_t>(per_step, 1) ||
+        (steps == 0 && k > 0))
+        return scan_as_loop(ctx, g, state, scan_inputs, in_axes, in_dirs, out_axes, out_dirs);
+    return unroll_scan(ctx, g, state, scan_inputs, in_axes, in_dirs, out_axes, out_dirs);
 }
 
 // Scan-8: input 0 an optional sequence_lens, then states [B, ...] and scan inputs [B, T, ...];
