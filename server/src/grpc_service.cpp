@@ -1,6 +1,11 @@
-// The KServe v2 gRPC service: health, metadata, inference through a reactor, repository RPCs.
+// The KServe v2 gRPC service: health, metadata, inference through a reactor (one per ModelInfer
+// call, one per ModelStreamInfer stream), repository RPCs.
 #include "grpc_service.hpp"
 
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -18,6 +23,68 @@ uint64_t micros_since(Clock::time_point start) {
         std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count());
 }
 
+// One gRPC inference from request to reply: the job on its way, the model version running it
+// (what a cancel needs) and the form of the reply.
+struct GrpcInfer {
+    std::shared_ptr<InferJob> job;
+    std::shared_ptr<ModelVersion> version;
+    GrpcReplyForm form;
+    int64_t version_number = 0;
+};
+
+// Finds `request`'s model version, builds its job (bounded by the call's gRPC deadline, if any),
+// lets `bind` set the job's on_done (and keep what a cancel needs), and submits it. An
+// unversioned request that meets a version retired between find() and submit() goes once more to
+// the version that replaced it. A failure is returned, and on_done is then never called; on
+// success on_done is called exactly once, possibly before this returns.
+Status submit_grpc_infer(ServingContext& serving, const inference::ModelInferRequest& request,
+                         std::chrono::system_clock::time_point deadline,
+                         const std::function<void(const std::shared_ptr<GrpcInfer>&)>& bind) {
+    for (int attempt = 0;; ++attempt) {
+        if (serving.draining.load()) return {StatusCode::kUnavailable, "server is shutting down"};
+        auto infer = std::make_shared<GrpcInfer>();
+        Status s =
+            serving.models.find(request.model_name(), request.model_version(), infer->version);
+        if (!s.ok()) return s;
+        infer->job = std::make_shared<InferJob>();
+        if (deadline != std::chrono::system_clock::time_point::max()) {
+            const auto left = deadline - std::chrono::system_clock::now();
+            infer->job->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(left);
+        }
+        s = job_from_grpc(request, *infer->version, serving.options.max_request_bytes, *infer->job,
+                          infer->form, &serving.shared_memory);
+        if (!s.ok()) return s;
+        infer->version_number = infer->version->version();
+        bind(infer);
+        s = infer->version->submit(infer->job);
+        if (s.ok() || s.code != StatusCode::kUnavailable || attempt > 0 ||
+            !request.model_version().empty() || serving.draining.load())
+            return s;
+    }
+}
+
+// Fills `response` from a finished inference: outputs requested in shared memory are written
+// there first. Returns the inference's status, or the shared memory write's failure.
+Status reply_grpc_infer(Status status, std::vector<OutputData>& outputs, const GrpcInfer& infer,
+                        const inference::ModelInferRequest& request,
+                        inference::ModelInferResponse& response) {
+    if (status.ok()) status = write_shared_memory_outputs(infer.form.shm_outputs, outputs);
+    if (status.ok()) {
+        response.set_model_name(request.model_name());
+        response.set_model_version(std::to_string(infer.version_number));
+        response.set_id(request.id());
+        fill_grpc_response(outputs, infer.form, response);
+    }
+    return status;
+}
+
+void cancel_grpc_infer(const GrpcInfer& infer) {
+    const bool expired = Clock::now() >= infer.job->deadline;
+    infer.version->cancel(infer.job,
+                          expired ? StatusCode::kDeadlineExceeded : StatusCode::kCancelled,
+                          expired ? "gRPC deadline exceeded" : "request cancelled by the client");
+}
+
 // One ModelInfer call, alive from the RPC's start until gRPC calls OnDone.
 class InferReactor final : public grpc::ServerUnaryReactor {
   public:
@@ -27,86 +94,45 @@ class InferReactor final : public grpc::ServerUnaryReactor {
         : m_serving(serving), m_context(context), m_request(request), m_response(response) {}
 
     void start() {
-        for (int attempt = 0;; ++attempt) {
-            Status s = prepare();
-            if (!s.ok()) {
-                complete(s);
-                return;
-            }
-            std::shared_ptr<InferJob> job = m_job;
-            std::shared_ptr<ModelVersion> version = m_version;
-            s = version->submit(job);
-            if (s.ok()) return;
-            // A reload retired the version between find() and submit(): an unversioned request
-            // goes once more to the version that replaced it.
-            if (s.code != StatusCode::kUnavailable || attempt > 0 ||
-                !m_request->model_version().empty() || m_serving.draining.load()) {
-                complete(s);
-                return;
-            }
-        }
+        const Status s = submit_grpc_infer(
+            m_serving, *m_request, m_context->deadline(),
+            [this](const std::shared_ptr<GrpcInfer>& infer) {
+                infer->job->on_done = [this, infer](Status status,
+                                                    std::vector<OutputData> outputs) {
+                    complete(reply_grpc_infer(std::move(status), outputs, *infer, *m_request,
+                                              *m_response));
+                };
+                std::lock_guard<std::mutex> lock(m_mutex);
+                m_infer = infer;
+            });
+        if (!s.ok()) complete(s);
     }
 
     void OnCancel() override {
-        std::shared_ptr<InferJob> job;
-        std::shared_ptr<ModelVersion> version;
+        std::shared_ptr<GrpcInfer> infer;
         {
             std::lock_guard<std::mutex> lock(m_mutex);
-            job = m_job;
-            version = m_version;
+            infer = m_infer;
         }
-        if (job && version) {
-            const bool expired = Clock::now() >= job->deadline;
-            version->cancel(job, expired ? StatusCode::kDeadlineExceeded : StatusCode::kCancelled,
-                            expired ? "gRPC deadline exceeded" : "request cancelled by the client");
-        }
+        if (infer) cancel_grpc_infer(*infer);
     }
 
     void OnDone() override { delete this; }
 
   private:
-    Status prepare() {
-        if (m_serving.draining.load()) {
-            return {StatusCode::kUnavailable, "server is shutting down"};
-        }
-        std::shared_ptr<ModelVersion> version;
-        Status s =
-            m_serving.models.find(m_request->model_name(), m_request->model_version(), version);
-        if (!s.ok()) return s;
-        auto job = std::make_shared<InferJob>();
-        const auto deadline = m_context->deadline();
-        if (deadline != std::chrono::system_clock::time_point::max()) {
-            const auto left = deadline - std::chrono::system_clock::now();
-            job->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(left);
-        }
-        m_form = GrpcReplyForm{};
-        s = job_from_grpc(*m_request, *version, m_serving.options.max_request_bytes, *job, m_form,
-                          &m_serving.shared_memory);
-        if (!s.ok()) return s;
-        m_version_number = version->version();
-        job->on_done = [this](Status status, std::vector<OutputData> outputs) {
-            if (status.ok()) status = write_shared_memory_outputs(m_form.shm_outputs, outputs);
-            if (status.ok()) {
-                m_response->set_model_name(m_request->model_name());
-                m_response->set_model_version(std::to_string(m_version_number));
-                m_response->set_id(m_request->id());
-                fill_grpc_response(outputs, m_form, *m_response);
-            }
-            complete(status);
-        };
-        std::lock_guard<std::mutex> lock(m_mutex);
-        m_job = std::move(job);
-        m_version = std::move(version);
-        return {};
-    }
-
     // The last use of `this` before gRPC may call OnDone.
     void complete(const Status& status) {
-        m_serving.metrics.record_request(m_request->model_name(), m_version_number, "gRPC",
+        int64_t version_number = 0;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            if (m_infer) version_number = m_infer->version_number;
+        }
+        m_serving.metrics.record_request(m_request->model_name(), version_number, "gRPC",
                                          "ModelInfer", status.ok(), micros_since(m_start));
         // kCancelled comes only from OnCancel's cancel (or the device run it cancelled).
         if (status.code == StatusCode::kCancelled) {
-            m_serving.metrics.record_cancelled(m_request->model_name(), m_version_number, "gRPC");
+            m_serving.metrics.record_cancelled(m_request->model_name(), version_number, "gRPC",
+                                               "ModelInfer");
         }
         Finish(to_grpc(status));
     }
@@ -116,11 +142,166 @@ class InferReactor final : public grpc::ServerUnaryReactor {
     const inference::ModelInferRequest* m_request;
     inference::ModelInferResponse* m_response;
     const Clock::time_point m_start = Clock::now();
-    GrpcReplyForm m_form;
-    int64_t m_version_number = 0;
     std::mutex m_mutex;
-    std::shared_ptr<InferJob> m_job;
-    std::shared_ptr<ModelVersion> m_version;
+    std::shared_ptr<GrpcInfer> m_infer;  // the submitted inference, for OnCancel
+};
+
+// One ModelStreamInfer call (Triton's streaming extension): every request read from the stream is
+// an inference of its own, submitted as soon as it is read, so several run at once; each gets one
+// ModelStreamInferResponse when it finishes (in the order they finish; `id` tells them apart),
+// with error_message set instead of an RPC error when it fails, and the stream goes on. Responses
+// are written one at a time from a queue. The call ends (OK) once the client has closed its side
+// and every response is written; a cancelled call (the client went away, or the deadline passed)
+// cancels its inferences and ends CANCELLED once they have finished. Alive until gRPC calls OnDone,
+// which comes only after Finish: Finish is called by whichever event leaves nothing to read,
+// nothing running and nothing to write, and nothing touches the reactor after that.
+class StreamReactor final : public grpc::ServerBidiReactor<inference::ModelInferRequest,
+                                                           inference::ModelStreamInferResponse> {
+  public:
+    StreamReactor(ServingContext& serving, grpc::CallbackServerContext* context)
+        : m_serving(serving), m_context(context) {
+        StartRead(&m_incoming);
+    }
+
+    void OnReadDone(bool ok) override {
+        if (!ok) {  // the client closed its side, or the call is over
+            bool finish = false;
+            {
+                std::lock_guard<std::mutex> lock(m_mutex);
+                m_reads_done = true;
+                finish = finish_now();
+            }
+            if (finish) Finish(final_status());
+            return;
+        }
+        auto call = std::make_shared<Call>();
+        call->request.Swap(&m_incoming);
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            ++m_running;
+        }
+        const Status s = submit_grpc_infer(
+            m_serving, call->request, m_context->deadline(),
+            [this, call](const std::shared_ptr<GrpcInfer>& infer) {
+                infer->job->on_done = [this, call](Status status, std::vector<OutputData> outputs) {
+                    respond(*call, std::move(status), &outputs);
+                };
+                std::lock_guard<std::mutex> lock(m_mutex);
+                call->infer = infer;
+                m_calls.push_back(call);
+            });
+        if (!s.ok()) respond(*call, s, nullptr);
+        StartRead(&m_incoming);  // m_running > 0 or a pending read keeps the call open until here
+    }
+
+    void OnWriteDone(bool ok) override {
+        inference::ModelStreamInferResponse* next = nullptr;
+        bool finish = false;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_writes.pop_front();
+            if (!ok) {  // the stream is broken: nothing more can be sent
+                m_broken = true;
+                m_writes.clear();
+            }
+            if (!m_writes.empty()) next = m_writes.front().get();
+            m_writing = next != nullptr;
+            finish = finish_now();
+        }
+        if (next) StartWrite(next);
+        if (finish) Finish(final_status());
+    }
+
+    void OnCancel() override {
+        std::vector<std::shared_ptr<Call>> calls;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_cancelled = true;
+            for (const auto& weak : m_calls)
+                if (auto call = weak.lock()) calls.push_back(call);
+        }
+        for (const auto& call : calls) cancel_grpc_infer(*call->infer);
+    }
+
+    void OnDone() override { delete this; }
+
+  private:
+    struct Call {
+        inference::ModelInferRequest request;
+        std::shared_ptr<GrpcInfer> infer;  // set once submitted
+        const Clock::time_point start = Clock::now();
+    };
+
+    // Queues the response of `call` (outputs null when it failed before running).
+    void respond(const Call& call, Status status, std::vector<OutputData>* outputs) {
+        auto reply = std::make_unique<inference::ModelStreamInferResponse>();
+        auto& response = *reply->mutable_infer_response();
+        const int64_t version_number = call.infer ? call.infer->version_number : 0;
+        if (outputs && call.infer)
+            status =
+                reply_grpc_infer(std::move(status), *outputs, *call.infer, call.request, response);
+        if (!status.ok()) {
+            response.Clear();
+            response.set_model_name(call.request.model_name());
+            response.set_model_version(call.request.model_version());
+            response.set_id(call.request.id());
+            reply->set_error_message(status.message);
+        }
+        m_serving.metrics.record_request(call.request.model_name(), version_number, "gRPC",
+                                         "ModelStreamInfer", status.ok(), micros_since(call.start));
+        if (status.code == StatusCode::kCancelled)
+            m_serving.metrics.record_cancelled(call.request.model_name(), version_number, "gRPC",
+                                               "ModelStreamInfer");
+        inference::ModelStreamInferResponse* first = nullptr;
+        bool finish = false;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            --m_running;
+            m_calls.erase(std::remove_if(m_calls.begin(), m_calls.end(),
+                                         [&](const std::weak_ptr<Call>& w) {
+                                             auto c = w.lock();
+                                             return !c || c.get() == &call;
+                                         }),
+                          m_calls.end());
+            if (!m_broken) {
+                m_writes.push_back(std::move(reply));
+                if (!m_writing) {
+                    m_writing = true;
+                    first = m_writes.front().get();
+                }
+            }
+            finish = finish_now();
+        }
+        if (first) StartWrite(first);
+        if (finish) Finish(final_status());
+    }
+
+    // Under m_mutex: whether the call can end now (nothing to read, run or write), marking it
+    // ended so that only one event calls Finish.
+    bool finish_now() {
+        if (m_finished || !m_reads_done || m_running > 0 || m_writing) return false;
+        m_finished = true;
+        return true;
+    }
+
+    grpc::Status final_status() const {
+        // Read only after finish_now() returned true: no other event changes m_cancelled then.
+        return m_cancelled ? grpc::Status(grpc::StatusCode::CANCELLED, "stream cancelled")
+                           : grpc::Status::OK;
+    }
+
+    ServingContext& m_serving;
+    grpc::CallbackServerContext* m_context;
+    inference::ModelInferRequest m_incoming;  // the read in progress
+    std::mutex m_mutex;
+    std::vector<std::weak_ptr<Call>> m_calls;  // submitted and not yet answered, for OnCancel
+    std::deque<std::unique_ptr<inference::ModelStreamInferResponse>> m_writes;  // front: in flight
+    int m_running = 0;  // requests read and not yet answered
+    bool m_reads_done = false;
+    bool m_writing = false;
+    bool m_broken = false;
+    bool m_cancelled = false;
+    bool m_finished = false;
 };
 
 }  // namespace
@@ -233,6 +414,11 @@ grpc::ServerUnaryReactor* GrpcService::ModelInfer(grpc::CallbackServerContext* c
     auto* reactor = new InferReactor(m_context, context, request, response);
     reactor->start();
     return reactor;
+}
+
+grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*
+GrpcService::ModelStreamInfer(grpc::CallbackServerContext* context) {
+    return new StreamReactor(m_context, context);
 }
 
 grpc::ServerUnaryReactor* GrpcService::ModelConfig(grpc::CallbackServerContext* context,

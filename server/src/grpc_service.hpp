@@ -1,6 +1,6 @@
 // Declares GrpcService: the KServe v2 gRPC service (inference.GRPCInferenceService) on gRPC's
-// callback API, with Triton's repository, ModelConfig, ModelStatistics and system shared memory
-// RPCs.
+// callback API, with Triton's streaming inference, repository, ModelConfig, ModelStatistics and
+// system shared memory RPCs.
 #pragma once
 
 #include <condition_variable>
@@ -13,8 +13,10 @@ namespace vireo::server {
 
 /// ModelInfer runs through a reactor: the RPC is parsed and queued on a gRPC thread, the model
 /// version's completion callback finishes it, a client cancel (or an expired gRPC deadline)
-/// cancels its job, so no gRPC thread waits for an inference. Repository loads, which compile
-/// models for seconds, run on a thread of their own per call.
+/// cancels its job, so no gRPC thread waits for an inference. ModelStreamInfer (Triton's streaming
+/// extension) is a bidirectional reactor: each request read from the stream is submitted at once
+/// and answered by one ModelStreamInferResponse when it finishes (errors in error_message).
+/// Repository loads, which compile models for seconds, run on a thread of their own per call.
 ///
 /// Thread safety: gRPC calls the methods from its threads concurrently; the service holds no
 /// state besides the shared ServingContext, which must outlive it.
@@ -42,6 +44,8 @@ class GrpcService final : public inference::GRPCInferenceService::CallbackServic
     grpc::ServerUnaryReactor* ModelInfer(grpc::CallbackServerContext* context,
                                          const inference::ModelInferRequest* request,
                                          inference::ModelInferResponse* response) override;
+    grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*
+    ModelStreamInfer(grpc::CallbackServerContext* context) override;
     grpc::ServerUnaryReactor* ModelConfig(grpc::CallbackServerContext* context,
                                           const inference::ModelConfigRequest* request,
                                           inference::ModelConfigResponse* response) override;

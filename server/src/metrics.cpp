@@ -73,7 +73,7 @@ void Metrics::record_request(const std::string& model, int64_t version,
     std::lock_guard<std::mutex> lock(m_mutex);
     auto& series = m_requests[{model, version, interface, method}];
     (success ? series.success : series.fail) += 1;
-    if (method == "ModelInfer") {
+    if (method == "ModelInfer" || method == "ModelStreamInfer") {
         auto& histogram = m_latency[{model, version, interface}];
         if (!histogram) histogram = std::make_unique<Histogram>();
         histogram->observe(duration_us);
@@ -81,9 +81,9 @@ void Metrics::record_request(const std::string& model, int64_t version,
 }
 
 void Metrics::record_cancelled(const std::string& model, int64_t version,
-                               const std::string& interface) {
+                               const std::string& interface, const std::string& method) {
     std::lock_guard<std::mutex> lock(m_mutex);
-    m_cancelled[{model, version, interface}] += 1;
+    m_cancelled[{model, version, interface, method}] += 1;
 }
 
 uint64_t Metrics::requests(const std::string& model, int64_t version, const std::string& interface,
@@ -114,10 +114,10 @@ std::string Metrics::render() const {
            "Number of inference requests whose client went away before they completed (also "
            "counted as failed).");
     for (const auto& [key, count] : m_cancelled) {
-        const auto& [model, version, interface] = key;
-        out += "vireo_requests_cancelled{api=\"KServe\",interface=\"" + interface +
-               "\",method=\"ModelInfer\"," + version_labels(model, version) + "} " +
-               std::to_string(count) + "\n";
+        const auto& [model, version, interface, method] = key;
+        out += "vireo_requests_cancelled{api=\"KServe\",interface=\"" + interface + "\",method=\"" +
+               method + "\"," + version_labels(model, version) + "} " + std::to_string(count) +
+               "\n";
     }
     header(out, "vireo_request_time_us", "histogram",
            "Processing time of requests to a model or a model version, in microseconds.");

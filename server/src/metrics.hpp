@@ -68,10 +68,12 @@ class Metrics {
     /// Prometheus text exposition format (version 0.0.4).
     std::string render() const;
 
-    /// Counts one ModelInfer request over `interface` that its client abandoned before it
-    /// completed: a REST client that closed its connection, a cancelled gRPC call. The request is
-    /// also counted as failed by record_request.
-    void record_cancelled(const std::string& model, int64_t version, const std::string& interface);
+    /// Counts one inference request (`method` "ModelInfer" or "ModelStreamInfer") over
+    /// `interface` that its client abandoned before it completed: a REST client that closed its
+    /// connection, a cancelled gRPC call or stream. The request is also counted as failed by
+    /// record_request.
+    void record_cancelled(const std::string& model, int64_t version, const std::string& interface,
+                          const std::string& method);
 
     /// The success (or failure) count recorded for a label set; for tests.
     uint64_t requests(const std::string& model, int64_t version, const std::string& interface,
@@ -87,7 +89,7 @@ class Metrics {
     std::map<std::pair<std::string, int64_t>, std::shared_ptr<VersionMetrics>> m_versions;
     std::map<RequestKey, RequestSeries> m_requests;
     std::map<std::tuple<std::string, int64_t, std::string>, std::unique_ptr<Histogram>> m_latency;
-    std::map<std::tuple<std::string, int64_t, std::string>, uint64_t> m_cancelled;
+    std::map<std::tuple<std::string, int64_t, std::string, std::string>, uint64_t> m_cancelled;
 };
 
 }  // namespace vireo::server

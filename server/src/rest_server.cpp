@@ -291,7 +291,7 @@ void RestServer::add_routes() {
         // Only a closed connection cancels a REST job. The job may also have been completed by the
         // device's callback for the cancelled run (same status) or, just before, by its success.
         if (status.code == StatusCode::kCancelled) {
-            ctx.metrics.record_cancelled(name, version_number, "REST");
+            ctx.metrics.record_cancelled(name, version_number, "REST", "ModelInfer");
             log_line("info", "REST client " + req.remote_addr + ":" +
                                  std::to_string(req.remote_port) +
                                  " closed its connection: inference of model '" + name +

@@ -113,11 +113,14 @@ TEST(ClientConnection, ResetPeerIsSeen) {
     EXPECT_TRUE(closed_within_a_second(pair.server));
 }
 
-TEST(ClientConnection, CancelledRequestsAreCountedPerInterface) {
+TEST(ClientConnection, CancelledRequestsAreCountedPerInterfaceAndMethod) {
     Metrics metrics;
-    metrics.record_cancelled("m", 2, "REST");
-    metrics.record_cancelled("m", 2, "REST");
-    metrics.record_cancelled("m", 2, "gRPC");
+    metrics.record_cancelled("m", 2, "REST", "ModelInfer");
+    metrics.record_cancelled("m", 2, "REST", "ModelInfer");
+    metrics.record_cancelled("m", 2, "gRPC", "ModelInfer");
+    metrics.record_cancelled("m", 2, "gRPC", "ModelStreamInfer");
+    metrics.record_cancelled("m", 2, "gRPC", "ModelStreamInfer");
+    metrics.record_cancelled("m", 2, "gRPC", "ModelStreamInfer");
     const std::string text = metrics.render();
     EXPECT_NE(
         text.find(
@@ -127,6 +130,11 @@ TEST(ClientConnection, CancelledRequestsAreCountedPerInterface) {
     EXPECT_NE(
         text.find(
             R"(vireo_requests_cancelled{api="KServe",interface="gRPC",method="ModelInfer",name="m",version="2"} 1)"),
+        std::string::npos)
+        << text;
+    EXPECT_NE(
+        text.find(
+            R"(vireo_requests_cancelled{api="KServe",interface="gRPC",method="ModelStreamInfer",name="m",version="2"} 3)"),
         std::string::npos)
         << text;
 }

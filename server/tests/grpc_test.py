@@ -1,7 +1,8 @@
 """Integration test of vireo_server's gRPC service with grpcio stubs generated from server/proto:
-every RPC, every datatype Vireo has (raw), typed contents, version selection, validation errors,
-the repository RPCs (with inline model files), queue full, deadlines, cancellation, metrics
-values and a SIGTERM drain. Models are small IRs written by model_ir.py, run on TEMPLATE."""
+every RPC, every datatype Vireo has (raw), typed contents, version selection, streaming inference,
+validation errors, the repository RPCs (with inline model files), queue full, deadlines,
+cancellation, metrics values and a SIGTERM drain. Models are small IRs written by model_ir.py,
+run on TEMPLATE."""
 import json
 import os
 import re
@@ -44,6 +45,7 @@ SERVER = None
 STUB = None
 SENT = {}  # successful ModelInfer calls to "add" by the version that answered
 SENT_LOCK = threading.Lock()
+STREAMED = {}  # successful ModelStreamInfer requests to "add" by the version that answered
 
 
 def pack(datatype, values):
@@ -190,6 +192,121 @@ class B_Infer(unittest.TestCase):
         r = STUB.ModelInfer(req)
         self.assertEqual([o.name for o in r.outputs], ["out_int64", "out_bf16"])
         self.assertEqual(r.raw_output_contents[1], pack("BF16", VALUES["BF16"][1]))
+
+
+class B_Stream(unittest.TestCase):
+    """ModelStreamInfer (Triton's streaming extension): one response per request, matched by id;
+    a failed request is an error_message and the stream goes on."""
+
+    def metric(self, text, method, name, version, kind="success"):
+        m = re.search(r'vireo_requests_%s\{api="KServe",interface="gRPC",method="%s",'
+                      r'name="%s",version="%s"\} (\d+)' % (kind, method, name, version), text)
+        return int(m.group(1)) if m else 0
+
+    def test_every_request_gets_its_response(self):
+        before = SERVER.http("GET", "/metrics")[1].decode()
+        requests = []
+        expected = {}
+        for i in range(6):
+            version = "1" if i % 3 == 0 else ""
+            req = add_request([i, i + 1, i + 2, i + 3], version=version, raw=i % 2 == 0)
+            req.id = "s%d" % i
+            requests.append(req)
+            bias = 1.0 if version == "1" else 2.0
+            expected[req.id] = [i + bias, i + 1 + bias, i + 2 + bias, i + 3 + bias]
+        bad_model = add_request([0, 0, 0, 0], model="nope")
+        bad_model.id = "bad-model"
+        bad_shape = add_request([0, 0, 0, 0])
+        bad_shape.id = "bad-shape"
+        bad_shape.inputs[0].shape[:] = [2, 4]
+        requests[2:2] = [bad_model]
+        requests.append(bad_shape)
+        replies = list(STUB.ModelStreamInfer(iter(requests), timeout=60))
+        self.assertEqual(len(replies), len(requests))
+        by_id = {r.infer_response.id: r for r in replies}
+        self.assertEqual(sorted(by_id), sorted(r.id for r in requests))
+        for rid, values in expected.items():
+            reply = by_id[rid]
+            self.assertEqual(reply.error_message, "", rid)
+            out = reply.infer_response
+            self.assertEqual(out.model_name, "add")
+            self.assertEqual(out.model_version, "1" if values[0] == int(rid[1:]) + 1.0 else "2")
+            if out.raw_output_contents:
+                got = struct.unpack("<4f", out.raw_output_contents[0])
+            else:
+                got = tuple(out.outputs[0].contents.fp32_contents)
+            self.assertEqual(list(got), values, rid)
+        self.assertIn("nope", by_id["bad-model"].error_message)
+        self.assertIn("shape", by_id["bad-shape"].error_message)
+        self.assertEqual(len(by_id["bad-shape"].infer_response.outputs), 0)
+        after = SERVER.http("GET", "/metrics")[1].decode()
+        # Version 2 answered i = 1, 2, 4, 5; version 1 answered i = 0, 3; bad-shape failed before
+        # it had a version (counted under "0", as ModelInfer counts such requests).
+        self.assertEqual(self.metric(after, "ModelStreamInfer", "add", "2")
+                         - self.metric(before, "ModelStreamInfer", "add", "2"), 4)
+        self.assertEqual(self.metric(after, "ModelStreamInfer", "add", "1")
+                         - self.metric(before, "ModelStreamInfer", "add", "1"), 2)
+        self.assertEqual(self.metric(after, "ModelStreamInfer", "add", "0", "fail")
+                         - self.metric(before, "ModelStreamInfer", "add", "0", "fail"), 1)
+        self.assertEqual(self.metric(after, "ModelStreamInfer", "nope", "0", "fail")
+                         - self.metric(before, "ModelStreamInfer", "nope", "0", "fail"), 1)
+        with SENT_LOCK:
+            STREAMED["2"] = STREAMED.get("2", 0) + 4
+        # Not counted as ModelInfer calls.
+        self.assertEqual(self.metric(after, "ModelInfer", "add", "2"),
+                         self.metric(before, "ModelInfer", "add", "2"))
+
+    def test_empty_stream_ends_ok(self):
+        self.assertEqual(list(STUB.ModelStreamInfer(iter([]), timeout=30)), [])
+
+    def test_cancelled_stream_cancels_what_it_left(self):
+        # A lone request to "batched" waits in its queue for three more items (60 s delay); an
+        # "add" request on the same stream is answered meanwhile. The client then cancels the
+        # stream: the server takes the queued request out, counts it as cancelled, and the stream
+        # ends CANCELLED.
+        release = threading.Event()
+        queued = pb.ModelInferRequest(model_name="batched", id="queued")
+        queued.inputs.add(name="x", datatype="FP32", shape=[1, 4])
+        queued.raw_input_contents.append(struct.pack("<4f", 1, 2, 3, 4))
+        quick = add_request([1, 1, 1, 1])
+        quick.id = "quick"
+
+        def requests():
+            yield queued
+            yield quick
+            release.wait(60)  # the client side stays open
+
+        def metrics():
+            return SERVER.http("GET", "/metrics")[1].decode()
+
+        def queue_size():
+            m = re.search(r'vireo_infer_req_queue_size\{name="batched",version="1"\} (-?\d+)', metrics())
+            return int(m.group(1))
+
+        cancelled_before = self.metric(metrics(), "ModelStreamInfer", "batched", "1", "cancelled")
+        call = STUB.ModelStreamInfer(requests(), timeout=120)
+        first = next(call)
+        self.assertEqual((first.infer_response.id, first.error_message), ("quick", ""))
+        with SENT_LOCK:
+            STREAMED["2"] = STREAMED.get("2", 0) + 1
+        self.assertEqual(queue_size(), 1)
+        call.cancel()
+        with self.assertRaises(grpc.RpcError) as caught:
+            for _ in call:
+                pass
+        self.assertEqual(caught.exception.code(), grpc.StatusCode.CANCELLED)
+        release.set()
+        for _ in range(3000):
+            if queue_size() == 0:
+                break
+            time.sleep(0.01)
+        self.assertEqual(queue_size(), 0)
+        for _ in range(3000):
+            if self.metric(metrics(), "ModelStreamInfer", "batched", "1", "cancelled") > cancelled_before:
+                break
+            time.sleep(0.01)
+        self.assertEqual(self.metric(metrics(), "ModelStreamInfer", "batched", "1", "cancelled"),
+                         cancelled_before + 1)
 
 
 class C_Errors(unittest.TestCase):
@@ -429,8 +546,9 @@ class F_Statistics(unittest.TestCase):
             m = re.search(r'vireo_requests_success\{api="KServe",interface="gRPC",method="ModelInfer",'
                           r'name="add",version="%s"\} (\d+)' % version, text)
             self.assertEqual(int(m.group(1)), sent, version)
+        # The latency histogram counts every inference over gRPC, unary and streamed.
         m = re.search(r'vireo_request_time_us_count\{interface="gRPC",name="add",version="2"\} (\d+)', text)
-        self.assertEqual(int(m.group(1)), SENT["2"])
+        self.assertEqual(int(m.group(1)), SENT["2"] + STREAMED.get("2", 0))
         self.assertIn('vireo_streams{name="slow",version="1"} 1', text)
 
 
