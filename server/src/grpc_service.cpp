@@ -150,16 +150,22 @@ class InferReactor final : public grpc::ServerUnaryReactor {
 // an inference of its own, submitted as soon as it is read, so several run at once; each gets one
 // ModelStreamInferResponse when it finishes (in the order they finish; `id` tells them apart),
 // with error_message set instead of an RPC error when it fails, and the stream goes on. Responses
-// are written one at a time from a queue. The call ends (OK) once the client has closed its side
-// and every response is written; a cancelled call (the client went away, or the deadline passed)
-// cancels its inferences and ends CANCELLED once they have finished. Alive until gRPC calls OnDone,
-// which comes only after Finish: Finish is called by whichever event leaves nothing to read,
-// nothing running and nothing to write, and nothing touches the reactor after that.
+// are written one at a time from a queue. At most --stream_max_pending requests are read and not
+// yet answered (running, queued or with their response unsent): at the limit no read is started
+// until a response has been sent, so gRPC's flow control holds a client that sends without
+// reading. The call ends (OK) once the client has closed its side and every response is written; a
+// cancelled call (the client went away, or the deadline passed) cancels its inferences and ends
+// CANCELLED once they have finished. Alive until gRPC calls OnDone, which comes only after Finish:
+// Finish is called by whichever event leaves nothing to read, nothing running and nothing to write,
+// and nothing touches the reactor after that.
 class StreamReactor final : public grpc::ServerBidiReactor<inference::ModelInferRequest,
                                                            inference::ModelStreamInferResponse> {
   public:
     StreamReactor(ServingContext& serving, grpc::CallbackServerContext* context)
-        : m_serving(serving), m_context(context) {
+        : m_serving(serving),
+          m_context(context),
+          m_max_pending(std::max(1, serving.options.stream_max_pending)) {
+        m_reading = true;
         StartRead(&m_incoming);
     }
 
@@ -168,17 +174,21 @@ class StreamReactor final : public grpc::ServerBidiReactor<inference::ModelInfer
             bool finish = false;
             {
                 std::lock_guard<std::mutex> lock(m_mutex);
+                m_reading = false;
                 m_reads_done = true;
                 finish = finish_now();
             }
             if (finish) Finish(final_status());
             return;
         }
+        // m_reading stays true until the end of this reaction, so no other event starts a read
+        // meanwhile, and the call cannot end (m_reads_done is false).
         auto call = std::make_shared<Call>();
         call->request.Swap(&m_incoming);
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             ++m_running;
+            ++m_pending;
         }
         const Status s = submit_grpc_infer(
             m_serving, call->request, m_context->deadline(),
@@ -191,36 +201,55 @@ class StreamReactor final : public grpc::ServerBidiReactor<inference::ModelInfer
                 m_calls.push_back(call);
             });
         if (!s.ok()) respond(*call, s, nullptr);
-        StartRead(&m_incoming);  // m_running > 0 or a pending read keeps the call open until here
+        bool read = false;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_reading = false;
+            read = start_read_now();  // else paused until a response is sent
+        }
+        if (read) StartRead(&m_incoming);
     }
 
     void OnWriteDone(bool ok) override {
         inference::ModelStreamInferResponse* next = nullptr;
+        bool read = false;
         bool finish = false;
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             m_writes.pop_front();
+            --m_pending;
             if (!ok) {  // the stream is broken: nothing more can be sent
                 m_broken = true;
+                m_pending -= static_cast<int>(m_writes.size());
                 m_writes.clear();
             }
             if (!m_writes.empty()) next = m_writes.front().get();
             m_writing = next != nullptr;
+            read = start_read_now();
             finish = finish_now();
         }
         if (next) StartWrite(next);
+        if (read) StartRead(&m_incoming);
         if (finish) Finish(final_status());
     }
 
     void OnCancel() override {
         std::vector<std::shared_ptr<Call>> calls;
+        bool finish = false;
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             m_cancelled = true;
             for (const auto& weak : m_calls)
                 if (auto call = weak.lock()) calls.push_back(call);
+            // Reading paused at the limit: no read is pending to report the end, so reading ends
+            // here (a pending read ends by itself, with ok false).
+            if (!m_reading && !m_reads_done) {
+                m_reads_done = true;
+                finish = finish_now();
+            }
         }
         for (const auto& call : calls) cancel_grpc_infer(*call->infer);
+        if (finish) Finish(final_status());
     }
 
     void OnDone() override { delete this; }
@@ -253,6 +282,7 @@ class StreamReactor final : public grpc::ServerBidiReactor<inference::ModelInfer
             m_serving.metrics.record_cancelled(call.request.model_name(), version_number, "gRPC",
                                                "ModelStreamInfer");
         inference::ModelStreamInferResponse* first = nullptr;
+        bool read = false;
         bool finish = false;
         {
             std::lock_guard<std::mutex> lock(m_mutex);
@@ -263,17 +293,30 @@ class StreamReactor final : public grpc::ServerBidiReactor<inference::ModelInfer
                                              return !c || c.get() == &call;
                                          }),
                           m_calls.end());
-            if (!m_broken) {
+            if (m_broken) {
+                --m_pending;  // nothing will be sent
+            } else {
                 m_writes.push_back(std::move(reply));
                 if (!m_writing) {
                     m_writing = true;
                     first = m_writes.front().get();
                 }
             }
+            read = start_read_now();
             finish = finish_now();
         }
         if (first) StartWrite(first);
+        if (read) StartRead(&m_incoming);
         if (finish) Finish(final_status());
+    }
+
+    // Under m_mutex: whether to start the next read now (none in progress, the client has not
+    // closed its side, and fewer than m_max_pending requests await their responses); marks it
+    // started.
+    bool start_read_now() {
+        if (m_reading || m_reads_done || m_pending >= m_max_pending) return false;
+        m_reading = true;
+        return true;
     }
 
     // Under m_mutex: whether the call can end now (nothing to read, run or write), marking it
@@ -292,11 +335,14 @@ class StreamReactor final : public grpc::ServerBidiReactor<inference::ModelInfer
 
     ServingContext& m_serving;
     grpc::CallbackServerContext* m_context;
+    const int m_max_pending;
     inference::ModelInferRequest m_incoming;  // the read in progress
     std::mutex m_mutex;
     std::vector<std::weak_ptr<Call>> m_calls;  // submitted and not yet answered, for OnCancel
     std::deque<std::unique_ptr<inference::ModelStreamInferResponse>> m_writes;  // front: in flight
-    int m_running = 0;  // requests read and not yet answered
+    int m_running = 0;       // requests read and not yet answered
+    int m_pending = 0;       // requests read whose responses are not yet sent
+    bool m_reading = false;  // a read is in progress (or its reaction is running)
     bool m_reads_done = false;
     bool m_writing = false;
     bool m_broken = false;

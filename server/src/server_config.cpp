@@ -308,6 +308,8 @@ std::string usage_text() {
            "  --allow_client_shm        let clients register system shared memory regions (off)\n"
            "  --shutdown_grace_seconds N  drain time on SIGTERM/SIGINT (default 30)\n"
            "  --max_request_bytes N     gRPC message / REST body limit (default 256 MiB)\n"
+           "  --stream_max_pending N    requests of one gRPC stream read and not yet answered "
+           "(default 64)\n"
            "  --max_json_depth N        JSON nesting limit of REST bodies (default 32)\n"
            "  --plugins_xml PATH        plugins.xml to load devices from\n"
            "  --tls_cert PEM --tls_key PEM  TLS for gRPC and REST\n"
@@ -375,6 +377,8 @@ Status parse_command_line(int argc, const char* const argv[], ServerOptions& opt
             s = int_flag(0, 3600, options.shutdown_grace_seconds);
         else if (key == "max_request_bytes")
             s = int_flag(1024, 1ll << 31, options.max_request_bytes);
+        else if (key == "stream_max_pending")
+            s = int_flag(1, 65536, options.stream_max_pending);
         else if (key == "max_json_depth")
             s = int_flag(2, 1000, options.max_json_depth);
         else if (key == "config_path")

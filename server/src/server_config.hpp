@@ -67,6 +67,11 @@ struct ServerOptions {
     int poll_wait_seconds = 0;  // --file_system_poll_wait_seconds; 0: no polling
     int rest_workers = 64;      // cpp-httplib pool threads = concurrent keep-alive clients
     size_t max_request_bytes = 256u << 20;  // gRPC message and REST body limit
+    /// --stream_max_pending: requests of one ModelStreamInfer stream read but not yet answered
+    /// (running, queued, or with their response waiting to be sent); at the limit the server stops
+    /// reading that stream until one is sent, so a client that sends without reading responses
+    /// meets gRPC's flow control instead of growing the server's memory.
+    int stream_max_pending = 64;
     int max_json_depth = 32;
     std::string plugins_xml;  // empty: the default plugins.xml next to libvireo
     // TLS for both transports when tls_cert and tls_key (PEM files) are given; with

@@ -137,6 +137,7 @@ TEST(CommandLine, OneModelLikeOvms) {
     EXPECT_EQ(options.rest_port, 8000);
     EXPECT_TRUE(options.metrics_enable);
     EXPECT_FALSE(options.allow_client_shm);  // off unless asked for
+    EXPECT_EQ(options.stream_max_pending, 64);
     ASSERT_EQ(options.models.size(), 1u);
     EXPECT_EQ(options.models[0].base_path, "/models/m");
     EXPECT_EQ(options.models[0].target_device, "TEMPLATE");
@@ -178,6 +179,8 @@ TEST(CommandLine, ErrorsNameTheFlag) {
         {{"--model_path", "/x", "--model_name", "m"}, "--port"},
         {{"--port"}, "needs a value"},
         {{"--port", "1", "--allow_client_shm=yes"}, "--allow_client_shm takes true or false"},
+        {{"--port", "1", "--stream_max_pending", "0"},
+         "--stream_max_pending must be an integer in 1..65536"},
     };
     for (const auto& c : cases) {
         ServerOptions options;

@@ -259,6 +259,41 @@ class B_Stream(unittest.TestCase):
     def test_empty_stream_ends_ok(self):
         self.assertEqual(list(STUB.ModelStreamInfer(iter([]), timeout=30)), [])
 
+    def test_pending_limit_holds_a_client_that_sends_ahead(self):
+        # "slow" takes one request running and one queued; a third is refused. Twelve requests
+        # sent at once on one stream: with the default limit (64 read and unanswered) the server
+        # reads them all and the model's queue refuses some; with --stream_max_pending 1 it reads
+        # the next only once the previous answer is sent, so all twelve are served. (With 2, the
+        # next can arrive while the finished request still holds its infer request: one running,
+        # one queued, one more refused.)
+        def run(stub):
+            reqs = []
+            for i in range(12):
+                req = slow_request()
+                req.id = "slow-%d" % i
+                reqs.append(req)
+            replies = list(stub.ModelStreamInfer(iter(reqs), timeout=120))
+            self.assertEqual(sorted(r.infer_response.id for r in replies),
+                             sorted(r.id for r in reqs))
+            refused = [r for r in replies if r.error_message]
+            for r in refused:
+                self.assertIn("queue of model 'slow' version 1 is full", r.error_message)
+            for r in replies:
+                if not r.error_message:
+                    self.assertEqual(struct.unpack_from("<f", r.infer_response.raw_output_contents[0])[0],
+                                     1.0)
+            return len(refused)
+
+        self.assertGreaterEqual(run(STUB), 1)
+        held = Server(["--model_path", os.path.join(WORK, "models", "slow"), "--model_name", "slow",
+                       "--target_device", "TEMPLATE", "--nireq", "1", "--max_queue_size", "1",
+                       "--stream_max_pending", "1"])
+        try:
+            stub = pb_grpc.GRPCInferenceServiceStub(grpc.insecure_channel(held.grpc_address))
+            self.assertEqual(run(stub), 0)
+        finally:
+            held.stop()
+
     def test_cancelled_stream_cancels_what_it_left(self):
         # A lone request to "batched" waits in its queue for three more items (60 s delay); an
         # "add" request on the same stream is answered meanwhile. The client then cancels the
