@@ -1,5 +1,5 @@
 """vireo_loadgen, the C++ client, against a running vireo_server: a short concurrency sweep over
-gRPC and over REST (binary and JSON) must see no error, and the server's success counters must
+gRPC (unary and streaming) and over REST (binary and JSON) must see no error, and the server's success counters must
 equal the requests the client counted as answered."""
 import os
 import re
@@ -31,8 +31,9 @@ class Loadgen(unittest.TestCase):
         server = Server(["--model_path", os.path.join(work, "add"), "--model_name", "add",
                          "--target_device", "TEMPLATE", "--metrics_enable", "--max_queue_size", "64"])
         try:
-            answered = {"gRPC": 0, "REST": 0}
+            answered = {"gRPC": 0, "REST": 0, "stream": 0}
             for transport, args in (("gRPC", ["--grpc", server.grpc_address]),
+                                    ("stream", ["--grpc", server.grpc_address, "--streaming", "1"]),
                                     ("REST", ["--rest", f"127.0.0.1:{server.rest_port}"]),
                                     ("REST", ["--rest", f"127.0.0.1:{server.rest_port}", "--json", "1"])):
                 env = dict(os.environ, VIREO_LOADGEN_GRPC=server.grpc_address)
@@ -45,8 +46,9 @@ class Loadgen(unittest.TestCase):
                     answered[transport] += requests
             text = server.http("GET", "/metrics")[1].decode()
             for transport, count in answered.items():
-                m = re.search(r'vireo_requests_success\{api="KServe",interface="%s",method="ModelInfer",'
-                              r'name="add",version="1"\} (\d+)' % transport, text)
+                interface, method = ("gRPC", "ModelStreamInfer") if transport == "stream" else (transport, "ModelInfer")
+                m = re.search(r'vireo_requests_success\{api="KServe",interface="%s",method="%s",'
+                              r'name="add",version="1"\} (\d+)' % (interface, method), text)
                 self.assertEqual(int(m.group(1)), count, transport)
         finally:
             server.stop()

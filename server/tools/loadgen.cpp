@@ -31,7 +31,8 @@ struct Options {
     std::vector<int> concurrency = {1, 2, 4, 8, 16, 32, 64};
     double seconds = 5;
     int64_t dim = 1;
-    bool binary = true;  // REST: binary tensor data (as tritonclient.http sends)
+    bool binary = true;      // REST: binary tensor data (as tritonclient.http sends)
+    bool streaming = false;  // gRPC: one ModelStreamInfer stream per client instead of ModelInfer
 };
 
 struct Input {
@@ -65,6 +66,8 @@ bool parse(int argc, char** argv, Options& o) {
             o.dim = std::stoll(v);
         else if (k == "--json")
             o.binary = v != "1";
+        else if (k == "--streaming")
+            o.streaming = v == "1";
         else if (k == "--concurrency") {
             o.concurrency.clear();
             std::stringstream list(v);
@@ -74,7 +77,8 @@ bool parse(int argc, char** argv, Options& o) {
             return false;
         }
     }
-    return !o.model.empty() && (o.grpc.empty() != o.rest.empty()) && argc % 2 == 1;
+    return !o.model.empty() && (o.grpc.empty() != o.rest.empty()) && argc % 2 == 1 &&
+           (!o.streaming || !o.grpc.empty());
 }
 
 std::vector<Input> inputs_from_metadata(const std::string& grpc, const Options& o) {
@@ -150,6 +154,32 @@ Level run_level(const Options& o, const std::vector<Input>& inputs, int concurre
                     for (int64_t d : in.shape) t->add_shape(d);
                     request.add_raw_input_contents(in.bytes);
                 }
+                if (o.streaming) {
+                    // One stream per client, one request in flight on it: the latency of a
+                    // request is from its write to its response.
+                    grpc::ClientContext context;
+                    auto stream = client.stub().ModelStreamInfer(&context);
+                    inference::ModelStreamInferResponse response;
+                    while (!stop.load()) {
+                        const auto t0 = Clock::now();
+                        if (!stream->Write(request) || !stream->Read(&response)) {
+                            ++errors[c];
+                            break;  // the stream is over; its status is read below
+                        }
+                        const auto t1 = Clock::now();
+                        if (!response.error_message().empty())
+                            ++errors[c];
+                        else
+                            latencies[c].push_back(
+                                std::chrono::duration<double, std::micro>(t1 - t0).count());
+                    }
+                    stream->WritesDone();
+                    while (stream->Read(&response)) {
+                    }
+                    const grpc::Status s = stream->Finish();
+                    if (!s.ok() && errors[c] == 0) ++errors[c];
+                    return;
+                }
                 while (!stop.load()) {
                     inference::ModelInferResponse response;
                     const auto t0 = Clock::now();
@@ -224,7 +254,8 @@ int main(int argc, char** argv) {
                      "[--version V]\n"
                      "         [--concurrency 1,2,4,...] [--seconds S per level] [--dim N for "
                      "dynamic dims]\n"
-                     "         [--json 1: REST JSON tensors instead of binary]\n";
+                     "         [--json 1: REST JSON tensors instead of binary]\n"
+                     "         [--streaming 1: gRPC ModelStreamInfer, one stream per client]\n";
         return 2;
     }
     try {
