@@ -2,6 +2,8 @@
 // - pipelining: throughput with 1 and with 4 requests in flight against a server whose model
 //   takes L ms and can run 4 at once (MULTI over 4 MOCK_REMOTE instances on the server, whose
 //   latency is a sleep, so the 2-core machine's CPU is not what is measured);
+// - BATCH:REMOTE.0(8): throughput against a server whose device takes L ms per job whatever its
+//   batch, with and without BATCH gathering requests before they cross the network;
 // - per-inference overhead: a synchronous inference of a tiny model on REMOTE (loopback server
 //   running TEMPLATE) next to TEMPLATE in-process.
 #include <cstdio>
@@ -102,6 +104,37 @@ TEST(RemoteBenchmark, MultiOverTwoServersVersusOne) {
         "server %.1f/s (4 in flight), two %.1f/s (8 in flight), %.2fx\n",
         single, multi, multi / single);
     EXPECT_GT(multi, 0.0);
+}
+
+TEST(RemoteBenchmark, BatchGathersRequestsBeforeTheNetwork) {
+    if (!benchmark_enabled()) GTEST_SKIP() << "set VIREO_REMOTE_BENCHMARK=1";
+    // The server runs what REMOTE loads on one MOCK_REMOTE device that takes 20 ms per job,
+    // whatever its batch (a sleep): 50 jobs/s at most, so only batching raises inferences/s.
+    constexpr uint32_t kLatencyMs = 20;
+    TempDir dir;
+    const std::string xml = dir.path() + "/plugins.xml";
+    {
+        std::ofstream out(xml);
+        out << "<ie><plugins>\n<plugin name=\"MOCK_REMOTE\" location=\"" << VIREO_BUILD_LIB_DIR
+            << "/libvireo_mock_remote_plugin.so\"><properties>"
+            << "<property key=\"MOCK_REMOTE_LATENCY_US\" value=\"" << kLatencyMs * 1000 << "\"/>"
+            << "<property key=\"MOCK_REMOTE_COMPILE_MS\" value=\"0\"/>"
+            << "</properties></plugin>\n</plugins></ie>\n";
+    }
+    ServerProcess server({"--plugins_xml", xml});
+    Core core = make_core();
+    core.set_property("REMOTE.0", {url(server.url()), server_device("MOCK_REMOTE")});
+    auto model = add_one_model(PartialShape{1, 8});
+    auto single = core.compile_model(model, "REMOTE.0");
+    auto batched = core.compile_model(model, "BATCH:REMOTE.0(8)");
+    const double plain = throughput(single, 8, 3.0);
+    const double eight = throughput(batched, 8, 3.0);
+    const double sixteen = throughput(batched, 16, 3.0);
+    std::printf(
+        "BATCH:REMOTE.0(8), server model L = %u ms per job on one MOCK_REMOTE: REMOTE.0 with 8 "
+        "in flight %.1f/s; BATCH(8) with 8 in flight %.1f/s (%.2fx), with 16 %.1f/s (%.2fx)\n",
+        kLatencyMs, plain, eight, eight / plain, sixteen, sixteen / plain);
+    EXPECT_GT(eight, 0.0);
 }
 
 TEST(RemoteBenchmark, PerInferenceOverheadOnLoopback) {
