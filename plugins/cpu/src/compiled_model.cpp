@@ -10,6 +10,7 @@
 #include "compressed_matmul.hpp"
 #include "graph_compiler.hpp"
 #include "int8_patterns.hpp"
+#include "matmul_transpose_folding.hpp"
 #include "pad_folding.hpp"
 #include "plugin.hpp"
 #include "sync_infer_request.hpp"
@@ -103,6 +104,7 @@ std::shared_ptr<const Graph> CompiledModel::graph_for(
         protect_compressed_weights(*copy);
         reference::fold_model_constants(*copy);  // shapes computed from shapes become static
         fold_pads(*copy);
+        fold_transposes_into_matmuls(*copy);
         const OmpTeamScope team(m_config.omp_threads_per_stream());
         graph = compile_graph(std::move(copy), nullptr, m_config.resolved_precision(),
                               m_config.dynamic_quantization, m_config.winograd);

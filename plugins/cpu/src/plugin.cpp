@@ -10,6 +10,7 @@
 #include "compressed_matmul.hpp"
 #include "graph_compiler.hpp"
 #include "int8_patterns.hpp"
+#include "matmul_transpose_folding.hpp"
 #include "pad_folding.hpp"
 #include "subgraph_runner.hpp"
 #include "vireo/ir.hpp"
@@ -59,6 +60,7 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> mode
     protect_compressed_weights(*model);  // compressed MatMul weights stay integers
     reference::fold_model_constants(*model);
     fold_pads(*model);  // zero Pads become the padding of the pooling or convolution after them
+    fold_transposes_into_matmuls(*model);  // k.transpose(-1, -2) read by the MatMul as it lies
     auto graph = compile_graph(model, packed, config.resolved_precision(),
                                config.dynamic_quantization, config.winograd);
     if (graph->dynamic) {

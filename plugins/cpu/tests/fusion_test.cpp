@@ -463,5 +463,27 @@ TEST(Fusion, AChainWithTwoConsumersIsNotFused) {
     EXPECT_EQ(rows_of_type(rows, "Relu"), 1u);
 }
 
+// Attention as exporters write it, matmul(q, k.transpose(-1, -2)): the Transpose is folded into
+// the MatMul (its transpose flag toggled) on the static graph, so no Transpose step runs, for
+// either operand; an order that is not a swap of the last two axes stays a Transpose; values
+// match TEMPLATE.
+TEST(Fusion, TransposeOfTheLastTwoAxesFoldsIntoTheMatMul) {
+    auto q = op::parameter(element::f32, PartialShape{2, 3, 5, 8}, "q");
+    auto k = op::parameter(element::f32, PartialShape{2, 3, 7, 8}, "k");
+    auto v = op::parameter(element::f32, PartialShape{2, 3, 8, 7}, "v");
+    auto swap = op::constant(element::i64, Shape{4}, std::vector<int64_t>{0, 1, 3, 2});
+    auto scores = op::matmul(q, op::transpose(k, swap));      // [2,3,5,7]
+    auto mixed = op::matmul(op::transpose(scores, swap), q);  // [2,3,7,8], A folded
+    auto other = op::constant(element::i64, Shape{4}, std::vector<int64_t>{1, 0, 2, 3});
+    auto moved = op::transpose(v, other);               // [3,2,8,7]: stays a Transpose
+    auto kept = op::matmul(moved, moved, false, true);  // [3,2,8,8]
+    auto model = std::make_shared<Model>(OutputVector{op::softmax(scores, 3), mixed, kept},
+                                         ParameterVector{q, k, v}, "attention");
+    expect_matches_template(model);
+    const auto rows = cpu_profile(model);
+    EXPECT_EQ(rows_of_type(rows, "Transpose"), 1u);  // only the non-swap order
+    EXPECT_EQ(rows_of_type(rows, "MatMul"), 3u);
+}
+
 }  // namespace
 }  // namespace vireo::cpu_test
