@@ -75,6 +75,15 @@ GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads
                 Tensor(v.type, v.shape.to_shape(), static_cast<char*>(m_arena.get()) + v.offset);
         }
     }
+    if (g.dynamic) {
+        m_last_use.assign(g.values.size(), SIZE_MAX);
+        std::vector<bool> kept(g.values.size(), false);
+        for (size_t id : g.result_values) kept[id] = true;
+        for (size_t s : g.assign_steps) kept[g.steps[s].inputs[0]] = true;
+        for (size_t s = 0; s < g.steps.size(); ++s)
+            for (size_t id : g.steps[s].inputs)
+                if (!kept[id]) m_last_use[id] = s;
+    }
     m_step_inputs.resize(g.steps.size());
     m_step_outputs.resize(g.steps.size());
     m_args.resize(g.steps.size());
@@ -176,6 +185,7 @@ void GraphExecutor::run_steps(const std::function<bool()>& stop,
         const auto start = timings ? Clock::now() : Clock::time_point{};
         if (g.dynamic) {
             run_dynamic_step(s, states);
+            release_dead_inputs(s);
         } else {
             run_step(s, states);
         }
@@ -378,13 +388,50 @@ void GraphExecutor::run_dynamic_step(
             t.set_shape(shapes[k]);  // within the buffer: no allocation
             continue;
         }
-        // Growing: half as much again (a first allocation is exact).
-        const size_t capacity = m_capacity[id] == 0 ? need : std::max(need, need + need / 2);
-        t = Tensor(m_graph->values[id].type, Shape{capacity});
+        // Growing: half as much again (a first allocation is exact), from a free buffer when
+        // one fits.
+        size_t capacity = m_capacity[id] == 0 ? need : std::max(need, need + need / 2);
+        Tensor reused = take_free(m_graph->values[id].type, capacity, capacity);
+        t = reused ? reused : Tensor(m_graph->values[id].type, Shape{capacity});
         t.set_shape(shapes[k]);
         m_capacity[id] = capacity;
     }
     run_step(s, states);
+}
+
+void GraphExecutor::release_dead_inputs(size_t s) {
+    // The step's own copies of its tensors would count as sharers.
+    for (auto& t : m_step_inputs[s]) t = Tensor();
+    for (auto& t : m_step_outputs[s]) t = Tensor();
+    for (size_t id : m_graph->steps[s].inputs) {
+        if (m_last_use[id] != s || m_capacity[id] == 0) continue;
+        Tensor& t = m_values[id];
+        // A view of it (a Reshape, a passed-through Gather, a region's or a runner's copy of its
+        // inputs) still needs the memory: leave it with its value.
+        if (!t || t.impl().use_count() != 1) continue;
+        m_free.push_back({std::move(t), m_capacity[id]});
+        t = Tensor();
+        m_capacity[id] = 0;
+    }
+}
+
+Tensor GraphExecutor::take_free(element::Type type, size_t need, size_t& capacity) {
+    // Best fit, and never more than twice what is needed (plus a small slack): a large buffer
+    // stays for a large value.
+    const size_t limit = std::max(2 * need, need + 16384);
+    size_t best = m_free.size();
+    for (size_t i = 0; i < m_free.size(); ++i) {
+        const FreeBuffer& f = m_free[i];
+        if (f.tensor.get_element_type() != type || f.capacity < need || f.capacity > limit)
+            continue;
+        if (best == m_free.size() || f.capacity < m_free[best].capacity) best = i;
+    }
+    if (best == m_free.size()) return Tensor();
+    Tensor t = std::move(m_free[best].tensor);
+    capacity = m_free[best].capacity;
+    m_free[best] = std::move(m_free.back());
+    m_free.pop_back();
+    return t;
 }
 
 void GraphExecutor::finish(std::vector<Tensor>& outputs,

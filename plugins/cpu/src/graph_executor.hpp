@@ -67,6 +67,12 @@ class GraphExecutor {
                                                size_t scratchpad_offset);
     void run_dynamic_step(size_t s,
                           const std::vector<std::shared_ptr<sdk::HostVariableState>>& states);
+    /// Dynamic graphs, after step s: the buffers of the values s read last (and nothing else
+    /// shares) go to m_free for later steps and runs.
+    void release_dead_inputs(size_t s);
+    /// A free buffer of `type` holding at least `need` elements and not much more, taken out of
+    /// m_free (its capacity in `capacity`), or an empty tensor.
+    Tensor take_free(element::Type type, size_t need, size_t& capacity);
 
     std::shared_ptr<const Graph> m_graph;
     int m_threads;
@@ -80,6 +86,17 @@ class GraphExecutor {
     // half as much again as it needs, so it is reallocated (and zeroed) a logarithmic number of
     // times, not at every inference.
     std::vector<size_t> m_capacity;
+    // Dynamic graphs: per value, the last step that reads it (SIZE_MAX: kept to the end of the
+    // run and after: results, values an Assign commits, values never read). After that step its
+    // buffer goes to m_free, from which later steps' outputs (and the next run's) take theirs: a
+    // prompt's per-layer scores and activations reuse a few buffers instead of each value holding
+    // one, which the kernel handed out as fresh zeroed pages at every run.
+    std::vector<size_t> m_last_use;
+    struct FreeBuffer {
+        Tensor tensor;
+        size_t capacity;  // elements
+    };
+    std::vector<FreeBuffer> m_free;
     std::vector<Tensor> m_staging;  // per model input: contiguous copy when the user's is not
     std::vector<std::vector<Tensor>> m_step_inputs, m_step_outputs;
     // Static graphs: per oneDNN step, its argument map, and the arguments bound to model inputs

@@ -2,7 +2,8 @@
 // -> Assign) on the dynamic graph, where the state's buffer and the Concat's are swapped instead
 // of copied and a Gather by 0..B-1 passes its input through: the values across many inferences,
 // a reorder that is not the identity, reset, set_state between inferences, and a variable that
-// takes another's previous value. Each against the same model on TEMPLATE.
+// takes another's previous value; buffers of dead values reused by later steps. Each against the
+// same model on TEMPLATE.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -107,6 +108,58 @@ TEST(GrowingState, ManyInferencesReordersResetsAndSetStateMatchTemplate) {
             ASSERT_EQ(a.get_shape(), b.get_shape()) << "step " << step << ", state " << name;
             ASSERT_TRUE(all_close(a, b, 0, 0)) << "step " << step << ", state " << name;
         }
+    }
+}
+
+// A prompt-like chain on the dynamic graph (a variable keeps the model there): values die after
+// their last reader and their buffers serve later steps' outputs and the next inference's, across
+// sizes that grow and shrink between inferences and two element types. `a` is read first and
+// again at the end, the attention-like product reads a transposed operand (folded into the
+// MatMul), and the result and the committed value must survive every later step: the outputs and
+// the state match TEMPLATE at every inference.
+ModelPtr prompt_chain_model() {
+    const PartialShape rows{1, Dimension::dynamic(), 16};
+    auto x = op::parameter(element::f32, rows, "x");
+    auto read = op::read_value("memory", element::f32, rows);
+    auto a = op::relu(x);
+    auto b = op::multiply(a, op::constant(element::f32, Shape{}, std::vector<float>{2.f}));
+    auto order = op::constant(element::i64, Shape{3}, std::vector<int64_t>{0, 2, 1});
+    auto scores = op::matmul(b, op::transpose(a, order));  // [1, T, T]
+    auto weights = op::softmax(scores, 2);
+    auto mixed = op::matmul(weights, x);  // [1, T, 16]
+    auto e = op::sigmoid(mixed);
+    auto f = op::add(e, a);
+    auto count = op::convert(op::reduce_sum(op::shape_of(f), op::int64_scalar(0)), element::f32);
+    auto g = op::add(f, count);
+    auto memory = op::concat({read, g}, 1);
+    return std::make_shared<Model>(ResultVector{op::result(e), op::result(memory)},
+                                   SinkVector{op::assign(memory, "memory")}, ParameterVector{x},
+                                   "prompt_chain");
+}
+
+TEST(GrowingState, DeadValuesLendTheirBuffersWithoutChangingAnyValue) {
+    auto model = prompt_chain_model();
+    Core core = make_core();
+    auto cpu = core.compile_model(model, "CPU").create_infer_request();
+    auto ref = core.compile_model(model, "TEMPLATE").create_infer_request();
+    const size_t lengths[] = {5, 300, 2, 700, 1, 64, 1, 1};
+    for (size_t i = 0; i < std::size(lengths); ++i) {
+        if (i == 5) {
+            cpu.reset_state();
+            ref.reset_state();
+        }
+        const Tensor x = random_tensor(Shape{1, lengths[i], 16}, static_cast<unsigned>(40 + i));
+        for (auto* request : {&cpu, &ref}) {
+            request->set_input_tensor(x);
+            request->infer();
+        }
+        for (size_t o = 0; o < 2; ++o)
+            ASSERT_TRUE(all_close(cpu.get_output_tensor(o), ref.get_output_tensor(o), 1e-5, 1e-5))
+                << "inference " << i << " (" << lengths[i] << " rows), output " << o;
+        const Tensor a = state_of(cpu, "memory");
+        const Tensor b = state_of(ref, "memory");
+        ASSERT_EQ(a.get_shape(), b.get_shape()) << "inference " << i;
+        ASSERT_TRUE(all_close(a, b, 1e-5, 1e-5)) << "inference " << i;
     }
 }
 
