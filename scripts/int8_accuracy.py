@@ -66,6 +66,14 @@ def parse_args(argv):
     p.add_argument("--latency-iters", type=int, default=30, help="timed runs per model and precision")
     p.add_argument("--cache", default=os.environ.get("VIREO_REAL_MODELS_CACHE",
                                                      str(pathlib.Path.home() / ".cache" / "vireo-real-models")))
+    p.add_argument("--accuracy-aware", action="store_true",
+                   help="also run vireo_accuracy's accuracy-aware mode: the metric is the task's own "
+                   "'unchanged' fraction on --validation images (distinct from the calibration and held-out "
+                   "ones), ops returned to f32 until it drops at most --max-drop below f32's (1.0)")
+    p.add_argument("--validation", type=int, default=100, help="validation images for --accuracy-aware")
+    p.add_argument("--max-drop", type=float, default=0.01, help="with --accuracy-aware (fraction, default 0.01)")
+    p.add_argument("--max-excluded", type=int, default=None, help="with --accuracy-aware (default: no limit)")
+    p.add_argument("--max-evaluations", type=int, default=300, help="with --accuracy-aware (default 300)")
     p.add_argument("--keep", help="directory to keep the quantized models in")
     return p.parse_args(argv)
 
@@ -331,6 +339,21 @@ def evaluate(model_id, outs_f32, outs_q, labels, chars):
     return row
 
 
+def unchanged_metric(model_id, outs_f32):
+    """validate(compiled, samples) for vireo_accuracy: the fraction of samples whose task result
+    is the f32 model's (`outs_f32`: the f32 outputs on the same samples, in order)."""
+    ref = [task_result(model_id, o) for o in outs_f32]
+
+    def validate(compiled, samples):
+        request = compiled.create_infer_request()
+        same = []
+        for r, sample in zip(ref, samples):
+            got = task_result(model_id, np.array(request.infer(list(sample)).to_tuple()[0]))
+            same.append(same_regions(regions(r), regions(got)) if model_id == "det" else r == got)
+        return float(np.mean(same))
+    return validate
+
+
 def main(argv):
     args = parse_args(argv)
     wanted = [m for m in args.models.split(",") if m]
@@ -341,6 +364,7 @@ def main(argv):
         return 0
     import vireo
     from vireo_quantize import quantize
+    from vireo_accuracy import quantize_with_accuracy_control
     core = vireo.Core()
     methods = [m for m in args.methods.split(",") if m]
     corrections = {"both": (False, True), "on": (True,), "off": (False,)}[args.bias_correction]
@@ -372,31 +396,45 @@ def main(argv):
             counts = [len(regions(task_result('det', o))) for o in outs_f32]
             print(f"  f32 finds {np.mean(counts):.1f} regions per page ({min(counts)}..{max(counts)})")
         f32_ms = latency_ms(core, f32_path, held[0], args.latency_iters)
-        for method in methods:
-            for corrected in corrections:
-                for per_tensor, all_outputs in ((p, a) for p in weights for a in layouts):
-                    label = (method + (" +bias" if corrected else "") + (" per-tensor" if per_tensor else "")
-                             + ("" if all_outputs else " int8-read outputs"))
-                    q_path = tmp / (f"{model_id}.{method}{'.bc' if corrected else ''}{'.pt' if per_tensor else ''}"
-                                    f"{'' if all_outputs else '.io'}.onnx")
-                    t = time.perf_counter()
-                    quantize(str(f32_path), str(q_path), calibration_data=calib, calibration=method,
-                             bias_correction=corrected, per_tensor_weights=per_tensor,
-                             quantize_all_outputs=all_outputs)
-                    seconds = time.perf_counter() - t
-                    row = evaluate(model_id, outs_f32, run_all(core, q_path, held), labels, chars)
-                    q_ms = latency_ms(core, q_path, held[0], args.latency_iters)
-                    extra = (f", binarized pixels equal {row['pixels']:.3f} %, map IoU {row['map_iou']:.4f}"
-                             if model_id == "det" else "")
-                    if "chars" in row:
-                        extra += f", characters kept {row['chars']:.2f} %"
-                    if "truth" in row:
-                        extra += f", right f32 {row['truth'][0]:.1f} % -> int8 {row['truth'][1]:.1f} %"
-                    if "kept_right" in row:
-                        extra += f" (of f32's right lines int8 keeps {row['kept_right']:.1f} %)"
-                    print(f"  {label:<45} unchanged {row['unchanged']:5.1f} %, SQNR {row['sqnr']:5.1f} dB{extra}; "
-                          f"f32 {f32_ms:.2f} ms, int8 {q_ms:.2f} ms ({f32_ms / q_ms:.2f}x); "
-                          f"quantized in {seconds:.0f} s (load {os.getloadavg()[0]:.2f})", flush=True)
+        runs = [(m, c, p, a, False) for m in methods for c in corrections for p in weights for a in layouts]
+        if args.accuracy_aware:
+            # after the held-out set's strings are taken: the validation set shares none of them
+            validation, _ = make_inputs(model_id, args.validation, 3000, taken)
+            validate = unchanged_metric(model_id, run_all(core, f32_path, validation))
+            runs += [(m, c, p, a, True) for m in methods for c in corrections for p in weights for a in layouts]
+        for method, corrected, per_tensor, all_outputs, aware in runs:
+            label = (method + (" +bias" if corrected else "") + (" per-tensor" if per_tensor else "")
+                     + ("" if all_outputs else " int8-read outputs") + (" accuracy-aware" if aware else ""))
+            q_path = tmp / (f"{model_id}.{method}{'.bc' if corrected else ''}{'.pt' if per_tensor else ''}"
+                            f"{'' if all_outputs else '.io'}{'.aa' if aware else ''}.onnx")
+            t = time.perf_counter()
+            options = dict(calibration_data=calib, calibration=method, bias_correction=corrected,
+                           per_tensor_weights=per_tensor, quantize_all_outputs=all_outputs)
+            report = None
+            if aware:
+                _, report = quantize_with_accuracy_control(
+                    str(f32_path), str(q_path), validation_data=validation, validate=validate,
+                    max_drop=args.max_drop, max_excluded=args.max_excluded,
+                    max_evaluations=args.max_evaluations, **options)
+            else:
+                quantize(str(f32_path), str(q_path), **options)
+            seconds = time.perf_counter() - t
+            row = evaluate(model_id, outs_f32, run_all(core, q_path, held), labels, chars)
+            q_ms = latency_ms(core, q_path, held[0], args.latency_iters)
+            extra = (f", binarized pixels equal {row['pixels']:.3f} %, map IoU {row['map_iou']:.4f}"
+                     if model_id == "det" else "")
+            if "chars" in row:
+                extra += f", characters kept {row['chars']:.2f} %"
+            if "truth" in row:
+                extra += f", right f32 {row['truth'][0]:.1f} % -> int8 {row['truth'][1]:.1f} %"
+            if "kept_right" in row:
+                extra += f" (of f32's right lines int8 keeps {row['kept_right']:.1f} %)"
+            print(f"  {label:<45} unchanged {row['unchanged']:5.1f} %, SQNR {row['sqnr']:5.1f} dB{extra}; "
+                  f"f32 {f32_ms:.2f} ms, int8 {q_ms:.2f} ms ({f32_ms / q_ms:.2f}x); "
+                  f"quantized in {seconds:.0f} s (load {os.getloadavg()[0]:.2f})", flush=True)
+            if report is not None:
+                print(f"    accuracy-aware on {len(validation)} validation images: {report.summary()}",
+                      flush=True)
     return 0
 
 

@@ -69,6 +69,19 @@ def parse_args(argv):
                    "pair; int8-read: only outputs some integer op reads (Vireo's CPU then runs an int8 "
                    "op followed by f32 ops with an f32 output, one rounding and two steps fewer)")
     p.add_argument("--exclude", default="", help="comma-separated node names left in f32")
+    p.add_argument("--accuracy-metric", help="accuracy-aware mixed precision: sqnr (mean SQNR in dB of "
+                   "all outputs against f32) or argmax (fraction of samples whose output-0 argmax over the "
+                   "last axis is unchanged); the most sensitive ops go back to f32 until the drop is "
+                   "within --max-drop")
+    p.add_argument("--max-drop", type=float, default=None,
+                   help="with --accuracy-metric: the largest drop allowed, absolute (dB for sqnr, measured "
+                   "from 100 dB: 70 asks for 30 dB; a fraction for argmax; default 70 / 0.01)")
+    p.add_argument("--validation", help="with --accuracy-metric: directory of .npy validation inputs (the "
+                   "--calib layout; default: 16 random samples other than the calibration ones)")
+    p.add_argument("--max-excluded", type=int, default=None,
+                   help="with --accuracy-metric: at most this many ops returned to f32 (default: no limit)")
+    p.add_argument("--max-evaluations", type=int, default=300,
+                   help="with --accuracy-metric: at most this many compiles on the device (default 300)")
     p.add_argument("--device", default="CPU", help="Vireo device that runs calibration")
     p.add_argument("--check", nargs="*", metavar="NPY",
                    help="after writing, run the f32 and the quantized model on these inputs (one "
@@ -665,7 +678,7 @@ def build(model, exclude, params, symmetric, per_tensor, all_outputs, bias_shift
 def quantize(model_or_path, output_path=None, calibration_data=None, calibration="minmax",
              percentile=99.999, bias_correction=False, symmetric_activations=False,
              per_tensor_weights=False, exclude=(), device="CPU", random_samples_count=8,
-             histogram_bins=DEFAULT_BINS, quantize_all_outputs=True):
+             histogram_bins=DEFAULT_BINS, quantize_all_outputs=True, accuracy_control=None):
     """Post-training static quantization of an f32 ONNX model into QDQ form; returns the
     quantized onnx.ModelProto and, with output_path, also saves it there.
 
@@ -684,6 +697,9 @@ def quantize(model_or_path, output_path=None, calibration_data=None, calibration
     quantize_all_outputs: True (ONNX Runtime's layout) quantizes every quantized op's output;
         False only those that an op running on the integers reads (a quantized op, MaxPool,
         Concat): an output only f32 ops read stays f32.
+    accuracy_control: a vireo_accuracy.AccuracyControl: after calibration, the most sensitive
+        quantization points go back to f32 until a metric is within its bound (the simpler
+        entry point is vireo_accuracy.quantize_with_accuracy_control).
     A model below opset 13 is converted to 13 first (onnx's version converter, after one run
     on the first sample for the tensors' ranks); BatchNormalization after a Conv is folded.
     Raises ValueError for an unknown method, a percentile outside (0, 100], a sample that
@@ -757,10 +773,33 @@ def quantize(model_or_path, output_path=None, calibration_data=None, calibration
             delta = (means[name].mean() - current.mean()) / bias_scales[name].astype(np.float64)
             shift[name] = np.round(delta).astype(np.int64)
             q, bias_scales = build(model, *options, shift)
+    if accuracy_control is not None:
+        from vireo_accuracy import quantization_points  # noqa: E402
+        points = quantization_points(model, exclude, symmetric_activations, quantize_all_outputs)
+        q = accuracy_control.run(model, lambda extra: build(model, exclude | extra, *options[1:], shift)[0],
+                                 points, device)
     onnx.checker.check_model(q)
     if output_path is not None:
         onnx.save(q, os.fspath(output_path))
     return q
+
+
+def accuracy_control_from_args(args, model):
+    """The CLI's accuracy-aware settings, or None without --accuracy-metric."""
+    extra = [f for f, v in (("--max-drop", args.max_drop), ("--validation", args.validation),
+                            ("--max-excluded", args.max_excluded)) if v is not None]
+    if args.accuracy_metric is None:
+        if extra:
+            raise ValueError(f"{extra[0]} needs --accuracy-metric (sqnr or argmax)")
+        return None
+    import vireo_accuracy  # noqa: E402
+    default_drop = 70.0 if args.accuracy_metric == "sqnr" else 0.01
+    if args.validation is not None and not os.path.isdir(args.validation):
+        raise ValueError(f"--validation {args.validation!r} is no directory")
+    validation = directory_samples(model, args.validation) if args.validation else None
+    return vireo_accuracy.AccuracyControl(validation, metric=args.accuracy_metric,
+                                          max_drop=default_drop if args.max_drop is None else args.max_drop,
+                                          max_excluded=args.max_excluded, max_evaluations=args.max_evaluations)
 
 
 def main(argv):
@@ -768,14 +807,18 @@ def main(argv):
     try:
         model = onnx.load(args.input)
         data = directory_samples(model, args.calib) if args.calib else None
+        control = accuracy_control_from_args(args, model)
         q = quantize(model, args.output, data, calibration=args.calibration, percentile=args.percentile,
                      bias_correction=args.bias_correction,
                      symmetric_activations=args.symmetric_activations,
                      per_tensor_weights=args.per_tensor_weights, exclude=args.exclude,
                      device=args.device, random_samples_count=args.samples,
-                     quantize_all_outputs=args.quantize_outputs == "all")
+                     quantize_all_outputs=args.quantize_outputs == "all",
+                     accuracy_control=control)
     except ValueError as e:
         sys.exit(f"vireo_quantize: {e}")
+    if control is not None:
+        print(f"vireo_quantize: accuracy-aware ({args.accuracy_metric}): {control.report.summary()}")
     if args.check is not None:
         if args.check:
             sample = [np.load(f) for f in args.check]
