@@ -75,6 +75,7 @@ def test_sqnr_excludes_the_outlier_op_first_and_meets_the_bound():
     assert report.ranking[0][0] == "mm2"
     assert report.ranking[0][1] > report.ranking[1][1] + 10.0
     assert report.met and report.after >= 30.0
+    assert report.history == [report.after]
     assert report.f32 == vireo_accuracy.SQNR_CEILING
     # f32 + int8 + 3 ranked points + 1 exclusion step
     assert report.evaluations == 2 + 3 + 1
@@ -127,6 +128,7 @@ def test_max_excluded_and_max_evaluations_budgets():
                                                validation_data=samples(6, 2), accuracy_metric="sqnr",
                                                max_drop=0.0, max_excluded=2)
     assert len(report.excluded) == 2 and report.excluded[0] == "mm2" and not report.met
+    assert len(report.history) == 2 and report.history[-1] == report.after
     assert report.evaluations == 2 + 3 + 2
     with pytest.raises(ValueError, match=r"--max-evaluations \(max_evaluations\) 4 is too small"):
         quantize_with_accuracy_control(model, calibration_data=samples(8, 1), validation_data=samples(6, 2),

@@ -50,7 +50,7 @@ SQNR_CEILING = 100.0
 class AccuracyReport:
     """What the accuracy-aware search did: the metric of the f32 model, of the fully quantized
     model (`before`) and of the returned one (`after`), the points left in f32 in the order
-    they were excluded, the ranking ((name, proxy SQNR dB) best gain first), the number of
+    they were excluded, `history` (the metric after each of those steps), the ranking ((name, proxy SQNR dB) best gain first), the number of
     evaluations (Vireo compiles) and whether the drop is within max_drop."""
 
     def __init__(self):
@@ -58,6 +58,7 @@ class AccuracyReport:
         self.before = None
         self.after = None
         self.excluded = []
+        self.history = []  # the metric after each exclusion step, in order
         self.ranking = []
         self.candidates = 0
         self.evaluations = 0
@@ -73,7 +74,9 @@ class AccuracyReport:
         return (f"metric f32 {self.f32:.4g}, int8 {self.before:.4g} -> {self.after:.4g} with "
                 f"{len(self.excluded)} of {self.candidates} points in f32 "
                 f"({', '.join(self.excluded) or 'none'}); {self.evaluations} evaluations; drop "
-                f"{self.f32 - self.after:.4g} {'within' if self.met else 'NOT within'} {self.max_drop:g}")
+                f"{self.f32 - self.after:.4g} {'within' if self.met else 'NOT within'} {self.max_drop:g}"
+                + (f"; metric after each step: {' '.join(f'{v:.4g}' for v in self.history)}"
+                   if self.history else ""))
 
 
 def check_arguments(metric=None, max_drop=0.0, max_excluded=None, max_evaluations=None):
@@ -233,6 +236,7 @@ def select_exclusions(f32_model, build, points, validation, validate, max_drop, 
         candidate = build(set(trial))
         value = float(validate(ev.compile(candidate), validation))
         excluded, q, report.after = trial, candidate, value
+        report.history.append(value)
         if report.f32 - value <= max_drop:
             report.met = True
             break
