@@ -74,6 +74,8 @@ def parse_args(argv):
     p.add_argument("--max-drop", type=float, default=0.01, help="with --accuracy-aware (fraction, default 0.01)")
     p.add_argument("--max-excluded", type=int, default=None, help="with --accuracy-aware (default: no limit)")
     p.add_argument("--max-evaluations", type=int, default=300, help="with --accuracy-aware (default 300)")
+    p.add_argument("--ranking", default="excluded", choices=("excluded", "isolated"),
+                   help="with --accuracy-aware: vireo_accuracy's ranking (default excluded)")
     p.add_argument("--keep", help="directory to keep the quantized models in")
     return p.parse_args(argv)
 
@@ -404,7 +406,7 @@ def main(argv):
             runs += [(m, c, p, a, True) for m in methods for c in corrections for p in weights for a in layouts]
         for method, corrected, per_tensor, all_outputs, aware in runs:
             label = (method + (" +bias" if corrected else "") + (" per-tensor" if per_tensor else "")
-                     + ("" if all_outputs else " int8-read outputs") + (" accuracy-aware" if aware else ""))
+                     + ("" if all_outputs else " int8-read outputs") + (f" accuracy-aware ({args.ranking})" if aware else ""))
             q_path = tmp / (f"{model_id}.{method}{'.bc' if corrected else ''}{'.pt' if per_tensor else ''}"
                             f"{'' if all_outputs else '.io'}{'.aa' if aware else ''}.onnx")
             t = time.perf_counter()
@@ -415,7 +417,7 @@ def main(argv):
                 _, report = quantize_with_accuracy_control(
                     str(f32_path), str(q_path), validation_data=validation, validate=validate,
                     max_drop=args.max_drop, max_excluded=args.max_excluded,
-                    max_evaluations=args.max_evaluations, **options)
+                    max_evaluations=args.max_evaluations, ranking=args.ranking, **options)
             else:
                 quantize(str(f32_path), str(q_path), **options)
             seconds = time.perf_counter() - t

@@ -85,6 +85,17 @@ def test_sqnr_excludes_the_outlier_op_first_and_meets_the_bound():
     assert "big_dq" not in {i for n in q.graph.node for i in n.input}
 
 
+def test_isolated_ranking_puts_the_outlier_op_first():
+    model = outlier_model()
+    q, report = quantize_with_accuracy_control(model, calibration_data=samples(8, 1),
+                                               validation_data=samples(6, 2), accuracy_metric="sqnr",
+                                               max_drop=70.0, ranking="isolated")
+    # with only mm2 quantized the output is at 12 dB; with only mm0 or mm1, well above 30
+    assert [name for name, _ in report.ranking][0] == "mm2"
+    assert report.ranking[0][1] < 20.0 < 30.0 < report.ranking[1][1]
+    assert report.excluded == ["mm2"] and report.met and report.evaluations == 6
+
+
 def test_generous_bound_excludes_nothing():
     model = outlier_model()
     q, report = quantize_with_accuracy_control(model, calibration_data=samples(8, 1),
@@ -139,6 +150,7 @@ def test_max_excluded_and_max_evaluations_budgets():
     (dict(accuracy_metric="top5"), r"--accuracy-metric \(accuracy_metric\) must be one of sqnr, argmax"),
     (dict(accuracy_metric="sqnr", max_drop=-1.0), r"--max-drop \(max_drop\) must be a finite number >= 0"),
     (dict(accuracy_metric="sqnr", max_excluded=-2), r"--max-excluded \(max_excluded\) must be >= 0"),
+    (dict(accuracy_metric="sqnr", ranking="random"), r"--ranking \(ranking\) must be one of excluded, isolated"),
     (dict(validate=42), r"validate must be a callable"),
     (dict(validate=lambda c, s: 0.0, accuracy_metric="sqnr"), r"either validate .* or accuracy_metric"),
 ])

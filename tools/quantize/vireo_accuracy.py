@@ -41,6 +41,9 @@ import onnx
 from vireo_quantize import TARGETS, checked_samples, graph_inputs, np_type, plan, sqnr_db
 
 METRICS = ("sqnr", "argmax")
+RANKINGS = ("excluded", "isolated")
+# Float slack when comparing a drop with max_drop (0.99 below 1.0 is 0.010000000000000009).
+TOLERANCE = 1e-9
 # The built-in SQNR metric clips each sample's SQNR at this level and takes it as the f32
 # model's value (f32 against itself is infinite; f32 CPU against the original model measures
 # 125-170 dB), so `max_drop` in dB reads as "at least SQNR_CEILING - max_drop dB".
@@ -79,8 +82,10 @@ class AccuracyReport:
                    if self.history else ""))
 
 
-def check_arguments(metric=None, max_drop=0.0, max_excluded=None, max_evaluations=None):
+def check_arguments(metric=None, max_drop=0.0, max_excluded=None, max_evaluations=None, ranking="excluded"):
     """ValueError naming the argument (and its CLI flag) at fault."""
+    if ranking not in RANKINGS:
+        raise ValueError(f"--ranking (ranking) must be one of {', '.join(RANKINGS)}, not {ranking!r}")
     if metric is not None and metric not in METRICS:
         raise ValueError(f"--accuracy-metric (accuracy_metric) must be one of {', '.join(METRICS)}, "
                          f"not {metric!r}")
@@ -183,12 +188,15 @@ class Evaluator:
 
 
 def select_exclusions(f32_model, build, points, validation, validate, max_drop, max_excluded=None,
-                      max_evaluations=None, rank_samples=8, device="CPU"):
+                      max_evaluations=None, rank_samples=8, device="CPU", ranking="excluded"):
     """The accuracy-aware search. build(extra_exclude: set) -> QDQ ModelProto from the
     calibrated parameters; points: candidate node names; validation: samples (lists of arrays
     in input order); validate(compiled, samples) -> float, higher is better, or None for the
-    default (sqnr_metric against the f32 outputs). Returns (QDQ model, AccuracyReport)."""
-    check_arguments(max_drop=max_drop, max_excluded=max_excluded, max_evaluations=max_evaluations)
+    default (sqnr_metric against the f32 outputs). ranking: "excluded" scores each point by the
+    output SQNR with it alone in f32 (highest first), "isolated" with it alone quantized and
+    every other point in f32 (lowest first). Returns (QDQ model, AccuracyReport)."""
+    check_arguments(max_drop=max_drop, max_excluded=max_excluded, max_evaluations=max_evaluations,
+                    ranking=ranking)
     validation = list(validation)
     if not validation:
         raise ValueError("validation_data gave no sample: the accuracy-aware mode needs at least one")
@@ -205,7 +213,7 @@ def select_exclusions(f32_model, build, points, validation, validate, max_drop, 
     excluded = []
     q = build(set())
     report.before = report.after = float(validate(ev.compile(q), validation))
-    report.met = report.f32 - report.after <= max_drop
+    report.met = report.f32 - report.after <= max_drop + TOLERANCE
     if report.met or not points or max_excluded == 0:
         report.evaluations = ev.count
         return q, report
@@ -221,12 +229,14 @@ def select_exclusions(f32_model, build, points, validation, validate, max_drop, 
     scores = []
     for k, name in enumerate(points):
         try:
-            candidate = build({name})
+            build({name})  # a point whose exclusion needs a tensor never calibrated is no candidate
+            candidate = build({name}) if ranking == "excluded" else build(set(points) - {name})
         except KeyError:
-            continue  # excluding it would need a tensor that was never calibrated: not a candidate
-        scores.append((proxy(ev.compile(candidate), ranked_on), -k, name))
+            continue
+        score = proxy(ev.compile(candidate), ranked_on)
+        scores.append((score if ranking == "excluded" else -score, -k, name))
     scores.sort(reverse=True)
-    report.ranking = [(name, score) for score, _, name in scores]
+    report.ranking = [(name, score if ranking == "excluded" else -score) for score, _, name in scores]
 
     budget = len(scores) if max_excluded is None else min(max_excluded, len(scores))
     for _, _, name in scores[:budget]:
@@ -237,7 +247,7 @@ def select_exclusions(f32_model, build, points, validation, validate, max_drop, 
         value = float(validate(ev.compile(candidate), validation))
         excluded, q, report.after = trial, candidate, value
         report.history.append(value)
-        if report.f32 - value <= max_drop:
+        if report.f32 - value <= max_drop + TOLERANCE:
             report.met = True
             break
     report.excluded = excluded
@@ -250,8 +260,10 @@ class AccuracyControl:
     calibration; `report` holds the AccuracyReport afterwards."""
 
     def __init__(self, validation_data=None, validate=None, metric=None, max_drop=0.01,
-                 max_excluded=None, max_evaluations=300, rank_samples=8, validation_count=16):
-        check_arguments(metric, max_drop, max_excluded, max_evaluations)
+                 max_excluded=None, max_evaluations=300, rank_samples=8, validation_count=16,
+                 ranking="excluded"):
+        check_arguments(metric, max_drop, max_excluded, max_evaluations, ranking)
+        self.ranking = ranking
         if validate is not None and metric is not None:
             raise ValueError("give either validate (a callable) or accuracy_metric (a built-in name), not both")
         if validate is not None and not callable(validate):
@@ -277,7 +289,8 @@ class AccuracyControl:
             # the reference outputs are the f32 model's, computed by select_exclusions
             validate = _LazyReference(argmax_metric)
         q, self.report = select_exclusions(f32_model, build, points, samples, validate, self.max_drop,
-                                           self.max_excluded, self.max_evaluations, self.rank_samples, device)
+                                           self.max_excluded, self.max_evaluations, self.rank_samples, device,
+                                           self.ranking)
         return q
 
 
@@ -298,7 +311,7 @@ class _LazyReference:
 def quantize_with_accuracy_control(model_or_path, output_path=None, calibration_data=None,
                                    validation_data=None, validate=None, max_drop=0.01,
                                    max_excluded=None, max_evaluations=300, accuracy_metric=None,
-                                   rank_samples=8, **quantize_options):
+                                   rank_samples=8, ranking="excluded", **quantize_options):
     """vireo_quantize.quantize, then the accuracy-aware search; returns (QDQ ModelProto,
     AccuracyReport) and saves the model to output_path when given.
 
@@ -310,10 +323,11 @@ def quantize_with_accuracy_control(model_or_path, output_path=None, calibration_
     validation_data: samples like calibration_data (default 16 random ones, other than the
     calibration ones). max_excluded: at most this many points returned to f32 (default all);
     max_evaluations: at most this many compiles in all (a ValueError when ranking does not fit).
+    ranking: "excluded" (default) or "isolated", see select_exclusions.
     Other keyword arguments go to quantize (calibration, exclude, device, ...)."""
     import vireo_quantize
     control = AccuracyControl(validation_data, validate, accuracy_metric, max_drop, max_excluded,
-                              max_evaluations, rank_samples)
+                              max_evaluations, rank_samples, ranking=ranking)
     q = vireo_quantize.quantize(model_or_path, output_path, calibration_data,
                                 accuracy_control=control, **quantize_options)
     return q, control.report

@@ -82,6 +82,9 @@ def parse_args(argv):
                    help="with --accuracy-metric: at most this many ops returned to f32 (default: no limit)")
     p.add_argument("--max-evaluations", type=int, default=300,
                    help="with --accuracy-metric: at most this many compiles on the device (default 300)")
+    p.add_argument("--ranking", default=None,
+                   help="with --accuracy-metric: excluded (default: each op scored with it alone in f32) or "
+                   "isolated (with it alone quantized)")
     p.add_argument("--device", default="CPU", help="Vireo device that runs calibration")
     p.add_argument("--check", nargs="*", metavar="NPY",
                    help="after writing, run the f32 and the quantized model on these inputs (one "
@@ -787,7 +790,7 @@ def quantize(model_or_path, output_path=None, calibration_data=None, calibration
 def accuracy_control_from_args(args, model):
     """The CLI's accuracy-aware settings, or None without --accuracy-metric."""
     extra = [f for f, v in (("--max-drop", args.max_drop), ("--validation", args.validation),
-                            ("--max-excluded", args.max_excluded)) if v is not None]
+                            ("--max-excluded", args.max_excluded), ("--ranking", args.ranking)) if v is not None]
     if args.accuracy_metric is None:
         if extra:
             raise ValueError(f"{extra[0]} needs --accuracy-metric (sqnr or argmax)")
@@ -799,7 +802,8 @@ def accuracy_control_from_args(args, model):
     validation = directory_samples(model, args.validation) if args.validation else None
     return vireo_accuracy.AccuracyControl(validation, metric=args.accuracy_metric,
                                           max_drop=default_drop if args.max_drop is None else args.max_drop,
-                                          max_excluded=args.max_excluded, max_evaluations=args.max_evaluations)
+                                          max_excluded=args.max_excluded, max_evaluations=args.max_evaluations,
+                                          ranking=args.ranking or "excluded")
 
 
 def main(argv):
