@@ -62,6 +62,12 @@ def test_points_are_the_quantized_ops():
     model = outlier_model()
     assert vireo_accuracy.quantization_points(model, set(), False, True) == ["mm0", "mm1", "mm2"]
     assert vireo_accuracy.quantization_points(model, {"mm1"}, False, True) == ["mm0", "mm2"]
+    # an Add of a constant bias after a quantized MatMul is not a point of its own
+    mlp = outlier_model()
+    mlp.graph.initializer.append(numpy_helper.from_array(np.ones(16, np.float32), "b"))
+    mlp.graph.node[0].output[0] = "m0pre"
+    mlp.graph.node.insert(1, helper.make_node("Add", ["m0pre", "b"], ["m0"], name="bias0"))
+    assert vireo_accuracy.quantization_points(mlp, set(), False, True) == ["mm0", "mm1", "mm2"]
 
 
 def test_sqnr_excludes_the_outlier_op_first_and_meets_the_bound():

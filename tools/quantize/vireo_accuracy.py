@@ -152,6 +152,7 @@ def quantization_points(model, exclude, symmetric, all_outputs):
     probe = onnx.ModelProto()
     probe.CopyFrom(model)
     targets, quantized, _, _ = plan(probe, exclude, not symmetric, all_outputs)
+    inits = {t.name for t in probe.graph.initializer}
     target_names = {n.name for n in targets}
     points = []
     for node in probe.graph.node:
@@ -160,6 +161,8 @@ def quantization_points(model, exclude, symmetric, all_outputs):
         if node.op_type in TARGETS and node.name in target_names:
             points.append(node.name)
         elif node.op_type in ("Add", "GlobalAveragePool", "Concat") and any(i in quantized for i in node.input):
+            if node.op_type == "Add" and any(i in inits for i in node.input):
+                continue  # an Add of a constant (a MatMul's bias) is never quantized itself
             points.append(node.name)
     return points
 
