@@ -20,6 +20,11 @@ Why this proxy and this direction:
 - The SQNR is continuous; the task metric usually is not (a fraction of unchanged decodings on
   a few samples moves by whole samples and ties most points), so it cannot order ~100 points
   that each change little alone. The user's metric decides when to stop.
+- `ranking="isolated"` scores the other way, with *that point alone quantized* and every other
+  point in f32 (lowest SQNR first): what each point costs on its own. When the noise is spread
+  over many points, every single exclusion gains little and the "excluded" order is flat; on
+  PP-OCR's recognizer it ranks the early convolutions, which decide the decoding, last, and
+  "isolated" finds them first (docs/quantization.md has the numbers).
 Cost: one compile on Vireo (`vireo.Core().compile_model`) per evaluation: 1 for the f32
 reference, 1 for the all-quantized model, one per candidate to rank (skipped when the
 quantized model is already within the bound), then one per exclusion step. `max_evaluations`
@@ -232,10 +237,13 @@ def select_exclusions(f32_model, build, points, validation, validate, max_drop, 
     scores = []
     for k, name in enumerate(points):
         try:
-            build({name})  # a point whose exclusion needs a tensor never calibrated is no candidate
-            candidate = build({name}) if ranking == "excluded" else build(set(points) - {name})
+            # a point whose exclusion needs a tensor never calibrated is no candidate
+            candidate = alone_f32 = build({name})
+            if ranking == "isolated":
+                candidate = build(set(points) - {name})
         except KeyError:
             continue
+        del alone_f32
         score = proxy(ev.compile(candidate), ranked_on)
         scores.append((score if ranking == "excluded" else -score, -k, name))
     scores.sort(reverse=True)
@@ -246,7 +254,10 @@ def select_exclusions(f32_model, build, points, validation, validate, max_drop, 
         if ev.left() is not None and ev.left() <= 0:
             break
         trial = excluded + [name]
-        candidate = build(set(trial))
+        try:
+            candidate = build(set(trial))
+        except KeyError:
+            continue  # this set needs a tensor that was never calibrated: the next point
         value = float(validate(ev.compile(candidate), validation))
         excluded, q, report.after = trial, candidate, value
         report.history.append(value)
