@@ -5,29 +5,20 @@
 #include <vector>
 
 #include "vireo/exception.hpp"
+#include "vireo/op_registry.hpp"
 #include "vireo/tensor.hpp"
 
 namespace vireo::cpu_plugin {
 namespace {
 
-// The order of a Transpose whose order input is an integer Constant, or nullopt.
+// The order of a Transpose whose order input is a Constant, or nullopt.
 std::optional<std::vector<int64_t>> constant_order(const Node& transpose) {
     if (transpose.get_type_name() != "Transpose" || transpose.get_input_size() != 2)
         return std::nullopt;
     const Node& order = *transpose.input_value(1).get_node();
     if (order.get_type_name() != "Constant") return std::nullopt;
     const Tensor& t = order.get_constant_value();
-    std::vector<int64_t> out(t.get_size());
-    if (t.get_element_type() == element::i64) {
-        const auto* p = static_cast<const int64_t*>(t.data());
-        out.assign(p, p + t.get_size());
-    } else if (t.get_element_type() == element::i32) {
-        const auto* p = static_cast<const int32_t*>(t.data());
-        out.assign(p, p + t.get_size());
-    } else {
-        return std::nullopt;
-    }
-    return out;
+    return InferInput{t.get_element_type(), PartialShape(t.get_shape()), t}.int_values();
 }
 
 // Whether `order` keeps every axis but the last two, which it swaps.

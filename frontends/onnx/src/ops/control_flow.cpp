@@ -110,6 +110,33 @@ OutputVector loop(const NodeContext& ctx) {
 // The most nodes one Scan may unroll into (steps x body nodes).
 constexpr int64_t kMaxScanUnrolledNodes = 1 << 16;
 
+/// Checks the axes/directions attributes against the scan inputs and `k` scan outputs and
+/// normalizes `in_axes`; returns the scan inputs' common static length, or -1 when one is dynamic.
+int64_t scan_length(const NodeContext& ctx, const OutputVector& scan_inputs, int64_t k,
+                    std::vector<int64_t>& in_axes, const std::vector<int64_t>& in_dirs,
+                    const std::vector<int64_t>& out_axes, const std::vector<int64_t>& out_dirs) {
+    const auto m = static_cast<int64_t>(scan_inputs.size());
+    if (k < 0) ctx.fail("the body has fewer outputs than state variables");
+    if (static_cast<int64_t>(in_axes.size()) != m || static_cast<int64_t>(in_dirs.size()) != m ||
+        static_cast<int64_t>(out_axes.size()) != k || static_cast<int64_t>(out_dirs.size()) != k)
+        ctx.fail("scan axes/directions attributes do not match the inputs and outputs");
+    int64_t steps = -1;
+    bool dynamic = false;
+    for (int64_t j = 0; j < m; ++j) {
+        const Output& x = scan_inputs[static_cast<size_t>(j)];
+        in_axes[j] = normalize_axis(ctx, in_axes[j], static_rank(ctx, x));
+        const auto& d = x.get_partial_shape()[static_cast<size_t>(in_axes[j])];
+        if (d.is_dynamic()) {
+            dynamic = true;
+            continue;
+        }
+        if (steps >= 0 && d.get_length() != steps)
+            ctx.fail("scan inputs disagree on the sequence length");
+        steps = d.get_length();
+    }
+    return dynamic ? -1 : steps;
+}
+
 /// Unrolls a Scan body over `scan_inputs` (each scanned along in_axes[j], backwards where
 /// in_dirs[j]) from `state`; returns the final state then the scan outputs stacked on out_axes.
 OutputVector unroll_scan(const NodeContext& ctx, const onnx::GraphProto& g, OutputVector state,
@@ -119,21 +146,8 @@ OutputVector unroll_scan(const NodeContext& ctx, const onnx::GraphProto& g, Outp
     const auto n = static_cast<int64_t>(state.size());
     const auto m = static_cast<int64_t>(scan_inputs.size());
     const int64_t k = g.output_size() - n;  // scan outputs
-    if (k < 0) ctx.fail("the body has fewer outputs than state variables");
-    if (static_cast<int64_t>(in_axes.size()) != m || static_cast<int64_t>(in_dirs.size()) != m ||
-        static_cast<int64_t>(out_axes.size()) != k || static_cast<int64_t>(out_dirs.size()) != k)
-        ctx.fail("scan axes/directions attributes do not match the inputs and outputs");
-    int64_t steps = -1;
-    for (int64_t j = 0; j < m; ++j) {
-        const Output& x = scan_inputs[static_cast<size_t>(j)];
-        const int64_t rank = static_rank(ctx, x);
-        in_axes[j] = normalize_axis(ctx, in_axes[j], rank);
-        const auto& d = x.get_partial_shape()[static_cast<size_t>(in_axes[j])];
-        if (d.is_dynamic()) ctx.unsupported("the scan length must be static (Scan-8 is unrolled)");
-        if (steps >= 0 && d.get_length() != steps)
-            ctx.fail("scan inputs disagree on the sequence length");
-        steps = d.get_length();
-    }
+    const int64_t steps = scan_length(ctx, scan_inputs, k, in_axes, in_dirs, out_axes, out_dirs);
+    if (steps < 0) ctx.unsupported("the scan length must be static (Scan-8 is unrolled)");
     // Unrolling costs steps x body: a few hundred bytes could otherwise ask for billions of nodes
     // (issue 35: 1e5 steps took 27 s and 2.1 GB, 1e9 allocated its step table up front).
     const int64_t per_step = g.node_size() + 2 * m;
@@ -267,7 +281,6 @@ OutputVector scan(const NodeContext& ctx) {
     if (m < 1 || n < 0)
         ctx.fail("num_scan_inputs ", m, " does not fit ", ctx.input_size(), " inputs");
     const int64_t k = g.output_size() - n;
-    if (k < 0) ctx.fail("the body has fewer outputs than state variables");
     const auto zeros = [](int64_t count) {
         return std::vector<int64_t>(static_cast<size_t>(std::max<int64_t>(count, 0)), 0);
     };
@@ -278,24 +291,9 @@ OutputVector scan(const NodeContext& ctx) {
     const auto in_dirs = ctx.attr_ints("scan_input_directions", zeros(m));
     const auto out_axes = ctx.attr_ints("scan_output_axes", zeros(k));
     const auto out_dirs = ctx.attr_ints("scan_output_directions", zeros(k));
-    if (static_cast<int64_t>(in_axes.size()) != m || static_cast<int64_t>(in_dirs.size()) != m ||
-        static_cast<int64_t>(out_axes.size()) != k || static_cast<int64_t>(out_dirs.size()) != k)
-        ctx.fail("scan axes/directions attributes do not match the inputs and outputs");
     // Unrolled when the length is static and short enough (the device then sees one flat graph);
     // otherwise a Loop.
-    int64_t steps = -1;
-    for (int64_t j = 0; j < m; ++j) {
-        const Output& x = scan_inputs[static_cast<size_t>(j)];
-        in_axes[j] = normalize_axis(ctx, in_axes[j], static_rank(ctx, x));
-        const auto& d = x.get_partial_shape()[static_cast<size_t>(in_axes[j])];
-        if (d.is_dynamic()) {
-            steps = -1;
-            break;
-        }
-        if (steps >= 0 && d.get_length() != steps)
-            ctx.fail("scan inputs disagree on the sequence length");
-        steps = d.get_length();
-    }
+    const int64_t steps = scan_length(ctx, scan_inputs, k, in_axes, in_dirs, out_axes, out_dirs);
     const int64_t per_step = g.node_size() + 2 * m;
     if (steps < 0 || steps > kMaxScanUnrolledNodes / std::max<int64_t>(per_step, 1) ||
         (steps == 0 && k > 0))
