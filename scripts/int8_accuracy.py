@@ -74,8 +74,8 @@ def parse_args(argv):
     p.add_argument("--max-drop", type=float, default=0.01, help="with --accuracy-aware (fraction, default 0.01)")
     p.add_argument("--max-excluded", type=int, default=None, help="with --accuracy-aware (default: no limit)")
     p.add_argument("--max-evaluations", type=int, default=300, help="with --accuracy-aware (default 300)")
-    p.add_argument("--ranking", default="excluded", choices=("excluded", "isolated"),
-                   help="with --accuracy-aware: vireo_accuracy's ranking (default excluded)")
+    p.add_argument("--ranking", default="isolated", choices=("isolated", "excluded"),
+                   help="with --accuracy-aware: vireo_accuracy's ranking (default isolated)")
     p.add_argument("--keep", help="directory to keep the quantized models in")
     return p.parse_args(argv)
 

@@ -74,7 +74,7 @@ def test_sqnr_excludes_the_outlier_op_first_and_meets_the_bound():
     model = outlier_model()
     q, report = quantize_with_accuracy_control(model, calibration_data=samples(8, 1),
                                                validation_data=samples(6, 2), accuracy_metric="sqnr",
-                                               max_drop=70.0)  # at least 30 dB
+                                               max_drop=70.0, ranking="excluded")  # at least 30 dB
     assert report.candidates == 3
     assert report.before < 25.0, report  # the outlier pair ruins the output
     assert report.excluded == ["mm2"]

@@ -10,8 +10,8 @@ with constant weights, or an Add of two activations, a GlobalAveragePool or a Co
 inputs get Q/DQ pairs. Every candidate model is built from the same calibrated parameters
 (`build(exclude)`): nothing is recalibrated, excluding a point only removes Q/DQ pairs.
 
-Ranking. Each point is scored by the SQNR (dB) of all the model's outputs against the f32
-outputs, over the first `rank_samples` validation samples, with *that point alone left in f32*
+Ranking (`ranking="excluded"`). Each point is scored by the SQNR (dB) of all the model's
+outputs against the f32 outputs, over the first `rank_samples` validation samples, with *that point alone left in f32*
 and everything else quantized; the points whose exclusion raises the SQNR most come first.
 Why this proxy and this direction:
 - "Left in f32" measures what the greedy step will actually gain from excluding the point in
@@ -20,9 +20,9 @@ Why this proxy and this direction:
 - The SQNR is continuous; the task metric usually is not (a fraction of unchanged decodings on
   a few samples moves by whole samples and ties most points), so it cannot order ~100 points
   that each change little alone. The user's metric decides when to stop.
-- `ranking="isolated"` scores the other way, with *that point alone quantized* and every other
-  point in f32 (lowest SQNR first): what each point costs on its own. When the noise is spread
-  over many points, every single exclusion gains little and the "excluded" order is flat; on
+- `ranking="isolated"` (the default, from the PP-OCR measurements) scores the other way,
+  with *that point alone quantized* and every other point in f32 (lowest SQNR first): what
+  each point costs on its own. When the noise is spread over many points, every single exclusion gains little and the "excluded" order is flat; on
   PP-OCR's recognizer it ranks the early convolutions, which decide the decoding, last, and
   "isolated" finds them first (docs/quantization.md has the numbers).
 Cost: one compile on Vireo (`vireo.Core().compile_model`) per evaluation: 1 for the f32
@@ -58,8 +58,8 @@ SQNR_CEILING = 100.0
 class AccuracyReport:
     """What the accuracy-aware search did: the metric of the f32 model, of the fully quantized
     model (`before`) and of the returned one (`after`), the points left in f32 in the order
-    they were excluded, `history` (the metric after each of those steps), the ranking ((name, proxy SQNR dB) best gain first), the number of
-    evaluations (Vireo compiles) and whether the drop is within max_drop."""
+    they were excluded, `history` (the metric after each of those steps), the ranking
+    ((name, proxy SQNR dB), most harmful first), the number of evaluations (Vireo compiles) and whether the drop is within max_drop."""
 
     def __init__(self):
         self.f32 = None
@@ -87,7 +87,7 @@ class AccuracyReport:
                    if self.history else ""))
 
 
-def check_arguments(metric=None, max_drop=0.0, max_excluded=None, max_evaluations=None, ranking="excluded"):
+def check_arguments(metric=None, max_drop=0.0, max_excluded=None, max_evaluations=None, ranking="isolated"):
     """ValueError naming the argument (and its CLI flag) at fault."""
     if ranking not in RANKINGS:
         raise ValueError(f"--ranking (ranking) must be one of {', '.join(RANKINGS)}, not {ranking!r}")
@@ -196,7 +196,7 @@ class Evaluator:
 
 
 def select_exclusions(f32_model, build, points, validation, validate, max_drop, max_excluded=None,
-                      max_evaluations=None, rank_samples=8, device="CPU", ranking="excluded"):
+                      max_evaluations=None, rank_samples=8, device="CPU", ranking="isolated"):
     """The accuracy-aware search. build(extra_exclude: set) -> QDQ ModelProto from the
     calibrated parameters; points: candidate node names; validation: samples (lists of arrays
     in input order); validate(compiled, samples) -> float, higher is better, or None for the
@@ -275,7 +275,7 @@ class AccuracyControl:
 
     def __init__(self, validation_data=None, validate=None, metric=None, max_drop=0.01,
                  max_excluded=None, max_evaluations=300, rank_samples=8, validation_count=16,
-                 ranking="excluded"):
+                 ranking="isolated"):
         check_arguments(metric, max_drop, max_excluded, max_evaluations, ranking)
         self.ranking = ranking
         if validate is not None and metric is not None:
@@ -325,7 +325,7 @@ class _LazyReference:
 def quantize_with_accuracy_control(model_or_path, output_path=None, calibration_data=None,
                                    validation_data=None, validate=None, max_drop=0.01,
                                    max_excluded=None, max_evaluations=300, accuracy_metric=None,
-                                   rank_samples=8, ranking="excluded", **quantize_options):
+                                   rank_samples=8, ranking="isolated", **quantize_options):
     """vireo_quantize.quantize, then the accuracy-aware search; returns (QDQ ModelProto,
     AccuracyReport) and saves the model to output_path when given.
 
@@ -337,7 +337,7 @@ def quantize_with_accuracy_control(model_or_path, output_path=None, calibration_
     validation_data: samples like calibration_data (default 16 random ones, other than the
     calibration ones). max_excluded: at most this many points returned to f32 (default all);
     max_evaluations: at most this many compiles in all (a ValueError when ranking does not fit).
-    ranking: "excluded" (default) or "isolated", see select_exclusions.
+    ranking: "isolated" (default) or "excluded", see select_exclusions.
     Other keyword arguments go to quantize (calibration, exclude, device, ...)."""
     import vireo_quantize
     control = AccuracyControl(validation_data, validate, accuracy_metric, max_drop, max_excluded,

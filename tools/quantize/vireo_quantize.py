@@ -83,8 +83,8 @@ def parse_args(argv):
     p.add_argument("--max-evaluations", type=int, default=300,
                    help="with --accuracy-metric: at most this many compiles on the device (default 300)")
     p.add_argument("--ranking", default=None,
-                   help="with --accuracy-metric: excluded (default: each op scored with it alone in f32) or "
-                   "isolated (with it alone quantized)")
+                   help="with --accuracy-metric: isolated (default: each op scored with it alone quantized) or "
+                   "excluded (with it alone in f32)")
     p.add_argument("--device", default="CPU", help="Vireo device that runs calibration")
     p.add_argument("--check", nargs="*", metavar="NPY",
                    help="after writing, run the f32 and the quantized model on these inputs (one "
@@ -803,7 +803,7 @@ def accuracy_control_from_args(args, model):
     return vireo_accuracy.AccuracyControl(validation, metric=args.accuracy_metric,
                                           max_drop=default_drop if args.max_drop is None else args.max_drop,
                                           max_excluded=args.max_excluded, max_evaluations=args.max_evaluations,
-                                          ranking=args.ranking or "excluded")
+                                          ranking=args.ranking or "isolated")
 
 
 def main(argv):
