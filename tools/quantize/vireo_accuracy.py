@@ -22,8 +22,8 @@ Why this proxy and this direction:
   that each change little alone. The user's metric decides when to stop.
 - `ranking="isolated"` (the default, from the PP-OCR measurements) scores the other way,
   with *that point alone quantized* and every other point in f32 (lowest SQNR first): what
-  each point costs on its own. When the noise is spread over many points, every single exclusion gains little and the "excluded" order is flat; on
-  PP-OCR's recognizer it ranks the early convolutions, which decide the decoding, last, and
+  each point costs on its own. When the noise is spread over many points, every single
+  exclusion gains little and the "excluded" order is flat; on PP-OCR's recognizer it ranks the early convolutions, which decide the decoding, last, and
   "isolated" finds them first (docs/quantization.md has the numbers).
 Cost: one compile on Vireo (`vireo.Core().compile_model`) per evaluation: 1 for the f32
 reference, 1 for the all-quantized model, one per candidate to rank (skipped when the
@@ -59,7 +59,8 @@ class AccuracyReport:
     """What the accuracy-aware search did: the metric of the f32 model, of the fully quantized
     model (`before`) and of the returned one (`after`), the points left in f32 in the order
     they were excluded, `history` (the metric after each of those steps), the ranking
-    ((name, proxy SQNR dB), most harmful first), the number of evaluations (Vireo compiles) and whether the drop is within max_drop."""
+    ((name, proxy SQNR dB), most harmful first), the number of evaluations (Vireo compiles)
+    and whether the drop is within max_drop."""
 
     def __init__(self):
         self.f32 = None
