@@ -23,8 +23,8 @@ Why this proxy and this direction:
 - `ranking="isolated"` (the default, from the PP-OCR measurements) scores the other way,
   with *that point alone quantized* and every other point in f32 (lowest SQNR first): what
   each point costs on its own. When the noise is spread over many points, every single
-  exclusion gains little and the "excluded" order is flat; on PP-OCR's recognizer it ranks the early convolutions, which decide the decoding, last, and
-  "isolated" finds them first (docs/quantization.md has the numbers).
+  exclusion gains little and the "excluded" order is flat; on PP-OCR's recognizer it ranks
+  the early convolutions, which decide the decoding, last, and "isolated" finds them first (docs/quantization.md has the numbers).
 Cost: one compile on Vireo (`vireo.Core().compile_model`) per evaluation: 1 for the f32
 reference, 1 for the all-quantized model, one per candidate to rank (skipped when the
 quantized model is already within the bound), then one per exclusion step. `max_evaluations`
