@@ -11,8 +11,8 @@ inputs get Q/DQ pairs. Every candidate model is built from the same calibrated p
 (`build(exclude)`): nothing is recalibrated, excluding a point only removes Q/DQ pairs.
 
 Ranking (`ranking="excluded"`). Each point is scored by the SQNR (dB) of all the model's
-outputs against the f32 outputs, over the first `rank_samples` validation samples, with *that point alone left in f32*
-and everything else quantized; the points whose exclusion raises the SQNR most come first.
+outputs against the f32 outputs, over the first `rank_samples` validation samples, with
+*that point alone left in f32* and everything else quantized; the points whose exclusion raises the SQNR most come first.
 Why this proxy and this direction:
 - "Left in f32" measures what the greedy step will actually gain from excluding the point in
   the presence of the others' noise (what NNCF's ranking does too); "only this point quantized"
@@ -24,7 +24,8 @@ Why this proxy and this direction:
   with *that point alone quantized* and every other point in f32 (lowest SQNR first): what
   each point costs on its own. When the noise is spread over many points, every single
   exclusion gains little and the "excluded" order is flat; on PP-OCR's recognizer it ranks
-  the early convolutions, which decide the decoding, last, and "isolated" finds them first (docs/quantization.md has the numbers).
+  the early convolutions, which decide the decoding, last, and "isolated" finds them first
+  (docs/quantization.md has the numbers).
 Cost: one compile on Vireo (`vireo.Core().compile_model`) per evaluation: 1 for the f32
 reference, 1 for the all-quantized model, one per candidate to rank (skipped when the
 quantized model is already within the bound), then one per exclusion step. `max_evaluations`
