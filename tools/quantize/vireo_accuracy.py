@@ -12,7 +12,8 @@ inputs get Q/DQ pairs. Every candidate model is built from the same calibrated p
 
 Ranking (`ranking="excluded"`). Each point is scored by the SQNR (dB) of all the model's
 outputs against the f32 outputs, over the first `rank_samples` validation samples, with
-*that point alone left in f32* and everything else quantized; the points whose exclusion raises the SQNR most come first.
+*that point alone left in f32* and everything else quantized; the points whose exclusion
+raises the SQNR most come first.
 Why this proxy and this direction:
 - "Left in f32" measures what the greedy step will actually gain from excluding the point in
   the presence of the others' noise (what NNCF's ranking does too); "only this point quantized"
