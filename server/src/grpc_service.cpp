@@ -57,8 +57,12 @@ Status submit_grpc_infer(ServingContext& serving, const inference::ModelInferReq
         infer->version_number = infer->version->version();
         bind(infer);
         s = infer->version->submit(infer->job);
-        if (s.ok() || s.code != StatusCode::kUnavailable || attempt > 0 ||
-            !request.model_version().empty() || serving.draining.load())
+        if (s.ok()) return s;
+        // Not submitted, so on_done will never run: release it and what it holds (a stream's
+        // call holds this inference, which holds the job).
+        infer->job->on_done = nullptr;
+        if (s.code != StatusCode::kUnavailable || attempt > 0 || !request.model_version().empty() ||
+            serving.draining.load())
             return s;
     }
 }
@@ -172,13 +176,14 @@ class StreamReactor final : public grpc::ServerBidiReactor<inference::ModelInfer
     void OnReadDone(bool ok) override {
         if (!ok) {  // the client closed its side, or the call is over
             bool finish = false;
+            grpc::Status final;
             {
                 std::lock_guard<std::mutex> lock(m_mutex);
                 m_reading = false;
                 m_reads_done = true;
-                finish = finish_now();
+                finish = finish_now(final);
             }
-            if (finish) Finish(final_status());
+            if (finish) Finish(final);
             return;
         }
         // m_reading stays true until the end of this reaction, so no other event starts a read
@@ -214,6 +219,7 @@ class StreamReactor final : public grpc::ServerBidiReactor<inference::ModelInfer
         inference::ModelStreamInferResponse* next = nullptr;
         bool read = false;
         bool finish = false;
+        grpc::Status final;
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             m_writes.pop_front();
@@ -226,16 +232,17 @@ class StreamReactor final : public grpc::ServerBidiReactor<inference::ModelInfer
             if (!m_writes.empty()) next = m_writes.front().get();
             m_writing = next != nullptr;
             read = start_read_now();
-            finish = finish_now();
+            finish = finish_now(final);
         }
         if (next) StartWrite(next);
         if (read) StartRead(&m_incoming);
-        if (finish) Finish(final_status());
+        if (finish) Finish(final);
     }
 
     void OnCancel() override {
         std::vector<std::shared_ptr<Call>> calls;
         bool finish = false;
+        grpc::Status final;
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             m_cancelled = true;
@@ -245,11 +252,11 @@ class StreamReactor final : public grpc::ServerBidiReactor<inference::ModelInfer
             // here (a pending read ends by itself, with ok false).
             if (!m_reading && !m_reads_done) {
                 m_reads_done = true;
-                finish = finish_now();
+                finish = finish_now(final);
             }
         }
         for (const auto& call : calls) cancel_grpc_infer(*call->infer);
-        if (finish) Finish(final_status());
+        if (finish) Finish(final);
     }
 
     void OnDone() override { delete this; }
@@ -284,6 +291,7 @@ class StreamReactor final : public grpc::ServerBidiReactor<inference::ModelInfer
         inference::ModelStreamInferResponse* first = nullptr;
         bool read = false;
         bool finish = false;
+        grpc::Status final;
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             --m_running;
@@ -303,11 +311,11 @@ class StreamReactor final : public grpc::ServerBidiReactor<inference::ModelInfer
                 }
             }
             read = start_read_now();
-            finish = finish_now();
+            finish = finish_now(final);
         }
         if (first) StartWrite(first);
         if (read) StartRead(&m_incoming);
-        if (finish) Finish(final_status());
+        if (finish) Finish(final);
     }
 
     // Under m_mutex: whether to start the next read now (none in progress, the client has not
@@ -320,17 +328,13 @@ class StreamReactor final : public grpc::ServerBidiReactor<inference::ModelInfer
     }
 
     // Under m_mutex: whether the call can end now (nothing to read, run or write), marking it
-    // ended so that only one event calls Finish.
-    bool finish_now() {
+    // ended so that only one event calls Finish; `status` receives the call's final status.
+    bool finish_now(grpc::Status& status) {
         if (m_finished || !m_reads_done || m_running > 0 || m_writing) return false;
         m_finished = true;
+        status = m_cancelled ? grpc::Status(grpc::StatusCode::CANCELLED, "stream cancelled")
+                             : grpc::Status::OK;
         return true;
-    }
-
-    grpc::Status final_status() const {
-        // Read only after finish_now() returned true: no other event changes m_cancelled then.
-        return m_cancelled ? grpc::Status(grpc::StatusCode::CANCELLED, "stream cancelled")
-                           : grpc::Status::OK;
     }
 
     ServingContext& m_serving;

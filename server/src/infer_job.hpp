@@ -50,9 +50,13 @@ struct InferJob {
     int slot = -1;  // the infer request running it, -1 when queued or not started
 
     /// Calls on_done the first time; later calls do nothing. Returns whether this call did.
+    /// on_done is released once called, with whatever it captured (a transport's state often
+    /// holds this job, so keeping the callback would keep both alive).
     bool finish(Status status, std::vector<OutputData> outputs = {}) {
         if (m_finished.exchange(true)) return false;
-        if (on_done) on_done(std::move(status), std::move(outputs));
+        auto done = std::move(on_done);
+        on_done = nullptr;
+        if (done) done(std::move(status), std::move(outputs));
         return true;
     }
     bool finished() const { return m_finished.load(); }

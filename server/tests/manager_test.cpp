@@ -101,6 +101,23 @@ TEST_F(ManagerTest, LatestPolicyServesTheHighestVersion) {
     EXPECT_EQ(manager.find("other", "", version).code, StatusCode::kNotFound);
 }
 
+// A job calls on_done once and then lets it go with what it captured: a transport's state that
+// holds the job (a gRPC stream's call holds its inference, which holds the job) would otherwise
+// keep itself alive through the callback, a leak per request.
+TEST(InferJobCallback, CalledOnceThenReleased) {
+    auto sentinel = std::make_shared<int>(7);
+    const std::weak_ptr<int> watch = sentinel;
+    InferJob job;
+    int calls = 0;
+    job.on_done = [sentinel, &calls](Status, std::vector<OutputData>) { ++calls; };
+    sentinel.reset();
+    EXPECT_FALSE(watch.expired());
+    EXPECT_TRUE(job.finish({}));
+    EXPECT_FALSE(job.finish({StatusCode::kCancelled, "late"}));
+    EXPECT_EQ(calls, 1);
+    EXPECT_TRUE(watch.expired());
+}
+
 TEST_F(ManagerTest, InferenceRunsThroughThePool) {
     ModelManager manager(m_core, m_metrics, "");
     manager.configure({m_config});
