@@ -187,7 +187,7 @@ OutputVector unroll_scan(const NodeContext& ctx, const onnx::GraphProto& g, Outp
 }
 
 /// Scan as a core Loop, for a sequence length known only at run time or too long to unroll: the
-/// trip count is the first scan input's length; each state variable is a body Parameter carried
+/// trip count is the longest scan input's length; each state variable is a body Parameter carried
 /// back from its Result; each scan input is sliced one position per iteration (backwards for
 /// direction 1) into a body Parameter whose Squeeze the ONNX body reads; each scan output is
 /// unsqueezed in the body and concatenated by the Loop on its axis (in reverse order for direction
