@@ -12,6 +12,7 @@
 #include "datatype.hpp"
 #include "grpc_conversion.hpp"
 #include "model_info.hpp"
+#include "vireo/kserve/parameters.hpp"
 #include "vireo/version.hpp"
 
 namespace vireo::server {
@@ -78,6 +79,13 @@ Status reply_grpc_infer(Status status, std::vector<OutputData>& outputs, const G
         response.set_model_version(std::to_string(infer.version_number));
         response.set_id(request.id());
         fill_grpc_response(outputs, infer.form, response);
+        // The server's share of the round trip, for a client's profile (the REMOTE device's):
+        // Vireo's own keys, which other clients ignore.
+        auto& parameters = *response.mutable_parameters();
+        parameters[kserve::kQueueTimeParameter].set_int64_param(
+            static_cast<int64_t>(micros(infer.job->queued_for)));
+        parameters[kserve::kRunTimeParameter].set_int64_param(
+            static_cast<int64_t>(micros(infer.job->ran_for)));
     }
     return status;
 }

@@ -48,6 +48,11 @@ struct InferJob {
     // Scheduler state, guarded by the model version's mutex.
     Clock::time_point enqueued;
     int slot = -1;  // the infer request running it, -1 when queued or not started
+    // Set by the scheduler before it calls finish(), so on_done may read them: the time from
+    // submit() to the start of the job's run, and the run's (its batch's) duration on the device.
+    // Zero for a job that never ran.
+    Clock::duration queued_for{};
+    Clock::duration ran_for{};
 
     /// Calls on_done the first time; later calls do nothing. Returns whether this call did.
     /// on_done is released once called, with whatever it captured (a transport's state often

@@ -230,6 +230,7 @@ void ModelVersion::run_next(size_t slot, std::shared_ptr<InferJob> job) {
                     m_started[slot] = now;
                     m_stats.queue_count += 1;
                     m_stats.queue_ns += nanos(now - job->enqueued);
+                    job->queued_for = now - job->enqueued;
                 }
                 m_metrics->active_infer_requests.fetch_add(1);
                 counted = true;
@@ -266,6 +267,7 @@ void ModelVersion::on_complete(size_t slot, std::exception_ptr error) {
     }
     const auto done = Clock::now();
     m_metrics->inference_us.observe(micros(done - started));
+    job->ran_for = done - started;
     Status status;
     std::vector<OutputData> outputs;
     if (error) {

@@ -155,6 +155,7 @@ void ModelVersion::dispatch_batch(size_t slot, std::vector<std::shared_ptr<Infer
             for (const auto& job : batch) {
                 m_stats.queue_count += 1;
                 m_stats.queue_ns += nanos(now - job->enqueued);
+                job->queued_for = now - job->enqueued;
             }
         }
         m_metrics->active_infer_requests.fetch_add(1);
@@ -235,6 +236,7 @@ void ModelVersion::complete_batch(size_t slot, std::exception_ptr error) {
         }
         offset += items;
         account(*job, failure.ok());
+        job->ran_for = done - started;
         job->finish(failure, std::move(results));
     }
     {

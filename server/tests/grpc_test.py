@@ -413,6 +413,11 @@ class D_Scheduling(unittest.TestCase):
         self.assertTrue(f.cancelled() or f.done())
         r = STUB.ModelInfer(slow_request(), timeout=120)
         self.assertEqual(list(r.outputs[0].shape), [256, 512])
+        # The server's share of the round trip, in Vireo's own response parameters: the slow
+        # model's run (16 MatMuls of 256x512x512) takes far more than a microsecond.
+        self.assertEqual(r.parameters["vireo_queue_us"].WhichOneof("parameter_choice"), "int64_param")
+        self.assertGreaterEqual(r.parameters["vireo_queue_us"].int64_param, 0)
+        self.assertGreater(r.parameters["vireo_compute_us"].int64_param, 0)
 
 
 class D_Batching(unittest.TestCase):

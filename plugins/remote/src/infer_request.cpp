@@ -1,11 +1,13 @@
 // Implements the REMOTE requests: the message, the call, retries, outputs, and the pipeline.
 #include "infer_request.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <thread>
 
 #include "compiled_model.hpp"
 #include "protocol.hpp"
+#include "vireo/kserve/parameters.hpp"
 
 namespace vireo::remote {
 namespace {
@@ -13,6 +15,39 @@ namespace {
 using sdk::PipelineStage;
 using Status = ProfilingInfo::Status;
 using Clock = std::chrono::steady_clock;
+
+// The response's int64 parameter `key` as microseconds, or -1 when absent or not an int64 (a
+// server other than vireo_server, or an older one).
+int64_t micros_parameter(const inference::ModelInferResponse& response, const char* key) {
+    auto it = response.parameters().find(key);
+    if (it == response.parameters().end() ||
+        it->second.parameter_choice_case() != inference::InferParameter::kInt64Param ||
+        it->second.int64_param() < 0)
+        return -1;
+    return it->second.int64_param();
+}
+
+// Splits a successful call's round trip into the server's queue and run times (what vireo_server
+// reports in its response) and the rest (network, (de)serialisation and gRPC on both sides), as
+// three per-op rows after the stage rows.
+void record_server_rows(sdk::RunContext& run, const inference::ModelInferResponse& response,
+                        std::chrono::microseconds round_trip) {
+    const int64_t queued = micros_parameter(response, kserve::kQueueTimeParameter);
+    const int64_t ran = micros_parameter(response, kserve::kRunTimeParameter);
+    if (queued < 0 || ran < 0) return;
+    auto row = [&run](const char* name, const char* type, const char* exec, int64_t us) {
+        ProfilingInfo info;
+        info.status = Status::EXECUTED;
+        info.node_name = name;
+        info.node_type = type;
+        info.exec_type = exec;
+        info.real_time = std::chrono::microseconds(us);
+        run.op(std::move(info));
+    };
+    row("server queue", "Server", "server", queued);
+    row("server run", "Server", "server", ran);
+    row("network", "Network", "grpc", std::max<int64_t>(0, round_trip.count() - queued - ran));
+}
 
 constexpr std::chrono::milliseconds kFirstBackoff{50};
 constexpr std::chrono::milliseconds kMaxBackoff{2000};
@@ -127,7 +162,10 @@ void SyncInferRequest::wait_pipeline(sdk::RunContext& run) {
         const auto elapsed =
             std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - m_sent);
         run.stage(PipelineStage::kExecution, elapsed, Status::EXECUTED, "network+server");
-        if (call->status.ok()) break;
+        if (call->status.ok()) {
+            if (m_model->profiling_enabled()) record_server_rows(run, call->response, elapsed);
+            break;
+        }
         run.throw_if_cancelled(m_model->where());
         // A model this plugin loaded that the server no longer knows (it restarted): nothing ran,
         // so load it again and send the inference once more.

@@ -29,7 +29,9 @@ class CompiledModel;
 ///   resized to the shape the server sent); byte counts and datatypes are checked.
 /// Profiling rows: input preprocessing = serialisation, execution = network + server (exec type
 /// "network+server"), output postprocessing = deserialisation; the transfers are part of the
-/// network time (OPTIMIZED_OUT).
+/// network time (OPTIMIZED_OUT). With PERF_COUNT on and a server that reports its share
+/// (vireo_server: vireo/kserve/parameters.hpp), three op rows follow: "server queue", "server run"
+/// and "network" (the rest of the last attempt's round trip).
 class SyncInferRequest : public sdk::ISyncInferRequest {
   public:
     explicit SyncInferRequest(const std::shared_ptr<const CompiledModel>& compiled_model);

@@ -2,6 +2,7 @@
 // REMOTE_MODEL_NAME), sync and async inference equal to TEMPLATE, properties, profiling, and the
 // errors (no server, unknown model, shape refused, deadline, cancel).
 #include <atomic>
+#include <cstdlib>
 #include <future>
 
 #include "test_utils.hpp"
@@ -153,12 +154,34 @@ TEST_F(Remote, ProfilingReportsSerialisationNetworkAndDeserialisation) {
     request.set_input_tensor(make_tensor({1, 8}));
     request.infer();
     const auto rows = request.get_profiling_info();
-    ASSERT_GE(rows.size(), 5u);
+    // The five stage rows, then vireo_server's share of the round trip split out of it.
+    ASSERT_EQ(rows.size(), 8u);
     EXPECT_EQ(rows[0].exec_type, "serialize");
     EXPECT_EQ(rows[2].exec_type, "network+server");
     EXPECT_EQ(rows[2].status, ProfilingInfo::Status::EXECUTED);
     EXPECT_GT(rows[2].real_time.count(), 0);
     EXPECT_EQ(rows[4].exec_type, "deserialize");
+    const std::vector<std::string> names = {"server queue", "server run", "network"};
+    std::chrono::microseconds parts{0};
+    for (size_t i = 0; i < names.size(); ++i) {
+        EXPECT_EQ(rows[5 + i].node_name, names[i]);
+        EXPECT_EQ(rows[5 + i].status, ProfilingInfo::Status::EXECUTED);
+        EXPECT_GE(rows[5 + i].real_time.count(), 0);
+        parts += rows[5 + i].real_time;
+    }
+    EXPECT_EQ(rows[5].exec_type, "server");
+    EXPECT_EQ(rows[7].exec_type, "grpc");
+    // The three parts are the round trip (the network row is what the server's two leave);
+    // whole microseconds on each side may round by one each.
+    EXPECT_LE(std::abs((parts - rows[2].real_time).count()), 2);
+}
+
+TEST_F(Remote, ServerRowsAreReportedOnlyWithProfiling) {
+    auto compiled = core.compile_model(add_one_model(), "REMOTE.0", {enable_profiling(false)});
+    auto request = compiled.create_infer_request();
+    request.set_input_tensor(make_tensor({1, 8}));
+    request.infer();
+    EXPECT_EQ(request.get_profiling_info().size(), 5u);
 }
 
 TEST_F(Remote, UnloadOnReleaseUnloadsWhenTheLastUserGoes) {
