@@ -61,6 +61,10 @@ TEST(RemoteBenchmark, PipeliningOneVersusFourInFlight) {
             << "<property key=\"MOCK_REMOTE_DEVICE_COUNT\" value=\"4\"/>"
             << "<property key=\"MOCK_REMOTE_LATENCY_US\" value=\"" << kLatencyMs * 1000 << "\"/>"
             << "<property key=\"MOCK_REMOTE_COMPILE_MS\" value=\"0\"/>"
+            // One request per device: MULTI fills its devices in priority order up to each
+            // one's optimal number of requests (2 by default), so 4 requests in flight would
+            // otherwise keep only two of the four devices busy.
+            << "<property key=\"PERFORMANCE_HINT_NUM_REQUESTS\" value=\"1\"/>"
             << "</properties></plugin>\n</plugins></ie>\n";
     }
     ServerProcess server(
