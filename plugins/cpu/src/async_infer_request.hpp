@@ -11,7 +11,8 @@ namespace vireo::cpu_plugin {
 
 /// One stage {task executor, request->infer()}. A synchronous infer() runs on the caller's thread
 /// (oneDNN forks its OpenMP team from whichever thread calls it, sized per run by the request), or
-/// with `infer_on_stream` (dynamic models, which may run reference kernels) on the task executor.
+/// with `infer_on_stream` (dynamic models, which may run reference kernels, with more than one
+/// thread per stream) on the task executor.
 /// The request polls the run context's cancel token. Thread safety as IAsyncInferRequest.
 class AsyncInferRequest : public sdk::IAsyncInferRequest {
   public:
