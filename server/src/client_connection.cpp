@@ -67,6 +67,10 @@ int find_connection_socket(const ConnectionEnds& ends) {
     return found;
 }
 
+bool raise_listen_backlog(int fd) {
+    return ::listen(fd, SOMAXCONN) == 0;
+}
+
 bool peer_closed(int fd) {
     pollfd p{fd, static_cast<short>(POLLIN | POLLRDHUP), 0};
     int n = 0;

@@ -36,4 +36,12 @@ int find_connection_socket(const ConnectionEnds& ends);
 /// as closed: HTTP/1.1 clients do not half-close while waiting for an answer.
 bool peer_closed(int fd);
 
+/// Lets listening socket `fd` queue as many accepted-but-not-yet-taken connections as the system
+/// allows (SOMAXCONN, capped by net.core.somaxconn). cpp-httplib 0.11.4 listens with a backlog of
+/// 5 (compiled into Debian's library): in a burst of new connections the kernel then drops the
+/// handshakes beyond it, and those clients wait for a retransmission (1 s, then 3 s, ...) or time
+/// out — vireo_loadgen saw REST requests fail after 5 s at 64 concurrent clients. Returns false
+/// (errno set) when listen() fails.
+bool raise_listen_backlog(int fd);
+
 }  // namespace vireo::server

@@ -9,6 +9,8 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <future>
 
 #include "client_connection.hpp"
@@ -123,6 +125,12 @@ RestServer::RestServer(ServingContext& context)
     // each small reply waits for the client's delayed ACK (measured: 88 ms per request at any
     // concurrency, 0.2 ms with TCP_NODELAY).
     m_server->set_tcp_nodelay(true);
+    // The hook runs on each listening socket cpp-httplib makes before binding it (the last is the
+    // one bound); start() raises its backlog.
+    m_server->set_socket_options([this](socket_t sock) {
+        httplib::default_socket_options(sock);
+        m_listen_socket.store(static_cast<int>(sock));
+    });
     m_server->set_keep_alive_max_count(1000);
     m_server->set_keep_alive_timeout(30);
     m_server->set_exception_handler(
@@ -151,6 +159,12 @@ int RestServer::start(const std::string& address, int port) {
         if (bound <= 0) return -1;
     } else if (!m_server->bind_to_port(address, port)) {
         return -1;
+    }
+    const int listener = m_listen_socket.load();
+    if (listener < 0 || !raise_listen_backlog(listener)) {
+        log_line("warning", std::string("REST: could not raise the listen backlog (") +
+                    (listener < 0 ? "no listening socket seen" : std::strerror(errno)) +
+                    "): bursts of new connections may wait for retransmissions");
     }
     m_thread = std::thread([this] { m_server->listen_after_bind(); });
     return bound;

@@ -2,6 +2,7 @@
 // memory extensions, OVMS's config reload and Prometheus /metrics) on cpp-httplib.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
@@ -40,6 +41,8 @@ class RestServer {
     ServingContext& m_context;
     std::unique_ptr<httplib::Server> m_server;
     std::thread m_thread;
+    // The listening socket, as cpp-httplib's socket-options hook last saw it (-1: none yet).
+    std::atomic<int> m_listen_socket{-1};
 };
 
 }  // namespace vireo::server

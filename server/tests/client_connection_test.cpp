@@ -5,11 +5,13 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "metrics.hpp"
 
@@ -111,6 +113,49 @@ TEST(ClientConnection, ResetPeerIsSeen) {
     ::close(pair.client);
     pair.client = -1;
     EXPECT_TRUE(closed_within_a_second(pair.server));
+}
+
+// How many of `count` non-blocking connects to a loopback listener that never accepts complete
+// their handshake within half a second. The kernel completes at most backlog + 1 and drops the
+// other SYNs while the accept queue is full; their retransmission comes after a second.
+int handshakes_completed(bool raise_backlog, int count) {
+    const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    EXPECT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), length), 0);
+    EXPECT_EQ(::listen(listener, 5), 0);  // cpp-httplib's backlog
+    EXPECT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
+    if (raise_backlog) EXPECT_TRUE(raise_listen_backlog(listener));
+    std::vector<pollfd> clients;
+    for (int i = 0; i < count; ++i) {
+        const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+        ::connect(fd, reinterpret_cast<sockaddr*>(&address), length);  // EINPROGRESS
+        clients.push_back({fd, POLLOUT, 0});
+    }
+    int completed = 0;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+    while (completed < count && std::chrono::steady_clock::now() < until) {
+        ::poll(clients.data(), clients.size(), 10);
+        completed = 0;
+        for (auto& c : clients) {
+            int error = 0;
+            socklen_t size = sizeof(error);
+            if ((c.revents & POLLOUT) &&
+                ::getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &error, &size) == 0 && error == 0)
+                ++completed;
+        }
+    }
+    for (auto& c : clients) ::close(c.fd);
+    ::close(listener);
+    return completed;
+}
+
+TEST(ClientConnection, RaisedBacklogTakesABurstOfConnections) {
+    // The control: with cpp-httplib's backlog of 5 a burst of 40 stalls beyond the sixth.
+    EXPECT_LE(handshakes_completed(false, 40), 6);
+    EXPECT_EQ(handshakes_completed(true, 40), 40);
 }
 
 TEST(ClientConnection, CancelledRequestsAreCountedPerInterfaceAndMethod) {

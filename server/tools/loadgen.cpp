@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -47,7 +48,15 @@ struct Level {
     double p50 = 0, p90 = 0, p99 = 0;  // microseconds
     size_t errors = 0;
     size_t requests = 0;  // answered successfully
+    std::map<std::string, size_t> reasons;  // each error's first line -> how many
 };
+
+// An error's reason, shortened so that equal causes count together.
+std::string reason_of(std::string text) {
+    text = text.substr(0, text.find('\n'));
+    if (text.size() > 120) text = text.substr(0, 120) + "...";
+    return text;
+}
 
 bool parse(int argc, char** argv, Options& o) {
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -136,6 +145,7 @@ Level run_level(const Options& o, const std::vector<Input>& inputs, int concurre
     std::atomic<bool> stop{false};
     std::vector<std::vector<double>> latencies(concurrency);
     std::vector<size_t> errors(concurrency, 0);
+    std::vector<std::map<std::string, size_t>> reasons(concurrency);
     std::vector<std::thread> clients;
     const auto start = Clock::now();
     for (int c = 0; c < concurrency; ++c) {
@@ -164,12 +174,14 @@ Level run_level(const Options& o, const std::vector<Input>& inputs, int concurre
                         const auto t0 = Clock::now();
                         if (!stream->Write(request) || !stream->Read(&response)) {
                             ++errors[c];
+                            ++reasons[c]["the stream ended early"];
                             break;  // the stream is over; its status is read below
                         }
                         const auto t1 = Clock::now();
-                        if (!response.error_message().empty())
+                        if (!response.error_message().empty()) {
                             ++errors[c];
-                        else
+                            ++reasons[c][reason_of(response.error_message())];
+                        } else
                             latencies[c].push_back(
                                 std::chrono::duration<double, std::micro>(t1 - t0).count());
                     }
@@ -178,6 +190,7 @@ Level run_level(const Options& o, const std::vector<Input>& inputs, int concurre
                     }
                     const grpc::Status s = stream->Finish();
                     if (!s.ok() && errors[c] == 0) ++errors[c];
+                    if (!s.ok()) ++reasons[c][reason_of("stream: " + s.error_message())];
                     return;
                 }
                 while (!stop.load()) {
@@ -186,11 +199,14 @@ Level run_level(const Options& o, const std::vector<Input>& inputs, int concurre
                     const grpc::Status s =
                         client.infer(request, &response, std::chrono::milliseconds(0));
                     const auto t1 = Clock::now();
-                    if (!s.ok())
+                    if (!s.ok()) {
                         ++errors[c];
-                    else
+                        ++reasons[c][reason_of("gRPC status " + std::to_string(s.error_code()) +
+                                               ": " + s.error_message())];
+                    } else {
                         latencies[c].push_back(
                             std::chrono::duration<double, std::micro>(t1 - t0).count());
+                    }
                 }
             } else {
                 const auto colon = o.rest.rfind(':');
@@ -213,11 +229,15 @@ Level run_level(const Options& o, const std::vector<Input>& inputs, int concurre
                         client.Post(path.c_str(), headers, body,
                                     o.binary ? "application/octet-stream" : "application/json");
                     const auto t1 = Clock::now();
-                    if (!r || r->status != 200)
+                    if (!r || r->status != 200) {
                         ++errors[c];
-                    else
+                        ++reasons[c][r ? reason_of("HTTP " + std::to_string(r->status) + ": " +
+                                                   r->body)
+                                       : "no response (" + httplib::to_string(r.error()) + ")"];
+                    } else {
                         latencies[c].push_back(
                             std::chrono::duration<double, std::micro>(t1 - t0).count());
+                    }
                 }
             }
         });
@@ -232,6 +252,7 @@ Level run_level(const Options& o, const std::vector<Input>& inputs, int concurre
     for (int c = 0; c < concurrency; ++c) {
         all.insert(all.end(), latencies[c].begin(), latencies[c].end());
         level.errors += errors[c];
+        for (const auto& [reason, count] : reasons[c]) level.reasons[reason] += count;
     }
     std::sort(all.begin(), all.end());
     auto pct = [&](double p) {
@@ -277,6 +298,10 @@ int main(int argc, char** argv) {
             std::printf("%-12d %12.1f %10.0f %10.0f %10.0f %8zu %10zu\n", l.concurrency,
                         l.throughput, l.p50, l.p90, l.p99, l.errors, l.requests);
             std::fflush(stdout);
+            // Why requests failed, on stderr (the table on stdout stays machine-readable).
+            for (const auto& [reason, count] : l.reasons)
+                std::fprintf(stderr, "  concurrency %d: %zu x %s\n", l.concurrency, count,
+                             reason.c_str());
         }
     } catch (const std::exception& e) {
         std::cerr << "ERROR: " << e.what() << "\n";
