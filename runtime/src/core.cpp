@@ -1,10 +1,9 @@
-// Implements Core by forwarding to CoreImpl (and to the IR reader for read_model).
+// Implements Core by forwarding to CoreImpl (and to the format registry for read_model).
 #include "vireo/core.hpp"
 
 #include "core_impl.hpp"
 #include "extension_loader.hpp"
-#include "ir/read_options.hpp"
-#include "vireo/frontend.hpp"
+#include "frontend_registry.hpp"
 #include "vireo/ir.hpp"
 
 namespace vireo {
@@ -25,14 +24,8 @@ std::map<std::string, Version> Core::get_versions(const std::string& device_name
 
 std::shared_ptr<Model> Core::read_model(const std::string& model_path,
                                         const std::string& bin_path) const {
-    if (detect_model_format(model_path) == ModelFormat::kOnnx) {
-        if (!bin_path.empty())
-            throw_error<InvalidArgument>(
-                "model '", model_path, "' is ONNX: a weights path ('", bin_path,
-                "') applies to IR only (ONNX external data is named inside the model)");
-        return read_onnx_model(model_path, m_impl->mmap_enabled());
-    }
-    return ir::read_model_file(model_path, bin_path, ir::ReadOptions{m_impl->mmap_enabled()});
+    const auto format = runtime::FormatRegistry::process().detect(model_path);
+    return format->read_file(model_path, bin_path, m_impl->mmap_enabled());
 }
 
 std::shared_ptr<Model> Core::read_model_from_string(const std::string& xml_text,
@@ -41,13 +34,8 @@ std::shared_ptr<Model> Core::read_model_from_string(const std::string& xml_text,
 }
 
 std::shared_ptr<Model> Core::read_model(const std::string& model, const Tensor& weights) const {
-    if (detect_model_format(model.data(), model.size()) == ModelFormat::kOnnx) {
-        if (weights)
-            throw_error<InvalidArgument>(
-                "model in memory is ONNX: a weights tensor applies to IR only");
-        return read_onnx_model(model.data(), model.size());
-    }
-    return vireo::read_model_from_string(model, weights);
+    const auto format = runtime::FormatRegistry::process().detect(model.data(), model.size());
+    return format->read_memory(model.data(), model.size(), weights);
 }
 
 CompiledModel Core::compile_model(const std::shared_ptr<const Model>& model,

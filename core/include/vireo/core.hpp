@@ -73,10 +73,13 @@ class Core {
     /// {NAME: version} for `device_name` ("NAME" or "NAME.N"); loads the plugin.
     std::map<std::string, Version> get_versions(const std::string& device_name) const;
 
-    /// Reads a model file, IR or ONNX, chosen by content (vireo/frontend.hpp:
-    /// detect_model_format). IR: `bin_path` empty means the .xml path with a .bin extension. ONNX:
-    /// `bin_path` must be empty (external data is named inside the model); the ONNX reader module
-    /// is loaded on first use (see read_onnx_model for what it accepts and throws).
+    /// Reads a model file, IR or a format a frontend module reads (ONNX), chosen by content, then
+    /// by file extension when no format claims the content. IR: `bin_path` empty means the .xml
+    /// path with a .bin extension. ONNX: `bin_path` must be empty (external data is named inside
+    /// the model); the ONNX reader module is loaded on first use (see read_onnx_model for what it
+    /// accepts and throws). A file of no known format is InvalidArgument naming it and listing the
+    /// known formats (Unavailable, with the module's path and why, when a frontend module could
+    /// not be loaded).
     std::shared_ptr<Model> read_model(const std::string& model_path,
                                       const std::string& bin_path = "") const;
     /// Reads an IR model from its XML text and its weights (may be empty when there are none).

@@ -1,6 +1,7 @@
-// Implements the ONNX frontend module's entry point: parse a ModelProto (from a file or memory),
-// check the opsets and that every op has a translator, then import the main graph.
-#include "frontend/frontend_entry.hpp"
+// Implements the ONNX frontend module's entry point: the format it declares (".onnx", a
+// ModelProto's leading field tag), then parse a ModelProto (from a file or memory), check the
+// opsets and that every op has a translator, and import the main graph.
+#include "vireo/sdk/frontend_entry.hpp"
 
 #include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
@@ -31,6 +32,30 @@ constexpr int64_t kNewestOpset = 17;
 // subgraphs (model > graph > node > attribute > graph ...: three levels each). 400 allows about
 // 130, still far from what the importer's recursion and the stack can take.
 constexpr int kRecursionLimit = 400;
+// Field tags a serialized ModelProto can start with: ir_version (1, varint), producer_name (2),
+// producer_version (3), domain (4), model_version (5, varint), doc_string (6), graph (7),
+// opset_import (8), metadata_props (14); training_info (20) and functions (25) take two bytes.
+bool starts_like_model_proto(const unsigned char* p, size_t n) {
+    if (n == 0) return false;
+    switch (p[0]) {
+        case 0x08:
+        case 0x12:
+        case 0x1a:
+        case 0x22:
+        case 0x28:
+        case 0x32:
+        case 0x3a:
+        case 0x42:
+        case 0x72:
+            return true;
+        case 0xa2:
+        case 0xca:
+            return n > 1 && p[1] == 0x01;
+        default:
+            return false;
+    }
+}
+
 constexpr const char* kNotAModel =
     ": not a valid ONNX ModelProto (truncated or corrupt protobuf, or messages nested deeper than "
     "400 levels: about 130 levels of subgraphs)";
@@ -178,13 +203,17 @@ std::string supported_ops_markdown() {
 }  // namespace
 }  // namespace vireo::onnx_import
 
-extern "C" __attribute__((visibility("default"))) const vireo::frontend::FrontendEntry*
+extern "C" __attribute__((visibility("default"))) const vireo::sdk::FrontendEntry*
 vireo_frontend_entry() {
-    static const vireo::frontend::FrontendEntry entry{VIREO_FRONTEND_ABI_VERSION,
-                                                      VIREO_TOOLCHAIN_TAG,
-                                                      "onnx",
-                                                      &vireo::onnx_import::read_file,
-                                                      &vireo::onnx_import::read_buffer,
-                                                      &vireo::onnx_import::supported_ops_markdown};
+    static const char* const extensions[] = {".onnx", nullptr};
+    static const vireo::sdk::FrontendFormat formats[] = {
+        {"ONNX", extensions, &vireo::onnx_import::starts_like_model_proto}};
+    static const vireo::sdk::FrontendEntry entry{VIREO_FRONTEND_ABI_VERSION,
+                                                 VIREO_TOOLCHAIN_TAG,
+                                                 formats,
+                                                 1,
+                                                 &vireo::onnx_import::read_file,
+                                                 &vireo::onnx_import::read_buffer,
+                                                 &vireo::onnx_import::supported_ops_markdown};
     return &entry;
 }

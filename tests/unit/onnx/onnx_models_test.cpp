@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "frontend_registry.hpp"
 #include "npy.hpp"
 #include "onnx_test_util.hpp"
 #include "tensor_proto.hpp"
@@ -116,23 +117,61 @@ TEST(OnnxModels, ReadsFromMemoryLikeFromAFile) {
 
 TEST(OnnxModels, DetectsTheFormatByContent) {
     test::TempDir dir;
+    auto& registry = runtime::FormatRegistry::process();
+    auto format_of = [&](const std::filesystem::path& path) {
+        return registry.detect(path.string())->name;
+    };
     // An ONNX file named .xml and an IR file named .onnx are both read as what they are.
     const auto onnx_as_xml = dir.path() / "model.xml";
     std::filesystem::copy_file(kModels + "/golden/tiny/model.onnx", onnx_as_xml);
-    EXPECT_EQ(detect_model_format(onnx_as_xml.string()), ModelFormat::kOnnx);
+    EXPECT_EQ(format_of(onnx_as_xml), "ONNX");
     const auto ir_as_onnx = dir.path() / "model.onnx";
     std::filesystem::copy_file(kModels + "/golden/tiny/model.xml", ir_as_onnx);
-    EXPECT_EQ(detect_model_format(ir_as_onnx.string()), ModelFormat::kIr);
+    EXPECT_EQ(format_of(ir_as_onnx), "IR");
     Core core;
     EXPECT_EQ(core.read_model(onnx_as_xml.string())->get_rt_info().count("source_format"), 1u);
-    EXPECT_THROW(detect_model_format((dir.path() / "none.onnx").string()), NotFound);
+    EXPECT_THROW(format_of(dir.path() / "none.onnx"), NotFound);
     const auto junk = dir.path() / "junk.bin";
     std::ofstream(junk) << "\x01\x02\x03 not a model";
-    EXPECT_THROW(detect_model_format(junk.string()), InvalidArgument);
-    EXPECT_THROW(detect_model_format(dir.path().string()), InvalidArgument);  // a folder
+    EXPECT_THROW(format_of(junk), InvalidArgument);
+    EXPECT_THROW(format_of(dir.path()), InvalidArgument);  // a folder
     const std::string xml = "  <?xml version=\"1.0\"?><net/>";
-    EXPECT_EQ(detect_model_format(xml.data(), xml.size()), ModelFormat::kIr);
-    EXPECT_THROW(detect_model_format(xml.data(), 0), InvalidArgument);
+    EXPECT_EQ(registry.detect(xml.data(), xml.size())->name, "IR");
+    EXPECT_THROW(registry.detect(xml.data(), 0), InvalidArgument);
+}
+
+// The module declares ONNX (".onnx", a ModelProto's first field tag); the registry knows nothing of
+// it before loading the module.
+TEST(OnnxModels, TheFrontendModuleDeclaresItsFormat) {
+    test::TempDir dir;
+    const std::string module_path = std::string(VIREO_BUILD_LIB_DIR) + "/libvireo_onnx_frontend.so";
+    runtime::FormatRegistry registry({}, {module_path}, "the test");
+    EXPECT_EQ(registry.known_formats(), "none");
+    const std::string bytes = read_file(kModels + "/golden/tiny/model.onnx");
+    EXPECT_EQ(registry.detect(bytes.data(), bytes.size())->name, "ONNX");
+    EXPECT_EQ(registry.known_formats(), "ONNX (.onnx)");
+    // No probe claims an empty file: its extension picks the reader, which says what is wrong.
+    const auto empty = dir.path() / "empty.onnx";
+    std::ofstream(empty).close();
+    const auto format = registry.detect(empty.string());
+    EXPECT_EQ(format->name, "ONNX");
+    try {
+        format->read_file(empty.string(), "", true);
+        ADD_FAILURE() << "no exception";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("the file is empty"), std::string::npos) << e.what();
+    }
+    // Unknown content under another extension: the error lists what the module declared.
+    const auto junk = dir.path() / "junk.dat";
+    std::ofstream(junk) << "\x01\x02\x03 not a model";
+    try {
+        registry.detect(junk.string());
+        ADD_FAILURE() << "no exception";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("known formats: ONNX (.onnx)"), std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find(junk.string()), std::string::npos) << e.what();
+    }
 }
 
 TEST(OnnxModels, OnnxModelRejectsAWeightsPath) {

@@ -1,4 +1,4 @@
-// Implements the dlopen/dlsym/dladdr layer of the plugin loader.
+// Implements the dlopen/dlsym/dladdr layer of the runtime's module loaders.
 #include "shared_library.hpp"
 
 #include <dlfcn.h>

@@ -1,4 +1,5 @@
-// Declares the thin layer over dlopen/dlsym/dladdr the plugin loader uses.
+// Declares the thin layer over dlopen/dlsym/dladdr the runtime's module loaders use (plugins,
+// extensions, frontend modules).
 #pragma once
 
 #include <memory>
