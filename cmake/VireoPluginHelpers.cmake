@@ -2,7 +2,12 @@
 # built out of tree against the installed package use this same function.
 #
 #   vireo_add_plugin(NAME my_plugin DEVICE_NAME MY_DEVICE VERSION 1.0.0 [INSTALL]
-#                    SOURCES src/plugin.cpp ... [LINK_LIBRARIES Vireo::reference ...])
+#                    SOURCES src/plugin.cpp ... [LINK_LIBRARIES Vireo::reference ...]
+#                    [XML_PROPERTIES KEY=VALUE ...])
+#
+# XML_PROPERTIES (inside Vireo's build) go into the device's plugins.xml entry as <property>
+# defaults; the registry keys META_DEVICE and FALLBACK_DEVICES declare a meta-device's grammar
+# and the automatic-fallback route (docs/plugin_author_guide.md, "Meta-devices").
 #
 # INSTALL installs the module into <libdir>/vireo (component `plugins`) and, inside Vireo's own
 # build, lists it in the plugins.xml installed there, so an installed prefix (or the
@@ -12,7 +17,8 @@
 # must resolve every symbol at link time, and is built without GNU-unique symbols so that
 # dlclose really unloads it.
 function(vireo_add_plugin)
-  cmake_parse_arguments(ARG "INSTALL" "NAME;DEVICE_NAME;VERSION" "SOURCES;LINK_LIBRARIES" ${ARGN})
+  cmake_parse_arguments(ARG "INSTALL" "NAME;DEVICE_NAME;VERSION" "SOURCES;LINK_LIBRARIES;XML_PROPERTIES"
+                        ${ARGN})
   if(NOT ARG_NAME OR NOT ARG_SOURCES)
     message(FATAL_ERROR "vireo_add_plugin: NAME and SOURCES are required")
   endif()
@@ -43,6 +49,7 @@ function(vireo_add_plugin)
   # Inside Vireo's own build, list the plugin in the build tree's plugins.xml.
   if(VIREO_IN_TREE AND ARG_DEVICE_NAME)
     set_property(GLOBAL APPEND PROPERTY VIREO_BUILD_PLUGINS "${ARG_DEVICE_NAME}|${ARG_NAME}")
+    set_property(GLOBAL PROPERTY VIREO_PLUGIN_XML_PROPERTIES_${ARG_DEVICE_NAME} ${ARG_XML_PROPERTIES})
   endif()
   if(ARG_INSTALL)
     include(GNUInstallDirs)
@@ -93,7 +100,21 @@ function(vireo_write_build_plugins_xml)
       string(REPLACE "|" ";" _parts "${_entry}")
       list(GET _parts 0 _device)
       list(GET _parts 1 _target)
-      string(APPEND _xml "        <plugin name=\"${_device}\" location=\"$<TARGET_FILE_NAME:${_target}>\"/>\n")
+      get_property(_properties GLOBAL PROPERTY VIREO_PLUGIN_XML_PROPERTIES_${_device})
+      set(_location "name=\"${_device}\" location=\"$<TARGET_FILE_NAME:${_target}>\"")
+      if(NOT _properties)
+        string(APPEND _xml "        <plugin ${_location}/>\n")
+        continue()
+      endif()
+      string(APPEND _xml "        <plugin ${_location}>\n            <properties>\n")
+      foreach(_property IN LISTS _properties)
+        string(FIND "${_property}" "=" _eq)
+        string(SUBSTRING "${_property}" 0 ${_eq} _key)
+        math(EXPR _eq "${_eq} + 1")
+        string(SUBSTRING "${_property}" ${_eq} -1 _value)
+        string(APPEND _xml "                <property key=\"${_key}\" value=\"${_value}\"/>\n")
+      endforeach()
+      string(APPEND _xml "            </properties>\n        </plugin>\n")
     endforeach()
     string(APPEND _xml "    </plugins>\n</ie>\n")
     if(_kind STREQUAL "BUILD")

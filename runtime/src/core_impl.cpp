@@ -23,10 +23,6 @@ namespace {
 
 constexpr const char* kPluginsXmlVariable = "VIREO_PLUGINS_XML";
 
-// The meta-device automatic fallback goes through, and the fallback devices in order.
-constexpr const char* kFallbackMetaDevice = "HETERO";
-constexpr const char* kFallbackDevices[] = {"CPU", "TEMPLATE"};
-
 std::vector<PropertyName> core_properties() {
     return {PropertyName(vireo::supported_properties.name(), PropertyMutability::RO),
             PropertyName(available_devices.name(), PropertyMutability::RO),
@@ -81,6 +77,12 @@ CoreImpl::CoreImpl(const std::string& plugins_xml_path) {
                      << "/vireo'; no plugins registered";
 }
 
+DeviceName CoreImpl::parse_device(const std::string& device_name) const {
+    return DeviceName::parse(device_name, [this](const std::string& name) {
+        return m_registry.meta_device_grammar(name);
+    });
+}
+
 void CoreImpl::bind_core_handle(const std::shared_ptr<CoreImpl>& self) {
     m_registry.set_core(std::weak_ptr<sdk::ICore>(std::static_pointer_cast<sdk::ICore>(self)));
 }
@@ -89,7 +91,7 @@ AnyMap CoreImpl::with_device_list(const DeviceName& device, const AnyMap& proper
     if (!device.meta) return properties;
     const std::vector<std::string> registered = m_registry.names();
     for (const std::string& listed : device.devices) {
-        const std::string name = DeviceName::parse(listed).name;
+        const std::string name = parse_device(listed).name;
         if (std::find(registered.begin(), registered.end(), name) == registered.end()) {
             std::string known;
             for (const auto& n : registered) known += (known.empty() ? "" : ", ") + n;
@@ -156,12 +158,16 @@ bool CoreImpl::fallback_allowed(const DeviceName& device, const AnyMap& call) co
 std::optional<std::pair<std::string, AnyMap>> CoreImpl::fallback_route(
     const std::shared_ptr<const Model>& model, const DeviceName& device, const AnyMap& call) const {
     if (device.meta || !fallback_allowed(device, call)) return std::nullopt;
+    // The route and its devices are what the registry declares (FALLBACK_DEVICES).
+    const auto declared = m_registry.fallback();
+    if (!declared) return std::nullopt;
+    const std::string& route = declared->first;
     const std::vector<std::string> registered = m_registry.names();
     auto is_registered = [&](const std::string& n) {
         return std::find(registered.begin(), registered.end(), n) != registered.end();
     };
     std::string fallback;  // the first candidate that is registered and loads
-    for (const char* candidate : kFallbackDevices) {
+    for (const std::string& candidate : declared->second) {
         if (candidate == device.name || !is_registered(candidate)) continue;
         try {
             m_registry.get(candidate);
@@ -172,9 +178,7 @@ std::optional<std::pair<std::string, AnyMap>> CoreImpl::fallback_route(
         fallback = candidate;
         break;
     }
-    if (fallback.empty() || !is_registered(kFallbackMetaDevice) ||
-        device.name == kFallbackMetaDevice)
-        return std::nullopt;
+    if (fallback.empty() || device.name == route) return std::nullopt;
     AnyMap device_call = call;
     device_call.erase(hint::allow_fallback.name());
     device_call.erase(cache_dir.name());
@@ -189,13 +193,12 @@ std::optional<std::pair<std::string, AnyMap>> CoreImpl::fallback_route(
     if (moved.empty()) return std::nullopt;
     VIREO_LOG(INFO) << "compile_model on '" << device.full() << "': " << hint::allow_fallback.name()
                     << " is on and the device does not run " << moved << "; those run on "
-                    << fallback << " through " << kFallbackMetaDevice;
+                    << fallback << " through " << route;
     AnyMap routed;
     routed[device::properties.name()] = AnyMap{{device.full(), device_call}};
     if (auto it = call.find(cache_dir.name()); it != call.end())
         routed[cache_dir.name()] = it->second;
-    return std::make_pair(std::string(kFallbackMetaDevice) + ":" + device.full() + "," + fallback,
-                          routed);
+    return std::make_pair(route + ":" + device.full() + "," + fallback, routed);
 }
 
 void CoreImpl::register_plugin(const std::string& library_path, const std::string& device_name,
@@ -204,13 +207,18 @@ void CoreImpl::register_plugin(const std::string& library_path, const std::strin
         throw_error<InvalidArgument>("register_plugin: the library path for device '", device_name,
                                      "' is empty");
     runtime::check_registrable_name(device_name);
-    m_registry.add(take_core_defaults({runtime::PluginDescriptor{
-        device_name, library_path, runtime::candidates_for_registered_path(library_path),
-        properties, "register_plugin"}}));
+    m_registry.add(take_core_defaults(
+        {runtime::PluginDescriptor{device_name,
+                                   library_path,
+                                   runtime::candidates_for_registered_path(library_path),
+                                   properties,
+                                   "register_plugin",
+                                   runtime::MetaDeviceGrammar::kUndeclared,
+                                   {}}}));
 }
 
 void CoreImpl::unload_plugin(const std::string& device_name) {
-    m_registry.unload(DeviceName::parse(device_name).name);
+    m_registry.unload(parse_device(device_name).name);
 }
 
 std::vector<std::string> CoreImpl::list_available_devices() const {
@@ -242,7 +250,7 @@ std::vector<std::string> CoreImpl::list_available_devices() const {
 }
 
 std::map<std::string, Version> CoreImpl::versions(const std::string& device_name) const {
-    const DeviceName device = DeviceName::parse(device_name);
+    const DeviceName device = parse_device(device_name);
     return {{device.name, m_registry.get(device.name)->version()}};
 }
 
@@ -327,7 +335,7 @@ CompiledModel CoreImpl::compile_model(const std::shared_ptr<const Model>& model,
                                       const std::string& device_name,
                                       const AnyMap& properties) const {
     check_model(model, "compile_model");
-    const DeviceName device = DeviceName::parse(device_name);
+    const DeviceName device = parse_device(device_name);
     if (auto routed = fallback_route(model, device, properties))
         return compile_model(model, routed->first, routed->second);
     const AnyMap call = with_device_list(device, properties);
@@ -346,7 +354,7 @@ CompiledModel CoreImpl::compile_model(const std::shared_ptr<const Model>& model,
                                       const AnyMap& properties) const {
     check_model(model, "compile_model");
     if (!context) throw_error<InvalidArgument>("compile_model: the remote context is empty");
-    const DeviceName device = DeviceName::parse(context.get_device_name());
+    const DeviceName device = parse_device(context.get_device_name());
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     check_settable(*plugin, device, properties);
     const AnyMap config = plugin_config(device, properties, nullptr);
@@ -355,7 +363,7 @@ CompiledModel CoreImpl::compile_model(const std::shared_ptr<const Model>& model,
 
 CompiledModel CoreImpl::import_model(std::istream& blob, const std::string& device_name,
                                      const AnyMap& properties) const {
-    const DeviceName device = DeviceName::parse(device_name);
+    const DeviceName device = parse_device(device_name);
     const AnyMap call = with_device_list(device, properties);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     check_settable(*plugin, device, call);
@@ -371,7 +379,7 @@ std::map<std::string, std::string> CoreImpl::query_model(const std::shared_ptr<c
                                                          const std::string& device_name,
                                                          const AnyMap& properties) const {
     check_model(model, "query_model");
-    const DeviceName device = DeviceName::parse(device_name);
+    const DeviceName device = parse_device(device_name);
     const AnyMap call = with_device_list(device, properties);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     check_settable(*plugin, device, call);
@@ -404,7 +412,7 @@ void CoreImpl::set_property(const AnyMap& properties) {
 }
 
 void CoreImpl::set_property(const std::string& device_name, const AnyMap& properties) {
-    const DeviceName device = DeviceName::parse(device_name);
+    const DeviceName device = parse_device(device_name);
     // "META:A,B": the values go to META with device::priorities = "A,B" (which META keeps).
     const AnyMap values = with_device_list(device, properties);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
@@ -454,7 +462,7 @@ Any CoreImpl::get_property(const std::string& name) const {
 
 Any CoreImpl::get_property(const std::string& device_name, const std::string& name,
                            const AnyMap& arguments) const {
-    const DeviceName device = DeviceName::parse(device_name);
+    const DeviceName device = parse_device(device_name);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     if (name == cache_dir.name()) return device_cache_dir(device);
     if (name == hint::allow_fallback.name()) return fallback_allowed(device, {});
@@ -480,7 +488,7 @@ Any CoreImpl::get_property(const std::string& device_name, const std::string& na
 }
 
 RemoteContext CoreImpl::create_context(const std::string& device_name, const AnyMap& params) const {
-    const DeviceName device = DeviceName::parse(device_name);
+    const DeviceName device = parse_device(device_name);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     AnyMap args = with_device_list(device, params);
     if (!device.id.empty()) args[device::id.name()] = device.id;
@@ -488,7 +496,7 @@ RemoteContext CoreImpl::create_context(const std::string& device_name, const Any
 }
 
 RemoteContext CoreImpl::get_default_context(const std::string& device_name) const {
-    const DeviceName device = DeviceName::parse(device_name);
+    const DeviceName device = parse_device(device_name);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     AnyMap args;
     if (!device.id.empty()) args[device::id.name()] = device.id;

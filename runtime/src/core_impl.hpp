@@ -26,7 +26,8 @@ namespace vireo {
 /// shared_ptr and hands each plugin it loads a weak reference (bind_core_handle()).
 ///
 /// Device names: every method taking one accepts "NAME", "NAME.N" and the meta-device grammar
-/// "META:A,B" / "BATCH:A(N)" (runtime/device_name.hpp), which becomes device META with
+/// "META:A,B" / "META:A(N)" (runtime/device_name.hpp; the grammar each name's registration
+/// declares, META_DEVICE LIST or BATCH), which becomes device META with
 /// device::priorities = "A,B" (and device::batch_size = N) in the call's properties (for
 /// set_property: META keeps the list as its own device::priorities). Every listed device must be
 /// registered (InvalidArgument naming it), and a device::priorities given in the properties too
@@ -73,6 +74,8 @@ class CoreImpl : public sdk::ICore {
     RemoteContext get_default_context(const std::string& device_name) const;
 
   private:
+    /// DeviceName::parse with the grammar each registered name declared (META_DEVICE).
+    runtime::DeviceName parse_device(const std::string& device_name) const;
     /// `properties` plus what a meta-device name says (device::priorities, device::batch_size);
     /// checks that every listed device is registered and agrees with a device::priorities
     /// already in `properties`. Plain names return `properties` unchanged.
@@ -91,9 +94,10 @@ class CoreImpl : public sdk::ICore {
                         const AnyMap& properties) const;
     /// hint::allow_fallback for `device`: the call's, else "NAME.N"'s, else "NAME"'s, else false.
     bool fallback_allowed(const runtime::DeviceName& device, const AnyMap& call) const;
-    /// With fallback allowed and ops `device` cannot run: the HETERO name and properties to
-    /// compile with instead (logged at INFO). Empty when the device runs everything, or no
-    /// HETERO or fallback device is registered.
+    /// With fallback allowed and ops `device` cannot run: the name ("ROUTE:device,fallback") and
+    /// properties to compile with instead (logged at INFO), ROUTE and the fallback candidates
+    /// being what a registered device declared with FALLBACK_DEVICES. Empty when the device runs
+    /// everything, or no device declared a route, or none of its fallback devices loads.
     std::optional<std::pair<std::string, AnyMap>> fallback_route(
         const std::shared_ptr<const Model>& model, const runtime::DeviceName& device,
         const AnyMap& call) const;

@@ -10,7 +10,8 @@
 namespace vireo::runtime {
 namespace {
 
-constexpr const char* kExpected = "expected \"NAME\", \"NAME.N\", \"META:A,B\" or \"BATCH:A(N)\"";
+constexpr const char* kExpected =
+    "expected \"NAME\", \"NAME.N\", \"META:A,B\" or, for a batch device, \"META:A(N)\"";
 
 bool has_space(const std::string& s) {
     return std::any_of(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c) != 0; });
@@ -36,7 +37,7 @@ DeviceName parse_plain(const std::string& device, const std::string& whole) {
 
 }  // namespace
 
-DeviceName DeviceName::parse(const std::string& device) {
+DeviceName DeviceName::parse(const std::string& device, const GrammarOf& grammar_of) {
     if (device.empty()) throw_error<InvalidArgument>("device name is empty; ", kExpected);
     if (has_space(device))
         throw_error<InvalidArgument>("device name '", device, "' contains whitespace; ", kExpected);
@@ -53,7 +54,7 @@ DeviceName DeviceName::parse(const std::string& device) {
     if (list.empty())
         throw_error<InvalidArgument>("device name '", device, "' lists no device after ':'; ",
                                      kExpected);
-    const bool batch = parsed.name == "BATCH";
+    const bool batch = grammar_of && grammar_of(parsed.name) == MetaDeviceGrammar::kBatch;
     size_t start = 0;
     while (true) {
         const size_t comma = list.find(',', start);
@@ -82,8 +83,9 @@ DeviceName DeviceName::parse(const std::string& device) {
         start = comma + 1;
     }
     if (batch && parsed.devices.size() != 1)
-        throw_error<InvalidArgument>("device name '", device,
-                                     "': BATCH takes exactly one device, got ",
+        throw_error<InvalidArgument>("device name '", device, "': ", parsed.name,
+                                     " is a batch device (META_DEVICE BATCH) and takes exactly "
+                                     "one device, got ",
                                      parsed.devices.size());
     return parsed;
 }

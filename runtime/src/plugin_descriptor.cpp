@@ -3,6 +3,7 @@
 
 #include <tinyxml2.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "shared_library.hpp"
@@ -46,6 +47,42 @@ std::vector<std::string> candidates_for_registered_path(const std::string& path)
     return out;
 }
 
+void take_registry_keys(PluginDescriptor& d) {
+    auto& properties = d.default_properties;
+    const std::string where = d.origin + ": device '" + d.device_name + "'";
+    if (auto it = properties.find(kMetaDeviceKey); it != properties.end()) {
+        const std::string value = it->second.to_string();
+        if (value == "LIST")
+            d.meta_device = MetaDeviceGrammar::kList;
+        else if (value == "BATCH")
+            d.meta_device = MetaDeviceGrammar::kBatch;
+        else
+            throw_error<InvalidArgument>(where, ": ", kMetaDeviceKey, " is '", value,
+                                         "'; expected LIST (\"NAME:A,B\") or BATCH "
+                                         "(\"NAME:A(N)\")");
+        properties.erase(it);
+    }
+    if (auto it = properties.find(kFallbackDevicesKey); it != properties.end()) {
+        const std::string value = it->second.to_string();
+        size_t start = 0;
+        while (start <= value.size()) {
+            const size_t comma = std::min(value.find(',', start), value.size());
+            const std::string name = value.substr(start, comma - start);
+            if (name.empty() || name.find_first_of(".:() \t") != std::string::npos)
+                throw_error<InvalidArgument>(where, ": ", kFallbackDevicesKey, " is '", value,
+                                             "'; expected registered device names, \"A,B\"");
+            d.fallback_devices.push_back(name);
+            start = comma + 1;
+        }
+        if (d.meta_device != MetaDeviceGrammar::kList)
+            throw_error<InvalidArgument>(where, ": ", kFallbackDevicesKey, " needs ",
+                                         kMetaDeviceKey, " LIST (the fallback compiles on \"",
+                                         d.device_name, ":DEVICE,", d.fallback_devices.front(),
+                                         "\")");
+        properties.erase(it);
+    }
+}
+
 std::vector<PluginDescriptor> parse_plugins_xml(const std::string& xml_path) {
     std::error_code ec;
     if (!fs::is_regular_file(xml_path, ec))
@@ -76,8 +113,11 @@ std::vector<PluginDescriptor> parse_plugins_xml(const std::string& xml_path) {
                 ": <plugin> needs both 'name' and 'location' attributes, found ",
                 name ? "" : "no name", !name && !location ? " and " : "",
                 location ? "" : "no location");
-        PluginDescriptor descriptor{
-            name, location, candidates_for_xml_location(location, folder), {}, origin};
+        PluginDescriptor descriptor;
+        descriptor.device_name = name;
+        descriptor.location = location;
+        descriptor.candidates = candidates_for_xml_location(location, folder);
+        descriptor.origin = origin;
         if (auto* properties = plugin->FirstChildElement("properties")) {
             for (auto* p = properties->FirstChildElement("property"); p;
                  p = p->NextSiblingElement("property")) {

@@ -9,6 +9,22 @@
 
 namespace vireo::runtime {
 
+/// What a device's name may say after a ':' (the registry's META_DEVICE key; DeviceName::parse).
+enum class MetaDeviceGrammar {
+    kUndeclared,  ///< not declared: "NAME:A,B" is accepted, as kList
+    kList,        ///< "NAME:A,B": a list of devices ("HETERO", "AUTO", "MULTI")
+    kBatch,       ///< "NAME:A" or "NAME:A(N)": exactly one device and a batch size ("BATCH")
+};
+
+/// Registry keys: set in plugins.xml <properties> (or register_plugin's properties) like any
+/// default, but read by the core and never passed to the plugin.
+///   META_DEVICE       "LIST" or "BATCH": the device's meta-device grammar
+///   FALLBACK_DEVICES  "A,B": this device (META_DEVICE LIST) is the one hint::allow_fallback
+///                     routes through, and ops the requested device cannot run go to the first
+///                     of A, B that is registered and loads
+inline constexpr const char* kMetaDeviceKey = "META_DEVICE";
+inline constexpr const char* kFallbackDevicesKey = "FALLBACK_DEVICES";
+
 struct PluginDescriptor {
     std::string device_name;
     std::string location;  ///< as written in plugins.xml or given to register_plugin
@@ -16,7 +32,14 @@ struct PluginDescriptor {
         candidates;             ///< files to try in order; one without '/' means dlopen's search
     AnyMap default_properties;  ///< plugins.xml <properties>, as text values
     std::string origin;         ///< "plugins.xml '<path>'" or "register_plugin", for messages
+    MetaDeviceGrammar meta_device = MetaDeviceGrammar::kUndeclared;  ///< META_DEVICE
+    std::vector<std::string> fallback_devices;                       ///< FALLBACK_DEVICES
 };
+
+/// Moves META_DEVICE and FALLBACK_DEVICES out of `descriptor.default_properties` into its
+/// fields. Throws InvalidArgument naming the origin and device for a value other than LIST or
+/// BATCH, an empty or malformed device list, or FALLBACK_DEVICES without META_DEVICE LIST.
+void take_registry_keys(PluginDescriptor& descriptor);
 
 /// plugins.xml: absolute -> itself; with a '/' -> relative to the XML's folder; a bare file name
 /// -> the XML's folder, then (no ".so" in it) "lib<name>.so" there, then dlopen's search.

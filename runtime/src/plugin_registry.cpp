@@ -9,10 +9,13 @@
 
 namespace vireo::runtime {
 
-void PluginRegistry::add(const std::vector<PluginDescriptor>& descriptors) {
+void PluginRegistry::add(std::vector<PluginDescriptor> descriptors) {
     std::lock_guard<std::mutex> lock(m_mutex);
     std::set<std::string> seen;
-    for (const auto& d : descriptors) {
+    std::string fallback;  // the device declaring FALLBACK_DEVICES, registered or in this call
+    for (const auto& [name, entry] : m_entries)
+        if (!entry->descriptor.fallback_devices.empty()) fallback = name;
+    for (auto& d : descriptors) {
         try {
             check_registrable_name(d.device_name);
         } catch (const Exception& e) {
@@ -22,12 +25,34 @@ void PluginRegistry::add(const std::vector<PluginDescriptor>& descriptors) {
             throw_error<InvalidArgument>(
                 d.origin, ": device '", d.device_name,
                 "' is already registered; each device name may be registered once");
+        take_registry_keys(d);
+        if (d.fallback_devices.empty()) continue;
+        if (!fallback.empty())
+            throw_error<InvalidArgument>(d.origin, ": device '", d.device_name, "' declares ",
+                                         kFallbackDevicesKey, ", but device '", fallback,
+                                         "' already does; one device is the fallback route");
+        fallback = d.device_name;
     }
     for (const auto& d : descriptors) {
         auto entry = std::make_shared<Entry>();
         entry->descriptor = d;
         m_entries.emplace(d.device_name, std::move(entry));
     }
+}
+
+MetaDeviceGrammar PluginRegistry::meta_device_grammar(const std::string& name) const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    auto it = m_entries.find(name);
+    return it == m_entries.end() ? MetaDeviceGrammar::kUndeclared
+                                 : it->second->descriptor.meta_device;
+}
+
+std::optional<std::pair<std::string, std::vector<std::string>>> PluginRegistry::fallback() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    for (const auto& [name, entry] : m_entries)
+        if (!entry->descriptor.fallback_devices.empty())
+            return std::make_pair(name, entry->descriptor.fallback_devices);
+    return std::nullopt;
 }
 
 std::shared_ptr<PluginRegistry::Entry> PluginRegistry::find(const std::string& name) const {

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,14 @@ namespace vireo::runtime {
 class PluginRegistry {
   public:
     /// Registers every descriptor, or none: throws InvalidArgument (naming the origin) if a name
-    /// is not registrable, appears twice, or is already registered.
-    void add(const std::vector<PluginDescriptor>& descriptors);
+    /// is not registrable, appears twice, or is already registered, if a registry key is
+    /// malformed (take_registry_keys), or if a second device declares FALLBACK_DEVICES.
+    void add(std::vector<PluginDescriptor> descriptors);
+    /// The meta-device grammar `name` declared (kUndeclared for an unregistered name).
+    MetaDeviceGrammar meta_device_grammar(const std::string& name) const;
+    /// The device hint::allow_fallback routes through and the devices it falls back to, in
+    /// order: the one registered device that declared FALLBACK_DEVICES. Empty if none did.
+    std::optional<std::pair<std::string, std::vector<std::string>>> fallback() const;
     /// The loaded plugin of device `name` (no ".N"), loading it on first use: load_plugin, then
     /// set_property with the plugins.xml defaults, then the recorded set_property calls. A failed
     /// load leaves the registry as it was. Throws NotFound listing the registered names.
