@@ -80,6 +80,14 @@ NodePtr prelu(const Output& x, const Output& slope);
 /// Softmax-8 (negative axes allowed).
 NodePtr softmax(const Output& x, int64_t axis = 1);
 NodePtr log_softmax(const Output& x, int64_t axis = 1);
+/// ScaledDotProductAttention-13: softmax(q·kᵀ · scale + mask) · v over the last two axes, with q
+/// [batch..., L, E], k [batch..., S, E], v [batch..., S, Ev] (one rank >= 3, batches broadcast).
+/// `attn_mask` (optional) is boolean (false hides a key) or added to the scores, broadcastable to
+/// [batch..., L, S]; `scale` (optional, a scalar; needs a mask) defaults to 1/sqrt(E). `causal`
+/// hides key j from query i when j > i and ignores the mask.
+NodePtr scaled_dot_product_attention(const Output& q, const Output& k, const Output& v,
+                                     const Output& attn_mask = {}, const Output& scale = {},
+                                     bool causal = false);
 
 // ---- MatMul, convolution, pooling ----
 NodePtr matmul(const Output& a, const Output& b, bool transpose_a = false,

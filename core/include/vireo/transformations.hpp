@@ -1,6 +1,8 @@
 // Declares the public model transformations an application (or genai's LLMPipeline) applies to a
 // Model before compiling it: make_stateful (OpenVINO's "make stateful" for decoder LLMs) and
-// compress_weights (weight-only int8 compression of MatMul weights, as NNCF's compress_weights).
+// compress_weights (weight-only int8 compression of MatMul weights, as NNCF's compress_weights), and
+// fuse_scaled_dot_product_attention (exported attention subgraphs into one op, which plugins run
+// on a fused kernel).
 #pragma once
 
 #include <memory>
@@ -74,5 +76,24 @@ struct CompressWeightsStats {
 /// constant stays only if something else uses it. Returns what was compressed.
 CompressWeightsStats compress_weights(const std::shared_ptr<Model>& model,
                                       const CompressWeightsOptions& options = {});
+
+/// Replaces each attention subgraph as exporters write it by one ScaledDotProductAttention-13
+/// node, in place:
+///   MatMul(Q, Kᵀ)  (Kᵀ a Transpose swapping the last two axes of K, or transpose_b set on K)
+///     -> Multiply or Divide by a scalar constant (either operand; or Multiply(Q, c) before the
+///        MatMul; or no scale at all, which is scale 1)
+///     -> [Add(mask), the mask of Q's type broadcasting to the scores without enlarging them]
+///     -> Softmax over the last axis -> MatMul(·, V)
+/// Every intermediate value must have the next step as its only reader; Q, K and V must have one
+/// static rank >= 3 and one real element type, and neither MatMul may transpose its first
+/// operand. Anything else (Softmax over another axis, a scale that is not one number, a mask
+/// that widens the scores) is left as it is. The fused node takes the second MatMul's friendly
+/// name and output names; a scale constant is always given (1/c for a Divide), and a scalar 0
+/// mask when there is none. Returns the number of subgraphs replaced. Applied by the CPU plugin
+/// when it compiles a model; applications may call it before saving a model as IR.
+///
+///     auto model = core.read_model("gpt2/model.onnx");
+///     size_t fused = vireo::fuse_scaled_dot_product_attention(model);  // 12 for GPT-2 small
+size_t fuse_scaled_dot_product_attention(const std::shared_ptr<Model>& model);
 
 }  // namespace vireo

@@ -39,6 +39,7 @@ void register_recurrent_ops(
     OpRegistry& registry);  // recurrent.cpp (RNNSequence, GRUSequence, LSTMSequence)
 void register_signal_ops(OpRegistry& registry);  // signal_ops.cpp (DFT, IDFT, Det, TfIdfVectorizer)
 void register_random_ops(OpRegistry& registry);  // random_ops.cpp (RandomUniform)
+void register_attention_ops(OpRegistry& registry);  // attention.cpp (ScaledDotProductAttention)
 
 using Inputs = std::vector<InferInput>;
 using Outputs = std::vector<InferOutput>;

@@ -26,6 +26,7 @@ void register_standard_ops(OpRegistry& registry) {
     ops_impl::register_recurrent_ops(registry);
     ops_impl::register_signal_ops(registry);
     ops_impl::register_random_ops(registry);
+    ops_impl::register_attention_ops(registry);
 }
 
 }  // namespace vireo

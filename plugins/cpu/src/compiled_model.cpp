@@ -104,6 +104,7 @@ std::shared_ptr<const Graph> CompiledModel::graph_for(
         protect_compressed_weights(*copy);
         reference::fold_model_constants(*copy);  // shapes computed from shapes become static
         fold_pads(*copy);
+        // Attention was fused in Plugin::compile (m_model is that model), so the copy has it.
         fold_transposes_into_matmuls(*copy);
         const OmpTeamScope team(m_config.omp_threads_per_stream());
         graph = compile_graph(std::move(copy), nullptr, m_config.resolved_precision(),

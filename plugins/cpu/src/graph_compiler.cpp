@@ -8,6 +8,7 @@
 #include <limits>
 #include <set>
 
+#include "attention_kernel.hpp"
 #include "gemm_convolution.hpp"
 #include "gemm_matmul.hpp"
 #include "graph_compiler_impl.hpp"
@@ -367,6 +368,11 @@ void GraphCompiler::add_reference_step(const NodePtr& node) {
             // ... and an f32 convolution as im2col and sgemm (gemm_convolution.hpp).
             step.kernel = gemm_convolution_kernel(*node, std::move(kernel));
             step.exec_type = "im2col_sgemm";
+        } else if (node->get_type_name() == "ScaledDotProductAttention" &&
+                   is_f32(node->output(0))) {
+            // ... and attention as one flash-style pass over blocks of keys (attention_kernel.hpp).
+            step.kernel = attention_kernel(*node, std::move(kernel));
+            step.exec_type = "flash_attention";
         } else {
             step.kernel = std::move(kernel);
         }

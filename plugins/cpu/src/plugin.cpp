@@ -17,6 +17,7 @@
 #include "vireo/log.hpp"
 #include "vireo/reference/constant_folding.hpp"
 #include "vireo/reference/kernel.hpp"
+#include "vireo/transformations.hpp"
 #include "vireo/sdk/blob_io.hpp"
 #include "vireo/sdk/executor_manager.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
@@ -49,6 +50,17 @@ Config Plugin::config_with(const AnyMap& properties) const {
     return Config::from(m_properties->resolve(properties));
 }
 
+namespace {
+
+bool has_dynamic_shape(const Model& model) {
+    for (const auto& node : model.get_ordered_ops())
+        for (size_t i = 0; i < node->get_output_size(); ++i)
+            if (!node->get_output_partial_shape(i).is_static()) return true;
+    return false;
+}
+
+}  // namespace
+
 std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> model,
                                                      const Config& config, bool loaded_from_cache,
                                                      const PackedWeightsMap* packed) const {
@@ -60,6 +72,11 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> mode
     protect_compressed_weights(*model);  // compressed MatMul weights stay integers
     reference::fold_model_constants(*model);
     fold_pads(*model);  // zero Pads become the padding of the pooling or convolution after them
+    // Attention subgraphs of a model with dynamic shapes (decoders with a KV cache; they run on
+    // the dynamic graph or are compiled per input shape) become one op on the flash kernel, before
+    // the fold below takes their key Transposes. Static models keep attention on oneDNN's matmul
+    // and softmax primitives, which this kernel has not been measured against.
+    if (has_dynamic_shape(*model)) fuse_scaled_dot_product_attention(model);
     fold_transposes_into_matmuls(*model);  // k.transpose(-1, -2) read by the MatMul as it lies
     auto graph = compile_graph(model, packed, config.resolved_precision(),
                                config.dynamic_quantization, config.winograd);

@@ -29,6 +29,7 @@ void register_tensor_kernels(KernelRegistry& registry) {
     tensor::register_recurrent_kernels(registry);      // tensor_recurrent.cpp
     tensor::register_signal_kernels(registry);         // tensor_signal.cpp
     tensor::register_random_kernels(registry);         // tensor_random.cpp
+    tensor::register_attention_kernels(registry);      // tensor_attention.cpp
 }
 
 }  // namespace vireo::reference

@@ -39,6 +39,7 @@ void register_grid_sample_kernels(KernelRegistry& registry);  // tensor_grid_sam
 void register_signal_kernels(KernelRegistry& registry);       // tensor_signal.cpp
 void register_recurrent_kernels(KernelRegistry& registry);    // tensor_recurrent.cpp
 void register_random_kernels(KernelRegistry& registry);       // tensor_random.cpp
+void register_attention_kernels(KernelRegistry& registry);    // tensor_attention.cpp
 
 /// A kernel whose execute() is a callable `void(const std::vector<Tensor>&, std::vector<Tensor>&)`.
 /// The callable must be safe to call from several threads at once (capture by value, no

@@ -202,3 +202,26 @@ TEST(IrNewOps, RecurrentSequenceOpsRoundTrip) {
          {{"hidden_size", int64_t{3}}, {"direction", std::string("forward")}},
          {}});
 }
+
+TEST(IrNewOps, ScaledDotProductAttentionRoundTrips) {
+    const auto f = element::f32;
+    // Three inputs and the default causal, then a boolean mask and causal set, then a float mask
+    // and a scale constant.
+    expect_round_trip({"ScaledDotProductAttention",
+                       13,
+                       {{f, "?,2,?,8"}, {f, "?,2,?,8"}, {f, "?,2,?,4"}},
+                       {},
+                       {}});
+    expect_round_trip({"ScaledDotProductAttention",
+                       13,
+                       {{f, "1,2,5,8"}, {f, "1,2,6,8"}, {f, "1,2,6,4"}, {element::boolean, "5,6"}},
+                       {{"causal", true}},
+                       {}});
+    Tensor scale(f, Shape{});
+    *scale.data<float>() = 0.125f;
+    expect_round_trip({"ScaledDotProductAttention",
+                       13,
+                       {{f, "?,2,?,8"}, {f, "?,2,?,8"}, {f, "?,2,?,4"}, {f, "?,1,?,?"}},
+                       {{"causal", false}},
+                       {scale}});
+}
