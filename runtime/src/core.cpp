@@ -28,6 +28,10 @@ std::shared_ptr<Model> Core::read_model(const std::string& model_path,
     return format->read_file(model_path, bin_path, m_impl->mmap_enabled());
 }
 
+std::shared_ptr<Model> CoreImpl::read_model(const std::string& path) const {
+    return runtime::FormatRegistry::process().detect(path)->read_file(path, "", mmap_enabled());
+}
+
 std::shared_ptr<Model> Core::read_model_from_string(const std::string& xml_text,
                                                     const Tensor& weights) const {
     return vireo::read_model_from_string(xml_text, weights);

@@ -47,6 +47,7 @@ class CoreImpl : public sdk::ICore {
     std::vector<std::string> get_available_devices() const override {
         return list_available_devices();
     }
+    std::shared_ptr<Model> read_model(const std::string& path) const override;
     std::vector<PropertyName> supported_properties(const std::string& device_name) const override;
     std::map<std::string, Version> versions(const std::string& device_name) const;
 

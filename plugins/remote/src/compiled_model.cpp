@@ -34,6 +34,7 @@ CompiledModel::CompiledModel(std::shared_ptr<Model> model,
     constant(url.name(), m_config.url);
     constant(model_name.name(), m_served.name);
     constant(model_version.name(), m_served.version);
+    constant(model_format.name(), m_served.format);
     constant(timeout_ms.name(), static_cast<uint32_t>(m_config.timeout.count()));
     constant(retries.name(), m_config.retries);
     m_properties = std::make_unique<sdk::PropertyTable>(instance_name, std::move(specs),

@@ -73,7 +73,9 @@ std::vector<sdk::PropertySpec> config_specs() {
             sdk::in_range<uint32_t>(retries, 0, 0, 10),
             sdk::rw<bool>(unload_on_release, false, "YES or NO"),
             sdk::rw<std::string>(server_device, "", "a device name of the server, or empty",
-                                 valid_device)};
+                                 valid_device),
+            sdk::rw<std::string>(model_format, "AUTO", "AUTO or IR",
+                                 [](const std::string& v) { return v == "AUTO" || v == "IR"; })};
 }
 
 Config Config::from(const sdk::PropertyValues& values) {
@@ -89,6 +91,7 @@ Config Config::from(const sdk::PropertyValues& values) {
     config.retries = values.get(remote::retries);
     config.unload_on_release = values.get(remote::unload_on_release);
     config.server_device = values.get(remote::server_device);
+    config.send_source = values.get(remote::model_format) == "AUTO";
     return config;
 }
 

@@ -28,6 +28,9 @@ struct Config : sdk::ExecutionConfig {
     uint32_t retries = 0;
     bool unload_on_release = false;
     std::string server_device;
+    /// REMOTE_MODEL_FORMAT AUTO: send the model's source ONNX file when it still reads as the
+    /// model.
+    bool send_source = true;
 
     static Config from(const sdk::PropertyValues& values);
     /// Requests that keep the server busy: 4 for THROUGHPUT / CUMULATIVE_THROUGHPUT (calls

@@ -13,6 +13,7 @@
 #include "compiled_model.hpp"
 #include "protocol.hpp"
 #include "vireo/ir.hpp"
+#include "vireo/sdk/icore.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
 
 #ifndef VIREO_PLUGIN_VERSION
@@ -79,6 +80,57 @@ uint64_t fnv1a(uint64_t hash, const std::string& bytes) {
         hash *= 1099511628211ull;
     }
     return hash;
+}
+
+// IR text without its `name="..."` attributes (of the net and of each layer): the names an
+// importer gives unnamed nodes come from a process-wide counter, so two reads of one file differ
+// there and nowhere else. Tensor names (`names="..."`, what servers call inputs and outputs) stay.
+std::string without_node_names(const std::string& xml) {
+    std::string out;
+    out.reserve(xml.size());
+    size_t at = 0;
+    while (true) {
+        const size_t found = xml.find(" name=\"", at);
+        if (found == std::string::npos) break;
+        const size_t end = xml.find('"', found + 7);
+        if (end == std::string::npos) break;
+        out.append(xml, at, found - at);
+        at = end + 1;
+    }
+    out.append(xml, at, std::string::npos);
+    return out;
+}
+
+// The bytes of the ONNX file `model` was read from, when sending that file loads exactly `model`:
+// the ONNX frontend recorded it as the model's only source file (no external data), and reading
+// it again gives a model whose IR (`xml`, `bin`) is the model's byte for byte but for generated
+// node names — so a reshape, preprocessing or any edit since read_model sends IR instead. Empty
+// when not.
+std::string onnx_source_of(const Model& model, const std::string& xml, const std::string& bin,
+                           const sdk::ICore& core) {
+    const auto& rt = model.get_rt_info();
+    auto format = rt.find("source_format");
+    auto files = rt.find("__source_files");
+    if (format == rt.end() || files == rt.end() || !format->second.is<std::string>() ||
+        format->second.as<std::string>() != "onnx" || !files->second.is<std::vector<std::string>>())
+        return {};
+    const auto& paths = files->second.as<std::vector<std::string>>();
+    if (paths.size() != 1) return {};
+    try {
+        std::ostringstream again_xml;
+        std::ostringstream again_bin(std::ios::binary);
+        serialize(*core.read_model(paths[0]), again_xml, again_bin);
+        if (without_node_names(again_xml.str()) != without_node_names(xml) ||
+            again_bin.str() != bin)
+            return {};
+        std::ifstream in(paths[0], std::ios::binary);
+        std::ostringstream bytes(std::ios::binary);
+        bytes << in.rdbuf();
+        if (!in.good() && !in.eof()) return {};
+        return bytes.str();
+    } catch (const std::exception&) {
+        return {};  // moved, changed or unreadable since: IR says what the model is
+    }
 }
 
 std::string shape_text(const google::protobuf::RepeatedField<int64_t>& dims) {
@@ -236,18 +288,29 @@ ServedModel Plugin::load_model(const Model& model, const Config& config, const s
     serialize(model, xml, bin);
     const std::string xml_bytes = xml.str();
     const std::string bin_bytes = bin.str();
+    // A model read from ONNX goes as that file (servers without Vireo's IR reader, such as
+    // Triton's ONNX Runtime backend, can load it), unless REMOTE_MODEL_FORMAT is IR.
+    std::string onnx_bytes;
+    if (config.send_source)
+        if (auto core = get_core()) onnx_bytes = onnx_source_of(model, xml_bytes, bin_bytes, *core);
     // The same model (and server device) gets the same name from every client, which then share
     // it on the server.
     uint64_t hash = 14695981039346656037ull;
-    hash = fnv1a(hash, xml_bytes);
-    hash = fnv1a(hash, "\n");
-    hash = fnv1a(hash, bin_bytes);
+    if (onnx_bytes.empty()) {
+        hash = fnv1a(hash, without_node_names(xml_bytes));  // generated names vary by process
+        hash = fnv1a(hash, "\n");
+        hash = fnv1a(hash, bin_bytes);
+    } else {
+        hash = fnv1a(hash, onnx_bytes);
+        hash = fnv1a(hash, "\nonnx");
+    }
     hash = fnv1a(hash, "\n" + config.server_device);
     std::ostringstream name;
     name << "vireo_" << std::hex << std::setw(16) << std::setfill('0') << hash;
     ServedModel served;
     served.name = name.str();
     served.loaded_here = true;
+    served.format = onnx_bytes.empty() ? "IR" : "ONNX";
     const std::string model_where = where + ", model '" + served.name + "'";
     const auto timeout = control_timeout(config);
     bool ready = false;
@@ -260,8 +323,12 @@ ServedModel Plugin::load_model(const Model& model, const Config& config, const s
         inference::RepositoryModelLoadRequest& load = *request;
         load.set_model_name(served.name);
         auto& parameters = *load.mutable_parameters();
-        parameters["file:1/model.xml"].set_bytes_param(xml_bytes);
-        parameters["file:1/model.bin"].set_bytes_param(bin_bytes);
+        if (onnx_bytes.empty()) {
+            parameters["file:1/model.xml"].set_bytes_param(xml_bytes);
+            parameters["file:1/model.bin"].set_bytes_param(bin_bytes);
+        } else {
+            parameters["file:1/model.onnx"].set_bytes_param(onnx_bytes);
+        }
         if (!config.server_device.empty())
             parameters["config"].set_string_param("{\"target_device\":\"" + config.server_device +
                                                   "\"}");

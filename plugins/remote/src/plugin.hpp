@@ -24,6 +24,7 @@ struct ServedModel {
     std::string name;
     std::string version;
     bool loaded_here = false;  ///< loaded by this plugin (RepositoryModelLoad), not preexisting
+    std::string format;        ///< what was loaded: "ONNX" or "IR"; empty in repository mode
     /// The load request (model files inline), kept to load the model again on a server that lost
     /// it (restarted); null in repository mode.
     std::shared_ptr<const inference::RepositoryModelLoadRequest> load;

@@ -266,6 +266,42 @@ TEST_F(Remote, GoldenModelsEqualTemplateFromIrAndOnnx) {
     EXPECT_GE(compared, 4);
 }
 
+TEST_F(Remote, AModelReadFromOnnxIsSentAsItsFileWhileUnchanged) {
+    const std::string path = std::string(VIREO_TEST_DATA_DIR) + "/models/golden/cnn/model.onnx";
+    const std::string xml = std::string(VIREO_TEST_DATA_DIR) + "/models/golden/cnn/model.xml";
+    auto model = core.read_model(path);
+    auto as_onnx = core.compile_model(model, "REMOTE.0");
+    EXPECT_EQ(as_onnx.get_property(remote::model_format), "ONNX");
+    // Values as TEMPLATE's (the server reads the same file).
+    const Shape shape = model->inputs()[0].get_partial_shape().to_shape();
+    const Tensor x = make_tensor(shape, -1.f, 2.f / static_cast<float>(shape_size(shape)));
+    auto request = as_onnx.create_infer_request();
+    request.set_input_tensor(x);
+    request.infer();
+    EXPECT_EQ(values(request.get_output_tensor()), run_on(core, model, "TEMPLATE", {x}));
+    // Asked for IR, or read from IR: IR, under another name than the ONNX load.
+    auto as_ir = core.compile_model(model, "REMOTE.0", {remote::model_format("IR")});
+    EXPECT_EQ(as_ir.get_property(remote::model_format), "IR");
+    EXPECT_NE(as_ir.get_property(remote::model_name), as_onnx.get_property(remote::model_name));
+    EXPECT_EQ(
+        core.compile_model(core.read_model(xml), "REMOTE.0").get_property(remote::model_format),
+        "IR");
+    // Changed since it was read (a new batch): the file no longer says what the model is.
+    auto reshaped = core.read_model(path);
+    Shape batch2 = shape;
+    batch2[0] = 2;
+    reshaped->reshape(PartialShape(batch2));
+    auto changed = core.compile_model(reshaped, "REMOTE.0");
+    EXPECT_EQ(changed.get_property(remote::model_format), "IR");
+    EXPECT_EQ(changed.input().get_partial_shape(), PartialShape(batch2));
+    // A model built in code has no source file.
+    EXPECT_EQ(core.compile_model(add_one_model(), "REMOTE.0").get_property(remote::model_format),
+              "IR");
+    // REMOTE_MODEL_FORMAT takes AUTO or IR only.
+    EXPECT_THROW(core.compile_model(model, "REMOTE.0", {remote::model_format("ONNX")}),
+                 InvalidArgument);
+}
+
 // --- errors -----------------------------------------------------------------------------------
 
 template <typename E, typename F>

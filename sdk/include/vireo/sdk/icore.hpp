@@ -55,6 +55,9 @@ class ICore {
     virtual RemoteContext create_context(const std::string& device, const AnyMap& params) const = 0;
     /// As Core::get_available_devices ("TEMPLATE", "MOCK_REMOTE.0", ...).
     virtual std::vector<std::string> get_available_devices() const = 0;
+    /// As Core::read_model(path): any format the core reads (IR, and what frontend modules add).
+    /// (Added last, so the table keeps its layout for plugins built before it.)
+    virtual std::shared_ptr<Model> read_model(const std::string& path) const = 0;
 };
 
 }  // namespace vireo::sdk

@@ -35,5 +35,10 @@ inline constexpr Property<bool> unload_on_release{"REMOTE_UNLOAD_ON_RELEASE"};
 /// The server-side device a loaded model runs on (the "target_device" of the load's config;
 /// empty: the server's default).
 inline constexpr Property<std::string> server_device{"REMOTE_SERVER_DEVICE"};
+/// What a loaded model is sent as. To compile_model / set_property: "AUTO" (default: the ONNX
+/// file the model was read from, when the model is still exactly what that file reads as and has
+/// no external data; else IR v11) or "IR" (always IR v11). Read from a compiled model: what was
+/// sent, "ONNX" or "IR" (empty when REMOTE_MODEL_NAME named a model of the server's repository).
+inline constexpr Property<std::string> model_format{"REMOTE_MODEL_FORMAT"};
 
 }  // namespace vireo::remote
