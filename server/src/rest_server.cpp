@@ -163,8 +163,8 @@ int RestServer::start(const std::string& address, int port) {
     const int listener = m_listen_socket.load();
     if (listener < 0 || !raise_listen_backlog(listener)) {
         log_line("warning", std::string("REST: could not raise the listen backlog (") +
-                    (listener < 0 ? "no listening socket seen" : std::strerror(errno)) +
-                    "): bursts of new connections may wait for retransmissions");
+                                (listener < 0 ? "no listening socket seen" : std::strerror(errno)) +
+                                "): bursts of new connections may wait for retransmissions");
     }
     m_thread = std::thread([this] { m_server->listen_after_bind(); });
     return bound;

@@ -127,7 +127,9 @@ int handshakes_completed(bool raise_backlog, int count) {
     EXPECT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), length), 0);
     EXPECT_EQ(::listen(listener, 5), 0);  // cpp-httplib's backlog
     EXPECT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
-    if (raise_backlog) EXPECT_TRUE(raise_listen_backlog(listener));
+    if (raise_backlog) {
+        EXPECT_TRUE(raise_listen_backlog(listener));
+    }
     std::vector<pollfd> clients;
     for (int i = 0; i < count; ++i) {
         const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);

@@ -47,7 +47,7 @@ struct Level {
     double throughput = 0;
     double p50 = 0, p90 = 0, p99 = 0;  // microseconds
     size_t errors = 0;
-    size_t requests = 0;  // answered successfully
+    size_t requests = 0;                    // answered successfully
     std::map<std::string, size_t> reasons;  // each error's first line -> how many
 };
 
