@@ -18,18 +18,26 @@
 namespace vireo::server {
 namespace {
 
+// A socket listening on a free loopback port with `backlog`; `address` is where it listens.
+int loopback_listener(int backlog, sockaddr_in& address) {
+    const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+    address = {};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    EXPECT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), length), 0);
+    EXPECT_EQ(::listen(listener, backlog), 0);
+    EXPECT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
+    return listener;
+}
+
 // A connected loopback pair: `client` connected to `server`, the socket accept() returned.
 class LoopbackPair {
   public:
     LoopbackPair() {
-        const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
         sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t length = sizeof(address);
-        EXPECT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), length), 0);
-        EXPECT_EQ(::listen(listener, 1), 0);
-        EXPECT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
+        const int listener = loopback_listener(1, address);
+        const socklen_t length = sizeof(address);
         client = ::socket(AF_INET, SOCK_STREAM, 0);
         EXPECT_EQ(::connect(client, reinterpret_cast<sockaddr*>(&address), length), 0);
         server = ::accept(listener, nullptr, nullptr);
@@ -119,14 +127,9 @@ TEST(ClientConnection, ResetPeerIsSeen) {
 // their handshake within half a second. The kernel completes at most backlog + 1 and drops the
 // other SYNs while the accept queue is full; their retransmission comes after a second.
 int handshakes_completed(bool raise_backlog, int count) {
-    const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof(address);
-    EXPECT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), length), 0);
-    EXPECT_EQ(::listen(listener, 5), 0);  // cpp-httplib's backlog
-    EXPECT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
+    const int listener = loopback_listener(5, address);  // cpp-httplib's backlog
+    const socklen_t length = sizeof(address);
     if (raise_backlog) {
         EXPECT_TRUE(raise_listen_backlog(listener));
     }
