@@ -9,6 +9,7 @@
 
 #include "datatype.hpp"
 #include "tensor_conversion.hpp"
+#include "vireo/kserve/parameters.hpp"
 
 namespace vireo::server {
 
@@ -299,7 +300,7 @@ Status job_from_rest(std::string_view body, size_t header_length,
 
 std::string render_rest_response(const std::string& model, int64_t version,
                                  const RestReplyForm& form, std::vector<OutputData>& outputs,
-                                 size_t& header_length) {
+                                 size_t& header_length, const InferJob* timed) {
     rapidjson::StringBuffer buffer;
     JsonWriter w(buffer);
     std::string binary;
@@ -311,6 +312,15 @@ std::string render_rest_response(const std::string& model, int64_t version,
     if (form.id_given) {
         w.Key("id");
         w.String(form.id.c_str(), static_cast<rapidjson::SizeType>(form.id.size()));
+    }
+    if (timed) {
+        w.Key("parameters");
+        w.StartObject();
+        w.Key(kserve::kQueueTimeParameter);
+        w.Uint64(micros(timed->queued_for));
+        w.Key(kserve::kRunTimeParameter);
+        w.Uint64(micros(timed->ran_for));
+        w.EndObject();
     }
     w.Key("outputs");
     w.StartArray();

@@ -49,10 +49,11 @@ Status job_from_rest(std::string_view body, size_t header_length,
 /// The response body for `outputs`. `header_length` is set to the JSON part's length when binary
 /// output data follows it, else npos. Takes the outputs' bytes. An output in `form.shm_outputs`
 /// (already written there) has parameters shared_memory_region, shared_memory_offset and
-/// shared_memory_byte_size (the bytes written) and no data.
+/// shared_memory_byte_size (the bytes written) and no data. With `timed` (the finished job), the
+/// response's parameters carry its vireo_queue_us and vireo_compute_us (as gRPC replies do).
 std::string render_rest_response(const std::string& model, int64_t version,
                                  const RestReplyForm& form, std::vector<OutputData>& outputs,
-                                 size_t& header_length);
+                                 size_t& header_length, const InferJob* timed = nullptr);
 
 /// {"error": message} as JSON.
 std::string error_json(const std::string& message);

@@ -314,7 +314,8 @@ void RestServer::add_routes() {
         if (status.ok()) status = write_shared_memory_outputs(form.shm_outputs, outputs);
         if (!status.ok()) return fail(status);
         size_t json_length = std::string::npos;
-        std::string body = render_rest_response(name, version_number, form, outputs, json_length);
+        std::string body =
+            render_rest_response(name, version_number, form, outputs, json_length, job.get());
         if (json_length != std::string::npos) {
             res.set_header("Inference-Header-Content-Length", std::to_string(json_length));
             res.set_content(std::move(body), "application/octet-stream");

@@ -152,6 +152,9 @@ class B_Infer(unittest.TestCase):
         self.assertEqual(reply["model_version"], "2")
         self.assertEqual(reply["id"], "r7")
         self.assertEqual(reply["outputs"], [{"name": "y", "datatype": "FP32", "shape": [1, 4], "data": [3.0, 4.0, 5.0, 6.0]}])
+        # The server's share of the request, as in gRPC replies: whole microseconds.
+        self.assertEqual(sorted(reply["parameters"]), ["vireo_compute_us", "vireo_queue_us"])
+        self.assertTrue(all(isinstance(v, int) and v >= 0 for v in reply["parameters"].values()))
         status, body, _ = curl("POST", "/v2/models/add/versions/1/infer", add_body([[1, 2, 3, 4]]))
         self.assertEqual(status, 200, body)
         SENT_OK["1"] += 1
