@@ -6,8 +6,9 @@
 #                    [XML_PROPERTIES KEY=VALUE ...])
 #
 # XML_PROPERTIES (inside Vireo's build) go into the device's plugins.xml entry as <property>
-# defaults; the registry keys META_DEVICE and FALLBACK_DEVICES declare a meta-device's grammar
-# and the automatic-fallback route (docs/plugin_author_guide.md, "Meta-devices").
+# defaults. The registry keys META_DEVICE and FALLBACK_DEVICES written this way override what the
+# plugin itself declares; the in-tree meta-devices declare theirs in their property tables and
+# pass none (docs/plugin_author_guide.md, "Declaring a meta-device").
 #
 # INSTALL installs the module into <libdir>/vireo (component `plugins`) and, inside Vireo's own
 # build, lists it in the plugins.xml installed there, so an installed prefix (or the

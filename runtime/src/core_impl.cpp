@@ -11,6 +11,7 @@
 #include "model_cache.hpp"
 #include "shared_library.hpp"
 #include "vireo/log.hpp"
+#include "vireo/sdk/device_list.hpp"
 #include "vireo/sdk/icompiled_model.hpp"
 #include "vireo/sdk/iremote_context.hpp"
 #include "vireo/sdk/property_table.hpp"
@@ -466,6 +467,16 @@ Any CoreImpl::get_property(const std::string& device_name, const std::string& na
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     if (name == cache_dir.name()) return device_cache_dir(device);
     if (name == hint::allow_fallback.name()) return fallback_allowed(device, {});
+    if (name == runtime::kMetaDeviceKey || name == runtime::kFallbackDevicesKey) {
+        // What the core goes by: the registration's value where it overrides the plugin's.
+        const runtime::MetaDeviceDeclaration declared = m_registry.declaration(device.name);
+        if (name == runtime::kMetaDeviceKey &&
+            declared.grammar != runtime::MetaDeviceGrammar::kUndeclared)
+            return std::string(declared.grammar == runtime::MetaDeviceGrammar::kBatch ? "BATCH"
+                                                                                      : "LIST");
+        if (name == runtime::kFallbackDevicesKey && declared.fallback)
+            return sdk::join_device_list(*declared.fallback);
+    }
     if (name == vireo::supported_properties.name()) {
         std::vector<PropertyName> list =
             plugin->get_property(name, arguments).as<std::vector<PropertyName>>();

@@ -47,38 +47,46 @@ std::vector<std::string> candidates_for_registered_path(const std::string& path)
     return out;
 }
 
+MetaDeviceGrammar parse_meta_device(const std::string& value, const std::string& where) {
+    if (value == "LIST") return MetaDeviceGrammar::kList;
+    if (value == "BATCH") return MetaDeviceGrammar::kBatch;
+    throw_error<InvalidArgument>(where, ": ", kMetaDeviceKey, " is '", value,
+                                 "'; expected LIST (\"NAME:A,B\") or BATCH (\"NAME:A(N)\")");
+}
+
+std::vector<std::string> parse_fallback_devices(const std::string& value,
+                                                const std::string& where) {
+    std::vector<std::string> devices;
+    if (value.empty()) return devices;  // "": this device is not a fallback route
+    size_t start = 0;
+    while (start <= value.size()) {
+        const size_t comma = std::min(value.find(',', start), value.size());
+        const std::string name = value.substr(start, comma - start);
+        if (name.empty() || name.find_first_of(".:() \t") != std::string::npos)
+            throw_error<InvalidArgument>(where, ": ", kFallbackDevicesKey, " is '", value,
+                                         "'; expected registered device names, \"A,B\", or "
+                                         "\"\" for none");
+        devices.push_back(name);
+        start = comma + 1;
+    }
+    return devices;
+}
+
 void take_registry_keys(PluginDescriptor& d) {
     auto& properties = d.default_properties;
     const std::string where = d.origin + ": device '" + d.device_name + "'";
     if (auto it = properties.find(kMetaDeviceKey); it != properties.end()) {
-        const std::string value = it->second.to_string();
-        if (value == "LIST")
-            d.meta_device = MetaDeviceGrammar::kList;
-        else if (value == "BATCH")
-            d.meta_device = MetaDeviceGrammar::kBatch;
-        else
-            throw_error<InvalidArgument>(where, ": ", kMetaDeviceKey, " is '", value,
-                                         "'; expected LIST (\"NAME:A,B\") or BATCH "
-                                         "(\"NAME:A(N)\")");
+        d.meta_device = parse_meta_device(it->second.to_string(), where);
         properties.erase(it);
     }
     if (auto it = properties.find(kFallbackDevicesKey); it != properties.end()) {
-        const std::string value = it->second.to_string();
-        size_t start = 0;
-        while (start <= value.size()) {
-            const size_t comma = std::min(value.find(',', start), value.size());
-            const std::string name = value.substr(start, comma - start);
-            if (name.empty() || name.find_first_of(".:() \t") != std::string::npos)
-                throw_error<InvalidArgument>(where, ": ", kFallbackDevicesKey, " is '", value,
-                                             "'; expected registered device names, \"A,B\"");
-            d.fallback_devices.push_back(name);
-            start = comma + 1;
-        }
-        if (d.meta_device != MetaDeviceGrammar::kList)
+        d.fallback_devices = parse_fallback_devices(it->second.to_string(), where);
+        // Without META_DEVICE here, the plugin's own declaration is checked when it loads.
+        if (!d.fallback_devices->empty() && d.meta_device == MetaDeviceGrammar::kBatch)
             throw_error<InvalidArgument>(where, ": ", kFallbackDevicesKey, " needs ",
                                          kMetaDeviceKey, " LIST (the fallback compiles on \"",
-                                         d.device_name, ":DEVICE,", d.fallback_devices.front(),
-                                         "\")");
+                                         d.device_name, ":DEVICE,", d.fallback_devices->front(),
+                                         "\"), not BATCH");
         properties.erase(it);
     }
 }

@@ -1,20 +1,61 @@
 // Implements PluginRegistry: registration, lazy once-only loading and per-device properties.
 #include "plugin_registry.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "plugin_loader.hpp"
 #include "vireo/exception.hpp"
+#include "vireo/log.hpp"
 #include "vireo/properties.hpp"
+#include "vireo/sdk/device_list.hpp"
 
 namespace vireo::runtime {
+
+namespace {
+
+bool has_route(const std::optional<std::vector<std::string>>& fallback) {
+    return fallback && !fallback->empty();
+}
+
+// The loaded plugin's meta-device declaration under the registry's (which wins key by key).
+// Throws InvalidArgument naming the device for a malformed value, or for a fallback route on a
+// device whose grammar is not LIST.
+MetaDeviceDeclaration declaration_of(const Plugin& plugin, const PluginDescriptor& d) {
+    MetaDeviceDeclaration out{d.meta_device, d.fallback_devices};
+    const bool ask_meta = out.grammar == MetaDeviceGrammar::kUndeclared;
+    if (ask_meta || !out.fallback) {
+        const std::vector<PropertyName> supported = plugin.supported_properties_or_empty();
+        auto declares = [&](const char* key) {
+            return std::find(supported.begin(), supported.end(), key) != supported.end();
+        };
+        const std::string where = "device '" + d.device_name + "', as its plugin '" +
+                                  plugin.library_path() + "' declares";
+        if (ask_meta && declares(kMetaDeviceKey))
+            out.grammar = parse_meta_device(plugin.get_property(kMetaDeviceKey).to_string(), where);
+        if (!out.fallback && declares(kFallbackDevicesKey))
+            out.fallback =
+                parse_fallback_devices(plugin.get_property(kFallbackDevicesKey).to_string(), where);
+    }
+    if (has_route(out.fallback) && out.grammar != MetaDeviceGrammar::kList)
+        throw_error<InvalidArgument>(
+            "device '", d.device_name, "': ", kFallbackDevicesKey, " '",
+            sdk::join_device_list(*out.fallback), "' (from ",
+            d.fallback_devices ? d.origin : "its plugin '" + plugin.library_path() + "'",
+            ") needs ", kMetaDeviceKey, " LIST (the fallback compiles on \"", d.device_name,
+            ":DEVICE,", out.fallback->front(), "\"), but the device's ", kMetaDeviceKey, " is ",
+            out.grammar == MetaDeviceGrammar::kBatch ? "BATCH" : "not declared");
+    return out;
+}
+
+}  // namespace
 
 void PluginRegistry::add(std::vector<PluginDescriptor> descriptors) {
     std::lock_guard<std::mutex> lock(m_mutex);
     std::set<std::string> seen;
     std::string fallback;  // the device declaring FALLBACK_DEVICES, registered or in this call
     for (const auto& [name, entry] : m_entries)
-        if (!entry->descriptor.fallback_devices.empty()) fallback = name;
+        if (has_route(entry->descriptor.fallback_devices)) fallback = name;
     for (auto& d : descriptors) {
         try {
             check_registrable_name(d.device_name);
@@ -26,7 +67,7 @@ void PluginRegistry::add(std::vector<PluginDescriptor> descriptors) {
                 d.origin, ": device '", d.device_name,
                 "' is already registered; each device name may be registered once");
         take_registry_keys(d);
-        if (d.fallback_devices.empty()) continue;
+        if (!has_route(d.fallback_devices)) continue;
         if (!fallback.empty())
             throw_error<InvalidArgument>(d.origin, ": device '", d.device_name, "' declares ",
                                          kFallbackDevicesKey, ", but device '", fallback,
@@ -37,21 +78,56 @@ void PluginRegistry::add(std::vector<PluginDescriptor> descriptors) {
         auto entry = std::make_shared<Entry>();
         entry->descriptor = d;
         m_entries.emplace(d.device_name, std::move(entry));
+        m_order.push_back(d.device_name);
     }
 }
 
+MetaDeviceDeclaration PluginRegistry::declaration(const std::string& name) const {
+    std::shared_ptr<Entry> entry = find(name);
+    get(name);
+    std::lock_guard<std::mutex> lock(entry->mutex);
+    return entry->declared;
+}
+
 MetaDeviceGrammar PluginRegistry::meta_device_grammar(const std::string& name) const {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    auto it = m_entries.find(name);
-    return it == m_entries.end() ? MetaDeviceGrammar::kUndeclared
-                                 : it->second->descriptor.meta_device;
+    std::shared_ptr<Entry> entry;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        auto it = m_entries.find(name);
+        if (it == m_entries.end()) return MetaDeviceGrammar::kUndeclared;
+        entry = it->second;
+    }
+    // The registration's word needs no plugin; otherwise ask the plugin (loading it).
+    if (entry->descriptor.meta_device != MetaDeviceGrammar::kUndeclared)
+        return entry->descriptor.meta_device;
+    return declaration(name).grammar;
 }
 
 std::optional<std::pair<std::string, std::vector<std::string>>> PluginRegistry::fallback() const {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    for (const auto& [name, entry] : m_entries)
-        if (!entry->descriptor.fallback_devices.empty())
-            return std::make_pair(name, entry->descriptor.fallback_devices);
+    std::vector<std::pair<std::string, std::shared_ptr<Entry>>> in_order;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        for (const auto& name : m_order) in_order.emplace_back(name, m_entries.at(name));
+    }
+    // A registration's FALLBACK_DEVICES (at most one device has it) wins over every plugin's.
+    for (const auto& [name, entry] : in_order)
+        if (has_route(entry->descriptor.fallback_devices))
+            return std::make_pair(name, *declaration(name).fallback);
+    // Else the first registered device whose plugin declares a route. The plugins are loaded in
+    // registration order up to that one; a device that does not load cannot be the route.
+    for (const auto& [name, entry] : in_order) {
+        const PluginDescriptor& d = entry->descriptor;
+        if (d.fallback_devices || d.meta_device == MetaDeviceGrammar::kBatch) continue;
+        MetaDeviceDeclaration declared;
+        try {
+            declared = declaration(name);
+        } catch (const Exception& e) {
+            VIREO_LOG(DEBUG) << "the fallback route skips device '" << name
+                             << "', which does not load: " << e.what();
+            continue;
+        }
+        if (has_route(declared.fallback)) return std::make_pair(name, *declared.fallback);
+    }
     return std::nullopt;
 }
 
@@ -86,6 +162,7 @@ std::shared_ptr<Plugin> PluginRegistry::get(const std::string& name) const {
         }
     }
     for (const AnyMap& properties : entry->replay) plugin->set_property(properties);
+    entry->declared = declaration_of(*plugin, entry->descriptor);
     entry->plugin = plugin;
     return plugin;
 }

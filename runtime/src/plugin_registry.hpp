@@ -17,16 +17,29 @@ namespace vireo::runtime {
 
 /// Thread-safe. A global mutex guards the map of entries; each entry has its own mutex that
 /// serialises loading and its properties, so loading one plugin does not block the others.
+/// What a device is as a meta-device: its registration's META_DEVICE / FALLBACK_DEVICES, each
+/// else what its plugin declares (unset when neither says).
+struct MetaDeviceDeclaration {
+    MetaDeviceGrammar grammar = MetaDeviceGrammar::kUndeclared;
+    std::optional<std::vector<std::string>> fallback;
+};
+
 class PluginRegistry {
   public:
     /// Registers every descriptor, or none: throws InvalidArgument (naming the origin) if a name
     /// is not registrable, appears twice, or is already registered, if a registry key is
     /// malformed (take_registry_keys), or if a second device declares FALLBACK_DEVICES.
     void add(std::vector<PluginDescriptor> descriptors);
-    /// The meta-device grammar `name` declared (kUndeclared for an unregistered name).
+    /// The meta-device grammar of `name`: its registration's META_DEVICE, else (loading the
+    /// plugin) what the plugin declares; kUndeclared for an unregistered or undeclaring name.
+    /// Throws what loading throws.
     MetaDeviceGrammar meta_device_grammar(const std::string& name) const;
+    /// What `name` is as a meta-device, the registration's keys over the plugin's (loads it).
+    MetaDeviceDeclaration declaration(const std::string& name) const;
     /// The device hint::allow_fallback routes through and the devices it falls back to, in
-    /// order: the one registered device that declared FALLBACK_DEVICES. Empty if none did.
+    /// order: the registered device whose registration declares FALLBACK_DEVICES, else the first
+    /// registered whose plugin declares it (loading plugins in registration order up to it,
+    /// skipping those that fail to load). Empty if none does.
     std::optional<std::pair<std::string, std::vector<std::string>>> fallback() const;
     /// The loaded plugin of device `name` (no ".N"), loading it on first use: load_plugin, then
     /// set_property with the plugins.xml defaults, then the recorded set_property calls. A failed
@@ -51,11 +64,13 @@ class PluginRegistry {
         mutable std::mutex mutex;        // serialises loading; guards the fields below
         std::shared_ptr<Plugin> plugin;  // null until loaded
         std::vector<AnyMap> replay;      // accepted set_property maps, in order
+        MetaDeviceDeclaration declared;  // set when the plugin loads
     };
     std::shared_ptr<Entry> find(const std::string& name) const;
 
     mutable std::mutex m_mutex;  // guards the two below
     std::map<std::string, std::shared_ptr<Entry>> m_entries;
+    std::vector<std::string> m_order;  // registered names, in registration order
     std::weak_ptr<sdk::ICore> m_core;
 };
 

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "vireo/sdk/cpu_streams_executor.hpp"
+#include "vireo/sdk/device_list.hpp"
 
 namespace vireo::sdk {
 namespace {
@@ -92,6 +93,14 @@ PropertySpec capabilities(std::vector<std::string> capabilities) {
 
 PropertySpec device_type(device::Type type) {
     return fixed(device::type.name(), type);
+}
+
+PropertySpec meta_device(MetaDevice kind) {
+    return fixed(kMetaDeviceKey, std::string(kind == MetaDevice::kBatch ? "BATCH" : "LIST"));
+}
+
+PropertySpec fallback_devices(const std::vector<std::string>& devices) {
+    return fixed(kFallbackDevicesKey, join_device_list(devices));
 }
 
 }  // namespace common

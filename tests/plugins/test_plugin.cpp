@@ -21,7 +21,8 @@ std::vector<PropertyName> plugin_properties() {
             {last_config.name(), M::RO},          {device::id.name(), M::RW},
             {enable_profiling.name(), M::RW},     {num_streams.name(), M::RW},
             {log::level.name(), M::RW},           {addend.name(), M::RW},
-            {device_ids.name(), M::RW},           {exportable.name(), M::RW}};
+            {device_ids.name(), M::RW},           {exportable.name(), M::RW},
+            {declared_meta_device.name(), M::RW}};
 }
 
 std::string names_of(const std::vector<PropertyName>& names) {
@@ -50,6 +51,7 @@ Plugin::Settings Plugin::apply(Settings s, const AnyMap& properties) const {
     s.num_streams = get_or(properties, num_streams.name(), s.num_streams);
     s.device_id = get_or(properties, device::id.name(), s.device_id);
     s.log_level = get_or(properties, log::level.name(), s.log_level);
+    s.meta_device = get_or(properties, declared_meta_device.name(), s.meta_device);
     if (s.num_streams < 1)
         throw_error<InvalidArgument>("property ", num_streams.name(), " must be >= 1, found ",
                                      s.num_streams);
@@ -134,7 +136,12 @@ void Plugin::set_property(const AnyMap& properties) {
 
 Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const {
     const Settings s = settings(arguments);
-    if (name == supported_properties.name()) return plugin_properties();
+    if (name == supported_properties.name()) {
+        std::vector<PropertyName> keys = plugin_properties();
+        if (!s.meta_device.empty()) keys.emplace_back("META_DEVICE", PropertyMutability::RO);
+        return keys;
+    }
+    if (name == "META_DEVICE" && !s.meta_device.empty()) return s.meta_device;
     if (name == available_devices.name()) return s.device_ids;
     if (name == device::full_name.name()) {
         const std::string id = get_or<std::string>(arguments, device::id.name(), s.device_id);
@@ -160,6 +167,7 @@ Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const
     if (name == addend.name()) return s.addend;
     if (name == device_ids.name()) return s.device_ids;
     if (name == exportable.name()) return s.exportable;
+    if (name == declared_meta_device.name()) return s.meta_device;
     throw_error<NotFound>("unknown property '", name,
                           "'; supported: ", names_of(plugin_properties()));
 }

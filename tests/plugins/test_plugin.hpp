@@ -20,6 +20,8 @@ inline constexpr Property<float> addend{"TEST_ADDEND"};  // added to every input
 inline constexpr Property<std::vector<std::string>> device_ids{
     "TEST_DEVICE_IDS"};                                         // available_devices
 inline constexpr Property<bool> exportable{"TEST_EXPORTABLE"};  // lists EXPORT_IMPORT
+/// When set, the plugin lists META_DEVICE (read-only) and reports this text as its value.
+inline constexpr Property<std::string> declared_meta_device{"TEST_META_DEVICE"};
 inline constexpr Property<uint64_t, PropertyMutability::RO> instance_id{"TEST_INSTANCE_ID"};
 inline constexpr Property<uint64_t, PropertyMutability::RO> compile_count{"TEST_COMPILE_COUNT"};
 inline constexpr Property<uint64_t, PropertyMutability::RO> import_count{"TEST_IMPORT_COUNT"};
@@ -56,6 +58,7 @@ class Plugin : public sdk::IPlugin {
         int32_t num_streams = 1;
         std::string device_id;
         log::Level log_level = log::Level::WARNING;
+        std::string meta_device;
     };
     /// Checks keys (NotFound listing the supported ones; InvalidArgument for read-only keys or
     /// bad values) and returns `base` with `properties` applied.

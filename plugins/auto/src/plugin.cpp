@@ -53,6 +53,7 @@ sdk::PropertyTable& Plugin::table() const {
                         [](const std::string&) {
                             return Any(std::vector<std::string>{device::capability::kFP32});
                         }),
+                sdk::common::meta_device(sdk::MetaDevice::kList),
                 sdk::rw<std::string>(device::priorities, "", "a comma-separated list of devices"),
                 sdk::rw<AnyMap>(device::properties, AnyMap{}, "{DEVICE:{KEY:VALUE,...},...}"),
                 sdk::common::performance_hint(), sdk::common::hint_num_requests(),

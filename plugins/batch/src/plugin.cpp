@@ -59,6 +59,7 @@ Plugin::Plugin()
           "BATCH",
           {sdk::common::full_name([](const std::string&) { return "Vireo automatic batching"; }),
            sdk::common::capabilities({device::capability::kFP32}),
+           sdk::common::meta_device(sdk::MetaDevice::kBatch),  // "BATCH:A(N)"
            sdk::rw<std::string>(device::priorities, "", "one device name"),
            sdk::rw<uint32_t>(device::batch_size, 0, "0 (the default, 4) to 256"),
            sdk::rw<uint32_t>(batch::timeout, 1000, "milliseconds, 0 or more"),

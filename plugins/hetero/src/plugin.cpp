@@ -37,6 +37,9 @@ Plugin::Plugin()
           kDeviceName,
           {sdk::common::full_name([](const std::string&) { return "Vireo heterogeneous device"; }),
            sdk::common::capabilities({device::capability::kFP32}),
+           // "HETERO:A,B", and the route hint::allow_fallback takes (the registry may override).
+           sdk::common::meta_device(sdk::MetaDevice::kList),
+           sdk::common::fallback_devices({"CPU", "TEMPLATE"}),
            sdk::rw<std::string>(device::priorities, "", "a comma-separated list of devices"),
            sdk::rw<AnyMap>(device::properties, AnyMap{}, "{DEVICE:{KEY:VALUE,...},...}"),
            sdk::common::performance_hint(), sdk::common::hint_num_requests(),

@@ -1,7 +1,8 @@
-// Meta-devices are what their registration declares (META_DEVICE, FALLBACK_DEVICES in plugins.xml
-// or register_plugin's properties), not names the runtime knows: the HETERO and BATCH modules
-// registered as SPLIT and GATHER get HETERO's and BATCH's grammar and the automatic-fallback
-// route, and the name BATCH without the declaration gets neither.
+// Meta-devices are what their plugin declares (META_DEVICE, FALLBACK_DEVICES as read-only
+// properties), overridden by their registration (the same keys in plugins.xml or register_plugin's
+// properties), not names the runtime knows: the HETERO and BATCH modules under any name keep their
+// grammar and fallback route, a registry key overrides them, and a plugin that declares nothing
+// gets the list grammar.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -36,6 +37,9 @@ std::shared_ptr<Model> relu_row() {
 std::string renamed_plugins_xml(const ScratchDir& dir) {
     const std::string xml = dir.file("plugins.xml");
     write_file(xml, plugins_xml({
+                        // Never loaded: no name used below needs it, and a fallback route search
+                        // skips a device that does not load.
+                        {"GHOST", dir.file("libno_such_plugin.so"), {}},
                         {"TEMPLATE", module_file("vireo_template_plugin"), {}},
                         {"PARTIAL", module_file("vireo_partial_plugin"), {}},
                         // NOPE is not registered: the route skips it, as it skips a CPU not built.
@@ -43,7 +47,8 @@ std::string renamed_plugins_xml(const ScratchDir& dir) {
                          module_file("vireo_hetero_plugin"),
                          {{"META_DEVICE", "LIST"}, {"FALLBACK_DEVICES", "NOPE,TEMPLATE"}}},
                         {"GATHER", module_file("vireo_batch_plugin"), {{"META_DEVICE", "BATCH"}}},
-                        // The shipped names, registered without declarations.
+                        // The shipped names without keys: their plugins declare BATCH, and LIST
+                        // with the route CPU,TEMPLATE, which SPLIT's registration overrides.
                         {"BATCH", module_file("vireo_batch_plugin"), {}},
                         {"HETERO", module_file("vireo_hetero_plugin"), {}},
                     }));
@@ -67,10 +72,8 @@ TEST(MetaDeviceRegistration, ARenamedBatchDeviceTakesTheBatchGrammar) {
     const std::string two = error_of<InvalidArgument>(
         [&] { core.compile_model(relu_row(), "GATHER:TEMPLATE,PARTIAL"); });
     EXPECT_NE(two.find("GATHER is a batch device"), std::string::npos) << two;
-    // The name BATCH alone declares nothing: "(N)" belongs to batch devices only.
-    const std::string plain =
-        error_of<InvalidArgument>([&] { core.compile_model(relu_row(), "BATCH:TEMPLATE(2)"); });
-    EXPECT_NE(plain.find("BATCH:TEMPLATE(2)"), std::string::npos) << plain;
+    // BATCH without keys takes the grammar its plugin declares.
+    EXPECT_NO_THROW(core.compile_model(relu_row(), "BATCH:TEMPLATE(2)"));
 }
 
 TEST(MetaDeviceRegistration, TheFallbackRoutesThroughTheDeclaredDevice) {
@@ -90,21 +93,92 @@ TEST(MetaDeviceRegistration, TheFallbackRoutesThroughTheDeclaredDevice) {
     for (int i = 0; i < 4; ++i)
         EXPECT_NEAR(y.data<float>()[i], 1.f / (1.f + std::exp(2.f - static_cast<float>(i))), 1e-6f)
             << i;
-    // SPLIT also takes the list grammar like any undeclared name.
     EXPECT_NO_THROW(core.compile_model(relu_row(), "SPLIT:PARTIAL,TEMPLATE"));
+    // The registration's route wins over the one HETERO's plugin declares; the core reports each
+    // device's effective values.
+    EXPECT_EQ(core.get_property("SPLIT", "FALLBACK_DEVICES").as<std::string>(), "NOPE,TEMPLATE");
+    EXPECT_EQ(core.get_property("HETERO", "FALLBACK_DEVICES").as<std::string>(), "CPU,TEMPLATE");
 }
 
-TEST(MetaDeviceRegistration, WithoutADeclaredRouteNothingFallsBack) {
+// An application registering the shipped modules under its own names, with no keys: the plugins
+// say what they are (issue 36's regression).
+TEST(MetaDeviceRegistration, ShippedModulesUnderOtherNamesDeclareTheirOwnRole) {
+    ScratchDir dir;
+    Core core = empty_core(dir);
+    // GHOST does not load: the fallback route search below skips it.
+    core.register_plugin(dir.file("libghost_plugin.so"), "GHOST");
+    core.register_plugin(module_file("vireo_template_plugin"), "TEMPLATE");
+    core.register_plugin(module_file("vireo_partial_plugin"), "PARTIAL");
+    core.register_plugin(module_file("vireo_batch_plugin"), "GROUP");
+    core.register_plugin(module_file("vireo_hetero_plugin"), "SPLITTER");
+
+    CompiledModel batched = core.compile_model(relu_row(), "GROUP:TEMPLATE(2)");
+    EXPECT_EQ(batched.get_property(device::batch_size), 2u);
+    // Parsing "GROUP:..." asked GROUP's plugin only.
+    EXPECT_FALSE(is_loaded(module_file("vireo_hetero_plugin")));
+    const std::string two = error_of<InvalidArgument>(
+        [&] { core.compile_model(relu_row(), "GROUP:TEMPLATE,PARTIAL"); });
+    EXPECT_NE(two.find("GROUP is a batch device"), std::string::npos) << two;
+    EXPECT_EQ(core.get_property("GROUP", "META_DEVICE").as<std::string>(), "BATCH");
+    EXPECT_EQ(core.get_property("SPLITTER", "META_DEVICE").as<std::string>(), "LIST");
+    EXPECT_EQ(core.get_property("SPLITTER", "FALLBACK_DEVICES").as<std::string>(), "CPU,TEMPLATE");
+
+    // CPU is not registered here: SPLITTER's route goes on to TEMPLATE.
+    CompiledModel routed =
+        core.compile_model(sigmoid_then_relu(), "PARTIAL", {{hint::allow_fallback.name(), true}});
+    EXPECT_EQ(routed.get_property(execution_devices),
+              (std::vector<std::string>{"TEMPLATE", "PARTIAL"}));
+}
+
+TEST(MetaDeviceRegistration, ARegistryKeyOverridesThePluginsDeclaration) {
     ScratchDir dir;
     const std::string xml = dir.file("plugins.xml");
-    write_file(xml, plugins_xml({{"TEMPLATE", module_file("vireo_template_plugin"), {}},
-                                 {"PARTIAL", module_file("vireo_partial_plugin"), {}},
-                                 {"HETERO", module_file("vireo_hetero_plugin"), {}}}));
+    write_file(xml, plugins_xml(
+                        {{"TEMPLATE", module_file("vireo_template_plugin"), {}},
+                         {"PARTIAL", module_file("vireo_partial_plugin"), {}},
+                         // "": HETERO's plugin declares a route, its registration none.
+                         {"HETERO", module_file("vireo_hetero_plugin"), {{"FALLBACK_DEVICES", ""}}},
+                         {"GROUP", module_file("vireo_batch_plugin"), {{"META_DEVICE", "LIST"}}}}));
     Core core(xml);
     const std::string message = error_of<NotImplemented>([&] {
         core.compile_model(sigmoid_then_relu(), "PARTIAL", {{hint::allow_fallback.name(), true}});
     });
     EXPECT_NE(message.find("Sigmoid"), std::string::npos) << message;
+    EXPECT_EQ(core.get_property("HETERO", "FALLBACK_DEVICES").as<std::string>(), "");
+    // GROUP is declared a list device, so "(N)" is refused although its plugin declares BATCH.
+    EXPECT_EQ(core.get_property("GROUP", "META_DEVICE").as<std::string>(), "LIST");
+    const std::string sized =
+        error_of<InvalidArgument>([&] { core.compile_model(relu_row(), "GROUP:TEMPLATE(2)"); });
+    EXPECT_NE(sized.find("GROUP:TEMPLATE(2)"), std::string::npos) << sized;
+}
+
+TEST(MetaDeviceRegistration, APluginThatDeclaresNothingTakesTheList) {
+    ScratchDir dir;
+    Core core = empty_core(dir);
+    core.register_plugin(module_file("vireo_template_plugin"), "TEMPLATE");
+    core.register_plugin(test_plugin_path(), "PLAIN");
+    // The list reaches the plugin as device::priorities; the TEST plugin answers regardless.
+    EXPECT_EQ(core.get_property("PLAIN:TEMPLATE,TEMPLATE.1", device::full_name),
+              "Vireo test device");
+    const std::string sized = error_of<InvalidArgument>(
+        [&] { core.get_property("PLAIN:TEMPLATE(2)", device::full_name); });
+    EXPECT_NE(sized.find("PLAIN:TEMPLATE(2)"), std::string::npos) << sized;
+    error_of<NotFound>([&] { core.get_property("PLAIN", "META_DEVICE"); });
+}
+
+TEST(MetaDeviceRegistration, APluginsBadDeclarationIsRefusedNamingTheDevice) {
+    ScratchDir dir;
+    Core core = empty_core(dir);
+    core.register_plugin(module_file("vireo_template_plugin"), "TEMPLATE");
+    // The TEST plugin reports TEST_META_DEVICE's value as its META_DEVICE.
+    core.register_plugin(test_plugin_path(), "ODD", {{tp::declared_meta_device.name(), "TREE"}});
+    const std::string message =
+        error_of<InvalidArgument>([&] { core.compile_model(relu_row(), "ODD:TEMPLATE"); });
+    EXPECT_NE(message.find("device 'ODD'"), std::string::npos) << message;
+    EXPECT_NE(message.find("META_DEVICE is 'TREE'"), std::string::npos) << message;
+    EXPECT_NE(message.find(test_plugin_path()), std::string::npos) << message;
+    // The device does not load at all, whatever the name used.
+    error_of<InvalidArgument>([&] { core.get_property("ODD", device::full_name); });
 }
 
 TEST(MetaDeviceRegistration, DeclarationsAreCheckedAndNotPassedToThePlugin) {
@@ -115,20 +189,27 @@ TEST(MetaDeviceRegistration, DeclarationsAreCheckedAndNotPassedToThePlugin) {
         core.register_plugin(hetero, "TREE", {{"META_DEVICE", "TREE"}});
     });
     EXPECT_NE(bad.find("META_DEVICE is 'TREE'"), std::string::npos) << bad;
-    const std::string no_list = error_of<InvalidArgument>([&] {
-        core.register_plugin(hetero, "ROUTE", {{"FALLBACK_DEVICES", "TEMPLATE"}});
+    const std::string batch_route = error_of<InvalidArgument>([&] {
+        core.register_plugin(hetero, "ROUTE",
+                             {{"META_DEVICE", "BATCH"}, {"FALLBACK_DEVICES", "TEMPLATE"}});
     });
-    EXPECT_NE(no_list.find("FALLBACK_DEVICES needs META_DEVICE LIST"), std::string::npos)
-        << no_list;
-    core.register_plugin(hetero, "SPLIT",
-                         {{"META_DEVICE", "LIST"}, {"FALLBACK_DEVICES", "TEMPLATE"}});
+    EXPECT_NE(batch_route.find("FALLBACK_DEVICES needs META_DEVICE LIST"), std::string::npos)
+        << batch_route;
+    // A route on a device whose plugin declares no META_DEVICE is refused when it loads.
+    core.register_plugin(module_file("vireo_template_plugin"), "PLAIN_ROUTE",
+                         {{"FALLBACK_DEVICES", "TEMPLATE"}});
+    const std::string undeclared =
+        error_of<InvalidArgument>([&] { core.get_property("PLAIN_ROUTE", device::full_name); });
+    EXPECT_NE(undeclared.find("device 'PLAIN_ROUTE'"), std::string::npos) << undeclared;
+    EXPECT_NE(undeclared.find("needs META_DEVICE LIST"), std::string::npos) << undeclared;
     const std::string second = error_of<InvalidArgument>([&] {
-        core.register_plugin(hetero, "SPLIT2",
+        core.register_plugin(hetero, "SPLIT",
                              {{"META_DEVICE", "LIST"}, {"FALLBACK_DEVICES", "TEMPLATE"}});
     });
-    EXPECT_NE(second.find("device 'SPLIT' already does"), std::string::npos) << second;
+    EXPECT_NE(second.find("device 'PLAIN_ROUTE' already does"), std::string::npos) << second;
+    core.register_plugin(hetero, "SPLIT2", {{"META_DEVICE", "LIST"}});
     // The plugin never sees the registry keys (HETERO refuses keys it does not know).
-    EXPECT_EQ(core.get_property("SPLIT", device::full_name), "Vireo heterogeneous device");
+    EXPECT_EQ(core.get_property("SPLIT2", device::full_name), "Vireo heterogeneous device");
 }
 
 }  // namespace

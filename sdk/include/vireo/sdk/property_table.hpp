@@ -15,6 +15,18 @@
 
 namespace vireo::sdk {
 
+/// The keys a meta-device declares (common::meta_device, common::fallback_devices); the same
+/// keys in a plugins.xml entry or register_plugin's properties override the plugin's values and
+/// are read by the core, never passed to the plugin.
+inline constexpr const char* kMetaDeviceKey = "META_DEVICE";
+inline constexpr const char* kFallbackDevicesKey = "FALLBACK_DEVICES";
+
+/// The grammar of a meta-device's name (the value of META_DEVICE: "LIST" or "BATCH").
+enum class MetaDevice {
+    kList,   ///< "NAME:A,B": devices in order, passed as device::priorities (HETERO, AUTO, MULTI)
+    kBatch,  ///< "NAME:A" or "NAME:A(N)": one device (device::priorities) and device::batch_size
+};
+
 /// Where a property's value lives.
 enum class PropertyScope {
     kPlugin,    ///< one value for the whole plugin, set with set_property only (a device count)
@@ -105,6 +117,18 @@ PropertySpec capabilities(std::vector<std::string> capabilities);
 /// DEVICE_TYPE (read-only, plugin-wide). Declare it: a device without it is never chosen by plain
 /// "AUTO" / "MULTI" (only where it is named), as SIMULATED devices are.
 PropertySpec device_type(device::Type type);
+/// META_DEVICE (read-only, plugin-wide): what the device's name may say after a ':'. The core
+/// reads it when a name "NAME:..." is first used (loading the plugin) unless the device's
+/// registration (plugins.xml, register_plugin) sets the key, which wins. A plugin that declares
+/// nothing gets the list form. docs/plugin_author_guide.md, "Declaring a meta-device".
+///     sdk::common::meta_device(sdk::MetaDevice::kList)   // "NAME:A,B" -> device::priorities
+PropertySpec meta_device(MetaDevice kind);
+/// FALLBACK_DEVICES (read-only, plugin-wide), for a META_DEVICE LIST device: this device is the
+/// route hint::allow_fallback compiles through ("NAME:device,A"), onto the first of `devices`
+/// that is registered and loads. One device is the route: a registration's FALLBACK_DEVICES
+/// wins over every plugin's; among plugins, the first registered that declares it.
+///     sdk::common::fallback_devices({"CPU", "TEMPLATE"})   // HETERO
+PropertySpec fallback_devices(const std::vector<std::string>& devices);
 }  // namespace common
 
 /// The keys the core owns (CACHE_DIR, LOADED_FROM_CACHE, ALLOW_FALLBACK): the one list the core
