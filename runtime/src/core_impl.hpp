@@ -26,8 +26,9 @@ namespace vireo {
 /// shared_ptr and hands each plugin it loads a weak reference (bind_core_handle()).
 ///
 /// Device names: every method taking one accepts "NAME", "NAME.N" and the meta-device grammar
-/// "META:A,B" / "META:A(N)" (runtime/device_name.hpp; the grammar each name's registration
-/// declares, META_DEVICE LIST or BATCH), which becomes device META with
+/// "META:A,B" / "META:A(N)" (runtime/device_name.hpp; the grammar META declares, META_DEVICE LIST
+/// or BATCH, in its registration or else its plugin, which parsing "META:..." loads), which
+/// becomes device META with
 /// device::priorities = "A,B" (and device::batch_size = N) in the call's properties (for
 /// set_property: META keeps the list as its own device::priorities). Every listed device must be
 /// registered (InvalidArgument naming it), and a device::priorities given in the properties too
@@ -97,7 +98,8 @@ class CoreImpl : public sdk::ICore {
     bool fallback_allowed(const runtime::DeviceName& device, const AnyMap& call) const;
     /// With fallback allowed and ops `device` cannot run: the name ("ROUTE:device,fallback") and
     /// properties to compile with instead (logged at INFO), ROUTE and the fallback candidates
-    /// being what a registered device declared with FALLBACK_DEVICES. Empty when the device runs
+    /// being what a registered device declared with FALLBACK_DEVICES (PluginRegistry::fallback:
+    /// this may load registered plugins to ask them). Empty when the device runs
     /// everything, or no device declared a route, or none of its fallback devices loads.
     std::optional<std::pair<std::string, AnyMap>> fallback_route(
         const std::shared_ptr<const Model>& model, const runtime::DeviceName& device,

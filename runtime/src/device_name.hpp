@@ -16,10 +16,11 @@ namespace vireo::runtime {
 ///
 /// Meta-devices: "HETERO:A,B" -> {HETERO, "", devices {A, B}}; the core passes the list to the
 /// plugin as device::priorities = "A,B". Each listed device is "NAME" or "NAME.N" (no nesting).
-/// A device registered with META_DEVICE BATCH takes exactly one device and an optional "(N)":
+/// A device whose META_DEVICE is BATCH (its registration's, else its plugin's) takes exactly one
+/// device and an optional "(N)":
 /// "BATCH:A(4)" -> {BATCH, "", devices {A}, batch 4}; "BATCH:A" leaves the size to the device.
 /// Every other name (declared LIST, or not declared) takes the list, so a meta-device of any name,
-/// in-tree or not, gets the grammar its registration declares.
+/// in-tree or not, gets the grammar it declares.
 struct DeviceName {
     std::string name;                  ///< the registered plugin name
     std::string id;                    ///< the instance id, empty for the default instance
