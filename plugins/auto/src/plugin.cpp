@@ -3,7 +3,6 @@
 #include "plugin.hpp"
 
 #include <algorithm>
-#include <set>
 
 #include "compiled_model.hpp"
 #include "log.hpp"
@@ -25,9 +24,14 @@ std::string base_name(const std::string& device) {
     return device.substr(0, device.find('.'));
 }
 
-bool is_meta(const std::string& device) {
-    static const std::set<std::string> meta{"AUTO", "MULTI", "HETERO", "BATCH"};
-    return meta.count(base_name(device)) != 0;
+// A device that groups others (AUTO, MULTI, HETERO, BATCH, or any device registered as one):
+// what the core says of its META_DEVICE role, declared by its plugin or its registration.
+bool is_meta(const sdk::ICore& core, const std::string& device) {
+    try {
+        return !core.get_property(base_name(device), sdk::kMetaDeviceKey, {}).empty();
+    } catch (const Exception&) {
+        return false;  // declares no role: a plain device
+    }
 }
 
 bool has(const std::vector<std::string>& list, const std::string& item) {
@@ -71,7 +75,7 @@ std::vector<std::string> Plugin::default_devices() const {
     std::vector<std::string> accelerators, host, reference;
     auto core = get_core();
     for (const std::string& device : core->get_available_devices()) {
-        if (is_meta(device)) continue;
+        if (is_meta(*core, device)) continue;
         device::Type type = device::Type::SIMULATED;
         try {
             type = core->get_property(device, device::type.name(), {}).as<device::Type>();
