@@ -1,8 +1,8 @@
 // Declares the public model transformations an application (or genai's LLMPipeline) applies to a
 // Model before compiling it: make_stateful (OpenVINO's "make stateful" for decoder LLMs) and
-// compress_weights (weight-only int8 compression of MatMul weights, as NNCF's compress_weights), and
-// fuse_scaled_dot_product_attention (exported attention subgraphs into one op, which plugins run
-// on a fused kernel).
+// compress_weights (weight-only int8 compression of MatMul weights, as NNCF's compress_weights),
+// and fuse_scaled_dot_product_attention (exported attention subgraphs into one op, which plugins
+// run on a fused kernel).
 #pragma once
 
 #include <memory>

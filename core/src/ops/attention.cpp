@@ -23,15 +23,18 @@ Outputs infer_sdpa(const Node& node, const Inputs& in) {
         if (*r < 3)
             throw_error<InvalidArgument>(node.describe(), ": input ", i, " (", names[i],
                                          ") must have rank >= 3 ([batch..., rows, columns]), got "
-                                         "shape ", in[i].shape);
+                                         "shape ",
+                                         in[i].shape);
         if (rank && *rank != *r)
-            throw_error<InvalidArgument>(node.describe(), ": query, key and value must have one "
-                                         "rank, got shapes ", in[0].shape, ", ", in[1].shape,
-                                         " and ", in[2].shape);
+            throw_error<InvalidArgument>(node.describe(),
+                                         ": query, key and value must have one "
+                                         "rank, got shapes ",
+                                         in[0].shape, ", ", in[1].shape, " and ", in[2].shape);
         rank = r;
     }
     if (in.size() > 3) {
-        check_type(node, in, 3, "attn_mask", is_real_or_boolean, "boolean or a floating-point type");
+        check_type(node, in, 3, "attn_mask", is_real_or_boolean,
+                   "boolean or a floating-point type");
         if (!is_boolean(in[3].type) && in[3].type.is_static() && type.is_static() &&
             in[3].type != type)
             throw_error<InvalidArgument>(node.describe(), ": input 3 (attn_mask) is ", in[3].type,
@@ -49,13 +52,13 @@ Outputs infer_sdpa(const Node& node, const Inputs& in) {
     const PartialShape& v = in[2].shape;
     Dimension e, s;
     if (!Dimension::merge(e, q[r - 1], k[r - 1]))
-        throw_error<InvalidArgument>(node.describe(), ": input 0 (query) ", q, " and input 1 (key) ",
-                                     k, " differ in the last dimension (E): ", q[r - 1], " vs ",
-                                     k[r - 1]);
+        throw_error<InvalidArgument>(
+            node.describe(), ": input 0 (query) ", q, " and input 1 (key) ", k,
+            " differ in the last dimension (E): ", q[r - 1], " vs ", k[r - 1]);
     if (!Dimension::merge(s, k[r - 2], v[r - 2]))
-        throw_error<InvalidArgument>(node.describe(), ": input 1 (key) ", k, " and input 2 (value) ",
-                                     v, " differ in the sequence dimension (S): ", k[r - 2],
-                                     " vs ", v[r - 2]);
+        throw_error<InvalidArgument>(
+            node.describe(), ": input 1 (key) ", k, " and input 2 (value) ", v,
+            " differ in the sequence dimension (S): ", k[r - 2], " vs ", v[r - 2]);
     auto batch_of = [r](const PartialShape& p) {
         return PartialShape(std::vector<Dimension>(p.begin(), p.begin() + (r - 2)));
     };

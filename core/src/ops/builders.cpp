@@ -145,8 +145,9 @@ NodePtr log_softmax(const Output& x, int64_t axis) {
 NodePtr scaled_dot_product_attention(const Output& q, const Output& k, const Output& v,
                                      const Output& attn_mask, const Output& scale, bool causal) {
     if (scale && !attn_mask)
-        throw_error<InvalidArgument>("ScaledDotProductAttention: a scale input needs an attn_mask "
-                                     "input before it (give a scalar 0 for no mask)");
+        throw_error<InvalidArgument>(
+            "ScaledDotProductAttention: a scale input needs an attn_mask "
+            "input before it (give a scalar 0 for no mask)");
     OutputVector inputs{q, k, v};
     if (attn_mask) inputs.push_back(attn_mask);
     if (scale) inputs.push_back(scale);

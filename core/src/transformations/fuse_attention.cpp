@@ -40,8 +40,7 @@ std::optional<double> scalar_constant(const Output& out) {
 // is multiplied by (1/c for a Divide by c). A Divide of a constant by the scores is no scale.
 std::optional<std::pair<Output, double>> scaled_operand(const Node& node) {
     const std::string& type = node.get_type_name();
-    if ((type != "Multiply" && type != "Divide") || node.get_input_size() != 2)
-        return std::nullopt;
+    if ((type != "Multiply" && type != "Divide") || node.get_input_size() != 2) return std::nullopt;
     for (size_t i = 0; i < 2; ++i) {
         const auto c = scalar_constant(node.input_value(i));
         if (!c) continue;

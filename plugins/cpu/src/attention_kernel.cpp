@@ -385,7 +385,8 @@ class AttentionKernel final : public FallbackKernel {
         std::vector<size_t> ms;
         if (has_mask) {
             const Tensor& m = inputs[3];
-            if (!(m.get_element_type() == element::f32 || m.get_element_type() == element::boolean) ||
+            if (!(m.get_element_type() == element::f32 ||
+                  m.get_element_type() == element::boolean) ||
                 !m.is_continuous() || m.is_remote() || m.get_shape().size() > rank)
                 return false;
             ms = broadcast_strides(m.get_shape(), rank);

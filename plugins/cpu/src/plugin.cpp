@@ -17,10 +17,10 @@
 #include "vireo/log.hpp"
 #include "vireo/reference/constant_folding.hpp"
 #include "vireo/reference/kernel.hpp"
-#include "vireo/transformations.hpp"
 #include "vireo/sdk/blob_io.hpp"
 #include "vireo/sdk/executor_manager.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
+#include "vireo/transformations.hpp"
 
 #ifndef VIREO_PLUGIN_VERSION
 #define VIREO_PLUGIN_VERSION "0.0.0"

@@ -23,14 +23,14 @@ enum class Mask { kNone, kFloat, kBoolean, kCausalAttribute, kExportedCausal };
 struct Case {
     size_t b, h, l, s, e, ev;
     Mask mask;
-    bool dynamic;  // parameters with dynamic dimensions: the dynamic graph
+    bool dynamic;               // parameters with dynamic dimensions: the dynamic graph
     bool kv_broadcast = false;  // K and V with one head, broadcast over the query heads
 };
 
 std::string describe(const Case& c) {
     return "B" + std::to_string(c.b) + " H" + std::to_string(c.h) + " L" + std::to_string(c.l) +
-           " S" + std::to_string(c.s) + " E" + std::to_string(c.e) + " Ev" +
-           std::to_string(c.ev) + " mask " + std::to_string(static_cast<int>(c.mask)) +
+           " S" + std::to_string(c.s) + " E" + std::to_string(c.e) + " Ev" + std::to_string(c.ev) +
+           " mask " + std::to_string(static_cast<int>(c.mask)) +
            (c.dynamic ? " dynamic" : " static") + (c.kv_broadcast ? " kv-broadcast" : "");
 }
 
@@ -94,8 +94,8 @@ void check(const Case& c) {
     } else if (c.mask == Mask::kCausalAttribute) {
         mask = op::constant<float>(element::f32, {}, {0.f});
     }
-    auto node = op::scaled_dot_product_attention(q, k, v, mask, scale,
-                                                 c.mask == Mask::kCausalAttribute);
+    auto node =
+        op::scaled_dot_product_attention(q, k, v, mask, scale, c.mask == Mask::kCausalAttribute);
     node->set_friendly_name("sdpa");
     auto model = std::make_shared<Model>(OutputVector{node}, params, "sdpa");
     Core core = make_core();

@@ -128,12 +128,12 @@ class AttentionKernel final : public Kernel {
         store_f32(wo.data(), out);
     }
 
-    double flops(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) const override {
+    double flops(const std::vector<Tensor>& inputs,
+                 const std::vector<Tensor>& outputs) const override {
         // Q·Kᵀ and P·V: two multiply-adds per query element and per output element, per key.
         const Shape& ks = inputs.at(1).get_shape();
         const double s = static_cast<double>(ks[ks.size() - 2]);
-        return 2.0 * s *
-               static_cast<double>(inputs.at(0).get_size() + outputs.at(0).get_size());
+        return 2.0 * s * static_cast<double>(inputs.at(0).get_size() + outputs.at(0).get_size());
     }
 
   private:

@@ -24,8 +24,7 @@ TEST(Sdpa, InfersTheOutputShape) {
     EXPECT_EQ(shape_of(sdpa(param("2,12,7,64"), param("2,12,9,64"), param("2,12,9,32"))),
               "[2,12,7,32]");
     // Batches broadcast; dynamic dimensions flow through.
-    EXPECT_EQ(shape_of(sdpa(param("?,4,?,8"), param("1,4,?,8"), param("?,1,5,16"))),
-              "[?,4,?,16]");
+    EXPECT_EQ(shape_of(sdpa(param("?,4,?,8"), param("1,4,?,8"), param("?,1,5,16"))), "[?,4,?,16]");
     EXPECT_EQ(shape_of(sdpa(param("3,5,8"), param("3,6,8"), param("3,6,8"), param("5,6"),
                             f32_scalar(0.5f))),
               "[3,5,8]");
@@ -33,8 +32,8 @@ TEST(Sdpa, InfersTheOutputShape) {
     EXPECT_EQ(shape_of(sdpa(param("1,2,5,8"), param("1,2,6,8"), param("1,2,6,8"),
                             param("1,1,5,6", element::boolean))),
               "[1,2,5,8]");
-    EXPECT_EQ(shape_of(sdpa(param("1,2,5,8"), param("1,2,6,8"), param("1,2,6,8"),
-                            f32_scalar(0.f), f32_scalar(1.f, Shape{1}))),
+    EXPECT_EQ(shape_of(sdpa(param("1,2,5,8"), param("1,2,6,8"), param("1,2,6,8"), f32_scalar(0.f),
+                            f32_scalar(1.f, Shape{1}))),
               "[1,2,5,8]");
     EXPECT_EQ(shape_of(sdpa(param("..."), param("..."), param("..."))), "[...]");
     const auto node = sdpa(param("1,1,2,4"), param("1,1,3,4"), param("1,1,3,4"), {}, {}, true);
@@ -68,16 +67,20 @@ TEST(Sdpa, RejectsAMaskThatDoesNotBroadcast) {
         {"input 3 (attn_mask)"});
     expect_invalid([] { sdpa(param("1,5,8"), param("1,6,8"), param("1,6,8"), param("1,1,5,6")); },
                    {"input 3 (attn_mask)"});
-    expect_invalid([] {
-        sdpa(param("1,2,5,8"), param("1,2,6,8"), param("1,2,6,8"), param("5,6", element::i32));
-    }, {"attn_mask"});
+    expect_invalid(
+        [] {
+            sdpa(param("1,2,5,8"), param("1,2,6,8"), param("1,2,6,8"), param("5,6", element::i32));
+        },
+        {"attn_mask"});
 }
 
 TEST(Sdpa, RejectsAScaleThatIsNotOneNumber) {
-    expect_invalid([] {
-        sdpa(param("1,2,5,8"), param("1,2,6,8"), param("1,2,6,8"), f32_scalar(0.f),
-             f32_scalar(1.f, Shape{2}));
-    }, {"ScaledDotProductAttention '", "scale"});
+    expect_invalid(
+        [] {
+            sdpa(param("1,2,5,8"), param("1,2,6,8"), param("1,2,6,8"), f32_scalar(0.f),
+                 f32_scalar(1.f, Shape{2}));
+        },
+        {"ScaledDotProductAttention '", "scale"});
     EXPECT_THROW(sdpa(param("1,2,5,8"), param("1,2,6,8"), param("1,2,6,8"), {}, f32_scalar(1.f)),
                  InvalidArgument);
 }
@@ -94,15 +97,15 @@ struct Exported {
 
 enum class Tweak {
     kNone,
-    kTransposeB,         // K read with transpose_b (what the CPU's transpose fold leaves)
-    kDivide,             // scores / 8 instead of * 0.125
-    kScaleFirst,         // the constant as Multiply's first operand
-    kScaleOnQuery,       // Multiply(Q, 0.125) before the MatMul
-    kNoMask,             // no Add
-    kSoftmaxOtherAxis,   // Softmax over axis 2
-    kVectorScale,        // a [1,1,1,S] "scale"
-    kScoresUsedTwice,    // the scores also feed an output
-    kMaskWidensScores,   // a mask [1,3,L,S] over scores [1,1,L,S]
+    kTransposeB,        // K read with transpose_b (what the CPU's transpose fold leaves)
+    kDivide,            // scores / 8 instead of * 0.125
+    kScaleFirst,        // the constant as Multiply's first operand
+    kScaleOnQuery,      // Multiply(Q, 0.125) before the MatMul
+    kNoMask,            // no Add
+    kSoftmaxOtherAxis,  // Softmax over axis 2
+    kVectorScale,       // a [1,1,1,S] "scale"
+    kScoresUsedTwice,   // the scores also feed an output
+    kMaskWidensScores,  // a mask [1,3,L,S] over scores [1,1,L,S]
 };
 
 Exported exported_attention(Tweak tweak) {
@@ -116,10 +119,9 @@ Exported exported_attention(Tweak tweak) {
                                              : PartialShape::parse("?,1,?,?"));
     Output query = e.q;
     if (tweak == Tweak::kScaleOnQuery) query = op::multiply(e.q, f32_scalar(0.125f));
-    NodePtr scores =
-        tweak == Tweak::kTransposeB
-            ? op::matmul(query, e.k, false, true)
-            : op::matmul(query, op::transpose(e.k, op::int64_vector({0, 1, 3, 2})));
+    NodePtr scores = tweak == Tweak::kTransposeB
+                         ? op::matmul(query, e.k, false, true)
+                         : op::matmul(query, op::transpose(e.k, op::int64_vector({0, 1, 3, 2})));
     NodePtr scaled = scores;
     if (tweak == Tweak::kDivide)
         scaled = op::divide(scores, f32_scalar(8.f));

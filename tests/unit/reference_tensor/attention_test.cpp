@@ -22,9 +22,9 @@ void expect_close(const Tensor& actual, const std::vector<double>& expected, dou
 std::vector<Tensor> attend(const std::vector<Tensor>& inputs, bool causal = false) {
     OutputVector ins;
     for (const auto& t : inputs) ins.push_back(param(t.get_element_type(), t.get_shape()));
-    auto node = op::scaled_dot_product_attention(ins[0], ins[1], ins[2],
-                                                 ins.size() > 3 ? ins[3] : Output(),
-                                                 ins.size() > 4 ? ins[4] : Output(), causal);
+    auto node =
+        op::scaled_dot_product_attention(ins[0], ins[1], ins[2], ins.size() > 3 ? ins[3] : Output(),
+                                         ins.size() > 4 ? ins[4] : Output(), causal);
     return run(node, inputs);
 }
 
@@ -89,25 +89,25 @@ TEST(AttentionKernel, RandomDataMatchesAPlainLoop) {
     const Tensor q = f32({b, h, l, e}, qv), k = f32({b, 1, s, e}, kv), v = f32({b, 1, s, ev}, vv);
     // Default scale 1/sqrt(E), no mask.
     expect_close(attend({q, k, v})[0],
-                naive(qv, kv, vv, nullptr, false, false, 0.5, b, h, l, s, e, ev), 1e-5);
+                 naive(qv, kv, vv, nullptr, false, false, 0.5, b, h, l, s, e, ev), 1e-5);
     // Float mask and a scale.
     const Tensor mask = f32({b, 1, l, s}, mv);
     expect_close(attend({q, k, v, mask, f32({}, {0.3})})[0],
-                naive(qv, kv, vv, &mv, false, false, 0.3, b, h, l, s, e, ev), 1e-5);
+                 naive(qv, kv, vv, &mv, false, false, 0.3, b, h, l, s, e, ev), 1e-5);
     // Boolean mask (keeping key 0 visible so no row is empty).
     std::vector<double> keep(b * l * s);
     for (size_t i = 0; i < keep.size(); ++i) keep[i] = i % s == 0 || mv[i] > 0;
     const Tensor bmask = make_tensor(element::boolean, {b, 1, l, s}, keep);
     expect_close(attend({q, k, v, bmask})[0],
-                naive(qv, kv, vv, &keep, true, false, 0.5, b, h, l, s, e, ev), 1e-5);
+                 naive(qv, kv, vv, &keep, true, false, 0.5, b, h, l, s, e, ev), 1e-5);
     // Causal.
     expect_close(attend({q, k, v, mask}, true)[0],
-                naive(qv, kv, vv, nullptr, false, true, 0.5, b, h, l, s, e, ev), 1e-5);
+                 naive(qv, kv, vv, nullptr, false, true, 0.5, b, h, l, s, e, ev), 1e-5);
 }
 
 TEST(AttentionKernel, EmptyKeysGiveZerosAndF16Works) {
-    const auto none = attend({f32({1, 2, 4}, std::vector<double>(8, 1.0)), Tensor(element::f32, {1, 0, 4}),
-                              Tensor(element::f32, {1, 0, 3})});
+    const auto none = attend({f32({1, 2, 4}, std::vector<double>(8, 1.0)),
+                              Tensor(element::f32, {1, 0, 4}), Tensor(element::f32, {1, 0, 3})});
     expect_close(none[0], std::vector<double>(6, 0.0), 0);
     const auto q = make_tensor(element::f16, {1, 1, 2}, std::vector<double>{1, 0});
     const auto k = make_tensor(element::f16, {1, 2, 2}, std::vector<double>{0, 0, 2, 0});
