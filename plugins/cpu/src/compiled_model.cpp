@@ -49,9 +49,10 @@ std::vector<std::string> reference_op_types(const Graph& graph) {
 
 CompiledModel::CompiledModel(std::shared_ptr<Model> model, std::shared_ptr<const Graph> graph,
                              const std::shared_ptr<const Plugin>& plugin, const Config& config,
-                             bool loaded_from_cache)
+                             bool loaded_from_cache, std::shared_ptr<Model> unfused)
     : ICompiledModel(model, plugin, make_task_executor(config)),
       m_model(std::move(model)),
+      m_unfused(unfused ? std::move(unfused) : m_model),
       m_graph(std::move(graph)),
       m_config(config),
       m_loaded_from_cache(loaded_from_cache),
@@ -95,7 +96,7 @@ std::shared_ptr<const Graph> CompiledModel::graph_for(
     }
     std::shared_ptr<const Graph> graph;
     try {
-        auto copy = m_model->clone();
+        auto copy = m_unfused->clone();  // attention unfused: oneDNN's matmul and softmax
         std::map<Output, PartialShape> shapes;
         for (size_t i = 0; i < input_shapes.size(); ++i)
             shapes[copy->get_parameters().at(i)->output(0)] = PartialShape(input_shapes[i]);
@@ -104,7 +105,6 @@ std::shared_ptr<const Graph> CompiledModel::graph_for(
         protect_compressed_weights(*copy);
         reference::fold_model_constants(*copy);  // shapes computed from shapes become static
         fold_pads(*copy);
-        // Attention was fused in Plugin::compile (m_model is that model), so the copy has it.
         fold_transposes_into_matmuls(*copy);
         const OmpTeamScope team(m_config.omp_threads_per_stream());
         graph = compile_graph(std::move(copy), nullptr, m_config.resolved_precision(),
@@ -173,7 +173,7 @@ std::shared_ptr<sdk::IAsyncInferRequest> CompiledModel::create_infer_request() c
 void CompiledModel::export_model(std::ostream& out) const {
     std::ostringstream xml;
     std::ostringstream bin(std::ios::binary);
-    serialize(*m_model, xml, bin);
+    serialize(*m_unfused, xml, bin);  // import fuses it again, as this compile did
     AnyMap saved = m_config.values;
     saved[enable_profiling.name()] = profiling_enabled();
     std::string props;

@@ -34,10 +34,12 @@ std::vector<std::string> reference_op_types(const Graph& graph);
 /// Thread safety: as ICompiledModel; the per-step statistics are atomics.
 class CompiledModel : public sdk::ICompiledModel {
   public:
-    /// `model` is the private copy `graph` was compiled from.
+    /// `model` is the private copy `graph` was compiled from; `unfused`, when given, the same
+    /// model before its attention was fused (Plugin::compile), which the per-shape graphs and
+    /// export_model start from.
     CompiledModel(std::shared_ptr<Model> model, std::shared_ptr<const Graph> graph,
                   const std::shared_ptr<const Plugin>& plugin, const Config& config,
-                  bool loaded_from_cache);
+                  bool loaded_from_cache, std::shared_ptr<Model> unfused = nullptr);
     ~CompiledModel() override;
 
     std::shared_ptr<sdk::IAsyncInferRequest> create_infer_request() const override;
@@ -87,6 +89,7 @@ class CompiledModel : public sdk::ICompiledModel {
     };
 
     std::shared_ptr<Model> m_model;
+    std::shared_ptr<Model> m_unfused;  ///< m_model before attention fusion, or m_model
     std::shared_ptr<const Graph> m_graph;
     Config m_config;
     bool m_loaded_from_cache;
