@@ -80,6 +80,10 @@ std::shared_ptr<Model> IrReader::build_graph(const XMLElement& container, const 
         OutputVector inputs;
         inputs.reserve(layer.sources.size());
         for (const auto& [source, output] : layer.sources) {
+            // A Result ends the graph (IR writes no output port for it), so nothing reads it.
+            if (nodes[source]->get_type_name() == "Result")
+                fail(layer.describe(), ": its input comes from ", m_layers[source].describe(),
+                     ", but a Result has no output another layer may read");
             if (output >= nodes[source]->get_output_size())
                 fail(layer.describe(), ": its input comes from output ", output, " of ",
                      m_layers[source].describe(), ", which has ", nodes[source]->get_output_size(),
