@@ -14,7 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "cpu_isa.hpp"
 #include "fallback_kernel.hpp"
+#include "vireo/reference/dispatch.hpp"
 #include "vireo/sdk/cpu_streams_executor.hpp"
 
 namespace vireo::cpu_plugin {
@@ -25,18 +27,6 @@ constexpr size_t kKeyBlock = 64;    // keys per step: four 16-float vectors of s
 constexpr float kInf = std::numeric_limits<float>::infinity();
 // A float mask value at or below this hides its key (exporters use the type's lowest value).
 constexpr float kHiddenMask = -1e30f;
-
-// VIREO_GEMM_ISA other than avx512 (read once, as the GEMM kernels do) forces the portable loop,
-// so tests cover it on an AVX-512 machine.
-bool has_avx512() {
-    static const bool yes = [] {
-        __builtin_cpu_init();
-        const char* forced = std::getenv("VIREO_GEMM_ISA");
-        if (forced && std::string(forced) != "avx512") return false;
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
-    }();
-    return yes;
-}
 
 // What one work item needs: pointers to its batch index's rows and the mask's element strides.
 struct Item {
@@ -332,18 +322,6 @@ void run_item(const Item& it, const Dims& d, size_t i0, Scratch& s) {
     }
 }
 
-// Element strides of `shape` right-aligned to rank `rank`, 0 where a dimension is 1 or missing.
-std::vector<size_t> broadcast_strides(const Shape& shape, size_t rank) {
-    std::vector<size_t> out(rank, 0);
-    size_t stride = 1;
-    for (size_t i = 0; i < shape.size(); ++i) {
-        const size_t axis = shape.size() - 1 - i;
-        if (shape[axis] != 1) out[rank - 1 - i] = stride;
-        stride *= shape[axis];
-    }
-    return out;
-}
-
 bool plain_f32(const Tensor& t) {
     return t.get_element_type() == element::f32 && t.is_continuous() && !t.is_remote();
 }
@@ -389,15 +367,16 @@ class AttentionKernel final : public FallbackKernel {
                   m.get_element_type() == element::boolean) ||
                 !m.is_continuous() || m.is_remote() || m.get_shape().size() > rank)
                 return false;
-            ms = broadcast_strides(m.get_shape(), rank);
+            ms = reference::broadcast_strides(m.get_shape(), rank);
         }
         if (out.get_size() == 0) return true;
         if (d.s == 0) {  // no keys: a sum over nothing
             std::fill_n(static_cast<float*>(out.data()), out.get_size(), 0.f);
             return true;
         }
-        const auto qst = broadcast_strides(qs, rank), kst = broadcast_strides(ks, rank),
-                   vst = broadcast_strides(vs, rank);
+        const auto qst = reference::broadcast_strides(qs, rank),
+                   kst = reference::broadcast_strides(ks, rank),
+                   vst = reference::broadcast_strides(vs, rank);
         size_t batches = 1;
         for (size_t a = 0; a + 2 < rank; ++a) batches *= os[a];
         const size_t blocks = (d.l + kQueryBlock - 1) / kQueryBlock;

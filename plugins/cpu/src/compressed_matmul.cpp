@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 
+#include "cpu_isa.hpp"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "vireo/exception.hpp"
 #include "vireo/reference/constant_folding.hpp"
@@ -314,18 +315,6 @@ void with_kind(Kind kind, F&& f) {
             f(std::integral_constant<int, kI4>{});
             break;
     }
-}
-
-// VIREO_GEMM_ISA=avx2|sse2 (read once, as the reference GEMM does) forces the portable loop, so
-// tests cover it on an AVX-512 machine.
-bool has_avx512() {
-    static const bool yes = [] {
-        __builtin_cpu_init();
-        const char* forced = std::getenv("VIREO_GEMM_ISA");
-        if (forced && std::string(forced) != "avx512") return false;
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
-    }();
-    return yes;
 }
 
 class CompressedMatMulKernel final : public reference::Kernel {

@@ -10,19 +10,6 @@
 namespace vireo::reference::tensor {
 namespace {
 
-// Element strides of `shape` aligned to the right of an output of rank `rank`, 0 where the
-// dimension is 1 or missing (numpy broadcasting).
-std::vector<size_t> broadcast_strides(const Shape& shape, size_t rank) {
-    std::vector<size_t> out(rank, 0);
-    size_t stride = 1;
-    for (size_t i = 0; i < shape.size(); ++i) {
-        const size_t axis = shape.size() - 1 - i;
-        if (shape[axis] != 1) out[rank - 1 - i] = stride;
-        stride *= shape[axis];
-    }
-    return out;
-}
-
 class AttentionKernel final : public Kernel {
   public:
     explicit AttentionKernel(const Node& node)

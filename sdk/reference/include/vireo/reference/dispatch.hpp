@@ -120,6 +120,10 @@ bool contains(TypeList<Ids...>, element::Type type) {
 ///     bi.for_each_run([&](size_t out, size_t ia, size_t ib, size_t n, size_t sa, size_t sb) {
 ///         for (size_t k = 0; k < n; ++k) o[out + k] = fn(a[ia + k * sa], b[ib + k * sb]);
 ///     });
+/// Element strides of a row-major `shape` aligned to the right of an output of rank `rank` (numpy
+/// broadcasting): 0 where the dimension is 1 or missing. Does not check that the shapes broadcast.
+std::vector<size_t> broadcast_strides(const Shape& shape, size_t rank);
+
 class BroadcastIndex {
   public:
     BroadcastIndex(const Shape& a, const Shape& b, const Shape& out);
