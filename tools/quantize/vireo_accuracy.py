@@ -156,7 +156,8 @@ def builtin_metric(name, reference):
 
 def quantization_points(model, exclude, symmetric, all_outputs):
     """Names of the nodes whose exclusion removes Q/DQ pairs: the quantized Conv/Gemm/MatMul
-    and the Add / GlobalAveragePool / Concat nodes whose inputs are quantized, in graph order."""
+    the Adds whose sum is quantized, the GlobalAveragePool / Concat nodes whose inputs are
+    quantized, in graph order."""
     probe = onnx.ModelProto()
     probe.CopyFrom(model)
     targets, quantized, _, _ = plan(probe, exclude, not symmetric, all_outputs)
@@ -168,9 +169,12 @@ def quantization_points(model, exclude, symmetric, all_outputs):
             continue
         if node.op_type in TARGETS and node.name in target_names:
             points.append(node.name)
-        elif node.op_type in ("Add", "GlobalAveragePool", "Concat") and any(i in quantized for i in node.input):
-            if node.op_type == "Add" and any(i in inits for i in node.input):
-                continue  # an Add of a constant (a MatMul's bias) is never quantized itself
+        elif node.op_type == "Add":
+            # Only a quantized sum: an Add of a constant (a MatMul's bias) or one no quantized
+            # op reads stays f32 whatever its inputs are.
+            if node.output[0] in quantized and not any(i in inits for i in node.input):
+                points.append(node.name)
+        elif node.op_type in ("GlobalAveragePool", "Concat") and any(i in quantized for i in node.input):
             points.append(node.name)
     return points
 

@@ -149,10 +149,15 @@ class RangeCollector:
         self.percentile = percentile
         self.lo, self.hi = math.inf, -math.inf
         self.hist = Histogram(bins) if method != "minmax" else None
+        # Whether a sample held an infinity or a NaN: such a tensor cannot be quantized (an
+        # attention mask's -inf would saturate to a finite value and stop masking).
+        self.nonfinite = False
 
     def add(self, x):
         x = np.asarray(x)
         finite = x[np.isfinite(x)] if x.dtype.kind == "f" else x
+        if finite.size != x.size:
+            self.nonfinite = True
         if finite.size:
             self.lo = min(self.lo, float(np.min(finite)))
             self.hi = max(self.hi, float(np.max(finite)))

@@ -42,6 +42,10 @@ from onnx import helper, numpy_helper, TensorProto
 from vireo_calibration import DEFAULT_BINS, METHODS, RangeCollector, check_method
 
 TARGETS = ("Conv", "Gemm", "MatMul")
+# Ops besides the targets that read a quantized tensor's integers on the way to a target (an Add
+# of activations is quantized only when one of these, or a target, reads its output; another
+# Add does not count: a pre-LN transformer's residual sums read each other and LayerNorms).
+INTEGER_READERS = ("Concat", "GlobalAveragePool", "MaxPool")
 # DequantizeLinear per channel (the `axis` attribute) needs opset 13 of the default domain.
 QDQ_OPSET = 13
 # Largest |int32 bias| the quantizer writes before bias correction (2^30: room for its shift).
@@ -273,12 +277,26 @@ def plan(model, exclude, remove_relu=True, all_outputs=True):
         quantize_output(node.output[0])
     # Add of two activations and GlobalAveragePool: inputs and output quantized, the QDQ form
     # ONNX Runtime fuses into QLinearAdd / QLinearGlobalAveragePool; Vireo's CPU runs the Add
-    # in int8 (docs/quantization.md) and the pooling on the dequantized values.
+    # in int8 (docs/quantization.md) and the pooling on the dequantized values. An Add only when
+    # integers go on from it (a residual block's sum read by the next convolution): a
+    # transformer's residual sum, read only by a LayerNorm, would gain a rounding of the whole
+    # residual stream (5 dB of the corpus encoder's output) and run no faster.
+    weighted = {n.name for n in targets}
+
+    def integer_reader(y):
+        for reader, _ in uses.get(y, []):
+            if reader.op_type in ("Relu", "Clip") and len(reader.output) == 1:
+                if any(r.name in weighted or r.op_type in INTEGER_READERS for r, _ in uses.get(reader.output[0], [])):
+                    return True
+            elif reader.name in weighted or reader.op_type in INTEGER_READERS:
+                return True
+        return False
+
     for node in model.graph.node:
         if node.name in exclude:
             continue
         if (node.op_type == "Add" and len(node.input) == 2 and not any(i in inits for i in node.input)
-                and all(i in floats for i in node.input)):
+                and all(i in floats for i in node.input) and integer_reader(node.output[0])):
             sources = list(node.input)
         elif node.op_type == "GlobalAveragePool":
             sources = [node.input[0]]
@@ -337,6 +355,12 @@ def plan(model, exclude, remove_relu=True, all_outputs=True):
                     if node.output[0] in g:
                         g.remove(node.output[0])
     return targets, quantized, shared, [g for g in groups if len(g) > 1]
+
+
+def nodes_touching(model, tensors):
+    """Names of the nodes that write or read any of `tensors` (to leave them out of the plan)."""
+    return {node.name for node in model.graph.node
+            if any(t in tensors for t in list(node.input) + list(node.output))}
 
 
 def merge_groups(groups):
@@ -662,11 +686,22 @@ def check(f32_path, qdq_path, sample, device):
 
 
 def load_model(model_or_path):
+    """The model to quantize (a copy of a ModelProto), every node of its main graph named: the
+    plan leaves nodes out by name (`exclude`, accuracy control, non-finite tensors)."""
     if isinstance(model_or_path, onnx.ModelProto):
         model = onnx.ModelProto()
         model.CopyFrom(model_or_path)  # the caller's model is left as it is
-        return model
-    return onnx.load(os.fspath(model_or_path))
+    else:
+        model = onnx.load(os.fspath(model_or_path))
+    taken = {node.name for node in model.graph.node}
+    for i, node in enumerate(model.graph.node):
+        if not node.name:
+            name = f"{node.op_type}_{i}"
+            while name in taken:
+                name += "_"
+            node.name = name
+            taken.add(name)
+    return model
 
 
 def build(model, exclude, params, symmetric, per_tensor, all_outputs, bias_shift=None):
@@ -750,6 +785,22 @@ def quantize(model_or_path, output_path=None, calibration_data=None, calibration
             means[name].add(value)
 
     run_model(model, calibrated + list(means), stream, device, visit)
+    # A tensor that held an infinity or a NaN (an attention mask of -inf, scores with the mask
+    # added) stays f32: the ops that would read or write it as integers are left out, and the
+    # plan is made again without them.
+    unsafe = {name for name in calibrated if ranges[name].nonfinite}
+    if unsafe:
+        exclude = exclude | nodes_touching(f32, unsafe)
+        while True:
+            targets, quantized, _, groups = plan(f32, exclude, not symmetric_activations, quantize_all_outputs)
+            calibrated = sorted({c for c, _ in quantized.values()})
+            missing = {c for c in calibrated if c not in ranges or ranges[c].nonfinite}
+            if not missing:
+                break
+            exclude = exclude | nodes_touching(f32, missing)
+        warnings.warn(f"vireo_quantize: {len(unsafe)} tensor(s) held infinities or NaNs in calibration "
+                      f"and stay f32: {', '.join(sorted(unsafe)[:4])}{' ...' if len(unsafe) > 4 else ''}")
+        biased = [n for n in biased if n in targets]
     bounds = {name: ranges[name].range(symmetric_activations) for name in calibrated}
     # A Concat's group: one range, the union of its members' (for min-max, the output's own).
     for group in groups:
