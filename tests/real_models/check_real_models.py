@@ -48,14 +48,15 @@ def _rng(model_id, name):
 
 
 def recipe_audio(spec, rng):
-    """A voiced-like chunk: harmonics of a 180 Hz tone under a syllable envelope, plus noise."""
+    """A voiced-like chunk: harmonics of a 180 Hz tone under a syllable envelope, plus noise, in
+    [-1, 1] times "scale" (32767 for a model that takes 16-bit sample values as floats)."""
     shape = spec["shape"]
     sr = float(spec.get("sample_rate", 16000))
     n = shape[-1]
     t = np.arange(n) / sr
     env = 0.5 + 0.5 * np.sin(2 * np.pi * 4.0 * t - np.pi / 2) ** 2
     x = sum((0.3 / k) * np.sin(2 * np.pi * 180.0 * k * t + 0.7 * k) for k in range(1, 8)) * env
-    x = x + 0.02 * rng.standard_normal(n)
+    x = (x + 0.02 * rng.standard_normal(n)) * spec.get("scale", 1.0)
     return np.broadcast_to(x, shape).astype(spec.get("dtype", "float32"))
 
 
@@ -68,13 +69,15 @@ def recipe_zeros(spec, rng):
 
 
 def recipe_features(spec, rng):
-    """Smooth (frame-correlated) feature vectors, as an audio embedding model would give."""
+    """Smooth (frame-correlated) feature vectors, as an audio embedding model would give, times
+    "scale" plus "offset"."""
     shape = spec["shape"]
     base = rng.standard_normal(shape[-1])
     frames = [base]
     for _ in range(int(np.prod(shape[:-1])) - 1):
         frames.append(0.8 * frames[-1] + 0.6 * rng.standard_normal(shape[-1]))
-    return (np.array(frames).reshape(shape) * spec.get("scale", 1.0)).astype("float32")
+    out = np.array(frames).reshape(shape) * spec.get("scale", 1.0) + spec.get("offset", 0.0)
+    return out.astype("float32")
 
 
 def _line(img, x0, y0, x1, y1, width, color):
