@@ -8,6 +8,7 @@
 
 #include "async_infer_request.hpp"
 #include "compressed_matmul.hpp"
+#include "einsum_lowering.hpp"
 #include "graph_compiler.hpp"
 #include "int8_patterns.hpp"
 #include "matmul_transpose_folding.hpp"
@@ -105,6 +106,7 @@ std::shared_ptr<const Graph> CompiledModel::graph_for(
         protect_compressed_weights(*copy);
         reference::fold_model_constants(*copy);  // shapes computed from shapes become static
         fold_pads(*copy);
+        if (lower_einsums(*copy) > 0) reference::fold_model_constants(*copy);
         fold_transposes_into_matmuls(*copy);
         const OmpTeamScope team(m_config.omp_threads_per_stream());
         graph = compile_graph(std::move(copy), nullptr, m_config.resolved_precision(),

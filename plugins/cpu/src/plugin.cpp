@@ -8,6 +8,7 @@
 
 #include "compiled_model.hpp"
 #include "compressed_matmul.hpp"
+#include "einsum_lowering.hpp"
 #include "graph_compiler.hpp"
 #include "int8_patterns.hpp"
 #include "matmul_transpose_folding.hpp"
@@ -72,6 +73,8 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> mode
     protect_compressed_weights(*model);  // compressed MatMul weights stay integers
     reference::fold_model_constants(*model);
     fold_pads(*model);  // zero Pads become the padding of the pooling or convolution after them
+    // Einsum contractions become MatMuls between views; what they read from constants folds again.
+    if (lower_einsums(*model) > 0) reference::fold_model_constants(*model);
     // Attention subgraphs of a model with dynamic shapes become one op on the flash kernel for the
     // dynamic graph (decoders with a KV cache: against its reference sgemm and Softmax steps, an
     // 896-token prompt's attention 2.1-2.3x faster), before the fold below takes their key
