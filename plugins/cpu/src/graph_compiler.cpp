@@ -581,10 +581,11 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
     return true;
 }
 
-FusedChain GraphCompiler::fuse_chain(const Output& start, const FusionTarget& target) {
+FusedChain GraphCompiler::fuse_chain(const Output& start, const FusionTarget& target,
+                                     size_t max_links) {
     FusedChain chain;
     chain.output = start;
-    while (true) {
+    while (chain.nodes.size() < max_links) {
         const auto uses = consumers(chain.output);
         if (uses.size() >= 2 && chain.post_ops.size() < kMaxPostOps && is_f32(chain.output)) {
             // Gelu as exporters spell it (x * 0.5 * (1 + erf(x / sqrt 2))): one post-op.

@@ -324,6 +324,10 @@ class GraphCompiler {
                       const std::vector<size_t>& kernel, const Window& w, const FusedChain& chain,
                       const dnnl::primitive_attr& attr, const dnnl::memory::desc& bias_md,
                       dnnl::convolution_forward::primitive_desc* pd) const;
+    /// Whether oneDNN has only its reference implementation for the f32 channels-last
+    /// convolution of `node` with `chain` fused (false when it refuses it outright).
+    bool reference_convolution(const Node& node, const Shape& in, const Shape& out, const Window& w,
+                               const FusedChain& chain) const;
     bool try_matmul(const NodePtr& node);
     bool try_pooling(const NodePtr& node);
     bool try_softmax(const NodePtr& node);
@@ -403,7 +407,9 @@ class GraphCompiler {
     bool add_with_chain(const NodePtr& node, const FusionTarget& target,
                         std::vector<PostOp> leading, Make make, Layout layout,
                         dt dst_type = dt::f32);
-    FusedChain fuse_chain(const Output& start, const FusionTarget& target);
+    /// The chain of consumers fused after `start`, at most `max_links` of them.
+    FusedChain fuse_chain(const Output& start, const FusionTarget& target,
+                          size_t max_links = SIZE_MAX);
     /// An activation written out as element-wise ops of the chain's output x alone (a region
     /// with one value read outside it), recognised by evaluating the region: Gelu (erf and tanh
     /// forms), HardSwish, Mish, Swish(beta) and Sigmoid, times a constant, become one post-op

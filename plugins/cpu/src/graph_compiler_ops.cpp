@@ -97,6 +97,28 @@ bool GraphCompiler::try_winograd(const NodePtr& node, const Shape& in, const Sha
     return true;
 }
 
+bool GraphCompiler::reference_convolution(const Node& node, const Shape& in, const Shape& out,
+                                          const Window& w, const FusedChain& chain) const {
+    const size_t rank = in.size();
+    DnnlOp probe;  // collects the binary operands' arguments, then dropped
+    const auto attr = make_attr(chain.post_ops, &probe);
+    const dnnl::memory::desc bias_md =
+        chain.bias ? dnnl::memory::desc({static_cast<dnnl::memory::dim>(out[1])}, dt::f32, tag::a)
+                   : dnnl::memory::desc();
+    try {
+        dnnl::convolution_forward::desc desc(
+            dnnl::prop_kind::forward_inference, algorithm::convolution_direct,
+            dnnl::memory::desc(dims_of(in), dt::f32, channels_last_tag(rank)),
+            dnnl::memory::desc(dims_of(node.input_value(1).get_shape()), dt::f32, tag::any),
+            bias_md, dnnl::memory::desc(dims_of(out), dt::f32, channels_last_tag(rank)), w.strides,
+            w.dilations, w.pad_l, w.pad_r);
+        const dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
+        return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
+    } catch (const dnnl::error&) {
+        return false;  // refused outright: try_convolution's own fallbacks handle that
+    }
+}
+
 bool GraphCompiler::try_convolution(const NodePtr& node) {
     const bool grouped = node->get_type_name() == "GroupConvolution";
     const Output& x = node->input_value(0);
@@ -136,7 +158,15 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
     target.bf16_residual = m_bf16;
     target.sum_in_place = !m_bf16;
     target.fuse_batch_norm = true;
+    const auto absorbed = m_absorbed;
     FusedChain chain = fuse_chain(node->output(0), target);
+    // A chain oneDNN has only its reference convolution for (RAFT's GRU gates: a Tanh, then a
+    // Multiply and an Add of computed tensors; 560 ms a step where the jit convolution and two
+    // binary steps take a few) is cut until a jit kernel takes it; the rest run as own steps.
+    while (!chain.nodes.empty() && !m_bf16 && reference_convolution(*node, in, out, w, chain)) {
+        m_absorbed = absorbed;
+        chain = fuse_chain(node->output(0), target, chain.nodes.size() - 1);
+    }
     size_t sum_value = SIZE_MAX;
     for (const auto& p : chain.post_ops)
         if (p.kind == PostOp::Kind::kSum) sum_value = static_cast<size_t>(p.value);

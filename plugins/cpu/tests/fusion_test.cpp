@@ -60,6 +60,22 @@ TEST(Fusion, ConvBiasRelu) {
     EXPECT_EQ(rows.size(), 3u);
 }
 
+// A convolution GRU's update (RAFT: h' = (1 - z) * h + z * tanh(conv(x) + b)): with the whole
+// chain fused oneDNN 2.6 has only its reference convolution (560 ms a step in RAFT), so the chain
+// is cut until a jit kernel takes it and the rest runs as steps of its own.
+TEST(Fusion, AChainOnlyTheReferenceConvolutionTakesIsCut) {
+    auto x = op::parameter(element::f32, {1, 16, 12, 12}, "x");
+    auto z = op::sigmoid(op::add(conv(x, 16, 16, 3, 31), weights({1, 16, 1, 1}, 32)));
+    auto h = op::relu(conv(x, 16, 16, 1, 33));
+    auto keep = op::multiply(op::subtract(op::constant<float>(element::f32, {}, {1.f}), z), h);
+    auto q = op::tanh(op::add(conv(x, 16, 16, 3, 34), weights({1, 16, 1, 1}, 35)));
+    auto y = op::add(keep, op::multiply(z, q));
+    auto model = single_output(y, x);
+    expect_matches_template(model, 1e-5, 1e-6);
+    for (const auto& r : cpu_profile(model))
+        EXPECT_NE(r.exec_type.rfind("ref", 0), 0u) << r.node_type << " " << r.exec_type;
+}
+
 TEST(Fusion, ClampBoundsAreKept) {
     auto x = op::parameter(element::f32, {2, 4, 9, 9}, "x");
     // Wide inputs so many values land on and beyond both bounds.
