@@ -427,9 +427,16 @@ bool GraphCompiler::try_layer_norm(const NodePtr& node) {
                                                   : match_layer_norm(*node, m_consumers);
     if (!m || !has_value(m->input)) return false;
     const Shape shape = m->input.get_shape();
-    const size_t d = shape.back();
+    size_t d = 1;
+    for (size_t i = shape.size() - m->axes; i < shape.size(); ++i) d *= shape[i];
+    if (d == 0 || shape_size(shape) == 0) return false;
     const size_t xv = in_layout(value_of(m->input), Layout::kPlain);
-    const auto md = desc_of(xv);
+    // Several trailing axes: the plain value seen as [rows, D], each row normalized.
+    const auto md = m->axes == 1
+                        ? desc_of(xv)
+                        : dnnl::memory::desc({static_cast<dnnl::memory::dim>(shape_size(shape) / d),
+                                              static_cast<dnnl::memory::dim>(d)},
+                                             dt::f32, tag::ab);
     auto op = std::make_shared<DnnlOp>();
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);

@@ -1,6 +1,7 @@
 // Implements the pattern matchers of the CPU graph compiler.
 #include "patterns.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace vireo::cpu_plugin {
@@ -192,21 +193,31 @@ std::optional<LayerNormMatch> match_mvn(Node& mvn, const ConsumerMap& consumers)
     if (axes->get_type_name() != "Constant") return std::nullopt;
     const Tensor& t = axes->get_constant_value();
     const int64_t rank = static_cast<int64_t>(x.get_shape().size());
-    int64_t axis = 0;
-    if (t.get_size() != 1) return std::nullopt;
-    if (t.get_element_type() == element::i64)
-        axis = t.data<int64_t>()[0];
-    else if (t.get_element_type() == element::i32)
-        axis = t.data<int32_t>()[0];
-    else
-        return std::nullopt;
-    if (axis != -1 && axis != rank - 1) return std::nullopt;
+    std::vector<int64_t> list;
+    for (size_t i = 0; i < t.get_size(); ++i) {
+        if (t.get_element_type() == element::i64)
+            list.push_back(t.data<int64_t>()[i]);
+        else if (t.get_element_type() == element::i32)
+            list.push_back(t.data<int32_t>()[i]);
+        else
+            return std::nullopt;
+        if (list.back() < 0) list.back() += rank;
+    }
+    // The axes must be the last ones (InstanceNormalization's spatial axes, a GroupNorm's
+    // [N, G, rest] reshaped): a row-major [rows, D] view then normalizes each row.
+    std::sort(list.begin(), list.end());
+    if (list.empty() || list.size() > static_cast<size_t>(rank)) return std::nullopt;
+    for (size_t i = 0; i < list.size(); ++i)
+        if (list[i] != rank - static_cast<int64_t>(list.size() - i)) return std::nullopt;
     LayerNormMatch m;
     m.input = x;
     m.epsilon = static_cast<float>(mvn.get_attribute<double>("eps"));
     m.nodes = {shared(&mvn)};
     m.output = mvn.output(0);
-    extend_with_affine(m, x.get_shape().back(), consumers);
+    m.axes = list.size();
+    // A scale and shift per element of the one normalized axis (LayerNormalization's); over
+    // several axes they are per channel, outside the normalized block, and stay steps of their own.
+    if (m.axes == 1) extend_with_affine(m, x.get_shape().back(), consumers);
     return m;
 }
 

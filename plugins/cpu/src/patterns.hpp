@@ -33,10 +33,12 @@ struct LayerNormMatch : PatternMatch {
     Output input;
     float epsilon = 0.f;
     NodePtr gamma, beta;  ///< Constants, or null
+    size_t axes = 1;      ///< how many trailing axes are normalized together (MVN)
 };
 std::optional<LayerNormMatch> match_layer_norm(Node& mean, const ConsumerMap& consumers);
-/// MVN-6 over the last axis with normalize_variance and eps inside the square root (what ONNX's
-/// LayerNormalization becomes), with the same optional gamma and beta after it.
+/// MVN-6 over trailing axes with normalize_variance and eps inside the square root (what ONNX's
+/// LayerNormalization and InstanceNormalization become); over the last axis alone with the same
+/// optional gamma and beta after it.
 std::optional<LayerNormMatch> match_mvn(Node& mvn, const ConsumerMap& consumers);
 
 /// The single f32 value of a Constant that holds one (every element equal), else nullopt.

@@ -84,6 +84,56 @@ TEST(Patterns, MvnOverTheLastAxisWithAffine) {
     }
 }
 
+// InstanceNormalization (MVN over the spatial axes) after a convolution, with its per-channel
+// scale and shift, and an MVN over the last two axes of a rank-5 value (a GroupNorm reshaped to
+// [N, G, C/G, H, W] normalizes [C/G, H, W]: here the last three). Sizes not a multiple of the
+// vector width; the axes given in any order and negative.
+TEST(Patterns, MvnOverTrailingAxesIsOneLayerNorm) {
+    struct MvnCase {
+        Shape shape;
+        std::vector<int64_t> axes;
+    };
+    for (const auto& c : std::vector<MvnCase>{{{1, 8, 13, 11}, {2, 3}},
+                                              {{2, 3, 5, 7}, {-1, -2}},
+                                              {{2, 4, 3, 5, 7}, {4, 2, 3}},
+                                              {{3, 33}, {0, 1}}}) {
+        SCOPED_TRACE(c.shape.size());
+        auto x = op::parameter(element::f32, PartialShape(c.shape), "x");
+        auto n = op::mvn(op::relu(x), op::constant<int64_t>(element::i64, {c.axes.size()}, c.axes),
+                         true, 1e-5, "inside_sqrt");
+        auto model = std::make_shared<Model>(OutputVector{n}, ParameterVector{x}, "mvn");
+        expect_matches_template(model, 1e-4, 1e-5);
+        EXPECT_EQ(count_type(cpu_profile(model), "LayerNorm"), 1u);
+    }
+    // After a convolution (channels-last), with InstanceNormalization's per-channel affine.
+    auto x = op::parameter(element::f32, {1, 4, 9, 9}, "x");
+    auto c = op::convolution(x, op::constant(random_tensor({16, 4, 3, 3}, 11)), {1, 1}, {1, 1},
+                             {1, 1}, {1, 1});
+    auto n =
+        op::mvn(c, op::constant<int64_t>(element::i64, {2}, {2, 3}), true, 1e-5, "inside_sqrt");
+    auto y = op::relu(op::add(op::multiply(n, op::constant(random_tensor({1, 16, 1, 1}, 12))),
+                              op::constant(random_tensor({1, 16, 1, 1}, 13))));
+    auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "instance_norm");
+    expect_matches_template(model, 1e-4, 1e-5);
+    EXPECT_EQ(count_type(cpu_profile(model), "LayerNorm"), 1u);
+}
+
+TEST(Patterns, MvnLeftToTheReferenceKernelStillMatches) {
+    // Axes that are not the trailing ones, eps outside the root, no variance, an empty tensor.
+    for (const auto& [shape, axes, variance, mode] :
+         std::vector<std::tuple<Shape, std::vector<int64_t>, bool, std::string>>{
+             {{2, 3, 5, 7}, {1, 2}, true, "inside_sqrt"},
+             {{2, 3, 5, 7}, {2, 3}, true, "outside_sqrt"},
+             {{2, 3, 5, 7}, {2, 3}, false, "inside_sqrt"},
+             {{2, 0, 5, 7}, {2, 3}, true, "inside_sqrt"}}) {
+        auto x = op::parameter(element::f32, PartialShape(shape), "x");
+        auto n = op::mvn(x, op::constant<int64_t>(element::i64, {axes.size()}, axes), variance,
+                         1e-5, mode);
+        expect_matches_template(std::make_shared<Model>(OutputVector{n}, ParameterVector{x}, "mvn"),
+                                1e-4, 1e-5);
+    }
+}
+
 TEST(Patterns, SoftmaxOnEveryAxis) {
     for (int64_t axis : {-1, 0, 1, 2}) {
         auto x = op::parameter(element::f32, {2, 3, 17}, "x");
