@@ -89,7 +89,13 @@ CompressWeightsStats compress_weights(const std::shared_ptr<Model>& model,
 /// operand. Anything else (Softmax over another axis, a scale that is not one number, a mask
 /// that widens the scores) is left as it is. The fused node takes the second MatMul's friendly
 /// name and output names; a scale constant is always given (1/c for a Divide), and a scalar 0
-/// mask when there is none. Returns the number of subgraphs replaced. Applied by the CPU plugin
+/// mask when there is none. Grouped-query attention — K and V each Reshape(Broadcast(Unsqueeze(x,
+/// r-2))) of an x [batch..., Hkv, S, E] with a static Hkv (Llama's repeat_kv), Q's H a multiple of
+/// Hkv when known — becomes a rank-(r+1) node on Q reshaped to [batch..., Hkv, H/Hkv, L, E] and
+/// K, V as [batch..., Hkv, 1, S, E] (the Broadcast kept with 1 for the group), reshaped back to
+/// [batch..., H, L, Ev]: the repeated heads are never materialised. It assumes, as it cannot
+/// prove with shapes computed at run time, that the rank-r Reshape after the repeat merges the
+/// two head axes (what exporters write). Returns the number of subgraphs replaced. Applied by the CPU plugin
 /// when it compiles a model; applications may call it before saving a model as IR.
 ///
 ///     auto model = core.read_model("gpt2/model.onnx");

@@ -176,6 +176,153 @@ std::optional<Match> match_attention(Node& softmax, const Readers& readers) {
     return m;
 }
 
+// One static dimension of `p`, or -1.
+int64_t static_dim(const PartialShape& p, size_t i) {
+    return p.rank_is_static() && i < p.size() && p[i].is_static() ? p[i].get_length() : -1;
+}
+
+// Grouped-query attention as exporters write it (Llama's repeat_kv): K (or V) is
+// Reshape(Broadcast(Unsqueeze(x, r-2), target)) of a rank-r x [batch..., Hkv, S, E], repeating each
+// of its Hkv heads n times ([..., Hkv, n, S, E]) and merging the two into Hkv·n heads.
+struct RepeatedHeads {
+    Output source;  // x
+    Node* broadcast = nullptr;
+    int64_t kv_heads = 0;
+};
+
+// Whether `x` is such a repeat of a source with a static Hkv and E whose merged dimensions are
+// compatible with [batch..., Hkv·groups, S, E]. The exported shape arithmetic (the Expand's and
+// the Reshape's targets are computed from shapes) leaves the intermediate dimensions unknown at
+// compile time, so the repeat count is not read from the graph: the caller takes it from Q's
+// static head count, which the original MatMul(Q, Kᵀ) makes equal to Hkv·n (or K has one head
+// and broadcasts, which the grouped form reproduces). What is assumed, not proven, is that a
+// rank-r Reshape whose dimensions are all compatible with the merge is the merge (and not, say,
+// batch folded into S with the same element count): that is what repeat_kv writes.
+std::optional<RepeatedHeads> repeated_heads(const Output& x, int64_t groups) {
+    const PartialShape& xs = x.get_partial_shape();
+    if (!xs.rank_is_static() || xs.size() < 3) return std::nullopt;
+    const size_t r = xs.size();
+    Node* reshape = x.get_node();
+    if (reshape->get_type_name() != "Reshape") return std::nullopt;
+    Node* broadcast = reshape->input_value(0).get_node();
+    if (broadcast->get_type_name() != "Broadcast" || broadcast->get_input_size() != 2)
+        return std::nullopt;
+    const std::string mode = broadcast->get_attribute<std::string>("mode");
+    if (mode != "numpy" && mode != "bidirectional") return std::nullopt;
+    const element::Type tt = broadcast->input_value(1).get_element_type();
+    if (tt != element::i64 && tt != element::i32) return std::nullopt;
+    const PartialShape& target = broadcast->input_value(1).get_partial_shape();
+    if (!target.is_static() || target.to_shape() != Shape{r + 1}) return std::nullopt;
+    Node* unsqueeze = broadcast->input_value(0).get_node();
+    if (unsqueeze->get_type_name() != "Unsqueeze") return std::nullopt;
+    const Node& axes = *unsqueeze->input_value(1).get_node();
+    if (axes.get_type_name() != "Constant") return std::nullopt;
+    const Tensor& at = axes.get_constant_value();
+    const auto axis =
+        InferInput{at.get_element_type(), PartialShape(at.get_shape()), at}.int_values();
+    if (!axis || axis->size() != 1) return std::nullopt;
+    const int64_t a = (*axis)[0] < 0 ? (*axis)[0] + static_cast<int64_t>(r) + 1 : (*axis)[0];
+    if (a != static_cast<int64_t>(r) - 2) return std::nullopt;
+    RepeatedHeads rep;
+    rep.source = unsqueeze->input_value(0);
+    const PartialShape& src = rep.source.get_partial_shape();
+    if (!src.rank_is_static() || src.size() != r) return std::nullopt;
+    rep.kv_heads = static_dim(src, r - 3);
+    const int64_t e = static_dim(src, r - 1);
+    if (rep.kv_heads < 1 || e < 1 ||
+        (groups > 0 && !xs[r - 3].compatible(Dimension(rep.kv_heads * groups))) ||
+        !xs[r - 1].compatible(Dimension(e)) || !xs[r - 2].compatible(src[r - 2]))
+        return std::nullopt;
+    for (size_t i = 0; i + 3 < r; ++i)
+        if (!xs[i].compatible(src[i])) return std::nullopt;
+    rep.broadcast = broadcast;
+    return rep;
+}
+
+// The repeated source as [batch..., Hkv, 1, S, E]: the Broadcast again, with 1 where it repeated
+// (its target times (1, .., 0, 1, 1) plus (0, .., 1, 0, 0)), so every other dimension broadcasts
+// exactly as before; when none does, the CPU plugin passes the value through without a copy.
+Output unrepeated(const RepeatedHeads& rep) {
+    const Output target = rep.broadcast->input_value(1);
+    const size_t n = target.get_partial_shape().to_shape()[0];
+    const element::Type t = target.get_element_type();
+    Tensor keep(t, Shape{n}), one(t, Shape{n});
+    for (size_t i = 0; i < n; ++i) {
+        const bool at_groups = i == n - 3;
+        if (t == element::i64) {
+            static_cast<int64_t*>(keep.data())[i] = at_groups ? 0 : 1;
+            static_cast<int64_t*>(one.data())[i] = at_groups ? 1 : 0;
+        } else {
+            static_cast<int32_t*>(keep.data())[i] = at_groups ? 0 : 1;
+            static_cast<int32_t*>(one.data())[i] = at_groups ? 1 : 0;
+        }
+    }
+    const auto ones_there =
+        op::add(op::multiply(target, op::constant(keep)), op::constant(one));
+    return op::broadcast(rep.broadcast->input_value(0), ones_there,
+                         rep.broadcast->get_attribute<std::string>("mode"));
+}
+
+// Q [batch..., H, L, E], and K, V both repeated from Hkv heads n times (H = Hkv·n): the
+// attention as a rank-(r+1) one on Q [batch..., Hkv, n, L, E] and K, V [batch..., Hkv, 1, S, E]
+// (broadcast over n), reshaped back to [batch..., H, L, Ev]; nullptr when the inputs are not so.
+NodePtr grouped_attention(const Match& m, const Output& mask, const Output& scale) {
+    const PartialShape& qs = m.q.get_partial_shape();
+    const size_t r = qs.size();
+    const auto probe = repeated_heads(m.k, 0);  // 0: any head count
+    if (!probe) return nullptr;
+    const int64_t kv_heads = probe->kv_heads;
+    // Q's heads are often unknown here (its Reshape target is computed too); when known, they
+    // must be kv_heads times a repeat of at least 2.
+    const int64_t heads = static_dim(qs, r - 3);
+    int64_t groups = 0;
+    if (heads > 0) {
+        if (heads % kv_heads != 0 || heads / kv_heads < 2) return nullptr;
+        groups = heads / kv_heads;
+    }
+    const auto k = repeated_heads(m.k, groups);
+    const auto v = repeated_heads(m.v, groups);
+    if (!k || !v || v->kv_heads != kv_heads) return nullptr;
+    // The mask's head axis (if it has one) must be 1; it gets a second axis of 1 for the groups.
+    Output mask5 = mask;
+    const PartialShape& ms = mask.get_partial_shape();
+    if (!ms.rank_is_static()) return nullptr;
+    if (ms.size() >= 3) {
+        if (static_dim(ms, ms.size() - 3) != 1) return nullptr;
+        mask5 = op::unsqueeze(mask, op::int64_vector({static_cast<int64_t>(ms.size()) - 2}));
+    }
+    // Q [batch..., H, L, E] -> [batch..., Hkv, H / Hkv, L, E]: constants when H and E are known,
+    // else from Q's shape at run time (a run-time Reshape error if H does not divide, where the
+    // original MatMul would have failed too).
+    const int64_t e = static_dim(qs, r - 1);
+    auto dims_of = [](const Output& x, std::vector<int64_t> indices) -> Output {
+        return op::gather(op::shape_of(x), op::int64_vector(indices), op::int64_vector({0}));
+    };
+    std::vector<int64_t> batch(r - 3);
+    for (size_t i = 0; i < batch.size(); ++i) batch[i] = static_cast<int64_t>(i);
+    Output q5;
+    if (groups > 0 && e > 0) {
+        std::vector<int64_t> split(r - 3, 0);
+        split.insert(split.end(), {kv_heads, groups, -1, e});
+        q5 = op::reshape(m.q, op::int64_vector(split), true);
+    } else {
+        OutputVector pieces;
+        if (!batch.empty()) pieces.push_back(dims_of(m.q, batch));
+        pieces.push_back(op::int64_vector({kv_heads, -1}));
+        pieces.push_back(
+            dims_of(m.q, {static_cast<int64_t>(r) - 2, static_cast<int64_t>(r) - 1}));
+        q5 = op::reshape(m.q, op::concat(pieces, 0), false);
+    }
+    const auto sdpa = op::scaled_dot_product_attention(q5, unrepeated(*k), unrepeated(*v), mask5,
+                                                       scale, false);
+    // Back to [batch..., H, L, Ev]: the two head axes merged.
+    OutputVector merged;
+    if (!batch.empty()) merged.push_back(dims_of(sdpa, batch));
+    merged.push_back(op::int64_vector({-1}));
+    merged.push_back(dims_of(sdpa, {static_cast<int64_t>(r) - 1, static_cast<int64_t>(r)}));
+    return op::reshape(sdpa, op::concat(merged, 0), false);
+}
+
 }  // namespace
 
 size_t fuse_scaled_dot_product_attention(const std::shared_ptr<Model>& model) {
@@ -205,8 +352,14 @@ size_t fuse_scaled_dot_product_attention(const std::shared_ptr<Model>& model) {
         }
         NodePtr sdpa;
         try {
-            sdpa = op::scaled_dot_product_attention(m->q, m->k, m->v, mask,
-                                                    op::constant(scale_value), false);
+            sdpa = grouped_attention(*m, mask, op::constant(scale_value));
+        } catch (const Exception&) {
+            sdpa = nullptr;  // the grouped form refused: the plain one below
+        }
+        try {
+            if (!sdpa)
+                sdpa = op::scaled_dot_product_attention(m->q, m->k, m->v, mask,
+                                                        op::constant(scale_value), false);
         } catch (const Exception&) {
             continue;  // shapes the op refuses (a mask it cannot broadcast): leave the subgraph
         }

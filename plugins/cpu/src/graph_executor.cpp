@@ -377,6 +377,25 @@ void GraphExecutor::run_dynamic_step(
             shapes.push_back(inferred[k].shape.to_shape());
         }
     }
+    // Ops that move no data give a view of their input's memory with the new shape, which keeps
+    // that buffer alive (so it is not reused while the view is read): Reshape, Squeeze, Unsqueeze,
+    // and a Broadcast that widens nothing (the grouped-query attention's K and V, whose repeat the
+    // attention now broadcasts itself: fuse_scaled_dot_product_attention).
+    if ((step.type == "Reshape" || step.type == "Squeeze" || step.type == "Unsqueeze" ||
+         step.type == "Broadcast") &&
+        shapes.size() == 1 && ins[0] && ins[0].is_continuous() && !ins[0].is_remote() &&
+        ins[0].get_element_type() == m_graph->values[step.outputs[0]].type &&
+        (step.type == "Broadcast" ? shapes[0] == ins[0].get_shape()
+                                  : shape_size(shapes[0]) == ins[0].get_size())) {
+        const Tensor& source = ins[0];
+        m_values[step.outputs[0]] =
+            source.get_shape() == shapes[0]
+                ? source
+                : Tensor::wrap_shared(source.get_element_type(), shapes[0], source.data(),
+                                      std::shared_ptr<void>(source.impl()));
+        m_capacity[step.outputs[0]] = 0;  // not this executor's buffer
+        return;
+    }
     for (size_t k = 0; k < outs.size(); ++k) {
         const size_t id = step.outputs[k];
         Tensor& t = m_values[id];

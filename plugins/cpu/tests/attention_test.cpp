@@ -198,6 +198,76 @@ TEST(Attention, ExportedPatternIsFusedAndMatchesTemplate) {
     EXPECT_GE(softmax_rows, 1u);
 }
 
+// Llama's repeat_kv as torch exports it: x [B, Hkv, S, E] -> Unsqueeze(2) -> Expand to
+// [B, Hkv, n, S, E] (the target from x's own shape) -> Reshape to [B, Hkv*n, S, E].
+Output repeat_kv(const Output& x, int64_t kv_heads, int64_t groups, int64_t e) {
+    auto shape = op::shape_of(x);
+    auto dim = [&](int64_t i) {
+        return op::gather(shape, op::int64_vector({i}), op::int64_vector({0}));
+    };
+    auto target = op::concat({dim(0), op::int64_vector({kv_heads, groups}), dim(2), dim(3)}, 0);
+    auto wide = op::broadcast(op::unsqueeze(x, op::int64_vector({2})), target, "bidirectional");
+    auto merged = op::concat({dim(0), op::int64_vector({kv_heads * groups}), dim(2),
+                              op::int64_vector({e})},
+                             0);
+    return op::reshape(wide, merged, false);
+}
+
+// Grouped-query attention (6 query heads over 2 key/value heads): fused without the repeat's
+// copies, the dynamic graph's flash step reading K and V as [B, 2, 1, S, E] (the Broadcast left
+// in front of it widens nothing and is passed through); the values are TEMPLATE's, at two shape
+// sets, a one-token decode step among them.
+TEST(Attention, GroupedQueryAttentionSkipsTheRepeatedHeads) {
+    const int64_t kvh = 2, groups = 3, e = 16;
+    // Q as exporters write it: [B, L, H·E] split into heads by a Reshape to a computed target and
+    // transposed, so its head count is unknown at compile time (the run-time split's path).
+    auto x = op::parameter(element::f32, PartialShape::parse("?,?,96"), "q");
+    auto xshape = op::shape_of(x);
+    auto xdims = op::gather(xshape, op::int64_vector({0, 1}), op::int64_vector({0}));
+    auto q = op::transpose(
+        op::reshape(x, op::concat({xdims, op::int64_vector({6, 16})}, 0), false),
+        op::int64_vector({0, 2, 1, 3}));
+    auto k = op::parameter(element::f32, PartialShape::parse("?,2,?,16"), "k");
+    auto v = op::parameter(element::f32, PartialShape::parse("?,2,?,16"), "v");
+    auto m = op::parameter(element::f32, PartialShape::parse("?,1,?,?"), "mask");
+    auto kt = op::transpose(repeat_kv(k, kvh, groups, e), op::int64_vector({0, 1, 3, 2}));
+    auto scores = op::multiply(op::matmul(q, kt), op::constant<float>(element::f32, {}, {0.25f}));
+    auto probs = op::softmax(op::add(scores, m), -1);
+    auto out = op::relu(op::matmul(probs, repeat_kv(v, kvh, groups, e)));
+    auto model = std::make_shared<Model>(OutputVector{out}, std::vector<NodePtr>{x, k, v, m}, "gqa");
+    Core core = make_core();
+    const AnyMap dynamic_graph{{"CPU_SHAPE_CACHE_SIZE", 0}, {"PERF_COUNT", true}};
+    auto compiled = core.compile_model(model, "CPU", dynamic_graph);
+    size_t fused = 0, softmax = 0;
+    for (const auto& n : compiled.get_runtime_model()->get_ordered_ops()) {
+        if (n->get_type_name() == "ScaledDotProductAttention") {
+            ++fused;
+            // Q [B, 2, 3, L, 16]; K and V [B, 2, 1, S, 16] (dimensions the exported shape
+            // arithmetic leaves unknown at compile time).
+            for (size_t i = 0; i < 3; ++i)
+                EXPECT_EQ(n->input_value(i).get_partial_shape().size(), 5u) << i;
+        }
+        softmax += n->get_type_name() == "Softmax";
+    }
+    EXPECT_EQ(fused, 1u);
+    EXPECT_EQ(softmax, 0u);
+    auto request = compiled.create_infer_request();
+    for (const auto& [b, l, s] : {std::tuple<size_t, size_t, size_t>{2, 5, 37}, {1, 1, 40}}) {
+        SCOPED_TRACE("B" + std::to_string(b) + " L" + std::to_string(l) + " S" + std::to_string(s));
+        std::vector<Tensor> inputs{random_tensor({b, l, 96}, 1, -2.f, 2.f),
+                                   random_tensor({b, 2, s, 16}, 2, -2.f, 2.f),
+                                   random_tensor({b, 2, s, 16}, 3), exported_mask(b, l, s, 2)};
+        const auto expected = run_model(core, model, "TEMPLATE", inputs);
+        for (size_t i = 0; i < inputs.size(); ++i) request.set_input_tensor(i, inputs[i]);
+        request.infer();
+        EXPECT_TRUE(all_close(request.get_output_tensor(), expected[0], 1e-4, 1e-5));
+        size_t flash = 0;
+        for (const auto& row : request.get_profiling_info())
+            flash += row.exec_type == "flash_attention";
+        EXPECT_EQ(flash, 1u);
+    }
+}
+
 }  // namespace
 }  // namespace attention_test
 }  // namespace vireo::cpu_test

@@ -163,5 +163,49 @@ TEST(GrowingState, DeadValuesLendTheirBuffersWithoutChangingAnyValue) {
     }
 }
 
+// Reshape, Squeeze and Unsqueeze give views of their input in the dynamic graph: a view must keep
+// its source's buffer from being lent to a later value (here sigmoid(x), allocated after relu(x)'s
+// last reader), also through a view of a view, a view taken into a state, and a view that is a
+// result.
+ModelPtr view_chain_model() {
+    const PartialShape rows{1, Dimension::dynamic(), 16};
+    auto x = op::parameter(element::f32, rows, "x");
+    auto read = op::read_value("views", element::f32, rows);
+    auto a = op::relu(x);
+    auto v = op::reshape(a, op::int64_vector({1, -1, 4, 4}), false);  // a's last reader
+    auto b = op::sigmoid(x);
+    auto w = op::squeeze(op::unsqueeze(op::reshape(v, op::int64_vector({1, -1, 16}), false),
+                                       op::int64_vector({0})),
+                         op::int64_vector({0}));
+    auto c = op::add(w, b);
+    auto memory = op::concat({read, w}, 1);
+    return std::make_shared<Model>(ResultVector{op::result(c), op::result(memory), op::result(v)},
+                                   SinkVector{op::assign(memory, "views")}, ParameterVector{x},
+                                   "view_chain");
+}
+
+TEST(GrowingState, ReshapeViewsKeepTheirSourceAlive) {
+    auto model = view_chain_model();
+    Core core = make_core();
+    auto cpu = core.compile_model(model, "CPU").create_infer_request();
+    auto ref = core.compile_model(model, "TEMPLATE").create_infer_request();
+    const size_t lengths[] = {3, 40, 1, 90, 7};
+    for (size_t i = 0; i < std::size(lengths); ++i) {
+        const Tensor x = random_tensor(Shape{1, lengths[i], 16}, static_cast<unsigned>(70 + i),
+                                       -1.f, 1.f);
+        for (auto* request : {&cpu, &ref}) {
+            request->set_input_tensor(x);
+            request->infer();
+        }
+        for (size_t o = 0; o < 3; ++o) {
+            ASSERT_EQ(cpu.get_output_tensor(o).get_shape(), ref.get_output_tensor(o).get_shape());
+            ASSERT_TRUE(all_close(cpu.get_output_tensor(o), ref.get_output_tensor(o), 1e-6, 1e-6))
+                << "inference " << i << " (" << lengths[i] << " rows), output " << o;
+        }
+        ASSERT_TRUE(all_close(state_of(cpu, "views"), state_of(ref, "views"), 1e-6, 1e-6))
+            << "inference " << i;
+    }
+}
+
 }  // namespace
 }  // namespace vireo::cpu_test

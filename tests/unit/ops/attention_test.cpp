@@ -209,6 +209,77 @@ TEST(FuseAttention, FusesEveryLayer) {
     EXPECT_EQ(count_type(*model, "Softmax"), 0u);
 }
 
+// repeat_kv as torch exports it: x [B, kv_heads, S, 8] -> Unsqueeze(2) -> Expand to
+// [B, kv_heads, groups, S, 8] -> Reshape to [B, kv_heads*groups, S, 8], the targets computed
+// from x's shape (so the dimensions in between are unknown at compile time).
+Output repeat_kv(const Output& x, int64_t kv_heads, int64_t groups) {
+    auto shape = op::shape_of(x);
+    auto dim = [&](int64_t i) {
+        return op::gather(shape, op::int64_vector({i}), op::int64_vector({0}));
+    };
+    auto wide = op::broadcast(
+        op::unsqueeze(x, op::int64_vector({2})),
+        op::concat({dim(0), op::int64_vector({kv_heads, groups}), dim(2), dim(3)}, 0),
+        "bidirectional");
+    return op::reshape(
+        wide, op::concat({dim(0), op::int64_vector({kv_heads * groups}), dim(2), dim(3)}, 0),
+        false);
+}
+
+std::shared_ptr<Model> grouped_attention(int64_t q_heads, int64_t kv_heads, NodePtr* k,
+                                         NodePtr* q) {
+    *q = op::parameter(element::f32, PartialShape::parse("?," + std::to_string(q_heads) + ",?,8"));
+    *k = op::parameter(element::f32, PartialShape::parse("?," + std::to_string(kv_heads) + ",?,8"));
+    auto v = op::parameter(element::f32, PartialShape::parse("?," + std::to_string(kv_heads) + ",?,8"));
+    auto mask = op::parameter(element::f32, PartialShape::parse("?,1,?,?"));
+    const int64_t groups = q_heads / kv_heads;
+    auto kt = op::transpose(repeat_kv(*k, kv_heads, groups), op::int64_vector({0, 1, 3, 2}));
+    auto scores = op::multiply(op::matmul(*q, kt), f32_scalar(0.125f));
+    auto out = op::matmul(op::softmax(op::add(scores, mask), -1), repeat_kv(v, kv_heads, groups));
+    out->output(0).set_names({"attn"});
+    return std::make_shared<Model>(OutputVector{op::relu(out)}, ParameterVector{*q, *k, v, mask},
+                                   "gqa");
+}
+
+TEST(FuseAttention, GroupedQueryAttentionReadsTheKeyValueHeadsOnce) {
+    NodePtr k, q;
+    auto model = grouped_attention(6, 2, &k, &q);
+    EXPECT_EQ(fuse_scaled_dot_product_attention(model), 1u);
+    NodePtr fused, out;
+    for (const auto& node : model->get_ordered_ops())
+        if (node->get_type_name() == "ScaledDotProductAttention") fused = node;
+    ASSERT_TRUE(fused);
+    // Q [B, 2, 3, L, 8] by a Reshape of q; K the source's Unsqueeze, broadcast with 1 for the
+    // three groups; no Broadcast to the repeated shape left; the result merged back to 6 heads.
+    EXPECT_EQ(fused->input_value(0).get_node()->get_type_name(), "Reshape");
+    EXPECT_EQ(fused->input_value(0).get_node()->input_value(0), Output(q));
+    EXPECT_EQ(shape_of(fused->input_value(0).get_node_shared_ptr()), "[?,2,3,?,8]");
+    const Node* kb = fused->input_value(1).get_node();
+    EXPECT_EQ(kb->get_type_name(), "Broadcast");
+    EXPECT_EQ(kb->input_value(0).get_node()->get_type_name(), "Unsqueeze");
+    EXPECT_EQ(kb->input_value(0).get_node()->input_value(0), Output(k));
+    EXPECT_EQ(fused->get_input_size(), 5u);
+    EXPECT_EQ(count_type(*model, "Broadcast"), 2u);  // K's and V's, each widening nothing
+    const auto& result = model->get_results().front();
+    Node* merged = result->input_value(0).get_node()->input_value(0).get_node();
+    EXPECT_EQ(merged->get_type_name(), "Reshape");
+    EXPECT_EQ(merged->output(0).get_names(), (std::set<std::string>{"attn"}));
+    EXPECT_EQ(merged->get_output_partial_shape(0).size(), 4u);
+}
+
+TEST(FuseAttention, GroupedQueryAttentionNearMissIsFusedPlainly) {
+    // A repeat_kv of one group (4 query heads over 4 key/value heads: nothing repeated, so
+    // nothing to gain): the plain fused op, reading K and V as the graph gives them.
+    NodePtr k, q;
+    auto model = grouped_attention(4, 4, &k, &q);
+    EXPECT_EQ(fuse_scaled_dot_product_attention(model), 1u);
+    for (const auto& node : model->get_ordered_ops())
+        if (node->get_type_name() == "ScaledDotProductAttention") {
+            EXPECT_EQ(node->input_value(0), Output(q));
+            EXPECT_EQ(node->input_value(1).get_node()->get_type_name(), "Reshape");
+        }
+}
+
 }  // namespace
 }  // namespace attention_test
 }  // namespace vireo::test
