@@ -95,8 +95,8 @@ CompressWeightsStats compress_weights(const std::shared_ptr<Model>& model,
 /// K, V as [batch..., Hkv, 1, S, E] (the Broadcast kept with 1 for the group), reshaped back to
 /// [batch..., H, L, Ev]: the repeated heads are never materialised. It assumes, as it cannot
 /// prove with shapes computed at run time, that the rank-r Reshape after the repeat merges the
-/// two head axes (what exporters write). Returns the number of subgraphs replaced. Applied by the CPU plugin
-/// when it compiles a model; applications may call it before saving a model as IR.
+/// two head axes (what exporters write). Returns the number of subgraphs replaced. Applied by the
+/// CPU plugin when it compiles a model; applications may call it before saving a model as IR.
 ///
 ///     auto model = core.read_model("gpt2/model.onnx");
 ///     size_t fused = vireo::fuse_scaled_dot_product_attention(model);  // 12 for GPT-2 small

@@ -257,8 +257,7 @@ Output unrepeated(const RepeatedHeads& rep) {
             static_cast<int32_t*>(one.data())[i] = at_groups ? 1 : 0;
         }
     }
-    const auto ones_there =
-        op::add(op::multiply(target, op::constant(keep)), op::constant(one));
+    const auto ones_there = op::add(op::multiply(target, op::constant(keep)), op::constant(one));
     return op::broadcast(rep.broadcast->input_value(0), ones_there,
                          rep.broadcast->get_attribute<std::string>("mode"));
 }
@@ -309,12 +308,11 @@ NodePtr grouped_attention(const Match& m, const Output& mask, const Output& scal
         OutputVector pieces;
         if (!batch.empty()) pieces.push_back(dims_of(m.q, batch));
         pieces.push_back(op::int64_vector({kv_heads, -1}));
-        pieces.push_back(
-            dims_of(m.q, {static_cast<int64_t>(r) - 2, static_cast<int64_t>(r) - 1}));
+        pieces.push_back(dims_of(m.q, {static_cast<int64_t>(r) - 2, static_cast<int64_t>(r) - 1}));
         q5 = op::reshape(m.q, op::concat(pieces, 0), false);
     }
-    const auto sdpa = op::scaled_dot_product_attention(q5, unrepeated(*k), unrepeated(*v), mask5,
-                                                       scale, false);
+    const auto sdpa =
+        op::scaled_dot_product_attention(q5, unrepeated(*k), unrepeated(*v), mask5, scale, false);
     // Back to [batch..., H, L, Ev]: the two head axes merged.
     OutputVector merged;
     if (!batch.empty()) merged.push_back(dims_of(sdpa, batch));

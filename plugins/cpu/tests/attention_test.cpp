@@ -207,9 +207,8 @@ Output repeat_kv(const Output& x, int64_t kv_heads, int64_t groups, int64_t e) {
     };
     auto target = op::concat({dim(0), op::int64_vector({kv_heads, groups}), dim(2), dim(3)}, 0);
     auto wide = op::broadcast(op::unsqueeze(x, op::int64_vector({2})), target, "bidirectional");
-    auto merged = op::concat({dim(0), op::int64_vector({kv_heads * groups}), dim(2),
-                              op::int64_vector({e})},
-                             0);
+    auto merged = op::concat(
+        {dim(0), op::int64_vector({kv_heads * groups}), dim(2), op::int64_vector({e})}, 0);
     return op::reshape(wide, merged, false);
 }
 
@@ -224,9 +223,8 @@ TEST(Attention, GroupedQueryAttentionSkipsTheRepeatedHeads) {
     auto x = op::parameter(element::f32, PartialShape::parse("?,?,96"), "q");
     auto xshape = op::shape_of(x);
     auto xdims = op::gather(xshape, op::int64_vector({0, 1}), op::int64_vector({0}));
-    auto q = op::transpose(
-        op::reshape(x, op::concat({xdims, op::int64_vector({6, 16})}, 0), false),
-        op::int64_vector({0, 2, 1, 3}));
+    auto q = op::transpose(op::reshape(x, op::concat({xdims, op::int64_vector({6, 16})}, 0), false),
+                           op::int64_vector({0, 2, 1, 3}));
     auto k = op::parameter(element::f32, PartialShape::parse("?,2,?,16"), "k");
     auto v = op::parameter(element::f32, PartialShape::parse("?,2,?,16"), "v");
     auto m = op::parameter(element::f32, PartialShape::parse("?,1,?,?"), "mask");
@@ -234,7 +232,8 @@ TEST(Attention, GroupedQueryAttentionSkipsTheRepeatedHeads) {
     auto scores = op::multiply(op::matmul(q, kt), op::constant<float>(element::f32, {}, {0.25f}));
     auto probs = op::softmax(op::add(scores, m), -1);
     auto out = op::relu(op::matmul(probs, repeat_kv(v, kvh, groups, e)));
-    auto model = std::make_shared<Model>(OutputVector{out}, std::vector<NodePtr>{x, k, v, m}, "gqa");
+    auto model =
+        std::make_shared<Model>(OutputVector{out}, std::vector<NodePtr>{x, k, v, m}, "gqa");
     Core core = make_core();
     const AnyMap dynamic_graph{{"CPU_SHAPE_CACHE_SIZE", 0}, {"PERF_COUNT", true}};
     auto compiled = core.compile_model(model, "CPU", dynamic_graph);

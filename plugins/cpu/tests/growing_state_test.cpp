@@ -174,9 +174,9 @@ ModelPtr view_chain_model() {
     auto a = op::relu(x);
     auto v = op::reshape(a, op::int64_vector({1, -1, 4, 4}), false);  // a's last reader
     auto b = op::sigmoid(x);
-    auto w = op::squeeze(op::unsqueeze(op::reshape(v, op::int64_vector({1, -1, 16}), false),
-                                       op::int64_vector({0})),
-                         op::int64_vector({0}));
+    auto w = op::squeeze(
+        op::unsqueeze(op::reshape(v, op::int64_vector({1, -1, 16}), false), op::int64_vector({0})),
+        op::int64_vector({0}));
     auto c = op::add(w, b);
     auto memory = op::concat({read, w}, 1);
     return std::make_shared<Model>(ResultVector{op::result(c), op::result(memory), op::result(v)},
@@ -191,8 +191,8 @@ TEST(GrowingState, ReshapeViewsKeepTheirSourceAlive) {
     auto ref = core.compile_model(model, "TEMPLATE").create_infer_request();
     const size_t lengths[] = {3, 40, 1, 90, 7};
     for (size_t i = 0; i < std::size(lengths); ++i) {
-        const Tensor x = random_tensor(Shape{1, lengths[i], 16}, static_cast<unsigned>(70 + i),
-                                       -1.f, 1.f);
+        const Tensor x =
+            random_tensor(Shape{1, lengths[i], 16}, static_cast<unsigned>(70 + i), -1.f, 1.f);
         for (auto* request : {&cpu, &ref}) {
             request->set_input_tensor(x);
             request->infer();

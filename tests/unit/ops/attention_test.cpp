@@ -217,10 +217,10 @@ Output repeat_kv(const Output& x, int64_t kv_heads, int64_t groups) {
     auto dim = [&](int64_t i) {
         return op::gather(shape, op::int64_vector({i}), op::int64_vector({0}));
     };
-    auto wide = op::broadcast(
-        op::unsqueeze(x, op::int64_vector({2})),
-        op::concat({dim(0), op::int64_vector({kv_heads, groups}), dim(2), dim(3)}, 0),
-        "bidirectional");
+    auto wide =
+        op::broadcast(op::unsqueeze(x, op::int64_vector({2})),
+                      op::concat({dim(0), op::int64_vector({kv_heads, groups}), dim(2), dim(3)}, 0),
+                      "bidirectional");
     return op::reshape(
         wide, op::concat({dim(0), op::int64_vector({kv_heads * groups}), dim(2), dim(3)}, 0),
         false);
@@ -230,7 +230,8 @@ std::shared_ptr<Model> grouped_attention(int64_t q_heads, int64_t kv_heads, Node
                                          NodePtr* q) {
     *q = op::parameter(element::f32, PartialShape::parse("?," + std::to_string(q_heads) + ",?,8"));
     *k = op::parameter(element::f32, PartialShape::parse("?," + std::to_string(kv_heads) + ",?,8"));
-    auto v = op::parameter(element::f32, PartialShape::parse("?," + std::to_string(kv_heads) + ",?,8"));
+    auto v =
+        op::parameter(element::f32, PartialShape::parse("?," + std::to_string(kv_heads) + ",?,8"));
     auto mask = op::parameter(element::f32, PartialShape::parse("?,1,?,?"));
     const int64_t groups = q_heads / kv_heads;
     auto kt = op::transpose(repeat_kv(*k, kv_heads, groups), op::int64_vector({0, 1, 3, 2}));
