@@ -269,13 +269,37 @@ bool GraphCompiler::try_int8_convolution(const NodePtr& node, const DequantizeMa
     // 2.6 adding the bias before the output scale, so the f32 bias is divided by it.
     std::vector<float> out_scales(channels);
     for (size_t c = 0; c < channels; ++c) out_scales[c] = dq.scale * w_scales[c];
+    // Without padding every window is whole, so the source zero point's share of the sum,
+    // zp_x * (sum of channel oc's weights), is one number per output channel: it goes into the
+    // bias and the primitive takes no zero point. oneDNN 2.6 has no brgemm convolution with a
+    // source zero point (its jit_1x1 / jit_int8 kernels ran MobileNet-V3's 1x1 convolutions after
+    // HardSwish, whose u8 zero point is not 0, 3-10x slower).
+    bool padded = false;
+    for (size_t i = 0; i < w.pad_l.size(); ++i) padded |= w.pad_l[i] != 0 || w.pad_r[i] != 0;
+    Tensor bias = chain.bias;
+    int32_t src_zero_point = dq.zero_point;
+    if (src_zero_point != 0 && !padded) {
+        Tensor compensated(element::f32, Shape{channels});
+        float* b = static_cast<float*>(compensated.data());
+        const auto* q = static_cast<const int8_t*>(qw->q.data());
+        const size_t per_channel = qw->q.get_size() / channels;
+        for (size_t c = 0; c < channels; ++c) {
+            int64_t sum = 0;
+            for (size_t k = 0; k < per_channel; ++k) sum += q[c * per_channel + k];
+            // Stored as the f32 bias that append_int8_tail divides by the output scale.
+            b[c] = (bias ? static_cast<const float*>(bias.data())[c] : 0.f) -
+                   out_scales[c] * static_cast<float>(src_zero_point * sum);
+        }
+        bias = compensated;
+        src_zero_point = 0;
+    }
     auto op = std::make_shared<DnnlOp>();
     auto attr = make_attr(chain.post_ops, op.get());
     attr.set_output_scales(1 << 1, out_scales);
-    if (dq.zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    if (src_zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
     const dnnl::memory::desc bias_md =
-        chain.bias ? dnnl::memory::desc({static_cast<dnnl::memory::dim>(channels)}, dt::f32, tag::a)
-                   : dnnl::memory::desc();
+        bias ? dnnl::memory::desc({static_cast<dnnl::memory::dim>(channels)}, dt::f32, tag::a)
+             : dnnl::memory::desc();
     dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
                                          algorithm::convolution_direct, src_md, w_any, bias_md,
                                          dst_md, w.strides, w.dilations, w.pad_l, w.pad_r);
@@ -291,7 +315,7 @@ bool GraphCompiler::try_int8_convolution(const NodePtr& node, const DequantizeMa
                         0,
                         {},
                         weights_constant(wport, w_plain, qw->q.data(), pd.weights_desc())});
-    append_int8_tail(*op, chain.bias, out_scales, bias_md, pd.bias_desc(), dq.zero_point, dst_md);
+    append_int8_tail(*op, bias, out_scales, bias_md, pd.bias_desc(), src_zero_point, dst_md);
     add_dnnl_step(node, chain, std::move(op), Layout::kChannelsLast);
     m_graph->steps.back().type = "Int8" + m_graph->steps.back().type;
     return true;

@@ -153,6 +153,43 @@ TEST(Int8, ConvPerChannelAsymmetricU8ToF32) {
     EXPECT_EQ(rows_with_type_prefix(rows, "Dequantize"), 0u);  // the conv reads the integers
 }
 
+// An unpadded convolution (1x1, or a 3x3 "valid" one) of a u8 input with a zero point: the zero
+// point's share goes into the bias, so oneDNN picks the kernel it picks for a zero point of 0 (in
+// 2.6 its brgemm convolutions take no source zero point); f32 and requantized outputs match.
+ModelPtr unpadded_conv_model(int32_t in_zp, size_t kernel, bool requantize, bool bias) {
+    auto x = op::parameter(element::u8, {1, 32, 14, 14}, "x");
+    const Weights w = random_weights({48, 32, kernel, kernel}, true, 21);
+    Output y = op::convolution(dequantize(x, 0.03f, in_zp), dequantized_weights(w), {1, 1},
+                               {0, 0}, {0, 0}, {1, 1});
+    if (bias) y = op::add(y, op::constant(random_tensor({1, 48, 1, 1}, 22, -0.5f, 0.5f)));
+    if (requantize) y = quantize(y, 0.05f, 120, element::u8);
+    return std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "int8_conv_valid");
+}
+
+std::string conv_implementation(const ModelPtr& model, const std::vector<Tensor>& in) {
+    for (const auto& row : profile(model, in))
+        if (row.node_type.rfind("Int8Convolution", 0) == 0) return row.exec_type;
+    return "none";
+}
+
+TEST(Int8, UnpaddedConvFoldsTheSourceZeroPointIntoTheBias) {
+    const std::vector<Tensor> in{random_integers(element::u8, {1, 32, 14, 14}, 23)};
+    for (size_t kernel : {1, 3})
+        for (bool requantize : {false, true})
+            for (bool bias : {false, true}) {
+                SCOPED_TRACE("kernel " + std::to_string(kernel) + (requantize ? " u8" : " f32") +
+                             (bias ? " bias" : ""));
+                auto model = unpadded_conv_model(137, kernel, requantize, bias);
+                const auto [cpu, ref] = run_both(model, in);
+                if (requantize)
+                    EXPECT_TRUE(within_one_quantum(cpu[0], ref[0]));
+                else
+                    EXPECT_TRUE(all_close(cpu[0], ref[0], 1e-4, 1e-3));
+                EXPECT_EQ(conv_implementation(model, in),
+                          conv_implementation(unpadded_conv_model(0, kernel, requantize, bias), in));
+            }
+}
+
 TEST(Int8, ConvPerTensorRequantizedSaturatesU8) {
     // A small output scale and no Relu: both ends of u8 are reached.
     auto model = conv_model(element::u8, 0.05f, 100, false, false, std::make_pair(0.01f, 128));
