@@ -159,8 +159,8 @@ TEST(Int8, ConvPerChannelAsymmetricU8ToF32) {
 ModelPtr unpadded_conv_model(int32_t in_zp, size_t kernel, bool requantize, bool bias) {
     auto x = op::parameter(element::u8, {1, 32, 14, 14}, "x");
     const Weights w = random_weights({48, 32, kernel, kernel}, true, 21);
-    Output y = op::convolution(dequantize(x, 0.03f, in_zp), dequantized_weights(w), {1, 1},
-                               {0, 0}, {0, 0}, {1, 1});
+    Output y = op::convolution(dequantize(x, 0.03f, in_zp), dequantized_weights(w), {1, 1}, {0, 0},
+                               {0, 0}, {1, 1});
     if (bias) y = op::add(y, op::constant(random_tensor({1, 48, 1, 1}, 22, -0.5f, 0.5f)));
     if (requantize) y = quantize(y, 0.05f, 120, element::u8);
     return std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "int8_conv_valid");
@@ -185,8 +185,9 @@ TEST(Int8, UnpaddedConvFoldsTheSourceZeroPointIntoTheBias) {
                     EXPECT_TRUE(within_one_quantum(cpu[0], ref[0]));
                 else
                     EXPECT_TRUE(all_close(cpu[0], ref[0], 1e-4, 1e-3));
-                EXPECT_EQ(conv_implementation(model, in),
-                          conv_implementation(unpadded_conv_model(0, kernel, requantize, bias), in));
+                EXPECT_EQ(
+                    conv_implementation(model, in),
+                    conv_implementation(unpadded_conv_model(0, kernel, requantize, bias), in));
             }
 }
 
