@@ -508,7 +508,7 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
     }
     // Activations, math ops and scalar operands: eltwise post-ops.
     std::vector<PostOp> steps;
-    if (eltwise_form(c, input, other, &steps)) {
+    if (eltwise_form(c, input, other, &steps, target.fuse_batch_norm)) {
         std::vector<PostOp> joined = chain.post_ops;
         if (!append_post_ops(joined, steps, target.channel_dims.size()) ||
             joined.size() > kMaxPostOps)
@@ -534,8 +534,8 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
     const bool sub = type == "Subtract" && input == 0, div = type == "Divide" && input == 0;
     if (!add && !mul && !sub && !div) return false;
     if (ov.kind == ValueKind::kConstant) {
-        if (!(add || mul) || !is_per_channel(ov.constant.get_shape(), target.rank,
-                                             target.channel_axis, target.channels))
+        if (!(add || mul || div) || !is_per_channel(ov.constant.get_shape(), target.rank,
+                                                    target.channel_axis, target.channels))
             return false;
         // A per-channel operand: the bias when it is the first link, else a binary post-op.
         Tensor per_channel(element::f32, Shape{target.channels});
@@ -549,7 +549,9 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
         }
         PostOp p;
         p.kind = PostOp::Kind::kBinary;
-        p.algorithm = add ? algorithm::binary_add : algorithm::binary_mul;
+        p.algorithm = add   ? algorithm::binary_add
+                      : mul ? algorithm::binary_mul
+                            : algorithm::binary_div;
         p.desc =
             dnnl::memory::desc(target.channel_dims, dt::f32, plain_tag(target.channel_dims.size()));
         p.constant = make_constant(p.desc, per_channel.data(), p.desc);

@@ -120,7 +120,8 @@ bool append_post_ops(std::vector<PostOp>& ops, const std::vector<PostOp>& more, 
     return true;
 }
 
-bool eltwise_form(const Node& c, size_t input, const Value* other, std::vector<PostOp>* out) {
+bool eltwise_form(const Node& c, size_t input, const Value* other, std::vector<PostOp>* out,
+                  bool inexact_reciprocal) {
     const std::string& type = c.get_type_name();
     if (c.get_output_size() != 1 || c.get_output_element_type(0) != element::f32) return false;
     auto one = [&](algorithm alg, float alpha = 0.f, float beta = 0.f) {
@@ -172,7 +173,11 @@ bool eltwise_form(const Node& c, size_t input, const Value* other, std::vector<P
                      : one(algorithm::eltwise_linear, -1.f, s);
     if (type == "Multiply") return one(algorithm::eltwise_linear, s, 0.f);
     if (type == "Divide") {
-        if (first) return s != 0.f && one(algorithm::eltwise_linear, 1.f / s, 0.f);
+        // x / s as x * (1 / s) where that is exact (or after a convolution or MatMul); else a
+        // binary division (a binary post-op in a chain).
+        if (first)
+            return (exact_reciprocal(s) || (inexact_reciprocal && s != 0.f)) &&
+                   one(algorithm::eltwise_linear, 1.f / s, 0.f);
         return one(algorithm::eltwise_pow, s, -1.f);  // s / x = s * x^-1
     }
     if (type == "Power" && first) return one(algorithm::eltwise_pow, 1.f, s);

@@ -3,6 +3,7 @@
 // chains) and graph_compiler_ops.cpp (one oneDNN primitive builder per op family).
 #pragma once
 
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -77,6 +78,15 @@ inline bool constant_scalar(const Tensor& t, float* value) {
         if (p[i] != p[0]) return false;
     *value = p[0];
     return true;
+}
+
+/// Whether x * (1 / s) is x / s for every x: s a power of two (a normal float whose reciprocal is
+/// normal too). Otherwise the product is an ulp off the quotient for many x, which quantization
+/// arithmetic turns into a whole step (a Divide feeding Round); such a Divide stays a division.
+inline bool exact_reciprocal(float s) {
+    int exponent = 0;
+    const float mantissa = std::frexp(std::fabs(s), &exponent);
+    return std::isnormal(s) && mantissa == 0.5f && std::isnormal(1.f / s);
 }
 
 // True when `shape`, right-aligned to `rank`, is 1 everywhere except maybe at `axis` (== size).
@@ -165,7 +175,11 @@ bool append_post_ops(std::vector<PostOp>& ops, const std::vector<PostOp>& more, 
 /// The eltwise post-ops computing consumer `c` of a value that arrives at its input `input`: a
 /// unary activation or math op, or a binary op whose other operand (`other`, may be null) is a
 /// scalar constant. False when `c` is not such an op.
-bool eltwise_form(const Node& c, size_t input, const Value* other, std::vector<PostOp>* out);
+/// `inexact_reciprocal`: x / s may be x * (1 / s) for any s, not only where that is exact (a
+/// convolution's or MatMul's chain, whose sums are in oneDNN's order anyway: the product merges
+/// with the affine maps around it).
+bool eltwise_form(const Node& c, size_t input, const Value* other, std::vector<PostOp>* out,
+                  bool inexact_reciprocal = false);
 
 /// A reorder primitive from `from` (the layout value `from_value` is read through) to `to` (value
 /// `to_value`, or SIZE_MAX for the step's output), user scratchpad, with `extra`'s settings.

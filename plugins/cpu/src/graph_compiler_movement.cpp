@@ -160,7 +160,7 @@ bool GraphCompiler::try_movement(const NodePtr& node) {
             has_value(c.input_value(1 - uses[0].input))) {
             const Value& other = m_graph->values[value_of(c.input_value(1 - uses[0].input))];
             if (other.kind == ValueKind::kConstant && constant_scalar(other.constant, &scalar) &&
-                (mul || scalar != 0.f)) {
+                (mul || exact_reciprocal(scalar))) {
                 attr.set_output_scales(0, {mul ? scalar : 1.f / scalar});
                 chain.nodes.push_back(c.shared_from_this());
                 chain.types.push_back(ct);

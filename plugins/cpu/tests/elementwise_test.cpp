@@ -133,6 +133,39 @@ TEST(Elementwise, ScalarOperandsOnEitherSide) {
     EXPECT_EQ(reference_rows(cpu_profile(model)), 0u);
 }
 
+// x / s is IEEE division, not x * (1/s): the two differ by an ulp for many x when 1/s is not
+// exact (s not a power of two), and quantization arithmetic rounds right after (ONNX's
+// DynamicQuantizeLinear scale (max - min) / 255, QuantizeLinear's x / scale), so an ulp moves a
+// quantized value by one step. Found by IS-Net's dynamically quantized export (docs/onnx.md).
+TEST(Elementwise, DivisionByAScalarConstantIsExactDivision) {
+    const size_t n = 64;
+    Tensor a(element::f32, Shape{n}), b(element::f32, Shape{n});
+    float* pa = a.data<float>();
+    float* pb = b.data<float>();
+    size_t differs = 0;  // elements where the reciprocal's product is not the quotient
+    for (size_t i = 0; i < n; ++i) {
+        pa[i] = 0.37f + 0.113f * static_cast<float>(i);
+        pb[i] = -0.05f * static_cast<float>(i % 7);
+        const float d = pa[i] - pb[i];
+        differs += d * (1.f / 255.f) != d / 255.f;
+    }
+    ASSERT_GT(differs, 0u);  // the inputs do tell the two apart
+    auto x = op::parameter(element::f32, {n}, "x");
+    auto y = op::parameter(element::f32, {n}, "y");
+    auto alone = op::divide(x, f32_scalar(255.0));                     // one eltwise step
+    auto chained = op::divide(op::subtract(x, y), f32_scalar(255.0));  // a post-op of the Subtract
+    auto by_eight = op::divide(op::subtract(y, x), f32_scalar(8.0));   // exact either way
+    auto model = model_of({alone, chained, by_eight}, {x, y});
+    Core core = make_core();
+    const auto out = run_model(core, model, "CPU", {a, b});
+    for (size_t i = 0; i < n; ++i) {
+        EXPECT_EQ(out[0].data<float>()[i], pa[i] / 255.f) << "x / 255 at " << i;
+        EXPECT_EQ(out[1].data<float>()[i], (pa[i] - pb[i]) / 255.f) << "(x - y) / 255 at " << i;
+        EXPECT_EQ(out[2].data<float>()[i], (pb[i] - pa[i]) / 8.f) << "(y - x) / 8 at " << i;
+    }
+    EXPECT_EQ(reference_rows(cpu_profile(model)), 0u);  // still on oneDNN
+}
+
 TEST(Elementwise, BinaryBroadcastingOfEveryRank) {
     struct Case {
         Shape a, b;
