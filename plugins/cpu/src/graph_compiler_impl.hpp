@@ -408,8 +408,13 @@ class GraphCompiler {
     /// MatMulInteger as the reader writes it (match_integer_matmul) as one u8/s8 x s8 matmul.
     bool try_integer_matmul(const NodePtr& node, const IntegerMatMulMatch& match);
     /// Appends the QuantizeLinear after `chain` (when it follows alone) as output scale and
-    /// zero point post-op; gives the integer type of the destination, or f32.
-    dt requantize_chain(FusedChain& chain);
+    /// zero point post-op; gives the integer type of the destination, or f32. With `target`, a
+    /// QuantizeLinear read only by its DequantizeLinear, whose f32 value an activation reads
+    /// (the QDQ pair exporters put between a convolution and its HardSwish or SiLU), becomes
+    /// post-ops that round to the quantum and the chain after it is fused on
+    /// (through_dequantize), then the next QuantizeLinear is looked for again.
+    dt requantize_chain(FusedChain& chain, const FusionTarget* target = nullptr);
+    bool through_dequantize(FusedChain& chain, const QuantizeMatch& qm, const FusionTarget& target);
     /// Computes a deferred dequantization (one reorder, or its ops on reference kernels) so that
     /// `port` has a value; false when `port` is not a deferred one.
     bool materialize(const Output& port);

@@ -191,6 +191,51 @@ TEST(Int8, UnpaddedConvFoldsTheSourceZeroPointIntoTheBias) {
             }
 }
 
+// What exporters and vireo_quantize write around an activation between two convolutions:
+// Conv -> Q -> DQ -> SiLU (x * sigmoid(x)) -> Q -> DQ -> Conv. The first convolution takes the
+// round trip as post-ops (rounded to its quantum and clipped), the SiLU, and the second
+// quantization as its integer destination: one step, no Dequantize and no f32 SiLU step, values
+// within one quantum of TEMPLATE's. With `second_reader` the SiLU's result is also a model output,
+// so no integers go on from it: that chain is not extended.
+ModelPtr activation_between_qdq_model(bool second_reader) {
+    auto x = op::parameter(element::u8, {1, 16, 10, 10}, "x");
+    const Weights w1 = random_weights({24, 16, 1, 1}, true, 31);
+    const Weights w2 = random_weights({8, 24, 1, 1}, true, 32);
+    Output y = op::convolution(dequantize(x, 0.02f, 128), dequantized_weights(w1), {1, 1}, {0, 0},
+                               {0, 0}, {1, 1});
+    y = op::add(y, op::constant(random_tensor({1, 24, 1, 1}, 33, -0.5f, 0.5f)));
+    y = dequantize(quantize(y, 0.04f, 110, element::u8), 0.04f, 110);
+    const Output act = op::multiply(y, op::sigmoid(y));
+    y = dequantize(quantize(act, 0.03f, 9, element::u8), 0.03f, 9);
+    y = op::convolution(y, dequantized_weights(w2), {1, 1}, {0, 0}, {0, 0}, {1, 1});
+    OutputVector outputs{y};
+    if (second_reader) outputs.push_back(act);
+    return std::make_shared<Model>(outputs, ParameterVector{x}, "qdq_activation");
+}
+
+TEST(Int8, ActivationBetweenQdqPairsFusesIntoTheConvolution) {
+    const std::vector<Tensor> in{random_integers(element::u8, {1, 16, 10, 10}, 34)};
+    for (bool second_reader : {false, true}) {
+        SCOPED_TRACE(second_reader ? "SiLU also an output" : "SiLU read only by its Q");
+        auto model = activation_between_qdq_model(second_reader);
+        const auto [cpu, ref] = run_both(model, in);
+        // The second convolution's f32 output: one quantum of its input (0.03) moves it by at
+        // most 0.03 * sum |w| over a channel; rounding ties are rare, so compare closely.
+        EXPECT_TRUE(all_close(cpu[0], ref[0], 1e-3, 1e-3));
+        if (second_reader) EXPECT_TRUE(all_close(cpu[1], ref[1], 1e-4, 1e-4));
+        const auto rows = profile(model, in);
+        size_t through = 0;
+        for (const auto& r : rows)
+            through += r.node_type == "Int8Convolution+Add+Quantize+Dequantize+Swish+Quantize";
+        EXPECT_EQ(through, second_reader ? 0u : 1u);
+        // Otherwise: the convolution writes its integers, then Dequantize, the f32 SiLU and
+        // Quantize steps of their own.
+        EXPECT_EQ(rows_with_type_prefix(rows, "Dequantize"), second_reader ? 1u : 0u);
+        EXPECT_EQ(rows_with_type_prefix(rows, "Sigmoid+Multiply"), second_reader ? 1u : 0u);
+        EXPECT_EQ(rows_with_type_prefix(rows, "Int8Convolution"), 2u);
+    }
+}
+
 TEST(Int8, ConvPerTensorRequantizedSaturatesU8) {
     // A small output scale and no Relu: both ends of u8 are reached.
     auto model = conv_model(element::u8, 0.05f, 100, false, false, std::make_pair(0.01f, 128));
