@@ -159,6 +159,20 @@ bool CoreImpl::fallback_allowed(const DeviceName& device, const AnyMap& call) co
 std::optional<std::pair<std::string, AnyMap>> CoreImpl::fallback_route(
     const std::shared_ptr<const Model>& model, const DeviceName& device, const AnyMap& call) const {
     if (device.meta || !fallback_allowed(device, call)) return std::nullopt;
+    // First what the device itself does not run (its plugin is loaded anyway): a model it runs
+    // whole needs no route, and finding one may load every plugin registered before it.
+    AnyMap device_call = call;
+    device_call.erase(hint::allow_fallback.name());
+    device_call.erase(cache_dir.name());
+    const auto supported = query_model(model, device.full(), device_call);
+    std::string moved;
+    for (const auto& node : model->get_ordered_ops()) {
+        const std::string& type = node->get_type_name();
+        if (type == "Parameter" || type == "Result" || type == "Constant") continue;
+        if (!supported.count(node->get_friendly_name()))
+            moved += (moved.empty() ? "" : ", ") + node->describe();
+    }
+    if (moved.empty()) return std::nullopt;
     // The route and its devices are what the registry declares (FALLBACK_DEVICES).
     const auto declared = m_registry.fallback();
     if (!declared) return std::nullopt;
@@ -180,18 +194,6 @@ std::optional<std::pair<std::string, AnyMap>> CoreImpl::fallback_route(
         break;
     }
     if (fallback.empty() || device.name == route) return std::nullopt;
-    AnyMap device_call = call;
-    device_call.erase(hint::allow_fallback.name());
-    device_call.erase(cache_dir.name());
-    const auto supported = query_model(model, device.full(), device_call);
-    std::string moved;
-    for (const auto& node : model->get_ordered_ops()) {
-        const std::string& type = node->get_type_name();
-        if (type == "Parameter" || type == "Result" || type == "Constant") continue;
-        if (!supported.count(node->get_friendly_name()))
-            moved += (moved.empty() ? "" : ", ") + node->describe();
-    }
-    if (moved.empty()) return std::nullopt;
     VIREO_LOG(INFO) << "compile_model on '" << device.full() << "': " << hint::allow_fallback.name()
                     << " is on and the device does not run " << moved << "; those run on "
                     << fallback << " through " << route;

@@ -130,6 +130,28 @@ TEST(MetaDeviceRegistration, ShippedModulesUnderOtherNamesDeclareTheirOwnRole) {
               (std::vector<std::string>{"TEMPLATE", "PARTIAL"}));
 }
 
+// ALLOW_FALLBACK on a model the device runs whole: the device's own query says so, and no route
+// is looked for, so no other plugin is loaded (the route's search loads the plugins registered
+// before the one declaring it).
+TEST(MetaDeviceRegistration, NoRouteIsLookedForWhenTheDeviceRunsEverything) {
+    ScratchDir dir;
+    Core core = empty_core(dir);
+    core.register_plugin(module_file("vireo_template_plugin"), "TEMPLATE");
+    core.register_plugin(module_file("vireo_partial_plugin"), "PARTIAL");
+    core.register_plugin(module_file("vireo_hetero_plugin"), "HETERO");
+    CompiledModel whole =
+        core.compile_model(relu_row(), "PARTIAL", {{hint::allow_fallback.name(), true}});
+    EXPECT_EQ(whole.get_property(execution_devices), (std::vector<std::string>{"PARTIAL"}));
+    EXPECT_FALSE(is_loaded(module_file("vireo_hetero_plugin")));
+    EXPECT_FALSE(is_loaded(module_file("vireo_template_plugin")));
+    // A model it does not run whole is routed, loading the route's plugins then.
+    CompiledModel routed =
+        core.compile_model(sigmoid_then_relu(), "PARTIAL", {{hint::allow_fallback.name(), true}});
+    EXPECT_EQ(routed.get_property(execution_devices),
+              (std::vector<std::string>{"TEMPLATE", "PARTIAL"}));
+    EXPECT_TRUE(is_loaded(module_file("vireo_hetero_plugin")));
+}
+
 TEST(MetaDeviceRegistration, ARegistryKeyOverridesThePluginsDeclaration) {
     ScratchDir dir;
     const std::string xml = dir.file("plugins.xml");
