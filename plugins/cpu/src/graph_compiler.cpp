@@ -12,6 +12,7 @@
 #include "gemm_convolution.hpp"
 #include "gemm_matmul.hpp"
 #include "graph_compiler_impl.hpp"
+#include "grid_sample_kernel.hpp"
 #include "subgraph_runner.hpp"
 
 namespace vireo::cpu_plugin {
@@ -373,6 +374,11 @@ void GraphCompiler::add_reference_step(const NodePtr& node) {
             // ... and attention as one flash-style pass over blocks of keys (attention_kernel.hpp).
             step.kernel = attention_kernel(*node, std::move(kernel));
             step.exec_type = "flash_attention";
+        } else if (node->get_type_name() == "GridSample" && is_f32(node->output(0)) &&
+                   node->get_attribute<std::string>("mode") != "bicubic") {
+            // ... and GridSample with its taps computed once per pixel (grid_sample_kernel.hpp).
+            step.kernel = grid_sample_kernel(*node, std::move(kernel));
+            step.exec_type = "grid_sample";
         } else {
             step.kernel = std::move(kernel);
         }
