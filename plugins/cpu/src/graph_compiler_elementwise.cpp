@@ -167,6 +167,8 @@ bool eltwise_form(const Node& c, size_t input, const Value* other, std::vector<P
     if (!constant_scalar(other->constant, &s)) return false;
     const bool first = input == 0;
     if (type == "Swish" && first) return one(algorithm::eltwise_swish, s);
+    // PRelu with one slope is LeakyRelu (ONNX's LeakyRelu imports as it): relu with alpha.
+    if (type == "PRelu" && first) return one(algorithm::eltwise_relu, s);
     if (type == "Add") return one(algorithm::eltwise_linear, 1.f, s);
     if (type == "Subtract")
         return first ? one(algorithm::eltwise_linear, 1.f, -s)

@@ -110,6 +110,24 @@ TEST(Elementwise, ActivationsWithAttributesAndPositiveDomains) {
         }
 }
 
+// PRelu with a single slope (ONNX's LeakyRelu imports as it) is oneDNN's relu with alpha, alone
+// and fused after a convolution; a per-channel slope is still PRelu's own reference step.
+TEST(Elementwise, PReluWithOneSlopeIsALeakyRelu) {
+    auto x = op::parameter(element::f32, {1, 3, 6, 7}, "x");
+    auto w = op::constant(random_tensor({5, 3, 3, 3}, 41, -0.5f, 0.5f));
+    auto conv = op::convolution(x, w, {1, 1}, {1, 1}, {1, 1}, {1, 1});
+    auto leaky_alone = op::prelu(x, f32_scalar(0.01));
+    auto leaky_after_conv = op::prelu(conv, f32_scalar(0.2));
+    auto per_channel = op::prelu(x, op::constant(random_tensor({3, 1, 1}, 42, 0.f, 0.5f)));
+    auto model = model_of({leaky_alone, leaky_after_conv, per_channel}, {x});
+    expect_matches_template(model, 1e-5, 1e-5);
+    const auto rows = cpu_profile(model);
+    EXPECT_EQ(reference_rows(rows), 1u);  // the per-channel one
+    size_t fused = 0;
+    for (const auto& r : rows) fused += r.node_type == "Convolution+PRelu";
+    EXPECT_EQ(fused, 1u);
+}
+
 TEST(Elementwise, RepeatedActivationsInOneChainKeepTheirOwnConstants) {
     // oneDNN 2.6 computed a second eltwise post-op of one algorithm with the first one's
     // constants: 0.5 * x, |.|, + 0.6 gave 0.5 * |0.5 x|; two clips kept the first's bounds.
