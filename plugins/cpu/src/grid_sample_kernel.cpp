@@ -12,28 +12,12 @@
 #include <vector>
 
 #include "fallback_kernel.hpp"
+#include "vireo/reference/dispatch.hpp"
 
 namespace vireo::cpu_plugin {
 namespace {
 
-enum class Padding { kZeros, kBorder, kReflection };
-
-// `x` reflected into [low, high] (given doubled, as PyTorch does), by whole spans.
-double reflect(double x, double twice_low, double twice_high) {
-    if (twice_low == twice_high) return 0;
-    const double low = twice_low / 2, span = (twice_high - twice_low) / 2;
-    x = std::fabs(x - low);
-    const double rest = std::fmod(x, span);
-    const auto flips = static_cast<int64_t>(std::floor(x / span));
-    return flips % 2 == 0 ? rest + low : span - rest + low;
-}
-
-// Round half to even, independent of the FPU's rounding mode (nearest mode's rule).
-int64_t round_even(double v) {
-    const double f = std::floor(v), d = v - f;
-    if (d != 0.5) return static_cast<int64_t>(d < 0.5 ? f : f + 1);
-    return static_cast<int64_t>(std::fmod(f, 2.0) == 0 ? f : f + 1);
-}
+using Padding = reference::GridSamplePadding;
 
 // Four taps of one output pixel: element offsets into a plane and their weights (a tap outside
 // the image has weight 0 and offset 0).
@@ -93,15 +77,9 @@ class GridSampleKernel final : public FallbackKernel {
     // The grid value `v` in [-1, 1] as a pixel coordinate of an axis of `size` pixels, padded.
     double coordinate(float v, size_t size) const {
         const auto s = static_cast<double>(size);
-        double x = m_align ? (static_cast<double>(v) + 1) / 2 * (s - 1)
-                           : ((static_cast<double>(v) + 1) * s - 1) / 2;
-        const double last = s - 1;
-        if (m_padding == Padding::kBorder) return std::clamp(x, 0.0, last);
-        if (m_padding == Padding::kReflection) {
-            x = m_align ? reflect(x, 0, 2 * last) : reflect(x, -1, 2 * s - 1);
-            return std::clamp(x, 0.0, last);
-        }
-        return x;
+        const double x = m_align ? (static_cast<double>(v) + 1) / 2 * (s - 1)
+                                 : ((static_cast<double>(v) + 1) * s - 1) / 2;
+        return reference::grid_sample_pad(x, size, m_padding, m_align);
     }
 
     Taps taps_at(float gx, float gy, size_t h, size_t w) const {
@@ -118,7 +96,7 @@ class GridSampleKernel final : public FallbackKernel {
         };
         if (std::isnan(x) || std::isnan(y)) return t;  // every weight 0
         if (m_nearest) {
-            set(0, round_even(y), round_even(x), 1.0);
+            set(0, reference::round_half_even(y), reference::round_half_even(x), 1.0);
             return t;
         }
         const double fy = std::floor(y), fx = std::floor(x);

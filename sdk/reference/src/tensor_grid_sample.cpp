@@ -11,36 +11,8 @@
 namespace vireo::reference::tensor {
 namespace {
 
-enum class Padding { kZeros, kBorder, kReflection };
 enum class Mode { kBilinear, kBicubic, kNearest };
-
-double reflect(double x, double twice_low, double twice_high) {
-    if (twice_low == twice_high) return 0;
-    const double low = twice_low / 2, span = (twice_high - twice_low) / 2;
-    x = std::fabs(x - low);
-    const double extra = std::fmod(x, span);
-    const auto flips = static_cast<int64_t>(std::floor(x / span));
-    return flips % 2 == 0 ? extra + low : span - extra + low;
-}
-
-/// A coordinate after border/reflection padding (zeros leaves it as it is).
-double pad_coordinate(double x, size_t size, Padding padding, bool align) {
-    const double last = static_cast<double>(size) - 1;
-    if (padding == Padding::kBorder) return std::min(std::max(x, 0.0), last);
-    if (padding == Padding::kReflection) {
-        x = align ? reflect(x, 0, 2 * last) : reflect(x, -1, 2 * static_cast<double>(size) - 1);
-        return std::min(std::max(x, 0.0), last);
-    }
-    return x;
-}
-
-/// Round half to even without depending on the FPU's rounding mode.
-int64_t round_half_even(double v) {
-    const double f = std::floor(v), d = v - f;
-    if (d < 0.5) return static_cast<int64_t>(f);
-    if (d > 0.5) return static_cast<int64_t>(f) + 1;
-    return std::fmod(f, 2.0) == 0 ? static_cast<int64_t>(f) : static_cast<int64_t>(f) + 1;
-}
+using Padding = GridSamplePadding;
 
 double cubic_weight(double t, int tap) {
     constexpr double A = -0.75;
@@ -99,9 +71,9 @@ std::unique_ptr<Kernel> make_grid_sample(const Node& node) {
                     auto tap = [&](int64_t y, int64_t x) {
                         if (padding == Padding::kZeros) return pixel(y, x);
                         const auto py = static_cast<int64_t>(
-                            pad_coordinate(static_cast<double>(y), h, padding, align));
+                            grid_sample_pad(static_cast<double>(y), h, padding, align));
                         const auto px = static_cast<int64_t>(
-                            pad_coordinate(static_cast<double>(x), w, padding, align));
+                            grid_sample_pad(static_cast<double>(x), w, padding, align));
                         return pixel(py, px);
                     };
                     for (size_t i = 0; i < ho; ++i)
@@ -118,8 +90,8 @@ std::unique_ptr<Kernel> make_grid_sample(const Node& node) {
                                                  tap(static_cast<int64_t>(fy) + a,
                                                      static_cast<int64_t>(fx) + e);
                             } else {
-                                x = pad_coordinate(x, w, padding, align);
-                                y = pad_coordinate(y, h, padding, align);
+                                x = grid_sample_pad(x, w, padding, align);
+                                y = grid_sample_pad(y, h, padding, align);
                                 if (mode == Mode::kNearest) {
                                     value = pixel(round_half_even(y), round_half_even(x));
                                 } else {
@@ -152,3 +124,38 @@ void register_grid_sample_kernels(KernelRegistry& registry) {
 }
 
 }  // namespace vireo::reference::tensor
+
+namespace vireo::reference {
+namespace {
+
+// `x` reflected into [low, high] (given doubled, as PyTorch does), by whole spans.
+double reflect_at_edges(double x, double twice_low, double twice_high) {
+    if (twice_low == twice_high) return 0;
+    const double low = twice_low / 2, span = (twice_high - twice_low) / 2;
+    x = std::fabs(x - low);
+    const double extra = std::fmod(x, span);
+    const auto flips = static_cast<int64_t>(std::floor(x / span));
+    return flips % 2 == 0 ? extra + low : span - extra + low;
+}
+
+}  // namespace
+
+double grid_sample_pad(double x, size_t size, GridSamplePadding padding, bool align_corners) {
+    const double last = static_cast<double>(size) - 1;
+    if (padding == GridSamplePadding::kBorder) return std::min(std::max(x, 0.0), last);
+    if (padding == GridSamplePadding::kReflection) {
+        x = align_corners ? reflect_at_edges(x, 0, 2 * last)
+                          : reflect_at_edges(x, -1, 2 * static_cast<double>(size) - 1);
+        return std::min(std::max(x, 0.0), last);
+    }
+    return x;
+}
+
+int64_t round_half_even(double v) {
+    const double f = std::floor(v), d = v - f;
+    if (d < 0.5) return static_cast<int64_t>(f);
+    if (d > 0.5) return static_cast<int64_t>(f) + 1;
+    return std::fmod(f, 2.0) == 0 ? static_cast<int64_t>(f) : static_cast<int64_t>(f) + 1;
+}
+
+}  // namespace vireo::reference

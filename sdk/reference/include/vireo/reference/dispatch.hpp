@@ -124,6 +124,16 @@ bool contains(TypeList<Ids...>, element::Type type) {
 /// broadcasting): 0 where the dimension is 1 or missing. Does not check that the shapes broadcast.
 std::vector<size_t> broadcast_strides(const Shape& shape, size_t rank);
 
+/// GridSample's padding modes (PyTorch's grid_sample, ONNX GridSample-16/20).
+enum class GridSamplePadding { kZeros, kBorder, kReflection };
+/// A source pixel coordinate `x` of an axis of `size` pixels after the padding: zeros leaves it,
+/// border clamps it to [0, size - 1], reflection reflects it at the edges (the outer pixels'
+/// centres with `align_corners`, else their borders) and clamps. The reference GridSample and
+/// the CPU plugin's both use it.
+double grid_sample_pad(double x, size_t size, GridSamplePadding padding, bool align_corners);
+/// Round half to even, independent of the FPU's rounding mode (GridSample's nearest mode).
+int64_t round_half_even(double v);
+
 class BroadcastIndex {
   public:
     BroadcastIndex(const Shape& a, const Shape& b, const Shape& out);
