@@ -13,6 +13,7 @@
 
 #include "vireo/exception.hpp"
 #include "vireo/ops.hpp"
+#include "vireo/reference/dispatch.hpp"
 
 namespace vireo::cpu_plugin {
 namespace {
@@ -28,76 +29,45 @@ bool is_digit(char c) {
     return c >= '0' && c <= '9';
 }
 
-// Splits "ab...c" into labels, the ellipsis becoming `ellipsis` (the labels it stands for).
-// nullopt on anything else than letters and one "...".
-std::optional<std::string> expand(const std::string& subscript, const std::string& ellipsis,
-                                  size_t rank) {
-    std::string out;
-    bool seen = false;
-    for (size_t i = 0; i < subscript.size(); ++i) {
-        const char c = subscript[i];
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
-            out += c;
-        } else if (!seen && subscript.compare(i, 3, "...") == 0) {
-            seen = true;
-            i += 2;
-            out += '\x01';  // placeholder, expanded below once its rank is known
-        } else {
-            return std::nullopt;
-        }
-    }
-    if (!seen) return out.size() == rank ? std::optional<std::string>(out) : std::nullopt;
-    if (out.size() - 1 > rank) return std::nullopt;
-    const size_t extra = rank - (out.size() - 1);
+// One subscript's tokens (reference::parse_einsum_equation's) as one label per axis of a rank
+// `rank` operand, the ellipsis becoming the last of the labels '0'..'9' it stands for (numpy
+// right-aligns it across inputs); nullopt when the rank does not fit.
+std::optional<std::string> labels_of(const std::vector<char>& tokens, size_t rank) {
+    const std::string ellipsis = "0123456789";
+    const auto dots = static_cast<size_t>(std::count(tokens.begin(), tokens.end(), '.'));
+    const size_t letters = tokens.size() - dots;
+    if (dots > 1 || letters > rank || (dots == 0 && letters != rank)) return std::nullopt;
+    const size_t extra = rank - letters;
     if (extra > ellipsis.size()) return std::nullopt;
-    const size_t at = out.find('\x01');
-    // The ellipsis is right-aligned across inputs (numpy): its last axes are the shared ones.
-    return out.substr(0, at) + ellipsis.substr(ellipsis.size() - extra) + out.substr(at + 1);
+    std::string out;
+    for (char c : tokens)
+        out += c == '.' ? ellipsis.substr(ellipsis.size() - extra) : std::string(1, c);
+    return out;
 }
 
-// Parses the equation of a two-input Einsum over inputs of ranks `ra` and `rb`. The ellipsis
-// labels are non-letter characters, so they never collide with the equation's own.
+// The equation of a two-input Einsum over inputs of ranks `ra` and `rb`, its ellipses expanded;
+// nullopt for what the lowering does not take (the reference kernel runs it).
 std::optional<Equation> parse(const std::string& text, size_t ra, size_t rb) {
-    std::string eq;
-    for (char c : text)
-        if (c != ' ') eq += c;
-    const size_t arrow = eq.find("->");
-    const std::string lhs = eq.substr(0, arrow);
-    const size_t comma = lhs.find(',');
-    if (comma == std::string::npos || lhs.find(',', comma + 1) != std::string::npos)
+    reference::EinsumEquation tokens;
+    try {
+        tokens = reference::parse_einsum_equation(text, 2, "Einsum");
+    } catch (const Exception&) {
         return std::nullopt;
-    const std::string ellipsis = "0123456789";  // up to 10 axes
+    }
     Equation e;
-    for (const auto& [sub, rank] :
-         {std::make_pair(lhs.substr(0, comma), ra), std::make_pair(lhs.substr(comma + 1), rb)}) {
-        auto labels = expand(sub, ellipsis, rank);
+    size_t longest = 0;  // the output's ellipsis stands for the longest of the inputs' ones
+    for (size_t i = 0; i < 2; ++i) {
+        auto labels = labels_of(tokens.inputs[i], i == 0 ? ra : rb);
         if (!labels) return std::nullopt;
+        longest =
+            std::max<size_t>(longest, std::count_if(labels->begin(), labels->end(), is_digit));
         e.inputs.push_back(*labels);
     }
-    if (arrow != std::string::npos) {
-        // The output's ellipsis stands for the longest of the inputs' ones.
-        size_t longest = 0;
-        for (const auto& labels : e.inputs)
-            longest = std::max<size_t>(longest, std::count_if(labels.begin(), labels.end(),
-                                                              [](char c) { return is_digit(c); }));
-        const std::string rhs = eq.substr(arrow + 2);
-        const size_t letters = std::count_if(rhs.begin(), rhs.end(), [](char c) {
-            return std::isalpha(static_cast<unsigned char>(c)) != 0;
-        });
-        const bool has_ellipsis = rhs.find("...") != std::string::npos;
-        auto out = expand(rhs, ellipsis, letters + (has_ellipsis ? longest : 0));
-        if (!out) return std::nullopt;
-        e.output = *out;
-    } else {
-        // Implicit output: the ellipsis first, then the letters seen once, in ASCII order.
-        std::map<char, int> count;
-        for (const auto& labels : e.inputs)
-            for (char c : labels) ++count[c];
-        for (const auto& [c, n] : count)
-            if (is_digit(c)) e.output += c;
-        for (const auto& [c, n] : count)
-            if (n == 1 && !is_digit(c)) e.output += c;
-    }
+    const auto dots =
+        static_cast<size_t>(std::count(tokens.output.begin(), tokens.output.end(), '.'));
+    auto out = labels_of(tokens.output, tokens.output.size() - dots + (dots ? longest : 0));
+    if (!out) return std::nullopt;
+    e.output = *out;
     return e;
 }
 

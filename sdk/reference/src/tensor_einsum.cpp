@@ -12,72 +12,14 @@ namespace {
 
 constexpr char kEllipsis = '.';
 
-std::vector<char> tokenize(const std::string& subscript, const std::string& who) {
-    std::vector<char> out;
-    for (size_t i = 0; i < subscript.size(); ++i) {
-        if (subscript.compare(i, 3, "...") == 0) {
-            out.push_back(kEllipsis);
-            i += 2;
-        } else if (std::isalpha(static_cast<unsigned char>(subscript[i]))) {
-            out.push_back(subscript[i]);
-        } else {
-            throw_error<InvalidArgument>(who, ": invalid subscript '", subscript, "'");
-        }
-    }
-    return out;
-}
-
-// The parsed equation: subscripts of each input and of the output.
-struct Equation {
-    std::vector<std::vector<char>> inputs;
-    std::vector<char> output;
-};
-
-Equation parse(const std::string& text, size_t input_count, const std::string& who) {
-    std::string eq;
-    for (char c : text)
-        if (c != ' ') eq += c;
-    Equation e;
-    const size_t arrow = eq.find("->");
-    const std::string lhs = eq.substr(0, arrow);
-    size_t start = 0;
-    while (true) {
-        const size_t comma = lhs.find(',', start);
-        e.inputs.push_back(tokenize(
-            lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start),
-            who));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    if (e.inputs.size() != input_count)
-        throw_error<InvalidArgument>(who, ": equation '", text, "' has ", e.inputs.size(),
-                                     " subscripts for ", input_count, " inputs");
-    if (arrow != std::string::npos) {
-        e.output = tokenize(eq.substr(arrow + 2), who);
-    } else {
-        // Implicit output: the ellipsis, then the labels used once, alphabetically.
-        std::map<char, int> count;
-        bool ellipsis = false;
-        for (const auto& in : e.inputs)
-            for (char c : in) {
-                if (c == kEllipsis)
-                    ellipsis = true;
-                else
-                    ++count[c];
-            }
-        if (ellipsis) e.output.push_back(kEllipsis);
-        for (const auto& [c, n] : count)
-            if (n == 1) e.output.push_back(c);
-    }
-    return e;
-}
+using Equation = EinsumEquation;
 
 class EinsumKernel final : public Kernel {
   public:
     explicit EinsumKernel(const Node& node)
         : m_who(node.describe()),
-          m_equation(
-              parse(node.get_attribute<std::string>("equation"), node.get_input_size(), m_who)),
+          m_equation(parse_einsum_equation(node.get_attribute<std::string>("equation"),
+                                           node.get_input_size(), m_who)),
           m_type(node.get_output_element_type(0)) {
         if (!contains(NumericTypes{}, m_type))
             throw_error<NotImplemented>(m_who, ": element type ", m_type, " is not supported");
@@ -225,3 +167,67 @@ void register_einsum_kernels(KernelRegistry& registry) {
 }
 
 }  // namespace vireo::reference::tensor
+
+namespace vireo::reference {
+namespace {
+
+constexpr char kEinsumEllipsis = '.';
+
+std::vector<char> einsum_tokens(const std::string& subscript, const std::string& who) {
+    std::vector<char> out;
+    for (size_t i = 0; i < subscript.size(); ++i) {
+        if (subscript.compare(i, 3, "...") == 0) {
+            out.push_back(kEinsumEllipsis);
+            i += 2;
+        } else if (std::isalpha(static_cast<unsigned char>(subscript[i]))) {
+            out.push_back(subscript[i]);
+        } else {
+            throw_error<InvalidArgument>(who, ": invalid subscript '", subscript, "'");
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+EinsumEquation parse_einsum_equation(const std::string& text, size_t input_count,
+                                     const std::string& who) {
+    std::string eq;
+    for (char c : text)
+        if (c != ' ') eq += c;
+    EinsumEquation e;
+    const size_t arrow = eq.find("->");
+    const std::string lhs = eq.substr(0, arrow);
+    size_t start = 0;
+    while (true) {
+        const size_t comma = lhs.find(',', start);
+        e.inputs.push_back(einsum_tokens(
+            lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start),
+            who));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    if (e.inputs.size() != input_count)
+        throw_error<InvalidArgument>(who, ": equation '", text, "' has ", e.inputs.size(),
+                                     " subscripts for ", input_count, " inputs");
+    if (arrow != std::string::npos) {
+        e.output = einsum_tokens(eq.substr(arrow + 2), who);
+    } else {
+        // Implicit output: the ellipsis, then the labels used once, alphabetically.
+        std::map<char, int> count;
+        bool ellipsis = false;
+        for (const auto& in : e.inputs)
+            for (char c : in) {
+                if (c == kEinsumEllipsis)
+                    ellipsis = true;
+                else
+                    ++count[c];
+            }
+        if (ellipsis) e.output.push_back(kEinsumEllipsis);
+        for (const auto& [c, n] : count)
+            if (n == 1) e.output.push_back(c);
+    }
+    return e;
+}
+
+}  // namespace vireo::reference

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -123,6 +124,19 @@ bool contains(TypeList<Ids...>, element::Type type) {
 /// Element strides of a row-major `shape` aligned to the right of an output of rank `rank` (numpy
 /// broadcasting): 0 where the dimension is 1 or missing. Does not check that the shapes broadcast.
 std::vector<size_t> broadcast_strides(const Shape& shape, size_t rank);
+
+/// An Einsum-7 equation as subscripts of one token per axis: a letter, or '.' for an ellipsis
+/// (standing for however many axes the input has beyond its letters).
+struct EinsumEquation {
+    std::vector<std::vector<char>> inputs;
+    std::vector<char> output;  ///< the implicit output when the equation has no "->": the
+                               ///< ellipsis, then the letters used once, in ASCII order
+};
+/// Parses `equation` (spaces ignored) for `input_count` inputs; InvalidArgument naming `who` for
+/// a subscript of other characters or a count of subscripts that does not match. The reference
+/// Einsum and the CPU plugin's Einsum lowering both read it.
+EinsumEquation parse_einsum_equation(const std::string& equation, size_t input_count,
+                                     const std::string& who);
 
 /// GridSample's padding modes (PyTorch's grid_sample, ONNX GridSample-16/20).
 enum class GridSamplePadding { kZeros, kBorder, kReflection };
