@@ -14,6 +14,7 @@
 #include "graph_compiler_impl.hpp"
 #include "grid_sample_kernel.hpp"
 #include "subgraph_runner.hpp"
+#include "vireo/reference/constant_folding.hpp"
 
 namespace vireo::cpu_plugin {
 namespace detail {
@@ -94,6 +95,7 @@ size_t GraphCompiler::in_bf16(size_t id) {
 }
 
 size_t GraphCompiler::value_of(const Output& port) {
+    if (m_lazy.count(port.get_node())) emit_deferred_constant(port);
     if (const auto it = m_value_of.find(port); it != m_value_of.end()) return it->second;
     if (const auto blocked = m_blocked_written.find(port); blocked != m_blocked_written.end()) {
         // A reader other than a Winograd convolution: the channels-last copy every convolution
@@ -300,7 +302,8 @@ std::shared_ptr<DnnlOp> make_reorder(const dnnl::memory::desc& from, const dnnl:
 bool GraphCompiler::fold_constant(const NodePtr& node) {
     const std::string& type = node->get_type_name();
     if (type == "ReadValue" || type == "Assign" || type == "Result" || type == "If" ||
-        type == "Loop" || type.rfind("Random", 0) == 0 || node->get_output_size() == 0)
+        type == "Loop" || type.rfind("Random", 0) == 0 || node->get_output_size() == 0 ||
+        node->get_rt_info().count(reference::kDisableConstantFolding))
         return false;
     std::vector<Tensor> inputs;
     for (const auto& in : node->input_values()) {
@@ -501,8 +504,18 @@ bool GraphCompiler::fuse_link(Node& c, size_t input, const FusionTarget& target,
     const Value* other = nullptr;
     if (c.get_input_size() == 2) {
         const Output& other_port = c.input_value(1 - input);
-        if ((!has_value(other_port) && !materialize(other_port)) || !is_f32(other_port))
-            return false;
+        if (!has_value(other_port)) {
+            // A deferred dequantization is computed here only for an element-wise op that can
+            // become a binary post-op: computing it for any two-input reader (the MatMul whose
+            // weights this chain dequantizes) would take its int8 path from its other reader.
+            const bool binary = type == "Add" || type == "Multiply" ||
+                                ((type == "Subtract" || type == "Divide") && input == 0);
+            if (!binary ||
+                c.get_output_partial_shape(0) != c.input_value(input).get_partial_shape() ||
+                !materialize(other_port))
+                return false;
+        }
+        if (!is_f32(other_port)) return false;
         // A computed operand is a post-op only as a residual (below: every shape the same); one
         // a bf16 step wrote stays unconverted otherwise, for its bf16 reader (bf16_elementwise).
         const auto& shape = c.get_output_partial_shape(0);
@@ -595,7 +608,8 @@ FusedChain GraphCompiler::fuse_chain(const Output& start, const FusionTarget& ta
     chain.output = start;
     while (chain.nodes.size() < max_links) {
         const auto uses = consumers(chain.output);
-        if (uses.size() >= 2 && chain.post_ops.size() < kMaxPostOps && is_f32(chain.output)) {
+        if (uses.size() >= 2 && !any_visited(uses) && chain.post_ops.size() < kMaxPostOps &&
+            is_f32(chain.output)) {
             // Gelu as exporters spell it (x * 0.5 * (1 + erf(x / sqrt 2))): one post-op.
             auto gelu = uses.size() == 2 ? match_gelu_erf(chain.output, m_consumers)
                                          : std::optional<PatternMatch>();
@@ -615,6 +629,8 @@ FusedChain GraphCompiler::fuse_chain(const Output& start, const FusionTarget& ta
         }
         if (uses.size() != 1) break;
         Node& c = *uses[0].node;
+        // A reader compiled already, or being compiled (it asked for this deferred constant).
+        if (m_visited.count(&c)) break;
         // A QuantizeLinear is one step of its own (or the int8 destination of the anchor).
         if (match_quantize(c, m_consumers)) break;
         if (!fuse_link(c, uses[0].input, target, chain)) break;
@@ -679,6 +695,124 @@ dnnl::memory GraphCompiler::weights_constant(const Output& port, const dnnl::mem
     return weights;
 }
 
+// A node of constants alone that folding leaves to run time (over the budget: the f32
+// dequantization of a large int8 weight) waits until something reads it: an int8 or compressed
+// MatMul that takes the integers never does, and the 400 MB of f32 are never computed.
+bool GraphCompiler::defer_constant(const NodePtr& node) {
+    if (m_graph->dynamic || m_emitting.count(node.get()) || node->get_input_size() == 0 ||
+        node->get_output_size() == 0)
+        return false;
+    const std::string& type = node->get_type_name();
+    if (type == "ReadValue" || type == "Assign" || type == "If" || type == "Loop" ||
+        type.rfind("Random", 0) == 0)
+        return false;
+    bool lazy_input = false;
+    for (const auto& in : node->input_values()) {
+        if (m_lazy.count(in.get_node())) {
+            lazy_input = true;
+            continue;
+        }
+        if (!has_value(in) || bf16_source(in) != SIZE_MAX || blocked_source(in) != SIZE_MAX ||
+            m_graph->values[value_of(in)].kind != ValueKind::kConstant)
+            return false;
+    }
+    if (!lazy_input && fold_constant(node)) return true;
+    m_lazy.insert(node.get());
+    return true;
+}
+
+bool GraphCompiler::emit_deferred_constant(const Output& port) {
+    Node* node = port.get_node();
+    if (!m_lazy.erase(node)) return false;
+    m_emitting.insert(node);
+    compile_node(node->shared_from_this());
+    return has_value(port);
+}
+
+// One node of the model, in topological order (or when a reader needs a deferred constant).
+void GraphCompiler::compile_node(const NodePtr& node) {
+    const std::string& type = node->get_type_name();
+    if (type == "Parameter" || type == "Result" || type == "Constant" ||
+        m_absorbed.count(node.get()) || m_skipped.count(node.get()))
+        return;
+    m_visited.insert(node.get());
+    if (defer_constant(node)) return;
+    if (auto it = m_integer_matmuls.find(node.get()); it != m_integer_matmuls.end()) {
+        if (try_integer_matmul(node, it->second)) return;
+        // No int8 kernel for it: the absorbed Convert and Subtract run as written first.
+        for (const auto& n : it->second.nodes) {
+            m_absorbed.erase(n.get());
+            materialize_inputs(*n);
+            add_reference_step(n);
+        }
+    }
+    if (!m_graph->dynamic && try_int8(node)) return;
+    if (auto it = m_compressed.find(node.get()); it != m_compressed.end()) {
+        materialize(node->input_value(0));
+        if (has_value(node->input_value(0))) add_compressed_matmul_step(node, it->second);
+        return;
+    }
+    materialize_inputs(*node);
+    if (type == "If" || type == "Loop") {
+        add_subgraph_step(node);
+        return;
+    }
+    bool missing_input = false;
+    for (const auto& in : node->input_values()) missing_input |= !has_value(in);
+    if (missing_input) return;  // an input's op was unsupported (already reported)
+    if (type == "ReadValue" || type == "Assign") {
+        add_state_step(node);
+        return;
+    }
+    if (fold_constant(node)) return;
+    bool done = false;
+    // oneDNN 2.6 divides by zero creating some primitives with an empty dimension (a MatMul
+    // of batch 0 was SIGFPE): nodes that touch an empty tensor run on the reference kernels,
+    // which produce empty outputs.
+    if (!m_graph->dynamic && !touches_empty_tensor(*node)) {
+        const auto absorbed = m_absorbed;
+        try {
+            if (type == "Convolution" || type == "GroupConvolution")
+                done = try_convolution(node);
+            else if (type == "MatMul")
+                done = try_dynamic_quant_matmul(node) || try_matmul(node);
+            else if (type == "MaxPool" || type == "AvgPool")
+                done = try_pooling(node);
+            else if (type == "Softmax")
+                done = try_softmax(node);
+            else if (type == "ReduceMean" || type == "MVN")
+                done = try_layer_norm(node) || (type == "ReduceMean" && try_reduce(node));
+            else if (type.rfind("Reduce", 0) == 0)
+                done = try_reduce(node);
+            else if (type == "Concat")
+                done = try_concat(node);
+            else if (type == "BatchNormInference")
+                done = try_batch_norm(node);
+            else if (type == "Split" || type == "VariadicSplit")
+                done = try_split(node);
+            else if (type == "ConvolutionBackpropData")
+                done = try_deconvolution(node);
+            else if (type == "Interpolate")
+                done = try_interpolate(node);
+            else if (type == "LSTMSequence" || type == "GRUSequence" || type == "RNNSequence")
+                done = try_rnn(node);
+            else if (type == "Convert")
+                done = try_convert(node);
+            else if (type == "Transpose" || type == "Reshape" || type == "Squeeze" ||
+                     type == "Unsqueeze" || type == "Slice")
+                done = try_movement(node);
+            else if (node->get_input_size() <= 2)
+                done = try_eltwise(node) || try_binary(node);
+        } catch (const dnnl::error&) {
+            // oneDNN has no implementation for this case: the reference kernels run the anchor
+            // and the ops its chain had absorbed.
+            m_absorbed = absorbed;
+            done = false;
+        }
+    }
+    if (!done) add_reference_step(node);
+}
+
 std::shared_ptr<const Graph> GraphCompiler::compile() {
     const NodeVector nodes = m_model->get_ordered_ops();
     for (size_t i = 0; i < nodes.size(); ++i) m_order[nodes[i].get()] = i;
@@ -730,86 +864,7 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
         m_graph->values[id].constant = node->get_constant_value();
     }
     if (m_graph->dynamic) add_static_region(nodes);
-    for (const auto& node : nodes) {
-        const std::string& type = node->get_type_name();
-        if (type == "Parameter" || type == "Result" || type == "Constant" ||
-            m_absorbed.count(node.get()) || m_skipped.count(node.get()))
-            continue;
-        if (auto it = m_integer_matmuls.find(node.get()); it != m_integer_matmuls.end()) {
-            if (try_integer_matmul(node, it->second)) continue;
-            // No int8 kernel for it: the absorbed Convert and Subtract run as written first.
-            for (const auto& n : it->second.nodes) {
-                m_absorbed.erase(n.get());
-                materialize_inputs(*n);
-                add_reference_step(n);
-            }
-        }
-        if (!m_graph->dynamic && try_int8(node)) continue;
-        if (auto it = m_compressed.find(node.get()); it != m_compressed.end()) {
-            materialize(node->input_value(0));
-            if (has_value(node->input_value(0))) add_compressed_matmul_step(node, it->second);
-            continue;
-        }
-        materialize_inputs(*node);
-        if (type == "If" || type == "Loop") {
-            add_subgraph_step(node);
-            continue;
-        }
-        bool missing_input = false;
-        for (const auto& in : node->input_values()) missing_input |= !has_value(in);
-        if (missing_input) continue;  // an input's op was unsupported (already reported)
-        if (type == "ReadValue" || type == "Assign") {
-            add_state_step(node);
-            continue;
-        }
-        if (fold_constant(node)) continue;
-        bool done = false;
-        // oneDNN 2.6 divides by zero creating some primitives with an empty dimension (a MatMul
-        // of batch 0 was SIGFPE): nodes that touch an empty tensor run on the reference kernels,
-        // which produce empty outputs.
-        if (!m_graph->dynamic && !touches_empty_tensor(*node)) {
-            const auto absorbed = m_absorbed;
-            try {
-                if (type == "Convolution" || type == "GroupConvolution")
-                    done = try_convolution(node);
-                else if (type == "MatMul")
-                    done = try_dynamic_quant_matmul(node) || try_matmul(node);
-                else if (type == "MaxPool" || type == "AvgPool")
-                    done = try_pooling(node);
-                else if (type == "Softmax")
-                    done = try_softmax(node);
-                else if (type == "ReduceMean" || type == "MVN")
-                    done = try_layer_norm(node) || (type == "ReduceMean" && try_reduce(node));
-                else if (type.rfind("Reduce", 0) == 0)
-                    done = try_reduce(node);
-                else if (type == "Concat")
-                    done = try_concat(node);
-                else if (type == "BatchNormInference")
-                    done = try_batch_norm(node);
-                else if (type == "Split" || type == "VariadicSplit")
-                    done = try_split(node);
-                else if (type == "ConvolutionBackpropData")
-                    done = try_deconvolution(node);
-                else if (type == "Interpolate")
-                    done = try_interpolate(node);
-                else if (type == "LSTMSequence" || type == "GRUSequence" || type == "RNNSequence")
-                    done = try_rnn(node);
-                else if (type == "Convert")
-                    done = try_convert(node);
-                else if (type == "Transpose" || type == "Reshape" || type == "Squeeze" ||
-                         type == "Unsqueeze" || type == "Slice")
-                    done = try_movement(node);
-                else if (node->get_input_size() <= 2)
-                    done = try_eltwise(node) || try_binary(node);
-            } catch (const dnnl::error&) {
-                // oneDNN has no implementation for this case: the reference kernels run the anchor
-                // and the ops its chain had absorbed.
-                m_absorbed = absorbed;
-                done = false;
-            }
-        }
-        if (!done) add_reference_step(node);
-    }
+    for (const auto& node : nodes) compile_node(node);
     if (!m_unsupported.empty()) {
         std::string message;
         for (const auto& m : m_unsupported) message += "\n  " + m;

@@ -318,6 +318,20 @@ class GraphCompiler {
     size_t in_layout(size_t value, Layout layout);
     size_t in_bf16(size_t value);
     bool fold_constant(const NodePtr& node);
+    /// Compiles `node` (the walk's body): nothing for Parameters, Results, Constants and nodes
+    /// a step already computes.
+    void compile_node(const NodePtr& node);
+    /// A node whose inputs are constants (or deferred ones): folded now when it fits the budget,
+    /// else deferred (m_lazy) until a reader asks for its value (value_of, materialize). True
+    /// when the node needs nothing more now.
+    bool defer_constant(const NodePtr& node);
+    /// Compiles the deferred node producing `port`; false when it is not a deferred one.
+    bool emit_deferred_constant(const Output& port);
+    bool any_visited(const std::vector<Consumer>& uses) const {
+        for (const auto& use : uses)
+            if (m_visited.count(use.node)) return true;
+        return false;
+    }
     /// True when an input or output of `node` has a static dimension of 0 (oneDNN 2.6 cannot
     /// create some primitives for empty tensors; the reference kernels handle them).
     static bool touches_empty_tensor(const Node& node);
@@ -456,6 +470,9 @@ class GraphCompiler {
     std::map<Output, size_t> m_value_of;
     ConsumerMap m_consumers;
     std::set<const Node*> m_absorbed;
+    std::set<const Node*> m_visited;        ///< nodes compile_node has started on
+    std::set<const Node*> m_lazy;           ///< deferred constant nodes no reader has asked for yet
+    std::set<const Node*> m_emitting;       ///< deferred nodes compiled on demand
     std::map<const Node*, size_t> m_order;  ///< each node's index in the model's order
     std::set<const Node*>
         m_skipped;  ///< computed by the kRegion step (and constants only it reads)

@@ -125,6 +125,7 @@ bool GraphCompiler::try_int8(const NodePtr& node) {
 }
 
 bool GraphCompiler::materialize(const Output& port) {
+    if (emit_deferred_constant(port)) return true;
     auto it = m_deferred.find(port);
     if (it == m_deferred.end()) return false;
     const DequantizeMatch dq = it->second;

@@ -313,6 +313,40 @@ TEST(Int8, MatMulPerTensorWeightsRank3Input) {
     EXPECT_EQ(rows_with_type_prefix(profile(model, in), "Int8MatMul"), 1u);
 }
 
+TEST(Int8, WeightsLeftUnfoldedAreDequantizedOnlyForAnF32Reader) {
+    // Weights whose f32 dequantization folding leaves to run time (VGG-11's 25088x4096 layer is
+    // over the folding budget; here the ops are marked not to fold, as a plugin marks them): the
+    // int8 MatMul reads the integers and the Convert and Multiply compile to no step at all,
+    // until an f32 reader of the dequantized weights asks for them.
+    auto x = op::parameter(element::u8, {4, 64}, "x");
+    const Weights w = random_weights({64, 48}, false, 7);  // [K, N]: not "compressed weights"
+    const NodePtr dq = dequantized_weights(w);
+    for (Node* n : {dq.get(), dq->input_value(0).get_node()})
+        n->get_rt_info()["disable_constant_folding"] = true;  // OpenVINO's key
+    Output y = op::matmul(dequantize(x, 0.01f, 140), dq);
+    y = quantize(y, 0.004f, 120, element::u8);
+    const std::vector<Tensor> in{random_integers(element::u8, {4, 64}, 9)};
+    {
+        auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "unfolded");
+        const auto [cpu, ref] = run_both(model, in);
+        EXPECT_TRUE(within_one_quantum(cpu[0], ref[0]));
+        const auto rows = profile(model, in);
+        EXPECT_EQ(rows_with_type_prefix(rows, "Int8MatMul"), 1u);
+        EXPECT_EQ(rows_with_type_prefix(rows, "Convert"), 0u);
+        EXPECT_EQ(rows_with_type_prefix(rows, "Multiply"), 0u);
+    }
+    // A second reader in f32 (the weights summed per row, after the MatMul in the model's
+    // order): the dequantization runs once, for it, and the MatMul stays int8.
+    Output row_sums =
+        op::reduce_sum(dq, op::constant(element::i64, Shape{1}, std::vector<int64_t>{1}), false);
+    auto model =
+        std::make_shared<Model>(OutputVector{y, row_sums}, ParameterVector{x}, "unfolded_2");
+    const auto [cpu, ref] = run_both(model, in);
+    EXPECT_TRUE(within_one_quantum(cpu[0], ref[0]));
+    EXPECT_TRUE(all_close(cpu[1], ref[1], 1e-5, 1e-5));
+    EXPECT_EQ(rows_with_type_prefix(profile(model, in), "Int8MatMul"), 1u);
+}
+
 TEST(Int8, ZeroWeightScaleFallsBackToF32) {
     auto x = op::parameter(element::u8, {1, 16, 9, 9}, "x");
     Weights w = random_weights({24, 16, 3, 3}, true, 12);
