@@ -17,8 +17,10 @@ install(TARGETS vireo vireo_reference EXPORT VireoTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
-# The three header tiers: application API, plugin SDK, reference kernels.
+# The three header tiers: application API (core's and the runtime's headers, both into
+# include/vireo/), plugin SDK, reference kernels.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/
+                  ${PROJECT_SOURCE_DIR}/runtime/include/
                   ${PROJECT_SOURCE_DIR}/sdk/include/
                   ${PROJECT_SOURCE_DIR}/sdk/reference/include/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev

@@ -3,10 +3,13 @@
 #   1. Formatting: every tracked C++ file is as clang-format 14 (Debian 12's) writes it with the
 #      repository's .clang-format. Other versions format some constructs differently, so another
 #      version is refused rather than trusted. Fix with:  scripts/check_tree.sh --fix
-#   2. Layering of core's public headers: core/include never includes the SDK (vireo/sdk/...).
-#      Sources cannot: each layer is a CMake target that sees only its own and lower layers'
-#      headers (core/CMakeLists.txt, proved by the `layering` ctest entries); a public header no
-#      core source includes is out of the compiler's reach, so it is checked here.
+#   2. Layering of core's public headers: core/include never includes the SDK (vireo/sdk/...)
+#      nor a runtime public header (runtime/include/vireo/: vireo/core.hpp, ...; installed in the
+#      same include/vireo/). Sources cannot: each layer is a CMake target that sees only its own
+#      and lower layers' headers (core/CMakeLists.txt, proved by the `layering` ctest entries); a
+#      public header no core source includes is out of the compiler's reach, so it is checked here.
+#   3. No header name is in both core/include and runtime/include: both install into include/,
+#      where one would silently replace the other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,14 +46,25 @@ else
   fi
 fi
 
-upward=$(git grep -n -E '#include\s+["<]vireo/sdk/' -- core/include || true)
+# The runtime's public headers, by their installed name (vireo/core.hpp, ...), as one alternation.
+runtime_headers=$( (cd runtime/include && find vireo -type f) | sed 's/[.]/[.]/g' | paste -sd '|' -)
+upward=$(git grep -n -E "#include\s+[\"<](vireo/sdk/|(${runtime_headers:-^})[\">])" -- core/include || true)
 if [[ -n $upward ]]; then
-  echo "check_tree: core/include includes the SDK (the layering runs core <- sdk <- runtime):" >&2
+  echo "check_tree: core/include includes the SDK or the runtime (the layering runs" \
+       "core <- sdk <- runtime):" >&2
   echo "$upward" >&2
   failed=1
 fi
 
+clashes=$(comm -12 <(cd core/include && find . -type f | sort) <(cd runtime/include && find . -type f | sort))
+if [[ -n $clashes ]]; then
+  echo "check_tree: headers in both core/include and runtime/include (both install to include/):" >&2
+  echo "$clashes" >&2
+  failed=1
+fi
+
 if ((failed == 0)); then
-  echo "check_tree: ${#files[@]} C++ files formatted; core/include does not include the SDK"
+  echo "check_tree: ${#files[@]} C++ files formatted; core/include includes neither the SDK nor" \
+       "runtime/include"
 fi
 exit "$failed"
