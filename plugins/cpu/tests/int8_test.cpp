@@ -222,7 +222,9 @@ TEST(Int8, ActivationBetweenQdqPairsFusesIntoTheConvolution) {
         // The second convolution's f32 output: one quantum of its input (0.03) moves it by at
         // most 0.03 * sum |w| over a channel; rounding ties are rare, so compare closely.
         EXPECT_TRUE(all_close(cpu[0], ref[0], 1e-3, 1e-3));
-        if (second_reader) EXPECT_TRUE(all_close(cpu[1], ref[1], 1e-4, 1e-4));
+        if (second_reader) {
+            EXPECT_TRUE(all_close(cpu[1], ref[1], 1e-4, 1e-4));
+        }
         const auto rows = profile(model, in);
         size_t through = 0;
         for (const auto& r : rows)
