@@ -96,6 +96,11 @@ struct Step {
     /// compressed weights reads only its activations): the output shapes for the actual inputs,
     /// in place of the node's shape inference.
     std::function<std::vector<Shape>(const std::vector<Tensor>&)> output_shapes;
+    /// Dynamic graphs, kReference: what the executor may hand on without running the kernel
+    /// (set at compile time from the op type): kGather when its indices are 0, 1, …, n-1 (a
+    /// beam_idx that keeps every row), kView a Reshape, Squeeze or Unsqueeze of contiguous
+    /// memory, kBroadcast a Broadcast that widens nothing.
+    enum class PassThrough { kNone, kGather, kView, kBroadcast } pass_through = PassThrough::kNone;
     /// kDnnl: at most this many OpenMP threads run the step (0: the request's own count).
     int max_threads = 0;
     /// kDnnl with max_threads 1, followed by another such step that does not read this one's

@@ -356,6 +356,14 @@ void GraphCompiler::add_reference_step(const NodePtr& node) {
     step.name = node->get_friendly_name();
     step.type = node->get_type_name();
     step.exec_type = "ref";
+    if (m_graph->dynamic) {
+        const std::string& type = step.type;
+        step.pass_through = type == "Gather"      ? Step::PassThrough::kGather
+                            : type == "Broadcast" ? Step::PassThrough::kBroadcast
+                            : type == "Reshape" || type == "Squeeze" || type == "Unsqueeze"
+                                ? Step::PassThrough::kView
+                                : Step::PassThrough::kNone;
+    }
     try {
         auto kernel = reference::KernelRegistry::instance().create(*node);
         // Dynamic graphs: an f32 MatMul runs on oneDNN's sgemm, with the stream's threads (the

@@ -353,7 +353,8 @@ void GraphExecutor::run_dynamic_step(
         }
         return;
     }
-    if (step.type == "Gather" && is_identity_gather(*step.node, ins)) {
+    using PassThrough = Step::PassThrough;
+    if (step.pass_through == PassThrough::kGather && is_identity_gather(*step.node, ins)) {
         m_values[step.outputs[0]] = ins[0];  // beam_idx 0, 1, ..., B-1 keeps every cache row
         m_capacity[step.outputs[0]] = 0;
         return;
@@ -381,12 +382,12 @@ void GraphExecutor::run_dynamic_step(
     // that buffer alive (so it is not reused while the view is read): Reshape, Squeeze, Unsqueeze,
     // and a Broadcast that widens nothing (the grouped-query attention's K and V, whose repeat the
     // attention now broadcasts itself: fuse_scaled_dot_product_attention).
-    if ((step.type == "Reshape" || step.type == "Squeeze" || step.type == "Unsqueeze" ||
-         step.type == "Broadcast") &&
+    if ((step.pass_through == PassThrough::kView || step.pass_through == PassThrough::kBroadcast) &&
         shapes.size() == 1 && ins[0] && ins[0].is_continuous() && !ins[0].is_remote() &&
         ins[0].get_element_type() == m_graph->values[step.outputs[0]].type &&
-        (step.type == "Broadcast" ? shapes[0] == ins[0].get_shape()
-                                  : shape_size(shapes[0]) == ins[0].get_size())) {
+        (step.pass_through == PassThrough::kBroadcast
+             ? shapes[0] == ins[0].get_shape()
+             : shape_size(shapes[0]) == ins[0].get_size())) {
         const Tensor& source = ins[0];
         m_values[step.outputs[0]] =
             source.get_shape() == shapes[0]
