@@ -77,12 +77,11 @@ CompiledModel::CompiledModel(std::shared_ptr<Model> model, std::shared_ptr<const
         if (m_graph->steps[s].kind == StepKind::kRegion)
             m_region_stats[s].reset(new StepStats[m_graph->steps[s].bodies.at(0)->steps.size()]);
     // Compiled again per set of input shapes: a graph that is dynamic through its inputs (with
-    // static inputs it is dynamic through values, and compiling it again changes nothing).
+    // static inputs it is dynamic through values, and compiling it again changes nothing). Ifs
+    // included: one on a shape folds into its branch there, one on a value stays a step.
     if (m_graph->dynamic && m_graph->variables.empty()) {
         for (const auto& parameter : m_model->get_parameters())
             m_specializable |= !parameter->get_output_partial_shape(0).is_static();
-        for (const auto& step : m_graph->steps)
-            if (step.kind == StepKind::kSubgraph) m_specializable = false;
     }
 }
 

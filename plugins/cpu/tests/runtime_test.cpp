@@ -471,6 +471,45 @@ TEST(Subgraphs, IfPicksTheBranchByItsCondition) {
     }
 }
 
+TEST(Subgraphs, AnIfOnAnInputsShapeFoldsInTheGraphCompiledForThatShape) {
+    // torch's rank and size checks: an If on a dimension of a dynamic input (here the batch is 1
+    // or not). The graph compiled for each input shape decides it, so the taken branch's
+    // convolution runs on oneDNN with no If step; the generic graph ran the If, and the body's
+    // convolution as im2col + sgemm (Silero VAD's opset-15 export: 0.33 -> 0.04 ms).
+    auto make_body = [](bool relu) {
+        auto p = op::parameter(element::f32, PartialShape{-1, 3, 6, 6}, "p");
+        auto c = op::convolution(p, op::constant(random_tensor({4, 3, 3, 3}, relu ? 40 : 41)),
+                                 {1, 1}, {1, 1}, {1, 1}, {1, 1});
+        Output y = relu ? op::relu(c) : op::sigmoid(c);
+        return std::make_shared<Model>(OutputVector{y}, ParameterVector{p}, relu ? "then" : "else");
+    };
+    auto x = op::parameter(element::f32, PartialShape{-1, 3, 6, 6}, "x");
+    auto batch = op::gather(op::shape_of(x), op::constant<int64_t>(element::i64, {1}, {0}),
+                            op::constant<int64_t>(element::i64, {}, {0}));
+    auto cond = op::reshape(op::equal(batch, op::constant<int64_t>(element::i64, {1}, {1})),
+                            op::constant<int64_t>(element::i64, {0}, {}), false);
+    auto y = op::if_op(cond, {x}, make_body(true), make_body(false));
+    auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "shape_if");
+    Core core = make_core();
+    auto request = core.compile_model(model, "CPU", {{"PERF_COUNT", true}}).create_infer_request();
+    for (size_t n : {1u, 2u, 1u, 3u}) {
+        SCOPED_TRACE("batch " + std::to_string(n));
+        const Tensor input = random_tensor({n, 3, 6, 6}, static_cast<unsigned>(42 + n));
+        const auto expected = run_model(core, model, "TEMPLATE", {input});
+        request.set_input_tensor(input);
+        request.infer();
+        EXPECT_TRUE(all_close(request.get_output_tensor(), expected[0], 1e-4, 1e-5));
+        size_t ifs = 0, onednn_convolutions = 0;
+        for (const auto& row : request.get_profiling_info()) {
+            ifs += row.node_type == "If";
+            onednn_convolutions += row.node_type.rfind("Convolution", 0) == 0 &&
+                                   row.exec_type != "ref" && row.exec_type != "im2col_sgemm";
+        }
+        EXPECT_EQ(ifs, 0u);
+        EXPECT_EQ(onednn_convolutions, 1u);
+    }
+}
+
 TEST(Subgraphs, LoopWithBackEdgeAndConcatenatedOutput) {
     // body: acc' = acc * 0.5 + x; outputs acc' (last) and acc' (concatenated along axis 0).
     auto acc = op::parameter(element::f32, {1, 4}, "acc");
