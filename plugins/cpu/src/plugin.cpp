@@ -9,6 +9,7 @@
 #include "compiled_model.hpp"
 #include "compressed_matmul.hpp"
 #include "einsum_lowering.hpp"
+#include "f16_compute.hpp"
 #include "graph_compiler.hpp"
 #include "int8_patterns.hpp"
 #include "matmul_transpose_folding.hpp"
@@ -69,6 +70,7 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile(std::shared_ptr<Model> mode
     // ShapeOf of static shapes and every constant subgraph fold first, so a model reshaped to
     // static input shapes is static everywhere and nothing waits for run-time shapes.
     // Integer weights are marked first: folding makes their dequantization an f32 Constant.
+    compute_f16_in_f32(*model);  // no f16 arithmetic here: an f16 graph's interior runs in f32
     mark_quantized_weights(*model);
     protect_compressed_weights(*model);  // compressed MatMul weights stay integers
     reference::fold_model_constants(*model);

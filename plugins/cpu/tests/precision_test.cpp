@@ -6,11 +6,13 @@
 // values are refused by name.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <optional>
 #include <sstream>
 
 #include "test_utils.hpp"
+#include "vireo/float16.hpp"
 #include "vireo/ops.hpp"
 
 namespace vireo::cpu_test {
@@ -370,6 +372,79 @@ TEST(Precision, OtherValuesAreRefusedByName) {
     EXPECT_EQ(core.get_property("CPU", hint::inference_precision), element::f32);
     core.set_property("CPU", {{hint::inference_precision.name(), std::string("BF16")}});
     EXPECT_EQ(core.get_property("CPU", hint::inference_precision), element::bf16);
+}
+
+}  // namespace
+}  // namespace vireo::cpu_test
+
+namespace vireo::cpu_test {
+namespace {
+
+Tensor to_f16(const Tensor& f32) {
+    Tensor out(element::f16, f32.get_shape());
+    for (size_t i = 0; i < f32.get_size(); ++i)
+        static_cast<float16*>(out.data())[i] = float16(f32.data<float>()[i]);
+    return out;
+}
+
+Tensor to_f32(const Tensor& f16) {
+    Tensor out(element::f32, f16.get_shape());
+    for (size_t i = 0; i < f16.get_size(); ++i)
+        out.data<float>()[i] = static_cast<float>(static_cast<const float16*>(f16.data())[i]);
+    return out;
+}
+
+float f16_at(const Tensor& t, size_t i) {
+    return static_cast<float>(static_cast<const float16*>(t.data())[i]);
+}
+
+// x -> Convolution -> Add (bias) -> Relu, and its ReduceMean, in f16 or in f32 (with the f16
+// weights' exact values).
+std::shared_ptr<Model> small_cnn(element::Type type) {
+    auto x = op::parameter(type, {1, 8, 10, 10}, "x");
+    const Tensor weights = to_f16(random_tensor({16, 8, 3, 3}, 61, -0.3f, 0.3f));
+    const Tensor bias = to_f16(random_tensor({1, 16, 1, 1}, 62));
+    auto w = op::constant(type == element::f16 ? weights : to_f32(weights));
+    auto b = op::constant(type == element::f16 ? bias : to_f32(bias));
+    Output y = op::relu(op::add(op::convolution(x, w, {1, 1}, {1, 1}, {1, 1}, {1, 1}), b));
+    auto mean = op::reduce_mean(y, op::constant<int64_t>(element::i64, {2}, {2, 3}), true);
+    return std::make_shared<Model>(OutputVector{y, mean}, ParameterVector{x}, "f16_cnn");
+}
+
+TEST(Precision, AnF16ModelComputesInF32BetweenItsF16InputsAndOutputs) {
+    // The CPU has no f16 arithmetic: as OpenVINO's CPU plugin and ONNX Runtime do, the f16
+    // interior is computed in f32 (the convolution on oneDNN, not every op on a reference kernel
+    // rounding to f16), and only the model's inputs and outputs stay f16. So the outputs are the
+    // f32 model's rounded once to f16, where TEMPLATE rounds every op's result.
+    const Tensor x16 = to_f16(random_tensor({1, 8, 10, 10}, 63));
+    Core core = make_core();
+    auto compiled =
+        core.compile_model(small_cnn(element::f16), "CPU", {{enable_profiling.name(), true}});
+    EXPECT_EQ(compiled.output(0).get_element_type(), element::f16);
+    EXPECT_EQ(compiled.output(1).get_element_type(), element::f16);
+    auto request = compiled.create_infer_request();
+    request.set_input_tensor(x16);
+    request.infer();
+    const auto exact = run_model(core, small_cnn(element::f32), "TEMPLATE", {to_f32(x16)});
+    for (size_t k = 0; k < 2; ++k) {
+        SCOPED_TRACE("output " + std::to_string(k));
+        const Tensor out = request.get_output_tensor(k);
+        ASSERT_EQ(out.get_element_type(), element::f16);
+        ASSERT_EQ(out.get_size(), exact[k].get_size());
+        size_t not_rounded_f32 = 0;
+        for (size_t i = 0; i < out.get_size(); ++i) {
+            const float want = exact[k].data<float>()[i];
+            // One f16 rounding of the f32 result (half an ulp: 2^-11 relative), plus f32 noise.
+            EXPECT_NEAR(f16_at(out, i), want, std::fabs(want) * 0x1p-11f + 1e-5f) << i;
+            not_rounded_f32 += f16_at(out, i) != static_cast<float>(float16(want));
+        }
+        // Ties to the f32 summation order's last bit aside, every element is f32's rounded.
+        EXPECT_LE(not_rounded_f32 * 50, out.get_size());
+    }
+    size_t onednn_convolutions = 0;
+    for (const auto& row : request.get_profiling_info())
+        onednn_convolutions += row.node_type.rfind("Convolution", 0) == 0 && row.exec_type != "ref";
+    EXPECT_EQ(onednn_convolutions, 1u);
 }
 
 }  // namespace
