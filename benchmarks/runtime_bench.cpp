@@ -13,7 +13,6 @@
 #include "vireo/mock_remote/properties.hpp"
 #include "vireo/ops.hpp"
 #include "vireo/sdk/cpu_streams_executor.hpp"
-#include "vireo/sdk/executor_manager.hpp"
 
 namespace {
 
@@ -150,9 +149,8 @@ BENCHMARK(BM_DispatchStreamsExecutor)
     ->Unit(benchmark::kMicrosecond);
 void BM_DispatchWaitExecutor(benchmark::State& state) {
     // Configured as a device instance's wait executor (4 single-thread streams, MOCK_REMOTE's).
-    auto manager = vireo::sdk::ExecutorManager::get();
-    auto executor = manager->get_executor("BENCH.0/wait", {"BENCH.0/wait", 4, 1});
-    dispatch(state, *executor);
+    vireo::sdk::CPUStreamsExecutor executor({"BENCH.0/wait", 4, 1});
+    dispatch(state, executor);
 }
 BENCHMARK(BM_DispatchWaitExecutor)->Unit(benchmark::kMicrosecond);
 

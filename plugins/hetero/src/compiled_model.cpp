@@ -11,7 +11,6 @@
 #include "vireo/hetero/properties.hpp"
 #include "vireo/ir.hpp"
 #include "vireo/sdk/device_list.hpp"
-#include "vireo/sdk/executor_manager.hpp"
 
 namespace hetero {
 using namespace vireo;
@@ -31,8 +30,7 @@ CompiledModel::CompiledModel(const std::shared_ptr<const Model>& model,
     // Requests run their stages on the parts' own executors; the completion (the user's
     // callback) runs on one shared thread so that it never runs inside a part's callback.
     : sdk::ICompiledModel(model, plugin, std::make_shared<sdk::ImmediateExecutor>(),
-                          sdk::ExecutorManager::get()->get_executor(
-                              "HETERO/callback", sdk::StreamsConfig{"HETEROcallback", 1, 1})),
+                          plugin->callback_executor()),
       m_model(model->clone()),
       m_parts(std::move(parts)),
       m_passthroughs(passthroughs_of(*model)),

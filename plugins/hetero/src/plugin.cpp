@@ -10,6 +10,7 @@
 #include "compiled_model.hpp"
 #include "graph_splitter.hpp"
 #include "vireo/ir.hpp"
+#include "vireo/sdk/cpu_streams_executor.hpp"
 #include "vireo/sdk/device_list.hpp"
 #include "vireo/sdk/icore.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
@@ -249,6 +250,18 @@ Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const
         return capabilities_of(listed);
     }
     return m_properties.get(name, args);
+}
+
+std::shared_ptr<sdk::ITaskExecutor> Plugin::callback_executor() const {
+    // Owned by the plugin object rather than by each compiled model: completions are short (the
+    // user's callback), so one thread serves every model of a core, as the process-wide
+    // "HETERO/callback" executor did, without a thread per compiled model. Lazily, so a HETERO
+    // that only answers queries starts no thread.
+    std::lock_guard<std::mutex> lock(m_callback_mutex);
+    if (!m_callback_executor)
+        m_callback_executor =
+            std::make_shared<sdk::CPUStreamsExecutor>(sdk::StreamsConfig{"HETERO/callback", 1, 1});
+    return m_callback_executor;
 }
 
 std::vector<std::string> Plugin::capabilities_of(const std::string& devices) const {

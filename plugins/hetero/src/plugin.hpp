@@ -3,10 +3,12 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "vireo/sdk/iplugin.hpp"
+#include "vireo/sdk/itask_executor.hpp"
 #include "vireo/sdk/property_table.hpp"
 
 namespace hetero {
@@ -49,6 +51,11 @@ class Plugin : public vireo::sdk::IPlugin {
     void set_property(const vireo::AnyMap& properties) override;
     vireo::Any get_property(const std::string& name, const vireo::AnyMap& arguments) const override;
 
+    /// The one thread on which every compiled model of this plugin object completes its requests
+    /// (runs the user's callback), created on first call. Thread-safe. Compiled models hold it,
+    /// so it lives as long as the last of them even after this plugin object is gone.
+    std::shared_ptr<vireo::sdk::ITaskExecutor> callback_executor() const;
+
   private:
     /// `devices` (an import's list) replaces device::priorities when given.
     HeteroConfig config_for(const vireo::AnyMap& properties,
@@ -56,6 +63,8 @@ class Plugin : public vireo::sdk::IPlugin {
     std::vector<std::string> capabilities_of(const std::string& devices) const;
 
     vireo::sdk::PropertyTable m_properties;
+    mutable std::mutex m_callback_mutex;  // guards m_callback_executor
+    mutable std::shared_ptr<vireo::sdk::ITaskExecutor> m_callback_executor;
 };
 
 }  // namespace hetero

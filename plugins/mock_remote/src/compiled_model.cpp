@@ -7,7 +7,7 @@
 #include "plugin.hpp"
 #include "sync_infer_request.hpp"
 #include "vireo/mock_remote/properties.hpp"
-#include "vireo/sdk/executor_manager.hpp"
+#include "vireo/sdk/cpu_streams_executor.hpp"
 
 #ifndef VIREO_PLUGIN_VERSION
 #define VIREO_PLUGIN_VERSION "0.0.0"
@@ -19,7 +19,11 @@ namespace {
 std::shared_ptr<sdk::ITaskExecutor> host_executor(const Config& config) {
     // Host stages (preprocess + upload + submit, download + postprocess) are short; a short name
     // keeps the stream number visible in the 15-character thread name ("MRHost/1").
-    return sdk::ExecutorManager::get()->get_idle_streams_executor(
+    // Each compiled model owns its host executor (its requests hold it through the pipeline):
+    // uploads block for the modelled bus time, so models sharing host threads would wait on each
+    // other. The process-wide idle pool this replaces never shared between living models either;
+    // it only reused threads of a model already destroyed.
+    return std::make_shared<sdk::CPUStreamsExecutor>(
         sdk::StreamsConfig{"MRHost", config.host_streams(), 1});
 }
 

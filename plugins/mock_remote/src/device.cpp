@@ -17,8 +17,13 @@ std::chrono::nanoseconds BusModel::cost(size_t bytes) const {
     return std::chrono::microseconds(latency_us) + saturated_duration(seconds);
 }
 
-Device::Device(std::string name, std::shared_ptr<sdk::ITaskExecutor> wait_executor)
-    : m_name(std::move(name)), m_epoch(Clock::now()), m_wait_executor(std::move(wait_executor)) {
+Device::Device(std::string name)
+    : m_name(std::move(name)),
+      m_epoch(Clock::now()),
+      // Several threads, so a request whose job was dropped need not wait behind another
+      // request's hung job.
+      m_wait_executor(
+          std::make_shared<sdk::CPUStreamsExecutor>(sdk::StreamsConfig{m_name + "/wait", 4, 1})) {
     m_worker = std::thread([this] { worker_loop(); });
 }
 

@@ -14,7 +14,7 @@
 #include "device_job.hpp"
 #include "device_memory.hpp"
 #include "device_queue.hpp"
-#include "vireo/sdk/itask_executor.hpp"
+#include "vireo/sdk/cpu_streams_executor.hpp"
 
 namespace vireo::mock_remote {
 
@@ -32,14 +32,17 @@ struct BusModel {
 ///
 /// Lifetime: shared by the plugin, compiled models, contexts and remote tensors. Destruction
 /// closes the queue, fails the jobs still queued (Unavailable) and joins the worker; it must not
-/// run on the worker thread (jobs never hold the device, so it cannot).
+/// run on the worker thread (jobs never hold the device, so it cannot). The wait executor is the
+/// device's own: every compiled model on the instance waits on it, and requests hold it (their
+/// pipeline stage), so it outlives any wait in flight.
 ///
 /// Thread-safe.
 class Device {
   public:
-    /// `name` is the full name ("MOCK_REMOTE.0"); `wait_executor` is where host stages block on
-    /// this device's jobs.
-    Device(std::string name, std::shared_ptr<sdk::ITaskExecutor> wait_executor);
+    /// `name` is the full name ("MOCK_REMOTE.0"). Starts the worker and the wait executor (where
+    /// host stages block on this device's jobs), whose threads are "<name>/wait" (shortened by
+    /// sdk::thread_name to "MOCK_REMOTE.0/<stream>").
+    explicit Device(std::string name);
     ~Device();
     Device(const Device&) = delete;
     Device& operator=(const Device&) = delete;

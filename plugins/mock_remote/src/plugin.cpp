@@ -35,10 +35,7 @@ std::vector<std::string> ids_up_to(uint32_t count) {
 
 }  // namespace
 
-Plugin::Plugin()
-    : m_executors(sdk::ExecutorManager::get()),
-      m_devices(kMaxDevices),
-      m_default_contexts(kMaxDevices) {
+Plugin::Plugin() : m_devices(kMaxDevices), m_default_contexts(kMaxDevices) {
     namespace cap = device::capability;
     std::vector<sdk::PropertySpec> specs = Config::specs();
     specs.push_back(
@@ -68,12 +65,7 @@ Plugin::Plugin()
     m_properties->set_instances(ids_up_to(2));
 }
 
-Plugin::~Plugin() {
-    // The manager keeps named executors forever; forget this plugin's wait executors (instances
-    // still alive in compiled models keep theirs).
-    for (size_t i = 0; i < m_devices.size(); ++i)
-        if (m_devices[i]) m_executors->clear(instance_name(i) + "/wait");
-}
+Plugin::~Plugin() = default;
 
 std::string Plugin::instance_name(size_t index) const {
     const std::string& registered = get_device_name();
@@ -88,12 +80,9 @@ std::shared_ptr<Device> Plugin::instance(size_t index) const {
     std::lock_guard<std::mutex> lock(m_mutex);
     auto& device = m_devices.at(index);
     if (!device) {
-        const std::string name = instance_name(index);
-        // One wait executor per instance, shared by every model on it. Several threads, so a
-        // request whose job was dropped need not wait behind another request's hung job.
-        auto wait =
-            m_executors->get_executor(name + "/wait", sdk::StreamsConfig{name + "/wait", 4, 1});
-        device = std::make_shared<Device>(name, wait);
+        // The instance owns its wait executor, so every model on it (and only on it, in this
+        // plugin object) shares those threads.
+        device = std::make_shared<Device>(instance_name(index));
         device->set_bus_model(bus_of(instance_config(index)));
     }
     return device;

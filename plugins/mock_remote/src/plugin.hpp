@@ -9,7 +9,6 @@
 
 #include "config.hpp"
 #include "device.hpp"
-#include "vireo/sdk/executor_manager.hpp"
 #include "vireo/sdk/iplugin.hpp"
 
 namespace vireo::mock_remote {
@@ -54,7 +53,6 @@ class Plugin : public sdk::IPlugin {
     std::shared_ptr<sdk::ICompiledModel> compile(const std::shared_ptr<const Model>& model,
                                                  size_t index, Config config, bool imported) const;
 
-    std::shared_ptr<sdk::ExecutorManager> m_executors;
     mutable std::mutex m_mutex;
     std::mutex m_set_mutex;  // one set_property at a time: a count change may be rolled back
     std::unique_ptr<sdk::PropertyTable> m_properties;        // settings of the device and instances

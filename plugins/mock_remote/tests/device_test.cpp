@@ -43,7 +43,7 @@ std::string error_text(const std::shared_ptr<DeviceJob>& job) {
 }
 
 TEST(MockRemoteDevice, RunsJobsInSubmissionOrderAndCountsThem) {
-    Device device("MOCK_REMOTE.0", nullptr);
+    Device device("MOCK_REMOTE.0");
     std::vector<int> order;
     std::vector<std::shared_ptr<DeviceJob>> jobs;
     for (int i = 0; i < 5; ++i)
@@ -58,7 +58,7 @@ TEST(MockRemoteDevice, RunsJobsInSubmissionOrderAndCountsThem) {
 }
 
 TEST(MockRemoteDevice, MaxQueueDepthCountsQueuedAndRunningJobs) {
-    Device device("MOCK_REMOTE.0", nullptr);
+    Device device("MOCK_REMOTE.0");
     Gate gate;
     auto blocker = device.submit(
         "blocker",
@@ -81,7 +81,7 @@ TEST(MockRemoteDevice, MaxQueueDepthCountsQueuedAndRunningJobs) {
 
 TEST(MockRemoteDevice, JobTakesAtLeastItsModelledTime) {
     // A lower bound the device guarantees (it sleeps until the deadline), not a timing threshold.
-    Device device("MOCK_REMOTE.0", nullptr);
+    Device device("MOCK_REMOTE.0");
     auto job = device.submit(
         "timed", [](DeviceMemory&) { return std::chrono::nanoseconds(3ms); }, 2ms, JobFault::kNone);
     job->wait();
@@ -89,7 +89,7 @@ TEST(MockRemoteDevice, JobTakesAtLeastItsModelledTime) {
 }
 
 TEST(MockRemoteDevice, CancelDropsAQueuedJobWithoutRunningIt) {
-    Device device("MOCK_REMOTE.0", nullptr);
+    Device device("MOCK_REMOTE.0");
     Gate gate;
     auto blocker = device.submit(
         "blocker",
@@ -123,7 +123,7 @@ TEST(MockRemoteDevice, CancelDropsAQueuedJobWithoutRunningIt) {
 TEST(MockRemoteDevice, CancelLetsARunningJobFinish) {
     // Device work is not interruptible midway (its buffers would be half written): a running
     // job completes normally; the request layer reports the cancellation.
-    Device device("MOCK_REMOTE.0", nullptr);
+    Device device("MOCK_REMOTE.0");
     Gate started;
     Gate release;
     auto running = device.submit(
@@ -146,7 +146,7 @@ TEST(MockRemoteDevice, CancelLetsARunningJobFinish) {
 TEST(MockRemoteDevice, CancelEndsTheModelledWaitOfARunningJob) {
     // Issue 23 item 7: the work has run, then the job models 10 s of device time. Cancel must end
     // that wait (it used to be waited out, and the job counted as completed).
-    Device device("MOCK_REMOTE.0", nullptr);
+    Device device("MOCK_REMOTE.0");
     Gate started;
     auto running = device.submit(
         "long",
@@ -181,7 +181,7 @@ TEST(MockRemoteTiming, ModelledTimesSaturateInsteadOfOverflowing) {
 }
 
 TEST(MockRemoteDevice, HungJobWaitsForCancelAndTheDeviceKeepsServing) {
-    Device device("MOCK_REMOTE.0", nullptr);
+    Device device("MOCK_REMOTE.0");
     auto hung = device.submit("model 'm' execution #1", nullptr, 0ns, JobFault::kHang);
     std::vector<int> order;
     auto next = device.submit("next", record(&order, 7), 0ns, JobFault::kNone);
@@ -197,7 +197,7 @@ TEST(MockRemoteDevice, HungJobWaitsForCancelAndTheDeviceKeepsServing) {
 }
 
 TEST(MockRemoteDevice, InjectedFailureIsAnUnavailableDeviceError) {
-    Device device("MOCK_REMOTE.1", nullptr);
+    Device device("MOCK_REMOTE.1");
     std::vector<int> order;
     auto failed = device.submit("model 'm' execution #3", record(&order, 1), 0ns, JobFault::kFail);
     auto next = device.submit("next", record(&order, 2), 0ns, JobFault::kNone);
@@ -218,7 +218,7 @@ TEST(MockRemoteDevice, InjectedFailureIsAnUnavailableDeviceError) {
 }
 
 TEST(MockRemoteDevice, ExceptionInWorkBecomesDeviceError) {
-    Device device("MOCK_REMOTE.0", nullptr);
+    Device device("MOCK_REMOTE.0");
     auto job = device.submit(
         "broken",
         [](DeviceMemory&) -> std::chrono::nanoseconds {
@@ -234,7 +234,7 @@ TEST(MockRemoteDevice, ShutdownFailsQueuedJobsAndEndsAHungOne) {
     std::shared_ptr<DeviceJob> hung;
     std::vector<std::shared_ptr<DeviceJob>> queued;
     {
-        Device device("MOCK_REMOTE.0", nullptr);
+        Device device("MOCK_REMOTE.0");
         hung = device.submit("hung", nullptr, 0ns, JobFault::kHang);
         for (int i = 0; i < 3; ++i)
             queued.push_back(device.submit("queued", nullptr, 0ns, JobFault::kNone));
@@ -301,7 +301,7 @@ TEST(MockRemoteDeviceMemory, NewBuffersAreZeroFilledSmallAndLarge) {
 }
 
 TEST(MockRemoteDevice, UploadAndDownloadRoundTripThroughDeviceMemory) {
-    Device device("MOCK_REMOTE.0", nullptr);
+    Device device("MOCK_REMOTE.0");
     const auto handle = device.memory().allocate(4 * sizeof(float));
     const float in[4] = {1.5f, -2.f, 3.25f, 0.f};
     const BusModel bus{1.0, 0};

@@ -1,9 +1,12 @@
-// Tests of the MOCK_REMOTE pipeline through the Core: results, which executor runs each stage,
-// overlap of requests proven by device counters, both instances at once, callbacks.
+// Tests of the MOCK_REMOTE pipeline through the Core: results, which executor runs each stage and
+// who owns it, overlap of requests proven by device counters, both instances at once, callbacks.
 #include <pthread.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <optional>
 
 #include "test_utils.hpp"
 
@@ -16,6 +19,38 @@ std::string this_thread_name() {
     char name[16] = {};
     pthread_getname_np(pthread_self(), name, sizeof(name));
     return name;
+}
+
+/// Threads of this process whose name starts with `prefix` (read from /proc, so threads of
+/// executors no test object can reach count too).
+size_t threads_named(const std::string& prefix) {
+    size_t count = 0;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+        std::ifstream comm(task.path() / "comm");
+        std::string name;
+        if (std::getline(comm, name) && name.rfind(prefix, 0) == 0) ++count;
+    }
+    return count;
+}
+
+/// threads_named(prefix) once it is `expected`, or after 5 s: a new thread names itself after
+/// its constructor returned, and a joined thread may leave /proc a moment after the join.
+size_t settled_threads(const std::string& prefix, size_t expected) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    size_t count = threads_named(prefix);
+    while (count != expected && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        count = threads_named(prefix);
+    }
+    return count;
+}
+
+void infer_once(CompiledModel& compiled) {
+    auto request = compiled.create_infer_request();
+    request.set_tensor("x", make_tensor({1, 8}));
+    request.start_async();
+    request.wait();
+    EXPECT_EQ(values(request.get_tensor("y"))[0], 1.f);
 }
 
 TEST(MockRemotePipeline, InferComputesOnTheDevice) {
@@ -87,6 +122,58 @@ TEST(MockRemotePipeline, InferRunsEveryStageInlineAndNeverCallsTheCallback) {
     const auto rows = request.get_profiling_info();
     const std::string me = this_thread_name();
     for (size_t i = 0; i < 6; ++i) EXPECT_EQ(rows[i].exec_type, me) << rows[i].node_name;
+}
+
+// Executors belong to the objects that use them, not to a process-wide registry: the instance's
+// wait executor (4 threads "MOCK_REMOTE.0/...") is shared by the models on it in one plugin
+// object, another core (another plugin object) has its own, each compiled model has its own
+// host streams ("MRHost/..."), and nothing outlives its last holder.
+TEST(MockRemotePipeline, ExecutorsAreHeldByTheirInstanceAndModel) {
+    const std::string wait = "MOCK_REMOTE.0/";  // the device worker itself is "MOCK_REMOTE.0"
+    const std::string host = "MRHost/";
+    const AnyMap two_host_streams = with(fast(), {num_streams(2)});
+    const size_t waits = threads_named(wait);
+    const size_t hosts = threads_named(host);
+    {
+        Core core = make_core();
+        auto first = core.compile_model(add_one_model(), "MOCK_REMOTE.0", two_host_streams);
+        EXPECT_EQ(settled_threads(wait, waits + 4), waits + 4);
+        EXPECT_EQ(settled_threads(host, hosts + 2), hosts + 2);
+        auto second = core.compile_model(add_one_model(), "MOCK_REMOTE.0", two_host_streams);
+        EXPECT_EQ(settled_threads(wait, waits + 4), waits + 4);  // the instance's, shared
+        EXPECT_EQ(settled_threads(host, hosts + 4), hosts + 4);  // one pair per model
+
+        Core other = make_core();
+        auto theirs = other.compile_model(add_one_model(), "MOCK_REMOTE.0", two_host_streams);
+        EXPECT_EQ(settled_threads(wait, waits + 8), waits + 8);  // another plugin object's own
+        for (CompiledModel* compiled : {&first, &second, &theirs}) infer_once(*compiled);
+    }
+    EXPECT_EQ(settled_threads(wait, waits), waits);
+    EXPECT_EQ(settled_threads(host, hosts), hosts);
+}
+
+// Unloading the plugin while a model lives: the model keeps its instance and so its executors
+// (it still runs), the reloaded plugin makes new ones, and they go with their last model.
+TEST(MockRemotePipeline, AModelOutlivingItsPluginKeepsItsExecutors) {
+    const std::string wait = "MOCK_REMOTE.0/";
+    const std::string host = "MRHost/";
+    const AnyMap one_host_stream = with(fast(), {num_streams(1)});
+    const size_t waits = threads_named(wait);
+    const size_t hosts = threads_named(host);
+    Core core = make_core();
+    std::optional<CompiledModel> old_model =
+        core.compile_model(add_one_model(), "MOCK_REMOTE.0", one_host_stream);
+    core.unload_plugin("MOCK_REMOTE");
+    EXPECT_EQ(settled_threads(wait, waits + 4), waits + 4);
+    infer_once(*old_model);
+    auto new_model = core.compile_model(add_one_model(), "MOCK_REMOTE.0", one_host_stream);
+    EXPECT_EQ(settled_threads(wait, waits + 8), waits + 8);
+    EXPECT_EQ(settled_threads(host, hosts + 2), hosts + 2);
+    infer_once(new_model);
+    old_model.reset();  // the old plugin object, its instance and executors go with it
+    EXPECT_EQ(settled_threads(wait, waits + 4), waits + 4);
+    EXPECT_EQ(settled_threads(host, hosts + 1), hosts + 1);
+    infer_once(new_model);
 }
 
 TEST(MockRemotePipeline, OneRequestAtATimeNeverQueuesTwoJobs) {

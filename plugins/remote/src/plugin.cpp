@@ -13,6 +13,7 @@
 #include "compiled_model.hpp"
 #include "protocol.hpp"
 #include "vireo/ir.hpp"
+#include "vireo/sdk/cpu_streams_executor.hpp"
 #include "vireo/sdk/icore.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
 
@@ -187,7 +188,7 @@ void bind_ports(const Model& model, const inference::ModelMetadataResponse& meta
 
 }  // namespace
 
-Plugin::Plugin() : m_executors(sdk::ExecutorManager::get()) {
+Plugin::Plugin() {
     pin_module();
     namespace cap = device::capability;
     std::vector<sdk::PropertySpec> specs = config_specs();
@@ -206,12 +207,7 @@ Plugin::Plugin() : m_executors(sdk::ExecutorManager::get()) {
         m_properties->set({{device::id.name(), std::to_string(i)}, {url.name(), urls[i]}});
 }
 
-Plugin::~Plugin() {
-    for (const auto& [id, instance] : m_instances) {
-        m_executors->clear(instance_name(id) + "/host");
-        m_executors->clear(instance_name(id) + "/wait");
-    }
-}
+Plugin::~Plugin() = default;
 
 std::string Plugin::instance_name(const std::string& id) const {
     const std::string& registered = get_device_name();
@@ -247,10 +243,10 @@ Plugin::Instance Plugin::instance(const std::string& id, const Config& config) c
     }
     if (!instance.host) {
         instance.host =
-            m_executors->get_executor(name + "/host", sdk::StreamsConfig{name + "/host", 2, 1});
+            std::make_shared<sdk::CPUStreamsExecutor>(sdk::StreamsConfig{name + "/host", 2, 1});
         // Each request in flight waits on one of these threads for its call to end.
         instance.wait =
-            m_executors->get_executor(name + "/wait", sdk::StreamsConfig{name + "/wait", 16, 1});
+            std::make_shared<sdk::CPUStreamsExecutor>(sdk::StreamsConfig{name + "/wait", 16, 1});
     }
     return instance;
 }

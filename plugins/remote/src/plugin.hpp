@@ -9,8 +9,8 @@
 
 #include "config.hpp"
 #include "vireo/kserve/client.hpp"
-#include "vireo/sdk/executor_manager.hpp"
 #include "vireo/sdk/iplugin.hpp"
+#include "vireo/sdk/itask_executor.hpp"
 
 namespace vireo::remote {
 
@@ -65,6 +65,8 @@ class Plugin : public sdk::IPlugin {
         std::string tls_cert;
         std::string tls_key;
         std::shared_ptr<kserve::Client> client;
+        // The instance's own executors, made with it and shared by its compiled models (which
+        // hold them, so they outlive this plugin object if the models do).
         std::shared_ptr<sdk::ITaskExecutor> host;
         std::shared_ptr<sdk::ITaskExecutor> wait;
     };
@@ -81,7 +83,6 @@ class Plugin : public sdk::IPlugin {
                           kserve::Client& client) const;
     std::string full_name(const std::string& id) const;
 
-    std::shared_ptr<sdk::ExecutorManager> m_executors;
     std::unique_ptr<sdk::PropertyTable> m_properties;
     mutable std::mutex m_mutex;
     mutable std::map<std::string, Instance> m_instances;                  // by id

@@ -8,13 +8,15 @@
 #include "plugin.hpp"
 #include "sync_infer_request.hpp"
 #include "vireo/ir.hpp"
-#include "vireo/sdk/executor_manager.hpp"
+#include "vireo/sdk/cpu_streams_executor.hpp"
 
 namespace vireo::template_plugin {
 namespace {
 
+// Each compiled model owns its streams (its requests hold them through the pipeline), so no
+// executor outlives the models of this library and two models never queue behind each other.
 std::shared_ptr<sdk::ITaskExecutor> make_task_executor(const Config& config) {
-    return sdk::ExecutorManager::get()->get_idle_streams_executor(sdk::StreamsConfig{
+    return std::make_shared<sdk::CPUStreamsExecutor>(sdk::StreamsConfig{
         "TemplateStreams", config.resolved_streams(), config.resolved_threads_per_stream()});
 }
 

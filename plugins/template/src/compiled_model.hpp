@@ -18,8 +18,8 @@ namespace vireo::template_plugin {
 class Plugin;
 
 /// A compiled model. Holds the transformed model and its plan (kernels created once, shared by
-/// every request) and a streams executor from the ExecutorManager named "TemplateStreams" with
-/// the configured streams and threads per stream.
+/// every request) and its own streams executor named "TemplateStreams" with the configured
+/// streams and threads per stream.
 ///
 /// Properties (get_property): OPTIMAL_NUMBER_OF_INFER_REQUESTS (= streams), NETWORK_NAME,
 /// EXECUTION_DEVICES {"TEMPLATE"}, LOADED_FROM_CACHE, PERF_COUNT (also settable),

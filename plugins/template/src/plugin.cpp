@@ -10,7 +10,6 @@
 #include "vireo/ir.hpp"
 #include "vireo/reference/constant_folding.hpp"
 #include "vireo/reference/kernel.hpp"
-#include "vireo/sdk/executor_manager.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
 
 #ifndef VIREO_PLUGIN_VERSION
@@ -22,10 +21,7 @@ Plugin::Plugin() : m_properties(make_property_table()) {
     set_device_name(kDeviceName);
 }
 
-Plugin::~Plugin() {
-    // Idle executors of this plugin's models would otherwise outlive the library's code.
-    sdk::ExecutorManager::get()->clear("TemplateStreams");
-}
+Plugin::~Plugin() = default;
 
 const char* Plugin::version() {
     return VIREO_PLUGIN_VERSION;

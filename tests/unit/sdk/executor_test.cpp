@@ -1,5 +1,6 @@
 // Tests the executors: CPUStreamsExecutor (naming, FIFO, draining, errors, pinning,
-// parallel_for), ImmediateExecutor, the default run_and_wait, and ExecutorManager.
+// parallel_for), ImmediateExecutor, the default run_and_wait, and ExecutorManager (deprecated: it
+// keeps working until it is removed, so its tests stay until then).
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <sched.h>
@@ -396,7 +397,7 @@ TEST(RunAndWait, RunsEveryTaskThenRethrowsTheFirstError) {
     EXPECT_NO_THROW(executor.run_and_wait({}));
 }
 
-// ---- ExecutorManager ----
+// ---- ExecutorManager (deprecated) ----
 
 TEST(ExecutorManager, IsSharedWhileHeldAndRecreatedAfterwards) {
     auto first = ExecutorManager::get();

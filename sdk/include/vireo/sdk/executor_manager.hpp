@@ -1,4 +1,5 @@
 // Declares ExecutorManager, which shares executors between plugins and models by name.
+// Deprecated: hold executors in the objects that use them (see the class comment).
 #pragma once
 
 #include <memory>
@@ -9,6 +10,16 @@
 
 namespace vireo::sdk {
 
+/// **Deprecated** (CHANGELOG.md, "Unreleased", SDK): a process-wide registry makes objects of
+/// different cores share threads by a string name, and cached executors outlive the models (and
+/// the plugin library) that made them. Replacement: own the executor where it is used —
+/// `std::make_shared<CPUStreamsExecutor>(config)` as a member of the device-instance or plugin
+/// object for shared ones (a wait executor per instance), or of the compiled model for its own
+/// streams; requests hold what they run on through their pipeline stages. Still works; kept for
+/// at least one release after the one that deprecates it (docs/plugin_author_guide.md,
+/// "Versioning policy"), then removed. The `[[deprecated]]` attribute the policy asks for comes
+/// with the move of the last in-tree user (the CPU plugin), so that the tree builds warning-free.
+///
 /// Shares executors by name. A device instance's wait executor is get_executor("<device>/wait"),
 /// so every compiled model on that instance waits on the same thread(s).
 /// Thread-safe. The manager lives while anybody holds it (get() keeps only a weak reference), and
