@@ -4,6 +4,9 @@
 #include <map>
 #include <vector>
 
+// The deprecated class's own definitions.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 namespace vireo::sdk {
 
 struct ExecutorManager::Impl {

@@ -20,14 +20,13 @@
 #include "vireo/ops.hpp"
 #include "vireo/reference/constant_folding.hpp"
 #include "vireo/sdk/blob_io.hpp"
-#include "vireo/sdk/executor_manager.hpp"
 
 namespace vireo::cpu_plugin {
 namespace {
 
-std::shared_ptr<sdk::ITaskExecutor> make_task_executor(const Config& config) {
-    return sdk::ExecutorManager::get()->get_idle_streams_executor(sdk::StreamsConfig{
-        "CpuStreams", config.resolved_streams(), config.omp_threads_per_stream()});
+std::shared_ptr<sdk::ITaskExecutor> make_task_executor(const Plugin& plugin, const Config& config) {
+    return plugin.streams_executor(sdk::StreamsConfig{"CpuStreams", config.resolved_streams(),
+                                                      config.omp_threads_per_stream()});
 }
 
 // The op types run on reference kernels, the bodies of If/Loop and static regions included, each
@@ -51,7 +50,7 @@ std::vector<std::string> reference_op_types(const Graph& graph) {
 CompiledModel::CompiledModel(std::shared_ptr<Model> model, std::shared_ptr<const Graph> graph,
                              const std::shared_ptr<const Plugin>& plugin, const Config& config,
                              bool loaded_from_cache, std::shared_ptr<Model> unfused)
-    : ICompiledModel(model, plugin, make_task_executor(config)),
+    : ICompiledModel(model, plugin, make_task_executor(*plugin, config)),
       m_model(std::move(model)),
       m_unfused(unfused ? std::move(unfused) : m_model),
       m_graph(std::move(graph)),

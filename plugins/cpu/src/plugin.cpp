@@ -20,7 +20,6 @@
 #include "vireo/reference/constant_folding.hpp"
 #include "vireo/reference/kernel.hpp"
 #include "vireo/sdk/blob_io.hpp"
-#include "vireo/sdk/executor_manager.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
 #include "vireo/transformations.hpp"
 
@@ -39,9 +38,18 @@ Plugin::Plugin() : m_properties(make_property_table()) {
         dlopen(lib, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
-Plugin::~Plugin() {
-    // Idle executors of this plugin's models would otherwise outlive the library's code.
-    sdk::ExecutorManager::get()->clear("CpuStreams");
+Plugin::~Plugin() = default;
+
+std::shared_ptr<sdk::CPUStreamsExecutor> Plugin::streams_executor(
+    const sdk::StreamsConfig& config) const {
+    std::lock_guard<std::mutex> lock(m_executors_mutex);
+    // use_count() == 1: only this list holds it, and only this function copies it (under the
+    // lock), so the check cannot race.
+    for (const auto& executor : m_executors)
+        if (executor.use_count() == 1 && executor->get_config() == config) return executor;
+    auto executor = std::make_shared<sdk::CPUStreamsExecutor>(config);
+    m_executors.push_back(executor);
+    return executor;
 }
 
 const char* Plugin::version() {

@@ -3,10 +3,13 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string_view>
+#include <vector>
 
 #include "config.hpp"
 #include "graph.hpp"
+#include "vireo/sdk/cpu_streams_executor.hpp"
 #include "vireo/sdk/iplugin.hpp"
 
 namespace vireo::cpu_plugin {
@@ -36,6 +39,12 @@ class Plugin : public sdk::IPlugin {
     void set_property(const AnyMap& properties) override;
     Any get_property(const std::string& name, const AnyMap& arguments) const override;
 
+    /// A streams executor of `config` that no compiled model holds any more, or a new one: models
+    /// compiled one after another reuse the threads (and their OpenMP teams) of those destroyed.
+    /// The plugin holds them; they end with it, or with the last model still using one.
+    std::shared_ptr<sdk::CPUStreamsExecutor> streams_executor(
+        const sdk::StreamsConfig& config) const;
+
     static const char* version();
     /// The first bytes of an exported blob (then the version, the properties, the model, its
     /// weights and the reordered weights; written with sdk::BlobWriter, read with BlobReader).
@@ -48,6 +57,8 @@ class Plugin : public sdk::IPlugin {
                                                  const PackedWeightsMap* packed = nullptr) const;
 
     std::unique_ptr<sdk::PropertyTable> m_properties;
+    mutable std::mutex m_executors_mutex;
+    mutable std::vector<std::shared_ptr<sdk::CPUStreamsExecutor>> m_executors;
 };
 
 }  // namespace vireo::cpu_plugin

@@ -17,8 +17,8 @@ namespace vireo::sdk {
 /// object for shared ones (a wait executor per instance), or of the compiled model for its own
 /// streams; requests hold what they run on through their pipeline stages. Still works; kept for
 /// at least one release after the one that deprecates it (docs/plugin_author_guide.md,
-/// "Versioning policy"), then removed. The `[[deprecated]]` attribute the policy asks for comes
-/// with the move of the last in-tree user (the CPU plugin), so that the tree builds warning-free.
+/// "Versioning policy"), then removed. Marked `[[deprecated]]`: no plugin in the tree uses it
+/// (the CPU plugin keeps its idle streams executors itself since 29 Nov).
 ///
 /// Shares executors by name. A device instance's wait executor is get_executor("<device>/wait"),
 /// so every compiled model on that instance waits on the same thread(s).
@@ -28,7 +28,8 @@ namespace vireo::sdk {
 ///
 ///     auto manager = ExecutorManager::get();   // keep it, e.g. as a plugin member
 ///     auto wait = manager->get_executor("MYDEV.1/wait");
-class ExecutorManager {
+class [[deprecated(
+    "hold executors where they are used (CHANGELOG.md, SDK migration note)")]] ExecutorManager {
   public:
     static std::shared_ptr<ExecutorManager> get();
 
