@@ -29,13 +29,15 @@ Tensor widened(const Tensor& f16) {
     return out;
 }
 
-// Every reader of `from` except `keep` reads `to`.
+// Every reader of `from` except `keep` and Results (a model output of an f16 input or constant
+// stays what it was, names included) reads `to`.
 void redirect(const Output& from, const Output& to, const Node* keep,
               const std::map<Output, std::vector<Input>>& readers) {
     const auto it = readers.find(from);
     if (it == readers.end()) return;
     for (const Input& input : it->second)
-        if (input.get_node() != keep) input.replace_source_output(to);
+        if (input.get_node() != keep && input.get_node()->get_type_name() != "Result")
+            input.replace_source_output(to);
 }
 
 }  // namespace
@@ -96,7 +98,12 @@ size_t compute_f16_in_f32(Model& model) {
     model.validate();
     for (const auto& result : model.get_results())
         if (f16_result[result.get()] && !is_f16(result->input_value(0))) {
-            result->set_argument(0, op::convert(result->input_value(0), element::f16));
+            // The output's tensor names move to the Convert that now produces it.
+            const Output source = result->input_value(0);
+            auto convert = op::convert(source, element::f16);
+            convert->output(0).set_names(source.get_names());
+            source.set_names({});
+            result->set_argument(0, convert);
             ++changed;
         }
     model.validate();

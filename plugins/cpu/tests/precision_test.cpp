@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "test_utils.hpp"
@@ -408,7 +410,10 @@ std::shared_ptr<Model> small_cnn(element::Type type) {
     auto b = op::constant(type == element::f16 ? bias : to_f32(bias));
     Output y = op::relu(op::add(op::convolution(x, w, {1, 1}, {1, 1}, {1, 1}, {1, 1}), b));
     auto mean = op::reduce_mean(y, op::constant<int64_t>(element::i64, {2}, {2, 3}), true);
-    return std::make_shared<Model>(OutputVector{y, mean}, ParameterVector{x}, "f16_cnn");
+    y.set_names({"y"});
+    mean->output(0).set_names({"mean"});
+    // The input as an output too: a Result of a Parameter.
+    return std::make_shared<Model>(OutputVector{y, mean, x}, ParameterVector{x}, "f16_cnn");
 }
 
 TEST(Precision, AnF16ModelComputesInF32BetweenItsF16InputsAndOutputs) {
@@ -422,10 +427,18 @@ TEST(Precision, AnF16ModelComputesInF32BetweenItsF16InputsAndOutputs) {
         core.compile_model(small_cnn(element::f16), "CPU", {{enable_profiling.name(), true}});
     EXPECT_EQ(compiled.output(0).get_element_type(), element::f16);
     EXPECT_EQ(compiled.output(1).get_element_type(), element::f16);
+    // The outputs keep their names (the Converts back to f16 take them), and so does the input.
+    EXPECT_EQ(compiled.output(0).get_names(), (std::set<std::string>{"y"}));
+    EXPECT_EQ(compiled.output(1).get_names(), (std::set<std::string>{"mean"}));
+    EXPECT_EQ(compiled.input(0).get_names(), (std::set<std::string>{"x"}));
+    EXPECT_EQ(compiled.output(2).get_element_type(), element::f16);
     auto request = compiled.create_infer_request();
     request.set_input_tensor(x16);
     request.infer();
     const auto exact = run_model(core, small_cnn(element::f32), "TEMPLATE", {to_f32(x16)});
+    const Tensor echo = request.get_output_tensor(2);
+    ASSERT_EQ(echo.get_element_type(), element::f16);
+    EXPECT_EQ(std::memcmp(echo.data(), x16.data(), x16.get_byte_size()), 0);
     for (size_t k = 0; k < 2; ++k) {
         SCOPED_TRACE("output " + std::to_string(k));
         const Tensor out = request.get_output_tensor(k);
@@ -445,6 +458,17 @@ TEST(Precision, AnF16ModelComputesInF32BetweenItsF16InputsAndOutputs) {
     for (const auto& row : request.get_profiling_info())
         onednn_convolutions += row.node_type.rfind("Convolution", 0) == 0 && row.exec_type != "ref";
     EXPECT_EQ(onednn_convolutions, 1u);
+    // Exported and imported (the widened graph is compiled again): the same types, names, bits.
+    std::stringstream blob;
+    compiled.export_model(blob);
+    CompiledModel imported = core.import_model(blob, "CPU");
+    EXPECT_EQ(imported.output(0).get_names(), (std::set<std::string>{"y"}));
+    EXPECT_EQ(imported.output(0).get_element_type(), element::f16);
+    auto again = imported.create_infer_request();
+    again.set_input_tensor(x16);
+    again.infer();
+    const Tensor first = request.get_output_tensor(0), second = again.get_output_tensor(0);
+    EXPECT_EQ(std::memcmp(first.data(), second.data(), first.get_byte_size()), 0);
 }
 
 }  // namespace
