@@ -638,3 +638,51 @@ def test_unnamed_nodes_are_named_and_can_be_excluded():
     conv = by_type(q, "Conv")[0]
     assert conv.name == "Conv_0" and conv.input[1] == "w1", "Conv_0 stays f32"
     assert producer(q, by_type(q, "Gemm")[0].input[1]).op_type == "DequantizeLinear"
+
+
+def class_token_model(seed=8):
+    """A ViT's front: x[1, 6, 16] patches -> MatMul(16->16) embeddings; a learned class token
+    (values ~0.02, 50x smaller than the embeddings) Expanded and Concatenated before them ->
+    + position embedding -> LayerNorm written out -> the class token's row -> Gemm head (16->4)."""
+    rng = np.random.default_rng(seed)
+    arrays = {"w_patch": rng.standard_normal((16, 16)).astype(np.float32),
+              "cls": (rng.standard_normal((1, 1, 16)) * 0.02).astype(np.float32),
+              "cls_shape": np.array([1, 1, 16], np.int64),
+              "pos": (rng.standard_normal((1, 7, 16)) * 0.02).astype(np.float32),
+              "axes": np.array([-1], np.int64), "two": np.array(2.0, np.float32),
+              "eps": np.array(1e-6, np.float32), "zero": np.array(0, np.int64),
+              "w_head": rng.standard_normal((4, 16)).astype(np.float32)}
+    nodes = [helper.make_node("MatMul", ["x", "w_patch"], ["emb"], name="patch"),
+             helper.make_node("Expand", ["cls", "cls_shape"], ["cls_e"], name="expand"),
+             helper.make_node("Concat", ["cls_e", "emb"], ["cat"], name="concat", axis=1),
+             helper.make_node("Add", ["cat", "pos"], ["t"], name="pos_add"),
+             helper.make_node("ReduceMean", ["t"], ["mean"], name="ln_mean", axes=[-1]),
+             helper.make_node("Sub", ["t", "mean"], ["d"], name="ln_sub"),
+             helper.make_node("Pow", ["d", "two"], ["d2"], name="ln_pow"),
+             helper.make_node("ReduceMean", ["d2"], ["var"], name="ln_var", axes=[-1]),
+             helper.make_node("Add", ["var", "eps"], ["ve"], name="ln_eps"),
+             helper.make_node("Sqrt", ["ve"], ["sd"], name="ln_sqrt"),
+             helper.make_node("Div", ["d", "sd"], ["n"], name="ln_div"),
+             helper.make_node("Gather", ["n", "zero"], ["c"], name="class_row", axis=1),
+             helper.make_node("Gemm", ["c", "w_head"], ["y"], name="head", transB=1)]
+    graph = helper.make_graph(
+        nodes, "class_token", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 6, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])],
+        [numpy_helper.from_array(a, n) for n, a in arrays.items() if n != "axes"])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def test_concat_read_only_by_f32_ops_stays_f32(core):
+    """Like an Add, a Concat is quantized only when an integer op reads it (test_concat_shares_
+    parameters: a convolution). ViT's class token joined to the patch embeddings, read by an Add
+    and a LayerNorm, would share one scale with values 50x larger: rounded to a step or two, then
+    normalised into noise, and the head reads only that row."""
+    model = class_token_model()
+    q = quantize(model, calibration_data=batches([1, 6, 16], 4))
+    assert not [n for n in by_type(q, "QuantizeLinear") if n.input[0] in ("cat", "cls_e")]
+    # The class token joins as it is; the embeddings are the MatMul's own quantized output.
+    assert by_type(q, "Concat")[0].input[:] == ["cls_e", "emb_dq"]
+    assert producer(q, by_type(q, "Gemm")[0].input[1]).op_type == "DequantizeLinear"
+    for seed in (96, 97, 98):
+        held_out = next(batches([1, 6, 16], 1, seed=seed))
+        assert sqnr_db(run(core, model, held_out), run(core, q, held_out)) >= 30.0

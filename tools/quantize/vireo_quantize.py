@@ -310,11 +310,15 @@ def plan(model, exclude, remove_relu=True, all_outputs=True):
     # with one scale and zero point where an input has no other reader, so a runtime can
     # concatenate the integers (see `groups`). ONNX Runtime's quantizer gives each its own
     # parameters and its QLinearConcat requantizes the inputs that differ; NNCF and TFLite
-    # unify them as done here.
+    # unify them as done here. Like an Add, only when integers go on from it (a CNN's branches
+    # read by the next convolution or pooling): ViT's class token joined to the patch
+    # embeddings, read by an Add and a LayerNorm, shared one scale with tokens 50x larger,
+    # rounded to a step or two, and the LayerNorm blew that up.
     concats = []
     for node in model.graph.node:
         if (node.op_type != "Concat" or node.name in exclude or node.output[0] in outputs
-                or any(i in inits or i not in floats for i in node.input)):
+                or any(i in inits or i not in floats for i in node.input)
+                or not integer_reader(node.output[0])):
             continue
         for src in node.input:
             quantized.setdefault(src, (src, None))
