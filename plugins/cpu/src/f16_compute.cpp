@@ -47,8 +47,10 @@ size_t compute_f16_in_f32(Model& model) {
     bool any = false;
     for (const auto& node : nodes) {
         const std::string& type = node->get_type_name();
-        // Bodies are models of their own, typed by what the If or Loop passes in.
-        if (type == "If" || type == "Loop" || type == "TensorIterator") {
+        // Bodies are models of their own, typed by what the If or Loop passes in; a variable's
+        // type is what the application's states read and write.
+        if (type == "If" || type == "Loop" || type == "TensorIterator" || type == "ReadValue" ||
+            type == "Assign") {
             for (const auto& in : node->input_values())
                 if (is_f16(in)) return 0;
             for (size_t i = 0; i < node->get_output_size(); ++i)

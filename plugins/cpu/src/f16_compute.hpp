@@ -16,8 +16,9 @@ namespace vireo::cpu_plugin {
 /// - an element-type attribute that says f16 (Convert's destination, Range's output type, …)
 ///   says f32, except on a Convert whose only readers are Results (the model's f16 output);
 /// - a Result whose input was f16 and is now f32 reads it through a Convert back to f16.
-/// Everything is then re-inferred. A model whose If or Loop bodies would see a changed type is
-/// left as it is (computed in f16 on reference kernels). Returns how many nodes changed.
+/// Everything is then re-inferred. A model whose If or Loop bodies would see a changed type, or
+/// whose variables (states) are f16, is left as it is (computed in f16 on reference kernels).
+/// Returns how many nodes changed.
 size_t compute_f16_in_f32(Model& model);
 
 }  // namespace vireo::cpu_plugin

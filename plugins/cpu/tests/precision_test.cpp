@@ -471,5 +471,28 @@ TEST(Precision, AnF16ModelComputesInF32BetweenItsF16InputsAndOutputs) {
     EXPECT_EQ(std::memcmp(first.data(), second.data(), first.get_byte_size()), 0);
 }
 
+TEST(Precision, AnF16VariableKeepsItsModelComputedAsWritten) {
+    // The application reads and writes a variable's state in its type: a model with an f16
+    // variable is not widened, and its state stays f16 (acc += x, twice).
+    auto x = op::parameter(element::f16, {1, 4}, "x");
+    auto read = op::read_value("acc", element::f16, PartialShape{1, 4});
+    auto sum = op::add(read, x);
+    auto model =
+        std::make_shared<Model>(ResultVector{op::result(sum)}, SinkVector{op::assign(sum, "acc")},
+                                ParameterVector{x}, "f16_state");
+    Core core = make_core();
+    auto request = core.compile_model(model, "CPU").create_infer_request();
+    const Tensor x16 = to_f16(random_tensor({1, 4}, 64));
+    request.set_input_tensor(x16);
+    request.infer();
+    request.infer();
+    auto states = request.query_state();
+    ASSERT_EQ(states.size(), 1u);
+    const Tensor state = states[0].get_state();
+    ASSERT_EQ(state.get_element_type(), element::f16);
+    for (size_t i = 0; i < 4; ++i)
+        EXPECT_EQ(f16_at(state, i), static_cast<float>(float16(2.f * f16_at(x16, i))));
+}
+
 }  // namespace
 }  // namespace vireo::cpu_test
