@@ -26,13 +26,16 @@ or no ONNX Runtime (for ctest's SKIP_RETURN_CODE: a test that finds no file says
 count as passed).
 """
 import argparse
+import atexit
 import datetime
 import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -355,6 +358,12 @@ def main():
         print(f"no ONNX Runtime (onnxruntime-node) in {ort_dir}: skipped (run scripts/real_models.sh)")
         return 77
     devices = [d for d in args.device.split(",") if d]
+    # Inputs and outputs go to a directory of this run's own: ctest runs the CPU/TEMPLATE and the
+    # REMOTE checks at the same time, and a shared one let one run read an input file the other
+    # was rewriting (ORT: "Tensor's size does not match data length").
+    os.makedirs(os.path.join(args.cache, "work"), exist_ok=True)
+    run_dir = tempfile.mkdtemp(prefix="run.", dir=os.path.join(args.cache, "work"))
+    atexit.register(shutil.rmtree, run_dir, True)
     rows, all_ok = [], True
     print(f"{len(present)} of {len(models)} models in {model_dir}; devices {devices}; "
           f"rtol {RTOL} atol {ATOL}", flush=True)
@@ -376,7 +385,7 @@ def main():
             continue
         ops = op_types(path)
         row["ops"] = ops
-        work = os.path.join(args.cache, "work", m["id"])
+        work = os.path.join(run_dir, m["id"])
         os.makedirs(work, exist_ok=True)
         files = []
         for name, arr in make_inputs(m).items():
