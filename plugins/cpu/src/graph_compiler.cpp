@@ -298,11 +298,18 @@ std::shared_ptr<DnnlOp> make_reorder(const dnnl::memory::desc& from, const dnnl:
     return op;
 }
 
+// State, control flow and random numbers: never computed ahead of an inference, whatever the
+// inputs (fold_constant, defer_constant).
+static bool runs_at_inference(const Node& node) {
+    const std::string& type = node.get_type_name();
+    return type == "ReadValue" || type == "Assign" || type == "If" || type == "Loop" ||
+           type.rfind("Random", 0) == 0;
+}
+
 // A node whose inputs are all constants is computed now, once, when its outputs are small enough.
 bool GraphCompiler::fold_constant(const NodePtr& node) {
-    const std::string& type = node->get_type_name();
-    if (type == "ReadValue" || type == "Assign" || type == "Result" || type == "If" ||
-        type == "Loop" || type.rfind("Random", 0) == 0 || node->get_output_size() == 0 ||
+    if (runs_at_inference(*node) || node->get_type_name() == "Result" ||
+        node->get_output_size() == 0 ||
         node->get_rt_info().count(reference::kDisableConstantFolding))
         return false;
     std::vector<Tensor> inputs;
@@ -708,11 +715,7 @@ dnnl::memory GraphCompiler::weights_constant(const Output& port, const dnnl::mem
 // MatMul that takes the integers never does, and the 400 MB of f32 are never computed.
 bool GraphCompiler::defer_constant(const NodePtr& node) {
     if (m_graph->dynamic || m_emitting.count(node.get()) || node->get_input_size() == 0 ||
-        node->get_output_size() == 0)
-        return false;
-    const std::string& type = node->get_type_name();
-    if (type == "ReadValue" || type == "Assign" || type == "If" || type == "Loop" ||
-        type.rfind("Random", 0) == 0)
+        node->get_output_size() == 0 || runs_at_inference(*node))
         return false;
     bool lazy_input = false;
     for (const auto& in : node->input_values()) {
