@@ -22,6 +22,13 @@ HostVariableState::HostVariableState(const VariableInfo& info)
       m_info(info) {}
 
 void HostVariableState::reset() {
+    if (m_shared) {  // zeros of the initial shape in a buffer of its own: no need to copy first
+        m_state = Tensor(m_info.type, zero_shape(m_info.shape));
+        m_capacity = 0;
+        m_shared = false;
+        m_reset = true;
+        return;
+    }
     const Shape initial = zero_shape(m_info.shape);
     if (m_state.get_shape() != initial) m_state.set_shape(initial);
     if (m_state.get_byte_size() != 0) std::memset(m_state.data(), 0, m_state.get_byte_size());
@@ -46,6 +53,13 @@ void HostVariableState::commit(const Tensor& value) {
         mark_written();  // the graph handed back the state itself (a variable read and rewritten)
         return;
     }
+    if (m_shared) {  // never write into the owner's memory
+        m_state = value.clone();
+        m_capacity = 0;
+        m_shared = false;
+        mark_written();
+        return;
+    }
     const Shape& shape = value.get_shape();
     if (m_state.get_shape() != shape) {
         const size_t need = shape_size(shape);
@@ -61,10 +75,23 @@ void HostVariableState::commit(const Tensor& value) {
 
 std::pair<Tensor, size_t> HostVariableState::exchange(Tensor value, size_t capacity) {
     std::pair<Tensor, size_t> previous{m_state, std::max(m_capacity, m_state.get_size())};
+    if (m_shared) previous = {Tensor(), 0};  // the owner's memory, not the state's to give
     m_state = std::move(value);
     m_capacity = std::max(capacity, m_state.get_size());
+    m_shared = false;
     mark_written();
     return previous;
+}
+
+void HostVariableState::share(Tensor view) {
+    m_state = std::move(view);
+    m_capacity = 0;
+    m_shared = true;
+    mark_written();
+}
+
+Tensor HostVariableState::get_state() const {
+    return m_shared ? m_state.clone() : m_state;
 }
 
 }  // namespace vireo::sdk

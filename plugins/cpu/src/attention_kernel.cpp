@@ -326,6 +326,29 @@ bool plain_f32(const Tensor& t) {
     return t.get_element_type() == element::f32 && t.is_continuous() && !t.is_remote();
 }
 
+// f32 host memory whose last two dimensions are row-major without gaps, whatever the strides of
+// the others: a KV cache appended in place is [B, H, S, E] rows inside a buffer with room for
+// more rows per head.
+bool rows_dense_f32(const Tensor& t) {
+    if (t.get_element_type() != element::f32 || t.is_remote() || !t.data()) return false;
+    if (t.is_continuous()) return true;
+    const Shape& sh = t.get_shape();
+    const Strides& st = t.get_strides();
+    const size_t r = sh.size();
+    return r >= 2 && (sh[r - 1] == 1 || st[r - 1] == sizeof(float)) &&
+           (sh[r - 2] == 1 || st[r - 2] == sh[r - 1] * sizeof(float));
+}
+
+// Element strides of t's dimensions from its byte strides, 0 where the size is 1 (broadcast).
+std::vector<size_t> element_strides(const Tensor& t) {
+    const Shape& sh = t.get_shape();
+    const Strides& st = t.get_strides();
+    std::vector<size_t> out(sh.size(), 0);
+    for (size_t a = 0; a < sh.size(); ++a)
+        if (sh[a] != 1) out[a] = st[a] / sizeof(float);
+    return out;
+}
+
 class AttentionKernel final : public FallbackKernel {
   public:
     AttentionKernel(std::unique_ptr<reference::Kernel> fallback, bool causal)
@@ -335,7 +358,7 @@ class AttentionKernel final : public FallbackKernel {
     bool run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override {
         if (inputs.size() < 3 || outputs.size() != 1) return false;
         for (size_t i = 0; i < 3; ++i)
-            if (!plain_f32(inputs[i])) return false;
+            if (!rows_dense_f32(inputs[i])) return false;
         Tensor& out = outputs[0];
         if (!plain_f32(out)) return false;
         const Shape& os = out.get_shape();
@@ -374,9 +397,8 @@ class AttentionKernel final : public FallbackKernel {
             std::fill_n(static_cast<float*>(out.data()), out.get_size(), 0.f);
             return true;
         }
-        const auto qst = reference::broadcast_strides(qs, rank),
-                   kst = reference::broadcast_strides(ks, rank),
-                   vst = reference::broadcast_strides(vs, rank);
+        const auto qst = element_strides(inputs[0]), kst = element_strides(inputs[1]),
+                   vst = element_strides(inputs[2]);
         size_t batches = 1;
         for (size_t a = 0; a + 2 < rank; ++a) batches *= os[a];
         const size_t blocks = (d.l + kQueryBlock - 1) / kQueryBlock;

@@ -17,8 +17,19 @@ class FallbackKernel : public reference::Kernel {
     explicit FallbackKernel(std::unique_ptr<reference::Kernel> fallback)
         : m_fallback(std::move(fallback)) {}
 
+    /// The fallback reads its inputs row-major: strided ones (a step that takes a KV cache
+    /// appended in place, Step::reads_strided) reach it as contiguous copies.
     void execute(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const final {
-        if (!run(inputs, outputs)) m_fallback->execute(inputs, outputs);
+        if (run(inputs, outputs)) return;
+        for (const auto& t : inputs)
+            if (t && !t.is_remote() && !t.is_continuous()) {
+                std::vector<Tensor> copies;
+                for (const auto& u : inputs)
+                    copies.push_back(u && !u.is_remote() && !u.is_continuous() ? u.clone() : u);
+                m_fallback->execute(copies, outputs);
+                return;
+            }
+        m_fallback->execute(inputs, outputs);
     }
 
     double flops(const std::vector<Tensor>& inputs,

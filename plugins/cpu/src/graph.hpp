@@ -99,8 +99,20 @@ struct Step {
     /// Dynamic graphs, kReference: what the executor may hand on without running the kernel
     /// (set at compile time from the op type): kGather when its indices are 0, 1, …, n-1 (a
     /// beam_idx that keeps every row), kView a Reshape, Squeeze or Unsqueeze of contiguous
-    /// memory, kBroadcast a Broadcast that widens nothing.
-    enum class PassThrough { kNone, kGather, kView, kBroadcast } pass_through = PassThrough::kNone;
+    /// memory (or strided memory the new shape can index without a copy), kBroadcast a
+    /// Broadcast that widens nothing, kAppend a Concat that grows a variable (a KV cache:
+    /// GraphCompiler::grows_state), which writes only its new parts after the past value when
+    /// that value is the end of a buffer it appended to before (GraphExecutor::append).
+    enum class PassThrough {
+        kNone,
+        kGather,
+        kView,
+        kBroadcast,
+        kAppend
+    } pass_through = PassThrough::kNone;
+    /// Dynamic graphs: the step reads strided inputs as they lie (a view of a cache with spare
+    /// room along its sequence axis); the executor gives every other step contiguous copies.
+    bool reads_strided = false;
     /// kDnnl: at most this many OpenMP threads run the step (0: the request's own count).
     int max_threads = 0;
     /// kDnnl with max_threads 1, followed by another such step that does not read this one's

@@ -355,6 +355,21 @@ bool GraphCompiler::touches_empty_tensor(const Node& node) {
     return false;
 }
 
+bool GraphCompiler::grows_state(Node& concat) const {
+    // The state a decoder's KV cache is: ReadValue (through a Gather along axis 0 by beam_idx)
+    // -> Concat(past, new) -> Assign of the same variable.
+    if (concat.get_input_size() < 2) return false;
+    const Node* past = concat.input_value(0).get_node();
+    if (past->get_type_name() == "Gather") past = past->input_value(0).get_node();
+    if (past->get_type_name() != "ReadValue") return false;
+    const std::string& id = past->get_attribute<std::string>("variable_id");
+    for (const auto& use : consumers(concat.output(0)))
+        if (use.node->get_type_name() == "Assign" &&
+            use.node->get_attribute<std::string>("variable_id") == id)
+            return true;
+    return false;
+}
+
 void GraphCompiler::add_reference_step(const NodePtr& node) {
     Step step;
     step.kind = StepKind::kReference;
@@ -369,7 +384,12 @@ void GraphCompiler::add_reference_step(const NodePtr& node) {
                             : type == "Broadcast" ? Step::PassThrough::kBroadcast
                             : type == "Reshape" || type == "Squeeze" || type == "Unsqueeze"
                                 ? Step::PassThrough::kView
-                                : Step::PassThrough::kNone;
+                            : type == "Concat" && grows_state(*node) ? Step::PassThrough::kAppend
+                                                                     : Step::PassThrough::kNone;
+        // ShapeOf reads no element, and the append step places its first input itself.
+        step.reads_strided = type == "ShapeOf" || step.pass_through == Step::PassThrough::kAppend;
+        // Each run's profile says which way it went (GraphExecutor::append).
+        if (step.pass_through == Step::PassThrough::kAppend) step.exec_type = "append";
     }
     try {
         auto kernel = reference::KernelRegistry::instance().create(*node);
@@ -392,6 +412,7 @@ void GraphCompiler::add_reference_step(const NodePtr& node) {
             // ... and attention as one flash-style pass over blocks of keys (attention_kernel.hpp).
             step.kernel = attention_kernel(*node, std::move(kernel));
             step.exec_type = "flash_attention";
+            step.reads_strided = true;  // a KV cache appended in place is read where it lies
         } else if (node->get_type_name() == "GridSample" && is_f32(node->output(0)) &&
                    node->get_attribute<std::string>("mode") != "bicubic") {
             // ... and GridSample with its taps computed once per pixel (grid_sample_kernel.hpp).

@@ -336,6 +336,10 @@ class GraphCompiler {
     /// create some primitives for empty tensors; the reference kernels handle them).
     static bool touches_empty_tensor(const Node& node);
     void add_reference_step(const NodePtr& node);
+    /// A Concat whose first input is a variable's value (read directly or through a Gather, as a
+    /// decoder's beam_idx reorders its caches) and whose output an Assign of the same variable
+    /// writes back: the state grows by the Concat's other inputs at each inference.
+    bool grows_state(Node& concat) const;
     /// A MatMul marked by protect_compressed_weights, on compressed_matmul_kernel.
     void add_compressed_matmul_step(const NodePtr& node, CompressedWeights weights);
     void add_state_step(const NodePtr& node);

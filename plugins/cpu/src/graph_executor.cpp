@@ -9,6 +9,7 @@
 #include <set>
 
 #include "config.hpp"
+#include "strided_view.hpp"
 #include "vireo/op_registry.hpp"
 
 namespace vireo::cpu_plugin {
@@ -28,7 +29,7 @@ std::shared_ptr<void> allocate(size_t bytes) {
 Tensor read_value_source(const Step& step, const std::vector<Tensor>& ins,
                          const std::vector<std::shared_ptr<sdk::HostVariableState>>& states) {
     const sdk::HostVariableState& state = *states.at(step.variable);
-    return state.is_reset() && !ins.empty() ? ins[0] : state.get_state();
+    return state.is_reset() && !ins.empty() ? ins[0] : state.stored();
 }
 
 // The integer at index i of a 1-D (or scalar) i32/i64 tensor.
@@ -63,6 +64,7 @@ GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads
     const Graph& g = *m_graph;
     m_values.resize(g.values.size());
     m_capacity.assign(g.values.size(), 0);
+    m_appended.assign(g.values.size(), false);
     m_staging.resize(g.parameter_values.size());
     m_arena = allocate(g.arena_bytes);
     m_scratchpad = allocate(g.scratchpad_bytes);
@@ -89,6 +91,7 @@ GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads
     m_args.resize(g.steps.size());
     m_subgraphs.resize(g.steps.size());
     m_regions.resize(g.steps.size());
+    m_growth.resize(g.steps.size());
     for (size_t s = 0; s < g.steps.size(); ++s) {
         const Step& step = g.steps[s];
         m_step_inputs[s].resize(step.inputs.size());
@@ -210,7 +213,10 @@ void GraphExecutor::run_step(size_t s,
     }
     auto& ins = m_step_inputs[s];
     auto& outs = m_step_outputs[s];
-    for (size_t k = 0; k < ins.size(); ++k) ins[k] = m_values[step.inputs[k]];
+    // A dynamic graph's step has its inputs already (run_dynamic_step: contiguous copies of
+    // strided ones).
+    if (!m_graph->dynamic)
+        for (size_t k = 0; k < ins.size(); ++k) ins[k] = m_values[step.inputs[k]];
     for (size_t k = 0; k < outs.size(); ++k) outs[k] = m_values[step.outputs[k]];
     switch (step.kind) {
         case StepKind::kReference:
@@ -320,6 +326,14 @@ void GraphExecutor::run_dynamic_step(
     auto& ins = m_step_inputs[s];
     auto& outs = m_step_outputs[s];
     for (size_t k = 0; k < ins.size(); ++k) ins[k] = m_values[step.inputs[k]];
+    // Kernels index their inputs row-major: a strided value (a view of a cache appended in place)
+    // reaches a step that does not read strides as a contiguous copy.
+    auto contiguous_inputs = [&] {
+        if (step.reads_strided) return;
+        for (auto& t : ins)
+            if (t && !t.is_remote() && !t.is_continuous()) t = t.clone();
+    };
+    if (step.kind == StepKind::kSubgraph || step.kind == StepKind::kRegion) contiguous_inputs();
     if (step.kind == StepKind::kSubgraph) {
         if (!m_subgraphs[s]) m_subgraphs[s] = std::make_unique<SubgraphRunner>(step, m_threads);
         auto outputs = m_subgraphs[s]->run(ins, *m_stop);
@@ -354,6 +368,10 @@ void GraphExecutor::run_dynamic_step(
         return;
     }
     using PassThrough = Step::PassThrough;
+    if (step.pass_through == PassThrough::kAppend) {
+        m_appended[step.outputs[0]] = false;
+        if (append(s, states)) return;
+    }
     if (step.pass_through == PassThrough::kGather && is_identity_gather(*step.node, ins)) {
         m_values[step.outputs[0]] = ins[0];  // beam_idx 0, 1, ..., B-1 keeps every cache row
         m_capacity[step.outputs[0]] = 0;
@@ -382,20 +400,33 @@ void GraphExecutor::run_dynamic_step(
     // that buffer alive (so it is not reused while the view is read): Reshape, Squeeze, Unsqueeze,
     // and a Broadcast that widens nothing (the grouped-query attention's K and V, whose repeat the
     // attention now broadcasts itself: fuse_scaled_dot_product_attention).
-    if ((step.pass_through == PassThrough::kView || step.pass_through == PassThrough::kBroadcast) &&
-        shapes.size() == 1 && ins[0] && ins[0].is_continuous() && !ins[0].is_remote() &&
-        ins[0].get_element_type() == m_graph->values[step.outputs[0]].type &&
-        (step.pass_through == PassThrough::kBroadcast
-             ? shapes[0] == ins[0].get_shape()
-             : shape_size(shapes[0]) == ins[0].get_size())) {
-        const Tensor& source = ins[0];
-        m_values[step.outputs[0]] =
-            source.get_shape() == shapes[0]
-                ? source
-                : Tensor::wrap_shared(source.get_element_type(), shapes[0], source.data(),
-                                      std::shared_ptr<void>(source.impl()));
+    const bool viewable =
+        (step.pass_through == PassThrough::kView || step.pass_through == PassThrough::kBroadcast) &&
+        shapes.size() == 1 && ins[0] && !ins[0].is_remote() &&
+        ins[0].get_element_type() == m_graph->values[step.outputs[0]].type;
+    if (viewable && shapes[0] == ins[0].get_shape()) {  // strided or not, the input as it is
+        m_values[step.outputs[0]] = ins[0];
         m_capacity[step.outputs[0]] = 0;  // not this executor's buffer
         return;
+    }
+    if (viewable && step.pass_through == PassThrough::kView &&
+        shape_size(shapes[0]) == ins[0].get_size()) {
+        const Tensor& source = ins[0];
+        if (source.is_continuous()) {
+            m_values[step.outputs[0]] =
+                Tensor::wrap_shared(source.get_element_type(), shapes[0], source.data(),
+                                    std::shared_ptr<void>(source.impl()));
+            m_capacity[step.outputs[0]] = 0;
+            return;
+        }
+        // A strided source (a cache appended in place) stays a view when the new shape can
+        // index it.
+        if (auto strides = reshaped_strides(source.get_shape(), source.get_strides(), shapes[0],
+                                            source.get_element_type().size())) {
+            m_values[step.outputs[0]] = strided_view(source, shapes[0], *strides);
+            m_capacity[step.outputs[0]] = 0;
+            return;
+        }
     }
     for (size_t k = 0; k < outs.size(); ++k) {
         const size_t id = step.outputs[k];
@@ -416,7 +447,91 @@ void GraphExecutor::run_dynamic_step(
         t.set_shape(shapes[k]);
         m_capacity[id] = capacity;
     }
+    contiguous_inputs();
     run_step(s, states);
+}
+
+bool GraphExecutor::append(size_t s,
+                           const std::vector<std::shared_ptr<sdk::HostVariableState>>& states) {
+    const Step& step = m_graph->steps[s];
+    const auto& ins = m_step_inputs[s];
+    const size_t out = step.outputs[0];
+    const element::Type type = m_graph->values[out].type;
+    const Tensor& past = ins[0];
+    if (!past || past.is_remote() || past.get_element_type() != type || type.is_sub_byte())
+        return false;
+    const size_t rank = past.get_shape().size();
+    int64_t axis = step.node->get_attribute<int64_t>("axis");
+    if (axis < 0) axis += static_cast<int64_t>(rank);
+    if (rank == 0 || axis < 0 || axis >= static_cast<int64_t>(rank)) return false;
+    const auto a = static_cast<size_t>(axis);
+    // Anything Concat would refuse goes to its kernel, whose shape inference names the fault.
+    Shape shape = past.get_shape();
+    for (size_t k = 1; k < ins.size(); ++k) {
+        const Tensor& part = ins[k];
+        if (!part || part.get_element_type() != type || part.get_shape().size() != rank)
+            return false;
+        for (size_t d = 0; d < rank; ++d)
+            if (d != a && part.get_shape()[d] != shape[d]) return false;
+        shape[a] += part.get_shape()[a];
+    }
+    Growth& g = m_growth[s];
+    const size_t had = past.get_shape()[a];
+    // In place when the past is this step's last output, i.e. the first `had` rows of the buffer
+    // with nothing appended after them since (the buffer's readers so far see only rows they
+    // had: appending never changes them), and the new rows fit.
+    bool fits =
+        g.storage && g.storage.get_element_type() == type && shape[a] <= g.storage.get_shape()[a];
+    if (fits)
+        for (size_t d = 0; d < rank; ++d)
+            if (d != a && shape[d] != g.storage.get_shape()[d]) fits = false;
+    const bool in_place = fits && past.data() == g.storage.data() && had == g.filled &&
+                          past.get_strides() == g.storage.get_strides();
+    Coordinate begin(rank, 0), end(shape.begin(), shape.end());
+    bool reused = false;
+    if (!in_place) {
+        // The buffer is written from its first row again only when no variable holds a view of
+        // it (after a reset or set_state, a new sequence: no fresh pages for each prompt); the
+        // executor's own views from the last run are recomputed before they are read.
+        if (fits) {
+            const char* first = static_cast<const char*>(g.storage.data());
+            const char* last = first + g.storage.get_byte_size();
+            for (const auto& state : states) {
+                const auto* at = static_cast<const char*>(state->stored().data());
+                if (at && at >= first && at < last) fits = false;
+            }
+        }
+        // Else a buffer with room for half as many rows again (at least 16): a cache gaining a
+        // token per inference is copied a logarithmic number of times, not at every token.
+        reused = fits;
+        if (!fits) {
+            Shape room = shape;
+            room[a] = shape[a] + std::max<size_t>(shape[a] / 2, 16);
+            g = Growth{Tensor(type, room), 0};
+        }
+        end[a] = had;
+        Tensor head(g.storage, begin, end);
+        past.copy_to(head);
+    }
+    g.filled = had;
+    for (size_t k = 1; k < ins.size(); ++k) {
+        const size_t rows = ins[k].get_shape()[a];
+        begin[a] = g.filled;
+        end[a] = g.filled + rows;
+        Tensor slot(g.storage, begin, end);
+        ins[k].copy_to(slot);
+        g.filled += rows;
+    }
+    begin[a] = 0;
+    end[a] = g.filled;
+    if (m_timings)
+        (*m_timings)[s].exec_type = in_place ? "append in-place"
+                                    : reused ? "append copy"
+                                             : "append new buffer";
+    m_values[out] = Tensor(g.storage, begin, end);
+    m_capacity[out] = 0;  // a view: never lent, never exchanged
+    m_appended[out] = true;
+    return true;
 }
 
 void GraphExecutor::release_dead_inputs(size_t s) {
@@ -478,7 +593,7 @@ void GraphExecutor::finish(std::vector<Tensor>& outputs,
         Tensor value = m_values[g.steps[s].inputs[0]];
         for (size_t v = 0; v < states.size(); ++v)
             if (v != g.steps[s].variable && value && value.data() != nullptr &&
-                value.data() == states[v]->get_state().data()) {
+                value.data() == states[v]->stored().data()) {
                 Tensor copy(value.get_element_type(), value.get_shape());
                 value.copy_to(copy);
                 value = copy;
@@ -495,6 +610,12 @@ void GraphExecutor::finish(std::vector<Tensor>& outputs,
         const Step& step = g.steps[g.assign_steps[i]];
         const size_t id = step.inputs[0];
         sdk::HostVariableState& state = *states.at(step.variable);
+        if (m_appended[id] && values[i].data() == m_values[id].data()) {
+            // A cache appended in place: the state views it, and this executor appends the
+            // next token's rows after that view's end.
+            state.share(m_values[id]);
+            continue;
+        }
         if (m_capacity[id] != 0 && values[i].data() == m_values[id].data() &&
             given.insert(id).second) {
             auto [buffer, capacity] = state.exchange(m_values[id], m_capacity[id]);

@@ -20,6 +20,9 @@ struct StepTiming {
     bool executed = false;
     std::chrono::microseconds real{0};
     std::vector<StepTiming> inner;  ///< a kRegion step: per step of its graph
+    /// How the step ran when that is decided at run time, in place of Step::exec_type (an append
+    /// step: "append in-place", "append copy" into its buffer, "append new buffer"), else null.
+    const char* exec_type = nullptr;
 };
 
 /// Runs a Graph for one request.
@@ -67,6 +70,12 @@ class GraphExecutor {
                                                size_t scratchpad_offset);
     void run_dynamic_step(size_t s,
                           const std::vector<std::shared_ptr<sdk::HostVariableState>>& states);
+    /// A Step::PassThrough::kAppend Concat: writes its output into the step's Growth buffer —
+    /// only the new parts when the first input is the buffer's filled rows, else the whole
+    /// output from the buffer's first row when it fits and none of `states` views it, else into
+    /// a new buffer with spare rows — and makes the output a view of the buffer.
+    /// False (nothing done) for inputs Concat's kernel must see (types, ranks, shapes).
+    bool append(size_t s, const std::vector<std::shared_ptr<sdk::HostVariableState>>& states);
     /// Dynamic graphs, after step s: the buffers of the values s read last (and nothing else
     /// shares) go to m_free for later steps and runs.
     void release_dead_inputs(size_t s);
@@ -97,6 +106,16 @@ class GraphExecutor {
         size_t capacity;  // elements
     };
     std::vector<FreeBuffer> m_free;
+    // Per kAppend step: the buffer its outputs view, with spare rows along the Concat's axis, and
+    // how many rows are written. Only that step writes into it, and only after `filled`.
+    struct Growth {
+        Tensor storage;
+        size_t filled = 0;
+    };
+    std::vector<Growth> m_growth;
+    // Per value: whether it is a kAppend step's view of its Growth buffer (finish() hands it to
+    // the variable with HostVariableState::share instead of copying or exchanging it).
+    std::vector<bool> m_appended;
     std::vector<Tensor> m_staging;  // per model input: contiguous copy when the user's is not
     std::vector<std::vector<Tensor>> m_step_inputs, m_step_outputs;
     // Static graphs: per oneDNN step, its argument map, and the arguments bound to model inputs

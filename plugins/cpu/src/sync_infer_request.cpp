@@ -29,7 +29,7 @@ void append_rows(const Graph& graph, const std::vector<StepTiming>& timings,
         ProfilingInfo row;
         row.node_name = step.name;
         row.node_type = step.type;
-        row.exec_type = step.exec_type;
+        row.exec_type = ran && timings[s].exec_type ? timings[s].exec_type : step.exec_type;
         if (ran) {
             row.status = Status::EXECUTED;
             row.real_time = row.cpu_time = timings[s].real;

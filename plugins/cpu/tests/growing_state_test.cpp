@@ -6,6 +6,7 @@
 // same model on TEMPLATE.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "test_utils.hpp"
@@ -205,6 +206,117 @@ TEST(GrowingState, ReshapeViewsKeepTheirSourceAlive) {
         ASSERT_TRUE(all_close(state_of(cpu, "views"), state_of(ref, "views"), 1e-6, 1e-6))
             << "inference " << i;
     }
+}
+
+// A decoder's caches appended in place (GraphExecutor::append): k and v [B, 2, T, 4] grow by the
+// token's rows, read by a grouped attention through an Unsqueeze (a strided view of the cache)
+// and by an element-wise sum (a contiguous copy). Over 44 inferences with reorders, set_state and
+// a reset: the outputs and states match TEMPLATE, a state handle taken earlier never changes, and
+// each run's profile says whether the Concat appended in place, copied the whole cache into its
+// buffer, or into a new one — counted against the documented policy (only the buffer's last
+// output is appended to; the buffer is rewritten from its first row when the cache fits and no
+// variable views it, as after a reset or set_state; a new buffer has room for half as many rows
+// again, at least 16).
+ModelPtr appended_cache_model() {
+    const PartialShape cache{Dimension::dynamic(), 2, Dimension::dynamic(), 4};
+    auto x = op::parameter(element::f32, cache, "x");
+    auto q = op::parameter(element::f32, PartialShape{Dimension::dynamic(), 2, 3, 2, 4}, "q");
+    auto order = op::parameter(element::i32, PartialShape{Dimension::dynamic()}, "order");
+    auto axis0 = op::int64_scalar(0);
+    auto k = op::concat({op::gather(op::read_value("k", element::f32, cache), order, axis0), x}, 2);
+    auto two = op::constant(element::f32, Shape{}, std::vector<float>{2.f});
+    auto v = op::concat(
+        {op::gather(op::read_value("v", element::f32, cache), order, axis0), op::multiply(x, two)},
+        2);
+    // [B, 2, 1, T, 4]: each KV head broadcast over a group of 3 queries.
+    auto attention = op::scaled_dot_product_attention(q, op::unsqueeze(k, op::int64_vector({2})),
+                                                      op::unsqueeze(v, op::int64_vector({2})));
+    auto sum = op::add(k, v);
+    return std::make_shared<Model>(ResultVector{op::result(attention), op::result(sum)},
+                                   SinkVector{op::assign(k, "k"), op::assign(v, "v")},
+                                   ParameterVector{x, q, order}, "appended_cache");
+}
+
+TEST(GrowingState, ACacheIsAppendedInPlaceAndCopiedOnlyWhenItOutgrowsItsBuffer) {
+    auto model = appended_cache_model();
+    Core core = make_core();
+    auto cpu = core.compile_model(model, "CPU", {{"PERF_COUNT", true}}).create_infer_request();
+    auto ref = core.compile_model(model, "TEMPLATE").create_infer_request();
+    const size_t batch = 2;
+    // The policy, for the expected counts: rows the buffer has room for, rows in its last output.
+    size_t room = 0, filled = 0;
+    size_t copies = 0, in_place = 0, fresh_buffers = 0;
+    size_t expected_copies = 0, expected_in_place = 0, expected_fresh = 0;
+    Tensor held, held_copy;  // a state handle taken at inference 7, compared at every later one
+    for (int step = 0; step < 44; ++step) {
+        bool fresh = false;  // the past is not the buffer's last output
+        if (step == 30) {
+            cpu.reset_state();
+            ref.reset_state();
+            fresh = true;
+        }
+        if (step == 20) {  // user-written caches
+            const Tensor k = random_tensor(Shape{batch, 2, 9, 4}, 91);
+            const Tensor v = random_tensor(Shape{batch, 2, 9, 4}, 92);
+            for (auto* request : {&cpu, &ref})
+                for (auto& state : request->query_state())
+                    state.set_state(state.get_name() == "k" ? k : v);
+            filled = 9;
+            fresh = true;
+        }
+        const size_t rows = step == 0 || step == 30 ? 5 : 1;  // a prompt, then single tokens
+        const bool reorder = step == 12 || step == 13;
+        if (reorder) fresh = true;
+        std::vector<int32_t> order(batch);
+        std::iota(order.begin(), order.end(), 0);
+        if (reorder) std::reverse(order.begin(), order.end());
+        if (step == 30) filled = 0;
+        const Tensor x = random_tensor(Shape{batch, 2, rows, 4}, static_cast<unsigned>(step));
+        const Tensor q = random_tensor(Shape{batch, 2, 3, 2, 4}, static_cast<unsigned>(100 + step));
+        for (auto* request : {&cpu, &ref}) {
+            request->set_input_tensor(0, x);
+            request->set_input_tensor(1, q);
+            request->set_input_tensor(2, order_tensor(order));
+            request->infer();
+        }
+        const size_t total = filled + rows;
+        // A reorder's past is a new tensor while the variable still views the buffer.
+        if (step == 0 || total > room || reorder) {
+            room = total + std::max<size_t>(total / 2, 16);
+            expected_fresh += 2;
+        } else if (fresh) {
+            expected_copies += 2;
+        } else {
+            expected_in_place += 2;
+        }
+        filled = total;
+        for (const auto& row : cpu.get_profiling_info()) {
+            copies += row.exec_type == "append copy";
+            in_place += row.exec_type == "append in-place";
+            fresh_buffers += row.exec_type == "append new buffer";
+        }
+        ASSERT_EQ(fresh_buffers, expected_fresh) << "inference " << step;
+        ASSERT_EQ(copies, expected_copies) << "inference " << step;
+        ASSERT_EQ(in_place, expected_in_place) << "inference " << step;
+        for (size_t o = 0; o < 2; ++o)
+            ASSERT_TRUE(all_close(cpu.get_output_tensor(o), ref.get_output_tensor(o), 1e-5, 1e-5))
+                << "inference " << step << ", output " << o;
+        for (const char* name : {"k", "v"}) {
+            const Tensor a = state_of(cpu, name);
+            ASSERT_EQ(a.get_shape(), (Shape{batch, 2, filled, 4})) << "inference " << step;
+            ASSERT_TRUE(all_close(a, state_of(ref, name), 0, 0)) << "inference " << step;
+        }
+        if (step == 7) {
+            for (auto& state : cpu.query_state())
+                if (state.get_name() == "k") held = state.get_state();
+            held_copy = held.clone();
+        }
+        if (held) {
+            ASSERT_TRUE(all_close(held, held_copy, 0, 0)) << "inference " << step;
+        }
+    }
+    EXPECT_GT(in_place, 3 * (copies + fresh_buffers));  // most tokens copy nothing of the cache
+    EXPECT_GT(copies, 0u);                              // a reset and set_state reuse the buffer
 }
 
 }  // namespace

@@ -37,12 +37,24 @@ class HostVariableState : public IVariableState {
     /// executor and its states swap two buffers instead of copying a KV cache every inference.
     /// The tensor get_state() returned before is then the owner's, valid until the next inference.
     std::pair<Tensor, size_t> exchange(Tensor value, size_t capacity);
+    /// Takes `view` as the new state without a copy: a view into memory its owner keeps and goes
+    /// on writing beyond the view's end (an executor that appends each token's keys to a cache
+    /// with spare room along the sequence axis). The state never writes into it: reset(),
+    /// set_state() and commit() give the state a buffer of its own first, and get_state() returns
+    /// a copy, so no handle a user holds can change when the owner appends or the state changes.
+    void share(Tensor view);
+    /// The value as held, for the plugin that reads it during an inference (get_state() copies a
+    /// shared value; this does not).
+    const Tensor& stored() const { return m_state; }
+    /// A copy when the value is shared (see share()), else a handle to the state's buffer.
+    Tensor get_state() const override;
 
     const VariableInfo& info() const { return m_info; }
 
   private:
     VariableInfo m_info;
     size_t m_capacity = 0;  ///< elements m_state's buffer holds (0: exactly its shape's)
+    bool m_shared = false;  ///< m_state is a view its owner may write beyond (share())
 };
 
 }  // namespace vireo::sdk
