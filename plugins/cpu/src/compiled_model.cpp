@@ -70,6 +70,7 @@ CompiledModel::CompiledModel(std::shared_ptr<Model> model, std::shared_ptr<const
     specs.push_back(sdk::fixed(winograd.name(), m_config.winograd, scope));
     specs.push_back(sdk::fixed(reference_ops.name(), reference_op_types(*m_graph), scope));
     specs.push_back(sdk::fixed(serial_runs.name(), uint64_t{0}, scope));  // read from m_serial_runs
+    specs.push_back(sdk::fixed(kv_cache_bytes.name(), uint64_t{0}, scope));  // m_kv_cache_bytes
     m_properties = std::make_unique<sdk::PropertyTable>(kDeviceName, std::move(specs),
                                                         /*plugin_table=*/false);
     for (size_t s = 0; s < m_graph->steps.size(); ++s)
@@ -207,6 +208,7 @@ void CompiledModel::set_property(const AnyMap& properties) {
 
 Any CompiledModel::get_property(const std::string& name) const {
     if (name == serial_runs.name()) return m_serial_runs.load(std::memory_order_relaxed);
+    if (name == kv_cache_bytes.name()) return m_kv_cache_bytes->load(std::memory_order_relaxed);
     return m_properties->get(name);
 }
 

@@ -73,6 +73,11 @@ class CompiledModel : public sdk::ICompiledModel {
     std::shared_ptr<const Graph> one_thread_graph() const;
     /// Counts a run on one_thread_graph() (CPU_SERIAL_RUNS).
     void count_serial_run() const { m_serial_runs.fetch_add(1, std::memory_order_relaxed); }
+    /// What CPU_KV_CACHE_BYTES reads: the requests' executors add a cache buffer's bytes when they
+    /// allocate it, and its last holder subtracts them when it is freed (it may outlive this).
+    const std::shared_ptr<std::atomic<uint64_t>>& kv_cache_counter() const {
+        return m_kv_cache_bytes;
+    }
     void record_step_times(const std::vector<StepTiming>& timings) const;
     /// Average time of step `s` (of step `inner` of the static region that is step `s`) in
     /// microseconds, or -1 if it never ran with profiling on.
@@ -95,6 +100,8 @@ class CompiledModel : public sdk::ICompiledModel {
     bool m_loaded_from_cache;
     std::atomic<bool> m_profiling;
     mutable std::atomic<uint64_t> m_serial_runs{0};
+    std::shared_ptr<std::atomic<uint64_t>> m_kv_cache_bytes =
+        std::make_shared<std::atomic<uint64_t>>(0);
     mutable std::mutex m_one_thread_mutex;
     mutable bool m_one_thread_tried = false;
     mutable std::shared_ptr<const Graph> m_one_thread_graph;

@@ -39,6 +39,12 @@ inline constexpr Property<std::vector<std::string>, PropertyMutability::RO> refe
 /// model"); 0 on a quiet machine.
 inline constexpr Property<uint64_t, PropertyMutability::RO> serial_runs{"CPU_SERIAL_RUNS"};
 
+/// CPU_KV_CACHE_BYTES (compiled model, read-only): bytes of memory its live requests hold for
+/// variables appended in place (a stateful decoder's KV caches, spare rows included;
+/// GraphExecutor::append); 0 when none. Values a variable keeps in a buffer of its own (after
+/// set_state, or a model whose variables do not grow by a Concat) are not counted.
+inline constexpr Property<uint64_t, PropertyMutability::RO> kv_cache_bytes{"CPU_KV_CACHE_BYTES"};
+
 /// The plugin's properties, declared once: the SDK's common keys (PERFORMANCE_HINT,
 /// PERFORMANCE_HINT_NUM_REQUESTS, NUM_STREAMS, INFERENCE_NUM_THREADS, PERF_COUNT), the RO device
 /// keys, and INFERENCE_PRECISION_HINT (f32 or bf16). The table gives the errors, DEVICE_ID ("" or

@@ -59,8 +59,12 @@ bool is_identity_gather(const Node& node, const std::vector<Tensor>& ins) {
 
 }  // namespace
 
-GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads)
-    : m_graph(std::move(graph)), m_threads(omp_threads), m_stream(cpu_engine()) {
+GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads,
+                             std::shared_ptr<std::atomic<uint64_t>> cache_bytes)
+    : m_graph(std::move(graph)),
+      m_threads(omp_threads),
+      m_stream(cpu_engine()),
+      m_cache_bytes(std::move(cache_bytes)) {
     const Graph& g = *m_graph;
     m_values.resize(g.values.size());
     m_capacity.assign(g.values.size(), 0);
@@ -451,6 +455,21 @@ void GraphExecutor::run_dynamic_step(
     run_step(s, states);
 }
 
+Tensor GraphExecutor::cache_buffer(element::Type type, const Shape& shape) {
+    // Not zero-filled: only rows an append wrote are ever inside a view of it.
+    const size_t bytes = type.bytes_for(shape_size(shape));
+    std::shared_ptr<void> memory = allocate(bytes);
+    if (m_cache_bytes && memory) {
+        m_cache_bytes->fetch_add(bytes, std::memory_order_relaxed);
+        memory = std::shared_ptr<void>(memory.get(),
+                                       [memory, counter = m_cache_bytes, bytes](void*) mutable {
+                                           memory.reset();
+                                           counter->fetch_sub(bytes, std::memory_order_relaxed);
+                                       });
+    }
+    return Tensor::wrap_shared(type, shape, memory.get(), memory);
+}
+
 bool GraphExecutor::append(size_t s,
                            const std::vector<std::shared_ptr<sdk::HostVariableState>>& states) {
     const Step& step = m_graph->steps[s];
@@ -507,7 +526,7 @@ bool GraphExecutor::append(size_t s,
         if (!fits) {
             Shape room = shape;
             room[a] = shape[a] + std::max<size_t>(shape[a] / 2, 16);
-            g = Growth{Tensor(type, room), 0};
+            g = Growth{cache_buffer(type, room), 0};
         }
         end[a] = had;
         Tensor head(g.storage, begin, end);
@@ -539,7 +558,13 @@ void GraphExecutor::release_dead_inputs(size_t s) {
     for (auto& t : m_step_inputs[s]) t = Tensor();
     for (auto& t : m_step_outputs[s]) t = Tensor();
     for (size_t id : m_graph->steps[s].inputs) {
-        if (m_last_use[id] != s || m_capacity[id] == 0) continue;
+        if (m_last_use[id] != s) continue;
+        if (m_capacity[id] == 0) {
+            // Not this executor's buffer (a view, a variable's value): dropped, so that what it
+            // shares (a cache buffer a reorder replaced) is freed now, not at the next run.
+            if (m_graph->values[id].kind == ValueKind::kComputed) m_values[id] = Tensor();
+            continue;
+        }
         Tensor& t = m_values[id];
         // A view of it (a Reshape, a passed-through Gather, a region's or a runner's copy of its
         // inputs) still needs the memory: leave it with its value.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -37,7 +38,9 @@ struct StepTiming {
 /// team from the calling thread). Not thread-safe: one request uses it at a time.
 class GraphExecutor {
   public:
-    GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads);
+    /// `cache_bytes` (or null) counts the bytes of the buffers append() holds (CPU_KV_CACHE_BYTES).
+    GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads,
+                  std::shared_ptr<std::atomic<uint64_t>> cache_bytes = nullptr);
     ~GraphExecutor();
 
     /// Runs every step on `inputs` (per model input). `stop` is polled before each step; when it
@@ -76,6 +79,8 @@ class GraphExecutor {
     /// a new buffer with spare rows — and makes the output a view of the buffer.
     /// False (nothing done) for inputs Concat's kernel must see (types, ranks, shapes).
     bool append(size_t s, const std::vector<std::shared_ptr<sdk::HostVariableState>>& states);
+    /// A buffer for append(), its bytes counted in m_cache_bytes for as long as it lives.
+    Tensor cache_buffer(element::Type type, const Shape& shape);
     /// Dynamic graphs, after step s: the buffers of the values s read last (and nothing else
     /// shares) go to m_free for later steps and runs.
     void release_dead_inputs(size_t s);
@@ -113,6 +118,7 @@ class GraphExecutor {
         size_t filled = 0;
     };
     std::vector<Growth> m_growth;
+    std::shared_ptr<std::atomic<uint64_t>> m_cache_bytes;  // or null
     // Per value: whether it is a kAppend step's view of its Growth buffer (finish() hands it to
     // the variable with HostVariableState::share instead of copying or exchanging it).
     std::vector<bool> m_appended;

@@ -58,7 +58,8 @@ double thread_cpu_seconds() {
 InferRequest::InferRequest(const std::shared_ptr<const CompiledModel>& compiled_model)
     : ISyncInferRequest(compiled_model),
       m_model(compiled_model),
-      m_executor(compiled_model->graph(), compiled_model->config().omp_threads_per_stream()),
+      m_executor(compiled_model->graph(), compiled_model->config().omp_threads_per_stream(),
+                 compiled_model->kv_cache_counter()),
       m_choose_team(!compiled_model->graph()->dynamic &&
                     compiled_model->config().omp_threads_per_stream() > 1) {
     for (const auto& variable : m_model->graph()->variables)

@@ -240,9 +240,12 @@ ModelPtr appended_cache_model() {
 TEST(GrowingState, ACacheIsAppendedInPlaceAndCopiedOnlyWhenItOutgrowsItsBuffer) {
     auto model = appended_cache_model();
     Core core = make_core();
-    auto cpu = core.compile_model(model, "CPU", {{"PERF_COUNT", true}}).create_infer_request();
+    CompiledModel compiled = core.compile_model(model, "CPU", {{"PERF_COUNT", true}});
+    auto cpu = compiled.create_infer_request();
     auto ref = core.compile_model(model, "TEMPLATE").create_infer_request();
     const size_t batch = 2;
+    auto cache_bytes = [&] { return compiled.get_property("CPU_KV_CACHE_BYTES").as<uint64_t>(); };
+    EXPECT_EQ(cache_bytes(), 0u);
     // The policy, for the expected counts: rows the buffer has room for, rows in its last output.
     size_t room = 0, filled = 0;
     size_t copies = 0, in_place = 0, fresh_buffers = 0;
@@ -296,6 +299,8 @@ TEST(GrowingState, ACacheIsAppendedInPlaceAndCopiedOnlyWhenItOutgrowsItsBuffer) 
             fresh_buffers += row.exec_type == "append new buffer";
         }
         ASSERT_EQ(fresh_buffers, expected_fresh) << "inference " << step;
+        // Two caches of [batch, 2, room, 4] f32, the buffers replaced already freed.
+        ASSERT_EQ(cache_bytes(), 2 * batch * 2 * room * 4 * sizeof(float)) << "inference " << step;
         ASSERT_EQ(copies, expected_copies) << "inference " << step;
         ASSERT_EQ(in_place, expected_in_place) << "inference " << step;
         for (size_t o = 0; o < 2; ++o)
@@ -317,6 +322,8 @@ TEST(GrowingState, ACacheIsAppendedInPlaceAndCopiedOnlyWhenItOutgrowsItsBuffer) 
     }
     EXPECT_GT(in_place, 3 * (copies + fresh_buffers));  // most tokens copy nothing of the cache
     EXPECT_GT(copies, 0u);                              // a reset and set_state reuse the buffer
+    cpu = InferRequest();  // the states' views and the executor's buffers go with the request
+    EXPECT_EQ(cache_bytes(), 0u);
 }
 
 }  // namespace
