@@ -57,6 +57,49 @@ bool is_identity_gather(const Node& node, const std::vector<Tensor>& ins) {
     return true;
 }
 
+// A Gather along axis 0 of strided data (a KV cache appended in place, reordered by beam search)
+// as one copy per selected row into `out`, the contiguous output, instead of a contiguous copy
+// of the whole data first. False (nothing written) for anything else, which the kernel takes.
+bool gather_strided_rows(const Node& node, const std::vector<Tensor>& ins, Tensor& out) {
+    if (ins.size() != 3 || !ins[0] || ins[0].is_continuous() || ins[0].is_remote() || !out)
+        return false;
+    if (node.has_attribute("batch_dims") && node.get_attribute<int64_t>("batch_dims") != 0)
+        return false;
+    const Tensor& data = ins[0];
+    const Tensor& indices = ins[1];
+    const Tensor& axis = ins[2];
+    for (const Tensor* t : {&indices, &axis})
+        if (t->get_element_type() != element::i64 && t->get_element_type() != element::i32)
+            return false;
+    const Shape& shape = data.get_shape();
+    if (shape.empty() || axis.get_size() != 1 || index_at(axis, 0) != 0 ||
+        indices.get_shape().size() != 1)
+        return false;
+    const auto rows = static_cast<int64_t>(shape[0]);
+    const size_t n = indices.get_size();
+    Shape expected = shape;
+    expected[0] = n;
+    if (out.get_shape() != expected || out.get_element_type() != data.get_element_type())
+        return false;
+    for (size_t i = 0; i < n; ++i) {
+        const int64_t at = index_at(indices, i);
+        if (at < -rows || at >= rows) return false;  // the kernel names the bad index
+    }
+    Coordinate begin(shape.size(), 0), end(shape.begin(), shape.end());
+    for (size_t i = 0; i < n; ++i) {
+        int64_t at = index_at(indices, i);
+        if (at < 0) at += rows;
+        begin[0] = static_cast<size_t>(at);
+        end[0] = begin[0] + 1;
+        const Tensor row(data, begin, end);
+        begin[0] = i;
+        end[0] = i + 1;
+        Tensor slot(out, begin, end);
+        row.copy_to(slot);
+    }
+    return true;
+}
+
 }  // namespace
 
 GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads,
@@ -451,6 +494,9 @@ void GraphExecutor::run_dynamic_step(
         t.set_shape(shapes[k]);
         m_capacity[id] = capacity;
     }
+    if (step.pass_through == PassThrough::kGather &&
+        gather_strided_rows(*step.node, ins, m_values[step.outputs[0]]))
+        return;
     contiguous_inputs();
     run_step(s, states);
 }
@@ -496,37 +542,51 @@ bool GraphExecutor::append(size_t s,
     }
     Growth& g = m_growth[s];
     const size_t had = past.get_shape()[a];
+    // Whether `buffer` can hold the output (same type, the other dimensions equal, enough rows).
+    auto fits = [&](const Tensor& buffer) {
+        if (!buffer || buffer.get_element_type() != type || shape[a] > buffer.get_shape()[a])
+            return false;
+        for (size_t d = 0; d < rank; ++d)
+            if (d != a && shape[d] != buffer.get_shape()[d]) return false;
+        return true;
+    };
+    // Whether a variable holds a view of `buffer` (the executor's own views from the last run are
+    // recomputed before they are read, and users only ever get copies).
+    auto viewed = [&](const Tensor& buffer) {
+        const char* first = static_cast<const char*>(buffer.data());
+        const char* last = first + buffer.get_byte_size();
+        for (const auto& state : states) {
+            const auto* at = static_cast<const char*>(state->stored().data());
+            if (at && at >= first && at < last) return true;
+        }
+        return false;
+    };
     // In place when the past is this step's last output, i.e. the first `had` rows of the buffer
     // with nothing appended after them since (the buffer's readers so far see only rows they
     // had: appending never changes them), and the new rows fit.
-    bool fits =
-        g.storage && g.storage.get_element_type() == type && shape[a] <= g.storage.get_shape()[a];
-    if (fits)
-        for (size_t d = 0; d < rank; ++d)
-            if (d != a && shape[d] != g.storage.get_shape()[d]) fits = false;
-    const bool in_place = fits && past.data() == g.storage.data() && had == g.filled &&
+    const bool in_place = fits(g.storage) && past.data() == g.storage.data() && had == g.filled &&
                           past.get_strides() == g.storage.get_strides();
     Coordinate begin(rank, 0), end(shape.begin(), shape.end());
     bool reused = false;
     if (!in_place) {
-        // The buffer is written from its first row again only when no variable holds a view of
-        // it (after a reset or set_state, a new sequence: no fresh pages for each prompt); the
-        // executor's own views from the last run are recomputed before they are read.
-        if (fits) {
-            const char* first = static_cast<const char*>(g.storage.data());
-            const char* last = first + g.storage.get_byte_size();
-            for (const auto& state : states) {
-                const auto* at = static_cast<const char*>(state->stored().data());
-                if (at && at >= first && at < last) fits = false;
-            }
-        }
-        // Else a buffer with room for half as many rows again (at least 16): a cache gaining a
-        // token per inference is copied a logarithmic number of times, not at every token.
-        reused = fits;
-        if (!fits) {
+        // Else the whole output is written from the first row of a buffer no variable views:
+        // the step's buffer after a reset or set_state (a new sequence: no fresh pages for each
+        // prompt), or its spare, the buffer it used before, while a reordered past (beam search)
+        // is written while the variable still views the current one: two buffers in turn.
+        if (fits(g.storage) && !viewed(g.storage)) {
+            reused = true;
+        } else if (fits(g.spare) && !viewed(g.spare)) {
+            std::swap(g.storage, g.spare);
+            if (!fits(g.spare)) g.spare = Tensor();
+            reused = true;
+        } else {
+            // A buffer with room for half as many rows again (at least 16): a cache gaining a
+            // token per inference is copied a logarithmic number of times, not at every token.
+            // The one it replaces stays as the spare while a variable views it and it fits.
             Shape room = shape;
             room[a] = shape[a] + std::max<size_t>(shape[a] / 2, 16);
-            g = Growth{cache_buffer(type, room), 0};
+            g.spare = fits(g.storage) ? std::move(g.storage) : Tensor();
+            g.storage = cache_buffer(type, room);
         }
         end[a] = had;
         Tensor head(g.storage, begin, end);

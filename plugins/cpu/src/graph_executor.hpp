@@ -75,8 +75,9 @@ class GraphExecutor {
                           const std::vector<std::shared_ptr<sdk::HostVariableState>>& states);
     /// A Step::PassThrough::kAppend Concat: writes its output into the step's Growth buffer —
     /// only the new parts when the first input is the buffer's filled rows, else the whole
-    /// output from the buffer's first row when it fits and none of `states` views it, else into
-    /// a new buffer with spare rows — and makes the output a view of the buffer.
+    /// output from the first row of that buffer or of its spare when it fits and none of
+    /// `states` views it, else into a new buffer with spare rows — and makes the output a view
+    /// of the buffer.
     /// False (nothing done) for inputs Concat's kernel must see (types, ranks, shapes).
     bool append(size_t s, const std::vector<std::shared_ptr<sdk::HostVariableState>>& states);
     /// A buffer for append(), its bytes counted in m_cache_bytes for as long as it lives.
@@ -116,6 +117,7 @@ class GraphExecutor {
     struct Growth {
         Tensor storage;
         size_t filled = 0;
+        Tensor spare;  // the buffer used before, kept while it fits (beam search alternates)
     };
     std::vector<Growth> m_growth;
     std::shared_ptr<std::atomic<uint64_t>> m_cache_bytes;  // or null

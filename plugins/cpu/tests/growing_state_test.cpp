@@ -215,8 +215,9 @@ TEST(GrowingState, ReshapeViewsKeepTheirSourceAlive) {
 // each run's profile says whether the Concat appended in place, copied the whole cache into its
 // buffer, or into a new one — counted against the documented policy (only the buffer's last
 // output is appended to; the buffer is rewritten from its first row when the cache fits and no
-// variable views it, as after a reset or set_state; a new buffer has room for half as many rows
-// again, at least 16).
+// variable views it, as after a reset or set_state, and a reorder (beam search) writes into the
+// spare buffer, the one used before; a new buffer has room for half as many rows again, at least
+// 16), and CPU_KV_CACHE_BYTES equals the bytes of the buffers held.
 ModelPtr appended_cache_model() {
     const PartialShape cache{Dimension::dynamic(), 2, Dimension::dynamic(), 4};
     auto x = op::parameter(element::f32, cache, "x");
@@ -247,7 +248,10 @@ TEST(GrowingState, ACacheIsAppendedInPlaceAndCopiedOnlyWhenItOutgrowsItsBuffer) 
     auto cache_bytes = [&] { return compiled.get_property("CPU_KV_CACHE_BYTES").as<uint64_t>(); };
     EXPECT_EQ(cache_bytes(), 0u);
     // The policy, for the expected counts: rows the buffer has room for, rows in its last output.
-    size_t room = 0, filled = 0;
+    // `spare`: rows of the buffer kept for the next reorder (0: none); `viewed`: whether the
+    // variable views the step's buffer (after an inference, until a reset or set_state).
+    size_t room = 0, spare = 0, filled = 0;
+    bool viewed = false;
     size_t copies = 0, in_place = 0, fresh_buffers = 0;
     size_t expected_copies = 0, expected_in_place = 0, expected_fresh = 0;
     Tensor held, held_copy;  // a state handle taken at inference 7, compared at every later one
@@ -257,6 +261,7 @@ TEST(GrowingState, ACacheIsAppendedInPlaceAndCopiedOnlyWhenItOutgrowsItsBuffer) 
             cpu.reset_state();
             ref.reset_state();
             fresh = true;
+            viewed = false;
         }
         if (step == 20) {  // user-written caches
             const Tensor k = random_tensor(Shape{batch, 2, 9, 4}, 91);
@@ -266,9 +271,10 @@ TEST(GrowingState, ACacheIsAppendedInPlaceAndCopiedOnlyWhenItOutgrowsItsBuffer) 
                     state.set_state(state.get_name() == "k" ? k : v);
             filled = 9;
             fresh = true;
+            viewed = false;
         }
         const size_t rows = step == 0 || step == 30 ? 5 : 1;  // a prompt, then single tokens
-        const bool reorder = step == 12 || step == 13;
+        const bool reorder = step >= 12 && step <= 14;        // as beam search reorders every token
         if (reorder) fresh = true;
         std::vector<int32_t> order(batch);
         std::iota(order.begin(), order.end(), 0);
@@ -283,16 +289,23 @@ TEST(GrowingState, ACacheIsAppendedInPlaceAndCopiedOnlyWhenItOutgrowsItsBuffer) 
             request->infer();
         }
         const size_t total = filled + rows;
-        // A reorder's past is a new tensor while the variable still views the buffer.
-        if (step == 0 || total > room || reorder) {
+        // A reorder's past is a new tensor while the variable still views the buffer: the spare
+        // buffer takes it, and the two alternate.
+        if (!fresh && total <= room) {
+            expected_in_place += 2;
+        } else if (total <= room && !viewed) {
+            expected_copies += 2;
+        } else if (total <= spare) {
+            expected_copies += 2;
+            std::swap(room, spare);
+            if (spare < total) spare = 0;
+        } else {
+            spare = total <= room ? room : 0;
             room = total + std::max<size_t>(total / 2, 16);
             expected_fresh += 2;
-        } else if (fresh) {
-            expected_copies += 2;
-        } else {
-            expected_in_place += 2;
         }
         filled = total;
+        viewed = true;
         for (const auto& row : cpu.get_profiling_info()) {
             copies += row.exec_type == "append copy";
             in_place += row.exec_type == "append in-place";
@@ -300,7 +313,8 @@ TEST(GrowingState, ACacheIsAppendedInPlaceAndCopiedOnlyWhenItOutgrowsItsBuffer) 
         }
         ASSERT_EQ(fresh_buffers, expected_fresh) << "inference " << step;
         // Two caches of [batch, 2, room, 4] f32, the buffers replaced already freed.
-        ASSERT_EQ(cache_bytes(), 2 * batch * 2 * room * 4 * sizeof(float)) << "inference " << step;
+        ASSERT_EQ(cache_bytes(), 2 * batch * 2 * (room + spare) * 4 * sizeof(float))
+            << "inference " << step;
         ASSERT_EQ(copies, expected_copies) << "inference " << step;
         ASSERT_EQ(in_place, expected_in_place) << "inference " << step;
         for (size_t o = 0; o < 2; ++o)
