@@ -4,12 +4,14 @@
 #include "attention_kernel.hpp"
 
 #include <immintrin.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <string>
 #include <vector>
@@ -351,8 +353,8 @@ std::vector<size_t> element_strides(const Tensor& t) {
 
 class AttentionKernel final : public FallbackKernel {
   public:
-    AttentionKernel(std::unique_ptr<reference::Kernel> fallback, bool causal)
-        : FallbackKernel(std::move(fallback)), m_causal(causal) {}
+    AttentionKernel(std::unique_ptr<reference::Kernel> fallback, bool causal, bool openmp)
+        : FallbackKernel(std::move(fallback)), m_causal(causal), m_openmp(openmp) {}
 
   private:
     bool run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const override {
@@ -417,7 +419,7 @@ class AttentionKernel final : public FallbackKernel {
         const bool avx512 = has_avx512();
         // Items in batch-major order: with the batch x heads a multiple of the thread count, each
         // thread gets whole heads and the same causal work.
-        sdk::CPUStreamsExecutor::parallel_for(batches * blocks, [&](size_t first, size_t last) {
+        const auto body = [&](size_t first, size_t last) {
             Scratch scratch;
             for (size_t w = first; w < last; ++w) {
                 const size_t b = w / blocks, block = w % blocks;
@@ -442,19 +444,58 @@ class AttentionKernel final : public FallbackKernel {
                 else
                     run_item<false>(it, d, block * kQueryBlock, scratch);
             }
-        });
+        };
+        // A decode step's attention over a short cache is tens of microseconds of work, less than
+        // waking other threads costs (on the stream's helpers while the OpenMP team of the
+        // MatMuls around it still spun, two threads made it 4x slower: Llama-style, 128 tokens,
+        // 0.40 -> 1.49 ms per token). It runs on the calling thread below ~150 us of estimated
+        // work: the keys and values read at ~16 GB/s (one core's memory bandwidth) or the
+        // products at ~10 G multiply-adds per second, whichever is longer.
+        const double kv_bytes = static_cast<double>(batches) * static_cast<double>(d.s) *
+                                static_cast<double>(d.e + d.ev) * sizeof(float);
+        const double macs = static_cast<double>(batches) * static_cast<double>(d.l) *
+                            static_cast<double>(d.s) * static_cast<double>(d.e + d.ev);
+        const size_t n = batches * blocks;
+        if (std::max(kv_bytes / 16e9, macs / 1e10) < 150e-6) {
+            body(0, n);
+            return true;
+        }
+        // The threads of the graph's MatMuls (attention_kernel's `openmp`): a second pool would
+        // wake on cores the first one's threads still spin on.
+        if (!m_openmp) {
+            sdk::CPUStreamsExecutor::parallel_for(n, body);
+            return true;
+        }
+        if (omp_get_max_threads() < 2) {
+            body(0, n);
+            return true;
+        }
+        std::exception_ptr failed;
+#pragma omp parallel
+        {
+            const auto t = static_cast<size_t>(omp_get_thread_num());
+            const auto count = static_cast<size_t>(omp_get_num_threads());
+            try {
+                body(t * n / count, (t + 1) * n / count);
+            } catch (...) {
+#pragma omp critical
+                if (!failed) failed = std::current_exception();
+            }
+        }
+        if (failed) std::rethrow_exception(failed);
         return true;
     }
 
     bool m_causal;
+    bool m_openmp;
 };
 
 }  // namespace
 
 std::shared_ptr<const reference::Kernel> attention_kernel(
-    const Node& node, std::unique_ptr<reference::Kernel> fallback) {
+    const Node& node, std::unique_ptr<reference::Kernel> fallback, bool openmp) {
     return std::make_shared<AttentionKernel>(std::move(fallback),
-                                             node.get_attribute<bool>("causal"));
+                                             node.get_attribute<bool>("causal"), openmp);
 }
 
 }  // namespace vireo::cpu_plugin
