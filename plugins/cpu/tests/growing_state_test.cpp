@@ -340,5 +340,44 @@ TEST(GrowingState, ACacheIsAppendedInPlaceAndCopiedOnlyWhenItOutgrowsItsBuffer) 
     EXPECT_EQ(cache_bytes(), 0u);
 }
 
+// Reshapes of a cache appended in place: [B, 2, T, 4] viewed as [B * 2, T, 4] (batch and heads
+// merge: each head's rows are `room` rows apart, a stride the view keeps), as [B, 2, T * 4] (rows
+// and columns merge: contiguous within a head) and as [B, 2 * T, 4] (heads and rows cannot merge
+// over the spare rows: the Reshape copies), each read by a reduction, against TEMPLATE over
+// growing lengths.
+TEST(GrowingState, ReshapesOfAnAppendedCacheReadTheRightRows) {
+    const PartialShape cache{3, 2, Dimension::dynamic(), 4};  // starts as [3, 2, 0, 4]
+    auto x = op::parameter(element::f32, cache, "x");
+    auto k = op::concat({op::read_value("k", element::f32, cache), x}, 2);
+    auto weights = op::constant(element::f32, Shape{4}, std::vector<float>{1.f, -2.f, 3.f, 0.5f});
+    auto heads =
+        op::reduce_sum(op::multiply(op::reshape(k, op::int64_vector({-1, 0, 4}), true), weights),
+                       op::int64_vector({2}));  // [B * 2, T]
+    auto rows = op::reduce_sum(op::reshape(k, op::int64_vector({0, 2, -1}), true),
+                               op::int64_vector({1}));  // [B, T * 4]
+    auto merged =
+        op::reduce_sum(op::multiply(op::reshape(k, op::int64_vector({0, -1, 4}), true), weights),
+                       op::int64_vector({2}));  // [B, 2 * T]
+    auto model = std::make_shared<Model>(
+        ResultVector{op::result(heads), op::result(rows), op::result(merged)},
+        SinkVector{op::assign(k, "k")}, ParameterVector{x}, "cache_reshapes");
+    Core core = make_core();
+    auto cpu = core.compile_model(model, "CPU").create_infer_request();
+    auto ref = core.compile_model(model, "TEMPLATE").create_infer_request();
+    for (int step = 0; step < 12; ++step) {
+        const size_t rows_now = step == 0 ? 6 : 1;
+        const Tensor t = random_tensor(Shape{3, 2, rows_now, 4}, static_cast<unsigned>(200 + step));
+        for (auto* request : {&cpu, &ref}) {
+            request->set_input_tensor(t);
+            request->infer();
+        }
+        for (size_t o = 0; o < 3; ++o) {
+            ASSERT_EQ(cpu.get_output_tensor(o).get_shape(), ref.get_output_tensor(o).get_shape());
+            ASSERT_TRUE(all_close(cpu.get_output_tensor(o), ref.get_output_tensor(o), 1e-5, 1e-5))
+                << "inference " << step << ", output " << o;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace vireo::cpu_test
