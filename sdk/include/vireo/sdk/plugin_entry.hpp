@@ -20,7 +20,7 @@
 /// create_port_tensor() added, pipeline stages take a RunContext. 6: IAsyncInferRequest gained
 /// its OnDestroy choice (a data member and a constructor argument), the support check's
 /// predicate returns sdk::Support (check_supported / supported_ops changed signature).
-#define VIREO_PLUGIN_ABI_VERSION 6
+#define VIREO_PLUGIN_ABI_VERSION 7
 
 /// Name of the single exported symbol.
 #define VIREO_PLUGIN_ENTRY_SYMBOL "vireo_plugin_entry"
