@@ -1,5 +1,6 @@
 // Tests sdk::HostVariableState, the host-memory variable state TEMPLATE and CPU share: reset to
-// zeros of the declared shape, set_state checks, commits that grow by half, buffer exchange.
+// zeros of the declared shape, set_state checks, commits that grow by half, buffer exchange, and a
+// shared view of a cache its owner appends to (never written by the state, copied by get_state).
 #include "vireo/sdk/host_variable_state.hpp"
 
 #include <gtest/gtest.h>
@@ -83,6 +84,42 @@ TEST(HostVariableState, CommitsGrowByHalfAndExchangeSwapsBuffers) {
     EXPECT_EQ(previous.data(), old_data);
     EXPECT_EQ(capacity, 33u);  // the elements the old buffer holds
     EXPECT_FALSE(state.is_reset());
+}
+
+TEST(HostVariableState, ASharedViewIsNeverWrittenAndGetStateCopiesIt) {
+    // The owner's buffer: room for 4 rows, 3 written; the state views the first 3.
+    Tensor buffer = filled(Shape{1, 4, 2}, 10.0f);
+    const Tensor view(buffer, Coordinate{0, 0, 0}, Coordinate{1, 3, 2});
+    HostVariableState state(kv_cache());
+    state.share(view);
+    EXPECT_FALSE(state.is_reset());
+    EXPECT_EQ(state.stored().data(), buffer.data());  // held as it is
+    const Tensor copy = state.get_state();
+    EXPECT_NE(copy.data(), buffer.data());  // a user gets a copy ...
+    EXPECT_EQ(copy.get_shape(), (Shape{1, 3, 2}));
+    EXPECT_EQ(copy.data<float>()[5], 15.0f);
+    buffer.data<float>()[6] = -1.0f;  // ... that the owner appending a row does not change
+    EXPECT_EQ(copy.data<float>()[5], 15.0f);
+    // set_state, commit and reset give the state a buffer of its own; the owner's is untouched.
+    state.set_state(filled(Shape{1, 2, 2}, 100.0f));
+    EXPECT_NE(state.stored().data(), buffer.data());
+    EXPECT_EQ(state.get_state().data<float>()[0], 100.0f);
+    EXPECT_EQ(buffer.data<float>()[0], 10.0f);
+    state.share(view);
+    state.commit(filled(Shape{1, 3, 2}, 50.0f));
+    EXPECT_NE(state.stored().data(), buffer.data());
+    EXPECT_EQ(buffer.data<float>()[0], 10.0f);
+    state.share(view);
+    state.reset();
+    EXPECT_TRUE(state.is_reset());
+    EXPECT_EQ(state.get_state().get_shape(), (Shape{1, 0, 2}));
+    EXPECT_EQ(buffer.data<float>()[0], 10.0f);
+    for (size_t i = 0; i < 6; ++i) EXPECT_EQ(buffer.data<float>()[i], 10.0f + i) << i;
+    // Exchanging a shared state gives nothing back: the view's memory is not the state's.
+    state.share(view);
+    auto [previous, capacity] = state.exchange(filled(Shape{1, 1, 2}, 0.0f), 2);
+    EXPECT_FALSE(previous);
+    EXPECT_EQ(capacity, 0u);
 }
 
 }  // namespace
