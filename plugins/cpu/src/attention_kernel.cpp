@@ -466,10 +466,6 @@ class AttentionKernel final : public FallbackKernel {
             sdk::CPUStreamsExecutor::parallel_for(n, body);
             return true;
         }
-        if (omp_get_max_threads() < 2) {
-            body(0, n);
-            return true;
-        }
         std::exception_ptr failed;
 #pragma omp parallel
         {

@@ -2,9 +2,11 @@
 // some shapes and leave the rest to the reference kernel.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
+#include "strided_view.hpp"
 #include "vireo/reference/kernel.hpp"
 
 namespace vireo::cpu_plugin {
@@ -21,15 +23,13 @@ class FallbackKernel : public reference::Kernel {
     /// appended in place, Step::reads_strided) reach it as contiguous copies.
     void execute(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const final {
         if (run(inputs, outputs)) return;
-        for (const auto& t : inputs)
-            if (t && !t.is_remote() && !t.is_continuous()) {
-                std::vector<Tensor> copies;
-                for (const auto& u : inputs)
-                    copies.push_back(u && !u.is_remote() && !u.is_continuous() ? u.clone() : u);
-                m_fallback->execute(copies, outputs);
-                return;
-            }
-        m_fallback->execute(inputs, outputs);
+        if (std::none_of(inputs.begin(), inputs.end(), is_strided)) {
+            m_fallback->execute(inputs, outputs);
+            return;
+        }
+        std::vector<Tensor> copies;
+        for (const auto& t : inputs) copies.push_back(contiguous(t));
+        m_fallback->execute(copies, outputs);
     }
 
     double flops(const std::vector<Tensor>& inputs,

@@ -61,8 +61,7 @@ bool is_identity_gather(const Node& node, const std::vector<Tensor>& ins) {
 // as one copy per selected row into `out`, the contiguous output, instead of a contiguous copy
 // of the whole data first. False (nothing written) for anything else, which the kernel takes.
 bool gather_strided_rows(const Node& node, const std::vector<Tensor>& ins, Tensor& out) {
-    if (ins.size() != 3 || !ins[0] || ins[0].is_continuous() || ins[0].is_remote() || !out)
-        return false;
+    if (ins.size() != 3 || !is_strided(ins[0]) || !out) return false;
     if (node.has_attribute("batch_dims") && node.get_attribute<int64_t>("batch_dims") != 0)
         return false;
     const Tensor& data = ins[0];
@@ -139,6 +138,7 @@ GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads
     m_subgraphs.resize(g.steps.size());
     m_regions.resize(g.steps.size());
     m_growth.resize(g.steps.size());
+    for (const Step& step : g.steps) m_appends |= step.pass_through == Step::PassThrough::kAppend;
     for (size_t s = 0; s < g.steps.size(); ++s) {
         const Step& step = g.steps[s];
         m_step_inputs[s].resize(step.inputs.size());
@@ -375,10 +375,10 @@ void GraphExecutor::run_dynamic_step(
     for (size_t k = 0; k < ins.size(); ++k) ins[k] = m_values[step.inputs[k]];
     // Kernels index their inputs row-major: a strided value (a view of a cache appended in place)
     // reaches a step that does not read strides as a contiguous copy.
+    // Strided values exist only in graphs with an append step (m_appends).
     auto contiguous_inputs = [&] {
-        if (step.reads_strided) return;
-        for (auto& t : ins)
-            if (t && !t.is_remote() && !t.is_continuous()) t = t.clone();
+        if (!m_appends || step.reads_strided) return;
+        for (auto& t : ins) t = contiguous(t);
     };
     if (step.kind == StepKind::kSubgraph || step.kind == StepKind::kRegion) contiguous_inputs();
     if (step.kind == StepKind::kSubgraph) {
@@ -494,7 +494,7 @@ void GraphExecutor::run_dynamic_step(
         t.set_shape(shapes[k]);
         m_capacity[id] = capacity;
     }
-    if (step.pass_through == PassThrough::kGather &&
+    if (m_appends && step.pass_through == PassThrough::kGather &&
         gather_strided_rows(*step.node, ins, m_values[step.outputs[0]]))
         return;
     contiguous_inputs();

@@ -120,6 +120,7 @@ class GraphExecutor {
         Tensor spare;  // the buffer used before, kept while it fits (beam search alternates)
     };
     std::vector<Growth> m_growth;
+    bool m_appends = false;  // the graph has an append step, so values may be strided views
     std::shared_ptr<std::atomic<uint64_t>> m_cache_bytes;  // or null
     // Per value: whether it is a kAppend step's view of its Growth buffer (finish() hands it to
     // the variable with HostVariableState::share instead of copying or exchanging it).

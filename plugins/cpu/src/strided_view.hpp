@@ -10,6 +10,18 @@
 
 namespace vireo::cpu_plugin {
 
+/// Whether `t` is host memory that is not row-major without gaps (a view of a cache appended in
+/// place, or of part of one).
+inline bool is_strided(const Tensor& t) {
+    return t && !t.is_remote() && !t.is_continuous();
+}
+
+/// `t` itself, or a contiguous copy of it when it is strided, for a kernel that indexes its
+/// inputs row-major.
+inline Tensor contiguous(const Tensor& t) {
+    return is_strided(t) ? t.clone() : t;
+}
+
 /// Byte strides under which memory laid out as `from` with byte strides `strides` reads as
 /// `to` (same element count) in row-major order, when such strides exist: the reshape splits or
 /// merges only dimensions that are contiguous with each other, and adds or drops dimensions of 1.
