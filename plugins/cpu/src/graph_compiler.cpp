@@ -14,11 +14,36 @@
 #include "graph_compiler_impl.hpp"
 #include "grid_sample_kernel.hpp"
 #include "subgraph_runner.hpp"
+#include "vireo/ops.hpp"
 #include "vireo/reference/constant_folding.hpp"
 
 namespace vireo::cpu_plugin {
 namespace detail {
-namespace {}  // namespace
+namespace {
+
+// The reference kernel a CPU kernel of a dynamic graph (sgemm, im2col + sgemm) falls back to for
+// the shapes it does not take, built on a copy of the node whose constant inputs are parameters:
+// it reads the weights from its inputs on the rare run that needs it, instead of packing its own
+// copy of every weight at compile time (a 500 MB f32 decoder's MatMuls held 392 MB of such copies
+// that no run ever read).
+std::unique_ptr<reference::Kernel> weightless_reference_kernel(const Node& node) {
+    OutputVector inputs;
+    bool constant = false;
+    for (const auto& in : node.input_values()) {
+        if (in.get_node()->get_type_name() == "Constant") {
+            inputs.push_back(op::parameter(in.get_element_type(), in.get_partial_shape(),
+                                           in.get_node()->get_friendly_name())
+                                 ->output(0));
+            constant = true;
+        } else {
+            inputs.push_back(in);
+        }
+    }
+    if (!constant) return reference::KernelRegistry::instance().create(node);
+    return reference::KernelRegistry::instance().create(*node.clone_with_new_inputs(inputs));
+}
+
+}  // namespace
 
 size_t GraphCompiler::add_value(const Output& port, ValueKind kind, Layout layout) {
     Value v;
@@ -392,7 +417,11 @@ void GraphCompiler::add_reference_step(const NodePtr& node) {
         if (step.pass_through == Step::PassThrough::kAppend) step.exec_type = "append";
     }
     try {
-        auto kernel = reference::KernelRegistry::instance().create(*node);
+        const bool sgemm_kernel =
+            m_graph->dynamic && (step.type == "MatMul" || step.type == "Convolution") &&
+            is_f32(node->output(0)) && is_f32(node->input_value(0)) && is_f32(node->input_value(1));
+        auto kernel = sgemm_kernel ? weightless_reference_kernel(*node)
+                                   : reference::KernelRegistry::instance().create(*node);
         // Dynamic graphs: an f32 MatMul runs on oneDNN's sgemm, with the stream's threads (the
         // reference kernel for the shapes sgemm does not take: gemm_matmul.hpp).
         if (m_graph->dynamic && node->get_type_name() == "MatMul" && is_f32(node->output(0)) &&

@@ -720,7 +720,8 @@ namespace vireo::cpu_test {
 namespace {
 
 // A dynamic graph's f32 MatMul runs on oneDNN's sgemm (CPU_SHAPE_CACHE_SIZE 0 keeps the graph
-// dynamic: no per-shape compile), the shapes sgemm does not take on the reference kernel.
+// dynamic: no per-shape compile), the shapes sgemm does not take on the reference kernel, weights
+// that are constants included.
 TEST(DynamicMatMul, SgemmForEveryLayoutItTakesReferenceForTheRest) {
     struct Case {
         std::string what;
@@ -750,6 +751,16 @@ TEST(DynamicMatMul, SgemmForEveryLayoutItTakesReferenceForTheRest) {
          false,
          false},
         {"vector (reference)", {dyn}, {dyn, 3}, {4}, {4, 3}, false, false},
+        // Constant weights sgemm does not take: the reference kernel reads them from its inputs
+        // (it keeps no packed copy of its own).
+        {"vector weights (reference)", {dyn, 4}, {4}, {3, 4}, {}, false, false},
+        {"broadcast batch of weights (reference)",
+         {dyn, 4, 5},
+         {1, 5, 6},
+         {3, 4, 5},
+         {},
+         false,
+         false},
     };
     Core core = make_core();
     unsigned seed = 200;
