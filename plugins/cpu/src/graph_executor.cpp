@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <set>
 
@@ -138,6 +139,25 @@ GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads
     m_subgraphs.resize(g.steps.size());
     m_regions.resize(g.steps.size());
     m_growth.resize(g.steps.size());
+    if (g.dynamic) {
+        m_shape_memo.resize(g.steps.size());
+        m_step_memo.resize(g.steps.size());
+        m_memoisable.assign(g.steps.size(), 0);
+        m_pinned.assign(g.values.size(), 0);
+        std::vector<bool> assigned(g.values.size(), false);
+        for (size_t s : g.assign_steps) assigned[g.steps[s].inputs[0]] = true;
+        for (size_t s = 0; s < g.steps.size(); ++s) {
+            const Step& step = g.steps[s];
+            if (step.kind != StepKind::kReference || !step.node ||
+                step.pass_through == Step::PassThrough::kAppend ||
+                !step.node->get_op_def().domain.empty() || step.type.rfind("Random", 0) == 0 ||
+                step.type == "Multinomial" || step.type == "Bernoulli")
+                continue;
+            bool to_variable = false;
+            for (size_t id : step.outputs) to_variable |= assigned[id];
+            m_memoisable[s] = !to_variable;
+        }
+    }
     for (const Step& step : g.steps) m_appends |= step.pass_through == Step::PassThrough::kAppend;
     for (size_t s = 0; s < g.steps.size(); ++s) {
         const Step& step = g.steps[s];
@@ -234,7 +254,12 @@ void GraphExecutor::run_steps(const std::function<bool()>& stop,
         }
         const auto start = timings ? Clock::now() : Clock::time_point{};
         if (g.dynamic) {
-            run_dynamic_step(s, states);
+            if (!m_memoisable[s] || !reuse(s)) {
+                run_dynamic_step(s, states);
+                if (m_memoisable[s]) remember(s);
+            } else if (timings) {
+                (*timings)[s].exec_type = "not run: inputs unchanged";
+            }
             release_dead_inputs(s);
         } else {
             run_step(s, states);
@@ -424,25 +449,8 @@ void GraphExecutor::run_dynamic_step(
         m_capacity[step.outputs[0]] = 0;
         return;
     }
-    std::vector<Shape> shapes;
-    if (step.output_shapes) {
-        shapes = step.output_shapes(ins);
-    } else {
-        std::vector<InferInput> infer_inputs;
-        infer_inputs.reserve(ins.size());
-        for (const auto& t : ins)
-            infer_inputs.push_back({t.get_element_type(), PartialShape(t.get_shape()), t});
-        const auto inferred = step.node->get_op_def().infer(*step.node, infer_inputs);
-        for (size_t k = 0; k < outs.size(); ++k) {
-            if (k >= inferred.size() || !inferred[k].shape.is_static())
-                throw_error<InvalidArgument>(
-                    kDeviceName, ": ", step.node->describe(),
-                    ": shape inference on the actual inputs gave no static shape "
-                    "for output ",
-                    k);
-            shapes.push_back(inferred[k].shape.to_shape());
-        }
-    }
+    const std::vector<Shape> shapes =
+        step.output_shapes ? step.output_shapes(ins) : inferred_shapes(s);
     // Ops that move no data give a view of their input's memory with the new shape, which keeps
     // that buffer alive (so it is not reused while the view is read): Reshape, Squeeze, Unsqueeze,
     // and a Broadcast that widens nothing (the grouped-query attention's K and V, whose repeat the
@@ -499,6 +507,133 @@ void GraphExecutor::run_dynamic_step(
         return;
     contiguous_inputs();
     run_step(s, states);
+}
+
+std::vector<Shape> GraphExecutor::inferred_shapes(size_t s) {
+    const Step& step = m_graph->steps[s];
+    const auto& ins = m_step_inputs[s];
+    const size_t n = ins.size(), outputs = step.outputs.size();
+    ShapeMemo& memo = m_shape_memo[s];
+    // A small input's bytes decide the shapes only if it can be read in place.
+    auto small = [](const Tensor& t) {
+        return t && !t.is_remote() && t.get_size() <= kSmallInput && t.is_continuous();
+    };
+    if (memo.valid) {
+        bool same = true;
+        for (size_t k = 0; k < n && same; ++k) {
+            const Tensor& t = ins[k];
+            same = t.get_element_type() == memo.types[k] && t.get_shape() == memo.shapes[k] &&
+                   small(t) == memo.is_small[k] &&
+                   (memo.small[k].empty() ||
+                    std::memcmp(t.data(), memo.small[k].data(), memo.small[k].size()) == 0);
+        }
+        if (same) return memo.outputs;
+    }
+    memo.valid = false;
+    // First without the larger inputs' values: static shapes then depend only on what the memo
+    // compares. Otherwise (NonZero, a shape read from a large tensor) with every value, unmemoised.
+    auto infer = [&](bool every_value) {
+        std::vector<InferInput> infer_inputs;
+        infer_inputs.reserve(n);
+        for (const auto& t : ins)
+            infer_inputs.push_back({t.get_element_type(), PartialShape(t.get_shape()),
+                                    every_value || small(t) ? t : Tensor()});
+        return step.node->get_op_def().infer(*step.node, infer_inputs);
+    };
+    auto all_static = [&](const std::vector<InferOutput>& inferred) {
+        if (inferred.size() < outputs) return false;
+        for (size_t k = 0; k < outputs; ++k)
+            if (!inferred[k].shape.is_static()) return false;
+        return true;
+    };
+    auto inferred = infer(false);
+    const bool memoised = all_static(inferred);
+    if (!memoised) inferred = infer(true);
+    std::vector<Shape> shapes;
+    for (size_t k = 0; k < outputs; ++k) {
+        if (k >= inferred.size() || !inferred[k].shape.is_static())
+            throw_error<InvalidArgument>(kDeviceName, ": ", step.node->describe(),
+                                         ": shape inference on the actual inputs gave no static "
+                                         "shape for output ",
+                                         k);
+        shapes.push_back(inferred[k].shape.to_shape());
+    }
+    if (memoised) {
+        memo.types.resize(n);
+        memo.shapes.resize(n);
+        memo.is_small.resize(n);
+        memo.small.resize(n);
+        for (size_t k = 0; k < n; ++k) {
+            const Tensor& t = ins[k];
+            memo.types[k] = t.get_element_type();
+            memo.shapes[k] = t.get_shape();
+            memo.is_small[k] = small(t);
+            if (memo.is_small[k] && t.get_byte_size() > 0) {
+                const auto* bytes = static_cast<const char*>(t.data());
+                memo.small[k].assign(bytes, bytes + t.get_byte_size());
+            } else {
+                memo.small[k].clear();
+            }
+        }
+        memo.outputs = shapes;
+        memo.valid = true;
+    }
+    return shapes;
+}
+
+bool GraphExecutor::reuse(size_t s) const {
+    const StepMemo& memo = m_step_memo[s];
+    if (!memo.valid) return false;
+    const Step& step = m_graph->steps[s];
+    for (size_t k = 0; k < step.inputs.size(); ++k) {
+        const Tensor& t = m_values[step.inputs[k]];
+        if (!t || t.get_element_type() != memo.types[k] || t.get_shape() != memo.shapes[k])
+            return false;
+        const auto& bytes = memo.bytes[k];
+        if (!bytes.empty() && std::memcmp(t.data(), bytes.data(), bytes.size()) != 0) return false;
+    }
+    for (size_t k = 0; k < step.outputs.size(); ++k) {
+        const Tensor& t = m_values[step.outputs[k]];
+        if (!t || t.data() != memo.outputs[k]) return false;
+    }
+    return true;
+}
+
+void GraphExecutor::remember(size_t s) {
+    const Step& step = m_graph->steps[s];
+    StepMemo& memo = m_step_memo[s];
+    const bool shape_only = step.type == "ShapeOf";
+    auto forget = [&] {
+        memo.valid = false;
+        for (size_t id : step.outputs) m_pinned[id] = 0;
+    };
+    auto small = [](const Tensor& t) {
+        return t && !t.is_remote() && t.is_continuous() && t.get_size() <= kSmallInput;
+    };
+    const size_t n = step.inputs.size();
+    memo.types.resize(n);
+    memo.shapes.resize(n);
+    memo.bytes.resize(n);
+    for (size_t k = 0; k < n; ++k) {
+        const size_t id = step.inputs[k];
+        const Tensor& t = m_values[id];
+        if (!t) return forget();
+        memo.types[k] = t.get_element_type();
+        memo.shapes[k] = t.get_shape();
+        memo.bytes[k].clear();
+        if (m_graph->values[id].kind == ValueKind::kConstant || shape_only) continue;
+        if (!small(t)) return forget();
+        const auto* data = static_cast<const char*>(t.data());
+        if (t.get_byte_size() > 0) memo.bytes[k].assign(data, data + t.get_byte_size());
+    }
+    memo.outputs.resize(step.outputs.size());
+    for (size_t k = 0; k < step.outputs.size(); ++k) {
+        const Tensor& t = m_values[step.outputs[k]];
+        if (!small(t)) return forget();
+        memo.outputs[k] = t.data();
+    }
+    memo.valid = true;
+    for (size_t id : step.outputs) m_pinned[id] = 1;
 }
 
 Tensor GraphExecutor::cache_buffer(element::Type type, const Shape& shape) {
@@ -618,7 +753,7 @@ void GraphExecutor::release_dead_inputs(size_t s) {
     for (auto& t : m_step_inputs[s]) t = Tensor();
     for (auto& t : m_step_outputs[s]) t = Tensor();
     for (size_t id : m_graph->steps[s].inputs) {
-        if (m_last_use[id] != s) continue;
+        if (m_last_use[id] != s || m_pinned[id]) continue;
         if (m_capacity[id] == 0) {
             // Not this executor's buffer (a view, a variable's value): dropped, so that what it
             // shares (a cache buffer a reorder replaced) is freed now, not at the next run.
@@ -629,7 +764,8 @@ void GraphExecutor::release_dead_inputs(size_t s) {
         // A view of it (a Reshape, a passed-through Gather, a region's or a runner's copy of its
         // inputs) still needs the memory: leave it with its value.
         if (!t || t.impl().use_count() != 1) continue;
-        m_free.push_back({std::move(t), m_capacity[id]});
+        const element::Type type = t.get_element_type();
+        m_free.push_back({std::move(t), m_capacity[id], type});
         t = Tensor();
         m_capacity[id] = 0;
     }
@@ -642,8 +778,7 @@ Tensor GraphExecutor::take_free(element::Type type, size_t need, size_t& capacit
     size_t best = m_free.size();
     for (size_t i = 0; i < m_free.size(); ++i) {
         const FreeBuffer& f = m_free[i];
-        if (f.tensor.get_element_type() != type || f.capacity < need || f.capacity > limit)
-            continue;
+        if (f.type != type || f.capacity < need || f.capacity > limit) continue;
         if (best == m_free.size() || f.capacity < m_free[best].capacity) best = i;
     }
     if (best == m_free.size()) return Tensor();

@@ -110,6 +110,10 @@ class GraphExecutor {
     struct FreeBuffer {
         Tensor tensor;
         size_t capacity;  // elements
+        // The tensor's type, kept here: take_free scans the list at every step that needs a
+        // buffer, and reading it through each tensor missed the cache once per entry (the
+        // weights a decoder streams between two steps evict everything else).
+        element::Type type;
     };
     std::vector<FreeBuffer> m_free;
     // Per kAppend step: the buffer its outputs view, with spare rows along the Concat's axis, and
@@ -120,6 +124,46 @@ class GraphExecutor {
         Tensor spare;  // the buffer used before, kept while it fits (beam search alternates)
     };
     std::vector<Growth> m_growth;
+    // Dynamic graphs: per step, the output shapes its last shape inference gave and what they
+    // depended on — every input's type and shape, and the bytes of the small inputs (at most
+    // kSmallInput elements: shape vectors, axes, scalars), when inference without the larger
+    // inputs' values gave static shapes. A run whose inputs match reuses the shapes
+    // (inferred_shapes). A decoder's token runs the same ~1,500 steps on the same shapes but
+    // for the cache's length, and inference was a third of a small step's cost.
+    struct ShapeMemo {
+        bool valid = false;
+        std::vector<element::Type> types;
+        std::vector<Shape> shapes;
+        std::vector<bool> is_small;
+        std::vector<std::vector<char>> small;  // per input: its bytes when small
+        std::vector<Shape> outputs;
+    };
+    static constexpr size_t kSmallInput = 64;
+    // Dynamic graphs: steps whose inputs did not change since their last run are not run again.
+    // A step qualifies (m_memoisable) when its op is deterministic and standard and none of its
+    // outputs goes to a variable; a run records a memo (remember) when each input is a constant,
+    // small (kSmallInput elements, compared by its bytes) or ShapeOf's input (compared by its
+    // shape), and each output is small. Its outputs are then pinned: never released to m_free,
+    // so they still hold what the step wrote when the next run finds the same inputs (reuse).
+    // A decoder's shape arithmetic (ShapeOf, Gather, Unsqueeze, Concat of a few integers) is
+    // about a third of its ~1,500 steps per token and gives the same values at every token.
+    struct StepMemo {
+        bool valid = false;
+        std::vector<element::Type> types;
+        std::vector<Shape> shapes;
+        std::vector<std::vector<char>> bytes;  // per input: its bytes (constants and ShapeOf: none)
+        std::vector<const void*> outputs;      // each output's data as the step left it
+    };
+    std::vector<StepMemo> m_step_memo;
+    std::vector<char> m_memoisable;  // per step
+    std::vector<char> m_pinned;      // per value
+    /// Step s's outputs are still what it wrote for inputs equal to the current ones.
+    bool reuse(size_t s) const;
+    /// After step s ran: records its memo and pins its outputs, or forgets it and unpins them.
+    void remember(size_t s);
+    std::vector<ShapeMemo> m_shape_memo;
+    /// The output shapes of reference step `s` for its current inputs (m_step_inputs[s]).
+    std::vector<Shape> inferred_shapes(size_t s);
     bool m_appends = false;  // the graph has an append step, so values may be strided views
     std::shared_ptr<std::atomic<uint64_t>> m_cache_bytes;  // or null
     // Per value: whether it is a kAppend step's view of its Growth buffer (finish() hands it to

@@ -803,6 +803,116 @@ TEST(DynamicMatMul, SgemmForEveryLayoutItTakesReferenceForTheRest) {
 namespace vireo::cpu_test {
 namespace {
 
+Tensor i64_tensor(const std::vector<int64_t>& values) {
+    Tensor t(element::i64, Shape{values.size()});
+    std::copy(values.begin(), values.end(), static_cast<int64_t*>(t.data()));
+    return t;
+}
+
+// A dynamic graph's step whose inputs are the same as at its last run (constants, small tensors
+// compared by their bytes, ShapeOf's input by its shape) is not run again, and its outputs still
+// hold what it wrote; a changed value, a changed shape, a large input or a random op runs. Every
+// run is checked against TEMPLATE, and the profile says which steps were skipped.
+TEST(DynamicGraph, StepsWhoseInputsDidNotChangeAreNotRunAgain) {
+    const auto dyn = Dimension::dynamic();
+    auto x = op::parameter(element::f32, PartialShape{dyn, dyn}, "x");
+    auto target = op::parameter(element::i64, PartialShape{2}, "target");
+    auto v = op::parameter(element::f32, PartialShape{dyn}, "v");
+    // Shape arithmetic on x: [rows * cols] from ShapeOf, Gather, Multiply, Unsqueeze.
+    auto shape = op::shape_of(x);
+    shape->set_friendly_name("shape");
+    auto rows = op::gather(shape, op::int64_scalar(0), op::int64_scalar(0));
+    auto cols = op::gather(shape, op::int64_scalar(1), op::int64_scalar(0));
+    auto count = op::multiply(rows, cols);
+    count->set_friendly_name("count");
+    auto flat_shape = op::unsqueeze(count, op::int64_scalar(0));
+    auto flat = op::reshape(x, flat_shape, false);
+    auto scaled = op::multiply(flat, op::constant(element::f32, Shape{1}, std::vector<float>{2.f}));
+    scaled->set_friendly_name("scaled");
+    // A Reshape to a target given as a small input: same shape, other values between runs.
+    auto shaped = op::reshape(x, target, true);
+    // Small values: recomputed when they change, skipped when they do not.
+    auto offset = op::add(v, op::constant(element::f32, Shape{1}, std::vector<float>{0.5f}));
+    offset->set_friendly_name("offset");
+    auto model = std::make_shared<Model>(OutputVector{scaled, shaped, offset},
+                                         ParameterVector{x, target, v}, "memo");
+    Core core = make_core();
+    CompiledModel cpu = core.compile_model(
+        model, "CPU", {{enable_profiling.name(), true}, {"CPU_SHAPE_CACHE_SIZE", 0}});
+    InferRequest request = cpu.create_infer_request();
+    struct Run {
+        Shape x;
+        std::vector<int64_t> target;
+        Shape v;
+        unsigned v_seed;
+        bool shape_steps_skipped, offset_skipped;
+    };
+    const std::vector<Run> runs{
+        {{2, 40}, {40, 2}, {3}, 1, false, false},
+        {{2, 40}, {40, 2}, {3}, 1, true, true},    // nothing small changed
+        {{2, 40}, {4, 20}, {3}, 2, true, false},   // the target's and v's values changed
+        {{3, 40}, {-1, 8}, {3}, 2, false, true},   // x's shape changed
+        {{3, 40}, {-1, 8}, {5}, 2, true, false},   // v's shape changed
+        {{2, 40}, {40, 2}, {3}, 1, false, false},  // back to the first run's inputs
+    };
+    unsigned seed = 700;
+    for (size_t r = 0; r < runs.size(); ++r) {
+        SCOPED_TRACE("run " + std::to_string(r));
+        const Run& run = runs[r];
+        const std::vector<Tensor> inputs{random_tensor(run.x, ++seed), i64_tensor(run.target),
+                                         random_tensor(run.v, run.v_seed)};
+        const auto expected = run_model(core, model, "TEMPLATE", inputs);
+        for (size_t i = 0; i < inputs.size(); ++i) request.set_input_tensor(i, inputs[i]);
+        request.infer();
+        for (size_t o = 0; o < expected.size(); ++o) {
+            ASSERT_EQ(request.get_output_tensor(o).get_shape(), expected[o].get_shape()) << o;
+            EXPECT_TRUE(all_close(request.get_output_tensor(o), expected[o], 1e-6, 1e-6)) << o;
+        }
+        std::map<std::string, std::string> how;
+        size_t skipped = 0;
+        for (const auto& row : request.get_profiling_info()) {
+            how[row.node_name] = row.exec_type;
+            skipped += row.exec_type == "not run: inputs unchanged";
+        }
+        const std::string not_run = "not run: inputs unchanged";
+        EXPECT_EQ(how.at("shape") == not_run, run.shape_steps_skipped);
+        EXPECT_EQ(how.at("count") == not_run, run.shape_steps_skipped);
+        EXPECT_EQ(how.at("offset") == not_run, run.offset_skipped);
+        EXPECT_NE(how.at("scaled"), not_run);  // 80 or 120 elements: never memoised
+        // ShapeOf, two Gathers, Multiply, Unsqueeze, and the Add on v.
+        EXPECT_EQ(skipped, (run.shape_steps_skipped ? 5u : 0u) + (run.offset_skipped ? 1u : 0u));
+    }
+}
+
+// A random op runs at every inference, though its inputs are small and unchanged.
+TEST(DynamicGraph, RandomOpsAlwaysRun) {
+    auto v = op::parameter(element::f32, PartialShape{Dimension::dynamic()}, "v");
+    auto noise = op::random_uniform(
+        op::shape_of(v), op::constant(element::f32, Shape{}, std::vector<float>{0.f}),
+        op::constant(element::f32, Shape{}, std::vector<float>{1.f}), element::f32);
+    noise->set_friendly_name("noise");
+    auto model =
+        std::make_shared<Model>(OutputVector{op::add(v, noise)}, ParameterVector{v}, "noise");
+    Core core = make_core();
+    CompiledModel cpu = core.compile_model(
+        model, "CPU", {{enable_profiling.name(), true}, {"CPU_SHAPE_CACHE_SIZE", 0}});
+    InferRequest request = cpu.create_infer_request();
+    request.set_input_tensor(random_tensor({4}, 5));
+    for (int r = 0; r < 3; ++r) {
+        request.infer();
+        size_t runs = 0;
+        for (const auto& row : request.get_profiling_info())
+            runs += row.node_name == "noise" && row.exec_type != "not run: inputs unchanged";
+        EXPECT_EQ(runs, 1u) << "inference " << r;
+    }
+}
+
+}  // namespace
+}  // namespace vireo::cpu_test
+
+namespace vireo::cpu_test {
+namespace {
+
 // A dynamic graph's f32 2-D Convolution runs as im2col and sgemm (the boxes of a two-stage
 // detector's heads come out of NMS with a batch known only at run time); what that kernel does not
 // take — other ranks, SAME padding resolved per shape — runs the reference kernel. Every case is
