@@ -69,6 +69,19 @@ class Counter {
     int m_value = 0;
 };
 
+/// Runs `fn` and returns the message of the InvalidArgument it throws ("(no InvalidArgument)",
+/// and a test failure, when it throws none).
+template <typename Fn>
+std::string invalid_argument_of(Fn&& fn) {
+    try {
+        fn();
+    } catch (const InvalidArgument& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "no InvalidArgument";
+    return "(no InvalidArgument)";
+}
+
 /// Runs `fn`, expects an exception of kind E whose message contains every fragment.
 template <typename E, typename Fn>
 void expect_throw_with(Fn&& fn, std::initializer_list<std::string> fragments) {
