@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <sstream>
 
-#include "blob_format.hpp"
 #include "port_lookup.hpp"
+#include "vireo/sdk/blob_container.hpp"
 #include "vireo/sdk/iasync_infer_request.hpp"
 #include "vireo/sdk/icompiled_model.hpp"
 #include "vireo/sdk/iplugin.hpp"
@@ -77,7 +77,7 @@ void CompiledModel::export_model(std::ostream& blob) const {
                 [&](sdk::ICompiledModel& compiled) { compiled.export_model(payload); });
     auto plugin = object.impl()->get_plugin();
     if (!plugin) throw_error<Exception>("export_model: the compiled model has no plugin");
-    runtime::write_blob(blob, runtime::blob_identity_of(plugin->get_version()), payload.str());
+    sdk::BlobContainer::write(blob, sdk::BlobIdentity::of(plugin->get_version()), payload.view());
 }
 
 std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {

@@ -7,10 +7,10 @@
 #include <optional>
 #include <sstream>
 
-#include "memory_stream.hpp"
 #include "model_cache.hpp"
 #include "shared_library.hpp"
 #include "vireo/log.hpp"
+#include "vireo/sdk/blob_container.hpp"
 #include "vireo/sdk/device_list.hpp"
 #include "vireo/sdk/icompiled_model.hpp"
 #include "vireo/sdk/iremote_context.hpp"
@@ -371,11 +371,10 @@ CompiledModel CoreImpl::import_model(std::istream& blob, const std::string& devi
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     check_settable(*plugin, device, call);
     const AnyMap config = plugin_config(device, call, nullptr);
-    const std::string bytes = runtime::read_blob(blob, runtime::blob_identity_of(plugin->version()),
-                                                 "import_model on device '" + device.full() + "'");
-    runtime::MemoryStreamBuf buffer(bytes.data(), bytes.size());  // the plugin reads in place
-    std::istream payload(&buffer);
-    return CompiledModel(plugin->import_model(payload, config), plugin->library());
+    sdk::BlobContainer container(blob, sdk::BlobIdentity::of(plugin->version()),
+                                 "import_model on device '" + device.full() + "'");
+    return CompiledModel(plugin->import_model(container.plugin_stream(), config),
+                         plugin->library());
 }
 
 std::map<std::string, std::string> CoreImpl::query_model(const std::shared_ptr<const Model>& model,

@@ -11,7 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include "blob_format.hpp"
 #include "device_name.hpp"
 #include "plugin_registry.hpp"
 #include "vireo/compiled_model.hpp"

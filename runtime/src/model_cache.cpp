@@ -16,11 +16,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "memory_stream.hpp"
 #include "vireo/ir.hpp"
 #include "vireo/log.hpp"
 #include "vireo/plugin_object.hpp"
 #include "vireo/properties.hpp"
+#include "vireo/sdk/blob_container.hpp"
 #include "vireo/sdk/icompiled_model.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
 
@@ -30,6 +30,12 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kKeyFormat = "vireo-model-cache-key-2";
+
+uint64_t fnv1a64(const void* data, size_t size, uint64_t hash = 0xcbf29ce484222325ULL) {
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < size; ++i) hash = (hash ^ bytes[i]) * 0x100000001b3ULL;
+    return hash;
+}
 
 // FNV-1a 64 over a sequence of fields, each preceded by its length so that field boundaries
 // are part of the hash ("ab"+"c" differs from "a"+"bc").
@@ -263,7 +269,7 @@ CompiledModel ModelCache::compile(const std::shared_ptr<Plugin>& plugin,
         compiled.call("export_model",
                       [&](sdk::ICompiledModel& impl) { impl.export_model(payload); });
         // Moving the string out of the stream (C++20) hands over its buffer instead of copying it.
-        store(path, key, blob_identity_of(plugin->version()), std::move(payload).str());
+        store(path, key, sdk::BlobIdentity::of(plugin->version()), std::move(payload).str());
     } catch (const std::exception& e) {
         VIREO_LOG(WARNING) << "model cache: cannot store '" << path << "' for device '" << device
                            << "': " << e.what();
@@ -296,11 +302,9 @@ std::optional<CompiledModel> ModelCache::try_load(const Plugin& plugin, const st
         __gnu_cxx::stdio_filebuf<char> buffer(file.fd, std::ios::in | std::ios::binary);
         file.fd = -1;  // the buffer closes it
         std::istream in(&buffer);
-        const std::string bytes =
-            read_blob(in, blob_identity_of(plugin.version()), "model cache entry", &key);
-        MemoryStreamBuf view(bytes.data(), bytes.size());  // the plugin reads in place
-        std::istream payload(&view);
-        return CompiledModel(plugin.import_model(payload, config), plugin.library(),
+        sdk::BlobContainer blob(in, sdk::BlobIdentity::of(plugin.version()), "model cache entry",
+                                &key);
+        return CompiledModel(plugin.import_model(blob.plugin_stream(), config), plugin.library(),
                              /*loaded_from_cache=*/true);
     } catch (const std::exception& e) {
         VIREO_LOG(WARNING) << "model cache: entry '" << path << "' is unusable (" << e.what()
@@ -310,7 +314,7 @@ std::optional<CompiledModel> ModelCache::try_load(const Plugin& plugin, const st
 }
 
 void ModelCache::store(const std::string& path, const std::string& key,
-                       const BlobIdentity& identity, const std::string& payload) const {
+                       const sdk::BlobIdentity& identity, const std::string& payload) const {
     remove_stale_temporaries(m_directory);
     // mkstemp: O_CREAT|O_EXCL (never follows or reuses a planted symlink or file), mode 0600,
     // and an unpredictable name. Readers never see a half-written entry, and concurrent
@@ -326,7 +330,7 @@ void ModelCache::store(const std::string& path, const std::string& key,
             __gnu_cxx::stdio_filebuf<char> buffer(out.fd, std::ios::out | std::ios::binary);
             out.fd = -1;  // the buffer closes it
             std::ostream stream(&buffer);
-            write_blob(stream, identity, payload, key);
+            sdk::BlobContainer::write(stream, identity, payload, key);
             stream.flush();
             if (!stream || !buffer.close())
                 throw_error<Exception>("cannot write '", temp, "': ", std::strerror(errno));

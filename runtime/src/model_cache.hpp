@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
-#include "blob_format.hpp"
 #include "plugin.hpp"
 #include "vireo/compiled_model.hpp"
+#include "vireo/sdk/blob_container.hpp"
 
 namespace vireo::runtime {
 
@@ -45,7 +45,7 @@ class ModelCache {
                                           const std::string& key, const AnyMap& config) const;
     /// Writes the entry through an exclusive, unpredictably named temporary (mkstemp) and a
     /// rename; removes this user's stale temporaries first.
-    void store(const std::string& path, const std::string& key, const BlobIdentity& identity,
+    void store(const std::string& path, const std::string& key, const sdk::BlobIdentity& identity,
                const std::string& payload) const;
 
     std::string m_directory;
