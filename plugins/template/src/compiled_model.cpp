@@ -4,10 +4,10 @@
 #include <sstream>
 
 #include "async_infer_request.hpp"
-#include "blob_format.hpp"
 #include "plugin.hpp"
 #include "sync_infer_request.hpp"
 #include "vireo/ir.hpp"
+#include "vireo/sdk/blob_sections.hpp"
 #include "vireo/sdk/cpu_streams_executor.hpp"
 
 namespace vireo::template_plugin {
@@ -60,16 +60,12 @@ std::shared_ptr<sdk::IAsyncInferRequest> CompiledModel::create_infer_request() c
 }
 
 void CompiledModel::export_model(std::ostream& out) const {
-    std::ostringstream xml;
-    std::ostringstream bin(std::ios::binary);
-    serialize(*m_model, xml, bin);
-    BlobContents blob;
-    blob.plugin_version = Plugin::version();
-    blob.properties = m_config.values;
-    blob.properties[enable_profiling.name()] = profiling_enabled();
-    blob.xml = xml.str();
-    blob.weights = bin.str();
-    write_blob(out, blob);
+    AnyMap properties = m_config.values;
+    properties[enable_profiling.name()] = profiling_enabled();
+    sdk::BlobSectionWriter blob(out, kDeviceName);
+    blob.properties(properties);
+    blob.model(*m_model);
+    blob.check();
 }
 
 void CompiledModel::set_property(const AnyMap& properties) {

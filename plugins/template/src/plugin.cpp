@@ -4,12 +4,12 @@
 #include <set>
 #include <sstream>
 
-#include "blob_format.hpp"
 #include "compiled_model.hpp"
 #include "execution_plan.hpp"
 #include "vireo/ir.hpp"
 #include "vireo/reference/constant_folding.hpp"
 #include "vireo/reference/kernel.hpp"
+#include "vireo/sdk/blob_sections.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
 
 #ifndef VIREO_PLUGIN_VERSION
@@ -52,27 +52,18 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
 
 std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream,
                                                           const AnyMap& properties) const {
-    const BlobContents blob = read_blob(stream);
-    if (blob.plugin_version != version())
-        throw_error<InvalidArgument>(kDeviceName,
-                                     ": the blob was exported by TEMPLATE plugin version ",
-                                     blob.plugin_version, ", this is version ", version());
-    AnyMap arguments = blob.properties;
-    arguments.erase(device::id.name());  // written by older versions; the call's id decides
+    // The core has checked the blob's plugin version and checksum (sdk/blob_container.hpp).
+    sdk::BlobSectionReader blob(stream, kDeviceName);
+    AnyMap arguments = blob.properties();
+    arguments.erase(device::id.name());  // the call's id decides
     for (const auto& [key, value] : properties) arguments[key] = value;
     const Config config = config_with(arguments);
     const bool from_cache = get_or<bool>(properties, loaded_from_cache.name(), false);
+    const uint64_t weights_size = blob.size("ir.bin");
     Tensor weights;
-    if (!blob.weights.empty()) {
-        weights = Tensor(element::u8, Shape{blob.weights.size()});
-        std::copy(blob.weights.begin(), blob.weights.end(), static_cast<char*>(weights.data()));
-    }
-    std::shared_ptr<Model> model;
-    try {
-        model = read_model_from_string(blob.xml, weights);
-    } catch (const Exception& e) {
-        throw_error<InvalidArgument>(kDeviceName, ": the blob's model cannot be read: ", e.what());
-    }
+    if (weights_size != 0) weights = Tensor(element::u8, Shape{static_cast<size_t>(weights_size)});
+    std::shared_ptr<Model> model = blob.model(weights);
+    blob.expect_all_read();
     // The exported model is already transformed; running the passes again is a cheap no-op
     // that keeps import and compile on one path.
     reference::fold_model_constants(*model);

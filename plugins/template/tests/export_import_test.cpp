@@ -2,6 +2,7 @@
 // rejected with InvalidArgument.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <sstream>
 
 #include "test_utils.hpp"
@@ -81,18 +82,26 @@ TEST(TemplateImport, ForeignBlobIsRejected) {
     Core core = make_core();
     const PluginBlob blob = tiny_plugin_blob(core);
     expect_rejected(blob, "this is not a blob at all",
-                    "not a blob exported by the TEMPLATE plugin");
-    expect_rejected(blob, "", "not a blob exported by the TEMPLATE plugin");
+                    "TEMPLATE blob: the section name at byte 0 claims 1936287860 bytes");
+    expect_rejected(blob, "", "TEMPLATE blob: missing required section 'ir.bin'");
     std::istringstream text("this is not a blob at all");
     EXPECT_THROW(core.import_model(text, "TEMPLATE"), InvalidArgument);
 }
 
 TEST(TemplateImport, DamagedBlobIsRejected) {
+    // The checksum is the core's (sdk::BlobContainer), over header and sections alike.
     Core core = make_core();
-    const PluginBlob blob = tiny_plugin_blob(core);
-    std::string bytes = blob.bytes;
+    std::string bytes =
+        export_blob(core.compile_model(data_dir() + "/models/golden/tiny/model.xml", "TEMPLATE"));
     bytes[bytes.size() / 2] ^= 0x5a;
-    expect_rejected(blob, bytes, "damaged");
+    std::istringstream in(bytes, std::ios::binary);
+    try {
+        core.import_model(in, "TEMPLATE");
+        FAIL() << "expected InvalidArgument";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("damaged blob: checksum"), std::string::npos)
+            << e.what();
+    }
 }
 
 TEST(TemplateImport, TruncatedBlobIsRejected) {
@@ -106,27 +115,34 @@ TEST(TemplateImport, HugeSizeFieldDoesNotAllocateIt) {
     Core core = make_core();
     const PluginBlob blob = tiny_plugin_blob(core);
     std::string bytes = blob.bytes;
+    // The first section's size, after its name's u32 length and the name.
+    uint32_t name_size = 0;
+    std::memcpy(&name_size, bytes.data(), sizeof(name_size));
     const uint64_t huge = uint64_t{1} << 62;
-    bytes.replace(12, 8, reinterpret_cast<const char*>(&huge), 8);  // the payload size
-    // Beyond the reader's bound (and physical memory): refused before any of it is read.
-    expect_rejected(blob, bytes, "damaged: the payload size claims 4611686018427387904 bytes");
+    bytes.replace(4 + name_size, 8, reinterpret_cast<const char*>(&huge), 8);
+    // Beyond what the stream holds: refused before any of it is read.
+    expect_rejected(blob, bytes, "is truncated: it claims 4611686018427387904 bytes");
 }
 
 TEST(TemplateImport, OtherPluginVersionIsRejected) {
+    // The plugin version is the core's header's (checked before the payload is read): magic,
+    // format, ABI, the plugin name (u32 length + bytes), then the version's u32 length.
     Core core = make_core();
-    const PluginBlob blob = tiny_plugin_blob(core);
-    // The payload starts with the version string (u64 length + bytes); change its first byte and
-    // fix the checksum so only the version differs.
-    std::string bytes = blob.bytes;
-    const size_t payload = 20, checksum_at = bytes.size() - 8;
-    bytes[payload + 8] = '9';
-    uint64_t hash = 1469598103934665603ull;
-    for (size_t i = payload; i < checksum_at; ++i) {
-        hash ^= static_cast<unsigned char>(bytes[i]);
-        hash *= 1099511628211ull;
+    std::string bytes =
+        export_blob(core.compile_model(data_dir() + "/models/golden/tiny/model.xml", "TEMPLATE"));
+    uint32_t name_size = 0;
+    std::memcpy(&name_size, bytes.data() + 16, sizeof(name_size));
+    bytes[20 + name_size + 4] = '9';
+    std::istringstream in(bytes, std::ios::binary);
+    try {
+        core.import_model(in, "TEMPLATE");
+        FAIL() << "expected InvalidArgument";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(
+            std::string(e.what()).find("exported by plugin 'vireo_template_plugin' version '9"),
+            std::string::npos)
+            << e.what();
     }
-    bytes.replace(checksum_at, 8, reinterpret_cast<const char*>(&hash), 8);
-    expect_rejected(blob, bytes, "exported by TEMPLATE plugin version 9");
 }
 
 TEST(TemplateImport, StatefulModelRoundTrips) {
