@@ -3,15 +3,11 @@
 #include "compiled_model.hpp"
 
 #include "async_infer_request.hpp"
-#include "blob.hpp"
 #include "plugin.hpp"
 #include "sync_infer_request.hpp"
 #include "vireo/mock_remote/properties.hpp"
+#include "vireo/sdk/blob_sections.hpp"
 #include "vireo/sdk/cpu_streams_executor.hpp"
-
-#ifndef VIREO_PLUGIN_VERSION
-#define VIREO_PLUGIN_VERSION "0.0.0"
-#endif
 
 namespace vireo::mock_remote {
 namespace {
@@ -125,8 +121,13 @@ CompiledModel::Execution CompiledModel::next_execution() const {
     return e;
 }
 
-void CompiledModel::export_model(std::ostream& blob) const {
-    write_blob(blob, *m_plan->model(), config().to_text(), VIREO_PLUGIN_VERSION);
+void CompiledModel::export_model(std::ostream& out) const {
+    AnyMap settings;
+    for (const auto& [key, value] : config().to_text()) settings[key] = value;
+    sdk::BlobSectionWriter blob(out, "MOCK_REMOTE");
+    blob.properties(settings);
+    blob.model(*m_plan->model());
+    blob.check();
 }
 
 std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {

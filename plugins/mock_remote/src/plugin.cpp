@@ -6,12 +6,13 @@
 #include <cctype>
 #include <thread>
 
-#include "blob.hpp"
 #include "compiled_model.hpp"
 #include "remote_context.hpp"
 #include "vireo/mock_remote/properties.hpp"
+#include "vireo/sdk/blob_sections.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
 #include "vireo/sdk/support_check.hpp"
+#include "zeroed_buffer.hpp"
 
 #ifndef VIREO_PLUGIN_VERSION
 #define VIREO_PLUGIN_VERSION "0.0.0"
@@ -132,12 +133,19 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
 std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream,
                                                           const AnyMap& properties) const {
     m_properties->resolve(properties);  // checks the call's keys before reading the blob
-    const Blob blob = read_blob(stream, VIREO_PLUGIN_VERSION);
-    AnyMap arguments;
-    for (const auto& [key, value] : blob.settings) arguments[key] = value;
+    // The core has checked the blob's plugin version and checksum (sdk/blob_container.hpp).
+    sdk::BlobSectionReader blob(stream, "MOCK_REMOTE");
+    AnyMap arguments = blob.properties();
     for (const auto& [key, value] : properties) arguments[key] = value;
     const sdk::PropertyValues values = m_properties->resolve(arguments);
-    return compile(blob.model, std::stoul(values.instance()), Config::from(values.map()), true);
+    // The weights are read once, into a buffer of their own (64-byte aligned like the offsets the
+    // IR writer gives constants, huge pages when large) that the model's Constants share.
+    const auto size = static_cast<size_t>(blob.size("ir.bin"));
+    const auto buffer = std::make_shared<ZeroedBuffer>(size);
+    std::shared_ptr<Model> model = blob.model(
+        size ? Tensor::wrap_shared(element::u8, Shape{size}, buffer->data(), buffer) : Tensor());
+    blob.expect_all_read();
+    return compile(model, std::stoul(values.instance()), Config::from(values.map()), true);
 }
 
 sdk::SupportedOpsMap Plugin::query_model(const std::shared_ptr<const Model>& model,

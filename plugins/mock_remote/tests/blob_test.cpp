@@ -1,7 +1,6 @@
-// White-box tests of the MOCK_REMOTE export format: round trips with weights large and shared,
-// the bytes the writer produces, and the errors for truncated, damaged and unwritable blobs.
-#include "blob.hpp"
-
+// Tests of what MOCK_REMOTE's export_model writes (sections of the one blob container): the
+// settings and the model with large weights, a round trip, and the errors its import_model gives
+// for truncated and damaged sections and its export for an unwritable stream.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -9,13 +8,14 @@
 
 #include "test_utils.hpp"
 #include "vireo/exception.hpp"
+#include "vireo/mock_remote/properties.hpp"
+#include "vireo/sdk/blob_sections.hpp"
+#include "vireo/sdk/icompiled_model.hpp"
+#include "vireo/sdk/iplugin.hpp"
 #include "vireo/sdk/memory_limits.hpp"
 
 namespace vireo::mock_remote::test {
 namespace {
-
-const std::vector<std::pair<std::string, std::string>> kSettings = {{"LATENCY_US", "300"},
-                                                                    {"JITTER_US", "11"}};
 
 // y = (x @ w) @ w' + w2 where w' is a second Constant with w's bytes: 8 MiB of distinct weights
 // (w and w' stored once), large enough for the device's huge-page buffers.
@@ -33,64 +33,54 @@ std::shared_ptr<Model> large_model() {
     return std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "large");
 }
 
-std::string export_text(const Model& model) {
-    std::stringstream out;
-    write_blob(out, model, kSettings, "1.2.3");
-    return out.str();
+// What the plugin's export_model writes for `model` (the sections inside the core's blob).
+struct PluginBlob {
+    std::shared_ptr<const sdk::IPlugin> plugin;
+    std::string bytes;
+};
+
+PluginBlob export_sections(Core& core, const std::shared_ptr<Model>& model) {
+    CompiledModel compiled = core.compile_model(model, "MOCK_REMOTE.0", fast());
+    std::ostringstream out(std::ios::binary);
+    compiled.impl()->export_model(out);
+    return {compiled.impl()->get_plugin(), out.str()};
 }
 
-std::string error_of(const std::string& blob) {
-    std::stringstream in(blob);
+std::string error_of(const PluginBlob& blob, const std::string& bytes) {
+    std::istringstream in(bytes, std::ios::binary);
     try {
-        read_blob(in, "1.2.3");
+        blob.plugin->import_model(in, {});
     } catch (const InvalidArgument& e) {
         return e.what();
     }
     return "(no error)";
 }
 
-// The offset of the weights' u64 length: after the magic, version, plugin version, settings
-// and the xml, i.e. the total size minus the weights and their length field.
-size_t weights_length_offset(const std::string& blob, uint64_t weights_size) {
+// The offset of the size of section 'ir.bin' (the last section, holding `weights_size` bytes).
+size_t weights_size_offset(const std::string& blob, uint64_t weights_size) {
     return blob.size() - weights_size - sizeof(uint64_t);
 }
 
-TEST(MockRemoteBlob, LargeWeightsRoundTripIntoConstantsThatShareOneBuffer) {
+TEST(MockRemoteBlob, SectionsHoldTheSettingsAndTheModelWithItsWeightsLast) {
+    Core core = make_core();
     auto model = large_model();
-    const std::string blob = export_text(*model);
-    EXPECT_EQ(blob, export_text(*model));  // deterministic
-    // Layout: the weights come last, once per distinct constant (4 MiB each).
+    const PluginBlob blob = export_sections(core, model);
+    EXPECT_EQ(blob.bytes, export_sections(core, model).bytes);  // deterministic
+    std::istringstream in(blob.bytes, std::ios::binary);
+    sdk::BlobSectionReader sections(in, "MOCK_REMOTE");
+    const AnyMap settings = sections.properties();
+    EXPECT_EQ(settings.at(latency_us.name()).as<std::string>(), "1000");
+    // The weights once per distinct constant (4 MiB each), in the last section.
+    const std::vector<std::string> names = sections.names("");
+    ASSERT_FALSE(names.empty());
+    EXPECT_EQ(names.back(), "ir.bin");
+    EXPECT_EQ(sections.size("ir.bin"), 2u * 4u * 1024u * 1024u);
     uint64_t weights_size = 0;
-    const size_t at = weights_length_offset(blob, 2u * 4u * 1024u * 1024u);
-    std::memcpy(&weights_size, blob.data() + at, sizeof(weights_size));
+    std::memcpy(&weights_size,
+                blob.bytes.data() + weights_size_offset(blob.bytes, 2u * 4u * 1024u * 1024u),
+                sizeof(weights_size));
     EXPECT_EQ(weights_size, 2u * 4u * 1024u * 1024u);
-
-    std::stringstream in(blob);
-    const Blob read = read_blob(in, "1.2.3");
-    EXPECT_EQ(read.settings, kSettings);
-    ASSERT_TRUE(read.model);
-    EXPECT_EQ(read.model->get_name(), "large");
-    const auto& original = model->get_ordered_ops();
-    const auto& loaded = read.model->get_ordered_ops();
-    ASSERT_EQ(original.size(), loaded.size());
-    std::vector<std::pair<Tensor, Tensor>> constants;  // (original, loaded)
-    for (size_t i = 0; i < original.size(); ++i) {
-        if (original[i]->get_type_name() != "Constant") continue;
-        const Tensor& a = original[i]->get_constant_value();
-        const Tensor& b = loaded[i]->get_constant_value();
-        ASSERT_EQ(a.get_byte_size(), b.get_byte_size());
-        EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.get_byte_size()));
-        EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data()) % 64, 0u);
-        constants.emplace_back(a, b);
-    }
-    ASSERT_EQ(constants.size(), 3u);
-    // Loaded Constants point into the one weights buffer: equal bytes at one place, w2 apart.
-    for (size_t i = 0; i < constants.size(); ++i)
-        for (size_t j = i + 1; j < constants.size(); ++j) {
-            const bool same = std::memcmp(constants[i].first.data(), constants[j].first.data(),
-                                          constants[i].first.get_byte_size()) == 0;
-            EXPECT_EQ(constants[i].second.data() == constants[j].second.data(), same) << i << j;
-        }
+    EXPECT_EQ(error_of(blob, blob.bytes), "(no error)");  // the plugin imports its own bytes
 }
 
 TEST(MockRemoteBlob, ImportedLargeModelComputesWhatTheOriginalDoes) {
@@ -110,34 +100,37 @@ TEST(MockRemoteBlob, ImportedLargeModelComputesWhatTheOriginalDoes) {
 }
 
 TEST(MockRemoteBlob, TruncatedWeightsAreReportedAsTruncated) {
-    const std::string blob = export_text(*large_model());
-    for (size_t cut : {size_t{1}, size_t{4096}, blob.size() / 2}) {
-        const std::string message = error_of(blob.substr(0, blob.size() - cut));
+    Core core = make_core();
+    const PluginBlob blob = export_sections(core, large_model());
+    for (size_t cut : {size_t{1}, size_t{4096}, blob.bytes.size() / 2}) {
+        const std::string message = error_of(blob, blob.bytes.substr(0, blob.bytes.size() - cut));
         EXPECT_NE(message.find("truncated"), std::string::npos) << message;
-        EXPECT_NE(message.find("the model weights"), std::string::npos) << message;
+        EXPECT_NE(message.find("'ir.bin'"), std::string::npos) << message;
     }
 }
 
-TEST(MockRemoteBlob, AWeightsLengthBeyondMemoryIsDamagedNotAnAllocation) {
-    std::string blob = export_text(*add_one_model());
+TEST(MockRemoteBlob, AWeightsSizeBeyondTheBlobIsRefusedNotAllocated) {
+    Core core = make_core();
+    PluginBlob blob = export_sections(core, add_one_model());
     // add_one_model's weights: one f32.
-    const size_t at = weights_length_offset(blob, sizeof(float));
+    const size_t at = weights_size_offset(blob.bytes, sizeof(float));
     for (uint64_t claimed : {uint64_t{sdk::physical_memory_bytes()} + 1, ~uint64_t{0}}) {
-        std::memcpy(blob.data() + at, &claimed, sizeof(claimed));
-        const std::string message = error_of(blob);
-        EXPECT_NE(message.find("damaged"), std::string::npos) << message;
-        EXPECT_NE(message.find("the model weights"), std::string::npos) << message;
+        std::memcpy(blob.bytes.data() + at, &claimed, sizeof(claimed));
+        const std::string message = error_of(blob, blob.bytes);
+        EXPECT_NE(message.find("section 'ir.bin' is truncated: it claims"), std::string::npos)
+            << message;
     }
 }
 
 TEST(MockRemoteBlob, WeightsThatDoNotMatchTheXmlAreADamagedModel) {
-    std::string blob = export_text(*add_one_model());
+    Core core = make_core();
+    PluginBlob blob = export_sections(core, add_one_model());
     // Claim 3 bytes of weights (and drop one): the xml's constant needs 4.
-    const size_t at = weights_length_offset(blob, sizeof(float));
+    const size_t at = weights_size_offset(blob.bytes, sizeof(float));
     const uint64_t three = 3;
-    std::memcpy(blob.data() + at, &three, sizeof(three));
-    blob.pop_back();
-    const std::string message = error_of(blob);
+    std::memcpy(blob.bytes.data() + at, &three, sizeof(three));
+    blob.bytes.pop_back();
+    const std::string message = error_of(blob, blob.bytes);
     EXPECT_NE(message.find("damaged model"), std::string::npos) << message;
 }
 
@@ -165,15 +158,18 @@ class FailingBuffer : public std::streambuf {
 };
 
 TEST(MockRemoteBlob, AStreamThatFailsWhileTheWeightsAreWrittenIsAnError) {
-    auto model = large_model();
-    const size_t full = export_text(*model).size();
+    Core core = make_core();
+    CompiledModel compiled = core.compile_model(large_model(), "MOCK_REMOTE.0", fast());
+    std::ostringstream whole(std::ios::binary);
+    compiled.impl()->export_model(whole);
+    const size_t full = whole.str().size();
     for (size_t limit : {size_t{10}, full - 4 * 1024 * 1024, full - 1}) {
         FailingBuffer buffer(limit);
         std::ostream out(&buffer);
         try {
-            write_blob(out, *model, kSettings, "1.2.3");
+            compiled.impl()->export_model(out);
             FAIL() << "a stream that takes " << limit << " bytes of " << full;
-        } catch (const InvalidArgument& e) {
+        } catch (const Exception& e) {
             EXPECT_NE(std::string(e.what()).find("writing the exported model failed"),
                       std::string::npos)
                 << e.what();
