@@ -5,11 +5,11 @@
 #include <sstream>
 
 #include "async_infer_request.hpp"
-#include "blob_format.hpp"
 #include "plugin.hpp"
 #include "sync_infer_request.hpp"
 #include "vireo/hetero/properties.hpp"
 #include "vireo/ir.hpp"
+#include "vireo/sdk/blob_sections.hpp"
 #include "vireo/sdk/device_list.hpp"
 
 namespace hetero {
@@ -150,14 +150,15 @@ std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
 }
 
 void CompiledModel::export_model(std::ostream& out) const {
-    HeteroBlob blob;
-    std::ostringstream xml, weights;
-    serialize(*m_model, xml, weights);
-    blob.model_xml = std::move(xml).str();
-    blob.model_weights = std::move(weights).str();
-    blob.profiling = m_properties->get(enable_profiling.name()).as<bool>();
-    blob.devices = sdk::join_device_list(m_devices);
-    blob.affinity = m_affinity;
+    // Sections: "devices" (as asked, "A,B"), "profiling" ("1" or "0"), "affinity:<op>" ->
+    // device, per part i "part<i>.device", ".inputs" and ".outputs" (encode_slots) and ".blob"
+    // (what CompiledModel::export_model wrote for the part, so importing it checks its plugin
+    // and version), then the original model, last so that a blob cut at a section boundary
+    // lacks it. Cuts and pass-throughs follow from the parts' ports and the model.
+    sdk::BlobSectionWriter blob(out, kDeviceName);
+    blob.section("devices", sdk::join_device_list(m_devices));
+    blob.section("profiling", m_properties->get(enable_profiling.name()).as<bool>() ? "1" : "0");
+    for (const auto& [op, device] : m_affinity) blob.section("affinity:" + op, device);
     for (size_t i = 0; i < m_parts.size(); ++i) {
         const Part& part = m_parts[i];
         std::ostringstream part_blob;
@@ -168,9 +169,14 @@ void CompiledModel::export_model(std::ostream& out) const {
                                  std::string(kDeviceName) + ": exporting submodel #" +
                                      std::to_string(i) + " on " + part.device);
         }
-        blob.parts.push_back({part.device, part.inputs, part.outputs, std::move(part_blob).str()});
+        const std::string prefix = "part" + std::to_string(i);
+        blob.section(prefix + ".device", part.device);
+        blob.section(prefix + ".inputs", encode_slots(part.inputs));
+        blob.section(prefix + ".outputs", encode_slots(part.outputs));
+        blob.section(prefix + ".blob", part_blob.view());
     }
-    write_hetero_blob(out, blob);
+    blob.model(*m_model);
+    blob.check();
 }
 
 void CompiledModel::set_property(const AnyMap& properties) {

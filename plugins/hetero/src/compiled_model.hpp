@@ -47,7 +47,8 @@ class CompiledModel : public vireo::sdk::ICompiledModel {
     /// The original model, each op once, with rt_info "affinity" / "execution_device" (the device
     /// that ran it), "layerType" and "execOrder" (parts in order, ops in each part's order).
     std::shared_ptr<const vireo::Model> get_runtime_model() const override;
-    /// blob_format.hpp's format; NotImplemented naming the part whose device cannot export.
+    /// Sections described in the definition; NotImplemented naming the part whose device cannot
+    /// export.
     void export_model(std::ostream& blob) const override;
     void set_property(const vireo::AnyMap& properties) override;
     vireo::Any get_property(const std::string& name) const override;

@@ -293,4 +293,32 @@ SplitPlan split_model(const Model& model, const Affinity& affinity) {
     return plan;
 }
 
+std::string encode_slots(const std::vector<Slot>& slots) {
+    std::string bytes;
+    for (const Slot& slot : slots) {
+        bytes += static_cast<char>(slot.kind);
+        for (int i = 0; i < 8; ++i)
+            bytes += static_cast<char>((uint64_t{slot.index} >> (8 * i)) & 0xff);
+    }
+    return bytes;
+}
+
+std::vector<Slot> decode_slots(const std::string& bytes, const std::string& what) {
+    constexpr size_t kRecord = 9;
+    if (bytes.size() % kRecord != 0)
+        throw_error<InvalidArgument>("HETERO blob is damaged: ", what, " has ", bytes.size(),
+                                     " bytes, not a multiple of ", kRecord);
+    std::vector<Slot> slots;
+    for (size_t at = 0; at < bytes.size(); at += kRecord) {
+        const auto kind = static_cast<uint8_t>(bytes[at]);
+        if (kind > static_cast<uint8_t>(Slot::Kind::kCut))
+            throw_error<InvalidArgument>("HETERO blob is damaged: ", what, " has slot kind ",
+                                         static_cast<int>(kind));
+        uint64_t index = 0;
+        for (int i = 7; i >= 0; --i) index = (index << 8) | static_cast<uint8_t>(bytes[at + 1 + i]);
+        slots.push_back(Slot{static_cast<Slot::Kind>(kind), static_cast<size_t>(index)});
+    }
+    return slots;
+}
+
 }  // namespace hetero

@@ -72,4 +72,10 @@ SplitPlan split_model(const vireo::Model& model, const Affinity& affinity);
 /// SplitPlan::passthroughs), for rebuilding a compiled model from its export.
 std::vector<Passthrough> passthroughs_of(const vireo::Model& model);
 
+/// Slots as an export blob section holds them: 9 bytes each, the kind (u8) then the index (u64
+/// little-endian).
+std::string encode_slots(const std::vector<Slot>& slots);
+/// Throws InvalidArgument naming `what` for a size that is not a multiple of 9 or a bad kind.
+std::vector<Slot> decode_slots(const std::string& bytes, const std::string& what);
+
 }  // namespace hetero

@@ -3,13 +3,14 @@
 #include "plugin.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <sstream>
 
 #include "affinity.hpp"
-#include "blob_format.hpp"
 #include "compiled_model.hpp"
 #include "graph_splitter.hpp"
 #include "vireo/ir.hpp"
+#include "vireo/sdk/blob_sections.hpp"
 #include "vireo/sdk/cpu_streams_executor.hpp"
 #include "vireo/sdk/device_list.hpp"
 #include "vireo/sdk/icore.hpp"
@@ -195,46 +196,46 @@ void check_imported_parts(const Model& model, const std::vector<CompiledModel::P
 
 std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& stream,
                                                           const AnyMap& properties) const {
-    const HeteroBlob blob = read_hetero_blob(stream);
-    const HeteroConfig config = config_for(properties, &blob.devices);
-    Tensor weights;
-    if (!blob.model_weights.empty()) {
-        weights = Tensor(element::u8, Shape{blob.model_weights.size()});
-        std::copy(blob.model_weights.begin(), blob.model_weights.end(),
-                  static_cast<char*>(weights.data()));
-    }
-    std::shared_ptr<Model> model;
-    try {
-        model = read_model_from_string(blob.model_xml, weights);
-    } catch (const Exception& e) {
-        throw_error<InvalidArgument>(kDeviceName, ": the blob's model cannot be read: ", e.what());
-    }
+    // The sections CompiledModel::export_model writes (see there).
+    sdk::BlobSectionReader blob(stream, kDeviceName);
+    const std::string devices = blob.string("devices");
+    const HeteroConfig config = config_for(properties, &devices);
+    std::shared_ptr<Model> model = blob.model();
+    const bool profiling = blob.string("profiling") == "1";
+    std::map<std::string, std::string> affinity;
+    for (const std::string& name : blob.names("affinity:"))
+        affinity[name.substr(std::strlen("affinity:"))] = blob.string(name);
     auto core = get_core();
     std::vector<CompiledModel::Part> parts;
-    for (size_t i = 0; i < blob.parts.size(); ++i) {
-        const HeteroBlob::Part& part = blob.parts[i];
-        const auto it = std::find(config.devices.begin(), config.devices.end(), part.device);
+    for (size_t i = 0; blob.has("part" + std::to_string(i) + ".device"); ++i) {
+        const std::string prefix = "part" + std::to_string(i);
+        const std::string device = blob.string(prefix + ".device");
+        const auto it = std::find(config.devices.begin(), config.devices.end(), device);
         if (it == config.devices.end())
             throw_error<InvalidArgument>(kDeviceName, ": damaged blob: submodel #", i,
-                                         " names device '", part.device,
-                                         "', which is not in its list ", blob.devices);
-        std::istringstream in(part.blob);
+                                         " names device '", device, "', which is not in its list ",
+                                         devices);
+        std::vector<Slot> inputs =
+            decode_slots(blob.string(prefix + ".inputs"), prefix + ".inputs");
+        std::vector<Slot> outputs =
+            decode_slots(blob.string(prefix + ".outputs"), prefix + ".outputs");
+        std::istringstream in(blob.string(prefix + ".blob"));
         try {
-            parts.push_back(
-                {part.device,
-                 core->import_model(in, part.device,
-                                    config.device_properties[it - config.devices.begin()]),
-                 part.inputs, part.outputs});
+            parts.push_back({device,
+                             core->import_model(
+                                 in, device, config.device_properties[it - config.devices.begin()]),
+                             std::move(inputs), std::move(outputs)});
         } catch (...) {
-            rethrow_with_context(std::current_exception(),
-                                 std::string(kDeviceName) + ": importing submodel #" +
-                                     std::to_string(i) + " on " + part.device);
+            rethrow_with_context(std::current_exception(), std::string(kDeviceName) +
+                                                               ": importing submodel #" +
+                                                               std::to_string(i) + " on " + device);
         }
     }
+    blob.expect_all_read();
     check_imported_parts(*model, parts);
     auto self = std::static_pointer_cast<const Plugin>(shared_from_this());
-    return std::make_shared<CompiledModel>(model, self, std::move(parts), blob.affinity,
-                                           blob.profiling, config.devices);
+    return std::make_shared<CompiledModel>(model, self, std::move(parts), std::move(affinity),
+                                           profiling, config.devices);
 }
 
 void Plugin::set_property(const AnyMap& properties) {
