@@ -19,7 +19,7 @@
 #include "vireo/log.hpp"
 #include "vireo/ops.hpp"
 #include "vireo/reference/constant_folding.hpp"
-#include "vireo/sdk/blob_io.hpp"
+#include "vireo/sdk/blob_sections.hpp"
 
 namespace vireo::cpu_plugin {
 namespace {
@@ -172,30 +172,26 @@ std::shared_ptr<sdk::IAsyncInferRequest> CompiledModel::create_infer_request() c
 }
 
 void CompiledModel::export_model(std::ostream& out) const {
-    std::ostringstream xml;
-    std::ostringstream bin(std::ios::binary);
-    serialize(*m_unfused, xml, bin);  // import fuses it again, as this compile did
     AnyMap saved = m_config.values;
     saved[enable_profiling.name()] = profiling_enabled();
-    std::string props;
-    for (const auto& [key, value] : saved) props += key + "=" + value.to_string() + "\n";
-    sdk::BlobWriter blob(out, kDeviceName);
-    blob.bytes(Plugin::kBlobMagic.data(), Plugin::kBlobMagic.size());
-    blob.string(Plugin::version());
-    blob.string(props);
-    blob.string(xml.view());
-    blob.string(bin.view());
-    // The weights in the primitives' layouts, so that an import skips their reorders: a count,
-    // then per entry its source port, the raw oneDNN descriptor and the bytes.
-    const Graph& g = *m_graph;
-    blob.u64(g.packed.size());
-    for (const auto& [key, memory] : g.packed) {
+    sdk::BlobSectionWriter blob(out, kDeviceName);
+    blob.properties(saved);
+    // The weights in the primitives' layouts, so that an import skips their reorders: per entry
+    // i, "packed<i>.port" (its source port), "packed<i>.desc" (the raw oneDNN descriptor) and
+    // "packed<i>.weights".
+    size_t i = 0;
+    for (const auto& [key, memory] : m_graph->packed) {
         const dnnl::memory::desc desc = memory.get_desc();
-        blob.string(key);
-        blob.string(std::string_view(reinterpret_cast<const char*>(&desc.data), sizeof(desc.data)));
-        blob.u64(desc.get_size());
-        blob.bytes(memory.get_data_handle(), desc.get_size());
+        const std::string prefix = "packed" + std::to_string(i++);
+        blob.section(prefix + ".port", key);
+        blob.section(prefix + ".desc", std::string_view(reinterpret_cast<const char*>(&desc.data),
+                                                        sizeof(desc.data)));
+        blob.section(
+            prefix + ".weights",
+            std::string_view(static_cast<const char*>(memory.get_data_handle()), desc.get_size()));
     }
+    // Last, so that a blob cut at a section boundary lacks a required section.
+    blob.model(*m_unfused);  // import fuses it again, as this compile did
     blob.check();
 }
 

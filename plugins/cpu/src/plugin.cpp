@@ -19,7 +19,7 @@
 #include "vireo/log.hpp"
 #include "vireo/reference/constant_folding.hpp"
 #include "vireo/reference/kernel.hpp"
-#include "vireo/sdk/blob_io.hpp"
+#include "vireo/sdk/blob_sections.hpp"
 #include "vireo/sdk/plugin_entry.hpp"
 #include "vireo/transformations.hpp"
 
@@ -123,51 +123,30 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
 
 std::shared_ptr<sdk::ICompiledModel> Plugin::import_model(std::istream& in,
                                                           const AnyMap& properties) const {
-    sdk::BlobReader blob(in, kDeviceName);
-    blob.expect_magic(kBlobMagic);
-    const std::string blob_version = blob.string("version");
-    if (blob_version != version())
-        throw_error<InvalidArgument>(kDeviceName, ": the blob was exported by CPU plugin version ",
-                                     blob_version, ", this is version ", version());
+    // The core has checked the blob's plugin version and checksum (sdk/blob_container.hpp).
+    sdk::BlobSectionReader blob(in, kDeviceName);
     // The exported values, then the call's own arguments over them.
-    std::istringstream props(blob.string("properties"));
-    AnyMap arguments;
-    for (std::string line; std::getline(props, line);) {
-        const auto eq = line.find('=');
-        if (eq != std::string::npos) arguments[line.substr(0, eq)] = line.substr(eq + 1);
-    }
+    AnyMap arguments = blob.properties();
     for (const auto& [key, value] : properties) arguments[key] = value;
     const Config config = config_with(arguments);
-    const std::string xml = blob.string("model");
-    // The weights go straight from the stream into the tensor the model's Constants will share
-    // (BlobReader::length has checked the size against what the stream holds).
-    Tensor weights;
-    if (const uint64_t size = blob.length("weights"); size != 0) {
-        weights = Tensor(element::u8, Shape{static_cast<size_t>(size)});
-        blob.bytes(weights.data(), static_cast<size_t>(size), "weights");
-    }
-    std::shared_ptr<Model> model;
-    try {
-        model = read_model_from_string(xml, weights);
-    } catch (const Exception& e) {
-        throw_error<InvalidArgument>(kDeviceName, ": the blob's model cannot be read: ", e.what());
-    }
+    std::shared_ptr<Model> model = blob.model();  // the required sections, written last
     PackedWeightsMap packed;
-    const uint64_t count = blob.u64("packed weights count");
-    for (uint64_t i = 0; i < count; ++i) {
-        std::string key = blob.string("packed weights name");
-        const std::string raw = blob.string("packed weights descriptor");
+    for (size_t i = 0; blob.has("packed" + std::to_string(i) + ".port"); ++i) {
+        const std::string prefix = "packed" + std::to_string(i);
+        std::string key = blob.string(prefix + ".port");
         PackedWeights entry;
-        if (raw.size() != sizeof(entry.desc.data))
+        if (blob.size(prefix + ".desc") != sizeof(entry.desc.data))
             throw_error<InvalidArgument>(
                 kDeviceName, ": the blob is damaged (the descriptor of packed weights '", key,
-                "' has ", raw.size(), " bytes, expected ", sizeof(entry.desc.data), ")");
-        std::memcpy(&entry.desc.data, raw.data(), raw.size());
-        const uint64_t size = blob.length("packed weights");
-        entry.bytes = Tensor(element::u8, Shape{static_cast<size_t>(size)});
-        if (size != 0) blob.bytes(entry.bytes.data(), static_cast<size_t>(size), "packed weights");
+                "' has ", blob.size(prefix + ".desc"), " bytes, expected ", sizeof(entry.desc.data),
+                ")");
+        blob.read(prefix + ".desc", &entry.desc.data);
+        entry.bytes =
+            Tensor(element::u8, Shape{static_cast<size_t>(blob.size(prefix + ".weights"))});
+        blob.read(prefix + ".weights", entry.bytes.data());
         packed[std::move(key)] = std::move(entry);
     }
+    blob.expect_all_read();
     const bool from_cache = get_or<bool>(properties, loaded_from_cache.name(), false);
     return compile(std::move(model), config, from_cache, &packed);
 }

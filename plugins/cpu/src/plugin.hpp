@@ -46,9 +46,6 @@ class Plugin : public sdk::IPlugin {
         const sdk::StreamsConfig& config) const;
 
     static const char* version();
-    /// The first bytes of an exported blob (then the version, the properties, the model, its
-    /// weights and the reordered weights; written with sdk::BlobWriter, read with BlobReader).
-    static constexpr std::string_view kBlobMagic = "VIREO_CPU_BLOB v2\n";
 
   private:
     Config config_with(const AnyMap& properties) const;
