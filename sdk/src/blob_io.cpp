@@ -1,4 +1,7 @@
-// Implements BlobWriter and BlobReader (vireo/sdk/blob_io.hpp).
+// Implements BlobWriter and BlobReader (vireo/sdk/blob_io.hpp), deprecated: kept for plugins
+// built against them until they go.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #include "vireo/sdk/blob_io.hpp"
 
 #include <algorithm>
@@ -98,3 +101,5 @@ void BlobReader::expect_magic(std::string_view magic) {
 }
 
 }  // namespace vireo::sdk
+
+#pragma GCC diagnostic pop

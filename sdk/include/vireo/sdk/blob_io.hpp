@@ -1,9 +1,7 @@
-// Declares BlobWriter and BlobReader: the fields of a plugin's export blob (little-endian
-// integers, length-prefixed byte strings, a magic) written to a stream and read back with every
-// read checked and every length bounded before anything is allocated. TEMPLATE, MOCK_REMOTE and
-// HETERO write their blobs with them; a third-party plugin gets import's hostile-input handling
-// (a truncated or damaged blob is InvalidArgument naming the field, never a crash or a huge
-// allocation) without writing it again.
+// Declares BlobWriter and BlobReader, deprecated: a plugin's export blob field by field (little-
+// endian integers, length-prefixed strings, a magic). Replaced by the sections of the one blob
+// container (vireo/sdk/blob_sections.hpp: BlobSectionWriter / BlobSectionReader, blob format 4);
+// kept working, unchanged, for one release (CHANGELOG.md has the migration), then removed.
 #pragma once
 
 #include <cstdint>
@@ -15,14 +13,21 @@
 namespace vireo::sdk {
 
 /// Writes blob fields to `out`. Integers are little-endian whatever the host.
-class BlobWriter {
+class [[deprecated(
+    "use sdk::BlobSectionWriter (vireo/sdk/blob_sections.hpp); see CHANGELOG.md")]] BlobWriter {
   public:
     /// `owner` starts the error message, e.g. "TEMPLATE".
-    BlobWriter(std::ostream& out, std::string owner);
+    BlobWriter(std::ostream & out, std::string owner);
 
-    void u8(uint8_t value) { put(value, 1); }
-    void u32(uint32_t value) { put(value, 4); }
-    void u64(uint64_t value) { put(value, 8); }
+    void u8(uint8_t value) {
+        put(value, 1);
+    }
+    void u32(uint32_t value) {
+        put(value, 4);
+    }
+    void u64(uint64_t value) {
+        put(value, 8);
+    }
     /// Raw bytes, no length (a magic, a payload whose length was written before).
     void bytes(const void* data, size_t size);
     /// A u64 length, then the bytes.
@@ -39,14 +44,21 @@ class BlobWriter {
 
 /// Reads blob fields from `in`. Errors are InvalidArgument starting with `owner`, e.g.
 /// "TEMPLATE blob is truncated: reading the model xml needed 40 bytes, found 12".
-class BlobReader {
+class [[deprecated(
+    "use sdk::BlobSectionReader (vireo/sdk/blob_sections.hpp); see CHANGELOG.md")]] BlobReader {
   public:
     /// `max_length` bounds every length prefix (physical memory bounds it as well).
-    BlobReader(std::istream& in, std::string owner, uint64_t max_length = uint64_t{1} << 40);
+    BlobReader(std::istream & in, std::string owner, uint64_t max_length = uint64_t{1} << 40);
 
-    uint8_t u8(const char* what) { return static_cast<uint8_t>(get(1, what)); }
-    uint32_t u32(const char* what) { return static_cast<uint32_t>(get(4, what)); }
-    uint64_t u64(const char* what) { return get(8, what); }
+    uint8_t u8(const char* what) {
+        return static_cast<uint8_t>(get(1, what));
+    }
+    uint32_t u32(const char* what) {
+        return static_cast<uint32_t>(get(4, what));
+    }
+    uint64_t u64(const char* what) {
+        return get(8, what);
+    }
     /// Exactly `size` bytes into `to`, or "truncated".
     void bytes(void* to, size_t size, const char* what);
     /// A u64 length prefix, checked against the bounds ("damaged: <what> claims N bytes") and,
@@ -58,7 +70,9 @@ class BlobReader {
     /// what the stream holds (plus one block), not the size claimed.
     std::string string_of(uint64_t size, const char* what);
     /// length() then string_of().
-    std::string string(const char* what) { return string_of(length(what), what); }
+    std::string string(const char* what) {
+        return string_of(length(what), what);
+    }
     /// The magic at the start, else "not a blob exported by the <owner> plugin" with what was
     /// expected and what was found.
     void expect_magic(std::string_view magic);
