@@ -122,21 +122,27 @@ void BlobSectionWriter::check() {
 
 BlobSectionReader::BlobSectionReader(std::istream& in, std::string owner)
     : m_in(&in), m_owner(std::move(owner)) {
-    std::streampos start = in.tellg();
-    if (start == std::streampos(-1)) {
+    std::streampos start = in.tellg(), end = std::streampos(-1);
+    if (start != std::streampos(-1)) {
+        in.seekg(0, std::ios::end);
+        end = in.tellg();
+        in.clear();
+        in.seekg(start);
+    }
+    if (start == std::streampos(-1) || end == std::streampos(-1) || end < start) {
         // Unseekable (a pipe): read what it holds, in blocks, so a short stream costs little.
         in.clear();
         std::string bytes;
         char block[1 << 16];
         while (in.read(block, sizeof(block)) || in.gcount() > 0)
             bytes.append(block, static_cast<size_t>(in.gcount()));
+        end = static_cast<std::streamoff>(bytes.size());
         m_owned = std::make_unique<std::istringstream>(std::move(bytes), std::ios::binary);
         m_in = m_owned.get();
         start = 0;
     }
     m_start = start;
-    m_in->seekg(0, std::ios::end);
-    const auto total = static_cast<uint64_t>(static_cast<std::streamoff>(m_in->tellg()) - m_start);
+    const auto total = static_cast<uint64_t>(end - start);
     uint64_t at = 0;  // from m_start
     // Reads `bytes` little-endian bytes of the table at `at`, or says the blob ends there.
     auto get = [&](int bytes, const std::string& what) {
