@@ -449,8 +449,9 @@ void GraphExecutor::run_dynamic_step(
         m_capacity[step.outputs[0]] = 0;
         return;
     }
-    const std::vector<Shape> shapes =
-        step.output_shapes ? step.output_shapes(ins) : inferred_shapes(s);
+    std::vector<Shape> computed;
+    const std::vector<Shape>& shapes =
+        step.output_shapes ? (computed = step.output_shapes(ins)) : inferred_shapes(s);
     // Ops that move no data give a view of their input's memory with the new shape, which keeps
     // that buffer alive (so it is not reused while the view is read): Reshape, Squeeze, Unsqueeze,
     // and a Broadcast that widens nothing (the grouped-query attention's K and V, whose repeat the
@@ -509,7 +510,7 @@ void GraphExecutor::run_dynamic_step(
     run_step(s, states);
 }
 
-std::vector<Shape> GraphExecutor::inferred_shapes(size_t s) {
+const std::vector<Shape>& GraphExecutor::inferred_shapes(size_t s) {
     const Step& step = m_graph->steps[s];
     const auto& ins = m_step_inputs[s];
     const size_t n = ins.size(), outputs = step.outputs.size();
@@ -549,7 +550,8 @@ std::vector<Shape> GraphExecutor::inferred_shapes(size_t s) {
     auto inferred = infer(false);
     const bool memoised = all_static(inferred);
     if (!memoised) inferred = infer(true);
-    std::vector<Shape> shapes;
+    std::vector<Shape>& shapes = memo.outputs;  // valid or not, the caller reads them here
+    shapes.clear();
     for (size_t k = 0; k < outputs; ++k) {
         if (k >= inferred.size() || !inferred[k].shape.is_static())
             throw_error<InvalidArgument>(kDeviceName, ": ", step.node->describe(),
@@ -575,7 +577,6 @@ std::vector<Shape> GraphExecutor::inferred_shapes(size_t s) {
                 memo.small[k].clear();
             }
         }
-        memo.outputs = shapes;
         memo.valid = true;
     }
     return shapes;
@@ -610,6 +611,15 @@ void GraphExecutor::remember(size_t s) {
     auto small = [](const Tensor& t) {
         return t && !t.is_remote() && t.is_continuous() && t.get_size() <= kSmallInput;
     };
+    // Whether it qualifies, before anything is copied (most runs of a step that does not qualify
+    // stop here).
+    for (size_t id : step.inputs) {
+        const Tensor& t = m_values[id];
+        if (!t || !(m_graph->values[id].kind == ValueKind::kConstant || shape_only || small(t)))
+            return forget();
+    }
+    for (size_t id : step.outputs)
+        if (!small(m_values[id])) return forget();
     const size_t n = step.inputs.size();
     memo.types.resize(n);
     memo.shapes.resize(n);
@@ -617,21 +627,16 @@ void GraphExecutor::remember(size_t s) {
     for (size_t k = 0; k < n; ++k) {
         const size_t id = step.inputs[k];
         const Tensor& t = m_values[id];
-        if (!t) return forget();
         memo.types[k] = t.get_element_type();
         memo.shapes[k] = t.get_shape();
         memo.bytes[k].clear();
         if (m_graph->values[id].kind == ValueKind::kConstant || shape_only) continue;
-        if (!small(t)) return forget();
         const auto* data = static_cast<const char*>(t.data());
         if (t.get_byte_size() > 0) memo.bytes[k].assign(data, data + t.get_byte_size());
     }
     memo.outputs.resize(step.outputs.size());
-    for (size_t k = 0; k < step.outputs.size(); ++k) {
-        const Tensor& t = m_values[step.outputs[k]];
-        if (!small(t)) return forget();
-        memo.outputs[k] = t.data();
-    }
+    for (size_t k = 0; k < step.outputs.size(); ++k)
+        memo.outputs[k] = m_values[step.outputs[k]].data();
     memo.valid = true;
     for (size_t id : step.outputs) m_pinned[id] = 1;
 }

@@ -162,8 +162,9 @@ class GraphExecutor {
     /// After step s ran: records its memo and pins its outputs, or forgets it and unpins them.
     void remember(size_t s);
     std::vector<ShapeMemo> m_shape_memo;
-    /// The output shapes of reference step `s` for its current inputs (m_step_inputs[s]).
-    std::vector<Shape> inferred_shapes(size_t s);
+    /// The output shapes of reference step `s` for its current inputs (m_step_inputs[s]); valid
+    /// until the step's next call.
+    const std::vector<Shape>& inferred_shapes(size_t s);
     bool m_appends = false;  // the graph has an append step, so values may be strided views
     std::shared_ptr<std::atomic<uint64_t>> m_cache_bytes;  // or null
     // Per value: whether it is a kAppend step's view of its Growth buffer (finish() hands it to
