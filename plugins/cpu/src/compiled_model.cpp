@@ -94,6 +94,12 @@ std::shared_ptr<const Graph> CompiledModel::graph_for(
         m_recent.splice(m_recent.begin(), m_recent, it->second.use);
         return it->second.graph;
     }
+    // Seen once: compiled when the shapes come back. Shapes that change at every call (a decoder
+    // fed its past keys and values as inputs, one token longer each time) never pay a compile.
+    if (!m_seen.take(input_shapes)) {
+        m_seen.add(input_shapes, std::max<size_t>(16, 2 * size_t{m_config.shape_cache_size}));
+        return nullptr;
+    }
     std::shared_ptr<const Graph> graph;
     try {
         auto copy = m_unfused->clone();  // attention unfused: oneDNN's matmul and softmax
@@ -117,6 +123,8 @@ std::shared_ptr<const Graph> CompiledModel::graph_for(
         graph = nullptr;  // the reference graph runs these shapes and reports what is wrong
     }
     if (m_specializations.size() >= m_config.shape_cache_size) {
+        // Its shapes were in use: compiled again at their next call, not their second.
+        m_seen.add(m_recent.back(), std::max<size_t>(16, 2 * size_t{m_config.shape_cache_size}));
         m_specializations.erase(m_recent.back());
         m_recent.pop_back();
     }

@@ -57,12 +57,14 @@ class CompiledModel : public sdk::ICompiledModel {
 
     const std::shared_ptr<const Graph>& graph() const { return m_graph; }
     /// For a dynamic model whose shapes all follow from its input shapes (no If/Loop, no
-    /// variables): the model compiled for these input shapes, static and on oneDNN, made on first
-    /// use and kept in a least-recently-used cache of CPU_SHAPE_CACHE_SIZE shape sets (a graph
-    /// evicted stays alive while a request still runs it; thread-safe). Null when the model is
-    /// not specializable (no dynamic input shape, or If/Loop, or variables), the cache size is 0,
-    /// or the specialized graph is still dynamic (shapes that depend on values) without a static
-    /// region to run on oneDNN: the caller then runs graph().
+    /// variables): the model compiled for these input shapes, static and on oneDNN, made on their
+    /// second use (the first runs graph(): shapes that change at every call never pay a compile)
+    /// and kept in a least-recently-used cache of CPU_SHAPE_CACHE_SIZE shape sets (a graph
+    /// evicted stays alive while a request still runs it, and its shapes are compiled again at
+    /// their next use; thread-safe). Null when the model is not specializable (no dynamic input
+    /// shape, or variables), the cache size is 0, the shapes are new, or the specialized graph is
+    /// still dynamic (shapes that depend on values) without a static region to run on oneDNN:
+    /// the caller then runs graph() — and asks again at the next call.
     std::shared_ptr<const Graph> graph_for(const std::vector<Shape>& input_shapes) const;
     bool specializable() const { return m_specializable; }
     const Config& config() const { return m_config; }
@@ -116,6 +118,32 @@ class CompiledModel : public sdk::ICompiledModel {
     };
     mutable std::map<std::vector<Shape>, Specialization> m_specializations;
     mutable std::list<std::vector<Shape>> m_recent;  ///< most recently used first
+    /// Shape sets met once and not compiled (or evicted from the cache), oldest dropped first.
+    class SeenShapes {
+      public:
+        /// Whether `shapes` was there (and removes it).
+        bool take(const std::vector<Shape>& shapes) {
+            auto it = m_index.find(shapes);
+            if (it == m_index.end()) return false;
+            m_order.erase(it->second);
+            m_index.erase(it);
+            return true;
+        }
+        void add(const std::vector<Shape>& shapes, size_t limit) {
+            if (m_index.count(shapes)) return;
+            m_order.push_front(shapes);
+            m_index.emplace(shapes, m_order.begin());
+            while (m_order.size() > limit) {
+                m_index.erase(m_order.back());
+                m_order.pop_back();
+            }
+        }
+
+      private:
+        std::list<std::vector<Shape>> m_order;  ///< newest first
+        std::map<std::vector<Shape>, std::list<std::vector<Shape>>::iterator> m_index;
+    };
+    mutable SeenShapes m_seen;
 };
 
 }  // namespace vireo::cpu_plugin

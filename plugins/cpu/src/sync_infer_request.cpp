@@ -83,16 +83,20 @@ void InferRequest::infer(sdk::RunContext& run) {
             for (const auto& t : input_tensors()) shapes.push_back(t.get_shape());
             auto it = m_specialized.find(shapes);
             if (it == m_specialized.end()) {
-                // At most as many executors as the compiled model keeps graphs.
-                if (m_specialized.size() >= std::max<size_t>(1, m_model->config().shape_cache_size))
-                    m_specialized.clear();
-                std::unique_ptr<GraphExecutor> made;
-                if (auto graph = m_model->graph_for(shapes))
-                    made = std::make_unique<GraphExecutor>(
-                        graph, m_model->config().omp_threads_per_stream());
-                it = m_specialized.emplace(shapes, std::move(made)).first;
+                // Shapes without a graph of their own (yet: see graph_for) run the generic one.
+                if (auto graph = m_model->graph_for(shapes)) {
+                    // At most as many executors as the compiled model keeps graphs.
+                    if (m_specialized.size() >=
+                        std::max<size_t>(1, m_model->config().shape_cache_size))
+                        m_specialized.clear();
+                    it =
+                        m_specialized
+                            .emplace(shapes, std::make_unique<GraphExecutor>(
+                                                 graph, m_model->config().omp_threads_per_stream()))
+                            .first;
+                }
             }
-            if (it->second) executor = it->second.get();
+            if (it != m_specialized.end()) executor = it->second.get();
         }
     }
     // On a busy machine a static model's run may go to its one-thread graph (TeamChoice).

@@ -44,8 +44,8 @@ class InferRequest : public sdk::ISyncInferRequest {
   private:
     std::shared_ptr<const CompiledModel> m_model;
     GraphExecutor m_executor;  // the compiled graph (for a dynamic model: reference kernels)
-    // A dynamic model's executors per input shapes seen (CompiledModel::graph_for); null: no
-    // static graph for those shapes, m_executor runs them.
+    // A dynamic model's executors per input shapes that have a graph of their own
+    // (CompiledModel::graph_for); m_executor runs any other shapes.
     std::map<std::vector<Shape>, std::unique_ptr<GraphExecutor>> m_specialized;
     std::vector<std::shared_ptr<sdk::HostVariableState>> m_states;
     std::vector<StepTiming> m_step_timings;

@@ -486,8 +486,12 @@ TEST(Subgraphs, AnIfOnAnInputsShapeFoldsInTheGraphCompiledForThatShape) {
     auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "shape_if");
     Core core = make_core();
     auto request = core.compile_model(model, "CPU", {{"PERF_COUNT", true}}).create_infer_request();
-    for (size_t n : {1u, 2u, 1u, 3u}) {
+    // A shape's first run is the generic graph's (If step, im2col convolution); from its second
+    // on, the graph compiled for it.
+    std::set<size_t> seen;
+    for (size_t n : {1u, 2u, 1u, 3u, 3u}) {
         SCOPED_TRACE("batch " + std::to_string(n));
+        const bool compiled = !seen.insert(n).second;
         const Tensor input = random_tensor({n, 3, 6, 6}, static_cast<unsigned>(42 + n));
         const auto expected = run_model(core, model, "TEMPLATE", {input});
         request.set_input_tensor(input);
@@ -499,8 +503,8 @@ TEST(Subgraphs, AnIfOnAnInputsShapeFoldsInTheGraphCompiledForThatShape) {
             onednn_convolutions += row.node_type.rfind("Convolution", 0) == 0 &&
                                    row.exec_type != "ref" && row.exec_type != "im2col_sgemm";
         }
-        EXPECT_EQ(ifs, 0u);
-        EXPECT_EQ(onednn_convolutions, 1u);
+        EXPECT_EQ(ifs, compiled ? 0u : 1u);
+        EXPECT_EQ(onednn_convolutions, compiled ? 1u : 0u);
     }
 }
 
