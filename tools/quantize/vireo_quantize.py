@@ -40,6 +40,7 @@ import onnx
 from onnx import helper, numpy_helper, TensorProto
 
 from vireo_calibration import DEFAULT_BINS, METHODS, RangeCollector, check_method
+import vireo_smoothing
 
 TARGETS = ("Conv", "Gemm", "MatMul")
 # Ops besides the targets that read a quantized tensor's integers on the way to a target (an Add
@@ -73,6 +74,12 @@ def parse_args(argv):
                    "pair; int8-read: only outputs some integer op reads (Vireo's CPU then runs an int8 "
                    "op followed by f32 ops with an f32 output, one rounding and two steps fewer)")
     p.add_argument("--exclude", default="", help="comma-separated node names left in f32")
+    p.add_argument("--smooth-quant", default="off", metavar="off|auto|ALPHA",
+                   help="SmoothQuant: move per-input-channel activation range into the weights of MatMuls and "
+                   "Gemms (into the producing LayerNorm/Mul when it is per-channel affine, else by an inserted Mul); "
+                   "off (default); auto: where the calibration statistics estimate at least half the output noise gone, "
+                   f"with the best of alpha {', '.join(map(str, vireo_smoothing.AUTO_ALPHAS))} (NNCF's is "
+                   f"{vireo_smoothing.DEFAULT_ALPHA}); ALPHA in [0, 1]: every MatMul/Gemm input with that alpha")
     p.add_argument("--accuracy-metric", help="accuracy-aware mixed precision: sqnr (mean SQNR in dB of "
                    "all outputs against f32) or argmax (fraction of samples whose output-0 argmax over the "
                    "last axis is unchanged); the most sensitive ops go back to f32 until the drop is "
@@ -720,7 +727,8 @@ def build(model, exclude, params, symmetric, per_tensor, all_outputs, bias_shift
 def quantize(model_or_path, output_path=None, calibration_data=None, calibration="minmax",
              percentile=99.999, bias_correction=False, symmetric_activations=False,
              per_tensor_weights=False, exclude=(), device="CPU", random_samples_count=8,
-             histogram_bins=DEFAULT_BINS, quantize_all_outputs=True, accuracy_control=None):
+             histogram_bins=DEFAULT_BINS, quantize_all_outputs=True, accuracy_control=None,
+             smooth_quant=None):
     """Post-training static quantization of an f32 ONNX model into QDQ form; returns the
     quantized onnx.ModelProto and, with output_path, also saves it there.
 
@@ -736,6 +744,9 @@ def quantize(model_or_path, output_path=None, calibration_data=None, calibration
     bias_correction: shift each int32 bias so the quantized op's mean output per channel over
         the calibration samples equals the f32 model's (one extra run per biased op).
     exclude: node names left in f32. device: the Vireo device the calibration runs on.
+    smooth_quant: None / "off" (default), "auto" (SmoothQuant on the MatMul/Gemm inputs where
+        the calibration statistics estimate it halves the output noise, vireo_smoothing) or an
+        alpha in [0, 1] (on every such input); statistics from the calibration run.
     quantize_all_outputs: True (ONNX Runtime's layout) quantizes every quantized op's output;
         False only those that an op running on the integers reads (a quantized op, MaxPool,
         Concat): an output only f32 ops read stays f32.
@@ -756,8 +767,13 @@ def quantize(model_or_path, output_path=None, calibration_data=None, calibration
     if calibration_data is None:
         warnings.warn("vireo_quantize: no calibration data: calibrating on random data (accuracy will suffer)")
         calibration_data = random_samples(model, random_samples_count)
+    if smooth_quant == "off":
+        smooth_quant = None
     one_shot = iter(calibration_data) is calibration_data
-    cached = [] if bias_correction and one_shot else None
+    # Kept for a second pass: bias correction, and smoothing with a histogram method (the
+    # smoothed tensors' histograms are taken again; min-max ranges follow from the channels').
+    again = bias_correction or (smooth_quant is not None and calibration != "minmax")
+    cached = [] if again and one_shot else None
 
     def samples():
         for sample in checked_samples(model, calibration_data):
@@ -779,16 +795,29 @@ def quantize(model_or_path, output_path=None, calibration_data=None, calibration
     targets, quantized, _, groups = plan(f32, exclude, not symmetric_activations, quantize_all_outputs)
     calibrated = sorted({c for c, _ in quantized.values()})
     ranges = {n: RangeCollector(calibration, percentile, histogram_bins) for n in calibrated}
-    biased = [n for n in targets if len(n.input) > 2 and n.input[2]]
-    means = {n.output[0]: ChannelMeans(1) for n in biased} if bias_correction else {}
+    means = {n.output[0]: ChannelMeans(1) for n in targets if len(n.input) > 2 and n.input[2]} if bias_correction else {}
+    smoother = None
+    if smooth_quant is not None:
+        smoother = vireo_smoothing.SmoothQuant(f32, [n for n in targets if n.name not in exclude],
+                                               initializers(f32), smooth_quant)
 
     def visit(name, value):
         if name in ranges:
             ranges[name].add(value)
         if name in means:
             means[name].add(value)
+        if smoother is not None:
+            smoother.add(name, value)
 
-    run_model(model, calibrated + list(means), stream, device, visit)
+    run_model(model, sorted(set(calibrated) | set(means) | set(smoother.tensors() if smoother else ())),
+              stream, device, visit)
+    if smoother is not None and smoother.groups:
+        model, f32, targets, quantized, groups, calibrated = smooth(
+            model, f32, smoother, ranges, (exclude, not symmetric_activations, quantize_all_outputs),
+            lambda m, names, visit: run_model(m, names, checked_samples(m, cached if cached is not None
+                                                                        else calibration_data), device, visit),
+            lambda: RangeCollector(calibration, percentile, histogram_bins))
+    biased = [n for n in targets if len(n.input) > 2 and n.input[2]]
     # A tensor that held an infinity or a NaN (an attention mask of -inf, scores with the mask
     # added) stays f32: the ops that would read or write it as integers are left out, and the
     # plan is made again without them.
@@ -842,6 +871,39 @@ def quantize(model_or_path, output_path=None, calibration_data=None, calibration
     return q
 
 
+def smooth(model, f32, smoother, ranges, plan_options, rerun, collector):
+    """Applies `smoother` (SmoothQuant) to the f32 model and brings the calibration up to date:
+    a smoothed tensor's min-max range follows from its per-channel ranges (x / s); with a
+    histogram method, its histogram is taken again in one more run. Returns the smoothed model,
+    its copy for planning, and the new plan (targets, quantized, groups, calibrated)."""
+    changed = smoother.apply(f32)
+    if not changed:
+        return (model, f32) + plan_and_calibrated(f32, plan_options)
+    model = onnx.ModelProto()
+    model.CopyFrom(f32)
+    targets, quantized, groups, calibrated = plan_and_calibrated(f32, plan_options)
+    stale = [name for name in calibrated if name in changed or name not in ranges]
+    derivable = {x: st for x, st in smoother.stats.items() if st.lo is not None}
+    for name in stale:
+        source = smoother.source.get(name)
+        if collector().method == "minmax" and source in derivable:
+            s = changed[name]
+            lo, hi = derivable[source].lo / s, derivable[source].hi / s
+            ranges[name] = collector()
+            ranges[name].add(np.array([lo.min(), hi.max()]))
+        else:
+            ranges[name] = collector()
+    rerun_names = [n for n in stale if ranges[n].lo > ranges[n].hi]
+    if rerun_names:
+        rerun(model, rerun_names, lambda name, value: ranges[name].add(value))
+    return model, f32, targets, quantized, groups, calibrated
+
+
+def plan_and_calibrated(f32, plan_options):
+    targets, quantized, _, groups = plan(f32, *plan_options)
+    return targets, quantized, groups, sorted({c for c, _ in quantized.values()})
+
+
 def accuracy_control_from_args(args, model):
     """The CLI's accuracy-aware settings, or None without --accuracy-metric."""
     extra = [f for f, v in (("--max-drop", args.max_drop), ("--validation", args.validation),
@@ -861,6 +923,15 @@ def accuracy_control_from_args(args, model):
                                           ranking=args.ranking or "isolated")
 
 
+def smooth_quant_from_arg(value):
+    if value in ("auto", "off"):
+        return value
+    try:
+        return float(value)
+    except ValueError:
+        raise ValueError(f"--smooth-quant {value!r}: expected auto, off or an alpha in [0, 1]") from None
+
+
 def main(argv):
     args = parse_args(argv)
     try:
@@ -873,7 +944,7 @@ def main(argv):
                      per_tensor_weights=args.per_tensor_weights, exclude=args.exclude,
                      device=args.device, random_samples_count=args.samples,
                      quantize_all_outputs=args.quantize_outputs == "all",
-                     accuracy_control=control)
+                     accuracy_control=control, smooth_quant=smooth_quant_from_arg(args.smooth_quant))
     except ValueError as e:
         sys.exit(f"vireo_quantize: {e}")
     if control is not None:

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """vireo_quantize: post-training static quantization of an ONNX model into QDQ form.
 
-The installed command; the tool itself is the module vireo_quantize (with vireo_calibration and vireo_accuracy),
+The installed command; the tool itself is the module vireo_quantize (with vireo_calibration, vireo_accuracy, vireo_smoothing),
 installed beside the vireo Python package: `vireo_quantize --help`, or from Python
 `from vireo_quantize import quantize`. docs/quantization.md describes both.
 """
