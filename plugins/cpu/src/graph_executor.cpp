@@ -255,6 +255,8 @@ void GraphExecutor::run_steps(const std::function<bool()>& stop,
         const auto start = timings ? Clock::now() : Clock::time_point{};
         if (g.dynamic) {
             if (!m_memoisable[s] || !reuse(s)) {
+                // Forgotten first: a kernel that throws may have written part of its outputs.
+                if (m_memoisable[s]) m_step_memo[s].valid = false;
                 run_dynamic_step(s, states);
                 if (m_memoisable[s]) remember(s);
             } else if (timings) {
