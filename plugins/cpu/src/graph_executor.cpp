@@ -512,15 +512,22 @@ void GraphExecutor::run_dynamic_step(
     run_step(s, states);
 }
 
+namespace {
+
+// A tensor whose bytes the memos compare (kSmallInput elements at most, in host memory, read in
+// place).
+bool small_host_value(const Tensor& t) {
+    return t && !t.is_remote() && t.is_continuous() && t.get_size() <= GraphExecutor::kSmallInput;
+}
+
+}  // namespace
+
 const std::vector<Shape>& GraphExecutor::inferred_shapes(size_t s) {
     const Step& step = m_graph->steps[s];
     const auto& ins = m_step_inputs[s];
     const size_t n = ins.size(), outputs = step.outputs.size();
     ShapeMemo& memo = m_shape_memo[s];
-    // A small input's bytes decide the shapes only if it can be read in place.
-    auto small = [](const Tensor& t) {
-        return t && !t.is_remote() && t.get_size() <= kSmallInput && t.is_continuous();
-    };
+    const auto small = [](const Tensor& t) { return small_host_value(t); };
     if (memo.valid) {
         bool same = true;
         for (size_t k = 0; k < n && same; ++k) {
@@ -610,9 +617,7 @@ void GraphExecutor::remember(size_t s) {
         memo.valid = false;
         for (size_t id : step.outputs) m_pinned[id] = 0;
     };
-    auto small = [](const Tensor& t) {
-        return t && !t.is_remote() && t.is_continuous() && t.get_size() <= kSmallInput;
-    };
+    const auto small = [](const Tensor& t) { return small_host_value(t); };
     // Whether it qualifies, before anything is copied (most runs of a step that does not qualify
     // stop here).
     for (size_t id : step.inputs) {

@@ -38,6 +38,10 @@ struct StepTiming {
 /// team from the calling thread). Not thread-safe: one request uses it at a time.
 class GraphExecutor {
   public:
+    /// Tensors of at most this many elements are "small" to the dynamic graph's memos (their
+    /// bytes are compared; see StepMemo).
+    static constexpr size_t kSmallInput = 64;
+
     /// `cache_bytes` (or null) counts the bytes of the buffers append() holds (CPU_KV_CACHE_BYTES).
     GraphExecutor(std::shared_ptr<const Graph> graph, int omp_threads,
                   std::shared_ptr<std::atomic<uint64_t>> cache_bytes = nullptr);
@@ -129,7 +133,8 @@ class GraphExecutor {
     // kSmallInput elements: shape vectors, axes, scalars), when inference without the larger
     // inputs' values gave static shapes. A run whose inputs match reuses the shapes
     // (inferred_shapes). A decoder's token runs the same ~1,500 steps on the same shapes but
-    // for the cache's length, and inference was a third of a small step's cost.
+    // for the cache's length, and inference builds its inputs' shapes and reads their values
+    // anew at each step.
     struct ShapeMemo {
         bool valid = false;
         std::vector<element::Type> types;
@@ -138,7 +143,6 @@ class GraphExecutor {
         std::vector<std::vector<char>> small;  // per input: its bytes when small
         std::vector<Shape> outputs;
     };
-    static constexpr size_t kSmallInput = 64;
     // Dynamic graphs: steps whose inputs did not change since their last run are not run again.
     // A step qualifies (m_memoisable) when its op is deterministic and standard and none of its
     // outputs goes to a variable; a run records a memo (remember) when each input is a constant,
