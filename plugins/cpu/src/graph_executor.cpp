@@ -410,7 +410,9 @@ void GraphExecutor::run_dynamic_step(
     if (step.kind == StepKind::kSubgraph || step.kind == StepKind::kRegion) contiguous_inputs();
     if (step.kind == StepKind::kSubgraph) {
         if (!m_subgraphs[s]) m_subgraphs[s] = std::make_unique<SubgraphRunner>(step, m_threads);
+        m_subgraphs[s]->start_run();
         auto outputs = m_subgraphs[s]->run(ins, *m_stop);
+        if (m_timings) (*m_timings)[s].exec_type = m_subgraphs[s]->last_run_bodies();
         for (size_t k = 0; k < outs.size(); ++k) {
             m_values[step.outputs[k]] = outputs.at(k);
             m_capacity[step.outputs[k]] = 0;

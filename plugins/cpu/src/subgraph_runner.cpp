@@ -2,6 +2,8 @@
 // again for the shapes a dynamic body meets.
 #include "subgraph_runner.hpp"
 
+#include <algorithm>
+
 #include "config.hpp"
 #include "graph_compiler.hpp"
 #include "graph_executor.hpp"
@@ -38,16 +40,33 @@ std::vector<Tensor> SubgraphRunner::run_body(size_t b, const std::vector<Tensor>
 GraphExecutor& SubgraphRunner::executor_for(size_t b, const std::vector<Tensor>& inputs) {
     const auto& generic = m_step.bodies[b];
     auto generic_executor = [&]() -> GraphExecutor& {
+        ++m_generic_runs;
         if (!m_bodies[b]) m_bodies[b] = std::make_unique<GraphExecutor>(generic, m_threads);
         return *m_bodies[b];
     };
-    if (!generic->dynamic) return generic_executor();
+    if (!generic->dynamic) {
+        ++m_compiled_runs;
+        if (!m_bodies[b]) m_bodies[b] = std::make_unique<GraphExecutor>(generic, m_threads);
+        return *m_bodies[b];
+    }
     std::vector<Shape> shapes;
     for (const auto& t : inputs) shapes.push_back(t.get_shape());
-    auto& cache = m_specialized[b];
-    auto it = cache.find(shapes);
-    if (it == cache.end()) {
-        if (cache.size() >= kMaxBodyShapes) return generic_executor();
+    BodyShapes& cache = m_specialized[b];
+    auto it = cache.compiled.find(shapes);
+    if (it == cache.compiled.end()) {
+        // Met once: compiled when the shapes come back.
+        auto seen = std::find(cache.seen.begin(), cache.seen.end(), shapes);
+        if (seen == cache.seen.end()) {
+            cache.seen.push_front(shapes);
+            if (cache.seen.size() > 2 * kMaxBodyShapes) cache.seen.pop_back();
+            return generic_executor();
+        }
+        cache.seen.erase(seen);
+        if (cache.compiled.size() >= kMaxBodyShapes) {
+            cache.seen.push_front(cache.recent.back());  // compiled again at its next use
+            cache.compiled.erase(cache.recent.back());
+            cache.recent.pop_back();
+        }
         std::unique_ptr<GraphExecutor> executor;
         try {
             auto copy = generic->model->clone();
@@ -64,9 +83,22 @@ GraphExecutor& SubgraphRunner::executor_for(size_t b, const std::vector<Tensor>&
         } catch (const Exception&) {
             // The generic body runs these shapes and reports what is wrong with them.
         }
-        it = cache.emplace(std::move(shapes), std::move(executor)).first;
+        cache.recent.push_front(shapes);
+        it = cache.compiled.emplace(std::move(shapes), Specialized{std::move(executor), {}}).first;
+        it->second.use = cache.recent.begin();
+    } else {
+        cache.recent.splice(cache.recent.begin(), cache.recent, it->second.use);
     }
-    return it->second ? *it->second : generic_executor();
+    if (!it->second.executor) return generic_executor();
+    ++m_compiled_runs;
+    return *it->second.executor;
+}
+
+const char* SubgraphRunner::last_run_bodies() const {
+    if (m_generic_runs == 0 && m_compiled_runs == 0) return "no body run";
+    if (m_generic_runs == 0) return "compiled body";
+    if (m_compiled_runs == 0) return "generic body";
+    return "compiled and generic bodies";
 }
 
 }  // namespace vireo::cpu_plugin

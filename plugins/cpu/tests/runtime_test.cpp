@@ -508,6 +508,52 @@ TEST(Subgraphs, AnIfOnAnInputsShapeFoldsInTheGraphCompiledForThatShape) {
     }
 }
 
+TEST(Subgraphs, ABodyIsCompiledForItsShapesAtTheirSecondUseAndNeverDowngradedForGood) {
+    // An If on a value, whose bodies take a dynamic batch; CPU_SHAPE_CACHE_SIZE 0 keeps the model
+    // itself on its generic graph, so only the body's own compilation is seen. The If's profile
+    // row says which body graph ran: a batch's first run the generic body, its second the body
+    // compiled for it; eleven batches (more than the 8 compiled bodies kept per body) each twice,
+    // then the first again: evicted, it is compiled again at once instead of running the generic
+    // body for good.
+    auto make_body = [](bool relu) {
+        auto p = op::parameter(element::f32, PartialShape{-1, 3, 6, 6}, "p");
+        auto c = op::convolution(p, op::constant(random_tensor({4, 3, 3, 3}, relu ? 50 : 51)),
+                                 {1, 1}, {1, 1}, {1, 1}, {1, 1});
+        Output y = relu ? op::relu(c) : op::sigmoid(c);
+        return std::make_shared<Model>(OutputVector{y}, ParameterVector{p}, relu ? "then" : "else");
+    };
+    auto x = op::parameter(element::f32, PartialShape{-1, 3, 6, 6}, "x");
+    auto cond = op::parameter(element::boolean, PartialShape{}, "cond");
+    auto y = op::if_op(cond, {x}, make_body(true), make_body(false));
+    y->set_friendly_name("branch");
+    auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{x, cond}, "value_if");
+    Core core = make_core();
+    auto request =
+        core.compile_model(model, "CPU", {{"PERF_COUNT", true}, {"CPU_SHAPE_CACHE_SIZE", 0}})
+            .create_infer_request();
+    Tensor condition(element::boolean, Shape{});
+    *static_cast<char*>(condition.data()) = 1;
+    auto run = [&](size_t n) {
+        const Tensor input = random_tensor({n, 3, 6, 6}, static_cast<unsigned>(60 + n));
+        const auto expected = run_model(core, model, "TEMPLATE", {input, condition});
+        request.set_input_tensor(0, input);
+        request.set_input_tensor(1, condition);
+        request.infer();
+        EXPECT_TRUE(all_close(request.get_output_tensor(), expected[0], 1e-4, 1e-5));
+        std::string how;
+        for (const auto& row : request.get_profiling_info())
+            if (row.node_name == "branch") how = row.exec_type;
+        return how;
+    };
+    for (size_t n = 1; n <= 11; ++n) {
+        SCOPED_TRACE("batch " + std::to_string(n));
+        EXPECT_EQ(run(n), "generic body");
+        EXPECT_EQ(run(n), "compiled body");
+    }
+    SCOPED_TRACE("batch 1, evicted");
+    EXPECT_EQ(run(1), "compiled body");
+}
+
 TEST(Subgraphs, LoopWithBackEdgeAndConcatenatedOutput) {
     // body: acc' = acc * 0.5 + x; outputs acc' (last) and acc' (concatenated along axis 0).
     auto acc = op::parameter(element::f32, {1, 4}, "acc");
