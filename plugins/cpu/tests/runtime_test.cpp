@@ -465,18 +465,21 @@ TEST(Subgraphs, IfPicksTheBranchByItsCondition) {
     }
 }
 
+// An If branch: a 3x3 convolution of a [?, 3, 6, 6] input, then Relu ("then") or Sigmoid ("else").
+std::shared_ptr<Model> conv_branch(bool relu, unsigned seed) {
+    auto p = op::parameter(element::f32, PartialShape{-1, 3, 6, 6}, "p");
+    auto c = op::convolution(p, op::constant(random_tensor({4, 3, 3, 3}, seed)), {1, 1}, {1, 1},
+                             {1, 1}, {1, 1});
+    Output y = relu ? op::relu(c) : op::sigmoid(c);
+    return std::make_shared<Model>(OutputVector{y}, ParameterVector{p}, relu ? "then" : "else");
+}
+
 TEST(Subgraphs, AnIfOnAnInputsShapeFoldsInTheGraphCompiledForThatShape) {
     // torch's rank and size checks: an If on a dimension of a dynamic input (here the batch is 1
     // or not). The graph compiled for each input shape decides it, so the taken branch's
     // convolution runs on oneDNN with no If step; the generic graph ran the If, and the body's
     // convolution as im2col + sgemm (Silero VAD's opset-15 export: 0.33 -> 0.04 ms).
-    auto make_body = [](bool relu) {
-        auto p = op::parameter(element::f32, PartialShape{-1, 3, 6, 6}, "p");
-        auto c = op::convolution(p, op::constant(random_tensor({4, 3, 3, 3}, relu ? 40 : 41)),
-                                 {1, 1}, {1, 1}, {1, 1}, {1, 1});
-        Output y = relu ? op::relu(c) : op::sigmoid(c);
-        return std::make_shared<Model>(OutputVector{y}, ParameterVector{p}, relu ? "then" : "else");
-    };
+    auto make_body = [](bool relu) { return conv_branch(relu, relu ? 40 : 41); };
     auto x = op::parameter(element::f32, PartialShape{-1, 3, 6, 6}, "x");
     auto batch = op::gather(op::shape_of(x), op::constant<int64_t>(element::i64, {1}, {0}),
                             op::constant<int64_t>(element::i64, {}, {0}));
@@ -515,13 +518,7 @@ TEST(Subgraphs, ABodyIsCompiledForItsShapesAtTheirSecondUseAndNeverDowngradedFor
     // compiled for it; eleven batches (more than the 8 compiled bodies kept per body) each twice,
     // then the first again: evicted, it is compiled again at once instead of running the generic
     // body for good.
-    auto make_body = [](bool relu) {
-        auto p = op::parameter(element::f32, PartialShape{-1, 3, 6, 6}, "p");
-        auto c = op::convolution(p, op::constant(random_tensor({4, 3, 3, 3}, relu ? 50 : 51)),
-                                 {1, 1}, {1, 1}, {1, 1}, {1, 1});
-        Output y = relu ? op::relu(c) : op::sigmoid(c);
-        return std::make_shared<Model>(OutputVector{y}, ParameterVector{p}, relu ? "then" : "else");
-    };
+    auto make_body = [](bool relu) { return conv_branch(relu, relu ? 50 : 51); };
     auto x = op::parameter(element::f32, PartialShape{-1, 3, 6, 6}, "x");
     auto cond = op::parameter(element::boolean, PartialShape{}, "cond");
     auto y = op::if_op(cond, {x}, make_body(true), make_body(false));
