@@ -97,7 +97,7 @@ std::shared_ptr<const Graph> CompiledModel::graph_for(
     // Seen once: compiled when the shapes come back. Shapes that change at every call (a decoder
     // fed its past keys and values as inputs, one token longer each time) never pay a compile.
     if (!m_seen.take(input_shapes)) {
-        m_seen.add(input_shapes, std::max<size_t>(16, 2 * size_t{m_config.shape_cache_size}));
+        m_seen.add(input_shapes);
         return nullptr;
     }
     std::shared_ptr<const Graph> graph;
@@ -124,7 +124,7 @@ std::shared_ptr<const Graph> CompiledModel::graph_for(
     }
     if (m_specializations.size() >= m_config.shape_cache_size) {
         // Its shapes were in use: compiled again at their next call, not their second.
-        m_seen.add(m_recent.back(), std::max<size_t>(16, 2 * size_t{m_config.shape_cache_size}));
+        m_seen.add(m_recent.back());
         m_specializations.erase(m_recent.back());
         m_recent.pop_back();
     }

@@ -2,6 +2,7 @@
 // the streams executor its requests run on, and its properties.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <list>
 #include <map>
@@ -13,6 +14,7 @@
 #include "config.hpp"
 #include "graph.hpp"
 #include "graph_executor.hpp"
+#include "seen_shapes.hpp"
 #include "vireo/sdk/icompiled_model.hpp"
 
 namespace vireo::cpu_plugin {
@@ -118,32 +120,8 @@ class CompiledModel : public sdk::ICompiledModel {
     };
     mutable std::map<std::vector<Shape>, Specialization> m_specializations;
     mutable std::list<std::vector<Shape>> m_recent;  ///< most recently used first
-    /// Shape sets met once and not compiled (or evicted from the cache), oldest dropped first.
-    class SeenShapes {
-      public:
-        /// Whether `shapes` was there (and removes it).
-        bool take(const std::vector<Shape>& shapes) {
-            auto it = m_index.find(shapes);
-            if (it == m_index.end()) return false;
-            m_order.erase(it->second);
-            m_index.erase(it);
-            return true;
-        }
-        void add(const std::vector<Shape>& shapes, size_t limit) {
-            if (m_index.count(shapes)) return;
-            m_order.push_front(shapes);
-            m_index.emplace(shapes, m_order.begin());
-            while (m_order.size() > limit) {
-                m_index.erase(m_order.back());
-                m_order.pop_back();
-            }
-        }
-
-      private:
-        std::list<std::vector<Shape>> m_order;  ///< newest first
-        std::map<std::vector<Shape>, std::list<std::vector<Shape>>::iterator> m_index;
-    };
-    mutable SeenShapes m_seen;
+    /// Shape sets met once and not compiled (or evicted from the cache).
+    mutable SeenShapes m_seen{std::max<size_t>(16, 2 * size_t{m_config.shape_cache_size})};
 };
 
 }  // namespace vireo::cpu_plugin

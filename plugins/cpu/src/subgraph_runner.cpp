@@ -2,8 +2,6 @@
 // again for the shapes a dynamic body meets.
 #include "subgraph_runner.hpp"
 
-#include <algorithm>
-
 #include "config.hpp"
 #include "graph_compiler.hpp"
 #include "graph_executor.hpp"
@@ -55,15 +53,12 @@ GraphExecutor& SubgraphRunner::executor_for(size_t b, const std::vector<Tensor>&
     auto it = cache.compiled.find(shapes);
     if (it == cache.compiled.end()) {
         // Met once: compiled when the shapes come back.
-        auto seen = std::find(cache.seen.begin(), cache.seen.end(), shapes);
-        if (seen == cache.seen.end()) {
-            cache.seen.push_front(shapes);
-            if (cache.seen.size() > 2 * kMaxBodyShapes) cache.seen.pop_back();
+        if (!cache.seen.take(shapes)) {
+            cache.seen.add(shapes);
             return generic_executor();
         }
-        cache.seen.erase(seen);
         if (cache.compiled.size() >= kMaxBodyShapes) {
-            cache.seen.push_front(cache.recent.back());  // compiled again at its next use
+            cache.seen.add(cache.recent.back());  // compiled again at its next use
             cache.compiled.erase(cache.recent.back());
             cache.recent.pop_back();
         }

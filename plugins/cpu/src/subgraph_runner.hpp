@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "graph.hpp"
+#include "seen_shapes.hpp"
 #include "vireo/reference/subgraph_runner.hpp"
 
 namespace vireo::cpu_plugin {
@@ -57,7 +58,7 @@ class SubgraphRunner final : public reference::SubgraphRunner {
     struct BodyShapes {
         std::map<std::vector<Shape>, Specialized> compiled;
         std::list<std::vector<Shape>> recent;  // compiled shape sets, most recently used first
-        std::list<std::vector<Shape>> seen;    // met once (or evicted), newest first
+        SeenShapes seen{2 * kMaxBodyShapes};   // met once (or evicted)
     };
     std::vector<BodyShapes> m_specialized;  // per body
     size_t m_compiled_runs = 0, m_generic_runs = 0;

@@ -1,0 +1,332 @@
+// The dynamic graph's own kernels and executor (CPU_SHAPE_CACHE_SIZE 0 keeps a model on it): f32
+// MatMul on sgemm, Convolution as im2col and sgemm, and the steps it does not run again when their
+// inputs did not change. Every case is checked against TEMPLATE.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "test_utils.hpp"
+#include "vireo/ops.hpp"
+
+namespace vireo::cpu_test {
+namespace {
+
+// A dynamic graph's f32 MatMul runs on oneDNN's sgemm (CPU_SHAPE_CACHE_SIZE 0 keeps the graph
+// dynamic: no per-shape compile), the shapes sgemm does not take on the reference kernel, weights
+// that are constants included.
+TEST(DynamicMatMul, SgemmForEveryLayoutItTakesReferenceForTheRest) {
+    struct Case {
+        std::string what;
+        PartialShape a, b;  // b static: a constant; else a second input
+        Shape a_run, b_run;
+        bool ta, tb;
+    };
+    const auto dyn = Dimension::dynamic();
+    const std::vector<Case> cases{
+        {"rank-3 activations, 2-D weights", {dyn, dyn, 16}, {16, 8}, {2, 5, 16}, {}, false, false},
+        {"weights transposed", {dyn, 16}, {8, 16}, {7, 16}, {}, false, true},
+        {"activations transposed", {16, dyn}, {16, 8}, {16, 3}, {}, true, false},
+        {"zero rows", {dyn, 16}, {16, 8}, {0, 16}, {}, false, false},
+        {"batched, both inputs",
+         {2, 3, dyn, 5},
+         {2, 3, 5, dyn},
+         {2, 3, 4, 5},
+         {2, 3, 5, 6},
+         false,
+         false},
+        {"batched, both transposed", {2, dyn, 4}, {2, 6, dyn}, {2, 5, 4}, {2, 6, 5}, true, true},
+        {"broadcast batch (reference)",
+         {dyn, 4, 5},
+         {1, 5, dyn},
+         {3, 4, 5},
+         {1, 5, 6},
+         false,
+         false},
+        {"vector (reference)", {dyn}, {dyn, 3}, {4}, {4, 3}, false, false},
+        // Constant weights sgemm does not take: the reference kernel reads them from its inputs
+        // (it keeps no packed copy of its own).
+        {"vector weights (reference)", {dyn, 4}, {4}, {3, 4}, {}, false, false},
+        {"broadcast batch of weights (reference)",
+         {dyn, 4, 5},
+         {1, 5, 6},
+         {3, 4, 5},
+         {},
+         false,
+         false},
+    };
+    Core core = make_core();
+    unsigned seed = 200;
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.what);
+        auto a = op::parameter(element::f32, c.a, "a");
+        ParameterVector params{a};
+        std::vector<Tensor> inputs{random_tensor(c.a_run, ++seed)};
+        NodePtr b;
+        if (c.b.is_static()) {
+            b = op::constant(random_tensor(c.b.to_shape(), ++seed));
+        } else {
+            b = op::parameter(element::f32, c.b, "b");
+            params.push_back(b);
+            inputs.push_back(random_tensor(c.b_run, ++seed));
+        }
+        auto y = op::matmul(a, b, c.ta, c.tb);
+        y->set_friendly_name("product");
+        auto model = std::make_shared<Model>(OutputVector{y}, params, "matmul");
+        const auto expected = run_model(core, model, "TEMPLATE", inputs);
+        CompiledModel cpu = core.compile_model(
+            model, "CPU", {{enable_profiling.name(), true}, {"CPU_SHAPE_CACHE_SIZE", 0}});
+        InferRequest request = cpu.create_infer_request();
+        for (size_t i = 0; i < inputs.size(); ++i) request.set_input_tensor(i, inputs[i]);
+        request.infer();
+        ASSERT_EQ(request.get_output_tensor().get_shape(), expected[0].get_shape());
+        EXPECT_TRUE(all_close(request.get_output_tensor(), expected[0], 1e-5, 1e-5));
+        size_t sgemm_rows = 0;
+        for (const auto& row : request.get_profiling_info())
+            sgemm_rows += row.node_name == "product" && row.exec_type == "sgemm";
+        EXPECT_EQ(sgemm_rows, 1u);
+        const auto reference = cpu.get_property("CPU_REFERENCE_OPS").as<std::vector<std::string>>();
+        EXPECT_EQ(std::find(reference.begin(), reference.end(), "MatMul"), reference.end());
+    }
+}
+
+}  // namespace
+}  // namespace vireo::cpu_test
+
+namespace vireo::cpu_test {
+namespace {
+
+Tensor i64_tensor(const std::vector<int64_t>& values) {
+    Tensor t(element::i64, Shape{values.size()});
+    std::copy(values.begin(), values.end(), static_cast<int64_t*>(t.data()));
+    return t;
+}
+
+// A dynamic graph's step whose inputs are the same as at its last run (constants, small tensors
+// compared by their bytes, ShapeOf's input by its shape) is not run again, and its outputs still
+// hold what it wrote; a changed value, a changed shape, a large input or a random op runs. Every
+// run is checked against TEMPLATE, and the profile says which steps were skipped.
+TEST(DynamicGraph, StepsWhoseInputsDidNotChangeAreNotRunAgain) {
+    const auto dyn = Dimension::dynamic();
+    auto x = op::parameter(element::f32, PartialShape{dyn, dyn}, "x");
+    auto target = op::parameter(element::i64, PartialShape{2}, "target");
+    auto v = op::parameter(element::f32, PartialShape{dyn}, "v");
+    // Shape arithmetic on x: [rows * cols] from ShapeOf, Gather, Multiply, Unsqueeze.
+    auto shape = op::shape_of(x);
+    shape->set_friendly_name("shape");
+    auto rows = op::gather(shape, op::int64_scalar(0), op::int64_scalar(0));
+    auto cols = op::gather(shape, op::int64_scalar(1), op::int64_scalar(0));
+    auto count = op::multiply(rows, cols);
+    count->set_friendly_name("count");
+    auto flat_shape = op::unsqueeze(count, op::int64_scalar(0));
+    auto flat = op::reshape(x, flat_shape, false);
+    auto scaled = op::multiply(flat, op::constant(element::f32, Shape{1}, std::vector<float>{2.f}));
+    scaled->set_friendly_name("scaled");
+    // A Reshape to a target given as a small input: same shape, other values between runs.
+    auto shaped = op::reshape(x, target, true);
+    // Small values: recomputed when they change, skipped when they do not.
+    auto offset = op::add(v, op::constant(element::f32, Shape{1}, std::vector<float>{0.5f}));
+    offset->set_friendly_name("offset");
+    auto model = std::make_shared<Model>(OutputVector{scaled, shaped, offset},
+                                         ParameterVector{x, target, v}, "memo");
+    Core core = make_core();
+    CompiledModel cpu = core.compile_model(
+        model, "CPU", {{enable_profiling.name(), true}, {"CPU_SHAPE_CACHE_SIZE", 0}});
+    InferRequest request = cpu.create_infer_request();
+    struct Run {
+        Shape x;
+        std::vector<int64_t> target;
+        Shape v;
+        unsigned v_seed;
+        bool shape_steps_skipped, offset_skipped;
+    };
+    const std::vector<Run> runs{
+        {{2, 40}, {40, 2}, {3}, 1, false, false},
+        {{2, 40}, {40, 2}, {3}, 1, true, true},    // nothing small changed
+        {{2, 40}, {4, 20}, {3}, 2, true, false},   // the target's and v's values changed
+        {{3, 40}, {-1, 8}, {3}, 2, false, true},   // x's shape changed
+        {{3, 40}, {-1, 8}, {5}, 2, true, false},   // v's shape changed
+        {{2, 40}, {40, 2}, {3}, 1, false, false},  // back to the first run's inputs
+    };
+    unsigned seed = 700;
+    for (size_t r = 0; r < runs.size(); ++r) {
+        SCOPED_TRACE("run " + std::to_string(r));
+        const Run& run = runs[r];
+        const std::vector<Tensor> inputs{random_tensor(run.x, ++seed), i64_tensor(run.target),
+                                         random_tensor(run.v, run.v_seed)};
+        const auto expected = run_model(core, model, "TEMPLATE", inputs);
+        for (size_t i = 0; i < inputs.size(); ++i) request.set_input_tensor(i, inputs[i]);
+        request.infer();
+        for (size_t o = 0; o < expected.size(); ++o) {
+            ASSERT_EQ(request.get_output_tensor(o).get_shape(), expected[o].get_shape()) << o;
+            EXPECT_TRUE(all_close(request.get_output_tensor(o), expected[o], 1e-6, 1e-6)) << o;
+        }
+        std::map<std::string, std::string> how;
+        size_t skipped = 0;
+        for (const auto& row : request.get_profiling_info()) {
+            how[row.node_name] = row.exec_type;
+            skipped += row.exec_type == "not run: inputs unchanged";
+        }
+        const std::string not_run = "not run: inputs unchanged";
+        EXPECT_EQ(how.at("shape") == not_run, run.shape_steps_skipped);
+        EXPECT_EQ(how.at("count") == not_run, run.shape_steps_skipped);
+        EXPECT_EQ(how.at("offset") == not_run, run.offset_skipped);
+        EXPECT_NE(how.at("scaled"), not_run);  // 80 or 120 elements: never memoised
+        // ShapeOf, two Gathers, Multiply, Unsqueeze, and the Add on v.
+        EXPECT_EQ(skipped, (run.shape_steps_skipped ? 5u : 0u) + (run.offset_skipped ? 1u : 0u));
+    }
+}
+
+// A random op runs at every inference, though its inputs are small and unchanged.
+TEST(DynamicGraph, RandomOpsAlwaysRun) {
+    auto v = op::parameter(element::f32, PartialShape{Dimension::dynamic()}, "v");
+    auto noise = op::random_uniform(
+        op::shape_of(v), op::constant(element::f32, Shape{}, std::vector<float>{0.f}),
+        op::constant(element::f32, Shape{}, std::vector<float>{1.f}), element::f32);
+    noise->set_friendly_name("noise");
+    auto model =
+        std::make_shared<Model>(OutputVector{op::add(v, noise)}, ParameterVector{v}, "noise");
+    Core core = make_core();
+    CompiledModel cpu = core.compile_model(
+        model, "CPU", {{enable_profiling.name(), true}, {"CPU_SHAPE_CACHE_SIZE", 0}});
+    InferRequest request = cpu.create_infer_request();
+    request.set_input_tensor(random_tensor({4}, 5));
+    for (int r = 0; r < 3; ++r) {
+        request.infer();
+        size_t runs = 0;
+        for (const auto& row : request.get_profiling_info())
+            runs += row.node_name == "noise" && row.exec_type != "not run: inputs unchanged";
+        EXPECT_EQ(runs, 1u) << "inference " << r;
+    }
+}
+
+}  // namespace
+}  // namespace vireo::cpu_test
+
+namespace vireo::cpu_test {
+namespace {
+
+// A dynamic graph's f32 2-D Convolution runs as im2col and sgemm (the boxes of a two-stage
+// detector's heads come out of NMS with a batch known only at run time); what that kernel does not
+// take — other ranks, SAME padding resolved per shape — runs the reference kernel. Every case is
+// checked against TEMPLATE at two run-time shapes.
+TEST(DynamicConvolution, Im2colSgemmMatchesTheReferenceForEveryGeometry) {
+    struct Case {
+        std::string what;
+        Shape filter;  // [O, C, k...]
+        std::vector<int64_t> strides, begin, end, dilations;
+        std::string auto_pad;
+        std::vector<Shape> runs;
+    };
+    const std::vector<Case> cases{
+        {"3x3, pad 1",
+         {8, 4, 3, 3},
+         {1, 1},
+         {1, 1},
+         {1, 1},
+         {1, 1},
+         "explicit",
+         {{2, 4, 9, 7}, {5, 4, 6, 6}}},
+        {"1x1 read in place",
+         {6, 5, 1, 1},
+         {1, 1},
+         {0, 0},
+         {0, 0},
+         {1, 1},
+         "explicit",
+         {{3, 5, 4, 4}, {1, 5, 7, 3}}},
+        {"1x1 stride 2",
+         {6, 5, 1, 1},
+         {2, 2},
+         {0, 0},
+         {0, 0},
+         {1, 1},
+         "explicit",
+         {{2, 5, 7, 8}, {1, 5, 4, 4}}},
+        {"stride 2, asymmetric pads",
+         {4, 3, 3, 2},
+         {2, 3},
+         {0, 2},
+         {1, 0},
+         {1, 1},
+         "explicit",
+         {{1, 3, 11, 13}, {2, 3, 5, 9}}},
+        {"dilation 2 and 3",
+         {4, 3, 3, 3},
+         {1, 1},
+         {2, 3},
+         {2, 3},
+         {2, 3},
+         "explicit",
+         {{1, 3, 10, 12}, {3, 3, 6, 6}}},
+        {"pads wider than the image",
+         {2, 2, 2, 2},
+         {1, 1},
+         {3, 3},
+         {3, 3},
+         {1, 1},
+         "explicit",
+         {{1, 2, 1, 1}, {2, 2, 3, 2}}},
+        {"valid",
+         {3, 2, 3, 3},
+         {1, 1},
+         {5, 5},
+         {5, 5},
+         {1, 1},
+         "valid",
+         {{2, 2, 5, 6}, {1, 2, 3, 3}}},
+        {"empty batch",
+         {3, 2, 3, 3},
+         {1, 1},
+         {1, 1},
+         {1, 1},
+         {1, 1},
+         "explicit",
+         {{0, 2, 5, 5}, {1, 2, 5, 5}}},
+        {"SAME (reference)",
+         {3, 2, 3, 3},
+         {2, 2},
+         {0, 0},
+         {0, 0},
+         {1, 1},
+         "same_upper",
+         {{1, 2, 7, 6}, {2, 2, 4, 5}}},
+        {"1-D (reference)", {3, 2, 3}, {1}, {1}, {1}, {1}, "explicit", {{2, 2, 9}, {1, 2, 4}}},
+    };
+    Core core = make_core();
+    unsigned seed = 300;
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.what);
+        const size_t rank = c.filter.size();
+        std::vector<Dimension> dims(rank, Dimension::dynamic());
+        dims[1] = Dimension(static_cast<int64_t>(c.filter[1]));
+        auto x = op::parameter(element::f32, PartialShape(dims), "x");
+        auto w = op::constant(random_tensor(c.filter, ++seed));
+        auto y = op::convolution(x, w, c.strides, c.begin, c.end, c.dilations, c.auto_pad);
+        y->set_friendly_name("conv");
+        auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "conv");
+        CompiledModel cpu = core.compile_model(
+            model, "CPU", {{enable_profiling.name(), true}, {"CPU_SHAPE_CACHE_SIZE", 0}});
+        InferRequest request = cpu.create_infer_request();
+        for (const Shape& run : c.runs) {
+            SCOPED_TRACE(run.to_string());
+            const std::vector<Tensor> inputs{random_tensor(run, ++seed)};
+            const auto expected = run_model(core, model, "TEMPLATE", inputs);
+            request.set_input_tensor(inputs[0]);
+            request.infer();
+            ASSERT_EQ(request.get_output_tensor().get_shape(), expected[0].get_shape());
+            EXPECT_TRUE(all_close(request.get_output_tensor(), expected[0], 1e-4, 1e-4));
+        }
+        size_t rows = 0;
+        for (const auto& row : request.get_profiling_info())
+            rows += row.node_name == "conv" && row.exec_type == "im2col_sgemm";
+        EXPECT_EQ(rows, 1u);
+        const auto reference = cpu.get_property("CPU_REFERENCE_OPS").as<std::vector<std::string>>();
+        EXPECT_EQ(std::find(reference.begin(), reference.end(), "Convolution"), reference.end());
+    }
+}
+
+}  // namespace
+}  // namespace vireo::cpu_test
