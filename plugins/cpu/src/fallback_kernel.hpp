@@ -39,6 +39,13 @@ class FallbackKernel : public reference::Kernel {
 
     size_t owned_bytes() const final { return m_fallback->owned_bytes(); }
 
+    /// The implementation a run on these operands takes, for the profile's exec_type ("ref"
+    /// when it is the fallback's), or null to keep the step's own label.
+    virtual const char* path(const std::vector<Tensor>& /*inputs*/,
+                             const std::vector<Tensor>& /*outputs*/) const {
+        return nullptr;
+    }
+
   protected:
     /// False, with nothing written, for what this kernel does not take.
     virtual bool run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) const = 0;

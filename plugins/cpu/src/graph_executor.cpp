@@ -10,6 +10,7 @@
 #include <set>
 
 #include "config.hpp"
+#include "fallback_kernel.hpp"
 #include "strided_view.hpp"
 #include "vireo/op_registry.hpp"
 
@@ -295,6 +296,9 @@ void GraphExecutor::run_step(size_t s,
     switch (step.kind) {
         case StepKind::kReference:
             step.kernel->execute(ins, outs);
+            if (m_timings)
+                if (const auto* k = dynamic_cast<const FallbackKernel*>(step.kernel.get()))
+                    (*m_timings)[s].exec_type = k->path(ins, outs);
             break;
         case StepKind::kReadValue: {
             const Tensor source = read_value_source(step, ins, states);

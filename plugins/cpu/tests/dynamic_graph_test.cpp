@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -14,48 +15,79 @@
 namespace vireo::cpu_test {
 namespace {
 
+// As the plugin decides (cpu_isa.hpp): AVX-512F with FMA, unless VIREO_GEMM_ISA names another.
+bool cpu_has_avx512() {
+    __builtin_cpu_init();
+    const char* forced = std::getenv("VIREO_GEMM_ISA");
+    if (forced && std::string(forced) != "avx512") return false;
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+}
+
 // A dynamic graph's f32 MatMul runs on oneDNN's sgemm (CPU_SHAPE_CACHE_SIZE 0 keeps the graph
-// dynamic: no per-shape compile), the shapes sgemm does not take on the reference kernel, weights
-// that are constants included.
+// dynamic: no per-shape compile), one or two rows against a 2-D B on the GEMV kernel (on
+// AVX-512), the shapes neither takes on the reference kernel, weights that are constants
+// included. The profile names the implementation each run took.
 TEST(DynamicMatMul, SgemmForEveryLayoutItTakesReferenceForTheRest) {
     struct Case {
         std::string what;
         PartialShape a, b;  // b static: a constant; else a second input
         Shape a_run, b_run;
         bool ta, tb;
+        std::string path;  // "gemv" is "sgemm" on a CPU without AVX-512
     };
     const auto dyn = Dimension::dynamic();
     const std::vector<Case> cases{
-        {"rank-3 activations, 2-D weights", {dyn, dyn, 16}, {16, 8}, {2, 5, 16}, {}, false, false},
-        {"weights transposed", {dyn, 16}, {8, 16}, {7, 16}, {}, false, true},
-        {"activations transposed", {16, dyn}, {16, 8}, {16, 3}, {}, true, false},
-        {"zero rows", {dyn, 16}, {16, 8}, {0, 16}, {}, false, false},
+        {"rank-3 activations, 2-D weights",
+         {dyn, dyn, 16},
+         {16, 8},
+         {2, 5, 16},
+         {},
+         false,
+         false,
+         "sgemm"},
+        {"weights transposed", {dyn, 16}, {8, 16}, {7, 16}, {}, false, true, "sgemm"},
+        {"activations transposed", {16, dyn}, {16, 8}, {16, 3}, {}, true, false, "sgemm"},
+        {"zero rows", {dyn, 16}, {16, 8}, {0, 16}, {}, false, false, "sgemm"},
+        {"one row", {dyn, dyn, 16}, {16, 8}, {1, 1, 16}, {}, false, false, "gemv"},
+        {"two rows", {dyn, 16}, {dyn, 8}, {2, 16}, {16, 8}, false, false, "gemv"},
+        {"one row, weights transposed", {dyn, 16}, {8, 16}, {1, 16}, {}, false, true, "sgemm"},
+        {"three rows", {dyn, 16}, {16, 8}, {3, 16}, {}, false, false, "sgemm"},
         {"batched, both inputs",
          {2, 3, dyn, 5},
          {2, 3, 5, dyn},
          {2, 3, 4, 5},
          {2, 3, 5, 6},
          false,
-         false},
-        {"batched, both transposed", {2, dyn, 4}, {2, 6, dyn}, {2, 5, 4}, {2, 6, 5}, true, true},
+         false,
+         "sgemm"},
+        {"batched, both transposed",
+         {2, dyn, 4},
+         {2, 6, dyn},
+         {2, 5, 4},
+         {2, 6, 5},
+         true,
+         true,
+         "sgemm"},
         {"broadcast batch (reference)",
          {dyn, 4, 5},
          {1, 5, dyn},
          {3, 4, 5},
          {1, 5, 6},
          false,
-         false},
-        {"vector (reference)", {dyn}, {dyn, 3}, {4}, {4, 3}, false, false},
+         false,
+         "ref"},
+        {"vector (reference)", {dyn}, {dyn, 3}, {4}, {4, 3}, false, false, "ref"},
         // Constant weights sgemm does not take: the reference kernel reads them from its inputs
         // (it keeps no packed copy of its own).
-        {"vector weights (reference)", {dyn, 4}, {4}, {3, 4}, {}, false, false},
+        {"vector weights (reference)", {dyn, 4}, {4}, {3, 4}, {}, false, false, "ref"},
         {"broadcast batch of weights (reference)",
          {dyn, 4, 5},
          {1, 5, 6},
          {3, 4, 5},
          {},
          false,
-         false},
+         false,
+         "ref"},
     };
     Core core = make_core();
     unsigned seed = 200;
@@ -83,12 +115,62 @@ TEST(DynamicMatMul, SgemmForEveryLayoutItTakesReferenceForTheRest) {
         request.infer();
         ASSERT_EQ(request.get_output_tensor().get_shape(), expected[0].get_shape());
         EXPECT_TRUE(all_close(request.get_output_tensor(), expected[0], 1e-5, 1e-5));
-        size_t sgemm_rows = 0;
+        std::vector<std::string> paths;
         for (const auto& row : request.get_profiling_info())
-            sgemm_rows += row.node_name == "product" && row.exec_type == "sgemm";
-        EXPECT_EQ(sgemm_rows, 1u);
+            if (row.node_name == "product") paths.push_back(row.exec_type);
+        const std::string expected_path = c.path == "gemv" && !cpu_has_avx512() ? "sgemm" : c.path;
+        EXPECT_EQ(paths, std::vector<std::string>{expected_path});
         const auto reference = cpu.get_property("CPU_REFERENCE_OPS").as<std::vector<std::string>>();
         EXPECT_EQ(std::find(reference.begin(), reference.end(), "MatMul"), reference.end());
+    }
+}
+
+// The GEMV kernel (one or two rows against a 2-D B) over widths and depths that are not a
+// multiple of its 16 columns or of its 8 rows of B per pass, on one thread and on two (B of
+// 128 KiB and more is split by rows of B, each thread summing a partial result; some with fewer
+// passes than threads, so that a thread has no rows), against TEMPLATE.
+TEST(DynamicMatMul, GemvMatchesTemplateForEveryTailAndThreadCount) {
+    struct Size {
+        size_t k, n;
+    };
+    const std::vector<Size> sizes{{1, 1},      {7, 15},    {8, 16},    {9, 17},  {17, 33},
+                                  {300, 1000}, {1001, 40}, {2, 40000}, {64, 600}};
+    const auto dyn = Dimension::dynamic();
+    Core core = make_core();
+    unsigned seed = 700;
+    for (const auto& size : sizes) {
+        auto a = op::parameter(element::f32, PartialShape{dyn, static_cast<int64_t>(size.k)}, "a");
+        auto y = op::matmul(a, op::constant(random_tensor({size.k, size.n}, ++seed)), false, false);
+        y->set_friendly_name("product");
+        auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{a}, "gemv");
+        for (size_t rows : {1, 2}) {
+            // Two sets of rows: the second run reuses the first's buffers (and a thread's
+            // partial sums) with new values.
+            std::vector<Tensor> inputs, expected;
+            for (int run = 0; run < 2; ++run) {
+                inputs.push_back(random_tensor({rows, size.k}, ++seed));
+                expected.push_back(run_model(core, model, "TEMPLATE", {inputs.back()})[0]);
+            }
+            for (int threads : {1, 2}) {
+                SCOPED_TRACE("k " + std::to_string(size.k) + ", n " + std::to_string(size.n) +
+                             ", rows " + std::to_string(rows) + ", threads " +
+                             std::to_string(threads));
+                CompiledModel cpu = core.compile_model(model, "CPU",
+                                                       {{enable_profiling.name(), true},
+                                                        {"CPU_SHAPE_CACHE_SIZE", 0},
+                                                        {inference_num_threads.name(), threads}});
+                InferRequest request = cpu.create_infer_request();
+                for (int run = 0; run < 2; ++run) {
+                    request.set_input_tensor(0, inputs[run]);
+                    request.infer();
+                    EXPECT_TRUE(all_close(request.get_output_tensor(), expected[run], 1e-4, 1e-4));
+                    std::vector<std::string> paths;
+                    for (const auto& row : request.get_profiling_info())
+                        if (row.node_name == "product") paths.push_back(row.exec_type);
+                    EXPECT_EQ(paths, std::vector<std::string>{cpu_has_avx512() ? "gemv" : "sgemm"});
+                }
+            }
+        }
     }
 }
 
