@@ -13,6 +13,7 @@
 #include "gemm_matmul.hpp"
 #include "graph_compiler_impl.hpp"
 #include "grid_sample_kernel.hpp"
+#include "norm_kernel.hpp"
 #include "subgraph_runner.hpp"
 #include "vireo/ops.hpp"
 #include "vireo/reference/constant_folding.hpp"
@@ -482,6 +483,57 @@ void GraphCompiler::add_compressed_matmul_step(const NodePtr& node, CompressedWe
     m_graph->steps.push_back(std::move(step));
 }
 
+void GraphCompiler::match_norms(const NodeVector& nodes) {
+    for (const auto& node : nodes) {
+        const std::string& type = node->get_type_name();
+        if (type != "ReduceMean" && type != "MVN") continue;
+        auto m =
+            type == "MVN" ? match_mvn(*node, m_consumers) : match_layer_norm(*node, m_consumers);
+        if (!m && type == "ReduceMean") m = match_rms_norm(*node, m_consumers);
+        if (!m) continue;
+        bool free = true;
+        for (const auto& n : m->nodes)
+            free &= !m_absorbed.count(n.get()) && !m_skipped.count(n.get());
+        if (!free) continue;
+        Node* last = m->output.get_node();
+        for (const auto& n : m->nodes)
+            if (n.get() != last) m_absorbed.insert(n.get());
+        m_norms.emplace(last, std::move(*m));
+    }
+}
+
+void GraphCompiler::add_norm_step(const NodePtr& node, const LayerNormMatch& m) {
+    Step step;
+    step.kind = StepKind::kReference;
+    step.node = node;
+    step.fused = {node};
+    std::string types;
+    for (const auto& n : m.nodes) {
+        if (n != node) step.fused.push_back(n);
+        types += (types.empty() ? "" : "+") + n->get_type_name();
+    }
+    step.name = node->get_friendly_name();
+    step.type = node->get_type_name();
+    step.exec_type = m.subtract_mean ? "layer_norm" : "rms_norm";
+    NormSpec spec;
+    spec.what = node->describe() + " (" + types + ")";
+    spec.subtract_mean = m.subtract_mean;
+    spec.epsilon = m.epsilon;
+    spec.axes = m.axes;
+    spec.gamma = m.gamma != nullptr;
+    spec.beta = m.beta != nullptr;
+    step.kernel = norm_kernel(std::move(spec));
+    // The result has the input's shape (the matchers check that the scale and shift widen nothing).
+    step.output_shapes = [](const std::vector<Tensor>& ins) {
+        return std::vector<Shape>{ins.at(0).get_shape()};
+    };
+    step.inputs.push_back(in_layout(value_of(m.input), Layout::kPlain));
+    for (const auto& affine : {m.gamma, m.beta})
+        if (affine) step.inputs.push_back(in_layout(value_of(affine->output(0)), Layout::kPlain));
+    step.outputs.push_back(add_value(m.output, ValueKind::kComputed));
+    m_graph->steps.push_back(std::move(step));
+}
+
 void GraphCompiler::add_state_step(const NodePtr& node) {
     Step step;
     step.kind = node->get_type_name() == "ReadValue" ? StepKind::kReadValue : StepKind::kAssign;
@@ -808,6 +860,11 @@ void GraphCompiler::compile_node(const NodePtr& node) {
         }
     }
     if (!m_graph->dynamic && try_int8(node)) return;
+    if (auto it = m_norms.find(node.get()); it != m_norms.end()) {
+        materialize(it->second.input);
+        if (has_value(it->second.input)) add_norm_step(node, it->second);
+        return;
+    }
     if (auto it = m_compressed.find(node.get()); it != m_compressed.end()) {
         materialize(node->input_value(0));
         if (has_value(node->input_value(0))) add_compressed_matmul_step(node, it->second);
@@ -925,6 +982,7 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
         m_graph->values[id].constant = node->get_constant_value();
     }
     if (m_graph->dynamic) add_static_region(nodes);
+    if (m_graph->dynamic) match_norms(nodes);
     for (const auto& node : nodes) compile_node(node);
     if (!m_unsupported.empty()) {
         std::string message;

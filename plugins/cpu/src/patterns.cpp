@@ -36,6 +36,15 @@ NodePtr shared(Node* n) {
     return n->shared_from_this();
 }
 
+// The length of the last axis of an f32 `port` whose rank and last axis are static.
+std::optional<size_t> last_axis_length(const Output& port) {
+    const PartialShape& ps = port.get_partial_shape();
+    if (port.get_element_type() != element::f32 || !ps.rank_is_static() || ps.size() == 0 ||
+        !ps[ps.size() - 1].is_static())
+        return std::nullopt;
+    return static_cast<size_t>(ps[ps.size() - 1].get_length());
+}
+
 // ReduceMean over the last axis only, keeping it.
 bool is_last_axis_mean(Node& node) {
     if (node.get_type_name() != "ReduceMean" || !node.get_attribute<bool>("keep_dims"))
@@ -144,9 +153,8 @@ std::optional<PatternMatch> match_gelu_erf(const Output& x, const ConsumerMap& c
 std::optional<LayerNormMatch> match_layer_norm(Node& mean, const ConsumerMap& consumers) {
     if (!is_last_axis_mean(mean)) return std::nullopt;
     const Output x = mean.input_value(0);
-    if (x.get_element_type() != element::f32 || !x.get_partial_shape().is_static())
-        return std::nullopt;
-    const size_t d = x.get_shape().back();
+    const auto d = last_axis_length(x);
+    if (!d) return std::nullopt;
     Node* sub = only_consumer(mean.output(0), consumers, "Subtract");
     if (!sub || sub->input_value(0) != x) return std::nullopt;
     const auto& diff_uses = uses_of(sub->output(0), consumers);
@@ -177,7 +185,7 @@ std::optional<LayerNormMatch> match_layer_norm(Node& mean, const ConsumerMap& co
     m.nodes = {shared(&mean),   shared(sub),  shared(square), shared(variance),
                shared(add_eps), shared(sqrt), shared(divide)};
     m.output = divide->output(0);
-    extend_with_affine(m, d, consumers);
+    extend_with_affine(m, *d, consumers);
     return m;
 }
 
@@ -187,12 +195,12 @@ std::optional<LayerNormMatch> match_mvn(Node& mvn, const ConsumerMap& consumers)
         mvn.get_attribute<std::string>("eps_mode") != "inside_sqrt")
         return std::nullopt;
     const Output x = mvn.input_value(0);
-    if (x.get_element_type() != element::f32 || !x.get_partial_shape().is_static())
-        return std::nullopt;
+    const auto d = last_axis_length(x);
+    if (!d) return std::nullopt;
     const Node* axes = mvn.input_value(1).get_node();
     if (axes->get_type_name() != "Constant") return std::nullopt;
     const Tensor& t = axes->get_constant_value();
-    const int64_t rank = static_cast<int64_t>(x.get_shape().size());
+    const int64_t rank = static_cast<int64_t>(x.get_partial_shape().size());
     std::vector<int64_t> list;
     for (size_t i = 0; i < t.get_size(); ++i) {
         if (t.get_element_type() == element::i64)
@@ -217,7 +225,64 @@ std::optional<LayerNormMatch> match_mvn(Node& mvn, const ConsumerMap& consumers)
     m.axes = list.size();
     // A scale and shift per element of the one normalized axis (LayerNormalization's); over
     // several axes they are per channel, outside the normalized block, and stay steps of their own.
-    if (m.axes == 1) extend_with_affine(m, x.get_shape().back(), consumers);
+    if (m.axes == 1) extend_with_affine(m, *d, consumers);
+    return m;
+}
+
+std::optional<LayerNormMatch> match_rms_norm(Node& mean, const ConsumerMap& consumers) {
+    if (!is_last_axis_mean(mean)) return std::nullopt;
+    // x^2, as Power(x, 2) or Multiply(x, x), read by the mean alone.
+    Node* square = mean.input_value(0).get_node();
+    Output x;
+    if (square->get_type_name() == "Power" && scalar_constant(square->input_value(1)) == 2.f)
+        x = square->input_value(0);
+    else if (square->get_type_name() == "Multiply" &&
+             square->input_value(0) == square->input_value(1))
+        x = square->input_value(0);
+    else
+        return std::nullopt;
+    const auto d = last_axis_length(x);
+    if (!d || uses_of(square->output(0), consumers).size() != 1) return std::nullopt;
+    Node* add_eps = only_consumer(mean.output(0), consumers, "Add");
+    if (!add_eps) return std::nullopt;
+    const auto eps = scalar_constant(*other_input(*add_eps, mean.output(0)));
+    if (!eps || !(*eps >= 0.f)) return std::nullopt;
+    std::vector<NodePtr> nodes{shared(square), shared(&mean), shared(add_eps)};
+    // x times 1 / sqrt(mean + eps): x / Sqrt, x * (1 / Sqrt) or x * Power(mean + eps, -0.5),
+    // the factors in either order.
+    auto times_x = [&](Node* factor) -> Node* {
+        Node* mul = only_consumer(factor->output(0), consumers, "Multiply");
+        return mul && other_input(*mul, factor->output(0)) == x ? mul : nullptr;
+    };
+    Node* normalized = nullptr;
+    if (Node* sqrt = only_consumer(add_eps->output(0), consumers, "Sqrt")) {
+        Node* div = only_consumer(sqrt->output(0), consumers, "Divide");
+        if (!div || div->input_value(1) != sqrt->output(0)) return std::nullopt;
+        nodes.push_back(shared(sqrt));
+        nodes.push_back(shared(div));
+        if (div->input_value(0) == x) {
+            normalized = div;
+        } else if (scalar_constant(div->input_value(0)) == 1.f) {
+            normalized = times_x(div);
+            if (normalized) nodes.push_back(shared(normalized));
+        }
+    } else if (Node* rsqrt = only_consumer(add_eps->output(0), consumers, "Power")) {
+        if (rsqrt->input_value(0) != add_eps->output(0) ||
+            scalar_constant(rsqrt->input_value(1)) != -0.5f)
+            return std::nullopt;
+        nodes.push_back(shared(rsqrt));
+        normalized = times_x(rsqrt);
+        if (normalized) nodes.push_back(shared(normalized));
+    }
+    if (!normalized || normalized->get_output_partial_shape(0) != x.get_partial_shape())
+        return std::nullopt;
+    LayerNormMatch m;
+    m.input = x;
+    m.epsilon = *eps;
+    m.nodes = std::move(nodes);
+    m.output = normalized->output(0);
+    m.subtract_mean = false;
+    extend_with_affine(m, *d, consumers);
     return m;
 }
 

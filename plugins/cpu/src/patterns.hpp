@@ -1,5 +1,6 @@
-// Declares the sub-graph patterns the CPU graph compiler replaces by one oneDNN kernel: the
-// exported form of Gelu (erf), and LayerNorm spelled as ReduceMean/Subtract/Power/Sqrt/Divide.
+// Declares the sub-graph patterns the CPU graph compiler replaces by one kernel: the exported
+// form of Gelu (erf), LayerNorm spelled as ReduceMean/Subtract/Power/Sqrt/Divide (oneDNN's layer
+// normalization), and, in dynamic graphs, LayerNorm and RMSNorm as one step (norm_kernel.hpp).
 #pragma once
 
 #include <map>
@@ -29,13 +30,19 @@ std::optional<PatternMatch> match_gelu_erf(const Output& x, const ConsumerMap& c
 /// LayerNorm over the last axis starting at `mean` (ReduceMean(x, [-1], keep_dims)):
 /// d = x - mean; d / sqrt(ReduceMean(d^2) + eps) [* gamma] [+ beta], gamma and beta constants of
 /// shape [D] (or broadcasting to it along the last axis).
+/// The input needs a static rank and last axis only (a dynamic graph's, [?, ?, D]).
 struct LayerNormMatch : PatternMatch {
     Output input;
     float epsilon = 0.f;
-    NodePtr gamma, beta;  ///< Constants, or null
-    size_t axes = 1;      ///< how many trailing axes are normalized together (MVN)
+    NodePtr gamma, beta;        ///< Constants, or null
+    size_t axes = 1;            ///< how many trailing axes are normalized together (MVN)
+    bool subtract_mean = true;  ///< false: RMSNorm (x / sqrt(mean(x^2) + eps))
 };
 std::optional<LayerNormMatch> match_layer_norm(Node& mean, const ConsumerMap& consumers);
+/// RMSNorm over the last axis starting at `mean` (ReduceMean(x^2, [-1], keep_dims), the square
+/// as Power(x, 2) or x * x): x / sqrt(mean + eps), x * (1 / sqrt(mean + eps)) or
+/// x * (mean + eps)^-0.5 [* gamma] [+ beta], as Llama-style decoders are exported.
+std::optional<LayerNormMatch> match_rms_norm(Node& mean, const ConsumerMap& consumers);
 /// MVN-6 over trailing axes with normalize_variance and eps inside the square root (what ONNX's
 /// LayerNormalization and InstanceNormalization become); over the last axis alone with the same
 /// optional gamma and beta after it.

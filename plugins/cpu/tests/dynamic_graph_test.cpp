@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -170,6 +171,114 @@ TEST(DynamicMatMul, GemvMatchesTemplateForEveryTailAndThreadCount) {
                     EXPECT_EQ(paths, std::vector<std::string>{cpu_has_avx512() ? "gemv" : "sgemm"});
                 }
             }
+        }
+    }
+}
+
+// Written-out RMSNorm and LayerNorm (and MVN) of a dynamic graph are one step each on the
+// plugin's normalization kernel, in every form the matchers take; forms they must not take run
+// as written. Each case runs three shapes on one compiled model (a decode row, a few rows, and
+// enough rows for the kernel to split them over two threads), against TEMPLATE.
+TEST(DynamicNorm, WrittenOutNormsAreOneStepEachAndMatchTemplate) {
+    constexpr int64_t d = 37;  // not a multiple of the kernel's 16 lanes
+    const auto f32 = [](float v) {
+        return op::constant(element::f32, Shape{}, std::vector<float>{v});
+    };
+    const auto last_axis = op::constant(element::i64, Shape{1}, std::vector<int64_t>{-1});
+    const auto axis_2 = op::constant(element::i64, Shape{1}, std::vector<int64_t>{2});
+    const auto gamma = op::constant(random_tensor({static_cast<size_t>(d)}, 901, 0.5f, 1.5f));
+    const auto beta = op::constant(random_tensor({1, 1, static_cast<size_t>(d)}, 902));
+    struct Case {
+        std::string what;
+        std::function<NodePtr(const Output&)> build;
+        std::string norm;  // the norm step's exec_type ("" for none)
+        size_t ref_steps;  // steps left on reference kernels
+    };
+    const std::vector<Case> cases{
+        {"RMSNorm: Pow, x * (1 / Sqrt), gamma first",
+         [&](const Output& x) {
+             auto v = op::reduce_mean(op::power(x, f32(2.f)), last_axis, true);
+             auto r = op::divide(f32(1.f), op::sqrt(op::add(v, f32(1e-5f))));
+             return op::multiply(gamma, op::multiply(x, r));
+         },
+         "rms_norm", 0},
+        {"RMSNorm: x * x, x / Sqrt, eps first, no scale",
+         [&](const Output& x) {
+             auto v = op::reduce_mean(op::multiply(x, x), axis_2, true);
+             return op::divide(x, op::sqrt(op::add(f32(1e-6f), v)));
+         },
+         "rms_norm", 0},
+        {"RMSNorm: Power -0.5, scale and shift",
+         [&](const Output& x) {
+             auto v = op::reduce_mean(op::power(x, f32(2.f)), last_axis, true);
+             auto r = op::power(op::add(v, f32(1e-5f)), f32(-0.5f));
+             return op::add(op::multiply(op::multiply(r, x), gamma), beta);
+         },
+         "rms_norm", 0},
+        {"LayerNorm written out, scale and shift",
+         [&](const Output& x) {
+             auto centred = op::subtract(x, op::reduce_mean(x, last_axis, true));
+             auto v = op::reduce_mean(op::power(centred, f32(2.f)), last_axis, true);
+             auto y = op::divide(centred, op::sqrt(op::add(v, f32(1e-5f))));
+             return op::add(op::multiply(y, gamma), beta);
+         },
+         "layer_norm", 0},
+        {"MVN over the last axis, scale",
+         [&](const Output& x) { return op::multiply(op::mvn(x, last_axis, true, 1e-5), gamma); },
+         "layer_norm", 0},
+        {"RMSNorm whose scale adds an axis: the scale runs as written",
+         [&](const Output& x) {
+             auto v = op::reduce_mean(op::power(x, f32(2.f)), last_axis, true);
+             auto y = op::divide(x, op::sqrt(op::add(v, f32(1e-5f))));
+             auto wide = op::constant(random_tensor({1, 1, 1, static_cast<size_t>(d)}, 903));
+             return op::multiply(y, wide);
+         },
+         "rms_norm", 1},
+        {"a cube, not a square: as written",
+         [&](const Output& x) {
+             auto v = op::reduce_mean(op::power(x, f32(3.f)), last_axis, true);
+             return op::divide(x, op::sqrt(op::add(v, f32(1e-5f))));
+         },
+         "", 5},
+        {"a negative epsilon: as written",
+         [&](const Output& x) {
+             auto v = op::reduce_mean(op::power(x, f32(2.f)), last_axis, true);
+             return op::divide(x, op::sqrt(op::add(v, f32(-1e-3f))));
+         },
+         "", 5},
+    };
+    const auto dyn = Dimension::dynamic();
+    Core core = make_core();
+    unsigned seed = 910;
+    for (const auto& c : cases) {
+        auto x = op::parameter(element::f32, PartialShape{dyn, dyn, d}, "x");
+        auto y = c.build(x);
+        y->set_friendly_name("normalized");
+        auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{x}, "norm");
+        CompiledModel cpu = core.compile_model(model, "CPU",
+                                               {{enable_profiling.name(), true},
+                                                {"CPU_SHAPE_CACHE_SIZE", 0},
+                                                {inference_num_threads.name(), 2}});
+        InferRequest request = cpu.create_infer_request();
+        for (const Shape& shape : {Shape{1, 1, d}, Shape{2, 5, d}, Shape{4, 500, d}}) {
+            SCOPED_TRACE(c.what + ", input " + shape.to_string());
+            // Rows far from zero mean, as a residual stream's are.
+            const Tensor input = random_tensor(shape, ++seed, -2.f, 3.f);
+            const auto expected = run_model(core, model, "TEMPLATE", {input});
+            request.set_input_tensor(0, input);
+            request.infer();
+            EXPECT_TRUE(all_close(request.get_output_tensor(), expected[0], 1e-5, 1e-5));
+            size_t norms = 0, refs = 0;
+            for (const auto& row : request.get_profiling_info()) {
+                if (row.status != ProfilingInfo::Status::EXECUTED || row.node_type == "Stage")
+                    continue;
+                norms += row.exec_type == "rms_norm" || row.exec_type == "layer_norm";
+                refs += row.exec_type == "ref";
+                if (!c.norm.empty() && row.exec_type == c.norm && c.ref_steps == 0)
+                    EXPECT_EQ(row.node_name, "normalized");
+            }
+            EXPECT_EQ(norms, c.norm.empty() ? 0u : 1u);
+            EXPECT_EQ(refs, c.ref_steps);
         }
     }
 }
