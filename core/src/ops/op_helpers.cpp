@@ -165,9 +165,139 @@ PartialShape shape_from_values(const Node& node, const Inputs& in, size_t i, con
                                              to_text(*values));
         return PartialShape(*values);
     }
-    if (auto length = static_length(in[i]))
-        return PartialShape::dynamic(static_cast<size_t>(*length));
+    if (auto length = static_length(in[i])) {
+        std::vector<Dimension> dims(static_cast<size_t>(*length));
+        if (i < node.get_input_size())
+            if (auto partial = partial_values(node.input_value(i));
+                partial && partial->size() == dims.size())
+                for (size_t k = 0; k < dims.size(); ++k)
+                    if ((*partial)[k] && *(*partial)[k] >= 0) dims[k] = Dimension(*(*partial)[k]);
+        return PartialShape(dims);
+    }
     return PartialShape::dynamic();
+}
+
+namespace {
+
+using Partial = std::vector<std::optional<int64_t>>;
+
+constexpr size_t kPartialElements = 16;
+constexpr int kPartialDepth = 8;
+
+std::optional<Partial> partial_at(const Output& port, int depth);
+
+// A port whose every element partial_at knows.
+std::optional<std::vector<int64_t>> known_at(const Output& port, int depth) {
+    auto p = partial_at(port, depth);
+    if (!p) return std::nullopt;
+    std::vector<int64_t> v;
+    for (const auto& e : *p) {
+        if (!e) return std::nullopt;
+        v.push_back(*e);
+    }
+    return v;
+}
+
+std::optional<Partial> partial_at(const Output& port, int depth) {
+    const PartialShape& ps = port.get_partial_shape();
+    if (depth < 0 || !is_integral_number(port.get_element_type()) || !ps.is_static() ||
+        ps.size() > 1)
+        return std::nullopt;
+    const size_t count = ps.size() == 0 ? 1 : static_cast<size_t>(ps[0].get_length());
+    if (count > kPartialElements) return std::nullopt;
+    const Node& node = *port.get_node();
+    const std::string& type = node.get_type_name();
+    if (type == "Constant") {
+        const Tensor& t = node.get_constant_value();
+        auto values = InferInput{t.get_element_type(), PartialShape(t.get_shape()), t}.int_values();
+        if (!values || values->size() != count) return std::nullopt;
+        return Partial(values->begin(), values->end());
+    }
+    if (type == "ShapeOf") {
+        const PartialShape& x = node.input_value(0).get_partial_shape();
+        if (!x.rank_is_static() || x.size() != count) return std::nullopt;
+        Partial out(count);
+        for (size_t k = 0; k < count; ++k)
+            if (x[k].is_static()) out[k] = x[k].get_length();
+        return out;
+    }
+    const std::string& domain = node.get_op_def().domain;
+    if (!domain.empty() || node.get_output_size() != 1) return std::nullopt;
+    if (type == "Convert" || type == "Squeeze" || type == "Unsqueeze" || type == "Reshape") {
+        auto in = partial_at(node.input_value(0), depth - 1);
+        if (!in || in->size() != count) return std::nullopt;
+        return in;
+    }
+    if (type == "Gather") {
+        if (node.get_input_size() != 3 ||
+            (node.has_attribute("batch_dims") && node.get_attribute<int64_t>("batch_dims") != 0))
+            return std::nullopt;
+        const auto data = partial_at(node.input_value(0), depth - 1);
+        const auto indices = known_at(node.input_value(1), depth - 1);
+        const auto axis = known_at(node.input_value(2), depth - 1);
+        if (!data || !indices || indices->size() != count || !axis || axis->size() != 1 ||
+            ((*axis)[0] != 0 && (*axis)[0] != -1) ||
+            node.input_value(0).get_partial_shape().size() != 1)
+            return std::nullopt;
+        const auto n = static_cast<int64_t>(data->size());
+        Partial out;
+        for (int64_t i : *indices) {
+            const int64_t at = i < 0 ? i + n : i;
+            if (at < 0 || at >= n) return std::nullopt;  // an error at run time
+            out.push_back((*data)[static_cast<size_t>(at)]);
+        }
+        return out;
+    }
+    if (type == "Concat") {
+        const auto axis = node.get_attribute<int64_t>("axis");
+        if (axis != 0 && axis != -1) return std::nullopt;
+        Partial out;
+        for (const auto& in : node.input_values()) {
+            auto part = partial_at(in, depth - 1);
+            if (!part) {
+                // Unknown elements, as many as its static length says.
+                const PartialShape& s = in.get_partial_shape();
+                if (!s.is_static() || s.size() != 1) return std::nullopt;
+                part = Partial(static_cast<size_t>(s[0].get_length()));
+            }
+            out.insert(out.end(), part->begin(), part->end());
+        }
+        if (out.size() != count) return std::nullopt;
+        return out;
+    }
+    if (type == "Add" || type == "Subtract" || type == "Multiply" || type == "Divide") {
+        const auto a = partial_at(node.input_value(0), depth - 1);
+        const auto b = partial_at(node.input_value(1), depth - 1);
+        if (!a || !b || (a->size() != count && a->size() != 1) ||
+            (b->size() != count && b->size() != 1))
+            return std::nullopt;
+        Partial out(count);
+        for (size_t k = 0; k < count; ++k) {
+            const auto& x = (*a)[a->size() == 1 ? 0 : k];
+            const auto& y = (*b)[b->size() == 1 ? 0 : k];
+            if (!x || !y) continue;
+            if (type == "Add")
+                out[k] = *x + *y;
+            else if (type == "Subtract")
+                out[k] = *x - *y;
+            else if (type == "Multiply")
+                out[k] = *x * *y;
+            else if (*y != 0 && *x % *y == 0)  // exact: floor and truncation agree
+                out[k] = *x / *y;
+        }
+        return out;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::optional<int64_t>>> partial_values(const Output& port) {
+    auto p = partial_at(port, kPartialDepth);
+    if (!p) return std::nullopt;
+    for (const auto& e : *p)
+        if (e) return p;
+    return std::nullopt;
 }
 
 // ---- Axes ----

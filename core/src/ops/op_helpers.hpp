@@ -84,8 +84,17 @@ std::optional<std::vector<double>> real_values(const Inputs& in, size_t i);
 std::optional<int64_t> scalar_value(const Node& node, const Inputs& in, size_t i, const char* name);
 /// Number of elements a 1-D (or scalar) input holds when its shape says so, else nullopt.
 std::optional<int64_t> static_length(const InferInput& in);
+/// What the graph says of a small integer port's elements (at most 16, rank 0 or 1) when its
+/// value is not known as a whole: per element, the value or nullopt. It follows what exporters
+/// compute shapes with — Constant; ShapeOf (the static dimensions); Gather of constant indices
+/// on axis 0; Concat on axis 0; Convert, Squeeze, Unsqueeze and Reshape of such a vector; and
+/// Add, Subtract, Multiply and exact Divide of known elements — a few producers deep. nullopt
+/// when nothing is known. Shape inference at model-building time uses it for targets computed
+/// from shapes, so that a Reshape to Concat(ShapeOf(x)[0:2], [12, 64]) gives [?, ?, 12, 64].
+std::optional<std::vector<std::optional<int64_t>>> partial_values(const Output& port);
 /// A shape given as values (Reshape target, Broadcast target_shape): exact when the values are
-/// known, else `rank` dynamic dims when the 1-D input has a static length, else dynamic rank.
+/// known; else, when the 1-D input has a static length, its dims from partial_values of the
+/// node's input `i` (dynamic where unknown); else dynamic rank.
 /// Negative values throw (use Reshape's own logic for -1).
 PartialShape shape_from_values(const Node& node, const Inputs& in, size_t i, const char* name);
 

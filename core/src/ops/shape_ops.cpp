@@ -23,9 +23,24 @@ Outputs infer_reshape(const Node& node, const Inputs& in) {
     const PartialShape& data = in[0].shape;
     auto target = values_of(in, 1);
     if (!target) {
-        if (auto length = static_length(in[1]))
-            return {{in[0].type, PartialShape::dynamic(static_cast<size_t>(*length))}};
-        return {{in[0].type, PartialShape::dynamic()}};
+        const auto length = static_length(in[1]);
+        if (!length) return {{in[0].type, PartialShape::dynamic()}};
+        // What the graph says of the target's elements (partial_values): a known v >= 1 is that
+        // dimension, a known 0 copies data's (special_zero) or is 0; the others (unknown, or a
+        // -1 whose size depends on them) stay dynamic.
+        std::vector<Dimension> out(static_cast<size_t>(*length));
+        if (node.get_input_size() > 1)
+            if (auto partial = partial_values(node.input_value(1));
+                partial && partial->size() == out.size())
+                for (size_t i = 0; i < out.size(); ++i) {
+                    const auto& v = (*partial)[i];
+                    if (!v || *v < 0) continue;
+                    if (*v > 0 || !special_zero)
+                        out[i] = Dimension(*v);
+                    else if (data.rank_is_static() && i < data.size())
+                        out[i] = data[i];
+                }
+        return {{in[0].type, PartialShape(out)}};
     }
     std::vector<Dimension> out;
     // Dims copied from data (0 with special_zero) appear on both sides, so they are left out of

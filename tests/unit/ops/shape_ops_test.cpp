@@ -38,6 +38,42 @@ TEST(Reshape, UnknownTargetValuesGiveItsLength) {
     EXPECT_EQ(shape_of(op::reshape(param("2,3,4"), param("?", element::i64), false)), "[...]");
 }
 
+// A target computed from shapes (what exporters write: a head split of [batch, seq, 768] into
+// [batch, seq, 12, 64]) keeps what the graph knows of it: dimensions of ShapeOf that are static,
+// constants, and arithmetic of known values; the unknown ones stay dynamic.
+TEST(Reshape, TargetsComputedFromShapesKeepTheirKnownDimensions) {
+    auto x = param("?,?,768");
+    auto dims = [&](std::vector<int64_t> axes) {
+        return op::gather(op::shape_of(x), i64(axes), i64({0}));
+    };
+    // Concat(ShapeOf(x)[0:2], [12, 64])
+    EXPECT_EQ(shape_of(op::reshape(x, op::concat({dims({0, 1}), i64({12, 64})}, 0), false)),
+              "[?,?,12,64]");
+    // The head size computed: ShapeOf(x)[2] / 12, through Unsqueeze and Convert.
+    auto scalar = [](int64_t v) {
+        return op::constant(element::i64, Shape{}, std::vector<int64_t>{v});
+    };
+    auto head = op::unsqueeze(op::divide(op::squeeze(dims({2})), scalar(12)), i64({0}));
+    EXPECT_EQ(shape_of(op::reshape(x, op::concat({dims({0, 1}), i64({12}), head}, 0), false)),
+              "[?,?,12,64]");
+    // special_zero's 0 copies the data's dimension; -1 next to unknown ones stays dynamic.
+    EXPECT_EQ(shape_of(op::reshape(x, op::concat({i64({0, 0}), dims({0}), i64({-1})}, 0), true)),
+              "[?,?,?,?]");
+    auto y = param("2,?,6");
+    EXPECT_EQ(shape_of(op::reshape(y, op::concat({i64({0}), dims({1}), i64({3, 2})}, 0), true)),
+              "[2,?,3,2]");
+    // A division that is not exact is not guessed (floor and truncation could differ).
+    auto odd = op::divide(op::squeeze(dims({2})), scalar(7));
+    EXPECT_EQ(
+        shape_of(op::reshape(x, op::concat({dims({0}), op::unsqueeze(odd, i64({0}))}, 0), false)),
+        "[?,?]");
+    // Nothing known: as before, the target's length.
+    EXPECT_EQ(shape_of(op::reshape(x, dims({0, 1}), false)), "[?,?]");
+    // Broadcast's target shape too.
+    EXPECT_EQ(shape_of(op::broadcast(param("1,64"), op::concat({dims({0}), i64({64})}, 0))),
+              "[?,64]");
+}
+
 TEST(Reshape, Errors) {
     expect_invalid(
         [] {
