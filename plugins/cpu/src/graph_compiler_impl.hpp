@@ -343,9 +343,14 @@ class GraphCompiler {
     /// A MatMul marked by protect_compressed_weights, on compressed_matmul_kernel.
     void add_compressed_matmul_step(const NodePtr& node, CompressedWeights weights);
     /// Dynamic graphs: LayerNorm and RMSNorm matched before the walk (m_norms), each one step
-    /// on norm_kernel anchored at the op that gives its result.
+    /// on norm_kernel anchored at the op that gives its result, and rotary embeddings.
     void match_norms(const NodeVector& nodes);
     void add_norm_step(const NodePtr& node, const LayerNormMatch& m);
+    /// ... and rotary embeddings (m_rotaries), each one step on rotary_kernel.
+    void add_rotary_step(const NodePtr& node, const RotaryMatch& m);
+    /// Dynamic graphs: drops the reference steps whose outputs nothing reads (shape arithmetic
+    /// left behind by a fused step), the chains behind them too.
+    void drop_unused_steps();
     void add_state_step(const NodePtr& node);
     void add_subgraph_step(const NodePtr& node);
     /// Dynamic graphs: compiles the static region (graph_compiler_region.cpp) as one kRegion
@@ -486,6 +491,7 @@ class GraphCompiler {
         m_skipped;  ///< computed by the kRegion step (and constants only it reads)
     std::map<const Node*, CompressedWeights> m_compressed;  ///< MatMuls over compressed weights
     std::map<const Node*, LayerNormMatch> m_norms;  ///< by the op that gives the norm's result
+    std::map<const Node*, RotaryMatch> m_rotaries;  ///< by its Add
     std::map<std::tuple<size_t, Layout, element::Type>, size_t> m_converted;
     std::map<std::string, size_t> m_variable_index;
     std::vector<std::string> m_unsupported;

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "vireo/op_registry.hpp"
+#include "vireo/reference/kernel.hpp"
+
 namespace vireo::cpu_plugin {
 namespace {
 
@@ -109,6 +112,161 @@ std::optional<float> scalar_constant(const Output& port) {
     for (size_t i = 1; i < t.get_size(); ++i)
         if (p[i] != p[0]) return std::nullopt;
     return p[0];
+}
+
+namespace {
+
+constexpr size_t kCompileTimeElements = 64;
+
+std::optional<std::vector<int64_t>> ints_of(const Tensor& t) {
+    return InferInput{t.get_element_type(), PartialShape(t.get_shape()), t}.int_values();
+}
+
+std::optional<Tensor> value_at_depth(const Output& port, int depth) {
+    Node* n = port.get_node();
+    const std::string& type = n->get_type_name();
+    if (type == "Constant") {
+        const Tensor& t = n->get_constant_value();
+        if (t.get_size() > kCompileTimeElements) return std::nullopt;
+        return t;
+    }
+    if (depth <= 0 || n->get_output_size() != 1) return std::nullopt;
+    // The static dimensions of a partly dynamic shape: ShapeOf(x), or Gather(ShapeOf(x), i, 0).
+    const element::Type et = port.get_element_type();
+    auto dims = [&](const PartialShape& ps, const std::vector<int64_t>& axes,
+                    const Shape& shape) -> std::optional<Tensor> {
+        if ((et != element::i64 && et != element::i32) || !ps.rank_is_static()) return std::nullopt;
+        Tensor t(et, shape);
+        const auto rank = static_cast<int64_t>(ps.size());
+        for (size_t i = 0; i < axes.size(); ++i) {
+            const int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
+            if (a < 0 || a >= rank || !ps[static_cast<size_t>(a)].is_static()) return std::nullopt;
+            const int64_t d = ps[static_cast<size_t>(a)].get_length();
+            if (et == element::i64)
+                t.data<int64_t>()[i] = d;
+            else
+                t.data<int32_t>()[i] = static_cast<int32_t>(d);
+        }
+        return t;
+    };
+    if (type == "ShapeOf") {
+        const PartialShape& ps = n->input_value(0).get_partial_shape();
+        if (!ps.rank_is_static()) return std::nullopt;
+        std::vector<int64_t> all(ps.size());
+        for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
+        return dims(ps, all, Shape{ps.size()});
+    }
+    if (type == "Gather" && n->get_input_size() == 3 &&
+        n->input_value(0).get_node()->get_type_name() == "ShapeOf" &&
+        (!n->has_attribute("batch_dims") || n->get_attribute<int64_t>("batch_dims") == 0)) {
+        const auto indices = value_at_depth(n->input_value(1), depth - 1);
+        const auto axis = value_at_depth(n->input_value(2), depth - 1);
+        const auto idx = indices ? ints_of(*indices) : std::nullopt;
+        const auto a = axis ? ints_of(*axis) : std::nullopt;
+        if (!idx || !a || a->size() != 1 || ((*a)[0] != 0 && (*a)[0] != -1)) return std::nullopt;
+        return dims(n->input_value(0).get_node()->input_value(0).get_partial_shape(), *idx,
+                    indices->get_shape());
+    }
+    // A small deterministic op of such values.
+    const PartialShape& out = port.get_partial_shape();
+    if (!out.is_static() || shape_size(out.to_shape()) > kCompileTimeElements ||
+        type.rfind("Random", 0) == 0 || type == "ReadValue" || type == "Assign" || type == "If" ||
+        type == "Loop" || type == "Parameter" || !n->get_op_def().domain.empty())
+        return std::nullopt;
+    std::vector<Tensor> inputs;
+    for (const auto& in : n->input_values()) {
+        auto v = value_at_depth(in, depth - 1);
+        if (!v) return std::nullopt;
+        inputs.push_back(std::move(*v));
+    }
+    try {
+        auto outputs = reference::evaluate(*n, inputs);
+        if (outputs.size() != 1) return std::nullopt;
+        return outputs[0];
+    } catch (const Exception&) {
+        return std::nullopt;
+    }
+}
+
+// A single integer known at compile time.
+std::optional<int64_t> compile_time_int(const Output& port) {
+    const auto v = compile_time_value(port);
+    const auto ints = v ? ints_of(*v) : std::nullopt;
+    if (!ints || ints->size() != 1) return std::nullopt;
+    return (*ints)[0];
+}
+
+// Slice-8 of `x` along its last axis (of `rank` axes, D long) with step 1 from `begin` to `end`
+// (an end at or past D, as "to the end" is written, counts as D).
+bool slices_last_axis(const Node& slice, const Output& x, int64_t rank, int64_t d, int64_t begin,
+                      int64_t end) {
+    if (slice.get_type_name() != "Slice" || slice.get_input_size() != 5 ||
+        slice.input_value(0) != x)
+        return false;
+    const auto start = compile_time_int(slice.input_value(1));
+    const auto stop = compile_time_int(slice.input_value(2));
+    const auto step = compile_time_int(slice.input_value(3));
+    const auto axis = compile_time_int(slice.input_value(4));
+    if (!start || !stop || !step || !axis || *step != 1 || (*axis != -1 && *axis != rank - 1))
+        return false;
+    const int64_t s = *start < 0 ? *start + d : *start;
+    const int64_t e = *stop < 0 ? *stop + d : std::min(*stop, d);
+    return s == begin && e == end;
+}
+
+}  // namespace
+
+std::optional<Tensor> compile_time_value(const Output& port) {
+    return value_at_depth(port, 6);
+}
+
+std::optional<RotaryMatch> match_rotary(Node& add, const ConsumerMap& consumers) {
+    if (add.get_type_name() != "Add" || add.get_input_size() != 2) return std::nullopt;
+    for (int order = 0; order < 2; ++order) {
+        Node* direct = add.input_value(order).get_node();
+        Node* rotated = add.input_value(1 - order).get_node();
+        if (direct->get_type_name() != "Multiply" || rotated->get_type_name() != "Multiply")
+            continue;
+        for (int side = 0; side < 2; ++side) {
+            Node* concat = rotated->input_value(side).get_node();
+            const Output sin = rotated->input_value(1 - side);
+            if (concat->get_type_name() != "Concat" || concat->get_input_size() != 2) continue;
+            Node* negative = concat->input_value(0).get_node();
+            Node* first_half = concat->input_value(1).get_node();
+            if (negative->get_type_name() != "Negative") continue;
+            Node* second_half = negative->input_value(0).get_node();
+            if (second_half->get_input_size() < 1) continue;
+            const Output x = second_half->input_value(0);
+            const auto d = last_axis_length(x);
+            if (!d || *d == 0 || *d % 2 != 0) continue;
+            const PartialShape& xs = x.get_partial_shape();
+            const auto rank = static_cast<int64_t>(xs.size());
+            const auto axis = concat->get_attribute<int64_t>("axis");
+            if (axis != -1 && axis != rank - 1) continue;
+            const auto full = static_cast<int64_t>(*d), half = full / 2;
+            if (!slices_last_axis(*second_half, x, rank, full, half, full) ||
+                !slices_last_axis(*first_half, x, rank, full, 0, half))
+                continue;
+            const auto cos = other_input(*direct, x);
+            if (!cos || cos->get_element_type() != element::f32 ||
+                sin.get_element_type() != element::f32)
+                continue;
+            // Each link read once; the result has x's shape (cos and sin widen nothing).
+            bool single = true;
+            for (Node* n : {direct, rotated, concat, negative, second_half, first_half})
+                single &= uses_of(n->output(0), consumers).size() == 1;
+            if (!single || add.get_output_partial_shape(0) != xs) continue;
+            RotaryMatch m;
+            m.input = x;
+            m.cos = *cos;
+            m.sin = sin;
+            m.nodes = {shared(direct), shared(second_half), shared(negative), shared(first_half),
+                       shared(concat), shared(rotated),     shared(&add)};
+            m.output = add.output(0);
+            return m;
+        }
+    }
+    return std::nullopt;
 }
 
 std::optional<PatternMatch> match_gelu_erf(const Output& x, const ConsumerMap& consumers) {

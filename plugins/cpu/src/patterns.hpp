@@ -1,6 +1,7 @@
 // Declares the sub-graph patterns the CPU graph compiler replaces by one kernel: the exported
 // form of Gelu (erf), LayerNorm spelled as ReduceMean/Subtract/Power/Sqrt/Divide (oneDNN's layer
-// normalization), and, in dynamic graphs, LayerNorm and RMSNorm as one step (norm_kernel.hpp).
+// normalization), and, in dynamic graphs, LayerNorm and RMSNorm as one step (norm_kernel.hpp) and
+// the rotary embedding (rotary_kernel.hpp).
 #pragma once
 
 #include <map>
@@ -50,5 +51,19 @@ std::optional<LayerNormMatch> match_mvn(Node& mvn, const ConsumerMap& consumers)
 
 /// The single f32 value of a Constant that holds one (every element equal), else nullopt.
 std::optional<float> scalar_constant(const Output& port);
+
+/// The value of a small port (at most 64 elements) known at compile time: a Constant, the
+/// static dimensions of a ShapeOf (as read through a Gather of constant indices), and
+/// deterministic ops of such values up to a few levels deep (what exporters compute slice
+/// bounds and split sizes with). nullopt otherwise.
+std::optional<Tensor> compile_time_value(const Output& port);
+
+/// The rotary position embedding as Llama-style decoders write it ("rotate half"):
+/// x * cos + Concat(-x[..., D/2:], x[..., :D/2], -1) * sin, x of static last axis D (even), cos
+/// and sin broadcasting to x without widening it, the Slice bounds known at compile time.
+struct RotaryMatch : PatternMatch {
+    Output input, cos, sin;
+};
+std::optional<RotaryMatch> match_rotary(Node& add, const ConsumerMap& consumers);
 
 }  // namespace vireo::cpu_plugin

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -281,6 +282,104 @@ TEST(DynamicNorm, WrittenOutNormsAreOneStepEachAndMatchTemplate) {
             EXPECT_EQ(refs, c.ref_steps);
         }
     }
+}
+
+// The rotary embedding as Llama-style decoders write it ("rotate half": x * cos +
+// Concat(-x[..., D/2:], x[..., :D/2]) * sin) is one step of a dynamic graph, its Slice bounds
+// constants or computed from x's shape (ShapeOf, Gather, Divide, Unsqueeze: the head size is
+// static even where the batch and the sequence are not); other rotations run as written.
+TEST(DynamicRotary, RotateHalfIsOneStepAndMatchesTemplate) {
+    constexpr int64_t d = 20;  // even, not a multiple of 16
+    const auto dyn = Dimension::dynamic();
+    const auto i64 = [](std::vector<int64_t> v) {
+        return op::constant(element::i64, Shape{v.size()}, v);
+    };
+    const auto last = i64({-1});
+    const auto one = i64({1});
+    const auto end = i64({std::numeric_limits<int64_t>::max()});
+    struct Case {
+        std::string what;
+        // x, cos, sin -> y
+        std::function<NodePtr(const Output&, const Output&, const Output&)> build;
+        bool fused;
+    };
+    auto rotate_half = [&](const Output& x, bool computed_bounds, bool swapped) -> NodePtr {
+        Output half = i64({d / 2});
+        if (computed_bounds) {
+            auto size = op::gather(op::shape_of(x), i64({3}),
+                                   op::constant(element::i64, Shape{}, std::vector<int64_t>{0}));
+            half = op::divide(size, i64({2}));
+        }
+        auto x1 = op::slice(x, i64({0}), half, one, last);
+        auto x2 = op::slice(x, half, end, one, last);
+        return swapped ? op::concat({op::unary("Negative", x1), x2}, -1)
+                       : op::concat({op::unary("Negative", x2), x1}, -1);
+    };
+    const std::vector<Case> cases{
+        {"constant bounds",
+         [&](const Output& x, const Output& c, const Output& s) {
+             return op::add(op::multiply(x, c), op::multiply(rotate_half(x, false, false), s));
+         },
+         true},
+        {"bounds from the shape, factors swapped",
+         [&](const Output& x, const Output& c, const Output& s) {
+             return op::add(op::multiply(s, rotate_half(x, true, false)), op::multiply(c, x));
+         },
+         true},
+        {"the other rotation (-x1 first): as written",
+         [&](const Output& x, const Output& c, const Output& s) {
+             return op::add(op::multiply(x, c), op::multiply(rotate_half(x, false, true), s));
+         },
+         false},
+    };
+    Core core = make_core();
+    unsigned seed = 950;
+    for (const auto& c : cases) {
+        // x [batch, heads, seq, d]; cos and sin [seq, d] as a decoder gathers them by position.
+        auto x = op::parameter(element::f32, PartialShape{dyn, 3, dyn, d}, "x");
+        auto cos = op::parameter(element::f32, PartialShape{dyn, d}, "cos");
+        auto sin = op::parameter(element::f32, PartialShape{dyn, d}, "sin");
+        auto y = c.build(x, cos, sin);
+        y->set_friendly_name("rotated");
+        auto model =
+            std::make_shared<Model>(OutputVector{y}, ParameterVector{x, cos, sin}, "rotary");
+        CompiledModel cpu = core.compile_model(
+            model, "CPU", {{enable_profiling.name(), true}, {"CPU_SHAPE_CACHE_SIZE", 0}});
+        InferRequest request = cpu.create_infer_request();
+        for (size_t seq : {1, 7}) {
+            SCOPED_TRACE(c.what + ", seq " + std::to_string(seq));
+            const std::vector<Tensor> inputs{random_tensor({2, 3, seq, d}, ++seed),
+                                             random_tensor({seq, d}, ++seed),
+                                             random_tensor({seq, d}, ++seed)};
+            const auto expected = run_model(core, model, "TEMPLATE", inputs);
+            for (size_t i = 0; i < inputs.size(); ++i) request.set_input_tensor(i, inputs[i]);
+            request.infer();
+            EXPECT_TRUE(all_close(request.get_output_tensor(), expected[0], 1e-6, 1e-6));
+            size_t rotary = 0, executed = 0;
+            for (const auto& row : request.get_profiling_info()) {
+                if (row.status != ProfilingInfo::Status::EXECUTED || row.node_type == "Stage")
+                    continue;
+                ++executed;
+                if (row.exec_type == "rotary") {
+                    ++rotary;
+                    EXPECT_EQ(row.node_name, "rotated");
+                }
+            }
+            EXPECT_EQ(rotary, c.fused ? 1u : 0u);
+            // The rotary step alone: the bounds' shape arithmetic has no reader left.
+            if (c.fused) EXPECT_EQ(executed, 1u);
+        }
+    }
+    // A cos that does not broadcast to x at run time is an error naming the step.
+    auto x = op::parameter(element::f32, PartialShape{dyn, 3, dyn, d}, "x");
+    auto cs = op::parameter(element::f32, PartialShape{dyn, d}, "cs");
+    auto y = op::add(op::multiply(x, cs), op::multiply(rotate_half(x, false, false), cs));
+    auto model = std::make_shared<Model>(OutputVector{y}, ParameterVector{x, cs}, "rotary");
+    InferRequest request =
+        core.compile_model(model, "CPU", {{"CPU_SHAPE_CACHE_SIZE", 0}}).create_infer_request();
+    request.set_input_tensor(0, random_tensor({1, 3, 4, d}, 1));
+    request.set_input_tensor(1, random_tensor({5, d}, 2));
+    EXPECT_THROW(request.infer(), Exception);
 }
 
 }  // namespace
