@@ -179,10 +179,16 @@ PartialShape shape_from_values(const Node& node, const Inputs& in, size_t i, con
 
 namespace {
 
-using Partial = std::vector<std::optional<int64_t>>;
+using Partial = std::vector<PartialElement>;
 
 constexpr size_t kPartialElements = 16;
-constexpr int kPartialDepth = 8;
+constexpr int kPartialDepth = 10;
+
+PartialElement known(int64_t v) {
+    PartialElement e;
+    e.value = v;
+    return e;
+}
 
 std::optional<Partial> partial_at(const Output& port, int depth);
 
@@ -192,15 +198,42 @@ std::optional<std::vector<int64_t>> known_at(const Output& port, int depth) {
     if (!p) return std::nullopt;
     std::vector<int64_t> v;
     for (const auto& e : *p) {
-        if (!e) return std::nullopt;
-        v.push_back(*e);
+        if (!e.value) return std::nullopt;
+        v.push_back(*e.value);
     }
     return v;
 }
 
+// One element of a binary op's result from its operands' elements.
+PartialElement combine(const std::string& type, const PartialElement& x, const PartialElement& y) {
+    if (x.value && y.value) {
+        const int64_t a = *x.value, b = *y.value;
+        if (type == "Add") return known(a + b);
+        if (type == "Subtract") return known(a - b);
+        if (type == "Multiply") return known(a * b);
+        if (type == "Divide") return b != 0 && a % b == 0 ? known(a / b) : PartialElement{};
+        if (type == "Equal") return known(a == b);
+        return {};
+    }
+    // A dimension stays itself through x * 1, x + 0 and x - 0 ...
+    const bool xs = x.symbolic(), ys = y.symbolic();
+    if ((type == "Multiply" && ys && x.value == 1) || (type == "Add" && ys && x.value == 0))
+        return y;
+    if (((type == "Multiply" && y.value == 1) ||
+         ((type == "Add" || type == "Subtract") && y.value == 0)) &&
+        xs)
+        return x;
+    // ... and is never negative: it does not equal -1 (Expand's "keep this dimension").
+    if (type == "Equal" && ((xs && y.value && *y.value < 0) || (ys && x.value && *x.value < 0)))
+        return known(0);
+    if (type == "Equal" && xs && ys && x.same(y)) return known(1);
+    return {};
+}
+
 std::optional<Partial> partial_at(const Output& port, int depth) {
     const PartialShape& ps = port.get_partial_shape();
-    if (depth < 0 || !is_integral_number(port.get_element_type()) || !ps.is_static() ||
+    const element::Type et = port.get_element_type();
+    if (depth < 0 || !(is_integral_number(et) || et == element::boolean) || !ps.is_static() ||
         ps.size() > 1)
         return std::nullopt;
     const size_t count = ps.size() == 0 ? 1 : static_cast<size_t>(ps[0].get_length());
@@ -211,14 +244,23 @@ std::optional<Partial> partial_at(const Output& port, int depth) {
         const Tensor& t = node.get_constant_value();
         auto values = InferInput{t.get_element_type(), PartialShape(t.get_shape()), t}.int_values();
         if (!values || values->size() != count) return std::nullopt;
-        return Partial(values->begin(), values->end());
+        Partial out;
+        for (int64_t v : *values) out.push_back(known(v));
+        return out;
     }
     if (type == "ShapeOf") {
-        const PartialShape& x = node.input_value(0).get_partial_shape();
-        if (!x.rank_is_static() || x.size() != count) return std::nullopt;
+        const Output x = node.input_value(0);
+        const PartialShape& xs = x.get_partial_shape();
+        if (!xs.rank_is_static() || xs.size() != count) return std::nullopt;
         Partial out(count);
-        for (size_t k = 0; k < count; ++k)
-            if (x[k].is_static()) out[k] = x[k].get_length();
+        for (size_t k = 0; k < count; ++k) {
+            if (xs[k].is_static()) {
+                out[k].value = xs[k].get_length();
+            } else {
+                out[k].source = x;
+                out[k].axis = k;
+            }
+        }
         return out;
     }
     const std::string& domain = node.get_op_def().domain;
@@ -257,33 +299,48 @@ std::optional<Partial> partial_at(const Output& port, int depth) {
             if (!part) {
                 // Unknown elements, as many as its static length says.
                 const PartialShape& s = in.get_partial_shape();
-                if (!s.is_static() || s.size() != 1) return std::nullopt;
-                part = Partial(static_cast<size_t>(s[0].get_length()));
+                if (!s.is_static() || s.size() > 1) return std::nullopt;
+                part = Partial(s.size() == 0 ? 1 : static_cast<size_t>(s[0].get_length()));
             }
             out.insert(out.end(), part->begin(), part->end());
         }
         if (out.size() != count) return std::nullopt;
         return out;
     }
-    if (type == "Add" || type == "Subtract" || type == "Multiply" || type == "Divide") {
+    // A scalar broadcast to a vector (ONNX's ConstantOfShape).
+    if (type == "Broadcast") {
+        const auto value = partial_at(node.input_value(0), depth - 1);
+        if (!value || value->size() != 1 || !(*value)[0].value) return std::nullopt;
+        return Partial(count, (*value)[0]);
+    }
+    if (type == "Add" || type == "Subtract" || type == "Multiply" || type == "Divide" ||
+        type == "Equal") {
         const auto a = partial_at(node.input_value(0), depth - 1);
         const auto b = partial_at(node.input_value(1), depth - 1);
         if (!a || !b || (a->size() != count && a->size() != 1) ||
             (b->size() != count && b->size() != 1))
             return std::nullopt;
         Partial out(count);
+        for (size_t k = 0; k < count; ++k)
+            out[k] = combine(type, (*a)[a->size() == 1 ? 0 : k], (*b)[b->size() == 1 ? 0 : k]);
+        return out;
+    }
+    if (type == "Select") {
+        Partial parts[3];
+        for (size_t i = 0; i < 3; ++i) {
+            auto p = partial_at(node.input_value(i), depth - 1);
+            if (!p || (p->size() != count && p->size() != 1)) return std::nullopt;
+            parts[i] = std::move(*p);
+        }
+        Partial out(count);
         for (size_t k = 0; k < count; ++k) {
-            const auto& x = (*a)[a->size() == 1 ? 0 : k];
-            const auto& y = (*b)[b->size() == 1 ? 0 : k];
-            if (!x || !y) continue;
-            if (type == "Add")
-                out[k] = *x + *y;
-            else if (type == "Subtract")
-                out[k] = *x - *y;
-            else if (type == "Multiply")
-                out[k] = *x * *y;
-            else if (*y != 0 && *x % *y == 0)  // exact: floor and truncation agree
-                out[k] = *x / *y;
+            const auto& cond = parts[0][parts[0].size() == 1 ? 0 : k];
+            const auto& then = parts[1][parts[1].size() == 1 ? 0 : k];
+            const auto& other = parts[2][parts[2].size() == 1 ? 0 : k];
+            if (cond.value)
+                out[k] = *cond.value != 0 ? then : other;
+            else if (then.same(other))
+                out[k] = then;
         }
         return out;
     }
@@ -292,12 +349,30 @@ std::optional<Partial> partial_at(const Output& port, int depth) {
 
 }  // namespace
 
-std::optional<std::vector<std::optional<int64_t>>> partial_values(const Output& port) {
+bool PartialElement::same(const PartialElement& o) const {
+    if (value || o.value) return value == o.value;
+    return source && source == o.source && axis == o.axis;
+}
+
+std::optional<std::vector<PartialElement>> partial_dims(const Output& port) {
     auto p = partial_at(port, kPartialDepth);
     if (!p) return std::nullopt;
     for (const auto& e : *p)
-        if (e) return p;
+        if (e.value || e.symbolic()) return p;
     return std::nullopt;
+}
+
+std::optional<std::vector<std::optional<int64_t>>> partial_values(const Output& port) {
+    auto p = partial_dims(port);
+    if (!p) return std::nullopt;
+    std::vector<std::optional<int64_t>> out;
+    bool any = false;
+    for (const auto& e : *p) {
+        out.push_back(e.value);
+        any |= e.value.has_value();
+    }
+    if (!any) return std::nullopt;
+    return out;
 }
 
 // ---- Axes ----

@@ -92,6 +92,20 @@ std::optional<int64_t> static_length(const InferInput& in);
 /// when nothing is known. Shape inference at model-building time uses it for targets computed
 /// from shapes, so that a Reshape to Concat(ShapeOf(x)[0:2], [12, 64]) gives [?, ?, 12, 64].
 std::optional<std::vector<std::optional<int64_t>>> partial_values(const Output& port);
+/// One element of partial_dims: its value, or else the dimension `axis` of `source` (a dynamic
+/// dimension a ShapeOf read, carried through the ops partial_values follows and through x * 1,
+/// x + 0, Select and Expand's "Equal(x, -1)", which a dimension never is), or nothing known.
+struct PartialElement {
+    std::optional<int64_t> value;
+    Output source;
+    size_t axis = 0;
+    bool symbolic() const { return !value && static_cast<bool>(source); }
+    /// The same value, or the same dimension of the same tensor.
+    bool same(const PartialElement& other) const;
+};
+/// partial_values with the dimensions it does not know as numbers named by where they come
+/// from: what lets a transformation prove that a computed shape is some tensor's own shape.
+std::optional<std::vector<PartialElement>> partial_dims(const Output& port);
 /// A shape given as values (Reshape target, Broadcast target_shape): exact when the values are
 /// known; else, when the 1-D input has a static length, its dims from partial_values of the
 /// node's input `i` (dynamic where unknown); else dynamic rank.

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "ops/op_helpers.hpp"
 #include "vireo/exception.hpp"
 #include "vireo/op_registry.hpp"
 #include "vireo/ops.hpp"
@@ -239,10 +240,42 @@ std::optional<RepeatedHeads> repeated_heads(const Output& x, int64_t groups) {
     return rep;
 }
 
-// The repeated source as [batch..., Hkv, 1, S, E]: the Broadcast again, with 1 where it repeated
-// (its target times (1, .., 0, 1, 1) plus (0, .., 1, 0, 0)), so every other dimension broadcasts
-// exactly as before; when none does, the CPU plugin passes the value through without a copy.
+// Whether every element of the Broadcast's target but the repeat's is the repeated value's own
+// dimension — a number equal to its static length (or 1 in bidirectional mode, which keeps it),
+// or the same dimension
+// read by a ShapeOf of the value or of its source (repeat_kv builds the target from the source's
+// shape): then the Broadcast widens nothing else.
+bool repeats_only_the_group_axis(const RepeatedHeads& rep) {
+    const Output data = rep.broadcast->input_value(0);  // Unsqueeze(source, r - 2)
+    const PartialShape& ds = data.get_partial_shape();
+    const auto target = ops_impl::partial_dims(rep.broadcast->input_value(1));
+    if (!target || !ds.rank_is_static() || target->size() != ds.size() || ds.size() < 3)
+        return false;
+    const size_t group = ds.size() - 3;
+    const bool bidirectional = rep.broadcast->get_attribute<std::string>("mode") == "bidirectional";
+    for (size_t j = 0; j < ds.size(); ++j) {
+        if (j == group) continue;
+        const ops_impl::PartialElement& e = (*target)[j];
+        if (e.value) {
+            const bool keeps = *e.value == 1 && bidirectional;  // numpy's 1 would widen to 1
+            if (!keeps && !(ds[j].is_static() && *e.value == ds[j].get_length())) return false;
+            continue;
+        }
+        const bool of_data = e.source == data && e.axis == j;
+        const bool of_source =
+            e.source == rep.source && e.axis == (j < group ? j : j - 1) && j != group;
+        if (!e.symbolic() || !(of_data || of_source)) return false;
+    }
+    return true;
+}
+
+// The repeated source as [batch..., Hkv, 1, S, E]: the Broadcast's input when its target repeats
+// along the group axis only; else the Broadcast again, with 1 where it repeated (its target times
+// (1, .., 0, 1, 1) plus (0, .., 1, 0, 0)), so every other dimension broadcasts exactly as before
+// (when none does, the CPU plugin passes the value through without a copy, but the target's
+// shape arithmetic runs at every inference).
 Output unrepeated(const RepeatedHeads& rep) {
+    if (repeats_only_the_group_axis(rep)) return rep.broadcast->input_value(0);
     const Output target = rep.broadcast->input_value(1);
     const size_t n = target.get_partial_shape().to_shape()[0];
     const element::Type t = target.get_element_type();

@@ -211,9 +211,10 @@ TEST(FuseAttention, FusesEveryLayer) {
 
 // repeat_kv as torch exports it: x [B, kv_heads, S, 8] -> Unsqueeze(2) -> Expand to
 // [B, kv_heads, groups, S, 8] -> Reshape to [B, kv_heads*groups, S, 8], the targets computed
-// from x's shape (so the dimensions in between are unknown at compile time).
-Output repeat_kv(const Output& x, int64_t kv_heads, int64_t groups) {
-    auto shape = op::shape_of(x);
+// from x's shape (or `shape_source`'s: an exporter may read the keys' shape for the values), so
+// the batch and sequence in between are unknown at compile time.
+Output repeat_kv(const Output& x, int64_t kv_heads, int64_t groups, Output shape_source = {}) {
+    auto shape = op::shape_of(shape_source ? shape_source : x);
     auto dim = [&](int64_t i) {
         return op::gather(shape, op::int64_vector({i}), op::int64_vector({0}));
     };
@@ -226,8 +227,8 @@ Output repeat_kv(const Output& x, int64_t kv_heads, int64_t groups) {
         false);
 }
 
-std::shared_ptr<Model> grouped_attention(int64_t q_heads, int64_t kv_heads, NodePtr* k,
-                                         NodePtr* q) {
+std::shared_ptr<Model> grouped_attention(int64_t q_heads, int64_t kv_heads, NodePtr* k, NodePtr* q,
+                                         bool v_shape_from_k = false) {
     *q = op::parameter(element::f32, PartialShape::parse("?," + std::to_string(q_heads) + ",?,8"));
     *k = op::parameter(element::f32, PartialShape::parse("?," + std::to_string(kv_heads) + ",?,8"));
     auto v =
@@ -236,7 +237,8 @@ std::shared_ptr<Model> grouped_attention(int64_t q_heads, int64_t kv_heads, Node
     const int64_t groups = q_heads / kv_heads;
     auto kt = op::transpose(repeat_kv(*k, kv_heads, groups), op::int64_vector({0, 1, 3, 2}));
     auto scores = op::multiply(op::matmul(*q, kt), f32_scalar(0.125f));
-    auto out = op::matmul(op::softmax(op::add(scores, mask), -1), repeat_kv(v, kv_heads, groups));
+    auto out = op::matmul(op::softmax(op::add(scores, mask), -1),
+                          repeat_kv(v, kv_heads, groups, v_shape_from_k ? Output(*k) : Output()));
     out->output(0).set_names({"attn"});
     return std::make_shared<Model>(OutputVector{op::relu(out)}, ParameterVector{*q, *k, v, mask},
                                    "gqa");
@@ -250,22 +252,44 @@ TEST(FuseAttention, GroupedQueryAttentionReadsTheKeyValueHeadsOnce) {
     for (const auto& node : model->get_ordered_ops())
         if (node->get_type_name() == "ScaledDotProductAttention") fused = node;
     ASSERT_TRUE(fused);
-    // Q [B, 2, 3, L, 8] by a Reshape of q; K the source's Unsqueeze, broadcast with 1 for the
-    // three groups; no Broadcast to the repeated shape left; the result merged back to 6 heads.
+    // Q [B, 2, 3, L, 8] by a Reshape of q; K and V the sources' Unsqueeze, read as they are (the
+    // Expand's target is their own shape with the groups: partial_dims proves it widens nothing
+    // else), so no Broadcast and none of its shape arithmetic is left; the result merged back to
+    // 6 heads.
     EXPECT_EQ(fused->input_value(0).get_node()->get_type_name(), "Reshape");
     EXPECT_EQ(fused->input_value(0).get_node()->input_value(0), Output(q));
     EXPECT_EQ(shape_of(fused->input_value(0).get_node_shared_ptr()), "[?,2,3,?,8]");
-    const Node* kb = fused->input_value(1).get_node();
-    EXPECT_EQ(kb->get_type_name(), "Broadcast");
-    EXPECT_EQ(kb->input_value(0).get_node()->get_type_name(), "Unsqueeze");
-    EXPECT_EQ(kb->input_value(0).get_node()->input_value(0), Output(k));
+    const Node* ku = fused->input_value(1).get_node();
+    EXPECT_EQ(ku->get_type_name(), "Unsqueeze");
+    EXPECT_EQ(ku->input_value(0), Output(k));
+    EXPECT_EQ(fused->input_value(2).get_node()->get_type_name(), "Unsqueeze");
     EXPECT_EQ(fused->get_input_size(), 5u);
-    EXPECT_EQ(count_type(*model, "Broadcast"), 2u);  // K's and V's, each widening nothing
+    EXPECT_EQ(count_type(*model, "Broadcast"), 0u);
+    for (const auto& node : model->get_ordered_ops())  // the keys' shape: read by nothing
+        if (node->get_type_name() == "ShapeOf") EXPECT_NE(node->input_value(0), Output(k));
     const auto& result = model->get_results().front();
     Node* merged = result->input_value(0).get_node()->input_value(0).get_node();
     EXPECT_EQ(merged->get_type_name(), "Reshape");
     EXPECT_EQ(merged->output(0).get_names(), (std::set<std::string>{"attn"}));
     EXPECT_EQ(merged->get_output_partial_shape(0).size(), 4u);
+}
+
+TEST(FuseAttention, GroupedQueryAttentionKeepsABroadcastItCannotProveWidensNothing) {
+    // The values' Expand target read from the keys' shape: the same batch and length at run
+    // time, perhaps, but nothing in the graph says so. V stays broadcast (with 1 for the
+    // groups, so every other dimension broadcasts as the model wrote it); K is read as it is.
+    NodePtr k, q;
+    auto model = grouped_attention(6, 2, &k, &q, /*v_shape_from_k=*/true);
+    EXPECT_EQ(fuse_scaled_dot_product_attention(model), 1u);
+    NodePtr fused;
+    for (const auto& node : model->get_ordered_ops())
+        if (node->get_type_name() == "ScaledDotProductAttention") fused = node;
+    ASSERT_TRUE(fused);
+    EXPECT_EQ(fused->input_value(1).get_node()->get_type_name(), "Unsqueeze");
+    const Node* vb = fused->input_value(2).get_node();
+    EXPECT_EQ(vb->get_type_name(), "Broadcast");
+    EXPECT_EQ(vb->input_value(0).get_node()->get_type_name(), "Unsqueeze");
+    EXPECT_EQ(count_type(*model, "Broadcast"), 1u);
 }
 
 TEST(FuseAttention, GroupedQueryAttentionNearMissIsFusedPlainly) {
