@@ -1,11 +1,8 @@
 // Implements CompiledModel: the public handle over a plugin's ICompiledModel.
 #include "vireo/compiled_model.hpp"
 
-#include <algorithm>
-#include <sstream>
-
 #include "port_lookup.hpp"
-#include "vireo/sdk/blob_container.hpp"
+#include "vireo/sdk/device_handles.hpp"
 #include "vireo/sdk/iasync_infer_request.hpp"
 #include "vireo/sdk/icompiled_model.hpp"
 #include "vireo/sdk/iplugin.hpp"
@@ -13,17 +10,20 @@
 namespace vireo {
 namespace {
 
-// The device name of the plugin that compiled `compiled`, which errors are prefixed with.
-std::string device_of(const sdk::ICompiledModel& compiled) {
-    auto plugin = compiled.get_plugin();
-    return plugin ? plugin->get_device_name() : std::string("compiled model");
+// export_model, get_runtime_model and get_property answer as the SDK handle that plugins get from
+// sdk::ICore does: one implementation for both (the blob header, the module held by the runtime
+// model and by property values, LOADED_FROM_CACHE).
+sdk::CompiledModelHandle sdk_handle(const PluginObject<sdk::ICompiledModel>& object,
+                                    bool loaded_from_cache) {
+    return sdk::CompiledModelHandle(object.impl(), object.module(), loaded_from_cache);
 }
 
 }  // namespace
 
 CompiledModel::CompiledModel(std::shared_ptr<sdk::ICompiledModel> impl, std::shared_ptr<void> so,
                              bool loaded_from_cache)
-    : m_object(std::move(impl), std::move(so), device_of, "compiled model"),
+    // Named as the SDK handle names it: by its plugin's device name.
+    : m_object(sdk::CompiledModelHandle(std::move(impl), std::move(so)).object()),
       m_loaded_from_cache(loaded_from_cache) {}
 
 CompiledModel::~CompiledModel() = default;
@@ -71,29 +71,11 @@ InferRequest CompiledModel::create_infer_request() const {
 }
 
 void CompiledModel::export_model(std::ostream& blob) const {
-    const auto& object = checked();
-    std::ostringstream payload(std::ios::binary);
-    object.call("export_model",
-                [&](sdk::ICompiledModel& compiled) { compiled.export_model(payload); });
-    auto plugin = object.impl()->get_plugin();
-    if (!plugin) throw_error<Exception>("export_model: the compiled model has no plugin");
-    sdk::BlobContainer::write(blob, sdk::BlobIdentity::of(plugin->get_version()), payload.view());
+    sdk_handle(checked(), m_loaded_from_cache).export_model(blob);
 }
 
 std::shared_ptr<const Model> CompiledModel::get_runtime_model() const {
-    const auto& object = checked();
-    auto model = object.call("get_runtime_model", [](sdk::ICompiledModel& compiled) {
-        return compiled.get_runtime_model();
-    });
-    if (!model) return model;
-    // The model may hold plugin types (rt_info values): pair it with the library, which an
-    // aliasing shared_ptr keeps alive until after the model is released.
-    struct Holder {
-        std::shared_ptr<void> so;
-        std::shared_ptr<const Model> model;
-    };
-    auto holder = std::make_shared<Holder>(Holder{object.module(), model});
-    return std::shared_ptr<const Model>(holder, holder->model.get());
+    return sdk_handle(checked(), m_loaded_from_cache).get_runtime_model();
 }
 
 void CompiledModel::set_property(const AnyMap& properties) {
@@ -102,31 +84,7 @@ void CompiledModel::set_property(const AnyMap& properties) {
 }
 
 Any CompiledModel::get_property(const std::string& name) const {
-    const auto& object = checked();
-    if (name == loaded_from_cache.name()) {
-        // True when the core imported this model from its cache. Otherwise the plugin may know
-        // better: a meta-device (AUTO, MULTI) whose device loaded its part from the cache.
-        if (m_loaded_from_cache) return true;
-        try {
-            return object
-                .call("get_property",
-                      [&](sdk::ICompiledModel& compiled) { return compiled.get_property(name); })
-                .as<bool>();
-        } catch (const std::exception&) {
-            return false;  // the plugin does not answer it
-        }
-    }
-    Any value = object.call(
-        "get_property", [&](sdk::ICompiledModel& compiled) { return compiled.get_property(name); });
-    if (name == supported_properties.name()) {
-        // loaded_from_cache is answered here, so it is always supported.
-        auto names = value.as<std::vector<PropertyName>>();
-        if (std::find(names.begin(), names.end(), loaded_from_cache.name()) == names.end())
-            names.emplace_back(loaded_from_cache.name(), PropertyMutability::RO);
-        value = Any(std::move(names));
-    }
-    value.set_shared_object(object.module());
-    return value;
+    return sdk_handle(checked(), m_loaded_from_cache).get_property(name);
 }
 
 }  // namespace vireo

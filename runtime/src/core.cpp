@@ -7,6 +7,18 @@
 #include "vireo/ir.hpp"
 
 namespace vireo {
+namespace {
+
+// The public handles over what CoreImpl (the sdk::ICore) returns.
+CompiledModel public_handle(const sdk::CompiledModelHandle& compiled) {
+    return CompiledModel(compiled.impl(), compiled.module(), compiled.loaded_from_cache());
+}
+
+RemoteContext public_handle(const sdk::RemoteContextHandle& context) {
+    return RemoteContext(context.impl(), context.module());
+}
+
+}  // namespace
 
 Core::Core(const std::string& plugins_xml_path)
     : m_impl(std::make_shared<CoreImpl>(plugins_xml_path)) {
@@ -44,22 +56,22 @@ std::shared_ptr<Model> Core::read_model(const std::string& model, const Tensor& 
 
 CompiledModel Core::compile_model(const std::shared_ptr<const Model>& model,
                                   const std::string& device_name, const AnyMap& properties) {
-    return m_impl->compile_model(model, device_name, properties);
+    return public_handle(m_impl->compile_model(model, device_name, properties));
 }
 
 CompiledModel Core::compile_model(const std::string& xml_path, const std::string& device_name,
                                   const AnyMap& properties) {
-    return m_impl->compile_model(read_model(xml_path), device_name, properties);
+    return public_handle(m_impl->compile_model(read_model(xml_path), device_name, properties));
 }
 
 CompiledModel Core::compile_model(const std::shared_ptr<const Model>& model,
                                   const RemoteContext& context, const AnyMap& properties) {
-    return m_impl->compile_model(model, context, properties);
+    return public_handle(m_impl->compile_model(model, context, properties));
 }
 
 CompiledModel Core::import_model(std::istream& blob, const std::string& device_name,
                                  const AnyMap& properties) {
-    return m_impl->import_model(blob, device_name, properties);
+    return public_handle(m_impl->import_model(blob, device_name, properties));
 }
 
 std::map<std::string, std::string> Core::query_model(const std::shared_ptr<const Model>& model,
@@ -103,11 +115,11 @@ void Core::unload_plugin(const std::string& device_name) {
 }
 
 RemoteContext Core::create_context(const std::string& device_name, const AnyMap& params) {
-    return m_impl->create_context(device_name, params);
+    return public_handle(m_impl->create_context(device_name, params));
 }
 
 RemoteContext Core::get_default_context(const std::string& device_name) {
-    return m_impl->get_default_context(device_name);
+    return public_handle(m_impl->get_default_context(device_name));
 }
 
 }  // namespace vireo

@@ -43,6 +43,18 @@ void check_model(const std::shared_ptr<const Model>& model, const char* call) {
     if (!model) throw_error<InvalidArgument>(call, ": the model is null");
 }
 
+// The device's name, which a context's errors are prefixed with (read only when one is
+// reported; RemoteContext names its errors the same way).
+std::string context_device(const sdk::IRemoteContext& context) {
+    return context.get_device_name();
+}
+
+sdk::RemoteContextHandle context_handle(std::shared_ptr<sdk::IRemoteContext> impl,
+                                        const runtime::SharedLibrary& library) {
+    return sdk::RemoteContextHandle(std::move(impl), library, context_device,
+                                    "remote context (its device name could not be read)");
+}
+
 }  // namespace
 
 CoreImpl::CoreImpl(const std::string& plugins_xml_path) {
@@ -334,9 +346,9 @@ std::string CoreImpl::device_cache_dir(const DeviceName& device) const {
     return m_cache_dir;
 }
 
-CompiledModel CoreImpl::compile_model(const std::shared_ptr<const Model>& model,
-                                      const std::string& device_name,
-                                      const AnyMap& properties) const {
+sdk::CompiledModelHandle CoreImpl::compile_model(const std::shared_ptr<const Model>& model,
+                                                 const std::string& device_name,
+                                                 const AnyMap& properties) const {
     check_model(model, "compile_model");
     const DeviceName device = parse_device(device_name);
     if (auto routed = fallback_route(model, device, properties))
@@ -349,23 +361,24 @@ CompiledModel CoreImpl::compile_model(const std::shared_ptr<const Model>& model,
     if (!dir.empty())
         return runtime::ModelCache(dir).compile(plugin, model, device.full(), config,
                                                 device_settings(*plugin, device));
-    return CompiledModel(plugin->compile_model(model, config), plugin->library());
+    return sdk::CompiledModelHandle(plugin->compile_model(model, config), plugin->library());
 }
 
-CompiledModel CoreImpl::compile_model(const std::shared_ptr<const Model>& model,
-                                      const RemoteContext& context,
-                                      const AnyMap& properties) const {
+sdk::CompiledModelHandle CoreImpl::compile_model(const std::shared_ptr<const Model>& model,
+                                                 const RemoteContext& context,
+                                                 const AnyMap& properties) const {
     check_model(model, "compile_model");
     if (!context) throw_error<InvalidArgument>("compile_model: the remote context is empty");
     const DeviceName device = parse_device(context.get_device_name());
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     check_settable(*plugin, device, properties);
     const AnyMap config = plugin_config(device, properties, nullptr);
-    return CompiledModel(plugin->compile_model(model, config, context.impl()), plugin->library());
+    return sdk::CompiledModelHandle(plugin->compile_model(model, config, context.impl()),
+                                    plugin->library());
 }
 
-CompiledModel CoreImpl::import_model(std::istream& blob, const std::string& device_name,
-                                     const AnyMap& properties) const {
+sdk::CompiledModelHandle CoreImpl::import_model(std::istream& blob, const std::string& device_name,
+                                                const AnyMap& properties) const {
     const DeviceName device = parse_device(device_name);
     const AnyMap call = with_device_list(device, properties);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
@@ -373,8 +386,8 @@ CompiledModel CoreImpl::import_model(std::istream& blob, const std::string& devi
     const AnyMap config = plugin_config(device, call, nullptr);
     sdk::BlobContainer container(blob, sdk::BlobIdentity::of(plugin->version()),
                                  "import_model on device '" + device.full() + "'");
-    return CompiledModel(plugin->import_model(container.plugin_stream(), config),
-                         plugin->library());
+    return sdk::CompiledModelHandle(plugin->import_model(container.plugin_stream(), config),
+                                    plugin->library());
 }
 
 std::map<std::string, std::string> CoreImpl::query_model(const std::shared_ptr<const Model>& model,
@@ -499,20 +512,21 @@ Any CoreImpl::get_property(const std::string& device_name, const std::string& na
     return plugin->get_property(name, args);
 }
 
-RemoteContext CoreImpl::create_context(const std::string& device_name, const AnyMap& params) const {
+sdk::RemoteContextHandle CoreImpl::create_context(const std::string& device_name,
+                                                  const AnyMap& params) const {
     const DeviceName device = parse_device(device_name);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     AnyMap args = with_device_list(device, params);
     if (!device.id.empty()) args[device::id.name()] = device.id;
-    return RemoteContext(plugin->create_context(args), plugin->library());
+    return context_handle(plugin->create_context(args), plugin->library());
 }
 
-RemoteContext CoreImpl::get_default_context(const std::string& device_name) const {
+sdk::RemoteContextHandle CoreImpl::get_default_context(const std::string& device_name) const {
     const DeviceName device = parse_device(device_name);
     std::shared_ptr<Plugin> plugin = m_registry.get(device.name);
     AnyMap args;
     if (!device.id.empty()) args[device::id.name()] = device.id;
-    return RemoteContext(plugin->get_default_context(args), plugin->library());
+    return context_handle(plugin->get_default_context(args), plugin->library());
 }
 
 }  // namespace vireo

@@ -13,7 +13,6 @@
 
 #include "device_name.hpp"
 #include "plugin_registry.hpp"
-#include "vireo/compiled_model.hpp"
 #include "vireo/remote_context.hpp"
 #include "vireo/sdk/icore.hpp"
 
@@ -22,7 +21,8 @@ namespace vireo {
 /// Thread-safe: the registry has its own locks; m_mutex guards the core-level properties.
 ///
 /// It is also the sdk::ICore that plugins get from IPlugin::get_core(): the Core owns it by
-/// shared_ptr and hands each plugin it loads a weak reference (bind_core_handle()).
+/// shared_ptr and hands each plugin it loads a weak reference (bind_core_handle()). Its results
+/// are the SDK handles ICore returns; Core wraps them in the public handles.
 ///
 /// Device names: every method taking one accepts "NAME", "NAME.N" and the meta-device grammar
 /// "META:A,B" / "META:A(N)" (runtime/device_name.hpp; the grammar META declares, META_DEVICE LIST
@@ -51,13 +51,14 @@ class CoreImpl : public sdk::ICore {
     std::vector<PropertyName> supported_properties(const std::string& device_name) const override;
     std::map<std::string, Version> versions(const std::string& device_name) const;
 
-    CompiledModel compile_model(const std::shared_ptr<const Model>& model,
-                                const std::string& device_name,
-                                const AnyMap& properties) const override;
-    CompiledModel compile_model(const std::shared_ptr<const Model>& model,
-                                const RemoteContext& context, const AnyMap& properties) const;
-    CompiledModel import_model(std::istream& blob, const std::string& device_name,
-                               const AnyMap& properties) const override;
+    sdk::CompiledModelHandle compile_model(const std::shared_ptr<const Model>& model,
+                                           const std::string& device_name,
+                                           const AnyMap& properties) const override;
+    sdk::CompiledModelHandle compile_model(const std::shared_ptr<const Model>& model,
+                                           const RemoteContext& context,
+                                           const AnyMap& properties) const;
+    sdk::CompiledModelHandle import_model(std::istream& blob, const std::string& device_name,
+                                          const AnyMap& properties) const override;
     std::map<std::string, std::string> query_model(const std::shared_ptr<const Model>& model,
                                                    const std::string& device_name,
                                                    const AnyMap& properties) const override;
@@ -70,9 +71,9 @@ class CoreImpl : public sdk::ICore {
     Any get_property(const std::string& device_name, const std::string& name,
                      const AnyMap& arguments) const override;
 
-    RemoteContext create_context(const std::string& device_name,
-                                 const AnyMap& params) const override;
-    RemoteContext get_default_context(const std::string& device_name) const;
+    sdk::RemoteContextHandle create_context(const std::string& device_name,
+                                            const AnyMap& params) const override;
+    sdk::RemoteContextHandle get_default_context(const std::string& device_name) const;
 
   private:
     /// DeviceName::parse with the grammar each registered name declared (META_DEVICE).

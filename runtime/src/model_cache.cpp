@@ -237,21 +237,21 @@ std::string ModelCache::compute_key(const Model& model, const std::string& devic
     return hash.hex();
 }
 
-CompiledModel ModelCache::compile(const std::shared_ptr<Plugin>& plugin,
-                                  const std::shared_ptr<const Model>& model,
-                                  const std::string& device, const AnyMap& config,
-                                  const AnyMap& device_settings) const {
+sdk::CompiledModelHandle ModelCache::compile(const std::shared_ptr<Plugin>& plugin,
+                                             const std::shared_ptr<const Model>& model,
+                                             const std::string& device, const AnyMap& config,
+                                             const AnyMap& device_settings) const {
     if (!can_export(*plugin, config)) {
         VIREO_LOG(DEBUG) << "model cache: device '" << device
                          << "' cannot export compiled models; compiling without cache";
-        return CompiledModel(plugin->compile_model(model, config), plugin->library());
+        return sdk::CompiledModelHandle(plugin->compile_model(model, config), plugin->library());
     }
     std::error_code ec;
     fs::create_directories(m_directory, ec);  // a failure shows in the check below
     if (const std::string reason = unsafe_directory_reason(m_directory); !reason.empty()) {
         VIREO_LOG(WARNING) << "model cache: not using the directory '" << m_directory
                            << "': " << reason << "; compiling without cache";
-        return CompiledModel(plugin->compile_model(model, config), plugin->library());
+        return sdk::CompiledModelHandle(plugin->compile_model(model, config), plugin->library());
     }
     // The device's own settings count in the key; the call's values win over them.
     AnyMap keyed = device_settings;
@@ -260,26 +260,26 @@ CompiledModel ModelCache::compile(const std::shared_ptr<Plugin>& plugin,
     const std::string path = entry_path(key);
     if (auto hit = try_load(*plugin, path, key, config)) return std::move(*hit);
 
-    const PluginObject<sdk::ICompiledModel> compiled(plugin->compile_model(model, config),
-                                                     plugin->library(), plugin->device_name());
+    sdk::CompiledModelHandle compiled(plugin->compile_model(model, config), plugin->library());
     try {
         std::string buffer;
         buffer.reserve(export_size_hint(*model));
         std::ostringstream payload(std::move(buffer), std::ios::binary);
-        compiled.call("export_model",
-                      [&](sdk::ICompiledModel& impl) { impl.export_model(payload); });
+        compiled.object().call("export_model",
+                               [&](sdk::ICompiledModel& impl) { impl.export_model(payload); });
         // Moving the string out of the stream (C++20) hands over its buffer instead of copying it.
         store(path, key, sdk::BlobIdentity::of(plugin->version()), std::move(payload).str());
     } catch (const std::exception& e) {
         VIREO_LOG(WARNING) << "model cache: cannot store '" << path << "' for device '" << device
                            << "': " << e.what();
     }
-    return CompiledModel(compiled.impl(), compiled.module());
+    return compiled;
 }
 
-std::optional<CompiledModel> ModelCache::try_load(const Plugin& plugin, const std::string& path,
-                                                  const std::string& key,
-                                                  const AnyMap& config) const {
+std::optional<sdk::CompiledModelHandle> ModelCache::try_load(const Plugin& plugin,
+                                                             const std::string& path,
+                                                             const std::string& key,
+                                                             const AnyMap& config) const {
     // O_NOFOLLOW: an entry that is a symlink (planted by someone who may write to the
     // directory) is never read; O_NONBLOCK: a FIFO cannot block the open. Only a regular file
     // owned by this user is trusted.
@@ -304,8 +304,8 @@ std::optional<CompiledModel> ModelCache::try_load(const Plugin& plugin, const st
         std::istream in(&buffer);
         sdk::BlobContainer blob(in, sdk::BlobIdentity::of(plugin.version()), "model cache entry",
                                 &key);
-        return CompiledModel(plugin.import_model(blob.plugin_stream(), config), plugin.library(),
-                             /*loaded_from_cache=*/true);
+        return sdk::CompiledModelHandle(plugin.import_model(blob.plugin_stream(), config),
+                                        plugin.library(), /*loaded_from_cache=*/true);
     } catch (const std::exception& e) {
         VIREO_LOG(WARNING) << "model cache: entry '" << path << "' is unusable (" << e.what()
                            << "); compiling again and replacing it";

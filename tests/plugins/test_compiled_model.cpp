@@ -135,6 +135,8 @@ Any CompiledModel::get_property(const std::string& name) const {
 }
 
 std::shared_ptr<sdk::ISyncInferRequest> CompiledModel::create_sync_infer_request() const {
+    if (auto plugin = std::dynamic_pointer_cast<const Plugin>(get_plugin()))
+        plugin->count_request();
     return std::make_shared<SyncInferRequest>(
         std::static_pointer_cast<const CompiledModel>(shared_from_this()));
 }

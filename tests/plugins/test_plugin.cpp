@@ -22,7 +22,7 @@ std::vector<PropertyName> plugin_properties() {
             {enable_profiling.name(), M::RW},     {num_streams.name(), M::RW},
             {log::level.name(), M::RW},           {addend.name(), M::RW},
             {device_ids.name(), M::RW},           {exportable.name(), M::RW},
-            {declared_meta_device.name(), M::RW}};
+            {declared_meta_device.name(), M::RW}, {request_count.name(), M::RO}};
 }
 
 std::string names_of(const std::vector<PropertyName>& names) {
@@ -156,6 +156,7 @@ Any Plugin::get_property(const std::string& name, const AnyMap& arguments) const
     if (name == compile_count.name()) return m_compile_count.load();
     if (name == import_count.name()) return m_import_count.load();
     if (name == set_count.name()) return m_set_count.load();
+    if (name == request_count.name()) return m_request_count.load();
     if (name == last_config.name()) {
         std::lock_guard<std::mutex> lock(m_mutex);
         return m_last_config;

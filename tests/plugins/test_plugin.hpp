@@ -27,6 +27,9 @@ inline constexpr Property<uint64_t, PropertyMutability::RO> compile_count{"TEST_
 inline constexpr Property<uint64_t, PropertyMutability::RO> import_count{"TEST_IMPORT_COUNT"};
 /// set_property calls this plugin object received.
 inline constexpr Property<uint64_t, PropertyMutability::RO> set_count{"TEST_SET_COUNT"};
+/// Sync requests the compiled models of this plugin object created (one per request, whoever asks:
+/// the application's CompiledModel or a meta-device driving its parts).
+inline constexpr Property<uint64_t, PropertyMutability::RO> request_count{"TEST_REQUEST_COUNT"};
 /// "KEY=VALUE;..." of the properties the last compile_model/import_model received.
 inline constexpr Property<std::string, PropertyMutability::RO> last_config{"TEST_LAST_CONFIG"};
 
@@ -48,6 +51,9 @@ class Plugin : public sdk::IPlugin {
     Any get_property(const std::string& name, const AnyMap& arguments) const override;
     std::shared_ptr<sdk::IRemoteContext> create_context(const AnyMap& params) const override;
     std::shared_ptr<sdk::IRemoteContext> get_default_context(const AnyMap& params) const override;
+
+    /// Called by each new sync request of this plugin's compiled models.
+    void count_request() const { ++m_request_count; }
 
   private:
     struct Settings {
@@ -75,6 +81,7 @@ class Plugin : public sdk::IPlugin {
     mutable std::atomic<uint64_t> m_compile_count{0};
     mutable std::atomic<uint64_t> m_import_count{0};
     std::atomic<uint64_t> m_set_count{0};
+    mutable std::atomic<uint64_t> m_request_count{0};
 };
 
 }  // namespace vireo::test_plugin

@@ -25,7 +25,7 @@ std::string what_of(std::exception_ptr error) {
     }
 }
 
-uint32_t optimal_of(const vireo::CompiledModel& compiled) {
+uint32_t optimal_of(const sdk::CompiledModelHandle& compiled) {
     try {
         return std::max<uint32_t>(1, compiled.get_property(optimal_number_of_infer_requests));
     } catch (const Exception&) {
@@ -62,7 +62,7 @@ bool Scheduler::compile_locked(std::unique_lock<std::mutex>& lock, size_t i, std
     }
     const DeviceConfig device = slot.config;
     lock.unlock();
-    vireo::CompiledModel compiled;
+    sdk::CompiledModelHandle compiled;
     std::exception_ptr failure;
     try {
         compiled = m_core()->compile_model(m_model, device.name, device.properties);
@@ -159,7 +159,7 @@ void Scheduler::start() {
 
 void Scheduler::compile_in_background(size_t chosen) {
     const auto begin = std::chrono::steady_clock::now();
-    vireo::CompiledModel compiled;
+    sdk::CompiledModelHandle compiled;
     std::exception_ptr failure;
     DeviceConfig device;
     {
@@ -175,8 +175,8 @@ void Scheduler::compile_in_background(size_t chosen) {
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::steady_clock::now() - begin);
     // What the hand-over releases is destroyed after the lock is dropped.
-    vireo::CompiledModel released;
-    std::vector<vireo::InferRequest> released_workers;
+    sdk::CompiledModelHandle released;
+    std::vector<sdk::InferRequestHandle> released_workers;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         Slot& slot = m_slots[chosen];
@@ -287,7 +287,7 @@ Lease Scheduler::acquire(const std::vector<bool>& excluded, const sdk::RunContex
 
 void Scheduler::release(Lease lease) {
     if (!lease) return;
-    vireo::InferRequest dropped;
+    sdk::InferRequestHandle dropped;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         Slot& slot = m_slots[lease.device];
@@ -307,8 +307,8 @@ std::string Scheduler::last_failure() const {
 
 void Scheduler::report_failure(size_t device, const std::string& error) {
     ++m_failovers;
-    std::vector<vireo::InferRequest> dropped;
-    vireo::CompiledModel released;
+    std::vector<sdk::InferRequestHandle> dropped;
+    sdk::CompiledModelHandle released;
     std::lock_guard<std::mutex> lock(m_mutex);
     Slot& slot = m_slots[device];
     m_last_failure = slot.config.name + ": " + error;
@@ -352,7 +352,7 @@ std::vector<std::string> Scheduler::execution_devices() const {
 }
 
 bool Scheduler::loaded_from_cache() const {
-    std::vector<vireo::CompiledModel> serving;
+    std::vector<sdk::CompiledModelHandle> serving;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         if (m_config.mode == Mode::kMulti) {
@@ -392,7 +392,7 @@ std::vector<std::string> Scheduler::compiles() const {
     return m_compiles;
 }
 
-vireo::CompiledModel Scheduler::any_compiled() const {
+sdk::CompiledModelHandle Scheduler::any_compiled() const {
     std::lock_guard<std::mutex> lock(m_mutex);
     if (m_serving >= 0 && m_slots[m_serving].compiled) return m_slots[m_serving].compiled;
     for (const auto& slot : m_slots)

@@ -13,9 +13,8 @@
 #include <vector>
 
 #include "vireo/any.hpp"
-#include "vireo/compiled_model.hpp"
-#include "vireo/infer_request.hpp"
 #include "vireo/model.hpp"
+#include "vireo/sdk/device_handles.hpp"
 #include "vireo/sdk/icore.hpp"
 #include "vireo/sdk/run_context.hpp"
 
@@ -45,10 +44,11 @@ struct SchedulerConfig {
 };
 
 /// A worker request lent to one inference: the device's index and a request of its compiled
-/// model. Give it back with Scheduler::release.
+/// model (the device's own IAsyncInferRequest with its module). Give it back with
+/// Scheduler::release.
 struct Lease {
     size_t device = 0;
-    vireo::InferRequest request;
+    vireo::sdk::InferRequestHandle request;
     explicit operator bool() const { return static_cast<bool>(request); }
 };
 
@@ -105,15 +105,15 @@ class Scheduler {
     std::vector<std::string> compiles() const;
     uint64_t failovers() const { return m_failovers.load(); }
     /// A compiled model that serves (or served) requests, for the runtime model and properties.
-    vireo::CompiledModel any_compiled() const;
+    vireo::sdk::CompiledModelHandle any_compiled() const;
 
   private:
     enum class State { kIdle, kCompiling, kReady, kFailed };
     struct Slot {
         DeviceConfig config;
         State state = State::kIdle;
-        vireo::CompiledModel compiled;
-        std::vector<vireo::InferRequest> idle;
+        vireo::sdk::CompiledModelHandle compiled;
+        std::vector<vireo::sdk::InferRequestHandle> idle;
         size_t lent = 0;
         uint32_t optimal = 1;
         size_t compile_record = 0;  // index of its last entry in m_compiles

@@ -4,6 +4,7 @@
 
 #include "compiled_model.hpp"
 #include "vireo/exception.hpp"
+#include "vireo/sdk/iasync_infer_request.hpp"
 
 namespace auto_plugin {
 using namespace vireo;
@@ -15,25 +16,31 @@ SyncInferRequest::SyncInferRequest(const std::shared_ptr<const CompiledModel>& c
 
 SyncInferRequest::~SyncInferRequest() = default;
 
-void SyncInferRequest::run_on(InferRequest& worker, const sdk::RunContext& run) {
+void SyncInferRequest::run_on(const sdk::InferRequestHandle& worker, const sdk::RunContext& run) {
     const auto& inputs = get_inputs();
     const auto& outputs = get_outputs();
-    for (size_t i = 0; i < inputs.size(); ++i) worker.set_input_tensor(i, input_tensor(i));
+    // The worker's ports are its compiled model's; the user's tensors go to them by index.
+    const OutputVector& worker_inputs = worker.impl()->get_inputs();
+    const OutputVector& worker_outputs = worker.impl()->get_outputs();
     std::vector<bool> preset(outputs.size(), false);
-    for (size_t i = 0; i < outputs.size(); ++i) {
-        const Tensor& mine = output_tensor(i);
-        if (mine && (outputs[i].get_partial_shape().is_static() || mine.get_size() > 0)) {
-            worker.set_output_tensor(i, mine);
-            preset[i] = true;
+    worker.call("set_tensor", [&](sdk::IAsyncInferRequest& request) {
+        for (size_t i = 0; i < inputs.size(); ++i)
+            request.set_tensor(worker_inputs.at(i), input_tensor(i));
+        for (size_t i = 0; i < outputs.size(); ++i) {
+            const Tensor& mine = output_tensor(i);
+            if (mine && (outputs[i].get_partial_shape().is_static() || mine.get_size() > 0)) {
+                request.set_tensor(worker_outputs.at(i), mine);
+                preset[i] = true;
+            }
         }
-    }
+    });
     {
         std::lock_guard<std::mutex> lock(m_worker_mutex);
         // Under the lock the cancel function takes: either it sees m_running, or this sees the
         // flag it was set after.
         run.throw_if_cancelled(m_scheduler->config().owner);
         m_running = worker;
-        worker.start_async();
+        worker.call("start_async", [](sdk::IAsyncInferRequest& request) { request.start_async(); });
     }
     struct Clear {
         SyncInferRequest* self;
@@ -42,9 +49,11 @@ void SyncInferRequest::run_on(InferRequest& worker, const sdk::RunContext& run) 
             self->m_running = {};
         }
     } clear{this};
-    worker.wait();
+    worker.call("wait", [](sdk::IAsyncInferRequest& request) { request.wait(); });
     for (size_t i = 0; i < outputs.size(); ++i) {
-        Tensor produced = worker.get_output_tensor(i);
+        Tensor produced = worker.call("get_tensor", [&](sdk::IAsyncInferRequest& request) {
+            return request.get_tensor(worker_outputs.at(i));
+        });
         if (preset[i] && produced.data() == output_tensor(i).data()) continue;
         // The worker's own tensor: copy it out, the worker serves other requests next.
         Tensor copy(produced.get_element_type(), produced.get_shape());
@@ -52,7 +61,9 @@ void SyncInferRequest::run_on(InferRequest& worker, const sdk::RunContext& run) 
         output_tensor(i) = copy;
     }
     try {
-        m_profiling = worker.get_profiling_info();
+        m_profiling = worker.call("get_profiling_info", [](sdk::IAsyncInferRequest& request) {
+            return request.get_profiling_info();
+        });
     } catch (const Exception&) {
         m_profiling.clear();  // a device without profiling rows
     }
@@ -65,7 +76,9 @@ void SyncInferRequest::infer(sdk::RunContext& run) {
     auto cancel_worker = run.on_cancel([this] {
         {
             std::lock_guard<std::mutex> lock(m_worker_mutex);
-            if (m_running) m_running.cancel();
+            if (m_running)
+                m_running.call("cancel",
+                               [](sdk::IAsyncInferRequest& request) { request.cancel(); });
         }
         m_scheduler->wake();
     });

@@ -16,8 +16,9 @@ namespace auto_plugin {
 class CompiledModel;
 
 /// The user's tensors live here (the SDK base's slots); infer() lends a worker request from the
-/// scheduler, sets the inputs (zero copy) and the static or preset outputs on it (the device
-/// writes straight into them), starts it and waits. A dynamic output the user did not preset is
+/// scheduler (the device's own IAsyncInferRequest, driven directly), sets the inputs (zero copy)
+/// and the static or preset outputs on it (the device writes straight into them), starts it and
+/// waits. A dynamic output the user did not preset is
 /// copied out of the worker after the run (the worker is shared with other requests).
 ///
 /// Failure: an Unavailable from the worker, with runtime fallback on, is reported to the
@@ -36,13 +37,13 @@ class SyncInferRequest : public vireo::sdk::ISyncInferRequest {
     std::vector<std::shared_ptr<vireo::sdk::IVariableState>> query_state() const override;
 
   private:
-    /// Runs on the lent worker; throws what the worker threw.
-    void run_on(vireo::InferRequest& worker, const vireo::sdk::RunContext& run);
+    /// Runs on the lent worker; throws what the worker threw (prefixed with its device name).
+    void run_on(const vireo::sdk::InferRequestHandle& worker, const vireo::sdk::RunContext& run);
 
     std::shared_ptr<const CompiledModel> m_compiled;
     std::shared_ptr<Scheduler> m_scheduler;
-    std::mutex m_worker_mutex;      // guards m_running against the cancel function
-    vireo::InferRequest m_running;  // the worker of the run in progress, if any
+    std::mutex m_worker_mutex;                 // guards m_running against the cancel function
+    vireo::sdk::InferRequestHandle m_running;  // the worker of the run in progress, if any
     std::vector<vireo::ProfilingInfo> m_profiling;
 };
 

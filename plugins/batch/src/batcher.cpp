@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "vireo/exception.hpp"
+#include "vireo/sdk/iasync_infer_request.hpp"
 
 namespace batch_plugin {
 using namespace vireo;
@@ -20,19 +21,39 @@ Tensor item_of(const Tensor& batched, size_t k) {
                   static_cast<char*>(batched.data()) + k * bytes);
 }
 
+void cancel_request(const sdk::InferRequestHandle& request) {
+    request.call("cancel", [](sdk::IAsyncInferRequest& r) { r.cancel(); });
+}
+
+void infer_on(const sdk::InferRequestHandle& request) {
+    request.call("infer", [](sdk::IAsyncInferRequest& r) { r.infer(); });
+}
+
+std::vector<ProfilingInfo> profiling_of(const sdk::InferRequestHandle& request) {
+    return request.call("get_profiling_info",
+                        [](sdk::IAsyncInferRequest& r) { return r.get_profiling_info(); });
+}
+
+// The tensor of the request's input (`input`) or output port `index`.
+Tensor port_tensor(const sdk::InferRequestHandle& request, bool input, size_t index) {
+    return request.call("get_tensor", [&](sdk::IAsyncInferRequest& r) {
+        return r.get_tensor(input ? r.get_inputs().at(index) : r.get_outputs().at(index));
+    });
+}
+
 }  // namespace
 
 void RunningBatch::cancel() {
-    InferRequest worker;
+    sdk::InferRequestHandle worker;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_cancelled = true;
         worker = m_worker;
     }
-    if (worker) worker.cancel();  // outside the lock: the device's cancel may take a while
+    if (worker) cancel_request(worker);  // outside the lock: the device's cancel may take a while
 }
 
-bool RunningBatch::start(const InferRequest& worker) {
+bool RunningBatch::start(const sdk::InferRequestHandle& worker) {
     std::lock_guard<std::mutex> lock(m_mutex);
     if (m_cancelled) return false;
     m_worker = worker;
@@ -41,7 +62,7 @@ bool RunningBatch::start(const InferRequest& worker) {
 
 void RunningBatch::finish() {
     std::lock_guard<std::mutex> lock(m_mutex);
-    m_worker = InferRequest();
+    m_worker = sdk::InferRequestHandle();
 }
 
 bool RunningBatch::cancelled() {
@@ -49,19 +70,20 @@ bool RunningBatch::cancelled() {
     return m_cancelled;
 }
 
-Batcher::Batcher(std::string owner, CompiledModel batched, CompiledModel single,
-                 uint32_t batch_size, uint32_t timeout_ms)
+Batcher::Batcher(std::string owner, sdk::CompiledModelHandle batched,
+                 sdk::CompiledModelHandle single, uint32_t batch_size, uint32_t timeout_ms)
     : m_owner(std::move(owner)),
       m_batched(std::move(batched)),
       m_single(std::move(single)),
       m_batch_size(batch_size),
       m_timeout_ms(timeout_ms) {}
 
-InferRequest Batcher::take(std::vector<InferRequest>& pool, const CompiledModel& model) {
+sdk::InferRequestHandle Batcher::take(std::vector<sdk::InferRequestHandle>& pool,
+                                      const sdk::CompiledModelHandle& model) {
     {
         std::lock_guard<std::mutex> lock(m_pool_mutex);
         if (!pool.empty()) {
-            InferRequest r = std::move(pool.back());
+            sdk::InferRequestHandle r = std::move(pool.back());
             pool.pop_back();
             return r;
         }
@@ -69,7 +91,8 @@ InferRequest Batcher::take(std::vector<InferRequest>& pool, const CompiledModel&
     return model.create_infer_request();
 }
 
-void Batcher::give_back(std::vector<InferRequest>& pool, InferRequest request) {
+void Batcher::give_back(std::vector<sdk::InferRequestHandle>& pool,
+                        sdk::InferRequestHandle request) {
     std::lock_guard<std::mutex> lock(m_pool_mutex);
     pool.push_back(std::move(request));
 }
@@ -77,27 +100,27 @@ void Batcher::give_back(std::vector<InferRequest>& pool, InferRequest request) {
 void Batcher::run_batch(std::vector<BatchJob*> jobs, const std::shared_ptr<RunningBatch>& batch) {
     std::exception_ptr error;
     try {
-        InferRequest worker = take(m_batched_pool, m_batched);
+        sdk::InferRequestHandle worker = take(m_batched_pool, m_batched);
         if (!batch->start(worker)) throw_error<Cancelled>(m_owner, ": the inference was cancelled");
         const size_t inputs = jobs.front()->inputs.size(), outputs = jobs.front()->outputs.size();
         for (size_t i = 0; i < inputs; ++i) {
-            Tensor all = worker.get_input_tensor(i);
+            Tensor all = port_tensor(worker, /*input=*/true, i);
             for (size_t k = 0; k < jobs.size(); ++k) {
                 Tensor slot = item_of(all, k);
                 jobs[k]->inputs[i].copy_to(slot);
             }
         }
         try {
-            worker.infer();
+            infer_on(worker);
         } catch (...) {
             batch->finish();
             throw;
         }
         batch->finish();
-        const std::vector<ProfilingInfo> rows = worker.get_profiling_info();
+        const std::vector<ProfilingInfo> rows = profiling_of(worker);
         for (BatchJob* job : jobs) job->profiling = rows;
         for (size_t o = 0; o < outputs; ++o) {
-            const Tensor all = worker.get_output_tensor(o);
+            const Tensor all = port_tensor(worker, /*input=*/false, o);
             for (size_t k = 0; k < jobs.size(); ++k) item_of(all, k).copy_to(jobs[k]->outputs[o]);
         }
         give_back(m_batched_pool, std::move(worker));
@@ -114,26 +137,30 @@ void Batcher::run_batch(std::vector<BatchJob*> jobs, const std::shared_ptr<Runni
 }
 
 void Batcher::run_alone(BatchJob& job, sdk::RunContext& run) {
-    InferRequest worker = take(m_single_pool, m_single);
-    for (size_t i = 0; i < job.inputs.size(); ++i) worker.set_input_tensor(i, job.inputs[i]);
+    sdk::InferRequestHandle worker = take(m_single_pool, m_single);
     std::vector<bool> preset(job.outputs.size(), false);
-    for (size_t o = 0; o < job.outputs.size(); ++o) {
-        // A dynamic output's empty placeholder is not given: the worker's own tensor is copied.
-        if (job.outputs[o] && job.outputs[o].get_size() > 0) {
-            worker.set_output_tensor(o, job.outputs[o]);
-            preset[o] = true;
+    worker.call("set_tensor", [&](sdk::IAsyncInferRequest& request) {
+        for (size_t i = 0; i < job.inputs.size(); ++i)
+            request.set_tensor(request.get_inputs().at(i), job.inputs[i]);
+        for (size_t o = 0; o < job.outputs.size(); ++o) {
+            // A dynamic output's empty placeholder is not given: the worker's own tensor is
+            // copied.
+            if (job.outputs[o] && job.outputs[o].get_size() > 0) {
+                request.set_tensor(request.get_outputs().at(o), job.outputs[o]);
+                preset[o] = true;
+            }
         }
-    }
+    });
     ++m_alone;
     {
         // A cancel of the job reaches the device request (a device that hangs is woken).
-        auto cancel = run.on_cancel([worker]() mutable { worker.cancel(); });
+        auto cancel = run.on_cancel([worker] { cancel_request(worker); });
         run.throw_if_cancelled(m_owner);
-        worker.infer();  // its error is the job's
+        infer_on(worker);  // its error is the job's
     }
-    job.profiling = worker.get_profiling_info();
+    job.profiling = profiling_of(worker);
     for (size_t o = 0; o < job.outputs.size(); ++o) {
-        const Tensor produced = worker.get_output_tensor(o);
+        const Tensor produced = port_tensor(worker, /*input=*/false, o);
         if (preset[o] && produced.data() == job.outputs[o].data()) continue;
         Tensor copy(produced.get_element_type(), produced.get_shape());
         produced.copy_to(copy);

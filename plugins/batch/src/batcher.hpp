@@ -12,9 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "vireo/compiled_model.hpp"
-#include "vireo/infer_request.hpp"
 #include "vireo/profiling_info.hpp"
+#include "vireo/sdk/device_handles.hpp"
 #include "vireo/sdk/run_context.hpp"
 #include "vireo/tensor.hpp"
 
@@ -26,13 +25,13 @@ struct RunningBatch {
     /// Cancels the device request if it runs, and marks the batch so it does not start.
     void cancel();
     /// Before the device run: false when the batch was cancelled already.
-    bool start(const vireo::InferRequest& worker);
+    bool start(const vireo::sdk::InferRequestHandle& worker);
     void finish();
     bool cancelled();
 
   private:
     std::mutex m_mutex;
-    vireo::InferRequest m_worker;  // set while the device request runs
+    vireo::sdk::InferRequestHandle m_worker;  // set while the device request runs
     bool m_cancelled = false;
 };
 
@@ -48,14 +47,17 @@ struct BatchJob {
     std::vector<vireo::ProfilingInfo> profiling;  ///< the device request's rows of the run
 };
 
+/// The device's compiled models and requests are its own SDK objects (sdk::CompiledModelHandle,
+/// sdk::InferRequestHandle: each keeps the device's library loaded), driven directly.
+///
 /// Thread safety: every method may be called from several threads at once. The thread whose
 /// job fills the batch runs it (copy in, one inference of the batched model, scatter out); the
 /// others wait for it.
 class Batcher {
   public:
     /// `batched` empty: the model is not batchable and every request runs alone at once.
-    Batcher(std::string owner, vireo::CompiledModel batched, vireo::CompiledModel single,
-            uint32_t batch_size, uint32_t timeout_ms);
+    Batcher(std::string owner, vireo::sdk::CompiledModelHandle batched,
+            vireo::sdk::CompiledModelHandle single, uint32_t batch_size, uint32_t timeout_ms);
 
     /// Runs `job` in a batch of N, or alone on the unbatched model when N jobs have not gathered
     /// within the timeout (counted from this call). Throws the batch's (or the lone run's) error,
@@ -72,18 +74,21 @@ class Batcher {
     uint64_t batches_run() const { return m_batches.load(); }
     uint64_t ran_alone() const { return m_alone.load(); }
     /// The batched model, else the unbatched one.
-    const vireo::CompiledModel& batched() const { return m_batched ? m_batched : m_single; }
+    const vireo::sdk::CompiledModelHandle& batched() const {
+        return m_batched ? m_batched : m_single;
+    }
 
   private:
     void run_batch(std::vector<BatchJob*> jobs, const std::shared_ptr<RunningBatch>& batch);
     void run_alone(BatchJob& job, vireo::sdk::RunContext& run);
-    vireo::InferRequest take(std::vector<vireo::InferRequest>& pool,
-                             const vireo::CompiledModel& model);
-    void give_back(std::vector<vireo::InferRequest>& pool, vireo::InferRequest request);
+    vireo::sdk::InferRequestHandle take(std::vector<vireo::sdk::InferRequestHandle>& pool,
+                                        const vireo::sdk::CompiledModelHandle& model);
+    void give_back(std::vector<vireo::sdk::InferRequestHandle>& pool,
+                   vireo::sdk::InferRequestHandle request);
 
     std::string m_owner;
-    vireo::CompiledModel m_batched;
-    vireo::CompiledModel m_single;
+    vireo::sdk::CompiledModelHandle m_batched;
+    vireo::sdk::CompiledModelHandle m_single;
     uint32_t m_batch_size;
     std::atomic<uint32_t> m_timeout_ms;
     std::atomic<uint64_t> m_batches{0};
@@ -93,8 +98,8 @@ class Batcher {
     std::condition_variable m_changed;
     std::deque<BatchJob*> m_pending;
     std::mutex m_pool_mutex;
-    std::vector<vireo::InferRequest> m_batched_pool;
-    std::vector<vireo::InferRequest> m_single_pool;
+    std::vector<vireo::sdk::InferRequestHandle> m_batched_pool;
+    std::vector<vireo::sdk::InferRequestHandle> m_single_pool;
 };
 
 }  // namespace batch_plugin

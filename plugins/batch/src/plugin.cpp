@@ -97,7 +97,7 @@ std::shared_ptr<sdk::ICompiledModel> Plugin::compile_model(
     }
     // The batched copy; a model that cannot be batched runs every request unbatched (WARNING).
     std::string why = not_batchable(*model);
-    vireo::CompiledModel on_batched, on_single;
+    sdk::CompiledModelHandle on_batched, on_single;
     if (why.empty()) {
         try {
             std::shared_ptr<Model> batched = model->clone();

@@ -15,7 +15,7 @@ class PartExecutor : public sdk::ITaskExecutor {
   public:
     PartExecutor(std::shared_ptr<SyncInferRequest> request, size_t part)
         : m_request(std::move(request)), m_part(part) {
-        m_request->part_request(part).set_callback([this](std::exception_ptr error) {
+        m_request->part_request(part).impl()->set_callback([this](std::exception_ptr error) {
             if (!error) {
                 try {
                     m_request->collect(m_part);
@@ -44,7 +44,8 @@ class PartExecutor : public sdk::ITaskExecutor {
             m_error = nullptr;
         }
         m_request->bind(m_part);
-        m_request->part_request(m_part).start_async();
+        m_request->part_request(m_part).call(
+            "start_async", [](sdk::IAsyncInferRequest& request) { request.start_async(); });
     }
 
     void rethrow_error() {

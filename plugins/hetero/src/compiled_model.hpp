@@ -9,7 +9,7 @@
 
 #include "affinity.hpp"
 #include "graph_splitter.hpp"
-#include "vireo/compiled_model.hpp"
+#include "vireo/sdk/device_handles.hpp"
 #include "vireo/sdk/icompiled_model.hpp"
 #include "vireo/sdk/property_table.hpp"
 
@@ -17,8 +17,9 @@ namespace hetero {
 
 class Plugin;
 
-/// A model split over devices. Each part is a vireo::CompiledModel from the core (it keeps its
-/// device's library loaded), so this object may outlive the Core.
+/// A model split over devices. Each part is the device's own compiled model as the core handle
+/// returns it (sdk::CompiledModelHandle: it keeps its device's library loaded), so this object may
+/// outlive the Core; requests drive the parts' requests directly.
 ///
 /// Properties (read-only unless said): NETWORK_NAME, EXECUTION_DEVICES (every device that runs a
 /// part, in execution order, as the parts report them), OPTIMAL_NUMBER_OF_INFER_REQUESTS (the
@@ -30,7 +31,7 @@ class CompiledModel : public vireo::sdk::ICompiledModel {
     /// One compiled part and where its ports find their tensors.
     struct Part {
         std::string device;
-        vireo::CompiledModel compiled;
+        vireo::sdk::CompiledModelHandle compiled;
         std::vector<Slot> inputs;
         std::vector<Slot> outputs;
     };

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "plugin.hpp"
+#include "vireo/sdk/iasync_infer_request.hpp"
 #include "vireo/sdk/ivariable_state.hpp"
 
 namespace hetero {
@@ -12,19 +13,31 @@ using namespace vireo;
 
 namespace {
 
-// A part's variable seen through HETERO: forwards to the part's state, whose handle keeps the
-// part's library loaded.
+// A part's variable seen through HETERO: forwards to the part's state and keeps the part's
+// library loaded (the module is declared first, so it goes after the state). Its errors reach
+// the user through HETERO's VariableState, which names the variable.
 class PartVariableState : public sdk::IVariableState {
   public:
-    explicit PartVariableState(VariableState state)
-        : sdk::IVariableState(state.get_name(), state.get_state()), m_state(std::move(state)) {}
-    void reset() override { m_state.reset(); }
-    void set_state(const Tensor& state) override { m_state.set_state(state); }
-    Tensor get_state() const override { return m_state.get_state(); }
+    PartVariableState(std::shared_ptr<sdk::IVariableState> state, std::shared_ptr<void> module)
+        : sdk::IVariableState(state->get_name(), sdk::with_module(state->get_state(), module)),
+          m_module(std::move(module)),
+          m_state(std::move(state)) {}
+    void reset() override { m_state->reset(); }
+    void set_state(const Tensor& state) override { m_state->set_state(state); }
+    Tensor get_state() const override { return sdk::with_module(m_state->get_state(), m_module); }
 
   private:
-    VariableState m_state;
+    std::shared_ptr<void> m_module;
+    std::shared_ptr<sdk::IVariableState> m_state;
 };
+
+// A part's tensor, kept by HETERO (a dynamic cut) or handed to the user (a model output): it
+// holds the part's library.
+Tensor part_tensor(const sdk::InferRequestHandle& request, const Output& port) {
+    return sdk::with_module(
+        request.call("get_tensor", [&](sdk::IAsyncInferRequest& r) { return r.get_tensor(port); }),
+        request.module());
+}
 
 }  // namespace
 
@@ -68,23 +81,27 @@ void SyncInferRequest::run_passthroughs() {
 
 void SyncInferRequest::bind(size_t part) {
     const CompiledModel::Part& p = m_compiled->parts()[part];
-    InferRequest& request = m_requests[part];
-    for (size_t i = 0; i < p.inputs.size(); ++i)
-        request.set_input_tensor(i, slot_tensor(p.inputs[i]));
-    for (size_t o = 0; o < p.outputs.size(); ++o) {
-        const Tensor& tensor = slot_tensor(p.outputs[o]);
-        if (tensor) request.set_output_tensor(o, tensor);  // a dynamic cut: the part's own tensor
-    }
+    const OutputVector& inputs = p.compiled.inputs();
+    const OutputVector& outputs = p.compiled.outputs();
+    m_requests[part].call("set_tensor", [&](sdk::IAsyncInferRequest& request) {
+        for (size_t i = 0; i < p.inputs.size(); ++i)
+            request.set_tensor(inputs[i], slot_tensor(p.inputs[i]));
+        for (size_t o = 0; o < p.outputs.size(); ++o) {
+            const Tensor& tensor = slot_tensor(p.outputs[o]);
+            if (tensor) request.set_tensor(outputs[o], tensor);  // a dynamic cut: the part's own
+        }
+    });
 }
 
 void SyncInferRequest::collect(size_t part) {
     const CompiledModel::Part& p = m_compiled->parts()[part];
+    const OutputVector& outputs = p.compiled.outputs();
     for (size_t o = 0; o < p.outputs.size(); ++o) {
         const Slot& slot = p.outputs[o];
         if (slot.kind == Slot::Kind::kCut && !m_compiled->cuts()[slot.index].shape.is_static())
-            m_cut_tensors[slot.index] = m_requests[part].get_output_tensor(o);
+            m_cut_tensors[slot.index] = part_tensor(m_requests[part], outputs[o]);
         else if (slot.kind == Slot::Kind::kOutput && output_tensor(slot.index).get_size() == 0)
-            output_tensor(slot.index) = m_requests[part].get_output_tensor(o);
+            output_tensor(slot.index) = part_tensor(m_requests[part], outputs[o]);
     }
 }
 
@@ -93,7 +110,8 @@ void SyncInferRequest::begin_run(sdk::RunContext& run) {
     // Replaces the last run's registration (harmless if that run is over).
     m_cancel_parts = run.on_cancel([this] {
         m_cancelled = true;
-        for (auto& request : m_requests) request.cancel();
+        for (const auto& request : m_requests)
+            request.call("cancel", [](sdk::IAsyncInferRequest& r) { r.cancel(); });
     });
 }
 
@@ -104,7 +122,7 @@ void SyncInferRequest::infer(sdk::RunContext& run) {
         if (m_cancelled) throw_error<Cancelled>("HETERO: infer request was cancelled");
         bind(i);
         try {
-            m_requests[i].infer();
+            m_requests[i].call("infer", [](sdk::IAsyncInferRequest& request) { request.infer(); });
         } catch (...) {
             rethrow_with_context(
                 std::current_exception(),
@@ -128,7 +146,10 @@ std::vector<ProfilingInfo> SyncInferRequest::get_profiling_info() const {
     std::vector<ProfilingInfo> rows;
     for (size_t i = 0; i < m_requests.size(); ++i) {
         const std::string& device = m_compiled->parts()[i].device;
-        for (ProfilingInfo row : m_requests[i].get_profiling_info()) {
+        const std::vector<ProfilingInfo> part_rows = m_requests[i].call(
+            "get_profiling_info",
+            [](sdk::IAsyncInferRequest& request) { return request.get_profiling_info(); });
+        for (ProfilingInfo row : part_rows) {
             if (row.node_type == "Stage") {
                 for (auto& total : out) {
                     if (total.node_name != row.node_name) continue;
@@ -148,9 +169,12 @@ std::vector<ProfilingInfo> SyncInferRequest::get_profiling_info() const {
 
 std::vector<std::shared_ptr<sdk::IVariableState>> SyncInferRequest::query_state() const {
     std::vector<std::shared_ptr<sdk::IVariableState>> out;
-    for (const auto& request : m_requests)
-        for (VariableState state : request.query_state())
-            out.push_back(std::make_shared<PartVariableState>(std::move(state)));
+    for (const auto& request : m_requests) {
+        auto states =
+            request.call("query_state", [](sdk::IAsyncInferRequest& r) { return r.query_state(); });
+        for (auto& state : states)
+            out.push_back(std::make_shared<PartVariableState>(std::move(state), request.module()));
+    }
     return out;
 }
 

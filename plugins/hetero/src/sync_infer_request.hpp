@@ -7,11 +7,13 @@
 #include <vector>
 
 #include "compiled_model.hpp"
-#include "vireo/infer_request.hpp"
+#include "vireo/sdk/device_handles.hpp"
 #include "vireo/sdk/isync_infer_request.hpp"
 
 namespace hetero {
 
+/// Each part's request is the part device's own IAsyncInferRequest (sdk::InferRequestHandle, which
+/// keeps that device's library loaded), driven directly: no public InferRequest around it.
 /// infer() runs the parts in order on the caller's thread. Before a part runs, bind(i) gives its
 /// ports their tensors: a model input or output is the HETERO request's own tensor (the user's,
 /// when set), a cut is one tensor shared by its producer (as output) and its consumers (as
@@ -41,15 +43,17 @@ class SyncInferRequest : public vireo::sdk::ISyncInferRequest {
     void begin_run(vireo::sdk::RunContext& run);
     bool cancelled() const { return m_cancelled; }
     size_t part_count() const { return m_requests.size(); }
-    vireo::InferRequest& part_request(size_t part) { return m_requests[part]; }
+    const vireo::sdk::InferRequestHandle& part_request(size_t part) const {
+        return m_requests[part];
+    }
 
   private:
     void run_passthroughs();
     vireo::Tensor& slot_tensor(const Slot& slot);
 
     std::shared_ptr<const CompiledModel> m_compiled;
-    std::vector<vireo::InferRequest> m_requests;  // one per part
-    std::vector<vireo::Tensor> m_cut_tensors;     // one per cut
+    std::vector<vireo::sdk::InferRequestHandle> m_requests;  // one per part
+    std::vector<vireo::Tensor> m_cut_tensors;                // one per cut
     std::atomic<bool> m_cancelled{false};
     vireo::sdk::RunContext::CancelRegistration m_cancel_parts;
 };

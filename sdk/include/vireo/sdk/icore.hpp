@@ -9,10 +9,9 @@
 #include <vector>
 
 #include "vireo/any.hpp"
-#include "vireo/compiled_model.hpp"
 #include "vireo/model.hpp"
 #include "vireo/properties.hpp"
-#include "vireo/remote_context.hpp"
+#include "vireo/sdk/device_handles.hpp"
 
 namespace vireo::sdk {
 
@@ -22,10 +21,14 @@ namespace vireo::sdk {
 /// device's, else the core's; pass cache_dir = "" to compile without the cache), exactly as the
 /// same call on vireo::Core would.
 ///
-/// Results are the public handles (CompiledModel, RemoteContext): each keeps the library of the
-/// device that made it loaded, so a meta-plugin may keep them after the Core is gone. Errors are
-/// the core's (NotFound for an unregistered device, InvalidArgument for a malformed name, the
-/// device's own errors prefixed with its name).
+/// Results are SDK objects with their module (device_handles.hpp): the other device's own
+/// ICompiledModel in a CompiledModelHandle, its IRemoteContext in a RemoteContextHandle. A
+/// meta-plugin drives them directly — its requests are the device's IAsyncInferRequests, with no
+/// public CompiledModel or InferRequest around them — and each keeps the library of the device
+/// that made it loaded, so a meta-plugin may keep them after the Core is gone (every handle holds
+/// the module itself and releases it after its object: keep handles, not bare impl() pointers).
+/// Errors are the core's (NotFound for an unregistered device, InvalidArgument for a malformed
+/// name, the device's own errors prefixed with its name).
 ///
 /// Thread safety: every method may be called from several threads at once. A plugin may call
 /// the core from inside its own compile_model/query_model/import_model (that is the point), but
@@ -33,30 +36,34 @@ namespace vireo::sdk {
 ///
 ///     std::shared_ptr<sdk::ICore> core = get_core();       // in a plugin method
 ///     SupportedOpsMap ops = core->query_model(model, "TEMPLATE", {});
-///     CompiledModel sub = core->compile_model(submodel, "TEMPLATE", {{cache_dir.name(), ""}});
+///     sdk::CompiledModelHandle sub =
+///         core->compile_model(submodel, "TEMPLATE", {{cache_dir.name(), ""}});
+///     sdk::InferRequestHandle request = sub.create_infer_request();
 class ICore {
   public:
     virtual ~ICore() = default;
 
-    virtual CompiledModel compile_model(const std::shared_ptr<const Model>& model,
-                                        const std::string& device,
-                                        const AnyMap& properties) const = 0;
+    /// The device's compiled model; loaded_from_cache() says whether the core's cache gave it.
+    virtual CompiledModelHandle compile_model(const std::shared_ptr<const Model>& model,
+                                              const std::string& device,
+                                              const AnyMap& properties) const = 0;
     /// Op friendly name -> device, as Core::query_model.
     virtual std::map<std::string, std::string> query_model(
         const std::shared_ptr<const Model>& model, const std::string& device,
         const AnyMap& properties) const = 0;
-    /// Reads a blob CompiledModel::export_model wrote (header included).
-    virtual CompiledModel import_model(std::istream& blob, const std::string& device,
-                                       const AnyMap& properties) const = 0;
+    /// Reads a blob CompiledModel::export_model or CompiledModelHandle::export_model wrote
+    /// (header included).
+    virtual CompiledModelHandle import_model(std::istream& blob, const std::string& device,
+                                             const AnyMap& properties) const = 0;
     virtual Any get_property(const std::string& device, const std::string& name,
                              const AnyMap& arguments) const = 0;
     /// The device's SUPPORTED_PROPERTIES (with the core's CACHE_DIR).
     virtual std::vector<PropertyName> supported_properties(const std::string& device) const = 0;
-    virtual RemoteContext create_context(const std::string& device, const AnyMap& params) const = 0;
+    virtual RemoteContextHandle create_context(const std::string& device,
+                                               const AnyMap& params) const = 0;
     /// As Core::get_available_devices ("TEMPLATE", "MOCK_REMOTE.0", ...).
     virtual std::vector<std::string> get_available_devices() const = 0;
     /// As Core::read_model(path): any format the core reads (IR, and what frontend modules add).
-    /// (Added last, so the table keeps its layout for plugins built before it.)
     virtual std::shared_ptr<Model> read_model(const std::string& path) const = 0;
 };
 

@@ -19,8 +19,11 @@
 /// 5: the run context — ISyncInferRequest::infer(RunContext&) replaces infer() and cancel(),
 /// create_port_tensor() added, pipeline stages take a RunContext. 6: IAsyncInferRequest gained
 /// its OnDestroy choice (a data member and a constructor argument), the support check's
-/// predicate returns sdk::Support (check_supported / supported_ops changed signature).
-#define VIREO_PLUGIN_ABI_VERSION 7
+/// predicate returns sdk::Support (check_supported / supported_ops changed signature). 7:
+/// HostVariableState gained a data member. 8: sdk::ICore returns SDK handles
+/// (device_handles.hpp: CompiledModelHandle, RemoteContextHandle) instead of the public
+/// CompiledModel and RemoteContext (ICore's signatures changed).
+#define VIREO_PLUGIN_ABI_VERSION 8
 
 /// Name of the single exported symbol.
 #define VIREO_PLUGIN_ENTRY_SYMBOL "vireo_plugin_entry"
