@@ -75,23 +75,29 @@ TEST(CoreHandle, AHandleKeepsTheDevicesLibraryLoadedAfterTheCoreIsGone) {
     const std::string path = test_plugin_path();
     ASSERT_FALSE(is_loaded(path));
     ScratchDir dir;
-    auto impl = core_with_test_device(dir);
-    std::shared_ptr<sdk::ICore> core = impl;
-    sdk::CompiledModelHandle compiled = core->compile_model(tiny_model(), "TEST", {});
-    sdk::InferRequestHandle request = compiled.create_infer_request();
-    std::shared_ptr<const Model> runtime_model = compiled.get_runtime_model();
-    core.reset();
-    impl.reset();  // the Core is gone: the handles alone hold the module
-    ASSERT_TRUE(is_loaded(path));
-    expect_adds_one(request);
-    compiled = sdk::CompiledModelHandle();  // the request still holds the module
-    ASSERT_TRUE(is_loaded(path));
-    expect_adds_one(request);
-    request = sdk::InferRequestHandle();
-    ASSERT_TRUE(is_loaded(path));  // the runtime model holds it last
-    EXPECT_EQ(runtime_model->get_parameters().size(), 1u);
-    runtime_model.reset();
-    EXPECT_FALSE(is_loaded(path));
+    {
+        std::shared_ptr<sdk::ICore> core = core_with_test_device(dir);
+        sdk::CompiledModelHandle compiled = core->compile_model(tiny_model(), "TEST", {});
+        sdk::InferRequestHandle request = compiled.create_infer_request();
+        core.reset();  // the Core is gone: the handles alone hold the module
+        ASSERT_TRUE(is_loaded(path));
+        compiled = sdk::CompiledModelHandle();  // the request alone holds it
+        ASSERT_TRUE(is_loaded(path));
+        expect_adds_one(request);
+        request = sdk::InferRequestHandle();
+        EXPECT_FALSE(is_loaded(path));
+    }
+    {
+        // The runtime model holds the module as well (an aliasing pointer).
+        std::shared_ptr<sdk::ICore> core = core_with_test_device(dir);
+        std::shared_ptr<const Model> runtime_model =
+            core->compile_model(tiny_model(), "TEST", {}).get_runtime_model();
+        core.reset();
+        ASSERT_TRUE(is_loaded(path));
+        EXPECT_EQ(runtime_model->get_parameters().size(), 1u);
+        runtime_model.reset();
+        EXPECT_FALSE(is_loaded(path));
+    }
 }
 
 TEST(CoreHandle, TheCacheFlagAndAnExportedPartComeBackThroughTheCore) {
