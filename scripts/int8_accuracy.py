@@ -4,7 +4,7 @@ text direction classification and text detection, quantized on rendered text ima
 f32 and int8 on Vireo's CPU; reports how often the task result is unchanged, SQNR and latency.
 
     PYTHONPATH=build/python /usr/bin/python3 scripts/int8_accuracy.py [--models rec,cls,det]
-        [--methods minmax,percentile,entropy] [--bias-correction both|on|off]
+        [--methods minmax,percentile,entropy,mse] [--bias-correction both|on|off]
         [--calib 64] [--held-out 300] [--latency-iters 30] [--cache DIR]
 
 Optional tool (not run by test.sh): the models come from scripts/real_models.sh's cache

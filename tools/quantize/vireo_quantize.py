@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """vireo_quantize: post-training static quantization of an ONNX model into QDQ form.
 
-Calibration (min-max, percentile or entropy) on samples from a data iterator, a directory of
-.npy inputs or random data (with a warning), run on Vireo itself; per-channel symmetric s8
-weights; u8 asymmetric (or s8 symmetric) activations; int32 biases, optionally bias-corrected.
+Calibration (min-max, percentile, entropy or least squared error) on samples from a data
+iterator, a directory of .npy inputs or random data (with a warning), run on Vireo itself;
+per-channel symmetric s8 weights; u8 asymmetric (or s8 symmetric) activations; int32 biases,
+optionally bias-corrected.
 Writes QuantizeLinear/DequantizeLinear pairs the way ONNX Runtime's quantizer does, so ORT and
 Vireo's CPU plugin run the same file:
 
@@ -739,8 +740,9 @@ def quantize(model_or_path, output_path=None, calibration_data=None, calibration
         kept in memory for the second pass (a list is read again instead). None calibrates on
         random_samples_count random normal inputs, with a warning.
     calibration: "minmax", "percentile" (clip at `percentile` % of |x|, or of each tail for a
-        u8 tensor of both signs) or "entropy" (the KL-divergence threshold); the histogram
-        methods keep one `histogram_bins`-bin histogram per tensor, not the activations.
+        u8 tensor of both signs), "entropy" (the KL-divergence threshold) or "mse" (the range
+        of least expected squared quantization error, for tensors with a light tail); the
+        histogram methods keep one `histogram_bins`-bin histogram per tensor, not the activations.
     bias_correction: shift each int32 bias so the quantized op's mean output per channel over
         the calibration samples equals the f32 model's (one extra run per biased op).
     exclude: node names left in f32. device: the Vireo device the calibration runs on.
