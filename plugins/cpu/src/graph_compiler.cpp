@@ -484,7 +484,7 @@ void GraphCompiler::add_compressed_matmul_step(const NodePtr& node, CompressedWe
     m_graph->steps.push_back(std::move(step));
 }
 
-void GraphCompiler::match_norms(const NodeVector& nodes) {
+void GraphCompiler::match_dynamic_fusions(const NodeVector& nodes) {
     for (const auto& node : nodes) {
         if (node->get_type_name() == "Add") {
             auto r = match_rotary(*node, m_consumers);
@@ -1051,7 +1051,7 @@ std::shared_ptr<const Graph> GraphCompiler::compile() {
         m_graph->values[id].constant = node->get_constant_value();
     }
     if (m_graph->dynamic) add_static_region(nodes);
-    if (m_graph->dynamic) match_norms(nodes);
+    if (m_graph->dynamic) match_dynamic_fusions(nodes);
     for (const auto& node : nodes) compile_node(node);
     if (!m_unsupported.empty()) {
         std::string message;

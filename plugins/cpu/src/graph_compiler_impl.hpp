@@ -342,9 +342,10 @@ class GraphCompiler {
     bool grows_state(Node& concat) const;
     /// A MatMul marked by protect_compressed_weights, on compressed_matmul_kernel.
     void add_compressed_matmul_step(const NodePtr& node, CompressedWeights weights);
-    /// Dynamic graphs: LayerNorm and RMSNorm matched before the walk (m_norms), each one step
-    /// on norm_kernel anchored at the op that gives its result, and rotary embeddings.
-    void match_norms(const NodeVector& nodes);
+    /// Dynamic graphs: LayerNorm and RMSNorm (m_norms) and rotary embeddings (m_rotaries)
+    /// matched before the walk, their ops but the last absorbed; each becomes one step, on
+    /// norm_kernel or rotary_kernel, where the walk meets the op that gives its result.
+    void match_dynamic_fusions(const NodeVector& nodes);
     void add_norm_step(const NodePtr& node, const LayerNormMatch& m);
     /// ... and rotary embeddings (m_rotaries), each one step on rotary_kernel.
     void add_rotary_step(const NodePtr& node, const RotaryMatch& m);
