@@ -183,6 +183,10 @@ using Partial = std::vector<PartialElement>;
 
 constexpr size_t kPartialElements = 16;
 constexpr int kPartialDepth = 10;
+// Producers one partial_dims call may look at: shape arithmetic is a few dozen ops; a graph
+// built to branch at every level (a hostile model) stops here instead of costing 2^depth.
+constexpr int kPartialVisits = 256;
+thread_local int t_partial_visits = 0;
 
 PartialElement known(int64_t v) {
     PartialElement e;
@@ -233,8 +237,8 @@ PartialElement combine(const std::string& type, const PartialElement& x, const P
 std::optional<Partial> partial_at(const Output& port, int depth) {
     const PartialShape& ps = port.get_partial_shape();
     const element::Type et = port.get_element_type();
-    if (depth < 0 || !(is_integral_number(et) || et == element::boolean) || !ps.is_static() ||
-        ps.size() > 1)
+    if (depth < 0 || ++t_partial_visits > kPartialVisits ||
+        !(is_integral_number(et) || et == element::boolean) || !ps.is_static() || ps.size() > 1)
         return std::nullopt;
     const size_t count = ps.size() == 0 ? 1 : static_cast<size_t>(ps[0].get_length());
     if (count > kPartialElements) return std::nullopt;
@@ -355,6 +359,7 @@ bool PartialElement::same(const PartialElement& o) const {
 }
 
 std::optional<std::vector<PartialElement>> partial_dims(const Output& port) {
+    t_partial_visits = 0;
     auto p = partial_at(port, kPartialDepth);
     if (!p) return std::nullopt;
     for (const auto& e : *p)

@@ -74,6 +74,21 @@ TEST(Reshape, TargetsComputedFromShapesKeepTheirKnownDimensions) {
               "[?,64]");
 }
 
+// A target graph that branches at every level (each level adds the last to itself: the walk
+// doubles) is followed only within a budget of producers, so a hostile model costs no more than
+// a few hundred visits per Reshape: five levels are known, six are past the budget (not the
+// depth limit) and stay dynamic.
+TEST(Reshape, TargetsAreFollowedWithinABudget) {
+    auto x = param("?,?,768");
+    auto doubled = [&](int levels) {
+        Output t = op::gather(op::shape_of(x), i64({2}), i64({0}));
+        for (int i = 0; i < levels; ++i) t = op::add(t, t);
+        return t;
+    };
+    EXPECT_EQ(shape_of(op::reshape(param("?"), doubled(5), false)), "[24576]");
+    EXPECT_EQ(shape_of(op::reshape(param("?"), doubled(6), false)), "[?]");
+}
+
 TEST(Reshape, Errors) {
     expect_invalid(
         [] {
