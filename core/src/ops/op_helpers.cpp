@@ -186,7 +186,11 @@ constexpr int kPartialDepth = 10;
 // Producers one partial_dims call may look at: shape arithmetic is a few dozen ops; a graph
 // built to branch at every level (a hostile model) stops here instead of costing 2^depth.
 constexpr int kPartialVisits = 256;
-thread_local int t_partial_visits = 0;
+
+// The walk's limits: producers left to look at on this path (depth) and in all (visits).
+struct Walk {
+    int visits = kPartialVisits;
+};
 
 PartialElement known(int64_t v) {
     PartialElement e;
@@ -194,11 +198,11 @@ PartialElement known(int64_t v) {
     return e;
 }
 
-std::optional<Partial> partial_at(const Output& port, int depth);
+std::optional<Partial> partial_at(const Output& port, int depth, Walk& walk);
 
 // A port whose every element partial_at knows.
-std::optional<std::vector<int64_t>> known_at(const Output& port, int depth) {
-    auto p = partial_at(port, depth);
+std::optional<std::vector<int64_t>> known_at(const Output& port, int depth, Walk& walk) {
+    auto p = partial_at(port, depth, walk);
     if (!p) return std::nullopt;
     std::vector<int64_t> v;
     for (const auto& e : *p) {
@@ -234,11 +238,11 @@ PartialElement combine(const std::string& type, const PartialElement& x, const P
     return {};
 }
 
-std::optional<Partial> partial_at(const Output& port, int depth) {
+std::optional<Partial> partial_at(const Output& port, int depth, Walk& walk) {
     const PartialShape& ps = port.get_partial_shape();
     const element::Type et = port.get_element_type();
-    if (depth < 0 || ++t_partial_visits > kPartialVisits ||
-        !(is_integral_number(et) || et == element::boolean) || !ps.is_static() || ps.size() > 1)
+    if (depth < 0 || --walk.visits < 0 || !(is_integral_number(et) || et == element::boolean) ||
+        !ps.is_static() || ps.size() > 1)
         return std::nullopt;
     const size_t count = ps.size() == 0 ? 1 : static_cast<size_t>(ps[0].get_length());
     if (count > kPartialElements) return std::nullopt;
@@ -270,7 +274,7 @@ std::optional<Partial> partial_at(const Output& port, int depth) {
     const std::string& domain = node.get_op_def().domain;
     if (!domain.empty() || node.get_output_size() != 1) return std::nullopt;
     if (type == "Convert" || type == "Squeeze" || type == "Unsqueeze" || type == "Reshape") {
-        auto in = partial_at(node.input_value(0), depth - 1);
+        auto in = partial_at(node.input_value(0), depth - 1, walk);
         if (!in || in->size() != count) return std::nullopt;
         return in;
     }
@@ -278,9 +282,9 @@ std::optional<Partial> partial_at(const Output& port, int depth) {
         if (node.get_input_size() != 3 ||
             (node.has_attribute("batch_dims") && node.get_attribute<int64_t>("batch_dims") != 0))
             return std::nullopt;
-        const auto data = partial_at(node.input_value(0), depth - 1);
-        const auto indices = known_at(node.input_value(1), depth - 1);
-        const auto axis = known_at(node.input_value(2), depth - 1);
+        const auto data = partial_at(node.input_value(0), depth - 1, walk);
+        const auto indices = known_at(node.input_value(1), depth - 1, walk);
+        const auto axis = known_at(node.input_value(2), depth - 1, walk);
         if (!data || !indices || indices->size() != count || !axis || axis->size() != 1 ||
             ((*axis)[0] != 0 && (*axis)[0] != -1) ||
             node.input_value(0).get_partial_shape().size() != 1)
@@ -299,7 +303,7 @@ std::optional<Partial> partial_at(const Output& port, int depth) {
         if (axis != 0 && axis != -1) return std::nullopt;
         Partial out;
         for (const auto& in : node.input_values()) {
-            auto part = partial_at(in, depth - 1);
+            auto part = partial_at(in, depth - 1, walk);
             if (!part) {
                 // Unknown elements, as many as its static length says.
                 const PartialShape& s = in.get_partial_shape();
@@ -313,14 +317,14 @@ std::optional<Partial> partial_at(const Output& port, int depth) {
     }
     // A scalar broadcast to a vector (ONNX's ConstantOfShape).
     if (type == "Broadcast") {
-        const auto value = partial_at(node.input_value(0), depth - 1);
+        const auto value = partial_at(node.input_value(0), depth - 1, walk);
         if (!value || value->size() != 1 || !(*value)[0].value) return std::nullopt;
         return Partial(count, (*value)[0]);
     }
     if (type == "Add" || type == "Subtract" || type == "Multiply" || type == "Divide" ||
         type == "Equal") {
-        const auto a = partial_at(node.input_value(0), depth - 1);
-        const auto b = partial_at(node.input_value(1), depth - 1);
+        const auto a = partial_at(node.input_value(0), depth - 1, walk);
+        const auto b = partial_at(node.input_value(1), depth - 1, walk);
         if (!a || !b || (a->size() != count && a->size() != 1) ||
             (b->size() != count && b->size() != 1))
             return std::nullopt;
@@ -332,7 +336,7 @@ std::optional<Partial> partial_at(const Output& port, int depth) {
     if (type == "Select") {
         Partial parts[3];
         for (size_t i = 0; i < 3; ++i) {
-            auto p = partial_at(node.input_value(i), depth - 1);
+            auto p = partial_at(node.input_value(i), depth - 1, walk);
             if (!p || (p->size() != count && p->size() != 1)) return std::nullopt;
             parts[i] = std::move(*p);
         }
@@ -359,8 +363,8 @@ bool PartialElement::same(const PartialElement& o) const {
 }
 
 std::optional<std::vector<PartialElement>> partial_dims(const Output& port) {
-    t_partial_visits = 0;
-    auto p = partial_at(port, kPartialDepth);
+    Walk walk;
+    auto p = partial_at(port, kPartialDepth, walk);
     if (!p) return std::nullopt;
     for (const auto& e : *p)
         if (e.value || e.symbolic()) return p;
