@@ -10,7 +10,8 @@ namespace vireo::cpu_plugin {
 constexpr size_t kGemvMaxRows = 2;
 
 /// Whether gemv_f32 takes a product of m rows, k deep, n wide: m of 1..kGemvMaxRows, k and n
-/// not 0, on a CPU with AVX-512.
+/// not 0, on a CPU with AVX-512, with an OpenMP team of two or more threads on the calling
+/// thread (on one, sgemm is as fast).
 bool gemv_f32_takes(size_t m, size_t k, size_t n);
 
 /// y[r][j] = Σ_c a[r][c] · B[c][j] for r < m, j < n, c < k, with B stored [k, n] row-major, for
