@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "concat_affine_kernel.hpp"
 #include "graph_compiler_impl.hpp"
 
 namespace vireo::cpu_plugin::detail {
@@ -682,6 +683,7 @@ bool GraphCompiler::try_concat(const NodePtr& node) {
             layout = Layout::kChannelsLast;
     }
     if (!is_channel_layout_rank(out.size())) layout = Layout::kPlain;
+    if (try_concat_affine(node, layout, axis)) return true;
     // bf16 when every reader reads bf16 (bf16_elementwise): inputs a bf16 step wrote are read as
     // they are, the others converted.
     const bool bf16 = bf16_elementwise(*node, 0) && read_only_in_bf16(node->output(0));
@@ -728,6 +730,56 @@ bool GraphCompiler::try_concat(const NodePtr& node) {
     FusedChain chain;
     chain.output = node->output(0);
     add_dnnl_step_as(node, chain, std::move(op), layout, value_type);
+    return true;
+}
+
+bool GraphCompiler::try_concat_affine(const NodePtr& node, Layout layout, int64_t axis) {
+    // f32 only: in bf16 mode the Concat and the BatchNorm run in bf16 on the convolutions'
+    // bf16 outputs (bf16_elementwise), which this kernel does not read.
+    if (m_bf16 || layout != Layout::kChannelsLast || axis != 1) return false;
+    const auto uses = consumers(node->output(0));
+    if (uses.size() != 1) return false;
+    Node& bn = *uses[0].node;
+    if (bn.get_type_name() != "BatchNormInference" || m_absorbed.count(&bn) ||
+        uses[0].input != (bn.get_version() >= 5 ? 0u : 2u) || !is_f32(bn.output(0)))
+        return false;
+    ConcatAffineSpec spec;
+    if (!batch_norm_affine(bn, &spec.scale, &spec.shift)) return false;
+    std::vector<NodePtr> fused = {node, bn.shared_from_this()};
+    Output out = bn.output(0);
+    if (const auto after = consumers(out);
+        after.size() == 1 && after[0].node->get_type_name() == "Relu" &&
+        !m_absorbed.count(after[0].node) && is_f32(after[0].node->output(0))) {
+        spec.relu = true;
+        fused.push_back(after[0].node->shared_from_this());
+        out = after[0].node->output(0);
+    }
+    Step step;
+    step.kind = StepKind::kReference;
+    for (const auto& in : node->input_values()) {
+        const Shape shape = in.get_shape();
+        if (shape.size() < 2 || shape[1] == 0) continue;  // an empty input adds nothing
+        const size_t v = value_of(in);
+        if (!is_f32(in) || m_graph->values[v].kind == ValueKind::kConstant) return false;
+        spec.channels.push_back(shape[1]);
+        step.inputs.push_back(v);
+    }
+    if (step.inputs.empty()) return false;
+    // Every input channels-last (a reorder for one that is not: a model input, a Winograd
+    // convolution's output).
+    for (size_t& v : step.inputs) v = in_layout(v, Layout::kChannelsLast);
+    step.node = node;
+    step.fused = fused;
+    for (const auto& n : fused) {
+        step.name += (step.name.empty() ? "" : "+") + n->get_friendly_name();
+        step.type += (step.type.empty() ? "" : "+") + n->get_type_name();
+        if (n != node) m_absorbed.insert(n.get());
+    }
+    spec.what = step.type + " '" + step.name + "'";
+    step.exec_type = "concat_affine";
+    step.kernel = concat_affine_kernel(std::move(spec));
+    step.outputs.push_back(add_value(out, ValueKind::kComputed, Layout::kChannelsLast));
+    m_graph->steps.push_back(std::move(step));
     return true;
 }
 

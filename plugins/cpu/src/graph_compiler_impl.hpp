@@ -386,6 +386,10 @@ class GraphCompiler {
     /// Add, Subtract, Multiply, Divide, Maximum, Minimum with numpy broadcasting.
     bool try_binary(const NodePtr& node);
     bool try_concat(const NodePtr& node);
+    /// A channel Concat of channels-last f32 values read only by a BatchNormInference with
+    /// constant statistics (and that by at most a Relu): one concat_affine_kernel step writing
+    /// the normalized concatenation, the Concat's own output never written (f32 mode).
+    bool try_concat_affine(const NodePtr& node, Layout layout, int64_t axis);
     /// BatchNormInference with constant statistics: a per-channel multiply-add.
     bool try_batch_norm(const NodePtr& node);
     /// The per-channel scale gamma / sqrt(var + eps) and shift beta - mean * scale of a static

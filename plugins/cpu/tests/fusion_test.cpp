@@ -300,6 +300,82 @@ TEST(Fusion, BatchNormAfterConvolutionAndMatMul) {
     }
 }
 
+// DenseNet's pre-activation: a channel Concat read only by a BatchNormInference with constant
+// statistics (and that by a Relu) is one concat_affine step writing the normalized
+// concatenation; the Concat's own output is never written. Channel counts that are not a
+// multiple of the vector width, a model input among the Concat's inputs, an output large enough
+// to split over threads, and the cases that must not fuse: a second reader of the Concat (it
+// keeps its own step) and a second reader of the normalization (the Relu stays a step).
+TEST(Fusion, ConcatBatchNormReluIsOnePass) {
+    const auto bn = [](const Output& v, size_t c, unsigned seed) {
+        return op::batch_norm_inference(
+            v, weights({c}, seed, 1.5f), weights({c}, seed + 1), weights({c}, seed + 2),
+            op::constant(random_tensor({c}, seed + 3, 0.1f, 2.f)), 1e-5);
+    };
+    struct Case {
+        const char* what;
+        Shape x;
+        bool relu, concat_read_twice, bn_read_twice;
+        const char* fused_type;
+    };
+    const Case cases[] = {
+        {"two dense layers, odd channels",
+         {2, 5, 9, 11},
+         true,
+         false,
+         false,
+         "Concat+BatchNormInference+Relu"},
+        {"large enough for the thread team",
+         {1, 16, 48, 48},
+         true,
+         false,
+         false,
+         "Concat+BatchNormInference+Relu"},
+        {"no activation", {1, 5, 9, 11}, false, false, false, "Concat+BatchNormInference"},
+        {"the normalization read twice",
+         {1, 5, 9, 11},
+         true,
+         false,
+         true,
+         "Concat+BatchNormInference"},
+        {"the Concat read twice", {1, 5, 9, 11}, true, true, false, nullptr},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.what);
+        auto x = op::parameter(element::f32, PartialShape(c.x), "x");
+        const size_t in_c = c.x[1];
+        // A stem convolution and the model input itself are the first features.
+        OutputVector features = {op::relu(conv(x, 6, in_c, 1, 99)), x};
+        size_t channels = 6 + in_c;
+        OutputVector extra_outputs;
+        for (unsigned layer = 0; layer < 2; ++layer) {
+            Output cat = op::concat(features, 1);
+            Output y = bn(cat, channels, 100 + 10 * layer);
+            if (c.bn_read_twice) extra_outputs.push_back(y);
+            if (c.relu) y = op::relu(y);
+            if (c.concat_read_twice) extra_outputs.push_back(op::sigmoid(cat));
+            features.push_back(conv(y, 7, channels, 3, 200 + layer));  // 7 new channels
+            channels += 7;
+        }
+        OutputVector outs = {op::concat(features, 1)};
+        outs.insert(outs.end(), extra_outputs.begin(), extra_outputs.end());
+        auto model = std::make_shared<Model>(outs, ParameterVector{x}, "dense_block");
+        expect_matches_template(model, 1e-4, 1e-5);
+        const auto rows = cpu_profile(model);
+        if (c.fused_type) {
+            EXPECT_EQ(rows_of_type(rows, c.fused_type), 2u);
+            for (const auto& r : rows) {
+                if (r.node_type == c.fused_type) EXPECT_EQ(r.exec_type, "concat_affine");
+            }
+            EXPECT_EQ(rows_of_type(rows, "Concat"), 1u);  // the block's output
+            EXPECT_EQ(rows_of_type(rows, "Relu"), c.relu && c.bn_read_twice ? 2u : 0u);
+        } else {
+            EXPECT_EQ(rows_of_type(rows, "Concat"), 3u);
+            EXPECT_EQ(rows_of_type(rows, "BatchNormInference+Relu"), 2u);
+        }
+    }
+}
+
 TEST(Fusion, SelfGateReadElsewhereIsNotFused) {
     auto x = op::parameter(element::f32, {2, 64}, "x");
     auto mm = op::matmul(x, weights({64, 32}, 43));
