@@ -121,6 +121,7 @@ size_t GraphCompiler::in_bf16(size_t id) {
 
 size_t GraphCompiler::value_of(const Output& port) {
     if (m_lazy.count(port.get_node())) emit_deferred_constant(port);
+    emit_gate(port);  // a reader other than its convolution: the Multiply's own step after all
     if (const auto it = m_value_of.find(port); it != m_value_of.end()) return it->second;
     if (const auto blocked = m_blocked_written.find(port); blocked != m_blocked_written.end()) {
         // A reader other than a Winograd convolution: the channels-last copy every convolution
@@ -339,7 +340,8 @@ bool GraphCompiler::fold_constant(const NodePtr& node) {
         return false;
     std::vector<Tensor> inputs;
     for (const auto& in : node->input_values()) {
-        if (!has_value(in) || bf16_source(in) != SIZE_MAX || blocked_source(in) != SIZE_MAX)
+        if (!has_value(in) || bf16_source(in) != SIZE_MAX || blocked_source(in) != SIZE_MAX ||
+            m_gates.count(in))
             return false;
         const Value& v = m_graph->values[value_of(in)];
         if (v.kind != ValueKind::kConstant) return false;
@@ -774,7 +776,7 @@ bool GraphCompiler::defer_constant(const NodePtr& node) {
             continue;
         }
         if (!has_value(in) || bf16_source(in) != SIZE_MAX || blocked_source(in) != SIZE_MAX ||
-            m_graph->values[value_of(in)].kind != ValueKind::kConstant)
+            m_gates.count(in) || m_graph->values[value_of(in)].kind != ValueKind::kConstant)
             return false;
     }
     if (!lazy_input && fold_constant(node)) return true;
@@ -874,7 +876,7 @@ void GraphCompiler::compile_node(const NodePtr& node) {
                      type == "Unsqueeze" || type == "Slice")
                 done = try_movement(node);
             else if (node->get_input_size() <= 2)
-                done = try_eltwise(node) || try_binary(node);
+                done = try_defer_gate(node) || try_eltwise(node) || try_binary(node);
         } catch (const dnnl::error&) {
             // oneDNN has no implementation for this case: the reference kernels run the anchor
             // and the ops its chain had absorbed.
@@ -882,7 +884,10 @@ void GraphCompiler::compile_node(const NodePtr& node) {
             done = false;
         }
     }
-    if (!done) add_reference_step(node);
+    if (!done) {
+        for (const auto& in : node->input_values()) emit_gate(in);
+        add_reference_step(node);
+    }
 }
 
 std::shared_ptr<const Graph> GraphCompiler::compile() {

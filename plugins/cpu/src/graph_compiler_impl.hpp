@@ -147,6 +147,16 @@ inline FusionTarget matmul_target(size_t rank, size_t channels, const dnnl::memo
     return target;
 }
 
+/// A squeeze-excitation gate x · g (g per channel, computed at run time) whose only reader is a
+/// convolution with constant weights, smaller than x: the Multiply gets no step; the convolution
+/// reads x and weights scaled by g per input channel, which a reorder step writes at each
+/// inference (GraphCompiler::try_defer_gate, try_convolution).
+struct DeferredGate {
+    NodePtr multiply;
+    Output activation, gate;
+    const Node* reader = nullptr;  ///< the convolution
+};
+
 struct FusedChain {
     std::vector<NodePtr> nodes;      // absorbed consumers, in order
     std::vector<std::string> types;  // what each link is, for the step's type ("Add", "Gelu")
@@ -250,7 +260,7 @@ class GraphCompiler {
     size_t value_of(const Output& port);
     bool has_value(const Output& port) const {
         return m_value_of.count(port) != 0 || m_bf16_written.count(port) != 0 ||
-               m_blocked_written.count(port) != 0;
+               m_blocked_written.count(port) != 0 || m_gates.count(port) != 0;
     }
     /// The nChw16c value a Winograd convolution wrote for `port`, or SIZE_MAX: another Winograd
     /// convolution reads it as it is; value_of converts it to channels-last for every other
@@ -386,6 +396,11 @@ class GraphCompiler {
     /// Add, Subtract, Multiply, Divide, Maximum, Minimum with numpy broadcasting.
     bool try_binary(const NodePtr& node);
     bool try_concat(const NodePtr& node);
+    /// A Multiply that is a DeferredGate: registered in m_gates, no step (f32, batch 1).
+    bool try_defer_gate(const NodePtr& node);
+    /// Gives a deferred gate's Multiply its own step after all (its reader could not take it);
+    /// false when `port` is not a deferred gate.
+    bool emit_gate(const Output& port);
     /// A channel Concat of channels-last f32 values read only by a BatchNormInference with
     /// constant statistics (and that by at most a Relu): one concat_affine_kernel step writing
     /// the normalized concatenation, the Concat's own output never written (f32 mode).
@@ -512,6 +527,7 @@ class GraphCompiler {
     // Ports a Winograd convolution wrote in nChw16c (blocked_source), not yet in m_value_of.
     std::map<Output, size_t> m_blocked_written;
     std::map<const Node*, RnnLayer> m_rnn_layers;  ///< see RnnLayer
+    std::map<Output, DeferredGate> m_gates;        ///< by the Multiply's output
 };
 
 }  // namespace vireo::cpu_plugin::detail

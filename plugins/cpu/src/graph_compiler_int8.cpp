@@ -125,7 +125,7 @@ bool GraphCompiler::try_int8(const NodePtr& node) {
 }
 
 bool GraphCompiler::materialize(const Output& port) {
-    if (emit_deferred_constant(port)) return true;
+    if (emit_deferred_constant(port) || emit_gate(port)) return true;
     auto it = m_deferred.find(port);
     if (it == m_deferred.end()) return false;
     const DequantizeMatch dq = it->second;
@@ -163,7 +163,12 @@ bool GraphCompiler::materialize(const Output& port) {
 }
 
 void GraphCompiler::materialize_inputs(const Node& node) {
-    for (const auto& in : node.input_values()) materialize(in);
+    for (const auto& in : node.input_values()) {
+        // A deferred gate stays deferred for its convolution (try_convolution takes it).
+        if (const auto it = m_gates.find(in); it != m_gates.end() && it->second.reader == &node)
+            continue;
+        materialize(in);
+    }
 }
 
 bool GraphCompiler::try_quantize(const NodePtr& node) {

@@ -1,6 +1,7 @@
 // Implements the oneDNN primitive builders of the graph compiler: convolution, MatMul, pooling,
 // softmax and layer normalization, each with the chain of ops fused after it.
 #include <algorithm>
+#include <optional>
 
 #include "graph_compiler_impl.hpp"
 
@@ -119,6 +120,54 @@ bool GraphCompiler::reference_convolution(const Node& node, const Shape& in, con
     }
 }
 
+bool GraphCompiler::try_defer_gate(const NodePtr& node) {
+    // bf16 mode keeps its bf16 element-wise steps; batch 1 only (one gate per image).
+    if (m_bf16 || node->get_type_name() != "Multiply" || node->get_output_size() != 1) return false;
+    const Output out = node->output(0);
+    if (!is_f32(out) || !out.get_partial_shape().is_static()) return false;
+    const Shape shape = out.get_shape();
+    if (shape.size() != 4 || shape[0] != 1 || shape[1] < 2) return false;
+    const auto uses = consumers(out);
+    if (uses.size() != 1 || uses[0].input != 0) return false;
+    Node& conv = *uses[0].node;
+    if (conv.get_type_name() != "Convolution" || m_absorbed.count(&conv) ||
+        !is_f32(conv.output(0)) || !is_f32(conv.input_value(1)) ||
+        !conv.get_output_partial_shape(0).is_static())
+        return false;
+    const Output& wport = conv.input_value(1);
+    if (!has_value(wport) || m_graph->values[value_of(wport)].kind != ValueKind::kConstant)
+        return false;
+    // Scaling the weights at each inference must cost less than scaling x.
+    if (4 * shape_size(wport.get_shape()) >= shape_size(shape)) return false;
+    for (size_t g : {0, 1}) {
+        const Output gate = node->input_value(g), x = node->input_value(1 - g);
+        if (!is_f32(gate) || !is_f32(x) || x.get_shape() != shape ||
+            shape_size(gate.get_shape()) != shape[1] ||
+            !is_per_channel(gate.get_shape(), 4, 1, shape[1]))
+            continue;
+        if (m_graph->values[value_of(gate)].kind == ValueKind::kConstant) continue;
+        m_gates[out] = DeferredGate{node, x, gate, &conv};
+        return true;
+    }
+    return false;
+}
+
+bool GraphCompiler::emit_gate(const Output& port) {
+    const auto it = m_gates.find(port);
+    if (it == m_gates.end()) return false;
+    const NodePtr multiply = it->second.multiply;
+    m_gates.erase(it);
+    const auto absorbed = m_absorbed;
+    bool done = false;
+    try {
+        done = try_eltwise(multiply) || try_binary(multiply);
+    } catch (const dnnl::error&) {
+        m_absorbed = absorbed;
+    }
+    if (!done) add_reference_step(multiply);
+    return true;
+}
+
 bool GraphCompiler::try_convolution(const NodePtr& node) {
     const bool grouped = node->get_type_name() == "GroupConvolution";
     const Output& x = node->input_value(0);
@@ -128,6 +177,16 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
     const Tensor weights = m_graph->values[value_of(wport)].constant;
     const Shape in = x.get_shape(), out = node->get_output_shape(0), wshape = wport.get_shape();
     const size_t rank = in.size();
+    // A deferred squeeze-excitation gate on the source (try_defer_gate): its weights scaled
+    // per input channel by a reorder step, the source read ungated. Anything that does not fit
+    // gives the Multiply its own step first.
+    std::optional<DeferredGate> gate;
+    if (const auto it = m_gates.find(x); it != m_gates.end()) {
+        if (it->second.reader == node.get() && !grouped && rank == 4)
+            gate = it->second;
+        else
+            emit_gate(x);
+    }
     if (rank < 3 || rank > 5) return false;
     const size_t lead = grouped ? 3 : 2;
     std::vector<size_t> kernel(wshape.begin() + lead, wshape.end());
@@ -188,6 +247,49 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
     // bf16: source and weights in bf16, accumulation, bias and post-ops in f32, output in f32 —
     // or in bf16 when every reader converts it to bf16 anyway (the same rounding, one reorder
     // fewer). A case oneDNN has no bf16 kernel for stays f32.
+    // The scaled weights' reorder step, made when the convolution's primitive exists and
+    // appended before its step; a reorder oneDNN refuses gives the Multiply its step instead.
+    auto gated_weights = [&](const DeferredGate& g, const dnnl::memory::desc& desc) {
+        dnnl::primitive_attr reorder_attr;
+        reorder_attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        reorder_attr.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});  // per input channel
+        const dnnl::reorder::primitive_desc rpd(cpu_engine(), w_plain, cpu_engine(), desc,
+                                                reorder_attr);
+        auto reorder = std::make_shared<DnnlOp>();
+        reorder->primitive = dnnl::reorder(rpd);
+        reorder->scratchpad_bytes = rpd.scratchpad_desc().get_size();
+        reorder->impl = rpd.impl_info_str();
+        Value scaled;
+        scaled.kind = ValueKind::kComputed;
+        scaled.type = element::f32;
+        scaled.shape = PartialShape{static_cast<int64_t>((desc.get_size() + 3) / 4)};
+        scaled.producer = m_graph->steps.size();
+        scaled.name = "weights of " + node->describe() + " times " + g.multiply->describe();
+        m_graph->values.push_back(std::move(scaled));
+        const size_t scaled_id = m_graph->values.size() - 1;
+        const size_t gate_id = value_of(g.gate);
+        reorder->args.push_back(
+            {DNNL_ARG_FROM, false, 0, {}, make_constant(w_plain, weights.data(), w_plain)});
+        reorder->args.push_back({DNNL_ARG_TO, true, scaled_id, desc, {}});
+        reorder->args.push_back(
+            {DNNL_ARG_ATTR_OUTPUT_SCALES,
+             true,
+             gate_id,
+             dnnl::memory::desc({static_cast<dnnl::memory::dim>(in[1])}, dt::f32, tag::a),
+             {}});
+        m_graph->weights_bytes += w_plain.get_size();
+        Step step;
+        step.kind = StepKind::kDnnl;
+        step.node = g.multiply;
+        step.fused = {g.multiply};
+        step.name = g.multiply->get_friendly_name();
+        step.type = g.multiply->get_type_name();
+        step.exec_type = reorder->impl + " weights";
+        step.outputs = {scaled_id};
+        step.dnnl = std::move(reorder);
+        m_graph->steps.push_back(std::move(step));
+        return scaled_id;
+    };
     dnnl::convolution_forward::primitive_desc pd;
     // The primitive of `pd` reading value `src_arg`, with the weights, bias and output.
     auto set_primitive = [&](size_t src_arg) {
@@ -195,11 +297,19 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
         op->scratchpad_bytes = pd.scratchpad_desc().get_size();
         op->impl = pd.impl_info_str();
         op->args.push_back({DNNL_ARG_SRC, true, src_arg, pd.src_desc(), {}});
-        op->args.push_back({DNNL_ARG_WEIGHTS,
-                            false,
-                            0,
-                            {},
-                            weights_constant(wport, w_plain, weights.data(), pd.weights_desc())});
+        if (gate)
+            op->args.push_back({DNNL_ARG_WEIGHTS,
+                                true,
+                                gated_weights(*gate, pd.weights_desc()),
+                                pd.weights_desc(),
+                                {}});
+        else
+            op->args.push_back(
+                {DNNL_ARG_WEIGHTS,
+                 false,
+                 0,
+                 {},
+                 weights_constant(wport, w_plain, weights.data(), pd.weights_desc())});
         if (chain.bias)
             op->args.push_back({DNNL_ARG_BIAS,
                                 false,
@@ -208,6 +318,30 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
                                 make_constant(bias_md, chain.bias.data(), pd.bias_desc())});
         op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, pd.dst_desc(), {}});
     };
+    if (gate) {
+        try {
+            pd = make_pd(dt::f32, dt::f32);
+            dnnl::primitive_attr probe;
+            probe.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});
+            (void)dnnl::reorder::primitive_desc(cpu_engine(), w_plain, cpu_engine(),
+                                                pd.weights_desc(), probe);
+        } catch (const dnnl::error&) {
+            emit_gate(x);
+            gate.reset();
+        }
+    }
+    if (gate) {
+        m_gates.erase(x);
+        set_primitive(in_layout(value_of(gate->activation), Layout::kChannelsLast));
+        add_dnnl_step_as(node, chain, std::move(op), Layout::kChannelsLast, dt::f32);
+        if (sum_value != SIZE_MAX) {
+            const size_t result = m_graph->steps.back().outputs[0];
+            const size_t alias = m_graph->values[sum_value].alias;
+            m_graph->values[result].alias = alias == SIZE_MAX ? sum_value : alias;
+            m_graph->steps.back().exec_type += " in-place";
+        }
+        return true;
+    }
     if (try_winograd(node, in, out, kernel, w, chain, attr, bias_md, &pd)) {
         const size_t blocked = blocked_source(x);
         set_primitive(blocked != SIZE_MAX ? blocked : in_layout(value_of(x), Layout::kBlocked16));

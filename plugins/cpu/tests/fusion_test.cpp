@@ -376,6 +376,56 @@ TEST(Fusion, ConcatBatchNormReluIsOnePass) {
     }
 }
 
+// Squeeze-excitation (EfficientNet, MobileNetV3, RegNetY): x · sigmoid(conv(mean(x))) read only
+// by a convolution whose weights are much smaller than x. The Multiply becomes a reorder that
+// scales the convolution's weights per input channel at each inference (exec_type "... weights")
+// and the convolution reads x itself. Either operand order, a residual Add on the convolution;
+// batch 2 (a gate per image), a second reader of the gated value, a depthwise reader and weights
+// as large as x keep the Multiply a step over x.
+TEST(Fusion, SqueezeExcitationGateScalesTheNextConvolutionsWeights) {
+    struct Case {
+        const char* what;
+        size_t batch, channels, out_channels;
+        bool gate_first, residual, read_twice, depthwise, deferred;
+    };
+    const Case cases[] = {
+        {"gate second", 1, 32, 16, false, false, false, false, true},
+        {"gate first, residual add", 1, 32, 32, true, true, false, false, true},
+        {"batch 2", 2, 32, 16, false, false, false, false, false},
+        {"gated value read twice", 1, 32, 16, false, false, true, false, false},
+        {"depthwise reader", 1, 32, 32, false, false, false, true, false},
+        {"weights as large as x", 1, 32, 200, false, false, false, false, false},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.what);
+        auto x = op::parameter(element::f32, PartialShape(Shape{c.batch, 8, 20, 20}), "x");
+        auto a = op::relu(conv(x, c.channels, 8, 3, 301));
+        auto pooled = op::reduce_mean(a, op::int64_vector({2, 3}), true);
+        auto g =
+            op::sigmoid(conv(op::relu(conv(pooled, 8, c.channels, 1, 302)), c.channels, 8, 1, 303));
+        auto gated = c.gate_first ? op::multiply(g, a) : op::multiply(a, g);
+        Output y;
+        if (c.depthwise) {
+            y = op::group_convolution(gated, weights({c.channels, 1, 1, 3, 3}, 304), {1, 1}, {1, 1},
+                                      {1, 1}, {1, 1});
+        } else {
+            y = conv(gated, c.out_channels, c.channels, 1, 305);
+            if (c.residual) y = op::add(y, a);
+        }
+        OutputVector outs = {y};
+        if (c.read_twice) outs.push_back(op::tanh(gated));
+        auto model = std::make_shared<Model>(outs, ParameterVector{x}, "squeeze_excitation");
+        expect_matches_template(model, 1e-4, 1e-5);
+        const auto rows = cpu_profile(model);
+        ASSERT_EQ(rows_of_type(rows, "Multiply"), 1u);
+        for (const auto& r : rows) {
+            if (r.node_type != "Multiply") continue;
+            const bool scales_weights = r.exec_type.find(" weights") != std::string::npos;
+            EXPECT_EQ(scales_weights, c.deferred) << r.exec_type;
+        }
+    }
+}
+
 TEST(Fusion, SelfGateReadElsewhereIsNotFused) {
     auto x = op::parameter(element::f32, {2, 64}, "x");
     auto mm = op::matmul(x, weights({64, 32}, 43));
