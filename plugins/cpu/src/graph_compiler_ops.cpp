@@ -244,9 +244,6 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
                                              dst_c, w.strides, w.dilations, w.pad_l, w.pad_r);
         return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
     };
-    // bf16: source and weights in bf16, accumulation, bias and post-ops in f32, output in f32 —
-    // or in bf16 when every reader converts it to bf16 anyway (the same rounding, one reorder
-    // fewer). A case oneDNN has no bf16 kernel for stays f32.
     // The scaled weights' reorder step, made when the convolution's primitive exists and
     // appended before its step; a reorder oneDNN refuses gives the Multiply its step instead.
     auto gated_weights = [&](const DeferredGate& g, const dnnl::memory::desc& desc) {
@@ -290,6 +287,9 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
         m_graph->steps.push_back(std::move(step));
         return scaled_id;
     };
+    // bf16: source and weights in bf16, accumulation, bias and post-ops in f32, output in f32 —
+    // or in bf16 when every reader converts it to bf16 anyway (the same rounding, one reorder
+    // fewer). A case oneDNN has no bf16 kernel for stays f32.
     dnnl::convolution_forward::primitive_desc pd;
     // The primitive of `pd` reading value `src_arg`, with the weights, bias and output.
     auto set_primitive = [&](size_t src_arg) {
