@@ -683,7 +683,8 @@ bool GraphCompiler::try_concat(const NodePtr& node) {
             layout = Layout::kChannelsLast;
     }
     if (!is_channel_layout_rank(out.size())) layout = Layout::kPlain;
-    if (try_concat_affine(node, layout, axis)) return true;
+    if (try_concat_affine(node, layout, axis) || try_concat_shuffle(node, layout, axis))
+        return true;
     // bf16 when every reader reads bf16 (bf16_elementwise): inputs a bf16 step wrote are read as
     // they are, the others converted.
     const bool bf16 = bf16_elementwise(*node, 0) && read_only_in_bf16(node->output(0));

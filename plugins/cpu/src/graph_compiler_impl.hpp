@@ -157,6 +157,14 @@ struct DeferredGate {
     const Node* reader = nullptr;  ///< the convolution
 };
 
+/// A channel shuffle (ShuffleNet): Reshape [N, C, S...] -> [N, g, C/g, S...], Transpose of axes
+/// 1 and 2, Reshape back to [N, C, S...]; output channel j * g + i is input channel
+/// i * (C/g) + j.
+struct ChannelShuffle {
+    size_t groups = 0, per_group = 0;
+    NodePtr transpose, merge;  ///< the Transpose and the second Reshape
+};
+
 struct FusedChain {
     std::vector<NodePtr> nodes;      // absorbed consumers, in order
     std::vector<std::string> types;  // what each link is, for the step's type ("Add", "Gelu")
@@ -391,6 +399,12 @@ class GraphCompiler {
     /// A channel shuffle written as Reshape -> Transpose -> Reshape, starting at `node` (the
     /// first Reshape), on a channels-last value: one reorder permuting the channels.
     bool try_channel_shuffle(const NodePtr& node);
+    /// The channel shuffle starting at Reshape `reshape`, whatever its input's layout.
+    std::optional<ChannelShuffle> match_channel_shuffle(Node& reshape);
+    /// A channel Concat of channels-last f32 values read only by a channel shuffle: each input
+    /// (or its part in one group) is one reorder straight into its interleaved channels of the
+    /// shuffle's output; neither the concatenation nor the shuffle is a pass of its own.
+    bool try_concat_shuffle(const NodePtr& node, Layout layout, int64_t axis);
     /// Unary ops and ops with a scalar constant operand (graph_compiler_elementwise.cpp).
     bool try_eltwise(const NodePtr& node);
     /// Add, Subtract, Multiply, Divide, Maximum, Minimum with numpy broadcasting.

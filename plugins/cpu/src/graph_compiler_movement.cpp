@@ -173,38 +173,52 @@ bool GraphCompiler::try_movement(const NodePtr& node) {
     return true;
 }
 
-bool GraphCompiler::try_channel_shuffle(const NodePtr& node) {
+std::optional<ChannelShuffle> GraphCompiler::match_channel_shuffle(Node& reshape) {
     // Reshape [N, C, S...] -> [N, g, C/g, S...], Transpose [0, 2, 1, 3...], Reshape back to
-    // [N, C, S...] (ShuffleNet's channel shuffle) of a channels-last value: one reorder that
-    // permutes the channels in place of the layout round trip through plain.
-    const Output& x = node->input_value(0);
-    const size_t xv = value_of(x);
-    if (m_graph->values[xv].layout != Layout::kChannelsLast) return false;
-    const Shape in = x.get_shape(), split = node->get_output_shape(0);
+    // [N, C, S...] (ShuffleNet's channel shuffle).
+    if (reshape.get_type_name() != "Reshape" || !reshape.get_output_partial_shape(0).is_static() ||
+        !reshape.input_value(0).get_partial_shape().is_static())
+        return std::nullopt;
+    const Shape in = reshape.input_value(0).get_shape(), split = reshape.get_output_shape(0);
     if (in.size() < 3 || split.size() != in.size() + 1 || split[0] != in[0] ||
         split[1] * split[2] != in[1] || !std::equal(in.begin() + 2, in.end(), split.begin() + 3))
-        return false;
-    const auto uses = consumers(node->output(0));
-    if (uses.size() != 1 || uses[0].node->get_type_name() != "Transpose") return false;
+        return std::nullopt;
+    const auto uses = consumers(reshape.output(0));
+    if (uses.size() != 1 || uses[0].node->get_type_name() != "Transpose") return std::nullopt;
     Node& transpose = *uses[0].node;
     std::vector<int64_t> order;
     if (!has_value(transpose.input_value(1)) ||
         !constant_ints(m_graph->values[value_of(transpose.input_value(1))], &order))
-        return false;
+        return std::nullopt;
     std::vector<int64_t> swap12(split.size());
     for (size_t i = 0; i < swap12.size(); ++i) swap12[i] = static_cast<int64_t>(i);
     std::swap(swap12[1], swap12[2]);
-    if (order != swap12) return false;
+    if (order != swap12) return std::nullopt;
     const auto after = consumers(transpose.output(0));
-    if (after.size() != 1 || after[0].node->get_type_name() != "Reshape") return false;
+    if (after.size() != 1 || after[0].node->get_type_name() != "Reshape") return std::nullopt;
     Node& merge = *after[0].node;
     if (!merge.get_output_partial_shape(0).is_static() || merge.get_output_shape(0) != in ||
-        !is_f32(merge.output(0)))
-        return false;
+        !is_f32(merge.output(0)) || m_absorbed.count(&transpose) || m_absorbed.count(&merge))
+        return std::nullopt;
+    return ChannelShuffle{split[1], split[2], transpose.shared_from_this(),
+                          merge.shared_from_this()};
+}
+
+bool GraphCompiler::try_channel_shuffle(const NodePtr& node) {
+    // A channel shuffle of a channels-last value: one reorder that permutes the channels in
+    // place of the layout round trip through plain.
+    const Output& x = node->input_value(0);
+    const size_t xv = value_of(x);
+    if (m_graph->values[xv].layout != Layout::kChannelsLast) return false;
+    const auto shuffle = match_channel_shuffle(*node);
+    if (!shuffle) return false;
+    Node& transpose = *shuffle->transpose;
+    Node& merge = *shuffle->merge;
+    const Shape in = x.get_shape();
     // Dims [N, C/g, g, S...] read and written in channels-last memory: output channel
     // j * g + i is input channel i * (C/g) + j.
-    const auto groups = static_cast<dnnl::memory::dim>(split[1]);
-    const auto per_group = static_cast<dnnl::memory::dim>(split[2]);
+    const auto groups = static_cast<dnnl::memory::dim>(shuffle->groups);
+    const auto per_group = static_cast<dnnl::memory::dim>(shuffle->per_group);
     const Dims in_dims = dims_of(in);
     Dims dims = {in_dims[0], per_group, groups};
     dims.insert(dims.end(), in_dims.begin() + 2, in_dims.end());
@@ -230,6 +244,91 @@ bool GraphCompiler::try_channel_shuffle(const NodePtr& node) {
     m_absorbed.insert(&merge);
     add_dnnl_step(node, chain, std::move(op), Layout::kChannelsLast);
     m_graph->steps.back().type = "ShuffleChannels";
+    return true;
+}
+
+bool GraphCompiler::try_concat_shuffle(const NodePtr& node, Layout layout, int64_t axis) {
+    if (m_bf16 || layout != Layout::kChannelsLast || axis != 1) return false;
+    const auto uses = consumers(node->output(0));
+    if (uses.size() != 1 || uses[0].input != 0 || m_absorbed.count(uses[0].node)) return false;
+    Node& reshape = *uses[0].node;
+    const auto shuffle = match_channel_shuffle(reshape);
+    if (!shuffle) return false;
+    const Shape out = node->get_output_shape(0);
+    for (const auto& in : node->input_values()) {
+        if (!is_f32(in) ||
+            (in.get_shape()[1] != 0 && m_graph->values[value_of(in)].kind == ValueKind::kConstant))
+            return false;
+    }
+    // Channels-last strides of the output [N, C, S...]: channel 1, the last spatial axis C, ...
+    const Dims out_dims = dims_of(out);
+    Dims spatial_strides(out.size() - 2);
+    dnnl::memory::dim stride = out_dims[1];
+    for (size_t i = spatial_strides.size(); i-- > 0;) {
+        spatial_strides[i] = stride;
+        stride *= out_dims[i + 2];
+    }
+    const size_t groups = shuffle->groups, per_group = shuffle->per_group;
+    // One reorder per run of an input's channels inside one group: concatenated channel k is
+    // output channel (k % per_group) * groups + k / per_group.
+    struct Run {
+        size_t value, first, count, k;  // the input, its first channel, how many, at channel k
+    };
+    std::vector<Run> runs;
+    size_t k = 0;
+    for (const auto& in : node->input_values()) {
+        const size_t n = in.get_shape()[1];
+        if (n == 0) continue;
+        const size_t v = in_layout(value_of(in), Layout::kChannelsLast);
+        for (size_t first = 0; first < n;) {
+            const size_t count = std::min(n - first, per_group - (k % per_group));
+            runs.push_back({v, first, count, k});
+            first += count;
+            k += count;
+        }
+    }
+    if (runs.empty()) return false;
+    std::vector<std::shared_ptr<DnnlOp>> ops;
+    for (const Run& r : runs) {
+        Dims dims = out_dims;
+        dims[1] = static_cast<dnnl::memory::dim>(r.count);
+        Dims offsets(dims.size(), 0);
+        offsets[1] = static_cast<dnnl::memory::dim>(r.first);
+        Dims to_strides = {stride, static_cast<dnnl::memory::dim>(groups)};
+        to_strides.insert(to_strides.end(), spatial_strides.begin(), spatial_strides.end());
+        const dnnl::memory::desc to(dims, dt::f32, to_strides);
+        auto op =
+            make_reorder(desc_of(r.value).submemory_desc(dims, offsets), to, r.value, SIZE_MAX);
+        if (op->impl.rfind("ref", 0) == 0) return false;
+        op->args.back().offset = ((r.k % per_group) * groups + r.k / per_group) * sizeof(float);
+        ops.push_back(std::move(op));
+    }
+    // The steps write the second Reshape's output; the last one is named after every op.
+    const size_t result =
+        add_value(shuffle->merge->output(0), ValueKind::kComputed, Layout::kChannelsLast);
+    const std::vector<NodePtr> fused = {node, reshape.shared_from_this(), shuffle->transpose,
+                                        shuffle->merge};
+    for (size_t i = 0; i < ops.size(); ++i) {
+        for (auto& a : ops[i]->args)
+            if (a.is_value && a.value == SIZE_MAX) a.value = result;
+        Step step;
+        step.kind = StepKind::kDnnl;
+        step.node = node;
+        step.name = node->get_friendly_name();
+        if (i + 1 == ops.size()) {
+            step.fused = fused;
+            for (size_t f = 1; f < fused.size(); ++f)
+                step.name += "+" + fused[f]->get_friendly_name();
+        } else {
+            step.name += " (part " + std::to_string(i + 1) + ")";
+        }
+        step.type = "Concat+ShuffleChannels";
+        step.exec_type = ops[i]->impl + " " + layout_name(Layout::kChannelsLast, out.size());
+        step.outputs = {result};
+        step.dnnl = std::move(ops[i]);
+        m_graph->steps.push_back(std::move(step));
+    }
+    for (size_t f = 1; f < fused.size(); ++f) m_absorbed.insert(fused[f].get());
     return true;
 }
 

@@ -237,5 +237,58 @@ TEST(Movement, AScalarScaleAfterATransposeIsItsOutputScale) {
     EXPECT_EQ(rows_named(rows, "Transpose+Multiply").size(), 0u);
 }
 
+// A Concat read only by a channel shuffle (ShuffleNet's unit end): each input, split where it
+// crosses a group, is one reorder into its interleaved channels of the shuffle's output; no
+// Concat or ShuffleChannels pass of its own. Equal halves in two groups; unequal inputs in
+// three groups (the second input crosses two group boundaries); the model input among the
+// inputs (converted to channels-last first); a Concat read twice keeps its steps.
+TEST(Movement, AConcatReadOnlyByAChannelShuffleWritesTheShuffledOrderDirectly) {
+    struct Case {
+        const char* what;
+        size_t a, b, groups;
+        bool with_input, read_twice;
+        size_t steps;  // Concat+ShuffleChannels rows
+    };
+    const Case cases[] = {
+        {"two halves, two groups", 6, 6, 2, false, false, 2},
+        {"3 + 9 channels, three groups", 3, 9, 3, false, false, 4},
+        {"the model input too", 4, 4, 3, true, false, 3},
+        {"the Concat read twice", 6, 6, 2, false, true, 0},
+    };
+    const size_t h = 5, w = 6;
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.what);
+        auto x = op::parameter(element::f32, {1, 4, h, w}, "x");
+        auto conv = [&](size_t out, unsigned seed) {
+            return op::relu(op::convolution(x, op::constant(random_tensor({out, 4, 1, 1}, seed)),
+                                            {1, 1}, {0, 0}, {0, 0}, {1, 1}));
+        };
+        OutputVector parts = {conv(c.a, 41), conv(c.b, 42)};
+        if (c.with_input) parts.push_back(x);
+        auto cat = op::concat(parts, 1);
+        const size_t channels = c.a + c.b + (c.with_input ? 4 : 0);
+        const auto g = static_cast<int64_t>(c.groups);
+        auto split = op::reshape(cat,
+                                 i64s({1, g, static_cast<int64_t>(channels) / g,
+                                       static_cast<int64_t>(h), static_cast<int64_t>(w)}),
+                                 false);
+        auto shuffled = op::reshape(op::transpose(split, i64s({0, 2, 1, 3, 4})),
+                                    i64s({1, static_cast<int64_t>(channels),
+                                          static_cast<int64_t>(h), static_cast<int64_t>(w)}),
+                                    false);
+        // A convolution reads the shuffle, so the output stays channels-last.
+        OutputVector outs = {op::convolution(shuffled,
+                                             op::constant(random_tensor({5, channels, 1, 1}, 43)),
+                                             {1, 1}, {0, 0}, {0, 0}, {1, 1})};
+        if (c.read_twice) outs.push_back(op::sigmoid(cat));
+        auto model = std::make_shared<Model>(outs, ParameterVector{x}, "concat_shuffle");
+        expect_matches_template(model, 1e-5, 1e-6);
+        const auto rows = cpu_profile(model);
+        EXPECT_EQ(rows_named(rows, "Concat+ShuffleChannels").size(), c.steps);
+        EXPECT_EQ(rows_named(rows, "Concat").size(), c.steps ? 0u : 1u);
+        EXPECT_EQ(rows_named(rows, "ShuffleChannels").size(), c.steps ? 0u : 1u);
+    }
+}
+
 }  // namespace
 }  // namespace vireo::cpu_test
