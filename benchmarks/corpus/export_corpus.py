@@ -3,12 +3,18 @@
 
     /usr/bin/python3 benchmarks/corpus/export_corpus.py OUT_DIR [NAME ...]     (default: every model)
     /usr/bin/python3 benchmarks/corpus/export_corpus.py OUT_DIR --extra [NAME ...]   (the models beyond it)
-    /usr/bin/python3 benchmarks/corpus/export_corpus.py --list [--extra]
+    /usr/bin/python3 benchmarks/corpus/export_corpus.py OUT_DIR --wild [NAME ...]    (the third set)
+    /usr/bin/python3 benchmarks/corpus/export_corpus.py --list [--extra | --wild]
 
 The default set (MODELS) is the benchmark corpus; EXTRA_MODELS are about 20 further architectures used to
 find what breaks on networks the corpus lacks (detection with NMS/TopK/RoiAlign, optical flow with
 grid_sample, video, and plain-PyTorch models built from ops the corpus lacks). They are exported only with
---extra or when named, so the benchmark's set and run time stay as they are.
+--extra or when named, so the benchmark's set and run time stay as they are. WILD_MODELS (--wild) are a third
+set of about 35 more: larger and rarer torchvision models (video transformers, SSD, FCOS, Mask R-CNN, RAFT-large)
+and plain-PyTorch models of patterns neither set had (decoder masks, a Conformer block, LSTM projections,
+EmbeddingBag, norms without affine, resampling by scale factors, activation chains, indexing ops), some at
+opsets 16 and 17 and some with dynamic axes (dynamic_axes in info.json; their inputs are exported at the
+shapes given, which benchmark_app needs as -shape). Exported only with --wild or when named.
 
 Needs Debian's python3-torch (1.13), python3-torchvision (0.14), python3-onnx and python3-numpy; nothing
 is downloaded (weights are random with a fixed seed, BatchNorm statistics and zero/unit parameters are
@@ -469,6 +475,323 @@ EXTRA_MODELS = {
 }
 
 
+# ---------------------------------------------------------------- models nobody here had tried (WILD_MODELS)
+
+class DecoderMasks(nn.Module):
+    """nn.TransformerDecoder (2 layers, d 128, 4 heads, norm_first) with a causal target mask, a target
+    key-padding mask and a memory key-padding mask (both bool, computed from the input's length), and an
+    nn.MultiheadAttention with a float additive mask and need_weights (the averaged weights are output y1);
+    inputs tgt [1,24,128] and memory [1,40,128]."""
+
+    def __init__(self):
+        super().__init__()
+        layer = nn.TransformerDecoderLayer(128, 4, 256, dropout=0.0, batch_first=True, norm_first=True)
+        self.dec = nn.TransformerDecoder(layer, 2, norm=nn.LayerNorm(128))
+        self.mha = nn.MultiheadAttention(128, 8, dropout=0.0, batch_first=True, kdim=64, vdim=96)
+        self.kp = nn.Linear(128, 64)
+        self.vp = nn.Linear(128, 96)
+        self.register_buffer("causal", torch.triu(torch.ones(24, 24, dtype=torch.bool), 1))
+        self.register_buffer("bias", 0.3 * torch.randn(24, 40))
+
+    def forward(self, tgt, memory):
+        t, s = tgt.shape[1], memory.shape[1]
+        tgt_pad = torch.arange(t).unsqueeze(0) >= t - 3            # last 3 target positions padded
+        mem_pad = torch.arange(s).unsqueeze(0) >= s - 5
+        h = self.dec(tgt, memory, tgt_mask=self.causal, tgt_key_padding_mask=tgt_pad,
+                     memory_key_padding_mask=mem_pad)
+        a, w = self.mha(h, self.kp(memory), self.vp(memory), attn_mask=self.bias, need_weights=True)
+        return h + a, w
+
+
+class ConformerBlock(nn.Module):
+    """A Conformer block (macaron feed-forwards with SiLU, MHA with a per-head bool mask of shape
+    [heads, T, T], a convolution module: pointwise Conv1d -> GLU -> depthwise Conv1d -> BatchNorm1d -> SiLU
+    -> pointwise), LayerNorm without affine at the end; input [1,50,144]."""
+
+    def __init__(self, d=144, heads=4, k=15):
+        super().__init__()
+        self.ff1 = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, 4 * d), nn.SiLU(), nn.Linear(4 * d, d))
+        self.ff2 = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, 4 * d), nn.SiLU(), nn.Linear(4 * d, d))
+        self.ln_att = nn.LayerNorm(d)
+        self.att = nn.MultiheadAttention(d, heads, dropout=0.0, batch_first=True)
+        self.ln_conv = nn.LayerNorm(d)
+        self.pw1 = nn.Conv1d(d, 2 * d, 1)
+        self.dw = nn.Conv1d(d, d, k, padding=k // 2, groups=d)
+        self.bn = nn.BatchNorm1d(d)
+        self.pw2 = nn.Conv1d(d, d, 1)
+        self.ln_out = nn.LayerNorm(d, elementwise_affine=False)
+        self.heads = heads
+        pos = torch.arange(50)
+        band = (pos[None, :] - pos[:, None]).abs()
+        # head h sees keys within 4 * (h + 1) frames (a banded local attention per head)
+        self.register_buffer("mask", torch.stack([band > 4 * (h + 1) for h in range(heads)]))
+
+    def forward(self, x):
+        x = x + 0.5 * self.ff1(x)
+        h = self.ln_att(x)
+        x = x + self.att(h, h, h, attn_mask=self.mask, need_weights=False)[0]
+        c = self.ln_conv(x).transpose(1, 2)
+        c = F.glu(self.pw1(c), dim=1)
+        c = self.pw2(F.silu(self.bn(self.dw(c))))
+        x = x + c.transpose(1, 2)
+        x = x + 0.5 * self.ff2(x)
+        return self.ln_out(x)
+
+
+class RnnMix(nn.Module):
+    """Recurrent layers the corpus lacks: an LSTM with initial states computed from the input (proj_size does
+    not export with torch 1.13), a bidirectional batch-first GRU with initial states, an RNN with relu;
+    input [1,30,40]. Outputs y (pooled) and y1 (the GRU's sequence)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(40, 32, num_layers=2, batch_first=True)
+        self.s0 = nn.Linear(40, 4 * 32)
+        self.gru = nn.GRU(32, 48, bidirectional=True, batch_first=True)
+        self.h0 = nn.Linear(40, 2 * 48)
+        self.rnn = nn.RNN(96, 24, nonlinearity="relu", batch_first=True)
+
+    def forward(self, x):
+        s0 = torch.tanh(self.s0(x[:, 0])).view(4, 1, 32)
+        a = self.lstm(x, (s0[:2].contiguous(), s0[2:].contiguous()))[0]
+        h0 = torch.tanh(self.h0(x.mean(1))).view(1, 2, 48).transpose(0, 1).contiguous()
+        b = self.gru(a, h0)[0]
+        c, hn = self.rnn(b)
+        return c.mean(1) + hn[0], b
+
+
+class EmbeddingMix(nn.Module):
+    """Token ops from a float input (ids made inside the graph): Embedding with padding_idx, EmbeddingBag
+    (sum, with offsets, and max), positional Embedding from arange, masked mean pooling; input [1,32]."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(100, 64, padding_idx=0)
+        self.pos = nn.Embedding(32, 64)
+        self.bag = nn.EmbeddingBag(100, 64, mode="sum")
+        self.bag_max = nn.EmbeddingBag(100, 64, mode="max")
+        self.register_buffer("offsets", torch.tensor([0, 5, 11, 20]))
+        self.out = nn.Linear(64, 16)
+
+    def forward(self, x):
+        ids = (x.abs() * 40).long().clamp(0, 99)                     # [1,32]
+        e = self.emb(ids) + self.pos(torch.arange(ids.shape[1]).unsqueeze(0))
+        keep = (ids != 0).unsqueeze(-1).float()
+        pooled = (e * keep).sum(1) / keep.sum(1).clamp(min=1.0)     # [1,64]
+        bags = self.bag(ids[0], self.offsets)                        # [4,64]
+        bmax = self.bag_max(ids.view(4, 8))                          # [4,64]
+        return self.out(pooled + bags.mean(0, keepdim=True) + bmax.amax(0, keepdim=True))
+
+
+class NormMix(nn.Module):
+    """Normalisations without affine parameters: GroupNorm, InstanceNorm1d/2d/3d (track_running_stats off),
+    LayerNorm over the last two axes, BatchNorm without affine, and F.normalize over channels; input
+    [1,12,10,14]."""
+
+    def __init__(self):
+        super().__init__()
+        self.gn = nn.GroupNorm(3, 12, affine=False)
+        self.in2 = nn.InstanceNorm2d(12)
+        self.in1 = nn.InstanceNorm1d(12)
+        self.in3 = nn.InstanceNorm3d(3)
+        self.ln = nn.LayerNorm([10, 14], elementwise_affine=False)
+        self.bn = nn.BatchNorm2d(12, affine=False)
+        self.c = nn.Conv2d(12, 12, 3, padding=1)
+
+    def forward(self, x):
+        a = self.gn(self.c(x))
+        b = self.in2(a * 2.0 + 1.0)
+        c = self.in1(b.flatten(2)).view_as(b)
+        d = self.in3(c.view(1, 3, 4, 10, 14)).view_as(c)
+        e = self.ln(self.bn(d))
+        return F.normalize(e, dim=1) + F.normalize(e.flatten(1), p=1.0, dim=-1).view_as(e)
+
+
+class ResampleMix(nn.Module):
+    """Resampling the corpus lacks: Upsample nearest x2 and bilinear with align_corners by scale factors,
+    bicubic by a non-integer scale, PixelUnshuffle/PixelShuffle, ConvTranspose3d, AdaptiveMaxPool2d and
+    AdaptiveAvgPool1d, F.unfold (F.fold needs opset 18's Col2Im); input [1,4,16,20]. Outputs y and y1."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(16, 8, 3, padding=1)
+        self.ct3 = nn.ConvTranspose3d(2, 3, (2, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1), output_padding=(0, 1, 1))
+        self.up_n = nn.Upsample(scale_factor=2, mode="nearest")
+        self.up_b = nn.Upsample(scale_factor=1.5, mode="bilinear", align_corners=True)
+
+    def forward(self, x):
+        a = F.pixel_unshuffle(x, 2)                                     # [1,16,8,10]
+        b = F.pixel_shuffle(self.c(a), 2)                               # [1,2,16,20]
+        c = self.up_b(self.up_n(b))                                     # [1,2,48,60]
+        d = F.interpolate(c, scale_factor=0.7, mode="bicubic", align_corners=False)   # [1,2,33,42]
+        e = self.ct3(d.unsqueeze(2).repeat(1, 1, 2, 1, 1).view(1, 2, 2, 33, 42))     # [1,3,3,66,84]
+        f = F.adaptive_max_pool2d(e.flatten(1, 2), (11, 12))              # [1,9,11,12]
+        cols = F.unfold(f, 3, padding=1)                                  # [1,81,132]
+        h = F.adaptive_avg_pool1d(cols, 33)                                # [1,81,33]
+        return h, f
+
+
+class ActivationMix(nn.Module):
+    """Activation chains after convolutions and linear layers: hardswish, mish, softplus, elu, selu, celu,
+    hardsigmoid, logsigmoid, tanhshrink, softshrink, hardshrink, relu6, silu, gelu tanh (threshold with a
+    non-zero value does not export);
+    input [1,8,24,24]."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(8, 16, 3, padding=1)
+        self.c2 = nn.Conv2d(16, 16, 3, padding=1, groups=16)
+        self.c3 = nn.Conv2d(16, 16, 1)
+        self.c4 = nn.Conv2d(16, 16, 3, padding=1)
+        self.l1 = nn.Linear(24, 24)
+        self.l2 = nn.Linear(24, 24)
+
+    def forward(self, x):
+        a = F.mish(self.c1(x))
+        b = F.hardswish(self.c2(a))
+        c = F.elu(self.c3(b), 0.7) + F.selu(b)
+        d = F.softplus(self.c4(c), beta=1.5, threshold=10.0)
+        e = F.celu(self.l1(d), 1.3) * F.hardsigmoid(d)
+        f = F.logsigmoid(self.l2(e)) + F.tanhshrink(e) + F.softshrink(e, 0.3) + F.hardshrink(e, 0.2)
+        g = F.relu6(f * 3.0) + F.gelu(f, approximate="tanh") + F.silu(f)
+        return g
+
+
+class IndexingMix(nn.Module):
+    """Element selection: masked_fill with a computed mask, cumsum along two axes (and reversed with flip),
+    roll, clamp with tensor bounds, where, gather and scatter_add, topk (largest and smallest), argmax and
+    argmin with keepdim, einsum variants (outer product, batched trace-free contraction, three operands,
+    broadcast ellipsis); input [1,8,12]. Outputs y, y1 (topk indices, int64), y2 (argmin, int64).
+    repeated_index: scatter_add with an index repeated, which torch 1.13 exports right only from opset 16
+    (ScatterElements with reduction "add"; below, a plain ScatterElements, where the last update wins)."""
+
+    def __init__(self, repeated_index=False):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(12, 6))
+        self.v = nn.Parameter(torch.randn(6, 12))
+        idx = [3, 0, 7, 7, 11, 2] if repeated_index else [3, 0, 7, 9, 11, 2]
+        self.register_buffer("idx", torch.tensor([[idx]]).expand(1, 8, 6).contiguous())
+
+    def forward(self, x):
+        m = x.masked_fill(x.abs() < 0.2, 0.0)
+        c = m.cumsum(-1) + m.flip(1).cumsum(1).flip(1)
+        r = torch.roll(c, 3, -1) + torch.roll(c, -2, 1)
+        lo = r.mean(-1, keepdim=True) - r.std(-1, keepdim=True)
+        hi = r.mean(1, keepdim=True) + r.std(1, keepdim=True)
+        cl = torch.max(torch.min(r, hi), lo)
+        w = torch.where(cl > 0, cl, 0.1 * cl)
+        g = torch.gather(w, -1, self.idx)                             # [1,8,6]
+        s = torch.zeros_like(w).scatter_add(-1, self.idx, g)          # [1,8,12]
+        outer = torch.einsum("bi,bj->bij", w[:, 0], w[:, 1])          # [1,12,12]
+        three = torch.einsum("bij,jk,kl->bil", w, self.w, self.v)     # [1,8,12]
+        ell = torch.einsum("...ij,...jk->...ik", s, outer)            # [1,8,12]
+        y = three + ell + s
+        top_v, top_i = y.topk(4, dim=-1)
+        low_v, _ = y.topk(3, dim=1, largest=False)
+        am = y.argmax(-1, keepdim=True).float()
+        y = y + top_v.mean(-1, keepdim=True) - low_v.mean(1, keepdim=True) + 0.01 * am
+        return y, top_i, y.argmin(1)
+
+
+class DynEncoder(nn.Module):
+    """A small pre-LN encoder (2 layers, d 128, 4 heads) with a key-padding mask from a second input,
+    exported with a dynamic batch and sequence; inputs x [2,20,128] and lengths [2] (float; the
+    padded length of row i is seq - floor(4 |lengths[i]|), at least 1)."""
+
+    def __init__(self):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(128, 4, 512, dropout=0.0, batch_first=True, norm_first=True,
+                                           activation="gelu")
+        self.enc = nn.TransformerEncoder(layer, 2)
+        self.head = nn.Linear(128, 10)
+
+    def forward(self, x, lengths):
+        # lengths from the (random) input: between 1 and the sequence, so no row is all padding
+        n = (x.shape[1] - (lengths.abs() * 4).floor()).clamp(min=1)
+        pad = torch.arange(x.shape[1]).unsqueeze(0) >= n.unsqueeze(1)
+        h = self.enc(x, src_key_padding_mask=pad)
+        keep = (~pad).unsqueeze(-1).float()
+        return self.head((h * keep).sum(1) / keep.sum(1))
+
+
+class DynCnn(nn.Module):
+    """A small CNN (Conv/BN/ReLU, residual, depthwise, SE, global pool) exported with a dynamic batch and
+    dynamic height and width; input [2,3,64,48]."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 32, 3, 2, 1), nn.BatchNorm2d(32), nn.ReLU())
+        self.dw = nn.Sequential(nn.Conv2d(32, 32, 3, 1, 1, groups=32), nn.BatchNorm2d(32), nn.Hardswish())
+        self.se1, self.se2 = nn.Conv2d(32, 8, 1), nn.Conv2d(8, 32, 1)
+        self.pw = nn.Sequential(nn.Conv2d(32, 64, 1), nn.BatchNorm2d(64), nn.ReLU())
+        self.fc = nn.Linear(64, 10)
+
+    def forward(self, x):
+        a = self.stem(x)
+        b = self.dw(a)
+        s = torch.sigmoid(self.se2(F.relu(self.se1(b.mean((2, 3), keepdim=True)))))
+        c = self.pw(a + b * s)
+        d = F.interpolate(c, scale_factor=2.0, mode="nearest")
+        return self.fc(F.adaptive_avg_pool2d(d, 1).flatten(1))
+
+
+def dyn(**axes):
+    """Export options: dynamic_axes for torch.onnx.export."""
+    return {"dynamic_axes": axes}
+
+
+# Same layout as MODELS, with an optional sixth element: extra torch.onnx.export arguments (dynamic_axes).
+# Not here because torch 1.13 cannot export them: LayerNorm without affine at opset 17 (an empty scale
+# input), LSTM with proj_size, F.fold below opset 18, threshold with a non-zero value.
+WILD_MODELS = {
+    "densenet169": (tv("densenet169"), IMG, 13, 10, "DenseNet (Concat)"),
+    "efficientnet_b1": (tv("efficientnet_b1"), [("x", (1, 3, 240, 240))], 13, 30, "EfficientNet (SiLU, SE)"),
+    "efficientnet_v2_m": (tv("efficientnet_v2_m"), [("x", (1, 3, 480, 480))], 13, 2, "EfficientNetV2-M"),
+    "regnet_y_800mf": (tv("regnet_y_800mf"), IMG, 13, 40, "RegNetY (SE, grouped conv)"),
+    "regnet_x_3_2gf": (tv("regnet_x_3_2gf"), IMG, 13, 10, "RegNetX (grouped conv)"),
+    "shufflenet_v2_x2_0": (tv("shufflenet_v2_x2_0"), IMG, 13, 60, "ShuffleNet V2 (wide)"),
+    "mnasnet1_3": (tv("mnasnet1_3"), IMG, 13, 60, "MNASNet"),
+    "vgg19_bn": (tv("vgg19_bn"), IMG, 13, 2, "VGG with BatchNorm"),
+    "resnext101_32x8d": (tv("resnext101_32x8d"), IMG, 13, 2, "ResNeXt (grouped conv)"),
+    "convnext_base": (tv("convnext_base"), IMG, 14, 2, "ConvNeXt"),
+    "swin_b": (tv("swin_b"), IMG, 14, 2, "Swin-B"),
+    "vit_l_32": (tv("vit_l_32"), IMG, 14, 2, "ViT-L/32"),
+    "mvit_v2_s": (video("mvit_v2_s"), [("x", (1, 3, 16, 224, 224))], 14, 2,
+                  "video, MViTv2 (pooling attention, relative positions)"),
+    "swin3d_t": (video("swin3d_t"), [("x", (1, 3, 16, 224, 224))], 14, 2, "video, Swin3D (3-D windows)"),
+    "fcn_resnet101": (seg("fcn_resnet101"), IMG, 13, 2, "segmentation, dilated ResNet-101"),
+    "ssd300_vgg16": (det("ssd300_vgg16"), [("x", (1, 3, 300, 300))], 13, 3, "detection, SSD300 (L2Norm, NMS)"),
+    "fcos_resnet50_fpn": (det("fcos_resnet50_fpn", logit_scale=3.0, min_size=320, max_size=320),
+                          [("x", (1, 3, 320, 320))], 13, 2, "detection, FCOS (centerness, NMS)"),
+    "maskrcnn_resnet50_fpn": (det("maskrcnn_resnet50_fpn", min_size=320, max_size=320),
+                              [("x", (1, 3, 320, 320))], 13, 2, "detection, Mask R-CNN (RoiAlign, masks)"),
+    "raft_large": (flow("raft_large"), [("a", (1, 3, 96, 128)), ("b", (1, 3, 96, 128))], 16, 2,
+                   "optical flow, RAFT-large"),
+    "decoder_masks": (DecoderMasks, [("tgt", (1, 24, 128)), ("memory", (1, 40, 128))], 14, 300,
+                      "TransformerDecoder, key-padding masks, MHA with kdim/vdim"),
+    "conformer_block": (ConformerBlock, [("x", (1, 50, 144))], 14, 300, "Conformer (GLU, depthwise Conv1d)"),
+    "rnn_mix": (RnnMix, [("x", (1, 30, 40))], 14, 300, "LSTM proj_size, bidirectional GRU, relu RNN"),
+    "embedding_mix": (EmbeddingMix, [("x", (1, 32))], 13, 1000, "Embedding, EmbeddingBag"),
+    "norm_mix": (NormMix, [("x", (1, 12, 10, 14))], 13, 1000, "norms without affine"),
+    "resample_mix": (ResampleMix, [("x", (1, 4, 16, 20))], 13, 500, "Upsample scales, PixelUnshuffle, fold"),
+    "resample_mix_o16": (ResampleMix, [("x", (1, 4, 16, 20))], 16, 500, "the same at opset 16"),
+    "activation_mix": (ActivationMix, [("x", (1, 8, 24, 24))], 13, 500, "activation chains"),
+    "activation_mix_o17": (ActivationMix, [("x", (1, 8, 24, 24))], 17, 500, "activation chains, opset 17"),
+    "indexing_mix": (IndexingMix, [("x", (1, 8, 12))], 13, 1000, "masked_fill, cumsum, einsum, topk, ..."),
+    "indexing_mix_o16": (lambda: IndexingMix(repeated_index=True), [("x", (1, 8, 12))], 16, 1000,
+                         "the same at opset 16, scatter_add with a repeated index"),
+    "dyn_encoder": (DynEncoder, [("x", (2, 20, 128)), ("lengths", (2,))], 14, 300,
+                    "encoder with key-padding mask, dynamic batch and sequence",
+                    dyn(x={0: "batch", 1: "seq"}, lengths={0: "batch"})),
+    "dyn_encoder_o17": (DynEncoder, [("x", (2, 20, 128)), ("lengths", (2,))], 17, 300,
+                        "the same at opset 17", dyn(x={0: "batch", 1: "seq"}, lengths={0: "batch"})),
+    "dyn_cnn": (DynCnn, [("x", (2, 3, 64, 48))], 13, 300, "CNN with dynamic batch, height and width",
+                dyn(x={0: "batch", 2: "h", 3: "w"})),
+    "dyn_cnn_o16": (DynCnn, [("x", (2, 3, 64, 48))], 16, 300, "the same at opset 16",
+                    dyn(x={0: "batch", 2: "h", 3: "w"})),
+}
+
+
 def max_opset():
     from torch.onnx import _constants
     return getattr(_constants, "ONNX_MAX_OPSET", getattr(_constants, "onnx_main_opset", 14))
@@ -479,7 +802,8 @@ def export(name, out_root):
     if os.path.isfile(os.path.join(out, "info.json")) and os.path.isfile(os.path.join(out, "model.onnx")):
         print(f"{name}: already exported in {out}")
         return True
-    make, inputs, opset, iters, family = {**MODELS, **EXTRA_MODELS}[name]
+    make, inputs, opset, iters, family, *options = {**MODELS, **EXTRA_MODELS, **WILD_MODELS}[name]
+    options = options[0] if options else {}
     if opset > max_opset():
         opset = 14
     torch.manual_seed(SEED)
@@ -501,7 +825,7 @@ def export(name, out_root):
     os.makedirs(tmp)
     onnx_path = os.path.join(tmp, "model.onnx")
     torch.onnx.export(model, xs, onnx_path, opset_version=opset, do_constant_folding=True,
-                      input_names=[n for n, _ in inputs], output_names=out_names)
+                      input_names=[n for n, _ in inputs], output_names=out_names, **options)
     import onnx
     onnx.checker.check_model(onnx_path)
     for (n, _), x in zip(inputs, xs):
@@ -516,6 +840,8 @@ def export(name, out_root):
             "torchvision": torchvision.__version__, "inputs": {n: list(s) for n, s in inputs},
             "outputs": {n: list(t.shape) for n, t in zip(out_names, ys)}, "niter": iters,
             "torch_ms_one_run": round(torch_ms, 2)}
+    if "dynamic_axes" in options:
+        info["dynamic_axes"] = {n: {str(a): d for a, d in axes.items()} for n, axes in options["dynamic_axes"].items()}
     with open(os.path.join(tmp, "info.json"), "w") as f:
         json.dump(info, f, indent=1)
     shutil.rmtree(out, ignore_errors=True)
@@ -528,16 +854,17 @@ def export(name, out_root):
 
 def main():
     args = sys.argv[1:]
-    extra = "--extra" in args
-    args = [a for a in args if a != "--extra"]
+    extra, wild = "--extra" in args, "--wild" in args
+    args = [a for a in args if a not in ("--extra", "--wild")]
+    chosen = WILD_MODELS if wild else EXTRA_MODELS if extra else MODELS
     if args == ["--list"]:
-        print("\n".join(EXTRA_MODELS if extra else MODELS))
+        print("\n".join(chosen))
         return 0
     if not args or args[0] in ("-h", "--help"):
         print(__doc__)
         return 0 if args else 2
-    out_root, names = args[0], args[1:] or list(EXTRA_MODELS if extra else MODELS)
-    known = {**MODELS, **EXTRA_MODELS}
+    out_root, names = args[0], args[1:] or list(chosen)
+    known = {**MODELS, **EXTRA_MODELS, **WILD_MODELS}
     unknown = [n for n in names if n not in known]
     if unknown:
         print(f"export_corpus.py: unknown model(s) {', '.join(unknown)}; known: {', '.join(known)}",
