@@ -139,7 +139,14 @@ AxisPlan plan_axis(const Attrs& a, size_t in_len, int64_t pad, size_t data_len, 
         }
         switch (a.mode) {
             case Mode::kNearest:
-                plan.taps.push_back({source(clamp(nearest_pixel(a.nearest, x, scale < 1.0))), 1.0});
+                // The pixel is picked from the coordinate rounded to f32, as ONNX Runtime and
+                // PyTorch compute it: a scale of 0.6 is 0.6000000238 in f32, so in double 3 / scale
+                // is 4.99999998 and floor picks pixel 4 where both pick 5 (F.interpolate with
+                // scale_factor 0.6 or 1.7 exports as Resize with those f32 scales).
+                plan.taps.push_back(
+                    {source(clamp(nearest_pixel(
+                         a.nearest, static_cast<double>(static_cast<float>(x)), scale < 1.0))),
+                     1.0});
                 break;
             case Mode::kLinearOnnx: {
                 const double c = std::clamp(x, 0.0, static_cast<double>(last));

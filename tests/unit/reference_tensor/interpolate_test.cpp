@@ -186,6 +186,25 @@ TEST(InterpolateKernel, AlignCornersWithScalesUsesTheFractionalResizedLength) {
                 {1.0, 4.0}, 1e-6, "sizes");
 }
 
+TEST(InterpolateKernel, NearestPicksThePixelOfTheCoordinateInF32) {
+    // PyTorch's F.interpolate(scale_factor=0.6, mode="nearest") exports as Resize with the f32
+    // scale 0.6000000238, asymmetric, floor. Output j reads floor(j / scale): 3 / 0.6 is 5 in f32
+    // (ONNX Runtime, PyTorch) but 4.99999998 in double, which picked pixel 4.
+    std::vector<float> v(10);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i);
+    const auto x = make_tensor(element::f32, {1, 1, 1, 10}, v);
+    const auto out = rescale(x, {"nearest", "asymmetric", "floor"}, {1.0f, 0.6f});
+    ASSERT_EQ(out.get_shape(), (Shape{1, 1, 1, 6}));
+    EXPECT_EQ(values_of(out), (std::vector<double>{0, 1, 3, 5, 6, 8}));
+    // 1.7: 17 / 1.7 is 10 in f32 (9.99999994 in double).
+    std::vector<float> w(20);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i);
+    const auto up = rescale(make_tensor(element::f32, {1, 1, 1, 20}, w),
+                            {"nearest", "asymmetric", "floor"}, {1.0f, 1.7f});
+    ASSERT_EQ(up.get_shape(), (Shape{1, 1, 1, 34}));
+    EXPECT_EQ(values_of(up)[17], 10.0);
+}
+
 TEST(InterpolateKernel, IntegerLinearRoundsAndBatchAxesAreUntouched) {
     const auto x = make_tensor(element::u8, {2, 1, 2}, std::vector<int>{0, 3, 10, 20});
     // align_corners 2 -> 3: middle is the mean, 1.5 -> 2 and 15.
