@@ -132,6 +132,12 @@ void register_activations(TranslatorRegistry& r) {
           [](const NodeContext& ctx) { return one(make_node("HSwish", {ctx.input(0)})); });
     r.add("", "Mish", 18,
           [](const NodeContext& ctx) { return one(make_node("Mish", {ctx.input(0)})); });
+    r.add("", "Gelu", 20, [](const NodeContext& ctx) {
+        const std::string approximate = ctx.attr_string("approximate", "none");
+        if (approximate != "none" && approximate != "tanh")
+            ctx.fail("approximate must be 'none' or 'tanh', got '", approximate, "'");
+        return one(op::gelu(ctx.input(0), approximate == "tanh" ? "tanh" : "erf"));
+    });
     r.add("", "LeakyRelu", 1, leaky_relu);
     r.add("", "PRelu", 1, prelu);
     r.add("", "Elu", 1, elu);

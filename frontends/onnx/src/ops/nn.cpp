@@ -274,6 +274,21 @@ OutputVector lp_pool(const NodeContext& ctx) {
     return one(op::power(sum, scalar(type, 1.0 / p)));
 }
 
+/// GlobalLpPool-1/2: (sum over the spatial axes of |x|^p)^(1/p), ReduceL1 / ReduceL2 for p 1 and 2.
+OutputVector global_lp_pool(const NodeContext& ctx) {
+    const Output& x = ctx.input(0);
+    const Output axes = axes_range(2, static_rank(ctx, x));
+    const double p =
+        ctx.opset() < 2 ? ctx.attr_float("p", 2.0) : static_cast<double>(ctx.attr_int("p", 2));
+    if (!(p > 0) || !std::isfinite(p)) ctx.fail("p must be a positive number, got ", p);
+    if (p == 1.0) return one(op::reduce("ReduceL1", x, axes, true));
+    if (p == 2.0) return one(op::reduce("ReduceL2", x, axes, true));
+    const auto type = x.get_element_type();
+    const Output sum =
+        op::reduce("ReduceSum", op::power(op::unary("Abs", x), scalar(type, p)), axes, true);
+    return one(op::power(sum, scalar(type, 1.0 / p)));
+}
+
 Translator global_pool(const std::string& reduce) {
     return [reduce](const NodeContext& ctx) {
         const Output& x = ctx.input(0);
@@ -361,6 +376,40 @@ OutputVector instance_norm(const NodeContext& ctx) {
     const int64_t rank = static_rank(ctx, x);
     Output y =
         op::mvn(x, axes_range(2, rank), true, ctx.attr_float("epsilon", 1e-5), "inside_sqrt");
+    y = op::multiply(y, per_channel(ctx.input(1), rank));
+    return one(op::add(y, per_channel(ctx.input(2), rank)));
+}
+
+/// GroupNormalization-18/21: x [N, C, ...] seen as [N, G, C/G * ...], each group normalised (mean
+/// and population variance, epsilon inside the root), then scale and bias: per group ([G]) in
+/// opset 18, per channel ([C]) from opset 21 (an opset-18 scale of C values, C != G, is read per
+/// channel too: producers wrote that before the specification changed). stash_type (21) asks for
+/// f32 statistics, which is what an f32 model computes anyway.
+OutputVector group_norm(const NodeContext& ctx) {
+    const Output& x = ctx.input(0);
+    const int64_t rank = static_rank(ctx, x);
+    if (rank < 2) ctx.fail("input must have rank >= 2, got ", rank);
+    const int64_t groups = ctx.attr_int("num_groups");
+    if (groups < 1) ctx.fail("num_groups must be >= 1, got ", groups);
+    const auto& channels = x.get_partial_shape()[1];
+    if (channels.is_static() && channels.get_length() % groups != 0)
+        ctx.fail("the ", channels.get_length(), " channels do not divide into ", groups, " groups");
+    const double eps = ctx.attr_float("epsilon", 1e-5);
+    const Output grouped = op::reshape(x, ints({0, groups, -1}), true);
+    Output y = op::mvn(grouped, ints({2}), true, eps, "inside_sqrt");
+    const auto& scale_shape = ctx.input(1).get_partial_shape();
+    const bool per_group =
+        ctx.opset() < 21 && !(scale_shape.rank().is_static() &&
+                              scale_shape.rank().get_length() == 1 && scale_shape[0].is_static() &&
+                              channels.is_static() && scale_shape[0].get_length() != groups &&
+                              scale_shape[0].get_length() == channels.get_length());
+    if (per_group) {
+        // [G] -> [G, 1] against [N, G, rest].
+        y = op::multiply(y, op::unsqueeze(ctx.input(1), ints({1})));
+        y = op::add(y, op::unsqueeze(ctx.input(2), ints({1})));
+        return one(op::reshape(y, op::shape_of(x), false));
+    }
+    y = op::reshape(y, op::shape_of(x), false);
     y = op::multiply(y, per_channel(ctx.input(1), rank));
     return one(op::add(y, per_channel(ctx.input(2), rank)));
 }
@@ -476,8 +525,10 @@ void register_nn(TranslatorRegistry& r) {
     r.add("", "MaxUnpool", 9, max_unpool);
     r.add("", "GlobalAveragePool", 1, global_pool("ReduceMean"));
     r.add("", "GlobalMaxPool", 1, global_pool("ReduceMax"));
+    r.add("", "GlobalLpPool", 1, global_lp_pool);
     r.add("", "BatchNormalization", 1, batch_norm);
     r.add("", "InstanceNormalization", 1, instance_norm);
+    r.add("", "GroupNormalization", 18, group_norm);
     r.add("", "LayerNormalization", 17, layer_norm);
     r.add("", "LRN", 1, lrn);
     r.add("", "MeanVarianceNormalization", 9, mean_variance_norm);

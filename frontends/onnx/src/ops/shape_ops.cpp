@@ -2,6 +2,9 @@
 // Unsqueeze, Concat, Split, Slice, Shape, Size, Expand, Tile, Pad, Constant(OfShape), Identity,
 // Range, DepthToSpace/SpaceToDepth, Trilu and EyeLike.
 #include <limits>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "ops/common.hpp"
 
@@ -63,6 +66,33 @@ OutputVector concat(const NodeContext& ctx) {
     return one(op::concat(parts, ctx.attr_int("axis", ctx.opset() < 4 ? 1 : 0)));
 }
 
+// Split-18 without a split input: num_outputs chunks of ceil(d / n), the last one smaller when n
+// does not divide d ("the last chunk will be smaller"); an empty Output when n divides a static d
+// (plain Split). A dynamic d gets the lengths computed from its shape.
+Output uneven_split_lengths(const NodeContext& ctx, const Output& x, int64_t axis, int64_t n) {
+    if (ctx.has_attribute("num_outputs") && ctx.attr_int("num_outputs") != n)
+        ctx.fail("num_outputs is ", ctx.attr_int("num_outputs"), " but the node has ", n,
+                 " outputs");
+    const int64_t rank = static_rank(ctx, x);
+    const int64_t a = normalize_axis(ctx, axis, rank);
+    const auto& dim = x.get_partial_shape()[static_cast<size_t>(a)];
+    if (dim.is_static()) {
+        const int64_t d = dim.get_length();
+        if (d % n == 0) return {};
+        const int64_t chunk = (d + n - 1) / n;
+        std::vector<int64_t> v(static_cast<size_t>(n - 1), chunk);
+        v.push_back(d - chunk * (n - 1));
+        if (v.back() < 0)
+            ctx.fail("dimension ", d, " of axis ", a, " cannot give ", n, " chunks of ", chunk);
+        return ints(v);
+    }
+    const Output d = dims(x, a, a + 1);
+    const Output chunk = op::divide(op::add(d, ints({n - 1})), ints({n}));
+    const Output last = op::subtract(d, op::multiply(chunk, ints({n - 1})));
+    if (n == 1) return last;
+    return op::concat({op::broadcast(chunk, ints({n - 1})), last}, 0);
+}
+
 OutputVector split(const NodeContext& ctx) {
     const Output& x = ctx.input(0);
     const int64_t axis = ctx.attr_int("axis", 0);
@@ -74,6 +104,7 @@ OutputVector split(const NodeContext& ctx) {
         lengths = ints(ctx.attr_ints("split"));
     else if (ctx.opset() < 2 && ctx.has_input(1))
         lengths = ctx.input(1);
+    if (!lengths && ctx.opset() >= 18) lengths = uneven_split_lengths(ctx, x, axis, n);
     NodePtr node = lengths ? op::variadic_split(x, op::int64_scalar(axis), lengths)
                            : op::split(x, op::int64_scalar(axis), n);
     return node->outputs();
@@ -122,6 +153,31 @@ OutputVector tile(const NodeContext& ctx) {
     return one(op::tile(ctx.input(0), ctx.input(1)));
 }
 
+// Pad-18's axes input (constant; negative counts from the end): the pads given per listed axis
+// become pads over every axis, zero for the others.
+std::pair<Output, Output> pads_of_axes(const NodeContext& ctx, const Output& x, const Output& begin,
+                                       const Output& end) {
+    const auto axes = ctx.const_ints(3);
+    if (!axes) ctx.unsupported("an axes input computed at run time is not supported");
+    const int64_t rank = static_rank(ctx, x);
+    std::vector<int64_t> position(static_cast<size_t>(rank), -1);
+    for (size_t j = 0; j < axes->size(); ++j) {
+        const int64_t a = normalize_axis(ctx, (*axes)[j], rank);
+        if (position[static_cast<size_t>(a)] >= 0) ctx.fail("axis ", a, " is listed twice");
+        position[static_cast<size_t>(a)] = static_cast<int64_t>(j);
+    }
+    // Index `axes.size()` of the pads extended by one zero is the zero of unlisted axes.
+    const auto n = static_cast<int64_t>(axes->size());
+    std::vector<int64_t> index(static_cast<size_t>(rank));
+    for (size_t i = 0; i < index.size(); ++i) index[i] = position[i] >= 0 ? position[i] : n;
+    const auto spread = [&](const Output& half) {
+        const Output zero =
+            op::constant(half.get_element_type(), Shape{1}, std::vector<int64_t>{0});
+        return Output(op::gather(op::concat({half, zero}, 0), ints(index), op::int64_scalar(0)));
+    };
+    return {spread(begin), spread(end)};
+}
+
 OutputVector pad(const NodeContext& ctx) {
     const Output& x = ctx.input(0);
     std::string mode = ctx.attr_string("mode", "constant");
@@ -140,7 +196,7 @@ OutputVector pad(const NodeContext& ctx) {
         begin = halves->output(0);
         end = halves->output(1);
         if (ctx.has_input(2)) value = ctx.input(2);
-        if (ctx.has_input(3)) ctx.unsupported("the axes input (opset 18) is not supported");
+        if (ctx.has_input(3)) std::tie(begin, end) = pads_of_axes(ctx, x, begin, end);
     }
     if (mode != "constant") value = Output();
     return one(op::pad(x, begin, end, mode, value));
