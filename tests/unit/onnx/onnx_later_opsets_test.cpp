@@ -1,6 +1,7 @@
-// Tests ONNX ops and inputs of opsets 18-21 that newer exporters write and the reader once refused:
-// Split-18's num_outputs over an axis it does not divide, Pad-18's axes input, GroupNormalization
-// (per group at 18, per channel at 21), Gelu-20, and GlobalLpPool (opset 2, never mapped).
+// Tests ONNX ops and inputs of opsets 18-21 that newer exporters write and the reader once refused
+// or got wrong: Split-18's num_outputs over an axis it does not divide, Pad-18's axes input,
+// GroupNormalization (per group at 18, per channel at 21), Gelu-20, GlobalLpPool (opset 2, never
+// mapped), and the opset-18 reductions over no axis (noop_with_empty_axes).
 // Expected values come from plain loops over the inputs, not from the code under test.
 #include <gtest/gtest.h>
 
@@ -209,6 +210,41 @@ TEST(OnnxLaterOpsets, GlobalLpPoolIsThePNormOverTheSpatialAxes) {
                 const double expected = std::pow(sum, 1.0 / static_cast<double>(p));
                 EXPECT_NEAR(y.data<float>()[c], expected, 1e-5 * (1 + expected))
                     << device << " p " << p;
+            }
+        }
+    }
+}
+
+TEST(OnnxLaterOpsets, ReductionsOverNoAxisKeepEachElementsOwnTerm) {
+    // Opset 18, noop_with_empty_axes=1 and a constant empty axes input: no axis is reduced, so
+    // each output is the reduction of one element (ONNX's reference): log x, x², |x|, and x for
+    // the others. It returned x for every kind.
+    const std::vector<float> x = ramp(6, 0.5f, 0.25f);
+    Core core;
+    for (const std::string op : {"ReduceLogSum", "ReduceSumSquare", "ReduceL1", "ReduceL2",
+                                 "ReduceLogSumExp", "ReduceSum", "ReduceMax"}) {
+        OnnxBuilder b(18);
+        b.input("x", kF32, {2, 3}).output("y", kF32, {2, 3});
+        i64_initializer(b, "axes", {});
+        test::int_attribute(b.node(op, {"x", "axes"}, {"y"}, "reduce"), "noop_with_empty_axes", 1);
+        const auto model = core.read_model(b.bytes(), Tensor());
+        for (const auto& device : kDevices) {
+            auto request = core.compile_model(model, device).create_infer_request();
+            request.set_tensor("x", f32({2, 3}, x));
+            request.infer();
+            const Tensor y = request.get_tensor("y");
+            ASSERT_EQ(y.get_shape(), (Shape{2, 3})) << device << " " << op;
+            for (size_t i = 0; i < x.size(); ++i) {
+                const double v = x[i];
+                const double expected = op == "ReduceLogSum"                   ? std::log(v)
+                                        : op == "ReduceSumSquare"              ? v * v
+                                        : op == "ReduceL1" || op == "ReduceL2" ? std::fabs(v)
+                                                                               : v;
+                if (std::isnan(expected))
+                    EXPECT_TRUE(std::isnan(y.data<float>()[i])) << device << " " << op << " " << v;
+                else
+                    EXPECT_NEAR(y.data<float>()[i], expected, 1e-6)
+                        << device << " " << op << " " << v;
             }
         }
     }

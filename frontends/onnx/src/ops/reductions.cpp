@@ -54,7 +54,13 @@ Translator reduction(const std::string& kind, int axes_input_since) {
         Output axes = reduce_axes(ctx, ctx.opset() >= axes_input_since, noop);
         const bool keep = ctx.attr_int("keepdims", 1) != 0;
         const auto t = x.get_element_type();
-        if (noop) return one(identity(x));
+        if (noop) {
+            // Reducing no axis leaves each element's own term (ONNX's reference): log x, x², |x|.
+            if (kind == "LogSum") return one(op::unary("Log", x));
+            if (kind == "SumSquare") return one(op::multiply(x, x));
+            if (kind == "L1" || kind == "L2") return one(op::unary("Abs", x));
+            return one(identity(x));
+        }
         if (kind == "LogSum") return one(op::unary("Log", op::reduce("ReduceSum", x, axes, keep)));
         if (kind == "LogSumExp") {
             // log(sum(exp(x - max))) + max, stable for large inputs.
