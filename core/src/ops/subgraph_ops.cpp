@@ -196,6 +196,13 @@ Outputs infer_loop(const Node& node, const Inputs& in) {
                 shape[static_cast<size_t>(axis)] = Dimension(*iterations * part.get_length());
             else
                 shape[static_cast<size_t>(axis)] = Dimension::dynamic();
+        } else if (!iterations || *iterations == 0) {
+            // A carried value's final value is its initial one when the body never runs: the
+            // shape covers both (a [0, H, W] start that each iteration appends to).
+            for (size_t p = 0; p < back.size(); ++p)
+                if (back[p] == outs[o] && ports[p] >= 0)
+                    shape = iterations ? in[ports[p]].shape
+                                       : merge_branch_shapes(shape, in[ports[p]].shape);
         }
         out.push_back({r.get_element_type(), shape});
     }

@@ -92,8 +92,8 @@ const Output* GraphImporter::find_value(const std::string& name) const {
 
 ImportedBody GraphImporter::import_body(
     const onnx::GraphProto& body,
-    const std::vector<std::pair<element::Type, PartialShape>>& fallback,
-    const OutputVector& bound) const {
+    const std::vector<std::pair<element::Type, PartialShape>>& fallback, const OutputVector& bound,
+    const std::map<size_t, PartialShape>& forced) const {
     GraphImporter child(body, m_opsets, m_registry, m_owner, m_external, this);
     child.m_capturing = true;
     if (static_cast<size_t>(body.input_size()) != fallback.size())
@@ -113,7 +113,9 @@ ImportedBody GraphImporter::import_body(
         if (info.type().has_tensor_type() && tensor_type.elem_type() != 0)
             type = to_element_type(tensor_type.elem_type(),
                                    "ONNX subgraph input '" + info.name() + "'");
-        const PartialShape shape = info.type().has_tensor_type() && tensor_type.has_shape()
+        const auto forced_shape = forced.find(static_cast<size_t>(i));
+        const PartialShape shape = forced_shape != forced.end() ? forced_shape->second
+                                   : info.type().has_tensor_type() && tensor_type.has_shape()
                                        ? shape_of_value(info)
                                        : fallback[static_cast<size_t>(i)].second;
         auto p = op::parameter(type, shape);

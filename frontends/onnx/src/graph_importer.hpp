@@ -60,11 +60,13 @@ class GraphImporter {
     /// body the caller built, e.g. a Squeeze of its own Parameter) and ImportedBody::inputs holds
     /// null for it. A name the body (or a subgraph inside it) reads but does not define and that
     /// resolves in this graph or its parents becomes a capture Parameter fed by that outer value,
-    /// once per name; a captured Constant is copied into the body instead. Throws as
-    /// inline_subgraph.
+    /// once per name; a captured Constant is copied into the body instead. `forced` gives input i
+    /// the shape forced[i] whatever the body declares (a Loop's carried value whose shape changes
+    /// between iterations). Throws as inline_subgraph.
     ImportedBody import_body(const onnx::GraphProto& body,
                              const std::vector<std::pair<element::Type, PartialShape>>& fallback,
-                             const OutputVector& bound = {}) const;
+                             const OutputVector& bound = {},
+                             const std::map<size_t, PartialShape>& forced = {}) const;
 
     /// Sequences whose length and positions are known at import (SequenceConstruct, Insert at a
     /// constant position, SplitToSequence of a static axis...) are kept as the list of their

@@ -2,7 +2,7 @@
 // trip count, a data-dependent early exit, a scan output and bodies capturing outer values; an If
 // whose branches have different shapes and capture outer values; an If nested in a Loop body whose
 // branches capture an outer value through the body; Scan unrolled when short and static, else a
-// Loop. Expected values from plain loops.
+// Loop; a carried value that grows each iteration. Expected values from plain loops.
 #include <gtest/gtest.h>
 
 #include "onnx_test_util.hpp"
@@ -109,6 +109,52 @@ TEST(OnnxControlFlow, LoopWithCapturesEarlyExitAndScanOutput) {
         ASSERT_EQ(all.get_shape(), (Shape{scans.size() / 2, 2})) << what;
         for (size_t i = 0; i < scans.size(); ++i)
             EXPECT_EQ(all.data<float>()[i], scans[i]) << what << " i=" << i;
+    }
+}
+
+// acc starts as [0, 2] and each iteration appends the row x * iter; the body declares its carried
+// input [0, 2], as torch writes it for torchvision's Mask R-CNN mask paste. The reader took that
+// shape as static, so the Loop's output was [1, 2] and TEMPLATE failed at the second iteration.
+TEST(OnnxControlFlow, LoopCarriedValueThatGrowsEachIteration) {
+    OnnxBuilder b(13);
+    b.input("M", kI64, {}).input("x", kF32, {1, 2});
+    b.initializer("start", {0, 2}, {});
+    onnx::GraphProto body;
+    body.set_name("body");
+    value_info(body.add_input(), "iter", kI64, {});
+    value_info(body.add_input(), "cond_in", kBool, {});
+    value_info(body.add_input(), "acc", kF32, {0, 2});
+    add_node(body, "Cast", {"iter"}, {"iter_f"})->add_attribute()->set_name("to");
+    auto* to = body.mutable_node(0)->mutable_attribute(0);
+    to->set_type(onnx::AttributeProto::INT);
+    to->set_i(kF32);
+    add_node(body, "Mul", {"x", "iter_f"}, {"row"});
+    add_node(body, "Concat", {"acc", "row"}, {"acc_next"})->add_attribute()->set_name("axis");
+    auto* axis = body.mutable_node(2)->mutable_attribute(0);
+    axis->set_type(onnx::AttributeProto::INT);
+    axis->set_i(0);
+    add_node(body, "Identity", {"cond_in"}, {"cond_out"});
+    value_info(body.add_output(), "cond_out", kBool, {});
+    value_info(body.add_output(), "acc_next", kF32, {1, 2});
+    graph_attribute(b.node("Loop", {"M", "", "start"}, {"rows"}, "loop"), "body", body);
+    b.output("rows", kF32, {-1, 2});
+
+    Core core;
+    const auto model = core.read_model(b.bytes(), Tensor());
+    EXPECT_FALSE(model->output("rows").get_partial_shape()[0].is_static());
+    for (const std::string device : {"TEMPLATE", "CPU"}) {
+        auto request = core.compile_model(model, device).create_infer_request();
+        for (int64_t m : {3, 0, 5}) {
+            request.set_tensor("M", i64(m));
+            request.set_tensor("x", f32({1, 2}, {1.5f, -2.f}));
+            request.infer();
+            const Tensor rows = request.get_tensor("rows");
+            ASSERT_EQ(rows.get_shape(), (Shape{static_cast<size_t>(m), 2})) << device << " M=" << m;
+            for (int64_t k = 0; k < m; ++k) {
+                EXPECT_EQ(rows.data<float>()[2 * k], 1.5f * static_cast<float>(k)) << device;
+                EXPECT_EQ(rows.data<float>()[2 * k + 1], -2.f * static_cast<float>(k)) << device;
+            }
+        }
     }
 }
 

@@ -121,6 +121,33 @@ TEST(Loop, ConcatenatedOutputsAreStaticOnlyForAKnownIterationCount) {
         "[0,2]");
 }
 
+TEST(Loop, ACarriedValueThatGrowsCoversItsInitialShape) {
+    // acc [?, 2] starts as [0, 2] and each iteration appends a row (a body Result of [?, 2] only
+    // because its Parameter is [?, 2]): with a run-time trip count the final value may be the
+    // initial one, so its shape covers [0, 2]; with no iteration it is exactly that. It was the
+    // body Result's shape alone (an exporter declaring the Parameter [0, 2] made it [1, 2]).
+    auto acc = param("?,2");
+    auto grown = make_node("Concat", {acc, op::constant<float>(element::f32, {1, 2}, {1.f, 2.f})},
+                           {{"axis", int64_t{0}}});
+    auto body = std::make_shared<Model>(OutputVector{grown}, ParameterVector{acc}, "append");
+    op::LoopPorts ports;
+    ports.back_edges = {0};
+    auto init = op::constant<float>(element::f32, {0, 2}, {});
+    const auto run_time = op::loop(
+        param("", element::i64), op::constant<int>(element::boolean, {}, {1}), {init}, body, ports);
+    EXPECT_EQ(shape_of(run_time, 0), "[?,2]");
+    const auto none = op::loop(op::int64_scalar(0), op::constant<int>(element::boolean, {}, {1}),
+                               {init}, body, ports);
+    EXPECT_EQ(shape_of(none, 0), "[0,2]");
+    // A body that keeps the shape keeps it static.
+    ports.output_slicing = {};
+    EXPECT_EQ(
+        shape_of(op::loop(param("", element::i64), op::constant<int>(element::boolean, {}, {1}),
+                          {param("1,2")}, plus_one_body("1,2"), ports),
+                 0),
+        "[1,2]");
+}
+
 TEST(Loop, PortMapErrorsNameTheNodeAndAttribute) {
     auto init = param("1,2");
     auto yes = op::constant<int>(element::boolean, {}, {1});

@@ -4,6 +4,7 @@
 // most kMaxScanUnrolledNodes nodes, else a core Loop that slices the scan inputs per iteration;
 // Scan-8's batch form unrolled per static batch entry).
 #include <algorithm>
+#include <map>
 
 #include "graph_importer.hpp"
 #include "ops/common.hpp"
@@ -53,6 +54,20 @@ OutputVector if_op(const NodeContext& ctx) {
     return node->outputs();
 }
 
+// The shape both `a` and `b` have: their common static dimensions, dynamic where they differ.
+PartialShape loosest_common_shape(const PartialShape& a, const PartialShape& b) {
+    if (!a.rank().is_static() || !b.rank().is_static() ||
+        a.rank().get_length() != b.rank().get_length())
+        return PartialShape::dynamic();
+    std::vector<Dimension> dims;
+    for (size_t i = 0; i < static_cast<size_t>(a.rank().get_length()); ++i)
+        dims.push_back(a[i].is_static() && b[i].is_static() &&
+                               a[i].get_length() == b[i].get_length()
+                           ? a[i]
+                           : Dimension::dynamic());
+    return PartialShape(dims);
+}
+
 // ONNX Loop: inputs M (trip count), cond, carried values; body (iteration_num, cond, carried...) ->
 // (cond, carried..., scan outputs...). The scan outputs are stacked on a new axis 0: each is
 // unsqueezed in the body and concatenated on axis 0 by the core Loop.
@@ -65,10 +80,30 @@ OutputVector loop(const NodeContext& ctx) {
         if (!ctx.has_input(2 + i)) ctx.fail("loop-carried input ", i, " is missing");
         types.emplace_back(ctx.input(2 + i).get_element_type(), PartialShape::dynamic());
     }
-    ImportedBody b = ctx.graph().import_body(g, types);
-    if (b.outputs.size() < 1 + carried)
-        ctx.fail("the body has ", b.outputs.size(), " outputs, expected at least ", 1 + carried,
-                 " (the condition and every loop-carried value)");
+    // A carried value may change shape between iterations (torchvision's paste of Mask R-CNN
+    // masks appends one row per detection to a [0, H, W] start, and torch declares the body's
+    // input as that [0, H, W]): where the body's result and its Parameter disagree, the body is
+    // imported again with the dimensions that differ made dynamic, until they agree.
+    std::map<size_t, PartialShape> forced;
+    ImportedBody b;
+    for (int round = 0;; ++round) {
+        b = ctx.graph().import_body(g, types, {}, forced);
+        if (b.outputs.size() < 1 + carried)
+            ctx.fail("the body has ", b.outputs.size(), " outputs, expected at least ", 1 + carried,
+                     " (the condition and every loop-carried value)");
+        bool relaxed = false;
+        for (size_t i = 0; i < carried && b.inputs.size() == 2 + carried; ++i) {
+            const PartialShape& declared = b.inputs[2 + i]->get_output_partial_shape(0);
+            const PartialShape merged =
+                loosest_common_shape(declared, b.outputs[1 + i].get_partial_shape());
+            if (merged != declared) {
+                forced[2 + i] = merged;
+                relaxed = true;
+            }
+        }
+        if (!relaxed) break;
+        if (round == 3) ctx.fail("the shapes of the loop-carried values do not settle");
+    }
     const size_t scans = b.outputs.size() - 1 - carried;
     OutputVector results = b.outputs;
     for (size_t k = 0; k < scans; ++k)
