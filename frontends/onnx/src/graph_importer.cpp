@@ -268,11 +268,12 @@ void GraphImporter::convert_node(const onnx::NodeProto& node) {
         outputs = (*translator)(context);
         // Folding inside the try: a constant that cannot be evaluated (an index out of range) is
         // reported with the ONNX node it belongs to.
-        // A DequantizeLinear of constant integers (and QLinearConv / QLinearMatMul, whose
+        // A DequantizeLinear of constant integers (and QLinearConv / QLinearMatMul / QGemm, whose
         // translation dequantizes their weights) is left unfolded: devices that run int8 read the
         // integers and scales (the CPU plugin's int8 convolutions); the others fold it.
         const std::string& type = node.op_type();
-        if (type != "DequantizeLinear" && type != "QLinearConv" && type != "QLinearMatMul")
+        if (type != "DequantizeLinear" && type != "QLinearConv" && type != "QLinearMatMul" &&
+            type != "QGemm")
             outputs = reference::fold_constants(outputs, input_nodes);
     } catch (const Exception& e) {
         if (std::string(e.what()).find(context.describe()) != std::string::npos) throw;

@@ -56,6 +56,7 @@ const TranslatorRegistry& TranslatorRegistry::builtin() {
         register_control_flow(r);
         register_vision(r);
         register_random(r);
+        register_microsoft(r);
         return r;
     }();
     return registry;

@@ -58,6 +58,7 @@ void register_spectral(TranslatorRegistry& r);  // ops/spectral.cpp
 void register_sequence(TranslatorRegistry& r);  // ops/sequence.cpp
 void register_control_flow(TranslatorRegistry& r);
 void register_vision(TranslatorRegistry& r);
-void register_random(TranslatorRegistry& r);  // ops/random.cpp
+void register_random(TranslatorRegistry& r);     // ops/random.cpp
+void register_microsoft(TranslatorRegistry& r);  // ops/microsoft.cpp (com.microsoft, float)
 
 }  // namespace vireo::onnx_import

@@ -529,7 +529,9 @@ void register_nn(TranslatorRegistry& r) {
     r.add("", "BatchNormalization", 1, batch_norm);
     r.add("", "InstanceNormalization", 1, instance_norm);
     r.add("", "GroupNormalization", 18, group_norm);
-    r.add("", "LayerNormalization", 17, layer_norm);
+    // Standard from opset 17; ONNX Runtime has had it in the default domain from opset 1, and its
+    // optimizer writes it into models of earlier opsets.
+    r.add("", "LayerNormalization", 1, layer_norm);
     r.add("", "LRN", 1, lrn);
     r.add("", "MeanVarianceNormalization", 9, mean_variance_norm);
     r.add("", "LpNormalization", 1, lp_norm);

@@ -1,6 +1,9 @@
 // Translators for ONNX's quantization ops: (Dynamic)QuantizeLinear, DequantizeLinear and the
-// integer/QLinear MatMul and Conv, computed in f32 between exact conversions.
+// integer/QLinear MatMul and Conv, computed in f32 between exact conversions; and ONNX Runtime's
+// com.microsoft QLinear ops (QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu,
+// QLinearGlobalAveragePool, QLinearConcat, QGemm) and its Quantize/DequantizeLinear.
 #include <limits>
+#include <string>
 
 #include "ops/common.hpp"
 
@@ -121,9 +124,95 @@ OutputVector qlinear_conv(const NodeContext& ctx) {
     return one(quantize(ctx, y, ctx.input(6), ctx.input(7), 1));
 }
 
+// ONNX Runtime's com.microsoft QLinear ops (its QOperator-format quantized models): dequantize
+// the inputs, compute in f32, quantize the result, as QLinearConv above. An absent zero point is
+// 0 of u8.
+Output optional_input(const NodeContext& ctx, size_t i) {
+    return ctx.has_input(i) ? ctx.input(i) : Output();
+}
+
+// QLinearAdd / QLinearMul: A, A_scale, A_zp, B, B_scale, B_zp, C_scale, C_zp.
+Translator qlinear_binary(const std::string& kind) {
+    return [kind](const NodeContext& ctx) {
+        const Output a = dequantize(ctx, ctx.input(0), ctx.input(1), optional_input(ctx, 2), 1);
+        const Output b = dequantize(ctx, ctx.input(3), ctx.input(4), optional_input(ctx, 5), 1);
+        const Output y = kind == "Add" ? Output(op::add(a, b)) : Output(op::multiply(a, b));
+        return one(quantize(ctx, y, ctx.input(6), optional_input(ctx, 7), 1));
+    };
+}
+
+// QLinearSigmoid / QLinearLeakyRelu: X, X_scale, X_zp, Y_scale, Y_zp.
+Translator qlinear_unary(const std::string& kind) {
+    return [kind](const NodeContext& ctx) {
+        const Output x = dequantize(ctx, ctx.input(0), ctx.input(1), optional_input(ctx, 2), 1);
+        Output y;
+        if (kind == "Sigmoid") {
+            y = op::sigmoid(x);
+        } else {
+            const Output scaled =
+                op::multiply(x, scalar(element::f32, ctx.attr_float("alpha", 0.01)));
+            y = op::select(op::compare("GreaterEqual", x, scalar(element::f32, 0.0)), x, scaled);
+        }
+        return one(quantize(ctx, y, ctx.input(3), optional_input(ctx, 4), 1));
+    };
+}
+
+// QLinearGlobalAveragePool: X, x_scale, x_zp, y_scale, y_zp; channels_last puts C last.
+OutputVector qlinear_global_average_pool(const NodeContext& ctx) {
+    const Output x = dequantize(ctx, ctx.input(0), ctx.input(1), optional_input(ctx, 2), 1);
+    const int64_t rank = static_rank(ctx, x);
+    const bool last = ctx.attr_int("channels_last", 0) != 0;
+    const Output axes = last ? axes_range(1, rank - 1) : axes_range(2, rank);
+    return one(quantize(ctx, op::reduce("ReduceMean", x, axes, true), ctx.input(3),
+                        optional_input(ctx, 4), 1));
+}
+
+// QLinearConcat: Y_scale, Y_zp, then (X, X_scale, X_zp) per input.
+OutputVector qlinear_concat(const NodeContext& ctx) {
+    if (ctx.input_size() < 5 || (ctx.input_size() - 2) % 3 != 0)
+        ctx.fail("expected Y_scale, Y_zero_point and triples of (X, X_scale, X_zero_point), got ",
+                 ctx.input_size(), " inputs");
+    OutputVector parts;
+    for (size_t i = 2; i + 2 < ctx.input_size(); i += 3) {
+        parts.push_back(
+            dequantize(ctx, ctx.input(i), ctx.input(i + 1), optional_input(ctx, i + 2), 1));
+    }
+    const int64_t rank = static_rank(ctx, parts.front());
+    const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis"), rank);
+    return one(quantize(ctx, op::concat(parts, axis), ctx.input(0), optional_input(ctx, 1), 1));
+}
+
+// QGemm: A, a_scale, a_zp, B, b_scale, b_zp, C (i32, scale a_scale * b_scale), y_scale, y_zp;
+// alpha, transA, transB. Without y_scale the output is f32.
+OutputVector qgemm(const NodeContext& ctx) {
+    const Output a = dequantize(ctx, ctx.input(0), ctx.input(1), optional_input(ctx, 2), 1);
+    // B's per-column scale and zero point lie along N: axis 0 of B transposed, 1 otherwise.
+    const int64_t b_axis = ctx.attr_int("transB", 0) != 0 ? 0 : 1;
+    const Output b = dequantize(ctx, ctx.input(3), ctx.input(4), optional_input(ctx, 5), b_axis);
+    Output y = op::matmul(a, b, ctx.attr_int("transA", 0) != 0, ctx.attr_int("transB", 0) != 0);
+    const double alpha = ctx.attr_float("alpha", 1.0);
+    if (alpha != 1.0) y = op::multiply(y, scalar(element::f32, alpha));
+    if (ctx.has_input(6)) {
+        const Output scale = op::multiply(to_f32(ctx.input(1)), to_f32(ctx.input(4)));
+        y = op::add(y, op::multiply(to_f32(ctx.input(6)), scale));
+    }
+    if (!ctx.has_input(7)) return one(y);
+    return one(quantize(ctx, y, ctx.input(7), optional_input(ctx, 8), 1));
+}
+
 }  // namespace
 
 void register_quantization(TranslatorRegistry& r) {
+    constexpr const char* kMs = "com.microsoft";
+    r.add(kMs, "QuantizeLinear", 1, quantize_linear);
+    r.add(kMs, "DequantizeLinear", 1, dequantize_linear);
+    r.add(kMs, "QLinearAdd", 1, qlinear_binary("Add"));
+    r.add(kMs, "QLinearMul", 1, qlinear_binary("Mul"));
+    r.add(kMs, "QLinearSigmoid", 1, qlinear_unary("Sigmoid"));
+    r.add(kMs, "QLinearLeakyRelu", 1, qlinear_unary("LeakyRelu"));
+    r.add(kMs, "QLinearGlobalAveragePool", 1, qlinear_global_average_pool);
+    r.add(kMs, "QLinearConcat", 1, qlinear_concat);
+    r.add(kMs, "QGemm", 1, qgemm);
     r.add("", "DequantizeLinear", 10, dequantize_linear);
     r.add("", "QuantizeLinear", 10, quantize_linear);
     r.add("", "DynamicQuantizeLinear", 11, dynamic_quantize_linear);
