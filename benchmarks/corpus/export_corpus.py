@@ -10,7 +10,7 @@ The default set (MODELS) is the benchmark corpus; EXTRA_MODELS are about 20 furt
 find what breaks on networks the corpus lacks (detection with NMS/TopK/RoiAlign, optical flow with
 grid_sample, video, and plain-PyTorch models built from ops the corpus lacks). They are exported only with
 --extra or when named, so the benchmark's set and run time stay as they are. WILD_MODELS (--wild) are a third
-set of about 35 more: larger and rarer torchvision models (video transformers, SSD, FCOS, Mask R-CNN, RAFT-large)
+set of 35 more: larger and rarer torchvision models (ViT-L, Swin-B, SSD, FCOS, Mask R-CNN with its masks, RAFT-large)
 and plain-PyTorch models of patterns neither set had (decoder masks, a Conformer block, LSTM projections,
 EmbeddingBag, norms without affine, resampling by scale factors, activation chains, indexing ops), some at
 opsets 16 and 17 and some with dynamic axes (dynamic_axes in info.json; their inputs are exported at the
@@ -411,7 +411,8 @@ def det(fn, logit_scale=30.0, **kw):
     """A detection model whose classification logits are scaled up: with random weights the class scores
     are all about 1/num_classes, equal to 1e-8, so which boxes survive TopK and NMS is decided by rounding
     (PyTorch and ONNX break ties differently) and nothing passes the score threshold."""
-    keys = ("boxes", "scores", "labels", "keypoints") if fn.startswith("keypoint") else ("boxes", "scores", "labels")
+    keys = ("boxes", "scores", "labels") + (("keypoints",) if fn.startswith("keypoint") else
+                                            ("masks",) if fn.startswith("mask") else ())
 
     def make():
         model = getattr(tvm.detection, fn)(weights=None, weights_backbone=None, **kw)
@@ -735,6 +736,85 @@ class DynCnn(nn.Module):
         return self.fc(F.adaptive_avg_pool2d(d, 1).flatten(1))
 
 
+class DtypeMix(nn.Module):
+    """Arithmetic in other element types inside an f32 model: a branch in float64 (MatMul, Softmax,
+    LayerNorm-like reductions, Exp/Log), a round trip through float16, int32 and int64 arithmetic (integer
+    division, remainder, Abs, Max), bool logic (xor, not), IsNaN/IsInf via nan_to_num, sign, fmod,
+    atan2-free trigonometry (sin, cos, atan), reciprocal, rsqrt; input [1,6,16]."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(16, 16))
+
+    def forward(self, x):
+        d = x.double()
+        a = torch.softmax(d @ self.w.double(), -1)
+        a = (a - a.mean(-1, keepdim=True)) / (a.var(-1, keepdim=True, unbiased=False) + 1e-6).sqrt()
+        a = torch.log(torch.exp(a.clamp(-5, 5)) + 1.0).float()
+        h = (x * 3.0).half().float()                                   # f16 rounding
+        i = (x * 10).to(torch.int32)
+        j = (torch.div(i, 3, rounding_mode="trunc") + torch.remainder(i, 4) + i.abs().max()).float()
+        k = (x * 10).long()
+        kk = (k * k - k // 2).clamp(-50, 50).float()
+        b = (x > 0) ^ (h < 0.5)
+        z = torch.where(~b, torch.sign(x) * torch.floor(x.abs() * 4), torch.fmod(x * 7, 2.0))
+        t = torch.sin(x) * torch.cos(h) + torch.atan(x * 2)
+        r = torch.rsqrt(x.abs() + 0.5) + torch.reciprocal(x.abs() + 1.0)
+        n = torch.nan_to_num(torch.log(x), nan=0.25, neginf=-3.0)
+        return a + h + 0.01 * j + 0.001 * kk + z + t + r + n
+
+
+class SelectMix(nn.Module):
+    """Value-dependent and index ops: advanced indexing (GatherND), index_put (ScatterND), nonzero and
+    masked_select (dynamic lengths reduced to a fixed output), MaxPool with indices and an unpool by
+    scatter (max_unpool2d does not export with torch 1.13), torch.stack, split into uneven parts; input
+    [1,4,12,12]. Outputs y and y1 (the unpooled map)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(4, 4, 3, padding=1)
+        self.register_buffer("rows", torch.tensor([0, 2, 5, 11]))
+        self.register_buffer("cols", torch.tensor([1, 1, 7, 3]))
+
+    def forward(self, x):
+        a = self.c(x)
+        p, ind = F.max_pool2d(a, 2, return_indices=True)              # [1,4,6,6]
+        u = torch.zeros_like(a).flatten(2).scatter(-1, ind.flatten(2), p.flatten(2)).view_as(a)  # unpool
+        g = u[0, :, self.rows, self.cols]                              # GatherND-like [4,4]
+        v = a.clone()
+        v[0, :, self.rows, self.cols] = g * 2.0                         # index_put
+        m = v > 0.3
+        cnt = m.sum().float()
+        sel = torch.masked_select(v, m)                                 # dynamic length
+        nz = torch.nonzero(v[0, 0] > 0.0)                               # [n,2]
+        parts = torch.split(v, [1, 3], dim=1)
+        s = torch.stack([parts[0].mean((2, 3)), parts[1].mean((1, 2, 3)).unsqueeze(1)], 0).sum(0)
+        return v + sel.mean() + cnt * 0.001 + nz.float().mean() * 0.01 + s.view(1, 1, 1, 1), u
+
+
+class DynSeqMix(nn.Module):
+    """Shapes computed at run time: a causal mask built with triu from the sequence length (Trilu),
+    positions from arange, padding to a multiple of 8 computed from the length, reshape into chunks, a
+    repeat by the batch, and an nearest resize to twice the length; exported with dynamic batch and
+    sequence; input [2,21,32]."""
+
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(32, 4, dropout=0.0, batch_first=True)
+        self.pos = nn.Parameter(0.1 * torch.randn(1, 64, 32))
+
+    def forward(self, x):
+        b, t, d = x.shape
+        mask = torch.triu(torch.full((t, t), float("-inf")), diagonal=1)
+        h = x + self.pos[:, :t]
+        h = h + self.attn(h, h, h, attn_mask=mask, need_weights=False)[0]
+        pad = (8 - t % 8) % 8
+        hp = F.pad(h, (0, 0, 0, pad))                                 # [b, T8, d]
+        chunks = hp.reshape(b, -1, 8, d).mean(2)                      # [b, T8/8, d]
+        up = F.interpolate(h.transpose(1, 2), scale_factor=2.0, mode="nearest").transpose(1, 2)  # [b, 2t, d]
+        return up[:, ::2] + chunks.mean(1, keepdim=True) + torch.arange(t).float().view(1, t, 1) * 0.01
+
+
 def dyn(**axes):
     """Export options: dynamic_axes for torch.onnx.export."""
     return {"dynamic_axes": axes}
@@ -742,7 +822,8 @@ def dyn(**axes):
 
 # Same layout as MODELS, with an optional sixth element: extra torch.onnx.export arguments (dynamic_axes).
 # Not here because torch 1.13 cannot export them: LayerNorm without affine at opset 17 (an empty scale
-# input), LSTM with proj_size, F.fold below opset 18, threshold with a non-zero value.
+# input), LSTM with proj_size, F.fold below opset 18, threshold with a non-zero value; torchvision
+# 0.14 has no swin3d_t, and exporting mvit_v2_s (16 frames) ran out of 24 GB of memory.
 WILD_MODELS = {
     "densenet169": (tv("densenet169"), IMG, 13, 10, "DenseNet (Concat)"),
     "efficientnet_b1": (tv("efficientnet_b1"), [("x", (1, 3, 240, 240))], 13, 30, "EfficientNet (SiLU, SE)"),
@@ -756,15 +837,13 @@ WILD_MODELS = {
     "convnext_base": (tv("convnext_base"), IMG, 14, 2, "ConvNeXt"),
     "swin_b": (tv("swin_b"), IMG, 14, 2, "Swin-B"),
     "vit_l_32": (tv("vit_l_32"), IMG, 14, 2, "ViT-L/32"),
-    "mvit_v2_s": (video("mvit_v2_s"), [("x", (1, 3, 16, 224, 224))], 14, 2,
-                  "video, MViTv2 (pooling attention, relative positions)"),
-    "swin3d_t": (video("swin3d_t"), [("x", (1, 3, 16, 224, 224))], 14, 2, "video, Swin3D (3-D windows)"),
     "fcn_resnet101": (seg("fcn_resnet101"), IMG, 13, 2, "segmentation, dilated ResNet-101"),
-    "ssd300_vgg16": (det("ssd300_vgg16"), [("x", (1, 3, 300, 300))], 13, 3, "detection, SSD300 (L2Norm, NMS)"),
+    # SSD300's VGG features are large without BatchNorm: its logits are scaled down so the scores do not tie at 1.
+    "ssd300_vgg16": (det("ssd300_vgg16", logit_scale=0.01), [("x", (1, 3, 300, 300))], 13, 3, "detection, SSD300 (L2Norm, NMS)"),
     "fcos_resnet50_fpn": (det("fcos_resnet50_fpn", logit_scale=3.0, min_size=320, max_size=320),
                           [("x", (1, 3, 320, 320))], 13, 2, "detection, FCOS (centerness, NMS)"),
     "maskrcnn_resnet50_fpn": (det("maskrcnn_resnet50_fpn", min_size=320, max_size=320),
-                              [("x", (1, 3, 320, 320))], 13, 2, "detection, Mask R-CNN (RoiAlign, masks)"),
+                              [("x", (1, 3, 320, 320))], 13, 2, "detection, Mask R-CNN (RoiAlign, masks pasted)"),
     "raft_large": (flow("raft_large"), [("a", (1, 3, 96, 128)), ("b", (1, 3, 96, 128))], 16, 2,
                    "optical flow, RAFT-large"),
     "decoder_masks": (DecoderMasks, [("tgt", (1, 24, 128)), ("memory", (1, 40, 128))], 14, 300,
@@ -780,6 +859,10 @@ WILD_MODELS = {
     "indexing_mix": (IndexingMix, [("x", (1, 8, 12))], 13, 1000, "masked_fill, cumsum, einsum, topk, ..."),
     "indexing_mix_o16": (lambda: IndexingMix(repeated_index=True), [("x", (1, 8, 12))], 16, 1000,
                          "the same at opset 16, scatter_add with a repeated index"),
+    "dtype_mix": (DtypeMix, [("x", (1, 6, 16))], 13, 1000, "float64, float16, int32/int64 and bool arithmetic"),
+    "select_mix": (SelectMix, [("x", (1, 4, 12, 12))], 13, 1000, "GatherND, ScatterND, NonZero, MaxUnpool"),
+    "dyn_seq_mix": (DynSeqMix, [("x", (2, 21, 32))], 14, 1000, "Trilu mask, pads and resizes from the length",
+                    dyn(x={0: "batch", 1: "seq"})),
     "dyn_encoder": (DynEncoder, [("x", (2, 20, 128)), ("lengths", (2,))], 14, 300,
                     "encoder with key-padding mask, dynamic batch and sequence",
                     dyn(x={0: "batch", 1: "seq"}, lengths={0: "batch"})),
