@@ -89,6 +89,14 @@ size_t compute_f16_in_f32(Model& model) {
             auto convert = op::convert(node->output(0), element::f32);
             redirect(node->output(0), convert->output(0), convert.get(), readers);
             ++changed;
+        } else if (type == "Convert" && is_f16(node->output(0)) && !is_f16(node->input_value(0)) &&
+                   !only_results_read(*node)) {
+            // A conversion into f16 from another type is a rounding the model asks for (PyTorch's
+            // x.half().float(), and where f16 saturates to infinity): kept, and its readers read
+            // its value widened back to f32.
+            auto wide = op::convert(node->output(0), element::f32);
+            redirect(node->output(0), wide->output(0), wide.get(), readers);
+            ++changed;
         } else if (type != "Result" && !(type == "Convert" && only_results_read(*node))) {
             for (const auto& [name, value] : std::map(node->get_attributes()))
                 if (is_f16_type(value)) {

@@ -471,6 +471,29 @@ TEST(Precision, AnF16ModelComputesInF32BetweenItsF16InputsAndOutputs) {
     EXPECT_EQ(std::memcmp(first.data(), second.data(), first.get_byte_size()), 0);
 }
 
+TEST(Precision, AnExplicitRoundingToF16IsKept) {
+    // An f32 model that rounds through f16 on purpose (PyTorch's (x * 3).half().float() + 1, and
+    // f16's overflow to infinity past 65504): the interior computes in f32, but the conversion
+    // into f16 still rounds, as TEMPLATE and ONNX Runtime do.
+    auto x = op::parameter(element::f32, {64}, "x");
+    auto rounded = op::convert(
+        op::convert(op::multiply(x, op::constant<float>(element::f32, {}, {3.f})), element::f16),
+        element::f32);
+    auto model = std::make_shared<Model>(
+        OutputVector{op::add(rounded, op::constant<float>(element::f32, {}, {1.f}))},
+        ParameterVector{x}, "f16_rounding");
+    Tensor input = random_tensor({64}, 65, -2.f, 2.f);
+    input.data<float>()[0] = 30000.f;  // 90000 is past f16's largest finite value
+    Core core = make_core();
+    const auto cpu = run_model(core, model, "CPU", {input});
+    ASSERT_EQ(cpu[0].get_element_type(), element::f32);
+    for (size_t i = 0; i < 64; ++i) {
+        const float want = static_cast<float>(float16(input.data<float>()[i] * 3.f)) + 1.f;
+        EXPECT_EQ(cpu[0].data<float>()[i], want) << i;
+    }
+    EXPECT_TRUE(std::isinf(cpu[0].data<float>()[0]));
+}
+
 TEST(Precision, AnF16VariableKeepsItsModelComputedAsWritten) {
     // The application reads and writes a variable's state in its type: a model with an f16
     // variable is not widened, and its state stays f16 (acc += x, twice).
