@@ -21,16 +21,28 @@ namespace vireo::cpu_plugin {
 /// thread, and from then on every `interval`-th run probes the team again, which switches back when
 /// it is the faster. A probe that loses doubles the interval before the next (up to kMaxInterval),
 /// so a model whose runs are slow for other reasons pays a slow probe rarely.
+///
+/// A model whose team runs are short (under kShortRun) gets up to kShortProbes probes from run
+/// kFirstProbe on even on a quiet machine (the first one-thread run is a cold one), each of which
+/// must beat the fastest team run by kMargin: its steps are so small that waking the team and
+/// joining it at every step's barrier can cost more than the second thread wins (a 27 µs model took
+/// 53 µs on two threads), and the calling thread's CPU share does not show that.
 class TeamChoice {
   public:
     static constexpr double kContended = 0.8;  ///< CPU share below which the one thread is tried
     static constexpr double kMargin = 0.9;     ///< a probe must take under this times the other
     static constexpr double kSlower = 1.5;     ///< a team run this much slower than the fastest
     static constexpr uint32_t kFirstInterval = 16, kMaxInterval = 256;
+    static constexpr double kShortRun = 2e-3;    ///< seconds: team runs this short get one probe
+    static constexpr uint32_t kFirstProbe = 32;  ///< ... after this many runs (past warm-up)
+    static constexpr uint32_t kShortProbes = 3;  ///< at most this many, kFirstInterval apart
 
     /// True: the next run uses one thread.
     bool serial_next() const {
         if (m_serial) return m_runs < m_next_probe;  // probe the team at m_next_probe
+        if (m_short_probes < kShortProbes && m_runs >= m_next_short && m_fastest_team > 0 &&
+            m_fastest_team < kShortRun)
+            return true;
         return m_contended >= 2 && m_runs >= m_next_probe;
     }
 
@@ -49,7 +61,14 @@ class TeamChoice {
             }
             return;
         }
-        const double other = serial ? m_team_time : m_serial_time;
+        // The short-model probe (not contention's) races the fastest team run: the smoothed
+        // time still holds the first runs' warm-up.
+        const bool short_probe = serial && m_short_probes < kShortProbes && m_contended < 2;
+        if (short_probe) {
+            ++m_short_probes;
+            m_next_short = m_runs + kFirstInterval;
+        }
+        const double other = short_probe ? m_fastest_team : serial ? m_team_time : m_serial_time;
         mine = wall;
         if (other == 0 || wall < kMargin * other) {  // the probe wins: switch
             m_serial = serial;
@@ -65,8 +84,10 @@ class TeamChoice {
 
   private:
     static constexpr double kSmoothing = 0.5;
-    bool m_serial = false;     // the current choice
-    uint32_t m_contended = 0;  // team runs in a row that looked contended
+    bool m_serial = false;                // the current choice
+    uint32_t m_short_probes = 0;          // short-model probes so far
+    uint64_t m_next_short = kFirstProbe;  // the run of the next one
+    uint32_t m_contended = 0;             // team runs in a row that looked contended
     uint64_t m_runs = 0;
     uint64_t m_next_probe = 0;
     uint32_t m_interval = kFirstInterval;

@@ -79,6 +79,23 @@ TEST(TeamChoice, AProbeThatLosesIsTriedLessOften) {
     EXPECT_LE(serial, 1u + 4000u / TeamChoice::kMaxInterval + 5u);
 }
 
+TEST(TeamChoice, AShortModelTriesOneThreadOnceAndKeepsTheFaster) {
+    // Run times in seconds here (kShortRun is one): a 50 us model whose team only adds barriers
+    // switches to one thread at its first probe after kFirstProbe runs, and probes the team back
+    // at doubling intervals...
+    TeamChoice slow_team;
+    const size_t serial = drive(slow_team, 1000, 53e-6, 27e-6, 0.99);
+    EXPECT_TRUE(slow_team.serial());
+    EXPECT_GE(serial, 1000u - TeamChoice::kFirstProbe - 1000u / TeamChoice::kFirstInterval);
+    // ... while a short model that the team does speed up pays kShortProbes slow runs.
+    TeamChoice fast_team;
+    EXPECT_EQ(drive(fast_team, 1000, 300e-6, 520e-6, 0.99), TeamChoice::kShortProbes);
+    EXPECT_FALSE(fast_team.serial());
+    // A long model on a quiet machine is never probed (AQuietMachineKeepsTheTeam).
+    TeamChoice long_model;
+    EXPECT_EQ(drive(long_model, 1000, 3e-3, 5e-3, 0.99), 0u);
+}
+
 // A convolution network at two threads while busy threads (one per core) spin in this process:
 // TEMPLATE's values on every run, whichever of team and one thread each run used (the
 // compiled model counts the latter in CPU_SERIAL_RUNS).
