@@ -13,6 +13,7 @@
 #include "gemm_matmul.hpp"
 #include "graph_compiler_impl.hpp"
 #include "grid_sample_kernel.hpp"
+#include "roi_align_kernel.hpp"
 #include "subgraph_runner.hpp"
 #include "vireo/ops.hpp"
 #include "vireo/reference/constant_folding.hpp"
@@ -444,6 +445,10 @@ void GraphCompiler::add_reference_step(const NodePtr& node) {
             step.kernel = attention_kernel(*node, std::move(kernel), /*openmp=*/true);
             step.exec_type = "flash_attention";
             step.reads_strided = true;  // a KV cache appended in place is read where it lies
+        } else if (node->get_type_name() == "ROIAlign" && is_f32(node->output(0))) {
+            // ... and ROIAlign with its taps computed once per roi (roi_align_kernel.hpp).
+            step.kernel = roi_align_kernel(*node, std::move(kernel));
+            step.exec_type = "roi_align";
         } else if (node->get_type_name() == "GridSample" && is_f32(node->output(0)) &&
                    node->get_attribute<std::string>("mode") != "bicubic") {
             // ... and GridSample with its taps computed once per pixel (grid_sample_kernel.hpp).
