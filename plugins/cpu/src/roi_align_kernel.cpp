@@ -12,6 +12,7 @@
 
 #include "cpu_isa.hpp"
 #include "fallback_kernel.hpp"
+#include "vireo/reference/dispatch.hpp"
 
 namespace vireo::cpu_plugin {
 namespace {
@@ -23,35 +24,21 @@ struct Tap {
     bool inside = false;  // outside, the sample is 0 whatever the plane holds (NaN included)
 };
 
-// The reference kernel's rule (sdk/reference/src/tensor_roi_align.cpp): outside [-1, size] on
-// either axis the sample is 0; below 0 it clamps to 0 and the last row or column repeats.
+// The reference kernel's sample (vireo::reference::roi_align_sample) in f32 weights and 32-bit
+// offsets.
 Tap bilinear_tap(size_t h, size_t w, double y, double x) {
+    const reference::RoiAlignSample s = reference::roi_align_sample(h, w, y, x);
     Tap t;
-    const auto H = static_cast<double>(h), W = static_cast<double>(w);
-    if (!(y >= -1.0 && y <= H && x >= -1.0 && x <= W)) return t;
+    if (!s.inside) return t;
     t.inside = true;
-    y = std::max(y, 0.0);
-    x = std::max(x, 0.0);
-    auto y0 = static_cast<size_t>(y), x0 = static_cast<size_t>(x);
-    size_t y1 = y0 + 1, x1 = x0 + 1;
-    if (y0 >= h - 1) {
-        y0 = y1 = h - 1;
-        y = static_cast<double>(y0);
-    }
-    if (x0 >= w - 1) {
-        x0 = x1 = w - 1;
-        x = static_cast<double>(x0);
-    }
-    const double ly = y - static_cast<double>(y0), lx = x - static_cast<double>(x0);
-    const double hy = 1 - ly, hx = 1 - lx;
-    t.o00 = static_cast<int32_t>(y0 * w + x0);
-    t.o01 = static_cast<int32_t>(y0 * w + x1);
-    t.o10 = static_cast<int32_t>(y1 * w + x0);
-    t.o11 = static_cast<int32_t>(y1 * w + x1);
-    t.w00 = static_cast<float>(hy * hx);
-    t.w01 = static_cast<float>(hy * lx);
-    t.w10 = static_cast<float>(ly * hx);
-    t.w11 = static_cast<float>(ly * lx);
+    t.o00 = static_cast<int32_t>(s.o00);
+    t.o01 = static_cast<int32_t>(s.o01);
+    t.o10 = static_cast<int32_t>(s.o10);
+    t.o11 = static_cast<int32_t>(s.o11);
+    t.w00 = static_cast<float>(s.w00);
+    t.w01 = static_cast<float>(s.w01);
+    t.w10 = static_cast<float>(s.w10);
+    t.w11 = static_cast<float>(s.w11);
     return t;
 }
 

@@ -17,45 +17,6 @@
 namespace vireo::reference::tensor {
 namespace {
 
-// One bilinear sample of a plane: the four neighbours' offsets and weights; a sample outside the
-// plane (or of an empty plane) is 0 whatever the plane holds.
-struct Sample {
-    bool inside = false;
-    size_t o00 = 0, o01 = 0, o10 = 0, o11 = 0;
-    double w00 = 0, w01 = 0, w10 = 0, w11 = 0;
-};
-
-Sample bilinear_sample(size_t h, size_t w, double y, double x) {
-    const auto H = static_cast<double>(h), W = static_cast<double>(w);
-    Sample s;
-    // Written so that a NaN coordinate is outside too.
-    if (h == 0 || w == 0 || !(y >= -1.0 && y <= H && x >= -1.0 && x <= W)) return s;
-    s.inside = true;
-    y = std::max(y, 0.0);
-    x = std::max(x, 0.0);
-    auto y0 = static_cast<size_t>(y), x0 = static_cast<size_t>(x);
-    size_t y1 = y0 + 1, x1 = x0 + 1;
-    if (y0 >= h - 1) {
-        y0 = y1 = h - 1;
-        y = static_cast<double>(y0);
-    }
-    if (x0 >= w - 1) {
-        x0 = x1 = w - 1;
-        x = static_cast<double>(x0);
-    }
-    const double ly = y - static_cast<double>(y0), lx = x - static_cast<double>(x0);
-    const double hy = 1 - ly, hx = 1 - lx;
-    s.o00 = y0 * w + x0;
-    s.o01 = y0 * w + x1;
-    s.o10 = y1 * w + x0;
-    s.o11 = y1 * w + x1;
-    s.w00 = hy * hx;
-    s.w01 = hy * lx;
-    s.w10 = ly * hx;
-    s.w11 = ly * lx;
-    return s;
-}
-
 // Samples per bin along one axis, at most: 4096^2 per bin is far beyond any feature map's
 // adaptive sampling. The per-roi table of samples holds at most kMaxTable (4.5 MB).
 constexpr size_t kMaxGrid = 4096;
@@ -133,7 +94,7 @@ std::unique_ptr<Kernel> make_roi_align(const Node& node) {
             g.grid_h = grid_along(g.bin_h, "y");
             g.grid_w = grid_along(g.bin_w, "x");
         }
-        auto pool_roi = [&](size_t r, std::vector<Sample>& samples) {
+        auto pool_roi = [&](size_t r, std::vector<RoiAlignSample>& samples) {
             const Geometry& g = geometry[r];
             const size_t grid_h = g.grid_h, grid_w = g.grid_w;
             const size_t grid = grid_h * grid_w;
@@ -149,7 +110,7 @@ std::unique_ptr<Kernel> make_roi_align(const Node& node) {
                 const double x =
                     g.x1 + static_cast<double>(px) * g.bin_w +
                     (static_cast<double>(ix) + 0.5) * g.bin_w / static_cast<double>(grid_w);
-                return bilinear_sample(h, w, y, x);
+                return roi_align_sample(h, w, y, x);
             };
             const bool table = ph * pw * grid <= kMaxTable;
             samples.clear();
@@ -163,7 +124,7 @@ std::unique_ptr<Kernel> make_roi_align(const Node& node) {
                 for (size_t bin = 0; bin < ph * pw; ++bin) {
                     double sum = 0, best = -INFINITY;
                     for (size_t k = 0; k < grid; ++k) {
-                        const Sample q = table ? samples[bin * grid + k] : sample(bin, k);
+                        const RoiAlignSample q = table ? samples[bin * grid + k] : sample(bin, k);
                         const double v = q.inside ? q.w00 * plane[q.o00] + q.w01 * plane[q.o01] +
                                                         q.w10 * plane[q.o10] + q.w11 * plane[q.o11]
                                                   : 0.0;
@@ -175,7 +136,7 @@ std::unique_ptr<Kernel> make_roi_align(const Node& node) {
             }
         };
         sdk::CPUStreamsExecutor::parallel_for(rshape[0], [&](size_t first, size_t last) {
-            std::vector<Sample> samples;  // per bin of the current roi, its grid, row-major
+            std::vector<RoiAlignSample> samples;  // per bin of the current roi, its grid, row-major
             for (size_t r = first; r < last; ++r) pool_roi(r, samples);
         });
         dispatch(RealTypes{}, out[0].get_element_type(), who.c_str(), [&](auto tag) {
@@ -194,3 +155,38 @@ void register_roi_align_kernels(KernelRegistry& registry) {
 }
 
 }  // namespace vireo::reference::tensor
+
+namespace vireo::reference {
+
+RoiAlignSample roi_align_sample(size_t h, size_t w, double y, double x) {
+    const auto H = static_cast<double>(h), W = static_cast<double>(w);
+    RoiAlignSample s;
+    // Written so that a NaN coordinate is outside too.
+    if (h == 0 || w == 0 || !(y >= -1.0 && y <= H && x >= -1.0 && x <= W)) return s;
+    s.inside = true;
+    y = std::max(y, 0.0);
+    x = std::max(x, 0.0);
+    auto y0 = static_cast<size_t>(y), x0 = static_cast<size_t>(x);
+    size_t y1 = y0 + 1, x1 = x0 + 1;
+    if (y0 >= h - 1) {
+        y0 = y1 = h - 1;
+        y = static_cast<double>(y0);
+    }
+    if (x0 >= w - 1) {
+        x0 = x1 = w - 1;
+        x = static_cast<double>(x0);
+    }
+    const double ly = y - static_cast<double>(y0), lx = x - static_cast<double>(x0);
+    const double hy = 1 - ly, hx = 1 - lx;
+    s.o00 = y0 * w + x0;
+    s.o01 = y0 * w + x1;
+    s.o10 = y1 * w + x0;
+    s.o11 = y1 * w + x1;
+    s.w00 = hy * hx;
+    s.w01 = hy * lx;
+    s.w10 = ly * hx;
+    s.w11 = ly * lx;
+    return s;
+}
+
+}  // namespace vireo::reference

@@ -145,6 +145,17 @@ enum class GridSamplePadding { kZeros, kBorder, kReflection };
 /// centres with `align_corners`, else their borders) and clamps. The reference GridSample and
 /// the CPU plugin's both use it.
 double grid_sample_pad(double x, size_t size, GridSamplePadding padding, bool align_corners);
+/// One bilinear sample of ROIAlign at (y, x) of an h x w plane, by ONNX's and Caffe2's rules: a
+/// sample beyond [-1, size] on either axis (or a NaN coordinate, or an empty plane) is outside
+/// and reads nothing; otherwise a coordinate below 0 clamps to 0 and the last row or column
+/// repeats. The four neighbours' element offsets and weights. The reference ROIAlign and the CPU
+/// plugin's both use it.
+struct RoiAlignSample {
+    bool inside = false;
+    size_t o00 = 0, o01 = 0, o10 = 0, o11 = 0;
+    double w00 = 0, w01 = 0, w10 = 0, w11 = 0;
+};
+RoiAlignSample roi_align_sample(size_t h, size_t w, double y, double x);
 /// Round half to even, independent of the FPU's rounding mode (GridSample's nearest mode).
 int64_t round_half_even(double v);
 
