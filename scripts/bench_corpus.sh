@@ -165,6 +165,28 @@ ort_once() {
   if [ $rc != 0 ] || [ -z "$r" ]; then echo "failed: $(first_error "$tmp/ort.err")"; return 1; fi
   echo "$r"
 }
+# A model exported with dynamic axes (info.json's "dynamic_axes"): ort_bench.sh would feed 1 for every
+# dynamic dimension and benchmark_app needs a shape, so both run on the exported inputs' shapes:
+# benchmark_app with -data_shape, ORT through scripts/real_models_ort.mjs on the input_<name>.npy files.
+data_shape_of() {  # DIR: "x[2,3,64,48],y[...]" for a dynamic-axes export, nothing otherwise
+  $py - "$1/info.json" <<'PY'
+import json, sys
+info = json.load(open(sys.argv[1]))
+if info.get("dynamic_axes"):
+    print(",".join("%s[%s]" % (n, ",".join(str(d) for d in s)) for n, s in info["inputs"].items()))
+PY
+}
+ort_inputs_once() {  # DIR THREADS N: ORT on the exported inputs, median ms
+  local dir=$1 t=$2 niter=$3 rc=0 r f args=()
+  for f in "$dir"/input_*.npy; do args+=("$(basename "$f" .npy | sed 's/^input_//')=$f"); done
+  r=$(NODE_PATH="${VIREO_ORT_DIR:-$HOME/.cache/vireo-ort}/node_modules" timeout "$tmo" node \
+        "$repo/scripts/real_models_ort.mjs" "$dir/model.onnx" "$tmp/ort_out" "$t" "$niter" "${args[@]}" \
+        2> "$tmp/ort.err") || rc=$?
+  if [ $rc = 124 ]; then echo "failed: timed out after ${tmo} s"; return 1; fi
+  r=$(sed -n 's/.*"median_ms":\([0-9.eE+-]*\).*/\1/p' <<< "$r")
+  if [ $rc != 0 ] || [ -z "$r" ]; then echo "failed: $(first_error "$tmp/ort.err")"; return 1; fi
+  echo "$r"
+}
 # Appends a run's result to a cell file; the first failure message is kept in FILE.err.
 record() { if isnum "$2"; then echo "$2" >> "$1"; else [ -f "$1.err" ] || echo "$2" > "$1.err"; fi; }
 cell() { if [ -s "$1" ]; then median < "$1"; elif [ -f "$1.err" ]; then echo "**$(cat "$1.err")**"; else echo "n/a"; fi; }
@@ -194,8 +216,10 @@ for m in "${names[@]}"; do
     acc_bf16=$(check_model "$dir" --precision bf16 --tolerance 1e-2)
   fi
   cpu_failed=""; cpu_failed_at=""  # after a failure or timeout CPU is not run again on this model
+  shapes=$(data_shape_of "$dir"); cpu_args=()
+  [ -n "$shapes" ] && { cpu_args=(-data_shape "$shapes"); log "$m: dynamic axes, timed at $shapes"; }
   # Probe: compiles once (a model that fails is known at once) and bounds N for slow models.
-  r=$(bapp_once "$model" "$first_t" 3) || { cpu_failed=$r; cpu_failed_at=$first_t; }
+  r=$(bapp_once "$model" "$first_t" 3 "${cpu_args[@]}") || { cpu_failed=$r; cpu_failed_at=$first_t; }
   if isnum "$r"; then
     cap=$(awk -v b="$budget" -v l="$r" 'BEGIN { n = int(b * 1000 / (l > 0 ? l : 1)); print (n < 5) ? 5 : n }')
     if [ "$cap" -lt "$niter" ]; then
@@ -207,12 +231,16 @@ for m in "${names[@]}"; do
     log "$m: $t thread(s), $reps x $niter iterations"
     for _ in $(seq "$reps"); do
       if [ -z "$cpu_failed" ]; then
-        r=$(bapp_once "$model" "$t" "$niter") || { cpu_failed=$r; cpu_failed_at=$t; }
+        r=$(bapp_once "$model" "$t" "$niter" "${cpu_args[@]}") || { cpu_failed=$r; cpu_failed_at=$t; }
         record "$tmp/cell.cpu" "$r"
       fi
-      [ $have_ort = 1 ] && record "$tmp/cell.ort" "$(ort_once "$model" "$t" "$niter" || true)"
+      if [ $have_ort = 1 ] && [ -n "$shapes" ]; then
+        record "$tmp/cell.ort" "$(ort_inputs_once "$dir" "$t" "$niter" || true)"
+      elif [ $have_ort = 1 ]; then
+        record "$tmp/cell.ort" "$(ort_once "$model" "$t" "$niter" || true)"
+      fi
       if [ $bf16 = 1 ] && [ -z "$cpu_failed" ]; then
-        record "$tmp/cell.bf16" "$(bapp_once "$model" "$t" "$niter" -infer_precision bf16 || true)"
+        record "$tmp/cell.bf16" "$(bapp_once "$model" "$t" "$niter" -infer_precision bf16 "${cpu_args[@]}" || true)"
       fi
     done
     if [ -n "$cpu_failed" ] && [ ! -s "$tmp/cell.cpu" ]; then
@@ -266,7 +294,9 @@ geomean() {
   echo "\`benchmarks/corpus/export_corpus.py\` (random weights, batch 1, static shapes). Median latency of one"
   echo "synchronous inference in ms, median of $reps interleaved runs per cell: CPU \`benchmark_app -api sync"
   echo "-hint none -nstreams 1 -nthreads T -niter N\`$([ $bf16 = 1 ] && echo " (bf16: plus \`-infer_precision bf16\`)"); ORT"
-  echo "\`ort_bench.sh MODEL T N\` (intra-op threads T). N is the model's from its info.json, lowered where CPU"
+  echo "\`ort_bench.sh MODEL T N\` (intra-op threads T); a model exported with dynamic axes runs at its exported"
+  echo "inputs' shapes (\`-data_shape\`; ORT through \`scripts/real_models_ort.mjs\` on those inputs)."
+  echo "N is the model's from its info.json, lowered where CPU"
   echo "would take over $budget s a run. Targets: CPU / ORT ≤ 1.0 on every row, geometric mean ≤ 0.8"
   echo "in f32 and ≤ 0.55 in bf16; 2-thread speed-up (latency at $first_t thread(s) / at T) at least ORT's."
   echo "Correctness: max abs error of CPU's output against PyTorch's, of the output's largest magnitude"
