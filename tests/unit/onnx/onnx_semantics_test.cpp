@@ -260,6 +260,37 @@ TEST(OnnxSemantics, PoolingCeilModeDropsAWindowStartingInTheEndPadding) {
     }
 }
 
+// count_include_pad with ceil_mode where the last window runs past the padding: ONNX (and ONNX
+// Runtime) divide by the window's taps inside the padded input — padding counted, the overhang
+// not. 7 elements 0..6, kernel 3, stride 2, pads 1 before and 0 after: windows [-1, 2), [1, 4),
+// [3, 6) and [5, 8), the last holding 5 and 6 only: (5 + 6) / 2, not / 3. On CPU and TEMPLATE
+// (static input shapes: a dynamic one keeps the core's divisor, docs/onnx.md).
+TEST(OnnxSemantics, AveragePoolCountingPaddingDoesNotCountPastIt) {
+    std::vector<float> data(7);
+    std::iota(data.begin(), data.end(), 0.f);
+    const std::vector<float> expected{1.f / 3, 2.f, 4.f, 5.5f};
+    Core core;
+    for (const std::string device : {"CPU", "TEMPLATE"}) {
+        OnnxBuilder b(13);
+        b.input("x", kF32, {1, 1, 7}).output("y", kF32, {1, 1, -1});
+        auto& node = b.node("AveragePool", {"x"}, {"y"}, "pool");
+        ints_attribute(node, "kernel_shape", {3});
+        ints_attribute(node, "strides", {2});
+        ints_attribute(node, "pads", {1, 0});
+        int_attribute(node, "ceil_mode", 1);
+        int_attribute(node, "count_include_pad", 1);
+        const std::string& what = device;
+        auto request =
+            core.compile_model(core.read_model(b.bytes(), Tensor()), device).create_infer_request();
+        request.set_tensor("x", f32({1, 1, 7}, data));
+        request.infer();
+        const Tensor y = request.get_tensor("y");
+        ASSERT_EQ(y.get_shape(), (Shape{1, 1, 4})) << what;
+        for (size_t i = 0; i < expected.size(); ++i)
+            EXPECT_FLOAT_EQ(y.data<float>()[i], expected[i]) << what << " i=" << i;
+    }
+}
+
 // LpPool: (sum of |x|^p over the window)^(1/p), padding counting as zeros, against the
 // definition computed here; 2-D, kernel 3x2, strides 2x1, pads 1 0 1 1, p = 1, 2 and 3, on CPU
 // and TEMPLATE. Dilations and ceil_mode are refused naming the attribute.

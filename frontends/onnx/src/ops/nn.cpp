@@ -239,8 +239,40 @@ OutputVector average_pool(const NodeContext& ctx) {
     const std::string rounding = ctx.attr_int("ceil_mode", 0) ? "ceil_torch" : "floor";
     for (int64_t d : win.dilations)
         if (d != 1) ctx.unsupported("dilated average pooling is not supported");
-    return one(op::avg_pool(x, win.strides, win.pads_begin, win.pads_end, win.kernel, exclude_pad,
-                            rounding, win.auto_pad));
+    const auto pooled = op::avg_pool(x, win.strides, win.pads_begin, win.pads_end, win.kernel,
+                                     exclude_pad, rounding, win.auto_pad);
+    const bool padded =
+        std::any_of(win.pads_begin.begin(), win.pads_begin.end(), [](int64_t p) { return p; }) ||
+        std::any_of(win.pads_end.begin(), win.pads_end.end(), [](int64_t p) { return p; });
+    // Static shapes only: with a dynamic input the windows to keep would come from the shape of
+    // the pooling as written, and the CPU's dynamic graph gave that shape one window short
+    // (closing note of session 31); such a model keeps the core's divisor.
+    if (exclude_pad || rounding != "ceil_torch" || win.auto_pad != "explicit" || !padded ||
+        !pooled->get_output_partial_shape(0).is_static())
+        return one(pooled);
+    // count_include_pad with ceil_mode: ONNX divides a window by its taps inside the padded
+    // input, padding included, but not by the part of a last window past the padding; the
+    // core's AvgPool (OpenVINO's rule) divides by the whole kernel. So the padding becomes real
+    // zeros and the pool excludes only what lies past them; its output is cut to the
+    // original's windows (with the padding inside the data, no window starts in it any more).
+    const auto spatial = win.pads_begin.size();
+    std::vector<int64_t> begin(2, 0), end(2, 0);
+    begin.insert(begin.end(), win.pads_begin.begin(), win.pads_begin.end());
+    end.insert(end.end(), win.pads_end.begin(), win.pads_end.end());
+    const Output zeros =
+        op::pad(x, ints(begin), ints(end), "constant", scalar(x.get_element_type(), 0.0));
+    const std::vector<int64_t> none(spatial, 0);
+    const Output inside = op::avg_pool(zeros, win.strides, none, none, win.kernel,
+                                       /*exclude_pad=*/true, rounding, "explicit");
+    std::vector<int64_t> windows;
+    for (size_t d : pooled->get_output_shape(0)) windows.push_back(static_cast<int64_t>(d));
+    const auto rank = static_cast<int64_t>(spatial + 2);
+    return one(op::slice(inside, ints(std::vector<int64_t>(spatial + 2, 0)), ints(windows),
+                         ints(std::vector<int64_t>(spatial + 2, 1)), ints([rank] {
+                             std::vector<int64_t> axes;
+                             for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
+                             return axes;
+                         }())));
 }
 
 /// LpPool-1/2/11/18: (sum over the window of |x|^p)^(1/p), the padding counting as zeros. Every
