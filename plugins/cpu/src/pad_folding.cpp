@@ -94,6 +94,11 @@ bool absorb(Node& node, const PadInfo& pad) {
     }
     // Padded zeros count in the average: the op must count its own padding too.
     if (pool && own_pads && node.get_attribute<bool>("exclude-pad")) return false;
+    // The rounding becomes floor below, which only an unchanged static output shape proves
+    // harmless: with a dynamic one a ceil pooling would lose its last window at run time.
+    if (pool && node.get_attribute<std::string>("rounding_type") != "floor" &&
+        !node.get_output_partial_shape(0).is_static())
+        return false;
 
     const auto before = node.get_attributes();
     const Output source = node.input_value(0);

@@ -274,5 +274,27 @@ TEST(NnOps, ZeroPadsFoldIntoThePoolingOrConvolutionAfterThem) {
     }
 }
 
+// A dynamic-shape zero Pad before a ceil-mode AvgPool stays a Pad: folding it makes the pooling
+// floor-rounded, which an unchanged output shape proves harmless only when that shape is static
+// (a 7x9 input padded to 8x9 has a fourth ceil window along its height that floor drops).
+TEST(NnOps, ZeroPadsBeforeACeilPoolingOfDynamicShapeAreNotFolded) {
+    for (const std::string rounding : {"ceil", "ceil_torch"}) {
+        SCOPED_TRACE(rounding);
+        auto x = op::parameter(element::f32, PartialShape{1, 4, -1, -1}, "x");
+        const Shape four{4};
+        auto pad = op::pad(x, op::constant<int64_t>(element::i64, four, {0, 0, 1, 0}),
+                           op::constant<int64_t>(element::i64, four, {0, 0, 0, 0}), "constant");
+        auto pool = op::avg_pool(pad, {2, 2}, {0, 0}, {0, 0}, {3, 3}, true, rounding);
+        auto model = nn_model({pool}, {x});
+        Core core = make_core();
+        const Tensor input = random_tensor({1, 4, 7, 9}, 41);
+        const auto expected = run_model(core, model, "TEMPLATE", {input});
+        const auto actual = run_model(core, model, "CPU", {input});
+        ASSERT_EQ(expected[0].get_shape(), (Shape{1, 4, 4, 4}));
+        ASSERT_EQ(actual[0].get_shape(), expected[0].get_shape());
+        EXPECT_TRUE(all_close(actual[0], expected[0], 1e-5, 1e-6));
+    }
+}
+
 }  // namespace
 }  // namespace vireo::cpu_test

@@ -244,11 +244,7 @@ OutputVector average_pool(const NodeContext& ctx) {
     const bool padded =
         std::any_of(win.pads_begin.begin(), win.pads_begin.end(), [](int64_t p) { return p; }) ||
         std::any_of(win.pads_end.begin(), win.pads_end.end(), [](int64_t p) { return p; });
-    // Static shapes only: with a dynamic input the windows to keep would come from the shape of
-    // the pooling as written, and the CPU's dynamic graph gave that shape one window short
-    // (closing note of session 31); such a model keeps the core's divisor.
-    if (exclude_pad || rounding != "ceil_torch" || win.auto_pad != "explicit" || !padded ||
-        !pooled->get_output_partial_shape(0).is_static())
+    if (exclude_pad || rounding != "ceil_torch" || win.auto_pad != "explicit" || !padded)
         return one(pooled);
     // count_include_pad with ceil_mode: ONNX divides a window by its taps inside the padded
     // input, padding included, but not by the part of a last window past the padding; the
@@ -264,10 +260,18 @@ OutputVector average_pool(const NodeContext& ctx) {
     const std::vector<int64_t> none(spatial, 0);
     const Output inside = op::avg_pool(zeros, win.strides, none, none, win.kernel,
                                        /*exclude_pad=*/true, rounding, "explicit");
-    std::vector<int64_t> windows;
-    for (size_t d : pooled->get_output_shape(0)) windows.push_back(static_cast<int64_t>(d));
+    // The windows to keep: the pooling as written, whose shape is all that is read of it (a
+    // constant when static; else its ShapeOf, which computes no element on CPU or TEMPLATE).
+    Output windows;
+    if (pooled->get_output_partial_shape(0).is_static()) {
+        std::vector<int64_t> dims;
+        for (size_t d : pooled->get_output_shape(0)) dims.push_back(static_cast<int64_t>(d));
+        windows = ints(dims);
+    } else {
+        windows = op::shape_of(pooled);
+    }
     const auto rank = static_cast<int64_t>(spatial + 2);
-    return one(op::slice(inside, ints(std::vector<int64_t>(spatial + 2, 0)), ints(windows),
+    return one(op::slice(inside, ints(std::vector<int64_t>(spatial + 2, 0)), windows,
                          ints(std::vector<int64_t>(spatial + 2, 1)), ints([rank] {
                              std::vector<int64_t> axes;
                              for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
