@@ -26,11 +26,7 @@ void int64_initializer(OnnxBuilder& b, const std::string& name, const std::vecto
     for (int64_t v : values) t->add_int64_data(v);
 }
 
-Tensor f32(const Shape& shape, const std::vector<float>& v) {
-    Tensor t(element::f32, shape);
-    std::copy(v.begin(), v.end(), t.data<float>());
-    return t;
-}
+using test::f32;
 Tensor i64s(const std::vector<int64_t>& v) {
     Tensor t(element::i64, Shape{v.size()});
     std::copy(v.begin(), v.end(), t.data<int64_t>());

@@ -42,11 +42,7 @@ void graph_attribute(onnx::NodeProto& node, const std::string& name, const onnx:
     *a->mutable_g() = g;
 }
 
-Tensor f32(const Shape& shape, const std::vector<float>& v) {
-    Tensor t(element::f32, shape);
-    std::copy(v.begin(), v.end(), t.data<float>());
-    return t;
-}
+using test::f32;
 Tensor i64(int64_t v) {
     Tensor t(element::i64, Shape{});
     *t.data<int64_t>() = v;

@@ -21,11 +21,7 @@ using test::OnnxBuilder;
 constexpr int32_t kF32 = onnx::TensorProto::FLOAT;
 constexpr int32_t kI64 = onnx::TensorProto::INT64;
 
-Tensor f32(const Shape& shape, const std::vector<float>& v) {
-    Tensor t(element::f32, shape);
-    std::copy(v.begin(), v.end(), t.data<float>());
-    return t;
-}
+using test::f32;
 
 std::vector<float> ramp(size_t n, float scale = 1.0f, float offset = 0.0f) {
     std::vector<float> v(n);

@@ -50,11 +50,7 @@ std::vector<float> ramp(size_t n, float scale = 1.0f, float offset = 0.0f) {
     return v;
 }
 
-Tensor f32(const Shape& shape, const std::vector<float>& v) {
-    Tensor t(element::f32, shape);
-    std::copy(v.begin(), v.end(), t.data<float>());
-    return t;
-}
+using test::f32;
 
 uint8_t quantize(double v, double scale, int zero) {
     return static_cast<uint8_t>(std::clamp(std::nearbyint(v / scale) + zero, 0.0, 255.0));

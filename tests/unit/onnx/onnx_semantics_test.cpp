@@ -25,11 +25,7 @@ using test::string_attribute;
 constexpr int32_t kF32 = onnx::TensorProto::FLOAT;
 constexpr int32_t kI64 = onnx::TensorProto::INT64;
 
-Tensor f32(const Shape& shape, const std::vector<float>& v) {
-    Tensor t(element::f32, shape);
-    std::copy(v.begin(), v.end(), t.data<float>());
-    return t;
-}
+using test::f32;
 Tensor i64s(const std::vector<int64_t>& v) {
     Tensor t(element::i64, Shape{v.size()});
     std::copy(v.begin(), v.end(), t.data<int64_t>());

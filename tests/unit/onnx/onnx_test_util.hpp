@@ -3,9 +3,12 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "vireo/tensor.hpp"
 
 namespace vireo::test {
 
@@ -34,6 +37,13 @@ void float_attribute(onnx::NodeProto& node, const std::string& name, float value
 void string_attribute(onnx::NodeProto& node, const std::string& name, const std::string& value);
 void ints_attribute(onnx::NodeProto& node, const std::string& name,
                     const std::vector<int64_t>& values);
+
+/// An f32 tensor of `shape` holding `values` (row-major).
+inline Tensor f32(const Shape& shape, const std::vector<float>& values) {
+    Tensor t(element::f32, shape);
+    std::copy(values.begin(), values.end(), t.data<float>());
+    return t;
+}
 
 /// A fresh folder under the system temp dir, removed with its content on destruction.
 class TempDir {

@@ -25,11 +25,7 @@ constexpr int32_t kF64 = onnx::TensorProto::DOUBLE;
 constexpr int32_t kBool = onnx::TensorProto::BOOL;
 const std::vector<std::string> kDevices{"TEMPLATE", "CPU"};
 
-Tensor f32(const Shape& shape, const std::vector<float>& v) {
-    Tensor t(element::f32, shape);
-    std::copy(v.begin(), v.end(), t.data<float>());
-    return t;
-}
+using test::f32;
 Tensor f32_scalar(float v) {
     return f32(Shape{}, {v});
 }
