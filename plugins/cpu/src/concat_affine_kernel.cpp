@@ -2,12 +2,12 @@
 #include "concat_affine_kernel.hpp"
 
 #include <immintrin.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <numeric>
 
 #include "cpu_isa.hpp"
+#include "team_parts.hpp"
 #include "vireo/exception.hpp"
 
 namespace vireo::cpu_plugin {
@@ -30,7 +30,7 @@ __attribute__((target("avx512f,fma"))) void affine_row_avx512(const float* x, co
     for (; c + 16 <= n; c += 16) {
         __m512 v = _mm512_fmadd_ps(_mm512_loadu_ps(x + c), _mm512_loadu_ps(scale + c),
                                    _mm512_loadu_ps(shift + c));
-        if (relu) v = _mm512_max_ps(v, zero);
+        if (relu) v = _mm512_mask_max_ps(v, 0xFFFF, v, zero);  // (GCC 12 warns on _mm512_max_ps)
         _mm512_storeu_ps(y + c, v);
     }
     if (c < n) {
@@ -38,7 +38,7 @@ __attribute__((target("avx512f,fma"))) void affine_row_avx512(const float* x, co
         __m512 v =
             _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, x + c), _mm512_maskz_loadu_ps(m, scale + c),
                             _mm512_maskz_loadu_ps(m, shift + c));
-        if (relu) v = _mm512_max_ps(v, zero);
+        if (relu) v = _mm512_mask_max_ps(v, 0xFFFF, v, zero);  // (GCC 12 warns on _mm512_max_ps)
         _mm512_mask_storeu_ps(y + c, m, v);
     }
 }
@@ -90,16 +90,7 @@ class ConcatAffineKernel final : public reference::Kernel {
                 }
         };
         // Small outputs stay on this thread (a fork costs more than the pass).
-        if (y.get_size() < (size_t{1} << 15) || omp_get_max_threads() < 2) {
-            body(0, pixels);
-            return;
-        }
-#pragma omp parallel
-        {
-            const auto t = static_cast<size_t>(omp_get_thread_num());
-            const auto n = static_cast<size_t>(omp_get_num_threads());
-            body(pixels * t / n, pixels * (t + 1) / n);
-        }
+        for_team_parts(pixels, y.get_size() < (size_t{1} << 15), body);
     }
 
     double flops(const std::vector<Tensor>&, const std::vector<Tensor>& outputs) const override {

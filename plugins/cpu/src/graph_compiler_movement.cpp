@@ -49,6 +49,19 @@ Dims plain_strides(const Dims& dims) {
     return strides;
 }
 
+// Channels-last strides of [N, C, S...] in elements, in the dims' order: N's, C's (1), then each
+// spatial axis' (the last one C).
+Dims channels_last_strides(const Dims& dims) {
+    Dims strides(dims.size(), 1);
+    dnnl::memory::dim stride = dims[1];
+    for (size_t i = dims.size(); i-- > 2;) {
+        strides[i] = stride;
+        stride *= dims[i];
+    }
+    strides[0] = stride;
+    return strides;
+}
+
 }  // namespace
 
 bool GraphCompiler::try_movement(const NodePtr& node) {
@@ -222,16 +235,10 @@ bool GraphCompiler::try_channel_shuffle(const NodePtr& node) {
     const Dims in_dims = dims_of(in);
     Dims dims = {in_dims[0], per_group, groups};
     dims.insert(dims.end(), in_dims.begin() + 2, in_dims.end());
-    // Channels-last strides of [N, C, S...]: channel 1, the last spatial axis C, ..., N all.
-    Dims spatial_strides(in.size() - 2);
-    dnnl::memory::dim stride = in_dims[1];
-    for (size_t i = spatial_strides.size(); i-- > 0;) {
-        spatial_strides[i] = stride;
-        stride *= in_dims[i + 2];
-    }
-    Dims from_strides = {stride, 1, per_group}, to_strides = {stride, groups, 1};
-    from_strides.insert(from_strides.end(), spatial_strides.begin(), spatial_strides.end());
-    to_strides.insert(to_strides.end(), spatial_strides.begin(), spatial_strides.end());
+    const Dims nhwc = channels_last_strides(in_dims);
+    Dims from_strides = {nhwc[0], 1, per_group}, to_strides = {nhwc[0], groups, 1};
+    from_strides.insert(from_strides.end(), nhwc.begin() + 2, nhwc.end());
+    to_strides.insert(to_strides.end(), nhwc.begin() + 2, nhwc.end());
     const dnnl::memory::desc from(dims, dt::f32, from_strides), to(dims, dt::f32, to_strides);
     auto op = make_reorder(from, to, xv, SIZE_MAX);
     if (op->impl.rfind("ref", 0) == 0) return false;
@@ -260,14 +267,8 @@ bool GraphCompiler::try_concat_shuffle(const NodePtr& node, Layout layout, int64
             (in.get_shape()[1] != 0 && m_graph->values[value_of(in)].kind == ValueKind::kConstant))
             return false;
     }
-    // Channels-last strides of the output [N, C, S...]: channel 1, the last spatial axis C, ...
     const Dims out_dims = dims_of(out);
-    Dims spatial_strides(out.size() - 2);
-    dnnl::memory::dim stride = out_dims[1];
-    for (size_t i = spatial_strides.size(); i-- > 0;) {
-        spatial_strides[i] = stride;
-        stride *= out_dims[i + 2];
-    }
+    const Dims nhwc = channels_last_strides(out_dims);
     const size_t groups = shuffle->groups, per_group = shuffle->per_group;
     // One reorder per run of an input's channels inside one group: concatenated channel k is
     // output channel (k % per_group) * groups + k / per_group.
@@ -294,8 +295,9 @@ bool GraphCompiler::try_concat_shuffle(const NodePtr& node, Layout layout, int64
         dims[1] = static_cast<dnnl::memory::dim>(r.count);
         Dims offsets(dims.size(), 0);
         offsets[1] = static_cast<dnnl::memory::dim>(r.first);
-        Dims to_strides = {stride, static_cast<dnnl::memory::dim>(groups)};
-        to_strides.insert(to_strides.end(), spatial_strides.begin(), spatial_strides.end());
+        // The output's channels-last strides, a channel stride of `groups` (every g-th channel).
+        Dims to_strides = nhwc;
+        to_strides[1] = static_cast<dnnl::memory::dim>(groups);
         const dnnl::memory::desc to(dims, dt::f32, to_strides);
         auto op =
             make_reorder(desc_of(r.value).submemory_desc(dims, offsets), to, r.value, SIZE_MAX);

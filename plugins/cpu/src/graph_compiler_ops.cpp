@@ -246,12 +246,8 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
     };
     // The scaled weights' reorder step, made when the convolution's primitive exists and
     // appended before its step; a reorder oneDNN refuses gives the Multiply its step instead.
+    dnnl::reorder::primitive_desc rpd;  // made with the convolution's pd, below
     auto gated_weights = [&](const DeferredGate& g, const dnnl::memory::desc& desc) {
-        dnnl::primitive_attr reorder_attr;
-        reorder_attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-        reorder_attr.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});  // per input channel
-        const dnnl::reorder::primitive_desc rpd(cpu_engine(), w_plain, cpu_engine(), desc,
-                                                reorder_attr);
         auto reorder = std::make_shared<DnnlOp>();
         reorder->primitive = dnnl::reorder(rpd);
         reorder->scratchpad_bytes = rpd.scratchpad_desc().get_size();
@@ -318,13 +314,22 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
                                 make_constant(bias_md, chain.bias.data(), pd.bias_desc())});
         op->args.push_back({DNNL_ARG_DST, true, SIZE_MAX, pd.dst_desc(), {}});
     };
+    // The output is the residual operand's memory, which the sum post-op accumulates into.
+    auto sum_in_place = [&] {
+        if (sum_value == SIZE_MAX) return;
+        const size_t result = m_graph->steps.back().outputs[0];
+        const size_t alias = m_graph->values[sum_value].alias;
+        m_graph->values[result].alias = alias == SIZE_MAX ? sum_value : alias;
+        m_graph->steps.back().exec_type += " in-place";
+    };
     if (gate) {
         try {
             pd = make_pd(dt::f32, dt::f32);
-            dnnl::primitive_attr probe;
-            probe.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});
-            (void)dnnl::reorder::primitive_desc(cpu_engine(), w_plain, cpu_engine(),
-                                                pd.weights_desc(), probe);
+            dnnl::primitive_attr reorder_attr;
+            reorder_attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+            reorder_attr.set_output_scales(1 << 1, {DNNL_RUNTIME_F32_VAL});  // per input channel
+            rpd = dnnl::reorder::primitive_desc(cpu_engine(), w_plain, cpu_engine(),
+                                                pd.weights_desc(), reorder_attr);
         } catch (const dnnl::error&) {
             emit_gate(x);
             gate.reset();
@@ -334,12 +339,7 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
         m_gates.erase(x);
         set_primitive(in_layout(value_of(gate->activation), Layout::kChannelsLast));
         add_dnnl_step_as(node, chain, std::move(op), Layout::kChannelsLast, dt::f32);
-        if (sum_value != SIZE_MAX) {
-            const size_t result = m_graph->steps.back().outputs[0];
-            const size_t alias = m_graph->values[sum_value].alias;
-            m_graph->values[result].alias = alias == SIZE_MAX ? sum_value : alias;
-            m_graph->steps.back().exec_type += " in-place";
-        }
+        sum_in_place();
         return true;
     }
     if (try_winograd(node, in, out, kernel, w, chain, attr, bias_md, &pd)) {
@@ -388,13 +388,7 @@ bool GraphCompiler::try_convolution(const NodePtr& node) {
                   : written != SIZE_MAX ? written
                                         : in_bf16(in_layout(value_of(x), Layout::kChannelsLast)));
     add_dnnl_step_as(node, chain, std::move(op), Layout::kChannelsLast, dst_type.value_or(dt::f32));
-    if (sum_value != SIZE_MAX) {
-        // The output is the residual operand's memory, which the sum post-op accumulates into.
-        const size_t out = m_graph->steps.back().outputs[0];
-        const size_t alias = m_graph->values[sum_value].alias;
-        m_graph->values[out].alias = alias == SIZE_MAX ? sum_value : alias;
-        m_graph->steps.back().exec_type += " in-place";
-    }
+    sum_in_place();
     return true;
 }
 

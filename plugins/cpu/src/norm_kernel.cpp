@@ -1,10 +1,9 @@
 // Implements norm_kernel (norm_kernel.hpp).
 #include "norm_kernel.hpp"
 
-#include <omp.h>
-
 #include <cmath>
 
+#include "team_parts.hpp"
 #include "vireo/exception.hpp"
 
 namespace vireo::cpu_plugin {
@@ -58,16 +57,7 @@ class NormKernel final : public reference::Kernel {
             for (size_t r = r0; r < r1; ++r) row(in + r * d, d, gamma, beta, out + r * d);
         };
         // A decode step's few rows stay on this thread; a prompt's many split.
-        if (total < (size_t{1} << 16) || omp_get_max_threads() < 2) {
-            body(0, rows);
-            return;
-        }
-#pragma omp parallel
-        {
-            const auto t = static_cast<size_t>(omp_get_thread_num());
-            const auto n = static_cast<size_t>(omp_get_num_threads());
-            body(rows * t / n, rows * (t + 1) / n);
-        }
+        for_team_parts(rows, total < (size_t{1} << 16), body);
     }
 
   private:

@@ -80,12 +80,8 @@ class RoiAlignKernel final : public FallbackKernel {
           m_pw(static_cast<size_t>(node.get_attribute<int64_t>("pooled_w"))),
           m_ratio(node.get_attribute<int64_t>("sampling_ratio")),
           m_scale(node.get_attribute<double>("spatial_scale")),
-          m_max(node.get_attribute<std::string>("mode") == "max") {
-        const std::string& aligned = node.get_attribute<std::string>("aligned_mode");
-        m_offset_in = aligned == "half_pixel" ? 0.5 : 0.0;
-        m_offset_out = aligned == "asymmetric" ? 0.0 : -0.5;
-        m_min_size_one = aligned == "asymmetric";
-    }
+          m_max(node.get_attribute<std::string>("mode") == "max"),
+          m_aligned(node.get_attribute<std::string>("aligned_mode")) {}
 
   protected:
     bool run(const std::vector<Tensor>& in, std::vector<Tensor>& out) const override {
@@ -110,63 +106,37 @@ class RoiAlignKernel final : public FallbackKernel {
             size_t plane = 0;  // first element of its image
             size_t first = 0;  // its first tap
             size_t grid = 0;   // samples per bin
+            reference::RoiAlignBins bins;
         };
         std::vector<Roi> geo(count);
-        std::vector<double> origin(4 * count);  // y1, x1, bin_h, bin_w
-        std::vector<size_t> grid_hw(2 * count);
         size_t taps = 0;
         const float* box = rois.data<float>();
         for (size_t k = 0; k < count; ++k) {
             const int64_t b = batch.get_element_type() == element::i64 ? batch.data<int64_t>()[k]
                                                                        : batch.data<int32_t>()[k];
             if (b < 0 || b >= static_cast<int64_t>(n)) return false;
-            const double x1 = (box[4 * k] + m_offset_in) * m_scale + m_offset_out;
-            const double y1 = (box[4 * k + 1] + m_offset_in) * m_scale + m_offset_out;
-            const double x2 = (box[4 * k + 2] + m_offset_in) * m_scale + m_offset_out;
-            const double y2 = (box[4 * k + 3] + m_offset_in) * m_scale + m_offset_out;
-            double roi_w = x2 - x1, roi_h = y2 - y1;
-            if (m_min_size_one) {
-                roi_w = std::max(roi_w, 1.0);
-                roi_h = std::max(roi_h, 1.0);
-            }
-            const double bin_h = roi_h / static_cast<double>(m_ph);
-            const double bin_w = roi_w / static_cast<double>(m_pw);
-            const auto along = [&](double bin) {
-                return m_ratio > 0 ? static_cast<double>(m_ratio) : std::max(0.0, std::ceil(bin));
-            };
-            const double gh = along(bin_h), gw = along(bin_w);
-            if (!(gh <= kMaxGrid) || !(gw <= kMaxGrid)) return false;  // NaN too
-            grid_hw[2 * k] = static_cast<size_t>(gh);
-            grid_hw[2 * k + 1] = static_cast<size_t>(gw);
+            const double roi[4] = {box[4 * k], box[4 * k + 1], box[4 * k + 2], box[4 * k + 3]};
+            const reference::RoiAlignBins g =
+                reference::roi_align_bins(roi, m_scale, m_aligned, m_ratio, m_ph, m_pw);
+            if (!(g.grid_h <= kMaxGrid) || !(g.grid_w <= kMaxGrid)) return false;
+            geo[k].bins = g;
             geo[k].plane = static_cast<size_t>(b) * channels * h * w;
-            geo[k].grid = grid_hw[2 * k] * grid_hw[2 * k + 1];
+            geo[k].grid = static_cast<size_t>(g.grid_h) * static_cast<size_t>(g.grid_w);
             geo[k].first = taps;
-            origin[4 * k] = y1;
-            origin[4 * k + 1] = x1;
-            origin[4 * k + 2] = bin_h;
-            origin[4 * k + 3] = bin_w;
             taps += bins * geo[k].grid;
             if (taps > kMaxTaps) return false;
         }
         std::vector<Tap> table(taps);
 #pragma omp parallel for schedule(static)
         for (size_t k = 0; k < count; ++k) {
-            const size_t gh = grid_hw[2 * k], gw = grid_hw[2 * k + 1];
-            const double y1 = origin[4 * k], x1 = origin[4 * k + 1];
-            const double bin_h = origin[4 * k + 2], bin_w = origin[4 * k + 3];
+            const reference::RoiAlignBins& g = geo[k].bins;
+            const auto gh = static_cast<size_t>(g.grid_h), gw = static_cast<size_t>(g.grid_w);
             Tap* t = table.data() + geo[k].first;
             for (size_t bin = 0; bin < bins; ++bin) {
                 const size_t py = bin / m_pw, px = bin % m_pw;
                 for (size_t iy = 0; iy < gh; ++iy)
-                    for (size_t ix = 0; ix < gw; ++ix) {
-                        const double y =
-                            y1 + static_cast<double>(py) * bin_h +
-                            (static_cast<double>(iy) + 0.5) * bin_h / static_cast<double>(gh);
-                        const double x =
-                            x1 + static_cast<double>(px) * bin_w +
-                            (static_cast<double>(ix) + 0.5) * bin_w / static_cast<double>(gw);
-                        *t++ = bilinear_tap(h, w, y, x);
-                    }
+                    for (size_t ix = 0; ix < gw; ++ix)
+                        *t++ = bilinear_tap(h, w, g.y(py, iy), g.x(px, ix));
             }
         }
         // The images channels-last (each pixel's channels contiguous), so that a tap is a
@@ -218,8 +188,7 @@ class RoiAlignKernel final : public FallbackKernel {
     int64_t m_ratio;
     double m_scale;
     bool m_max;
-    double m_offset_in = 0, m_offset_out = 0;
-    bool m_min_size_one = false;
+    std::string m_aligned;
 };
 
 }  // namespace

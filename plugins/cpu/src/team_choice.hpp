@@ -33,23 +33,23 @@ class TeamChoice {
     static constexpr double kMargin = 0.9;     ///< a probe must take under this times the other
     static constexpr double kSlower = 1.5;     ///< a team run this much slower than the fastest
     static constexpr uint32_t kFirstInterval = 16, kMaxInterval = 256;
-    static constexpr double kShortRun = 2e-3;    ///< seconds: team runs this short get one probe
+    static constexpr double kShortRun = 2e-3;    ///< seconds: team runs this short get probes
     static constexpr uint32_t kFirstProbe = 32;  ///< ... after this many runs (past warm-up)
     static constexpr uint32_t kShortProbes = 3;  ///< at most this many, kFirstInterval apart
 
     /// True: the next run uses one thread.
     bool serial_next() const {
         if (m_serial) return m_runs < m_next_probe;  // probe the team at m_next_probe
-        if (m_short_probes < kShortProbes && m_runs >= m_next_short && m_fastest_team > 0 &&
-            m_fastest_team < kShortRun)
-            return true;
-        return m_contended >= 2 && m_runs >= m_next_probe;
+        return short_probe_due() || (m_contended >= 2 && m_runs >= m_next_probe);
     }
 
     /// A run ended: `serial` as serial_next() said, its wall time and the calling thread's CPU
     /// time over it.
     void record(bool serial, double wall, double cpu) {
         const bool probe = serial != m_serial;
+        // The short-model probe (not contention's) races the fastest team run: the smoothed
+        // time still holds the first runs' warm-up.
+        const bool short_probe = probe && serial && short_probe_due();
         ++m_runs;
         if (!serial && (m_fastest_team == 0 || wall < m_fastest_team)) m_fastest_team = wall;
         double& mine = serial ? m_serial_time : m_team_time;
@@ -61,9 +61,6 @@ class TeamChoice {
             }
             return;
         }
-        // The short-model probe (not contention's) races the fastest team run: the smoothed
-        // time still holds the first runs' warm-up.
-        const bool short_probe = serial && m_short_probes < kShortProbes && m_contended < 2;
         if (short_probe) {
             ++m_short_probes;
             m_next_short = m_runs + kFirstInterval;
@@ -84,6 +81,10 @@ class TeamChoice {
 
   private:
     static constexpr double kSmoothing = 0.5;
+    bool short_probe_due() const {
+        return m_short_probes < kShortProbes && m_runs >= m_next_short && m_fastest_team > 0 &&
+               m_fastest_team < kShortRun;
+    }
     bool m_serial = false;                // the current choice
     uint32_t m_short_probes = 0;          // short-model probes so far
     uint64_t m_next_short = kFirstProbe;  // the run of the next one

@@ -29,10 +29,6 @@ std::unique_ptr<Kernel> make_roi_align(const Node& node) {
     const double scale = node.get_attribute<double>("spatial_scale");
     const bool max_mode = node.get_attribute<std::string>("mode") == "max";
     const std::string aligned = node.get_attribute<std::string>("aligned_mode");
-    // Coordinate transform: (x + offset_in) * scale + offset_out.
-    const double offset_in = aligned == "half_pixel" ? 0.5 : 0.0;
-    const double offset_out = aligned == "asymmetric" ? 0.0 : -0.5;
-    const bool min_size_one = aligned == "asymmetric";
     return make_kernel([=, who = node.describe()](const std::vector<Tensor>& in,
                                                   std::vector<Tensor>& out) {
         check_arity(in, 3, out, 1, who);
@@ -57,46 +53,27 @@ std::unique_ptr<Kernel> make_roi_align(const Node& node) {
         });
         // The geometry of each roi, checked first (a bad roi is reported before any work, the
         // same one whatever the threads); then the rois are split over the stream's threads.
-        struct Geometry {
-            double x1 = 0, y1 = 0, bin_h = 0, bin_w = 0;
-            size_t grid_h = 0, grid_w = 0;
-        };
-        std::vector<Geometry> geometry(rshape[0]);
+        std::vector<RoiAlignBins> geometry(rshape[0]);
         for (size_t r = 0; r < rshape[0]; ++r) {
             if (batch[r] < 0 || batch[r] >= static_cast<int64_t>(n))
                 throw_error<InvalidArgument>(who, ": batch index ", batch[r], " of roi ", r,
                                              " is out of range [0, ", n, ")");
             const double* roi = rois.data() + r * 4;
-            Geometry& g = geometry[r];
-            g.x1 = (roi[0] + offset_in) * scale + offset_out;
-            g.y1 = (roi[1] + offset_in) * scale + offset_out;
-            const double x2 = (roi[2] + offset_in) * scale + offset_out,
-                         y2 = (roi[3] + offset_in) * scale + offset_out;
-            double roi_w = x2 - g.x1, roi_h = y2 - g.y1;
-            if (min_size_one) {
-                roi_w = std::max(roi_w, 1.0);
-                roi_h = std::max(roi_h, 1.0);
-            }
-            g.bin_h = roi_h / static_cast<double>(ph);
-            g.bin_w = roi_w / static_cast<double>(pw);
-            // Samples per bin along each axis: the attribute, or ceil(bin size). A roi that would
-            // need more than kMaxGrid along an axis (a huge or infinite box) is refused, not
-            // sampled for hours.
-            auto grid_along = [&](double bin, const char* axis) {
-                const double n = ratio > 0 ? static_cast<double>(ratio)
-                                           : std::max(0.0, std::ceil(bin));  // NaN: 0
-                if (!(n <= static_cast<double>(kMaxGrid)))
-                    throw_error<InvalidArgument>(
-                        who, ": roi ", r, " [", roi[0], ", ", roi[1], ", ", roi[2], ", ", roi[3],
-                        "] needs ", n, " samples per bin along ", axis, ", at most ", kMaxGrid);
-                return static_cast<size_t>(n);
-            };
-            g.grid_h = grid_along(g.bin_h, "y");
-            g.grid_w = grid_along(g.bin_w, "x");
+            geometry[r] = roi_align_bins(roi, scale, aligned, ratio, ph, pw);
+            // A roi that would need more than kMaxGrid samples per bin along an axis (a huge or
+            // infinite box) is refused, not sampled for hours.
+            for (const auto& [n_samples, axis] :
+                 {std::pair{geometry[r].grid_h, "y"}, std::pair{geometry[r].grid_w, "x"}})
+                if (!(n_samples <= static_cast<double>(kMaxGrid)))
+                    throw_error<InvalidArgument>(who, ": roi ", r, " [", roi[0], ", ", roi[1], ", ",
+                                                 roi[2], ", ", roi[3], "] needs ", n_samples,
+                                                 " samples per bin along ", axis, ", at most ",
+                                                 kMaxGrid);
         }
         auto pool_roi = [&](size_t r, std::vector<RoiAlignSample>& samples) {
-            const Geometry& g = geometry[r];
-            const size_t grid_h = g.grid_h, grid_w = g.grid_w;
+            const RoiAlignBins& g = geometry[r];
+            const auto grid_h = static_cast<size_t>(g.grid_h),
+                       grid_w = static_cast<size_t>(g.grid_w);
             const size_t grid = grid_h * grid_w;
             const double count = static_cast<double>(std::max<size_t>(grid, 1));
             // The sample positions and weights are the same for every channel: computed once
@@ -104,13 +81,7 @@ std::unique_ptr<Kernel> make_roi_align(const Node& node) {
             // to each channel's plane where it lies.
             auto sample = [&](size_t bin, size_t k) {
                 const size_t py = bin / pw, px = bin % pw, iy = k / grid_w, ix = k % grid_w;
-                const double y =
-                    g.y1 + static_cast<double>(py) * g.bin_h +
-                    (static_cast<double>(iy) + 0.5) * g.bin_h / static_cast<double>(grid_h);
-                const double x =
-                    g.x1 + static_cast<double>(px) * g.bin_w +
-                    (static_cast<double>(ix) + 0.5) * g.bin_w / static_cast<double>(grid_w);
-                return roi_align_sample(h, w, y, x);
+                return roi_align_sample(h, w, g.y(py, iy), g.x(px, ix));
             };
             const bool table = ph * pw * grid <= kMaxTable;
             samples.clear();
@@ -187,6 +158,33 @@ RoiAlignSample roi_align_sample(size_t h, size_t w, double y, double x) {
     s.w10 = ly * hx;
     s.w11 = ly * lx;
     return s;
+}
+
+RoiAlignBins roi_align_bins(const double roi[4], double spatial_scale,
+                            const std::string& aligned_mode, int64_t sampling_ratio,
+                            size_t pooled_h, size_t pooled_w) {
+    // Coordinate transform: (x + offset_in) * scale + offset_out.
+    const double offset_in = aligned_mode == "half_pixel" ? 0.5 : 0.0;
+    const double offset_out = aligned_mode == "asymmetric" ? 0.0 : -0.5;
+    RoiAlignBins b;
+    b.x1 = (roi[0] + offset_in) * spatial_scale + offset_out;
+    b.y1 = (roi[1] + offset_in) * spatial_scale + offset_out;
+    const double x2 = (roi[2] + offset_in) * spatial_scale + offset_out,
+                 y2 = (roi[3] + offset_in) * spatial_scale + offset_out;
+    double roi_w = x2 - b.x1, roi_h = y2 - b.y1;
+    if (aligned_mode == "asymmetric") {  // at least one pixel
+        roi_w = std::max(roi_w, 1.0);
+        roi_h = std::max(roi_h, 1.0);
+    }
+    b.bin_h = roi_h / static_cast<double>(pooled_h);
+    b.bin_w = roi_w / static_cast<double>(pooled_w);
+    const auto along = [&](double bin) {
+        return sampling_ratio > 0 ? static_cast<double>(sampling_ratio)
+                                  : std::max(0.0, std::ceil(bin));  // NaN: 0
+    };
+    b.grid_h = along(b.bin_h);
+    b.grid_w = along(b.bin_w);
+    return b;
 }
 
 }  // namespace vireo::reference

@@ -156,6 +156,26 @@ struct RoiAlignSample {
     double w00 = 0, w01 = 0, w10 = 0, w11 = 0;
 };
 RoiAlignSample roi_align_sample(size_t h, size_t w, double y, double x);
+/// ROIAlign-9's bins of one roi on the feature map: the roi [x1, y1, x2, y2] scaled by
+/// `spatial_scale` as `aligned_mode` says ("asymmetric", "half_pixel_for_nn", "half_pixel"),
+/// split into pooled_h x pooled_w bins of `grid_h` x `grid_w` samples (`sampling_ratio`, or
+/// ceil(bin size) when it is 0; a NaN size gives 0, a huge or infinite one a grid past any limit:
+/// the caller checks before sampling). y() and x() give sample (iy, ix) of bin (py, px). The
+/// reference ROIAlign and the CPU plugin's both use it.
+struct RoiAlignBins {
+    double y1 = 0, x1 = 0, bin_h = 0, bin_w = 0, grid_h = 0, grid_w = 0;
+    double y(size_t py, size_t iy) const {
+        return y1 + static_cast<double>(py) * bin_h +
+               (static_cast<double>(iy) + 0.5) * bin_h / grid_h;
+    }
+    double x(size_t px, size_t ix) const {
+        return x1 + static_cast<double>(px) * bin_w +
+               (static_cast<double>(ix) + 0.5) * bin_w / grid_w;
+    }
+};
+RoiAlignBins roi_align_bins(const double roi[4], double spatial_scale,
+                            const std::string& aligned_mode, int64_t sampling_ratio,
+                            size_t pooled_h, size_t pooled_w);
 /// Round half to even, independent of the FPU's rounding mode (GridSample's nearest mode).
 int64_t round_half_even(double v);
 
